@@ -1,0 +1,5 @@
+// Package datasets provides labelled data for covpipe's experiments:
+// synthetic SPD matrices for the paper's synthetic protocol, and lists of
+// labelled images (FERET, Brodatz, folder-per-class trees, CSV manifests,
+// texture mosaics).
+package datasets

@@ -1,0 +1,137 @@
+package datasets
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestSyntheticLayout(t *testing.T) {
+	o := PaperSynthetic(1, 0.1)
+	train, test, err := Synthetic(o, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(train.X) != 256 || len(test.X) != 256 || len(train.Labels) != 256 || len(test.Labels) != 256 {
+		t.Fatalf("sizes %d/%d, want 256/256", len(train.X), len(test.X))
+	}
+	counts := map[int][2]int{}
+	for _, l := range train.Labels {
+		c := counts[l]
+		c[0]++
+		counts[l] = c
+	}
+	for _, l := range test.Labels {
+		c := counts[l]
+		c[1]++
+		counts[l] = c
+	}
+	for c := range 4 {
+		if counts[c] != [2]int{64, 64} {
+			t.Errorf("class %d: train/test %v, want 64/64", c, counts[c])
+		}
+	}
+	for i, x := range append(train.X, test.X...) {
+		if err := spd.Validate(x); err != nil {
+			t.Fatalf("sample %d: %v", i, err)
+		}
+		if n := x.SymmetricDim(); n != 3 {
+			t.Fatalf("sample %d is %d×%d", i, n, n)
+		}
+	}
+}
+
+func TestSyntheticSeedDeterminism(t *testing.T) {
+	o := PaperSynthetic(1, 0.2)
+	a, _, _ := Synthetic(o, 11)
+	b, _, _ := Synthetic(o, 11)
+	c, _, _ := Synthetic(o, 12)
+	for i := range a.X {
+		if !mat.Equal(a.X[i], b.X[i]) {
+			t.Fatalf("same seed, sample %d differs", i)
+		}
+	}
+	if mat.Equal(a.X[0], c.X[0]) {
+		t.Error("different seeds gave the same first sample")
+	}
+}
+
+// TestSyntheticTangentModel checks the generative model: with Variance 0
+// every sample of a class is its base point P_c, and for the same seed the
+// AIRM distance d_g(P_c, X) = √Variance·‖W‖_F scales exactly with the class
+// standard deviation, with E d_g² = Variance·d(d+1)/2.
+func TestSyntheticTangentModel(t *testing.T) {
+	o := SyntheticOptions{Classes: 3, Dim: 4, Samples: 3 * 400, Train: 0.5, Spread: 1}
+	base, _, err := Synthetic(o, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(base.X); i++ {
+		if base.Labels[i] == base.Labels[i-1] && !mat.EqualApprox(base.X[i], base.X[i-1], 1e-12) {
+			t.Fatal("variance 0: samples of one class differ")
+		}
+	}
+	o.Variance = 0.04
+	small, _, _ := Synthetic(o, 5)
+	o.Variance = 0.25
+	large, _, _ := Synthetic(o, 5)
+	var ss float64
+	for i := range base.X {
+		ds, err := spd.AIRM(base.X[i], small.X[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		dl, _ := spd.AIRM(base.X[i], large.X[i])
+		if math.Abs(ds/0.2-dl/0.5) > 1e-8*math.Max(1, dl) {
+			t.Fatalf("sample %d: d/σ = %g and %g, want equal", i, ds/0.2, dl/0.5)
+		}
+		ss += dl * dl
+	}
+	mean := ss / float64(len(base.X))
+	want := 0.25 * 4 * 5 / 2
+	// Mean of 600 χ²-type variables with 10 degrees of freedom: relative
+	// standard error ≈ sqrt(2/10/600) ≈ 1.8%.
+	if math.Abs(mean-want) > 0.08*want {
+		t.Errorf("mean d_g² = %g, want ≈ %g", mean, want)
+	}
+}
+
+func TestSyntheticExpMap(t *testing.T) {
+	// The sample equals spd.ExpMap at the base point of the tangent vector
+	// P^{1/2} W P^{1/2}; recover W from a variance-1 draw and check.
+	o := SyntheticOptions{Classes: 2, Dim: 3, Samples: 8, Train: 0.5, Spread: 1, Variance: 1}
+	x, _, _ := Synthetic(o, 3)
+	o.Variance = 0
+	p, _, _ := Synthetic(o, 3)
+	v, err := spd.LogMap(p.X[0], x.X[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := spd.ExpMap(p.X[0], v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(back, x.X[0], 1e-10) {
+		t.Error("Exp_P(Log_P(X)) != X")
+	}
+}
+
+func TestSyntheticOptionsErrors(t *testing.T) {
+	bad := []SyntheticOptions{
+		{Classes: 1, Dim: 3, Samples: 10, Train: 0.5},
+		{Classes: 4, Dim: 0, Samples: 512, Train: 0.5},
+		{Classes: 4, Dim: 3, Samples: 4, Train: 0.5},
+		{Classes: 4, Dim: 3, Samples: 512, Train: 1},
+		{Classes: 4, Dim: 3, Samples: 512, Train: 0.5, Variance: -1},
+		{Classes: 4, Dim: 3, Samples: 512, Train: 0.5, Spread: math.NaN()},
+		{Classes: 4, Dim: 3, Samples: 8, Train: 0.1},
+	}
+	for i, o := range bad {
+		if _, _, err := Synthetic(o, 1); !errors.Is(err, ErrConfig) {
+			t.Errorf("case %d: got %v, want ErrConfig", i, err)
+		}
+	}
+}

@@ -1,0 +1,538 @@
+package rsr
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/covpipe/covpipe/internal/pool"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Sentinel errors, matched with errors.Is.
+var (
+	// ErrInput: malformed input (sizes, NaN, negative λ, empty classes).
+	ErrInput = errors.New("rsr: invalid input")
+	// ErrNoConvergence: the sweep cap was reached before the tolerance.
+	ErrNoConvergence = errors.New("rsr: no convergence")
+)
+
+// LassoOptions configure the kernel Lasso solver.
+type LassoOptions struct {
+	// Lambda is the weight λ >= 0 of ‖v‖₁ in Eqn. 6, on the paper's scale.
+	Lambda float64
+	// Tol is the relative stopping tolerance (default 1e-6): the solver
+	// stops when the largest KKT violation (see Certificate) is at most
+	// Tol·max(λ, 2‖k‖∞), the scale of the gradient at v = 0. The duality
+	// gap is then at most ‖v‖₁ times that bound.
+	Tol float64
+	// MaxSweeps caps the number of coordinate sweeps (default 10000).
+	MaxSweeps int
+	// NonNegative constrains the code to v >= 0.
+	NonNegative bool
+}
+
+func (o LassoOptions) withDefaults() LassoOptions {
+	if o.Tol == 0 {
+		o.Tol = 1e-6
+	}
+	if o.MaxSweeps == 0 {
+		o.MaxSweeps = 10000
+	}
+	return o
+}
+
+func (o LassoOptions) validate() error {
+	switch {
+	case !(o.Lambda >= 0) || math.IsInf(o.Lambda, 0):
+		return fmt.Errorf("%w: lambda = %v must be finite and >= 0", ErrInput, o.Lambda)
+	case !(o.Tol > 0) || o.Tol >= 1:
+		return fmt.Errorf("%w: tolerance = %v must be in (0, 1)", ErrInput, o.Tol)
+	case o.MaxSweeps < 1:
+		return fmt.Errorf("%w: MaxSweeps = %d must be >= 1", ErrInput, o.MaxSweeps)
+	}
+	return nil
+}
+
+// Certificate reports the optimality of a returned code v.
+type Certificate struct {
+	// Objective is f(v) = k(X,X) − 2vᵀk + vᵀKv + λ‖v‖₁ (Eqn. 6).
+	Objective float64
+	// Gap is the duality gap f(v) − g(θ) for the dual point θ obtained by
+	// scaling the feature-space residual: an upper bound on f(v) − min f
+	// (up to the KKT tolerance when λ is near 0; see certify).
+	Gap float64
+	// KKT is the largest violation of the optimality conditions
+	// 2(Kv − k)_j + λ sign(v_j) = 0 for v_j ≠ 0, |2(Kv − k)_j| <= λ for
+	// v_j = 0 (one-sided under NonNegative).
+	KKT float64
+	// Sweeps counts coordinate sweeps, full and over the active set.
+	Sweeps int
+	// NonZeros counts the non-zero coefficients of v.
+	NonZeros int
+	// Converged reports that KKT met the tolerance.
+	Converged bool
+}
+
+// Lasso solves the kernel Lasso of Eqns. 6–7 for one dictionary Gram
+// matrix K and many queries. It is immutable after NewLasso and safe for
+// concurrent use with one LassoWorkspace per goroutine.
+type Lasso struct {
+	n    int
+	k    []float64 // row-major n×n copy of K (both triangles)
+	opts LassoOptions
+}
+
+// NewLasso returns a solver for the dictionary Gram matrix K (N×N,
+// symmetric, finite, with a positive diagonal: every atom has non-zero norm
+// in feature space). K must be positive semi-definite for the problem to be
+// convex; a pseudo-kernel's indefinite K is accepted but the certificate is
+// then meaningless. It returns an error wrapping ErrInput for bad K or
+// options.
+func NewLasso(K mat.Matrix, opts LassoOptions) (*Lasso, error) {
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	if K == nil {
+		return nil, fmt.Errorf("%w: nil Gram matrix", ErrInput)
+	}
+	if z, ok := K.(interface{ IsEmpty() bool }); ok && z.IsEmpty() {
+		return nil, fmt.Errorf("%w: empty Gram matrix", ErrInput)
+	}
+	r, c := K.Dims()
+	if r != c || r == 0 {
+		return nil, fmt.Errorf("%w: Gram matrix is %d×%d, want square and non-empty", ErrInput, r, c)
+	}
+	n := r
+	l := &Lasso{n: n, k: make([]float64, n*n), opts: opts}
+	for i := range n {
+		for j := range n {
+			v := K.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: Gram matrix entry [%d][%d] = %v", ErrInput, i, j, v)
+			}
+			l.k[i*n+j] = v
+		}
+	}
+	scale := 0.0
+	for i := range n {
+		scale = math.Max(scale, l.k[i*n+i])
+	}
+	for i := range n {
+		if !(l.k[i*n+i] > 0) {
+			return nil, fmt.Errorf("%w: Gram matrix diagonal [%d][%d] = %v: every atom needs k(D,D) > 0", ErrInput, i, i, l.k[i*n+i])
+		}
+		for j := i + 1; j < n; j++ {
+			if math.Abs(l.k[i*n+j]-l.k[j*n+i]) > 1e-10*scale {
+				return nil, fmt.Errorf("%w: Gram matrix is not symmetric: [%d][%d] = %v, [%d][%d] = %v", ErrInput, i, j, l.k[i*n+j], j, i, l.k[j*n+i])
+			}
+		}
+	}
+	return l, nil
+}
+
+// Len returns the dictionary size N.
+func (l *Lasso) Len() int { return l.n }
+
+// Options returns the solver's options with defaults filled in.
+func (l *Lasso) Options() LassoOptions { return l.opts }
+
+// LassoWorkspace holds per-goroutine buffers for Lasso.SolveTo.
+type LassoWorkspace struct {
+	g      []float64 // g = K v
+	active []int
+	// Newton step on the active set.
+	kaa, u, prev []float64
+}
+
+// NewWorkspace returns buffers for solving with l.
+func (l *Lasso) NewWorkspace() *LassoWorkspace {
+	return &LassoWorkspace{g: make([]float64, l.n), active: make([]int, 0, l.n), prev: make([]float64, l.n)}
+}
+
+// Solve returns the kernel Lasso code v of the query with kernel vector
+// kx = 𝒦(X, 𝔻) (length N) and kxx = k(X, X), starting from v = 0. See
+// SolveTo.
+func (l *Lasso) Solve(kx []float64, kxx float64) ([]float64, Certificate, error) {
+	v := make([]float64, l.n)
+	cert, err := l.SolveTo(v, kx, kxx, l.NewWorkspace())
+	return v, cert, err
+}
+
+// SolveTo solves the kernel Lasso into v, which on entry is the warm start
+// (all zeros for a cold start) and on return the code. It allocates
+// nothing. It returns an error wrapping ErrInput for malformed input
+// (lengths, NaN), and the last iterate with an error wrapping
+// ErrNoConvergence when MaxSweeps is reached.
+func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certificate, error) {
+	var cert Certificate
+	n := l.n
+	if len(v) != n || len(kx) != n {
+		return cert, fmt.Errorf("%w: code length %d and kernel vector length %d, want the dictionary size %d", ErrInput, len(v), len(kx), n)
+	}
+	if math.IsNaN(kxx) || math.IsInf(kxx, 0) {
+		return cert, fmt.Errorf("%w: k(X,X) = %v", ErrInput, kxx)
+	}
+	kmax := 0.0
+	for j := range n {
+		if math.IsNaN(kx[j]) || math.IsInf(kx[j], 0) {
+			return cert, fmt.Errorf("%w: kernel vector entry %d = %v", ErrInput, j, kx[j])
+		}
+		if math.IsNaN(v[j]) || math.IsInf(v[j], 0) || (l.opts.NonNegative && v[j] < 0) {
+			return cert, fmt.Errorf("%w: warm start entry %d = %v", ErrInput, j, v[j])
+		}
+		kmax = math.Max(kmax, math.Abs(kx[j]))
+	}
+	if ws == nil {
+		return cert, fmt.Errorf("%w: nil workspace", ErrInput)
+	}
+	if len(ws.g) != n {
+		return cert, fmt.Errorf("%w: workspace for a dictionary of %d atoms, want %d", ErrInput, len(ws.g), n)
+	}
+	lam := l.opts.Lambda
+	kktTol := l.opts.Tol * math.Max(math.Max(lam, 2*kmax), math.SmallestNonzeroFloat64)
+	// Active-set sweeps stop when no coordinate lowers the objective by
+	// more than this.
+	settle := 1e-3 * l.opts.Tol * math.Max(math.Abs(kxx), math.SmallestNonzeroFloat64)
+	l.gradient(ws.g, v)
+	prevKKT := math.Inf(1)
+	for cert.Sweeps < l.opts.MaxSweeps {
+		// A full sweep lets any coordinate enter; a few sweeps over the
+		// active set refine it, as in glmnet.
+		l.sweep(v, kx, ws.g, nil)
+		cert.Sweeps++
+		ws.active = ws.active[:0]
+		for j, x := range v {
+			if x != 0 {
+				ws.active = append(ws.active, j)
+			}
+		}
+		for range activeSweeps {
+			if cert.Sweeps >= l.opts.MaxSweeps {
+				break
+			}
+			change := l.sweep(v, kx, ws.g, ws.active)
+			cert.Sweeps++
+			if change <= settle {
+				break
+			}
+		}
+		// Round-off accumulates in the incremental updates of g.
+		l.gradient(ws.g, v)
+		l.certify(&cert, v, kx, kxx, ws.g, kktTol)
+		if cert.KKT <= kktTol {
+			cert.Converged = true
+			return cert, nil
+		}
+		// A round that does not cut the KKT violation fourfold is crawling
+		// along nearly collinear atoms: resolve the face exactly.
+		stalled := cert.KKT > 0.25*prevKKT
+		prevKKT = cert.KKT
+		if stalled && l.newton(v, kx, kxx, ws, cert.Objective) {
+			l.certify(&cert, v, kx, kxx, ws.g, kktTol)
+			if cert.KKT <= kktTol {
+				cert.Converged = true
+				return cert, nil
+			}
+			prevKKT = math.Inf(1)
+		}
+	}
+	return cert, fmt.Errorf("%w: %d sweeps reached with KKT violation %.3g (tolerance %.3g), duality gap %.3g",
+		ErrNoConvergence, cert.Sweeps, cert.KKT, kktTol, cert.Gap)
+}
+
+// activeSweeps bounds the coordinate sweeps over the active set between
+// full sweeps and Newton steps.
+const activeSweeps = 10
+
+// newton runs feature-sign steps (Lee et al., NIPS 2007) on the support of
+// v. With A the support and s_A its signs, the objective restricted to the
+// orthant face is the quadratic k(X,X) − 2v_Aᵀk_A + v_Aᵀ K_AA v_A +
+// λ s_Aᵀ v_A, minimised by u_A = K_AA⁻¹ (k_A − λ s_A/2). Each step goes
+// from v towards u and stops at the first coordinate that would change sign,
+// which becomes 0; the convex quadratic decreases along the way. Steps
+// repeat until the face minimiser is sign-consistent, at most |A| times.
+// Coordinate descent alone crawls when atoms are nearly collinear (classes
+// of near-identical samples, consecutive video frames); these steps settle
+// the active set exactly, and the next full sweep adds any coordinate whose
+// KKT condition still fails.
+//
+// It reports whether v changed (and g = K v was recomputed); steps that do
+// not lower the objective, or a singular K_AA, leave v as it was.
+func (l *Lasso) newton(v, kx []float64, kxx float64, ws *LassoWorkspace, before float64) bool {
+	copy(ws.prev, v)
+	for range len(ws.active) + 1 {
+		a := ws.active[:0]
+		for j, x := range v {
+			if x != 0 {
+				a = append(a, j)
+			}
+		}
+		ws.active = a
+		if len(a) == 0 {
+			break
+		}
+		t, ok := l.faceStep(v, kx, ws)
+		if !ok {
+			copy(v, ws.prev)
+			break
+		}
+		if t == 1 {
+			break
+		}
+	}
+	l.gradient(ws.g, v)
+	if l.objective(v, kx, kxx, ws.g) >= before {
+		copy(v, ws.prev)
+		l.gradient(ws.g, v)
+		return false
+	}
+	return true
+}
+
+// faceStep takes one feature-sign step on the support ws.active and returns
+// its length t in (0, 1] (1: the face minimiser was reached).
+func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace) (float64, bool) {
+	a := ws.active
+	m := len(a)
+	if cap(ws.kaa) < m*m {
+		ws.kaa = make([]float64, m*m)
+		ws.u = make([]float64, m)
+	}
+	kaa, u := ws.kaa[:m*m], ws.u[:m]
+	n := l.n
+	half := 0.5 * l.opts.Lambda
+	for p, i := range a {
+		row := l.k[i*n : i*n+n]
+		for q, j := range a {
+			kaa[p*m+q] = row[j]
+		}
+		u[p] = kx[i] - math.Copysign(half, v[i])
+	}
+	if !cholSolve(kaa, u, m) {
+		return 0, false
+	}
+	t := 1.0
+	for p, i := range a {
+		if u[p]*v[i] <= 0 { // reaches zero at v + τ(u − v) = 0
+			t = math.Min(t, v[i]/(v[i]-u[p]))
+		}
+	}
+	for p, i := range a {
+		next := v[i] + t*(u[p]-v[i])
+		if next*v[i] <= 0 || math.Abs(next) <= 1e-14*math.Abs(v[i]) {
+			next = 0
+		}
+		v[i] = next
+	}
+	return t, true
+}
+
+// objective returns f(v) given g = K v.
+func (l *Lasso) objective(v, kx []float64, kxx float64, g []float64) float64 {
+	f := kxx
+	for j, x := range v {
+		if x != 0 {
+			f += x*(g[j]-2*kx[j]) + l.opts.Lambda*math.Abs(x)
+		}
+	}
+	return f
+}
+
+// cholSolve solves the m×m SPD system a·x = b in place (b becomes x) by
+// lapack64.Potrf and Potrs; it reports false when a is not numerically
+// positive definite.
+func cholSolve(a, b []float64, m int) bool {
+	t := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: a}
+	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: a}); !ok {
+		return false
+	}
+	lapack64.Potrs(t, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: b})
+	for _, x := range b {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// gradient sets g = K v, visiting only the non-zero coefficients.
+func (l *Lasso) gradient(g, v []float64) {
+	n := l.n
+	clear(g)
+	for j, x := range v {
+		if x == 0 {
+			continue
+		}
+		row := l.k[j*n : j*n+n]
+		for i, kij := range row {
+			g[i] += x * kij
+		}
+	}
+}
+
+// sweep runs one cycle of exact coordinate minimisation over idx (all
+// coordinates when idx is nil) and returns the largest decrease of the
+// objective, Σ-free: max_j K_jj δ_j².
+//
+// Along coordinate j the objective is K_jj v_j² − 2 c_j v_j + λ|v_j| + const
+// with c_j = k_j − (Kv)_j + K_jj v_j, minimised by soft thresholding:
+// v_j = sign(c_j) max(|c_j| − λ/2, 0) / K_jj.
+func (l *Lasso) sweep(v, kx, g []float64, idx []int) float64 {
+	n := l.n
+	half := 0.5 * l.opts.Lambda
+	var change float64
+	update := func(j int) {
+		kjj := l.k[j*n+j]
+		c := kx[j] - g[j] + kjj*v[j]
+		var next float64
+		switch {
+		case c > half:
+			next = (c - half) / kjj
+		case c < -half && !l.opts.NonNegative:
+			next = (c + half) / kjj
+		}
+		delta := next - v[j]
+		if delta == 0 {
+			return
+		}
+		v[j] = next
+		row := l.k[j*n : j*n+n]
+		for i, kij := range row {
+			g[i] += delta * kij
+		}
+		change = math.Max(change, kjj*delta*delta)
+	}
+	if idx == nil {
+		for j := range n {
+			update(j)
+		}
+	} else {
+		for _, j := range idx {
+			update(j)
+		}
+	}
+	return change
+}
+
+// certify fills the objective, duality gap and KKT violation of v, given
+// g = K v. With s = 1 below, Gap = Σ_j v_j (2(Kv − k)_j + λ sign v_j) <=
+// ‖v‖₁·KKT, so the KKT stopping rule also bounds the gap.
+//
+// Writing the problem as 2·[½‖φ − Φv‖² + α‖v‖₁] with α = λ/2, the residual
+// r = φ − Φv scaled to θ = s·r with s = min(1, α/‖Φᵀr‖∞) is dual feasible
+// (Φᵀθ <= α componentwise under NonNegative), with dual value
+// s φᵀr − ½ s²‖r‖². Everything is a kernel expression: φᵀr = k(X,X) − vᵀk,
+// ‖r‖² = k(X,X) − 2vᵀk + vᵀg, Φᵀr = k − g.
+//
+// As λ → 0 that scaling sends θ to 0 and the gap to ‖r‖², which never
+// closes when X is outside the atoms' span (scikit-learn's Lasso has the
+// same defect at alpha = 0). So a residual whose correlations exceed α by
+// no more than the KKT tolerance (kktTol/2 in these units) counts as
+// feasible, s = 1: the gap is then exact up to that tolerance, and λ = 0
+// certifies the least-squares solution.
+func (l *Lasso) certify(cert *Certificate, v, kx []float64, kxx float64, g []float64, kktTol float64) {
+	lam := l.opts.Lambda
+	var vk, vg, l1, corr, kkt float64
+	nnz := 0
+	for j, x := range v {
+		grad := 2 * (g[j] - kx[j]) // ∂/∂v_j of the smooth part
+		rj := kx[j] - g[j]         // (Φᵀr)_j
+		if l.opts.NonNegative {
+			corr = math.Max(corr, rj)
+		} else {
+			corr = math.Max(corr, math.Abs(rj))
+		}
+		var viol float64
+		switch {
+		case x > 0:
+			viol = math.Abs(grad + lam)
+		case x < 0:
+			viol = math.Abs(grad - lam)
+		case l.opts.NonNegative:
+			viol = math.Max(0, -grad-lam)
+		default:
+			viol = math.Max(0, math.Abs(grad)-lam)
+		}
+		kkt = math.Max(kkt, viol)
+		if x != 0 {
+			nnz++
+			vk += x * kx[j]
+			vg += x * g[j]
+			l1 += math.Abs(x)
+		}
+	}
+	r2 := math.Max(0, kxx-2*vk+vg)
+	alpha := 0.5 * lam
+	s := 1.0
+	if corr > alpha+0.5*kktTol {
+		s = alpha / corr
+	}
+	dual := 2 * (s*(kxx-vk) - 0.5*s*s*r2)
+	cert.Objective = kxx - 2*vk + vg + lam*l1
+	cert.Gap = math.Max(0, cert.Objective-dual)
+	cert.KKT = kkt
+	cert.NonZeros = nnz
+}
+
+// SolveBatch solves the kernel Lasso for Q queries in parallel: row q of Kx
+// (Q×N) is 𝒦(X_q, 𝔻) and kxx[q] = k(X_q, X_q). Row q of the returned Q×N
+// matrix is the code of query q. Results do not depend on the worker count
+// (<= 0 means GOMAXPROCS). The error names the first failing query.
+func (l *Lasso) SolveBatch(Kx mat.Matrix, kxx []float64, workers int) (*mat.Dense, []Certificate, error) {
+	q, err := l.checkBatch(Kx, kxx)
+	if err != nil {
+		return nil, nil, err
+	}
+	codes := mat.NewDense(q, l.n, nil)
+	certs := make([]Certificate, q)
+	wss := make([]*LassoWorkspace, pool.Workers(workers))
+	rows := make([][]float64, len(wss))
+	err = pool.ForErr(q, workers, func(w, i int) error {
+		if wss[w] == nil {
+			wss[w] = l.NewWorkspace()
+			rows[w] = make([]float64, l.n)
+		}
+		kx := rowOf(Kx, i, rows[w])
+		var err error
+		certs[i], err = l.SolveTo(codes.RawRowView(i), kx, kxx[i], wss[w])
+		if err != nil {
+			return fmt.Errorf("query %d: %w", i, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return codes, certs, nil
+}
+
+func (l *Lasso) checkBatch(Kx mat.Matrix, kxx []float64) (int, error) {
+	if Kx == nil {
+		return 0, fmt.Errorf("%w: nil query kernel matrix", ErrInput)
+	}
+	q, n := Kx.Dims()
+	if n != l.n {
+		return 0, fmt.Errorf("%w: query kernel matrix has %d columns, want the dictionary size %d", ErrInput, n, l.n)
+	}
+	if len(kxx) != q {
+		return 0, fmt.Errorf("%w: %d values of k(X,X) for %d queries", ErrInput, len(kxx), q)
+	}
+	return q, nil
+}
+
+// rowOf returns row i of m, without copying when m is a *mat.Dense.
+func rowOf(m mat.Matrix, i int, buf []float64) []float64 {
+	if d, ok := m.(mat.RawMatrixer); ok {
+		raw := d.RawMatrix()
+		return raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+	}
+	for j := range buf {
+		buf[j] = m.At(i, j)
+	}
+	return buf
+}

@@ -1,0 +1,373 @@
+package rsr
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/mat"
+)
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x1a550)) }
+
+// featureProblem returns an explicit feature-space problem: atoms Φ (m×n)
+// and a query φ, as the Gram matrix K = ΦᵀΦ, k = Φᵀφ and k(x,x) = φᵀφ.
+func featureProblem(r *rand.Rand, m, n int) (*mat.SymDense, []float64, float64) {
+	phi := mat.NewDense(m, n, nil)
+	for i := range m {
+		for j := range n {
+			phi.Set(i, j, r.NormFloat64())
+		}
+	}
+	x := make([]float64, m)
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+	K := mat.NewSymDense(n, nil)
+	K.SymOuterK(1, phi.T())
+	kx := make([]float64, n)
+	var kxx float64
+	for j := range n {
+		for i := range m {
+			kx[j] += phi.At(i, j) * x[i]
+		}
+	}
+	for _, v := range x {
+		kxx += v * v
+	}
+	return K, kx, kxx
+}
+
+func objective(K mat.Symmetric, kx []float64, kxx, lambda float64, v []float64) float64 {
+	n := len(v)
+	f := kxx
+	for i := range n {
+		f -= 2 * v[i] * kx[i]
+		f += lambda * math.Abs(v[i])
+		for j := range n {
+			f += v[i] * K.At(i, j) * v[j]
+		}
+	}
+	return f
+}
+
+// bruteForce enumerates every sign pattern s ∈ {−1,0,1}^n (or {0,1}^n when
+// nonneg): on the support S the stationarity condition
+// 2K_SS v_S − 2k_S + λ s_S = 0 gives v_S = K_SS⁻¹(k_S − λ s_S/2); the
+// optimum is the best sign-consistent candidate.
+func bruteForce(K mat.Symmetric, kx []float64, kxx, lambda float64, nonneg bool) ([]float64, float64) {
+	n := len(kx)
+	best, bestV := math.Inf(1), make([]float64, n)
+	choices := []int{-1, 0, 1}
+	if nonneg {
+		choices = []int{0, 1}
+	}
+	total := 1
+	for range n {
+		total *= len(choices)
+	}
+	for code := range total {
+		s := make([]int, n)
+		c := code
+		var supp []int
+		for i := range n {
+			s[i] = choices[c%len(choices)]
+			c /= len(choices)
+			if s[i] != 0 {
+				supp = append(supp, i)
+			}
+		}
+		v := make([]float64, n)
+		if len(supp) > 0 {
+			ks := mat.NewDense(len(supp), len(supp), nil)
+			rhs := mat.NewVecDense(len(supp), nil)
+			for a, i := range supp {
+				rhs.SetVec(a, kx[i]-lambda*float64(s[i])/2)
+				for b, j := range supp {
+					ks.Set(a, b, K.At(i, j))
+				}
+			}
+			var sol mat.VecDense
+			if err := sol.SolveVec(ks, rhs); err != nil {
+				continue
+			}
+			ok := true
+			for a, i := range supp {
+				v[i] = sol.AtVec(a)
+				if v[i]*float64(s[i]) <= 0 {
+					ok = false
+				}
+			}
+			if !ok {
+				continue
+			}
+		}
+		if f := objective(K, kx, kxx, lambda, v); f < best {
+			best, bestV = f, v
+		}
+	}
+	return bestV, best
+}
+
+func TestLassoAgainstBruteForce(t *testing.T) {
+	r := newRand(1)
+	for trial := range 200 {
+		n := 1 + trial%4
+		K, kx, kxx := featureProblem(r, 6, n)
+		lambda := []float64{0, 0.1, 1, 3, 10}[trial%5] * r.Float64() * 2
+		nonneg := trial%3 == 0
+		l, err := NewLasso(K, LassoOptions{Lambda: lambda, Tol: 1e-10, NonNegative: nonneg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, cert, err := l.Solve(kx, kxx)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		wantV, wantF := bruteForce(K, kx, kxx, lambda, nonneg)
+		if math.Abs(cert.Objective-wantF) > 1e-8*math.Max(1, math.Abs(wantF)) {
+			t.Fatalf("trial %d (n=%d λ=%g nonneg=%v): objective %.12g, brute force %.12g", trial, n, lambda, nonneg, cert.Objective, wantF)
+		}
+		if got := objective(K, kx, kxx, lambda, v); math.Abs(got-cert.Objective) > 1e-10*math.Max(1, math.Abs(got)) {
+			t.Fatalf("trial %d: certificate objective %g, recomputed %g", trial, cert.Objective, got)
+		}
+		for i := range v {
+			if math.Abs(v[i]-wantV[i]) > 1e-5*math.Max(1, math.Abs(wantV[i])) {
+				t.Fatalf("trial %d: v = %v, brute force %v", trial, v, wantV)
+			}
+		}
+	}
+}
+
+// steinProblem returns a Stein Gram matrix over random SPD matrices and the
+// kernel vector of a further query.
+func steinProblem(t testing.TB, seed uint64, n, d int) (*mat.SymDense, []float64) {
+	r := newRand(seed)
+	ms := make([]*mat.SymDense, n+1)
+	for i := range ms {
+		g := mat.NewDense(d, d+2, nil)
+		for a := range d {
+			for b := range d + 2 {
+				g.Set(a, b, r.NormFloat64())
+			}
+		}
+		ms[i] = mat.NewSymDense(d, nil)
+		ms[i].SymOuterK(1, g)
+	}
+	set, err := spd.NewSet(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := spd.SteinKernel{Sigma: 0.5 * float64(d)}
+	K, err := k.GramSym(set.Subset(seq(0, n)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kx, err := k.Gram(set.Subset([]int{n}), set.Subset(seq(0, n)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return K, kx.RawRowView(0)
+}
+
+func seq(a, b int) []int {
+	out := make([]int, 0, b-a)
+	for i := a; i < b; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// TestLassoKKT checks the optimality conditions at the returned code on a
+// 200-atom Stein problem, recomputed here from K, k and v.
+func TestLassoKKT(t *testing.T) {
+	K, kx := steinProblem(t, 2, 200, 5)
+	for _, nonneg := range []bool{false, true} {
+		for _, lambda := range []float64{1e-3, 1e-2, 0.1} {
+			const tol = 1e-8
+			l, err := NewLasso(K, LassoOptions{Lambda: lambda, Tol: tol, NonNegative: nonneg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, cert, err := l.Solve(kx, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kmax := 0.0
+			for _, x := range kx {
+				kmax = math.Max(kmax, math.Abs(x))
+			}
+			bound := tol * math.Max(lambda, 2*kmax)
+			var kv mat.VecDense
+			kv.MulVec(K, mat.NewVecDense(len(v), v))
+			worst := 0.0
+			for j := range v {
+				grad := 2 * (kv.AtVec(j) - kx[j])
+				var viol float64
+				switch {
+				case v[j] > 0:
+					viol = math.Abs(grad + lambda)
+				case v[j] < 0:
+					if nonneg {
+						t.Fatalf("negative coefficient %g under NonNegative", v[j])
+					}
+					viol = math.Abs(grad - lambda)
+				case nonneg:
+					viol = math.Max(0, -grad-lambda)
+				default:
+					viol = math.Max(0, math.Abs(grad)-lambda)
+				}
+				worst = math.Max(worst, viol)
+			}
+			if worst > bound {
+				t.Errorf("λ=%g nonneg=%v: KKT violation %g > %g (certificate says %g)", lambda, nonneg, worst, bound, cert.KKT)
+			}
+			var l1 float64
+			for _, x := range v {
+				l1 += math.Abs(x)
+			}
+			if cert.Gap > l1*bound+1e-12 {
+				t.Errorf("λ=%g nonneg=%v: duality gap %g > ‖v‖₁·tol = %g", lambda, nonneg, cert.Gap, l1*bound)
+			}
+			if cert.NonZeros == 0 || cert.NonZeros == len(v) {
+				t.Logf("λ=%g: %d non-zeros", lambda, cert.NonZeros)
+			}
+		}
+	}
+}
+
+func TestLassoLeastSquares(t *testing.T) {
+	r := newRand(3)
+	for _, n := range []int{1, 3, 8, 20} {
+		K, kx, kxx := featureProblem(r, 40, n)
+		l, err := NewLasso(K, LassoOptions{Lambda: 0, Tol: 1e-12, MaxSweeps: 100000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _, err := l.Solve(kx, kxx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want mat.VecDense
+		if err := want.SolveVec(K, mat.NewVecDense(n, kx)); err != nil {
+			t.Fatal(err)
+		}
+		for i := range v {
+			if math.Abs(v[i]-want.AtVec(i)) > 1e-5*math.Max(1, math.Abs(want.AtVec(i))) {
+				t.Errorf("n=%d: v[%d] = %g, least squares %g", n, i, v[i], want.AtVec(i))
+			}
+		}
+	}
+}
+
+// TestGapBoundsSuboptimality checks that the certificate's duality gap of
+// an unconverged code really bounds its distance to the optimum.
+func TestGapBoundsSuboptimality(t *testing.T) {
+	K, kx := steinProblem(t, 4, 80, 4)
+	for _, nonneg := range []bool{false, true} {
+		opt, _ := NewLasso(K, LassoOptions{Lambda: 0.01, Tol: 1e-12, NonNegative: nonneg})
+		_, best, err := opt.Solve(kx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rough, _ := NewLasso(K, LassoOptions{Lambda: 0.01, MaxSweeps: 1, NonNegative: nonneg})
+		_, cert, err := rough.Solve(kx, 1)
+		if !errors.Is(err, ErrNoConvergence) {
+			t.Fatalf("one sweep converged (%v): the test needs an unconverged code", err)
+		}
+		sub := cert.Objective - best.Objective
+		if sub < -1e-12 || sub > cert.Gap*(1+1e-9)+1e-15 {
+			t.Errorf("nonneg=%v: suboptimality %g not within [0, gap=%g]", nonneg, sub, cert.Gap)
+		}
+		if cert.Gap <= 0 {
+			t.Errorf("unconverged code with zero gap")
+		}
+	}
+}
+
+func TestLassoWarmStart(t *testing.T) {
+	K, kx := steinProblem(t, 5, 100, 4)
+	l, _ := NewLasso(K, LassoOptions{Lambda: 0.02, Tol: 1e-9})
+	v, cold, err := l.Solve(kx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := l.SolveTo(v, kx, 1, l.NewWorkspace())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warm.Sweeps >= cold.Sweeps || warm.Sweeps > 3 {
+		t.Errorf("warm start took %d sweeps, cold %d", warm.Sweeps, cold.Sweeps)
+	}
+}
+
+func TestLassoBatchMatchesSingle(t *testing.T) {
+	K, _ := steinProblem(t, 6, 60, 3)
+	r := newRand(7)
+	kx := mat.NewDense(9, 60, nil)
+	for i := range 9 {
+		for j := range 60 {
+			kx.Set(i, j, r.Float64())
+		}
+	}
+	kxx := []float64{1, 1, 1, 1, 1, 1, 1, 1, 1}
+	l, _ := NewLasso(K, LassoOptions{Lambda: 0.05})
+	ref, _, err := l.SolveBatch(kx, kxx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []int{2, 4} {
+		got, _, err := l.SolveBatch(kx, kxx, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(got, ref) {
+			t.Errorf("workers=%d: codes differ from workers=1", w)
+		}
+	}
+	v, _, _ := l.Solve(kx.RawRowView(4), 1)
+	if !mat.Equal(mat.NewVecDense(60, v), ref.RowView(4)) {
+		t.Error("batch row differs from a single solve")
+	}
+}
+
+func TestLassoErrors(t *testing.T) {
+	K := mat.NewSymDense(2, []float64{1, 0.5, 0.5, 1})
+	good := LassoOptions{Lambda: 0.1}
+	l, _ := NewLasso(K, good)
+	tests := []struct {
+		name string
+		fn   func() error
+	}{
+		{"negative lambda", func() error { _, err := NewLasso(K, LassoOptions{Lambda: -1}); return err }},
+		{"NaN lambda", func() error { _, err := NewLasso(K, LassoOptions{Lambda: math.NaN()}); return err }},
+		{"bad tol", func() error { _, err := NewLasso(K, LassoOptions{Tol: 2}); return err }},
+		{"nil K", func() error { _, err := NewLasso(nil, good); return err }},
+		{"empty K", func() error { _, err := NewLasso(&mat.Dense{}, good); return err }},
+		{"non-square K", func() error { _, err := NewLasso(mat.NewDense(2, 3, nil), good); return err }},
+		{"NaN in K", func() error {
+			_, err := NewLasso(mat.NewDense(2, 2, []float64{1, math.NaN(), math.NaN(), 1}), good)
+			return err
+		}},
+		{"asymmetric K", func() error { _, err := NewLasso(mat.NewDense(2, 2, []float64{1, 0.2, 0.3, 1}), good); return err }},
+		{"zero diagonal", func() error { _, err := NewLasso(mat.NewSymDense(2, []float64{1, 0, 0, 0}), good); return err }},
+		{"short kx", func() error { _, _, err := l.Solve([]float64{1}, 1); return err }},
+		{"NaN kx", func() error { _, _, err := l.Solve([]float64{1, math.NaN()}, 1); return err }},
+		{"NaN kxx", func() error { _, _, err := l.Solve([]float64{1, 1}, math.NaN()); return err }},
+		{"nil workspace", func() error { _, err := l.SolveTo(make([]float64, 2), []float64{1, 1}, 1, nil); return err }},
+		{"negative warm start under NonNegative", func() error {
+			nn, _ := NewLasso(K, LassoOptions{NonNegative: true})
+			_, err := nn.SolveTo([]float64{-1, 0}, []float64{1, 1}, 1, nn.NewWorkspace())
+			return err
+		}},
+		{"batch sizes", func() error { _, _, err := l.SolveBatch(mat.NewDense(3, 2, nil), []float64{1}, 1); return err }},
+		{"batch columns", func() error { _, _, err := l.SolveBatch(mat.NewDense(1, 3, nil), []float64{1}, 1); return err }},
+	}
+	for _, tc := range tests {
+		if err := tc.fn(); !errors.Is(err, ErrInput) {
+			t.Errorf("%s: got %v, want ErrInput", tc.name, err)
+		}
+	}
+}

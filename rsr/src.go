@@ -1,0 +1,246 @@
+package rsr
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/covpipe/covpipe/internal/pool"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Rule is how a Classifier turns a sparse code into class scores.
+type Rule int
+
+const (
+	// MinResidual scores class i by the residual of Eqn. 8,
+	// ε_i(X) = k(X,X) − 2 v_iᵀk + v_iᵀK v_i, where v_i keeps only class
+	// i's coefficients (Wright et al. 2009). The smallest residual wins.
+	MinResidual Rule = iota
+	// SumCoefficients scores class i by the similarity Σ_{l(j)=i} v_j (the
+	// paper's linear h_i). The largest wins.
+	SumCoefficients
+	// MaxCoefficient scores class i by max_{l(j)=i} v_j (the paper's
+	// non-linear h_i). The largest wins.
+	MaxCoefficient
+)
+
+func (r Rule) String() string {
+	switch r {
+	case MinResidual:
+		return "residual"
+	case SumCoefficients:
+		return "sum"
+	case MaxCoefficient:
+		return "max"
+	}
+	return fmt.Sprintf("Rule(%d)", int(r))
+}
+
+// ParseRule parses "residual", "sum" or "max".
+func ParseRule(s string) (Rule, error) {
+	for _, r := range []Rule{MinResidual, SumCoefficients, MaxCoefficient} {
+		if r.String() == s {
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown classification rule %q (want residual, sum or max)", ErrInput, s)
+}
+
+// Decision is the outcome of classifying one query.
+type Decision struct {
+	// Label is the predicted class label.
+	Label int
+	// Scores holds one score per class, in the order of
+	// Classifier.Labels: residuals ε_i for MinResidual (lower is better),
+	// similarities for the other rules (higher is better).
+	Scores []float64
+	// Degenerate reports an all-zero code: every residual equals k(X,X)
+	// and the prediction is arbitrary (the lowest label). It means λ is too
+	// large for the scale of the kernel values.
+	Degenerate bool
+	Certificate
+}
+
+// Rank returns the class labels of d ordered from best to worst score, ties
+// broken by ascending label: the input of a cumulative matching
+// characteristic (CMC) curve.
+func (c *Classifier) Rank(d Decision) []int {
+	idx := make([]int, len(d.Scores))
+	for i := range idx {
+		idx[i] = i
+	}
+	sign := 1.0
+	if c.rule != MinResidual {
+		sign = -1
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmpFloat(sign*d.Scores[a], sign*d.Scores[b])
+	})
+	out := make([]int, len(idx))
+	for i, k := range idx {
+		out[i] = c.labels[k]
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ClassifierOptions configure a Classifier.
+type ClassifierOptions struct {
+	Lasso LassoOptions
+	Rule  Rule
+}
+
+// Classifier is a sparse-representation classifier (SRC, Wright et al.
+// 2009) in kernel form: the dictionary atoms are labelled training samples,
+// a query is coded by the kernel Lasso and assigned by Rule. It is
+// immutable and safe for concurrent use.
+type Classifier struct {
+	lasso  *Lasso
+	rule   Rule
+	labels []int // distinct labels, ascending
+	class  []int // class index of each atom
+	// members[c] lists the atoms of class c.
+	members [][]int
+}
+
+// NewClassifier returns a classifier over a dictionary with Gram matrix K
+// whose atom j has label labels[j]. Labels are arbitrary integers; every
+// label that occurs is a class. It returns an error wrapping ErrInput for
+// mismatched lengths, bad K or options.
+func NewClassifier(K mat.Matrix, labels []int, opts ClassifierOptions) (*Classifier, error) {
+	if opts.Rule < MinResidual || opts.Rule > MaxCoefficient {
+		return nil, fmt.Errorf("%w: unknown rule %d", ErrInput, int(opts.Rule))
+	}
+	lasso, err := NewLasso(K, opts.Lasso)
+	if err != nil {
+		return nil, err
+	}
+	if len(labels) != lasso.n {
+		return nil, fmt.Errorf("%w: %d labels for a dictionary of %d atoms", ErrInput, len(labels), lasso.n)
+	}
+	distinct := slices.Clone(labels)
+	slices.Sort(distinct)
+	distinct = slices.Compact(distinct)
+	c := &Classifier{lasso: lasso, rule: opts.Rule, labels: distinct, class: make([]int, len(labels)), members: make([][]int, len(distinct))}
+	for j, l := range labels {
+		k, _ := slices.BinarySearch(distinct, l)
+		c.class[j] = k
+		c.members[k] = append(c.members[k], j)
+	}
+	return c, nil
+}
+
+// Labels returns the distinct class labels in ascending order: the order of
+// Decision.Scores.
+func (c *Classifier) Labels() []int { return slices.Clone(c.labels) }
+
+// Lasso returns the underlying solver.
+func (c *Classifier) Lasso() *Lasso { return c.lasso }
+
+// Classify codes one query (kernel vector kx against the dictionary, and
+// kxx = k(X,X)) and scores every class. See Lasso.SolveTo for errors.
+func (c *Classifier) Classify(kx []float64, kxx float64) (Decision, error) {
+	v := make([]float64, c.lasso.n)
+	return c.classifyTo(v, kx, kxx, c.lasso.NewWorkspace())
+}
+
+func (c *Classifier) classifyTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Decision, error) {
+	clear(v)
+	var d Decision
+	cert, err := c.lasso.SolveTo(v, kx, kxx, ws)
+	d.Certificate = cert
+	if err != nil {
+		return d, err
+	}
+	d.Scores = make([]float64, len(c.labels))
+	c.score(d.Scores, v, kx, kxx)
+	d.Degenerate = cert.NonZeros == 0
+	best := 0
+	for i, s := range d.Scores {
+		if (c.rule == MinResidual && s < d.Scores[best]) || (c.rule != MinResidual && s > d.Scores[best]) {
+			best = i
+		}
+	}
+	d.Label = c.labels[best]
+	return d, nil
+}
+
+// score writes the class scores of code v.
+func (c *Classifier) score(dst, v, kx []float64, kxx float64) {
+	n := c.lasso.n
+	for ci, atoms := range c.members {
+		switch c.rule {
+		case MinResidual:
+			// ε_i = k(X,X) − 2 Σ_j v_j k_j + Σ_{j,l} v_j v_l K_jl over class i.
+			var lin, quad float64
+			for _, j := range atoms {
+				vj := v[j]
+				if vj == 0 {
+					continue
+				}
+				lin += vj * kx[j]
+				row := c.lasso.k[j*n : j*n+n]
+				for _, l := range atoms {
+					quad += vj * v[l] * row[l]
+				}
+			}
+			dst[ci] = kxx - 2*lin + quad
+		case SumCoefficients:
+			var s float64
+			for _, j := range atoms {
+				s += v[j]
+			}
+			dst[ci] = s
+		case MaxCoefficient:
+			s := math.Inf(-1)
+			for _, j := range atoms {
+				s = math.Max(s, v[j])
+			}
+			dst[ci] = s
+		}
+	}
+}
+
+// ClassifyBatch classifies Q queries in parallel: row q of Kx (Q×N) is the
+// kernel vector of query q and kxx[q] its k(X,X). Results do not depend on
+// the worker count (<= 0 means GOMAXPROCS). The error names the first
+// failing query.
+func (c *Classifier) ClassifyBatch(Kx mat.Matrix, kxx []float64, workers int) ([]Decision, error) {
+	q, err := c.lasso.checkBatch(Kx, kxx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Decision, q)
+	type state struct {
+		ws     *LassoWorkspace
+		v, row []float64
+	}
+	states := make([]*state, pool.Workers(workers))
+	err = pool.ForErr(q, workers, func(w, i int) error {
+		st := states[w]
+		if st == nil {
+			st = &state{ws: c.lasso.NewWorkspace(), v: make([]float64, c.lasso.n), row: make([]float64, c.lasso.n)}
+			states[w] = st
+		}
+		d, err := c.classifyTo(st.v, rowOf(Kx, i, st.row), kxx[i], st.ws)
+		if err != nil {
+			return fmt.Errorf("query %d: %w", i, err)
+		}
+		out[i] = d
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

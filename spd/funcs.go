@@ -1,0 +1,197 @@
+package spd
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Matrix functions f(X) = V diag(f(λ)) Vᵀ through the symmetric
+// eigendecomposition X = V diag(λ) Vᵀ.
+//
+// For the functions defined on SPD matrices only (Log, Sqrt, InvSqrt, Pow)
+// eigenvalues below λ_max·d·ε (ε the float64 machine epsilon) are round-off:
+// they are clamped up to that floor, unless one is below −100 times the
+// floor, in which case the matrix is indefinite and the function returns an
+// error wrapping ErrNotSPD.
+
+type eigenFunc int
+
+const (
+	fnLog eigenFunc = iota
+	fnExp
+	fnSqrt
+	fnInvSqrt
+	fnPow
+)
+
+// apply computes dst = f(x) for the function fn (with power p for fnPow).
+func (w *Workspace) apply(name string, dst *mat.SymDense, x mat.Symmetric, fn eigenFunc, p float64) error {
+	if err := w.check(name, x); err != nil {
+		return err
+	}
+	if err := w.checkDst(dst); err != nil {
+		return err
+	}
+	w.loadUpper(x)
+	d := w.d
+	for i := range d {
+		for _, v := range w.a[i*d+i : i*d+d] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%s: %w", name, ErrNotFinite)
+			}
+		}
+	}
+	if !lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: d, Stride: d, Data: w.a, Uplo: blas.Upper}, w.vals, w.work, len(w.work)) {
+		return fmt.Errorf("%s: %w: eigendecomposition did not converge", name, ErrNotFinite)
+	}
+	if fn != fnExp {
+		if err := w.clampEigen(name); err != nil {
+			return err
+		}
+	}
+	for i, l := range w.vals {
+		switch fn {
+		case fnLog:
+			w.fv[i] = math.Log(l)
+		case fnExp:
+			w.fv[i] = math.Exp(l)
+		case fnSqrt:
+			w.fv[i] = math.Sqrt(l)
+		case fnInvSqrt:
+			w.fv[i] = 1 / math.Sqrt(l)
+		case fnPow:
+			w.fv[i] = math.Pow(l, p)
+		}
+		if math.IsInf(w.fv[i], 0) || math.IsNaN(w.fv[i]) {
+			return fmt.Errorf("%s: %w: f(λ=%g) = %v overflows", name, ErrNotFinite, l, w.fv[i])
+		}
+	}
+	w.rebuild(dst)
+	return nil
+}
+
+// clampEigen lifts round-off eigenvalues to the floor λ_max·d·ε, or reports
+// an indefinite matrix.
+func (w *Workspace) clampEigen(name string) error {
+	lmax := w.vals[w.d-1]
+	if !(lmax > 0) {
+		return fmt.Errorf("%s: %w: largest eigenvalue %g <= 0", name, ErrNotSPD, lmax)
+	}
+	floor := lmax * float64(w.d) * 0x1p-52
+	if w.vals[0] < -100*floor {
+		return fmt.Errorf("%s: %w: eigenvalue %g < 0", name, ErrNotSPD, w.vals[0])
+	}
+	for i, l := range w.vals {
+		if l >= floor {
+			break
+		}
+		w.vals[i] = floor
+	}
+	return nil
+}
+
+// rebuild writes V diag(fv) Vᵀ into dst, with V the eigenvectors in the
+// columns of w.a.
+func (w *Workspace) rebuild(dst *mat.SymDense) {
+	d := w.d
+	for i := range d {
+		for k := range d {
+			w.b[i*d+k] = w.a[i*d+k] * w.fv[k]
+		}
+	}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+		blas64.General{Rows: d, Cols: d, Stride: d, Data: w.b},
+		blas64.General{Rows: d, Cols: d, Stride: d, Data: w.a},
+		0, blas64.General{Rows: d, Cols: d, Stride: d, Data: w.c})
+	for i := range d {
+		for j := i; j < d; j++ {
+			dst.SetSym(i, j, 0.5*(w.c[i*d+j]+w.c[j*d+i]))
+		}
+	}
+}
+
+// checkDst prepares dst to receive a d×d result: an empty dst is sized.
+func (w *Workspace) checkDst(dst *mat.SymDense) error {
+	if dst == nil {
+		return fmt.Errorf("%w: nil destination", ErrParameter)
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAsSym(w.d)
+		return nil
+	}
+	if n := dst.SymmetricDim(); n != w.d {
+		return fmt.Errorf("%w: destination is %d×%d, want %d×%d", ErrDimension, n, n, w.d, w.d)
+	}
+	return nil
+}
+
+// LogTo writes the principal matrix logarithm log X of the SPD matrix X into
+// dst (an empty dst is sized). It returns an error wrapping ErrNotSPD for an
+// indefinite X, ErrNotFinite for NaN or Inf entries.
+func (w *Workspace) LogTo(dst *mat.SymDense, x mat.Symmetric) error {
+	return w.apply("X", dst, x, fnLog, 0)
+}
+
+// ExpTo writes the matrix exponential exp(X) of the symmetric matrix X into
+// dst. exp maps symmetric matrices (tangent vectors) onto SPD matrices. It
+// returns an error wrapping ErrNotFinite when an eigenvalue overflows.
+func (w *Workspace) ExpTo(dst *mat.SymDense, x mat.Symmetric) error {
+	return w.apply("X", dst, x, fnExp, 0)
+}
+
+// SqrtTo writes the SPD square root X^{1/2} into dst.
+func (w *Workspace) SqrtTo(dst *mat.SymDense, x mat.Symmetric) error {
+	return w.apply("X", dst, x, fnSqrt, 0)
+}
+
+// InvSqrtTo writes the inverse SPD square root X^{−1/2} into dst.
+func (w *Workspace) InvSqrtTo(dst *mat.SymDense, x mat.Symmetric) error {
+	return w.apply("X", dst, x, fnInvSqrt, 0)
+}
+
+// PowTo writes the real power X^p of the SPD matrix X into dst.
+func (w *Workspace) PowTo(dst *mat.SymDense, x mat.Symmetric, p float64) error {
+	if math.IsNaN(p) || math.IsInf(p, 0) {
+		return fmt.Errorf("%w: power %v", ErrParameter, p)
+	}
+	return w.apply("X", dst, x, fnPow, p)
+}
+
+func allocApply(x mat.Symmetric, fn eigenFunc, p float64) (*mat.SymDense, error) {
+	d, _ := dims(x)
+	if d == 0 {
+		return nil, fmt.Errorf("X: %w", ErrEmpty)
+	}
+	if fn == fnPow && (math.IsNaN(p) || math.IsInf(p, 0)) {
+		return nil, fmt.Errorf("%w: power %v", ErrParameter, p)
+	}
+	dst := mat.NewSymDense(d, nil)
+	if err := NewWorkspace(d).apply("X", dst, x, fn, p); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// Log returns the principal matrix logarithm of the SPD matrix X; see
+// Workspace.LogTo.
+func Log(x mat.Symmetric) (*mat.SymDense, error) { return allocApply(x, fnLog, 0) }
+
+// Exp returns the matrix exponential of the symmetric matrix X; see
+// Workspace.ExpTo.
+func Exp(x mat.Symmetric) (*mat.SymDense, error) { return allocApply(x, fnExp, 0) }
+
+// Sqrt returns the SPD square root X^{1/2}; see Workspace.SqrtTo.
+func Sqrt(x mat.Symmetric) (*mat.SymDense, error) { return allocApply(x, fnSqrt, 0) }
+
+// InvSqrt returns the inverse SPD square root X^{−1/2}; see
+// Workspace.InvSqrtTo.
+func InvSqrt(x mat.Symmetric) (*mat.SymDense, error) { return allocApply(x, fnInvSqrt, 0) }
+
+// Pow returns the real power X^p of the SPD matrix X; see Workspace.PowTo.
+func Pow(x mat.Symmetric, p float64) (*mat.SymDense, error) { return allocApply(x, fnPow, p) }

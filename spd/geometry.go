@@ -1,0 +1,317 @@
+package spd
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// genEigen puts into w.vals the eigenvalues of X^{−1/2} Y X^{−1/2}, which
+// are those of X⁻¹Y. With X = UᵀU it diagonalises the congruence
+// U⁻ᵀ Y U⁻¹ (two triangular solves) instead of forming X^{−1/2}.
+func (w *Workspace) genEigen(x, y mat.Symmetric) error {
+	if err := w.check("X", x); err != nil {
+		return err
+	}
+	if err := w.check("Y", y); err != nil {
+		return err
+	}
+	d := w.d
+	// Validate Y first: its Cholesky factor is discarded.
+	if _, err := w.logDet("Y", y); err != nil {
+		return err
+	}
+	if _, err := w.logDet("X", x); err != nil {
+		return err
+	}
+	// w.a now holds U with X = UᵀU in its upper triangle.
+	loadFull(w.b, d, y)
+	u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: w.a}
+	b := blas64.General{Rows: d, Cols: d, Stride: d, Data: w.b}
+	blas64.Trsm(blas.Left, blas.Trans, 1, u, b)
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, u, b)
+	for i := range d {
+		for j := i + 1; j < d; j++ {
+			w.b[i*d+j] = 0.5 * (w.b[i*d+j] + w.b[j*d+i])
+		}
+	}
+	if !lapack64.Syev(lapack.EVNone, blas64.Symmetric{N: d, Stride: d, Data: w.b, Uplo: blas.Upper}, w.vals, w.work, len(w.work)) {
+		return fmt.Errorf("%w: generalised eigenvalues did not converge", ErrNotFinite)
+	}
+	if w.vals[0] <= 0 {
+		return fmt.Errorf("Y: %w: generalised eigenvalue %g <= 0", ErrNotSPD, w.vals[0])
+	}
+	return nil
+}
+
+// AIRM returns the geodesic distance of the affine-invariant Riemannian
+// metric (Pennec et al. 2006; the paper's Section 2.1):
+//
+//	d_g(X, Y) = ‖log(X^{−1/2} Y X^{−1/2})‖_F = sqrt(Σ_i log² λ_i(X⁻¹Y)).
+//
+// It is invariant to congruence, d_g(AXAᵀ, AYAᵀ) = d_g(X, Y), and to
+// inversion. It returns an error wrapping ErrNotSPD, ErrNotFinite or
+// ErrDimension for bad input.
+func (w *Workspace) AIRM(x, y mat.Symmetric) (float64, error) {
+	if err := w.genEigen(x, y); err != nil {
+		return 0, err
+	}
+	var s float64
+	for _, l := range w.vals {
+		v := math.Log(l)
+		s += v * v
+	}
+	return math.Sqrt(s), nil
+}
+
+// Thompson returns the Thompson metric of Property 1 (Thompson 1963):
+//
+//	δ_T(X, Y) = max_i |log λ_i(X Y⁻¹)|,
+//
+// the largest absolute log generalised eigenvalue. It returns the errors of
+// AIRM.
+func (w *Workspace) Thompson(x, y mat.Symmetric) (float64, error) {
+	if err := w.genEigen(x, y); err != nil {
+		return 0, err
+	}
+	return math.Max(math.Abs(math.Log(w.vals[0])), math.Abs(math.Log(w.vals[w.d-1]))), nil
+}
+
+// AIRM returns the affine-invariant Riemannian distance; see Workspace.AIRM.
+func AIRM(x, y mat.Symmetric) (float64, error) {
+	w, err := pairWorkspace(x, y)
+	if err != nil {
+		return 0, err
+	}
+	return w.AIRM(x, y)
+}
+
+// Thompson returns the Thompson metric; see Workspace.Thompson.
+func Thompson(x, y mat.Symmetric) (float64, error) {
+	w, err := pairWorkspace(x, y)
+	if err != nil {
+		return 0, err
+	}
+	return w.Thompson(x, y)
+}
+
+func pairWorkspace(x, y mat.Symmetric) (*Workspace, error) {
+	dx, _ := dims(x)
+	dy, _ := dims(y)
+	switch {
+	case dx == 0:
+		return nil, fmt.Errorf("X: %w", ErrEmpty)
+	case dy == 0:
+		return nil, fmt.Errorf("Y: %w", ErrEmpty)
+	case dx != dy:
+		return nil, fmt.Errorf("%w: X is %d×%d, Y is %d×%d", ErrDimension, dx, dx, dy, dy)
+	}
+	return NewWorkspace(dx), nil
+}
+
+// VecLen returns the length d(d+1)/2 of the vectorisation of a d×d
+// symmetric matrix.
+func VecLen(d int) int { return d * (d + 1) / 2 }
+
+// VecTo writes the isometric half-vectorisation of the symmetric matrix X
+// into dst: the upper triangle row by row, diagonal entries as they are and
+// off-diagonal entries times √2, so that ‖vec(X) − vec(Y)‖₂ = ‖X − Y‖_F.
+// dst must have length VecLen(d).
+func VecTo(dst []float64, x mat.Symmetric) error {
+	d, _ := dims(x)
+	if d == 0 {
+		return fmt.Errorf("X: %w", ErrEmpty)
+	}
+	if len(dst) != VecLen(d) {
+		return fmt.Errorf("%w: destination length %d, want %d for %d×%d", ErrDimension, len(dst), VecLen(d), d, d)
+	}
+	k := 0
+	for i := range d {
+		dst[k] = x.At(i, i)
+		k++
+		for j := i + 1; j < d; j++ {
+			dst[k] = math.Sqrt2 * x.At(i, j)
+			k++
+		}
+	}
+	return nil
+}
+
+// LogVecTo writes vec(log X) into dst (see VecTo): the log-Euclidean
+// embedding of Arsigny et al. (2007), in which the Euclidean distance equals
+// the log-Euclidean distance. dst must have length VecLen(d); tmp, if not
+// nil, is a d×d scratch matrix reused between calls.
+func (w *Workspace) LogVecTo(dst []float64, x mat.Symmetric, tmp *mat.SymDense) error {
+	if tmp == nil {
+		tmp = mat.NewSymDense(w.d, nil)
+	}
+	if err := w.LogTo(tmp, x); err != nil {
+		return err
+	}
+	return VecTo(dst, tmp)
+}
+
+// LogEuclidean returns the log-Euclidean distance (Arsigny et al. 2007)
+//
+//	d_LE(X, Y) = ‖log X − log Y‖_F.
+//
+// It returns an error wrapping ErrNotSPD, ErrNotFinite or ErrDimension.
+func LogEuclidean(x, y mat.Symmetric) (float64, error) {
+	w, err := pairWorkspace(x, y)
+	if err != nil {
+		return 0, err
+	}
+	lx := mat.NewSymDense(w.d, nil)
+	if err := w.LogTo(lx, x); err != nil {
+		return 0, err
+	}
+	ly := mat.NewSymDense(w.d, nil)
+	if err := w.apply("Y", ly, y, fnLog, 0); err != nil {
+		return 0, err
+	}
+	var s float64
+	for i := range w.d {
+		for j := i; j < w.d; j++ {
+			v := lx.At(i, j) - ly.At(i, j)
+			if i != j {
+				v *= math.Sqrt2
+			}
+			s += v * v
+		}
+	}
+	return math.Sqrt(s), nil
+}
+
+// sqrtPair returns P^{1/2} and P^{−1/2} from one eigendecomposition.
+func sqrtPair(w *Workspace, name string, p mat.Symmetric) (s, si *mat.SymDense, err error) {
+	s = mat.NewSymDense(w.d, nil)
+	if err := w.apply(name, s, p, fnSqrt, 0); err != nil {
+		return nil, nil, err
+	}
+	// The eigenvectors are still in w.a and w.vals is clamped: reuse them.
+	for i, l := range w.vals {
+		w.fv[i] = 1 / math.Sqrt(l)
+	}
+	si = mat.NewSymDense(w.d, nil)
+	w.rebuild(si)
+	return s, si, nil
+}
+
+// congruence returns A X A for symmetric A and X, symmetrised.
+func congruence(a, x mat.Symmetric) *mat.SymDense {
+	var t, u mat.Dense
+	t.Mul(a, x)
+	u.Mul(&t, a)
+	n, _ := u.Dims()
+	out := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			out.SetSym(i, j, 0.5*(u.At(i, j)+u.At(j, i)))
+		}
+	}
+	return out
+}
+
+// ExpMap returns the Riemannian exponential map of the AIRM at the base
+// point P applied to the tangent vector (symmetric matrix) V (Pennec et al.
+// 2006; the paper's Section 2.1):
+//
+//	Exp_P(V) = P^{1/2} exp(P^{−1/2} V P^{−1/2}) P^{1/2}.
+//
+// It returns an error wrapping ErrNotSPD for a bad P, ErrNotSymmetric or
+// ErrNotFinite for a bad V, ErrDimension for mismatched sizes.
+func ExpMap(p, v mat.Symmetric) (*mat.SymDense, error) {
+	w, err := basePoint(p, v)
+	if err != nil {
+		return nil, err
+	}
+	s, si, err := sqrtPair(w, "P", p)
+	if err != nil {
+		return nil, err
+	}
+	e := mat.NewSymDense(w.d, nil)
+	if err := w.apply("P^{-1/2} V P^{-1/2}", e, congruence(si, v), fnExp, 0); err != nil {
+		return nil, err
+	}
+	return congruence(s, e), nil
+}
+
+// LogMap returns the Riemannian logarithm map of the AIRM at P, the inverse
+// of ExpMap:
+//
+//	Log_P(X) = P^{1/2} log(P^{−1/2} X P^{−1/2}) P^{1/2}.
+//
+// It returns an error wrapping ErrNotSPD, ErrNotFinite or ErrDimension.
+func LogMap(p, x mat.Symmetric) (*mat.SymDense, error) {
+	w, err := basePoint(p, x)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSPD("X", x); err != nil {
+		return nil, err
+	}
+	s, si, err := sqrtPair(w, "P", p)
+	if err != nil {
+		return nil, err
+	}
+	l := mat.NewSymDense(w.d, nil)
+	if err := w.apply("P^{-1/2} X P^{-1/2}", l, congruence(si, x), fnLog, 0); err != nil {
+		return nil, err
+	}
+	return congruence(s, l), nil
+}
+
+// Geodesic returns the point γ(t) of the AIRM geodesic from X (t = 0) to Y
+// (t = 1) of Property 2 (Bhatia 2007):
+//
+//	γ(t) = X^{1/2} (X^{−1/2} Y X^{−1/2})^t X^{1/2},
+//
+// on which d_g(X, γ(t)) = t·d_g(X, Y) for t in [0, 1]. Any finite t
+// extrapolates along the geodesic. It returns an error wrapping ErrNotSPD,
+// ErrNotFinite, ErrDimension or ErrParameter (t not finite).
+func Geodesic(x, y mat.Symmetric, t float64) (*mat.SymDense, error) {
+	if math.IsNaN(t) || math.IsInf(t, 0) {
+		return nil, fmt.Errorf("%w: t = %v", ErrParameter, t)
+	}
+	w, err := basePoint(x, y)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSPD("Y", y); err != nil {
+		return nil, err
+	}
+	s, si, err := sqrtPair(w, "X", x)
+	if err != nil {
+		return nil, err
+	}
+	m := mat.NewSymDense(w.d, nil)
+	if err := w.apply("X^{-1/2} Y X^{-1/2}", m, congruence(si, y), fnPow, t); err != nil {
+		return nil, err
+	}
+	return congruence(s, m), nil
+}
+
+// basePoint validates the base point p and the symmetric finite matrix v of
+// the same size, and returns a workspace for them.
+func basePoint(p, v mat.Symmetric) (*Workspace, error) {
+	if err := checkSPD("P", p); err != nil {
+		return nil, err
+	}
+	dv, _ := dims(v)
+	if dv == 0 {
+		return nil, fmt.Errorf("V: %w", ErrEmpty)
+	}
+	if !finite(v) {
+		return nil, fmt.Errorf("V: %w", ErrNotFinite)
+	}
+	d, _ := p.Dims()
+	if dv != d {
+		return nil, fmt.Errorf("%w: P is %d×%d, argument is %d×%d", ErrDimension, d, d, dv, dv)
+	}
+	return NewWorkspace(d), nil
+}

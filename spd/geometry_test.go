@@ -1,0 +1,351 @@
+package spd
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestAIRMCommutingClosedForm(t *testing.T) {
+	r := newRand(10)
+	for _, d := range []int{2, 3, 8, 43} {
+		q := randOrthogonal(r, d)
+		a, b := make([]float64, d), make([]float64, d)
+		var ss, tmax float64
+		for i := range d {
+			a[i], b[i] = math.Exp(2*r.NormFloat64()), math.Exp(2*r.NormFloat64())
+			l := math.Log(b[i] / a[i])
+			ss += l * l
+			tmax = math.Max(tmax, math.Abs(l))
+		}
+		x, y := withEigen(q, a), withEigen(q, b)
+		got, err := AIRM(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertClose(t, "AIRM", got, math.Sqrt(ss), 1e-8)
+		th, _ := Thompson(x, y)
+		assertClose(t, "Thompson", th, tmax, 1e-8)
+		// For commuting matrices the log-Euclidean distance equals the AIRM.
+		le, _ := LogEuclidean(x, y)
+		assertClose(t, "LogEuclidean", le, math.Sqrt(ss), 1e-8)
+	}
+}
+
+func TestAIRMInvariances(t *testing.T) {
+	r := newRand(11)
+	for _, d := range []int{2, 3, 6, 17} {
+		for range 5 {
+			x, y := randSPD(r, d, 2), randSPD(r, d, 2)
+			want, err := AIRM(x, y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := randInvertible(r, d)
+			got, _ := AIRM(congr(a, x), congr(a, y))
+			assertClose(t, "AIRM(AXAᵀ, AYAᵀ)", got, want, 1e-8)
+			sym, _ := AIRM(y, x)
+			assertClose(t, "AIRM(Y, X)", sym, want, 1e-9)
+			xi, yi := eigenFn(x, func(l float64) float64 { return 1 / l }), eigenFn(y, func(l float64) float64 { return 1 / l })
+			inv, _ := AIRM(xi, yi)
+			assertClose(t, "AIRM(X⁻¹, Y⁻¹)", inv, want, 1e-8)
+			// Against the definition ‖log(X^{-1/2} Y X^{-1/2})‖_F computed
+			// with gonum's EigenSym.
+			xis := eigenFn(x, func(l float64) float64 { return 1 / math.Sqrt(l) })
+			inner := eigenFn(congruence(xis, y), math.Log)
+			assertClose(t, "AIRM vs definition", want, mat.Norm(inner, 2), 1e-8)
+		}
+	}
+}
+
+func TestLogEuclideanDefinition(t *testing.T) {
+	r := newRand(12)
+	x, y := randSPD(r, 5, 2), randSPD(r, 5, 2)
+	lx, ly := eigenFn(x, math.Log), eigenFn(y, math.Log)
+	var diff mat.Dense
+	diff.Sub(lx, ly)
+	got, err := LogEuclidean(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertClose(t, "LogEuclidean", got, mat.Norm(&diff, 2), 1e-10)
+	// The isometric vectorisation preserves it.
+	w := NewWorkspace(5)
+	vx, vy := make([]float64, VecLen(5)), make([]float64, VecLen(5))
+	if err := w.LogVecTo(vx, x, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.LogVecTo(vy, y, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ss float64
+	for i := range vx {
+		ss += (vx[i] - vy[i]) * (vx[i] - vy[i])
+	}
+	assertClose(t, "‖vec log X − vec log Y‖", math.Sqrt(ss), got, 1e-10)
+}
+
+// TestGeodesicProperty checks Property 2: d_g(X, γ(p)) = p·d_g(X, Y).
+func TestGeodesicProperty(t *testing.T) {
+	r := newRand(13)
+	for _, d := range []int{2, 3, 7} {
+		x, y := randSPD(r, d, 2), randSPD(r, d, 2)
+		full, _ := AIRM(x, y)
+		for _, p := range []float64{0, 0.25, 0.5, 0.9, 1} {
+			g, err := Geodesic(x, y, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Validate(g); err != nil {
+				t.Fatalf("γ(%g) not SPD: %v", p, err)
+			}
+			got, _ := AIRM(x, g)
+			if p == 0 {
+				if got > 1e-7 {
+					t.Errorf("d(X, γ(0)) = %g, want 0", got)
+				}
+				continue
+			}
+			assertClose(t, "d(X, γ(p))", got, p*full, 1e-8)
+			rest, _ := AIRM(g, y)
+			assertClose(t, "d(γ(p), Y)", rest, (1-p)*full, 1e-7)
+		}
+		g1, _ := Geodesic(x, y, 1)
+		assertSymClose(t, "γ(1)", g1, y, 1e-9)
+	}
+}
+
+func TestMatrixFunctions(t *testing.T) {
+	r := newRand(14)
+	for _, d := range []int{1, 2, 3, 10, 43} {
+		x := randSPD(r, d, 2)
+		l, err := Log(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSymClose(t, "log vs EigenSym", l, eigenFn(x, math.Log), 1e-10)
+		e, _ := Exp(l)
+		assertSymClose(t, "exp(log X)", e, x, 1e-9)
+		s, _ := Sqrt(x)
+		var s2 mat.Dense
+		s2.Mul(s, s)
+		assertSymClose(t, "sqrt(X)²", symOf(&s2), x, 1e-9)
+		si, _ := InvSqrt(x)
+		var id mat.Dense
+		id.Mul(si, s)
+		assertSymClose(t, "X^{-1/2} X^{1/2}", symOf(&id), diag(repeat(1, d)...), 1e-9)
+		p, _ := Pow(x, 0.5)
+		assertSymClose(t, "X^0.5", p, s, 1e-10)
+		p3, _ := Pow(x, -1.5)
+		assertSymClose(t, "X^-1.5", p3, eigenFn(x, func(l float64) float64 { return math.Pow(l, -1.5) }), 1e-9)
+	}
+	// Diagonal closed forms.
+	l, _ := Log(diag(1, math.E, 1/math.E))
+	assertSymClose(t, "log diag", l, diag(0, 1, -1), 1e-15)
+	e, _ := Exp(diag(0, 1, -2)) // exp is defined for any symmetric matrix
+	assertSymClose(t, "exp diag", e, diag(1, math.E, math.Exp(-2)), 1e-15)
+}
+
+func symOf(a *mat.Dense) *mat.SymDense {
+	n, _ := a.Dims()
+	out := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			out.SetSym(i, j, 0.5*(a.At(i, j)+a.At(j, i)))
+		}
+	}
+	return out
+}
+
+func TestMatrixFunctionClamping(t *testing.T) {
+	// A rank-deficient PSD matrix whose zero eigenvalue comes out of the
+	// eigensolver as ±round-off: clamped, so log is finite.
+	v := []float64{1, 2, 3}
+	x := mat.NewSymDense(3, nil)
+	for i := range 3 {
+		for j := i; j < 3; j++ {
+			x.SetSym(i, j, v[i]*v[j])
+		}
+	}
+	l, err := Log(x)
+	if err != nil {
+		t.Fatalf("round-off eigenvalues not clamped: %v", err)
+	}
+	if !finite(l) {
+		t.Error("log of clamped matrix is not finite")
+	}
+	// A clearly indefinite matrix is refused.
+	if _, err := Log(mat.NewSymDense(2, []float64{1, 2, 2, 1})); !errors.Is(err, ErrNotSPD) {
+		t.Errorf("indefinite: got %v", err)
+	}
+	if _, err := Sqrt(diag(1, -1e-3)); !errors.Is(err, ErrNotSPD) {
+		t.Errorf("negative eigenvalue: got %v", err)
+	}
+	if _, err := Exp(diag(1000, 1)); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("overflowing exp: got %v", err)
+	}
+	if _, err := Log(diag(1, math.NaN())); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("NaN: got %v", err)
+	}
+}
+
+func TestExpLogMaps(t *testing.T) {
+	r := newRand(15)
+	for _, d := range []int{2, 3, 6} {
+		p := randSPD(r, d, 1.5)
+		v := mat.NewSymDense(d, nil)
+		for i := range d {
+			for j := i; j < d; j++ {
+				v.SetSym(i, j, r.NormFloat64())
+			}
+		}
+		x, err := ExpMap(p, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := LogMap(p, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSymClose(t, "Log_P(Exp_P(V))", back, v, 1e-9)
+		// The geodesic distance equals the tangent norm at P:
+		// ‖P^{-1/2} V P^{-1/2}‖_F.
+		pis := eigenFn(p, func(l float64) float64 { return 1 / math.Sqrt(l) })
+		want := mat.Norm(congruence(pis, v), 2)
+		got, _ := AIRM(p, x)
+		assertClose(t, "d(P, Exp_P(V))", got, want, 1e-8)
+		// At the identity the maps are the matrix exp and log.
+		id := diag(repeat(1, d)...)
+		e1, _ := ExpMap(id, v)
+		e2, _ := Exp(v)
+		assertSymClose(t, "Exp_I", e1, e2, 1e-10)
+	}
+}
+
+func TestKarcherMean(t *testing.T) {
+	r := newRand(16)
+	t.Run("two points give the geodesic midpoint", func(t *testing.T) {
+		for _, d := range []int{2, 3, 8} {
+			x, y := randSPD(r, d, 2), randSPD(r, d, 2)
+			m, info, err := KarcherMean([]*mat.SymDense{x, y}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !info.Converged {
+				t.Fatalf("not converged: %+v", info)
+			}
+			mid, _ := Geodesic(x, y, 0.5)
+			assertSymClose(t, "Karcher(X,Y)", m, mid, 1e-9)
+		}
+	})
+	t.Run("commuting matrices give the geometric mean", func(t *testing.T) {
+		q := randOrthogonal(r, 4)
+		var xs []*mat.SymDense
+		logs := make([]float64, 4)
+		for range 5 {
+			v := []float64{math.Exp(r.NormFloat64()), math.Exp(r.NormFloat64()), math.Exp(r.NormFloat64()), math.Exp(r.NormFloat64())}
+			for i := range v {
+				logs[i] += math.Log(v[i]) / 5
+			}
+			xs = append(xs, withEigen(q, v))
+		}
+		for i := range logs {
+			logs[i] = math.Exp(logs[i])
+		}
+		m, _, err := KarcherMean(xs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSymClose(t, "Karcher(commuting)", m, withEigen(q, logs), 1e-9)
+	})
+	t.Run("affine equivariance and first-order condition", func(t *testing.T) {
+		var xs, axs []*mat.SymDense
+		a := randInvertible(r, 3)
+		for range 7 {
+			x := randSPD(r, 3, 1.5)
+			xs = append(xs, x)
+			axs = append(axs, congr(a, x))
+		}
+		m, _, err := KarcherMean(xs, &KarcherOptions{Tol: 1e-12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		am, _, err := KarcherMean(axs, &KarcherOptions{Tol: 1e-12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSymClose(t, "Karcher(AXAᵀ)", am, congr(a, m), 1e-8)
+		// Σ Log_M(X_i) = 0 at the mean.
+		sum := mat.NewSymDense(3, nil)
+		for _, x := range xs {
+			l, _ := LogMap(m, x)
+			sum.AddSym(sum, l)
+		}
+		if n := mat.Norm(sum, 2); n > 1e-9 {
+			t.Errorf("‖Σ Log_M(X_i)‖ = %g, want 0", n)
+		}
+	})
+	t.Run("weights", func(t *testing.T) {
+		x, y := randSPD(r, 3, 1), randSPD(r, 3, 1)
+		m, _, err := KarcherMean([]*mat.SymDense{x, y}, &KarcherOptions{Weights: []float64{3, 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := Geodesic(x, y, 0.25)
+		assertSymClose(t, "weighted mean", m, g, 1e-9)
+	})
+	t.Run("errors", func(t *testing.T) {
+		x := randSPD(r, 3, 3)
+		if _, _, err := KarcherMean(nil, nil); !errors.Is(err, ErrEmpty) {
+			t.Errorf("empty: %v", err)
+		}
+		if _, _, err := KarcherMean([]*mat.SymDense{x, diag(1, 2)}, nil); !errors.Is(err, ErrDimension) {
+			t.Errorf("mixed sizes: %v", err)
+		}
+		if _, _, err := KarcherMean([]*mat.SymDense{x, diag(1, -2, 3)}, nil); !errors.Is(err, ErrNotSPD) {
+			t.Errorf("indefinite: %v", err)
+		}
+		if _, _, err := KarcherMean([]*mat.SymDense{x, x}, &KarcherOptions{Weights: []float64{1, -1}}); !errors.Is(err, ErrParameter) {
+			t.Errorf("negative weight: %v", err)
+		}
+		far := []*mat.SymDense{randSPD(r, 3, 4), randSPD(r, 3, 4), randSPD(r, 3, 4)}
+		if _, _, err := KarcherMean(far, &KarcherOptions{MaxIter: 1, Tol: 1e-15}); !errors.Is(err, ErrNoConvergence) {
+			t.Errorf("iteration cap: %v", err)
+		}
+	})
+}
+
+func TestGeometryErrors(t *testing.T) {
+	x := diag(1, 2, 3)
+	bad := mat.NewSymDense(3, []float64{1, 2, 0, 2, 1, 0, 0, 0, 1})
+	nan := diag(1, math.NaN(), 1)
+	small := diag(1, 2)
+	tests := []struct {
+		name string
+		fn   func() error
+		want error
+	}{
+		{"AIRM indefinite Y", func() error { _, err := AIRM(x, bad); return err }, ErrNotSPD},
+		{"AIRM indefinite X", func() error { _, err := AIRM(bad, x); return err }, ErrNotSPD},
+		{"AIRM sizes", func() error { _, err := AIRM(x, small); return err }, ErrDimension},
+		{"AIRM nil", func() error { _, err := AIRM(nil, x); return err }, ErrEmpty},
+		{"Thompson NaN", func() error { _, err := Thompson(x, nan); return err }, ErrNotFinite},
+		{"LogEuclidean indefinite", func() error { _, err := LogEuclidean(x, bad); return err }, ErrNotSPD},
+		{"Stein sizes", func() error { _, err := Stein(x, small); return err }, ErrDimension},
+		{"Stein NaN", func() error { _, err := Stein(nan, x); return err }, ErrNotFinite},
+		{"ExpMap bad base", func() error { _, err := ExpMap(bad, x); return err }, ErrNotSPD},
+		{"ExpMap NaN tangent", func() error { _, err := ExpMap(x, nan); return err }, ErrNotFinite},
+		{"LogMap sizes", func() error { _, err := LogMap(x, small); return err }, ErrDimension},
+		{"Geodesic NaN t", func() error { _, err := Geodesic(x, x, math.NaN()); return err }, ErrParameter},
+		{"Pow Inf", func() error { _, err := Pow(x, math.Inf(1)); return err }, ErrParameter},
+		{"VecTo length", func() error { return VecTo(make([]float64, 5), x) }, ErrDimension},
+		{"LogTo wrong dst", func() error { return NewWorkspace(3).LogTo(mat.NewSymDense(2, nil), x) }, ErrDimension},
+	}
+	for _, tc := range tests {
+		if err := tc.fn(); !errors.Is(err, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}

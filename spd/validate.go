@@ -1,0 +1,171 @@
+package spd
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Sentinel errors, matched with errors.Is. Returned errors wrap them with
+// the details of the failed check.
+var (
+	// ErrEmpty: a matrix with no rows or columns, or an empty set.
+	ErrEmpty = errors.New("spd: empty matrix")
+	// ErrNotSquare: a matrix that is not square.
+	ErrNotSquare = errors.New("spd: matrix is not square")
+	// ErrNotFinite: a matrix holding NaN or ±Inf.
+	ErrNotFinite = errors.New("spd: matrix has a non-finite entry")
+	// ErrNotSymmetric: a matrix whose asymmetry exceeds the tolerance.
+	ErrNotSymmetric = errors.New("spd: matrix is not symmetric")
+	// ErrNotSPD: a symmetric matrix whose Cholesky factorisation fails, or
+	// with a clearly negative eigenvalue.
+	ErrNotSPD = errors.New("spd: matrix is not positive definite")
+	// ErrDimension: matrices whose sizes do not match.
+	ErrDimension = errors.New("spd: dimension mismatch")
+	// ErrSigma: a Stein kernel parameter outside the set of Theorem 1.
+	ErrSigma = errors.New("spd: invalid Stein kernel sigma")
+	// ErrParameter: an invalid numeric parameter (negative ridge, NaN, ...).
+	ErrParameter = errors.New("spd: invalid parameter")
+)
+
+// DefaultSymmetryTol is the relative tolerance of Validate:
+// |a_ij - a_ji| <= DefaultSymmetryTol * max_kl |a_kl|.
+const DefaultSymmetryTol = 1e-10
+
+// Validate checks that a is an SPD matrix: non-empty, square, all entries
+// finite, symmetric within DefaultSymmetryTol relative to its largest entry,
+// and with a successful Cholesky factorisation. The error names the check
+// that failed and the offending entry, and wraps ErrEmpty, ErrNotSquare,
+// ErrNotFinite, ErrNotSymmetric or ErrNotSPD.
+func Validate(a mat.Matrix) error {
+	return ValidateTol(a, DefaultSymmetryTol)
+}
+
+// ValidateTol is Validate with a caller-chosen relative symmetry tolerance.
+func ValidateTol(a mat.Matrix, tol float64) error {
+	if !(tol >= 0) {
+		return fmt.Errorf("%w: symmetry tolerance %v must be >= 0", ErrParameter, tol)
+	}
+	r, c := dims(a)
+	if r == 0 || c == 0 {
+		return ErrEmpty
+	}
+	if r != c {
+		return fmt.Errorf("%w: %d×%d", ErrNotSquare, r, c)
+	}
+	var scale float64
+	for i := range r {
+		for j := range c {
+			v := a.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: a[%d][%d] = %v", ErrNotFinite, i, j, v)
+			}
+			scale = math.Max(scale, math.Abs(v))
+		}
+	}
+	if _, ok := a.(mat.Symmetric); !ok {
+		for i := range r {
+			for j := i + 1; j < c; j++ {
+				u, v := a.At(i, j), a.At(j, i)
+				if math.Abs(u-v) > tol*scale {
+					return fmt.Errorf("%w: a[%d][%d] = %v but a[%d][%d] = %v (difference %.3g exceeds %.3g × max|a| = %.3g)",
+						ErrNotSymmetric, i, j, u, j, i, v, math.Abs(u-v), tol, tol*scale)
+				}
+			}
+		}
+	}
+	ws := NewWorkspace(r)
+	ws.loadUpper(a)
+	if _, ok := ws.cholLogDet(); !ok {
+		return fmt.Errorf("%w: Cholesky factorisation of the %d×%d matrix failed (smallest eigenvalue <= 0 or too close to 0)", ErrNotSPD, r, r)
+	}
+	return nil
+}
+
+// FromMatrix validates a (see Validate) and returns it as a new
+// *mat.SymDense, symmetrised as (a + aᵀ)/2 so that round-off asymmetry does
+// not leak into later computations.
+func FromMatrix(a mat.Matrix) (*mat.SymDense, error) {
+	if err := Validate(a); err != nil {
+		return nil, err
+	}
+	n, _ := a.Dims()
+	s := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			s.SetSym(i, j, (a.At(i, j)+a.At(j, i))/2)
+		}
+	}
+	return s, nil
+}
+
+// AddRidge adds eps·I to x in place: x ← x + eps·I. It returns an error
+// wrapping ErrParameter when eps is negative or not finite.
+func AddRidge(x *mat.SymDense, eps float64) error {
+	if !(eps >= 0) || math.IsInf(eps, 0) {
+		return fmt.Errorf("%w: ridge %v must be finite and >= 0", ErrParameter, eps)
+	}
+	n := x.SymmetricDim()
+	for i := range n {
+		x.SetSym(i, i, x.At(i, i)+eps)
+	}
+	return nil
+}
+
+// AddTraceRidge adds a ridge scaled to the matrix in place:
+// x ← x + eps·(tr(x)/d)·I. Scaling by the mean eigenvalue tr(x)/d makes the
+// regularisation independent of the units of the underlying features. It
+// returns an error wrapping ErrParameter when eps is negative or not finite,
+// and ErrNotFinite when the trace is not finite.
+func AddTraceRidge(x *mat.SymDense, eps float64) error {
+	if !(eps >= 0) || math.IsInf(eps, 0) {
+		return fmt.Errorf("%w: trace ridge %v must be finite and >= 0", ErrParameter, eps)
+	}
+	n := x.SymmetricDim()
+	if n == 0 {
+		return ErrEmpty
+	}
+	tr := mat.Trace(x)
+	if math.IsNaN(tr) || math.IsInf(tr, 0) {
+		return fmt.Errorf("%w: trace = %v", ErrNotFinite, tr)
+	}
+	return AddRidge(x, eps*math.Abs(tr)/float64(n))
+}
+
+// dims reports the dimensions of a, treating a nil matrix or a zero-value
+// gonum matrix (whose Dims panics on some types) as empty.
+func dims(a mat.Matrix) (r, c int) {
+	if a == nil {
+		return 0, 0
+	}
+	if z, ok := a.(interface{ IsEmpty() bool }); ok && z.IsEmpty() {
+		return 0, 0
+	}
+	return a.Dims()
+}
+
+// checkSPD validates x, wrapping the error with a name for the argument.
+func checkSPD(name string, x mat.Matrix) error {
+	if err := Validate(x); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// checkSame validates x and y as SPD matrices of the same size.
+func checkSame(x, y mat.Matrix) (int, error) {
+	if err := checkSPD("X", x); err != nil {
+		return 0, err
+	}
+	if err := checkSPD("Y", y); err != nil {
+		return 0, err
+	}
+	dx, _ := x.Dims()
+	dy, _ := y.Dims()
+	if dx != dy {
+		return 0, fmt.Errorf("%w: X is %d×%d, Y is %d×%d", ErrDimension, dx, dx, dy, dy)
+	}
+	return dx, nil
+}
