@@ -28,7 +28,8 @@ var ErrConfig = errors.New("datasets: invalid configuration")
 // with W symmetric, W_ii ~ N(0, Variance), W_ij ~ N(0, Variance/2): a
 // tangent vector whose distribution is isotropic for the AIRM at P_c, with
 // E‖W‖²_F = Variance·d(d+1)/2. The paper does not give its variances;
-// configs/synthetic.yaml documents ours.
+// configs/synthetic.yaml documents ours. SyntheticModel holds the base
+// points; its Sample draws the samples.
 type SyntheticOptions struct {
 	Classes int     // number of classes, paper: 4
 	Dim     int     // matrix size d, paper: 3
@@ -75,38 +76,66 @@ type SPDData struct {
 	Labels []int
 }
 
-// Synthetic draws a synthetic train/test split from the seed: the seed
-// fixes the base points, the samples and their order, and nothing else
-// does. Samples/Classes samples are drawn per class (remainder dropped),
-// round(Train·that) of them for training. Labels are 0..Classes−1.
-func Synthetic(o SyntheticOptions, seed uint64) (train, test SPDData, err error) {
+// SyntheticModel is a fixed set of class base points from which synthetic
+// train/test splits are sampled. The paper fixes "the mean of each class"
+// and varies the class variance between its easy and hard problems, and
+// repeats the data creation 100 times: one model, many samples.
+type SyntheticModel struct {
+	opts  SyntheticOptions
+	bases []*mat.SymDense
+	roots []*mat.SymDense // P_c^{1/2}
+}
+
+// NewSyntheticModel draws the class base points P_c = exp(B_c) from the
+// seed. Base points depend only on the seed, Classes, Dim and Spread, so
+// tasks that differ only in Variance share their class means.
+func NewSyntheticModel(o SyntheticOptions, seed uint64) (*SyntheticModel, error) {
 	if err := o.Validate(); err != nil {
-		return train, test, err
+		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x53594e544845)) // "SYNTHE"
+	rng := rand.New(rand.NewPCG(seed, 0x42415345)) // "BASE"
+	d := o.Dim
+	w := spd.NewWorkspace(d)
+	g := mat.NewSymDense(d, nil)
+	m := &SyntheticModel{opts: o}
+	for c := range o.Classes {
+		randSym(rng, g, o.Spread)
+		p, root := mat.NewSymDense(d, nil), mat.NewSymDense(d, nil)
+		if err := w.ExpTo(p, g); err != nil {
+			return nil, fmt.Errorf("synthetic base point of class %d: %w", c, err)
+		}
+		if err := w.SqrtTo(root, p); err != nil {
+			return nil, fmt.Errorf("synthetic base point of class %d: %w", c, err)
+		}
+		m.bases = append(m.bases, p)
+		m.roots = append(m.roots, root)
+	}
+	return m, nil
+}
+
+// Bases returns the class base points P_c (not copies: do not modify).
+func (m *SyntheticModel) Bases() []*mat.SymDense { return m.bases }
+
+// Sample draws a train/test split from the seed: Samples/Classes samples
+// per class (remainder dropped), round(Train·that) of them for training.
+// Labels are 0..Classes−1.
+func (m *SyntheticModel) Sample(seed uint64) (train, test SPDData, err error) {
+	o := m.opts
+	rng := rand.New(rand.NewPCG(seed, 0x53414d50)) // "SAMP"
 	d := o.Dim
 	perClass := o.Samples / o.Classes
 	nTrain := int(math.Round(o.Train * float64(perClass)))
 	w := spd.NewWorkspace(d)
-	sqrtP := mat.NewSymDense(d, nil)
 	ew := mat.NewSymDense(d, nil)
 	g := mat.NewSymDense(d, nil)
+	sd := math.Sqrt(o.Variance)
 	for c := range o.Classes {
-		randSym(rng, g, o.Spread)
-		p := mat.NewSymDense(d, nil)
-		if err := w.ExpTo(p, g); err != nil {
-			return train, test, fmt.Errorf("synthetic base point of class %d: %w", c, err)
-		}
-		if err := w.SqrtTo(sqrtP, p); err != nil {
-			return train, test, fmt.Errorf("synthetic base point of class %d: %w", c, err)
-		}
-		sd := math.Sqrt(o.Variance)
 		for i := range perClass {
 			randSym(rng, g, sd)
 			if err := w.ExpTo(ew, g); err != nil {
 				return train, test, fmt.Errorf("synthetic sample %d of class %d: %w", i, c, err)
 			}
-			x := sandwich(sqrtP, ew)
+			x := sandwich(m.roots[c], ew)
 			dst := &test
 			if i < nTrain {
 				dst = &train
@@ -116,6 +145,16 @@ func Synthetic(o SyntheticOptions, seed uint64) (train, test SPDData, err error)
 		}
 	}
 	return train, test, nil
+}
+
+// Synthetic draws a model and one train/test split from the seed; see
+// NewSyntheticModel and SyntheticModel.Sample.
+func Synthetic(o SyntheticOptions, seed uint64) (train, test SPDData, err error) {
+	m, err := NewSyntheticModel(o, seed)
+	if err != nil {
+		return train, test, err
+	}
+	return m.Sample(seed)
 }
 
 // randSym fills g with a symmetric Gaussian matrix: N(0, sd²) on the

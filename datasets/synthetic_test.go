@@ -135,3 +135,31 @@ func TestSyntheticOptionsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntheticModelFixesBases checks that base points depend on the model
+// seed only (shared between variances: the paper's "fixing the mean of each
+// class"), while samples are redrawn per sample seed.
+func TestSyntheticModelFixesBases(t *testing.T) {
+	easy, err := NewSyntheticModel(PaperSynthetic(1, 1), 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hard, _ := NewSyntheticModel(PaperSynthetic(1, 3), 42)
+	for c := range easy.Bases() {
+		if !mat.Equal(easy.Bases()[c], hard.Bases()[c]) {
+			t.Fatalf("class %d: base point differs between variances", c)
+		}
+	}
+	a, _, _ := easy.Sample(1)
+	b, _, _ := easy.Sample(2)
+	if mat.Equal(a.X[0], b.X[0]) {
+		t.Error("different sample seeds drew the same sample")
+	}
+	// Samples scatter around their own class's base point.
+	for i, x := range a.X {
+		own, _ := spd.AIRM(easy.Bases()[a.Labels[i]], x)
+		if own > 6 {
+			t.Fatalf("sample %d is %g from its base point", i, own)
+		}
+	}
+}

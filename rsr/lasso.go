@@ -8,6 +8,7 @@ import (
 	"github.com/covpipe/covpipe/internal/pool"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -247,7 +248,7 @@ func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certi
 
 // activeSweeps bounds the coordinate sweeps over the active set between
 // full sweeps and Newton steps.
-const activeSweeps = 10
+const activeSweeps = 5
 
 // newton runs feature-sign steps (Lee et al., NIPS 2007) on the support of
 // v. With A the support and s_A its signs, the objective restricted to the
@@ -368,10 +369,7 @@ func (l *Lasso) gradient(g, v []float64) {
 		if x == 0 {
 			continue
 		}
-		row := l.k[j*n : j*n+n]
-		for i, kij := range row {
-			g[i] += x * kij
-		}
+		floats.AddScaled(g, x, l.k[j*n:j*n+n])
 	}
 }
 
@@ -383,40 +381,46 @@ func (l *Lasso) gradient(g, v []float64) {
 // with c_j = k_j − (Kv)_j + K_jj v_j, minimised by soft thresholding:
 // v_j = sign(c_j) max(|c_j| − λ/2, 0) / K_jj.
 func (l *Lasso) sweep(v, kx, g []float64, idx []int) float64 {
-	n := l.n
-	half := 0.5 * l.opts.Lambda
+	// Plain comparisons: math.Max's NaN and signed-zero handling is a
+	// tenth of the solver's time here.
 	var change float64
-	update := func(j int) {
-		kjj := l.k[j*n+j]
-		c := kx[j] - g[j] + kjj*v[j]
-		var next float64
-		switch {
-		case c > half:
-			next = (c - half) / kjj
-		case c < -half && !l.opts.NonNegative:
-			next = (c + half) / kjj
-		}
-		delta := next - v[j]
-		if delta == 0 {
-			return
-		}
-		v[j] = next
-		row := l.k[j*n : j*n+n]
-		for i, kij := range row {
-			g[i] += delta * kij
-		}
-		change = math.Max(change, kjj*delta*delta)
-	}
 	if idx == nil {
-		for j := range n {
-			update(j)
+		for j := range l.n {
+			if c := l.update(j, v, kx, g); c > change {
+				change = c
+			}
 		}
-	} else {
-		for _, j := range idx {
-			update(j)
+		return change
+	}
+	for _, j := range idx {
+		if c := l.update(j, v, kx, g); c > change {
+			change = c
 		}
 	}
 	return change
+}
+
+// update minimises the objective along coordinate j, keeps g = K v, and
+// returns the decrease K_jj δ².
+func (l *Lasso) update(j int, v, kx, g []float64) float64 {
+	n := l.n
+	kjj := l.k[j*n+j]
+	half := 0.5 * l.opts.Lambda
+	c := kx[j] - g[j] + kjj*v[j]
+	var next float64
+	switch {
+	case c > half:
+		next = (c - half) / kjj
+	case c < -half && !l.opts.NonNegative:
+		next = (c + half) / kjj
+	}
+	delta := next - v[j]
+	if delta == 0 {
+		return 0
+	}
+	v[j] = next
+	floats.AddScaled(g, delta, l.k[j*n:j*n+n])
+	return kjj * delta * delta
 }
 
 // certify fills the objective, duality gap and KKT violation of v, given
@@ -439,26 +443,30 @@ func (l *Lasso) certify(cert *Certificate, v, kx []float64, kxx float64, g []flo
 	lam := l.opts.Lambda
 	var vk, vg, l1, corr, kkt float64
 	nnz := 0
+	nonneg := l.opts.NonNegative
 	for j, x := range v {
-		grad := 2 * (g[j] - kx[j]) // ∂/∂v_j of the smooth part
-		rj := kx[j] - g[j]         // (Φᵀr)_j
-		if l.opts.NonNegative {
-			corr = math.Max(corr, rj)
-		} else {
-			corr = math.Max(corr, math.Abs(rj))
+		rj := kx[j] - g[j] // (Φᵀr)_j; the gradient of the smooth part is −2 rj
+		if nonneg {
+			if rj > corr {
+				corr = rj
+			}
+		} else if a := math.Abs(rj); a > corr {
+			corr = a
 		}
 		var viol float64
 		switch {
 		case x > 0:
-			viol = math.Abs(grad + lam)
+			viol = math.Abs(lam - 2*rj)
 		case x < 0:
-			viol = math.Abs(grad - lam)
-		case l.opts.NonNegative:
-			viol = math.Max(0, -grad-lam)
+			viol = math.Abs(lam + 2*rj)
+		case nonneg:
+			viol = 2*rj - lam
 		default:
-			viol = math.Max(0, math.Abs(grad)-lam)
+			viol = 2*math.Abs(rj) - lam
 		}
-		kkt = math.Max(kkt, viol)
+		if viol > kkt {
+			kkt = viol
+		}
 		if x != 0 {
 			nnz++
 			vk += x * kx[j]

@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -148,7 +149,9 @@ func (c *Classifier) Labels() []int { return slices.Clone(c.labels) }
 func (c *Classifier) Lasso() *Lasso { return c.lasso }
 
 // Classify codes one query (kernel vector kx against the dictionary, and
-// kxx = k(X,X)) and scores every class. See Lasso.SolveTo for errors.
+// kxx = k(X,X)) and scores every class. A code that did not converge within
+// the sweep cap is still used; Decision.Converged reports it. Malformed
+// input gives an error wrapping ErrInput.
 func (c *Classifier) Classify(kx []float64, kxx float64) (Decision, error) {
 	v := make([]float64, c.lasso.n)
 	return c.classifyTo(v, kx, kxx, c.lasso.NewWorkspace())
@@ -159,7 +162,9 @@ func (c *Classifier) classifyTo(v, kx []float64, kxx float64, ws *LassoWorkspace
 	var d Decision
 	cert, err := c.lasso.SolveTo(v, kx, kxx, ws)
 	d.Certificate = cert
-	if err != nil {
+	// An unconverged code is still the best iterate: classify with it and
+	// let the caller count Converged == false.
+	if err != nil && !errors.Is(err, ErrNoConvergence) {
 		return d, err
 	}
 	d.Scores = make([]float64, len(c.labels))

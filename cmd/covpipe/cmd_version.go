@@ -1,0 +1,20 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/covpipe/covpipe/internal/version"
+	"github.com/urfave/cli/v2"
+)
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print the covpipe version",
+		Action: func(c *cli.Context) error {
+			fmt.Fprintf(c.App.Writer, "covpipe %s %s/%s %s\n", version.String(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+			return nil
+		},
+	}
+}

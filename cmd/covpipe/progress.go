@@ -1,0 +1,102 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// newReporter returns a progress bar on a terminal, else a reporter that
+// logs a line at start, every 10 % (at most every 5 s) and at the end.
+func newReporter(w io.Writer, log *slog.Logger) reporter {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return &barReporter{w: w}
+	}
+	return &logReporter{log: log}
+}
+
+type reporter interface {
+	Begin(stage string, total int)
+	Advance(n int)
+	End()
+}
+
+type barReporter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	bar *progressbar.ProgressBar
+}
+
+func (r *barReporter) Begin(stage string, total int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(r.w),
+		progressbar.OptionSetDescription(stage),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+func (r *barReporter) Advance(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bar != nil {
+		r.bar.Add(n)
+	}
+}
+
+func (r *barReporter) End() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bar != nil {
+		r.bar.Finish()
+		r.bar = nil
+	}
+}
+
+type logReporter struct {
+	log        *slog.Logger
+	mu         sync.Mutex
+	stage      string
+	total      int
+	done       int
+	nextReport int
+	start      time.Time
+	last       time.Time
+}
+
+func (r *logReporter) Begin(stage string, total int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stage, r.total, r.done, r.nextReport = stage, total, 0, max(1, total/10)
+	r.start, r.last = time.Now(), time.Now()
+	r.log.Info("start", "stage", stage, "total", total)
+}
+
+func (r *logReporter) Advance(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done += n
+	if r.done >= r.nextReport && r.done < r.total && time.Since(r.last) >= 5*time.Second {
+		r.log.Info("progress", "stage", r.stage, "done", r.done, "total", r.total)
+		r.last = time.Now()
+	}
+	for r.nextReport <= r.done {
+		r.nextReport += max(1, r.total/10)
+	}
+}
+
+func (r *logReporter) End() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.log.Info("done", "stage", r.stage, "seconds", time.Since(r.start).Round(time.Millisecond).Seconds())
+}

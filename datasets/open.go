@@ -1,0 +1,59 @@
+package datasets
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Open opens the list that spec names. A spec is KIND:PATH or a plain
+// PATH:
+//
+//	feret:DIR    FERET(DIR)
+//	brodatz:DIR  Brodatz(DIR)
+//	folders:DIR  Folders(DIR, nil): label = first-level folder name
+//	mars:DIR     Folders(DIR, MARSMeta): folders with MARS name metadata
+//	csv:FILE     CSV(FILE)
+//	DIR          a plain folder is folders:DIR
+//	FILE.csv     a plain file ending in .csv (any case) is csv:FILE
+//
+// The kind is explicit because naming schemes cannot be told apart
+// reliably from a folder's contents. A prefix that is not one of these
+// kinds is part of a plain path. Open returns the source's errors, and an
+// error (ErrConfig) for an empty spec or path, or a plain path that is
+// neither a folder nor a .csv file.
+func Open(spec string) (*List, error) {
+	if kind, path, ok := strings.Cut(spec, ":"); ok {
+		open, known := openers[kind]
+		if known {
+			if path == "" {
+				return nil, fmt.Errorf("%w: open %q: empty path after %q", ErrConfig, spec, kind+":")
+			}
+			return open(path)
+		}
+	}
+	if spec == "" {
+		return nil, fmt.Errorf("%w: open: empty spec (want a folder, a .csv file or KIND:PATH with KIND feret, brodatz, folders, mars or csv)", ErrConfig)
+	}
+	st, err := os.Stat(spec)
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	switch {
+	case st.IsDir():
+		return Folders(spec, nil)
+	case strings.EqualFold(filepath.Ext(spec), ".csv"):
+		return CSV(spec)
+	}
+	return nil, fmt.Errorf("%w: open %s: not a folder or a .csv manifest (or use KIND:PATH with KIND feret, brodatz, folders, mars or csv)", ErrConfig, spec)
+}
+
+// openers maps Open's kinds to their sources. It is never modified.
+var openers = map[string]func(string) (*List, error){
+	"feret":   FERET,
+	"brodatz": Brodatz,
+	"folders": func(dir string) (*List, error) { return Folders(dir, nil) },
+	"mars":    func(dir string) (*List, error) { return Folders(dir, MARSMeta) },
+	"csv":     CSV,
+}

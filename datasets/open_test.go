@@ -1,0 +1,58 @@
+package datasets
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestOpen(t *testing.T) {
+	feret := touch(t, t.TempDir(), "00001ba.png", "00002bj.png")
+	brodatz := touch(t, t.TempDir(), "D1.gif", "D2.gif", "D3.gif")
+	folders := touch(t, t.TempDir(), "7/0007C1T0001F001.jpg", "8/x.png")
+	// A folder named like a kind with a colon is still a plain path.
+	odd := touch(t, t.TempDir(), "x:y/a/1.png")
+	manifest := writeFile(t, filepath.Join(folders, "list.CSV"), "path,label\n8/x.png,eight\n")
+	for _, tc := range []struct {
+		spec   string
+		labels []string
+		meta   bool // first item has Meta
+	}{
+		{"feret:" + feret, []string{"00001", "00002"}, true},
+		{"brodatz:" + brodatz, []string{"D1", "D2", "D3"}, false},
+		{"folders:" + folders, []string{"7", "8"}, false},
+		{"mars:" + folders, []string{"7", "8"}, true},
+		{folders, []string{"7", "8"}, false},
+		{"csv:" + manifest, []string{"eight"}, false},
+		{manifest, []string{"eight"}, false},
+		{filepath.Join(odd, "x:y"), []string{"a"}, false},
+	} {
+		l, err := Open(tc.spec)
+		if err != nil {
+			t.Errorf("Open(%q): %v", tc.spec, err)
+			continue
+		}
+		if !slices.Equal(l.Labels(), tc.labels) || (l.Items[0].Meta != nil) != tc.meta {
+			t.Errorf("Open(%q): labels %v meta %v, want %v meta %v", tc.spec, l.Labels(), l.Items[0].Meta, tc.labels, tc.meta)
+		}
+	}
+	for _, tc := range []struct {
+		spec string
+		is   error
+	}{
+		{"", ErrConfig},
+		{"feret:", ErrConfig},
+		{"csv:" + filepath.Join(feret, "none.csv"), fs.ErrNotExist},
+		{filepath.Join(feret, "00001ba.png"), ErrConfig}, // a plain non-csv file
+		{filepath.Join(feret, "nope"), fs.ErrNotExist},
+		{"feret:" + brodatz, ErrFormat},
+		{brodatz, ErrFormat},              // a plain folder of images, not of class folders
+		{"pics:" + feret, fs.ErrNotExist}, // unknown kind: a plain path
+	} {
+		if _, err := Open(tc.spec); !errors.Is(err, tc.is) {
+			t.Errorf("Open(%q) error %v, want %v", tc.spec, err, tc.is)
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// FERET lists the face images directly in dir, named SSSSSxx.ext (see
+// ParseFERETName): the label is the 5-digit subject id and Meta["pose"]
+// the pose code. The paper's face protocol (Sec. 5.1, "Face Recognition")
+// trains on poses ba, bj, bk and tests on bd, be, bf, bg separately:
+//
+//	train := l.Filter(Pose("ba", "bj", "bk"))
+//
+// Subfolders, hidden files and non-image files are skipped. It returns an
+// error naming the file for an image whose name does not follow the scheme
+// (ErrFormat) or a subject and pose found twice, an error for a missing or
+// unreadable folder, and ErrEmpty when there are no images.
+func FERET(dir string) (*List, error) {
+	dir = filepath.Clean(dir)
+	if err := checkDir("FERET", dir); err != nil {
+		return nil, err
+	}
+	names, err := flatImages(dir)
+	if err != nil {
+		return nil, fmt.Errorf("FERET: %w", err)
+	}
+	l := &List{Root: dir}
+	seen := make(map[string]string)
+	for _, name := range names {
+		subject, pose, err := ParseFERETName(name)
+		if err != nil {
+			return nil, fmt.Errorf("FERET %s: %w", filepath.Join(dir, name), err)
+		}
+		key := subject + pose
+		if prev, ok := seen[key]; ok {
+			return nil, fmt.Errorf("%w: FERET %s: subject %s pose %s also in %s", ErrFormat, dir, subject, pose, prev)
+		}
+		seen[key] = name
+		l.Items = append(l.Items, Item{
+			Path: filepath.Join(dir, name), Rel: name, Label: subject,
+			Meta: map[string]string{"pose": pose},
+		})
+	}
+	if len(l.Items) == 0 {
+		return nil, fmt.Errorf("%w: FERET: no images named SSSSSxx.ext (such as 00001ba.png) in %s", ErrEmpty, dir)
+	}
+	sortItems(l.Items)
+	return l, nil
+}
+
+// Pose returns a filter for List.Filter that keeps FERET items with one of
+// the pose codes.
+func Pose(codes ...string) func(Item) bool { return MetaIs("pose", codes...) }
+
+// Brodatz lists the texture album images directly in dir, named D<n>.ext
+// (see ParseBrodatzName), labelled "D<n>" (one image per class). The
+// standard album has 111 images, D1..D112 without D14. Subfolders, hidden
+// files and non-image files are skipped. It returns an error naming the
+// file for an image whose name does not follow the scheme (ErrFormat) or a
+// plate found twice, an error for a missing or unreadable folder, and
+// ErrEmpty when there are no images.
+func Brodatz(dir string) (*List, error) {
+	dir = filepath.Clean(dir)
+	if err := checkDir("Brodatz", dir); err != nil {
+		return nil, err
+	}
+	names, err := flatImages(dir)
+	if err != nil {
+		return nil, fmt.Errorf("Brodatz: %w", err)
+	}
+	l := &List{Root: dir}
+	seen := make(map[string]string)
+	for _, name := range names {
+		label, _, err := ParseBrodatzName(name)
+		if err != nil {
+			return nil, fmt.Errorf("Brodatz %s: %w", filepath.Join(dir, name), err)
+		}
+		if prev, ok := seen[label]; ok {
+			return nil, fmt.Errorf("%w: Brodatz %s: %s is both %s and %s", ErrFormat, dir, label, prev, name)
+		}
+		seen[label] = name
+		l.Items = append(l.Items, Item{Path: filepath.Join(dir, name), Rel: name, Label: label})
+	}
+	if len(l.Items) == 0 {
+		return nil, fmt.Errorf("%w: Brodatz: no images named D<n>.ext (such as D12.gif) in %s", ErrEmpty, dir)
+	}
+	sortItems(l.Items)
+	return l, nil
+}
+
+// Folders lists a folder-per-class tree: every image file at any depth
+// below a first-level folder of dir is an item labelled with that folder's
+// name, as in mini-mars/<pid>/<pid>C1T0001F001.jpg. Only image files (see
+// IsImageName) are taken; hidden files and folders (names starting with a
+// dot) are skipped. When parse is not nil, it gives each item's Meta from
+// its base name (MARSMeta for MARS-named crops); names it does not match
+// get no Meta.
+//
+// It returns an error naming the path for a missing or unreadable folder,
+// an image file directly in dir (it has no class folder; ErrFormat), and
+// ErrEmpty when there are no images. Symbolic links to files are taken;
+// links to folders are not followed, except dir itself.
+func Folders(dir string, parse MetaParser) (*List, error) {
+	dir = filepath.Clean(dir)
+	if err := checkDir("folders", dir); err != nil {
+		return nil, err
+	}
+	l := &List{Root: dir}
+	// The trailing separator makes WalkDir enter dir when it is a symbolic
+	// link to a folder; links below it are not followed.
+	root := dir + string(filepath.Separator)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == root {
+			return nil
+		}
+		if isHidden(d.Name()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !IsImageName(d.Name()) || !isFile(path, d) {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		class, _, nested := strings.Cut(rel, "/")
+		if !nested {
+			return fmt.Errorf("%w: image %s is not inside a class folder", ErrFormat, path)
+		}
+		it := Item{Path: path, Rel: rel, Label: class}
+		if parse != nil {
+			if meta, ok := parse(d.Name()); ok {
+				it.Meta = meta
+			}
+		}
+		l.Items = append(l.Items, it)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrFormat) {
+			return nil, fmt.Errorf("folders %s: %w", dir, err)
+		}
+		return nil, fmt.Errorf("folders: %w", err)
+	}
+	if len(l.Items) == 0 {
+		return nil, fmt.Errorf("%w: folders: no images in class folders (%s/<label>/...) of %s", ErrEmpty, dir, dir)
+	}
+	sortItems(l.Items)
+	return l, nil
+}
