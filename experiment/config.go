@@ -267,8 +267,20 @@ func (c *Config) validate(root *yaml.Node) error {
 			return fail(p, "duplicate method name %q", m.Name)
 		}
 		names[m.Name] = true
-		if _, err := NewMethod(*m); err != nil {
+		method, err := NewMethod(*m)
+		if err != nil {
 			return fail(p, "%v", err)
+		}
+		if dc, ok := method.(dimChecker); ok {
+			for _, t := range c.Tasks {
+				if t.Synthetic == nil {
+					continue
+				}
+				if err := dc.CheckDim(t.Synthetic.Dim); err != nil {
+					// Only the Stein kernel's σ depends on d so far.
+					return fail(append(p, "sigma"), "method %q on task %q: %v", m.Name, t.Name, err)
+				}
+			}
 		}
 	}
 	return nil

@@ -18,6 +18,13 @@ type Method interface {
 	Classify(split *Split) (*Outcome, error)
 }
 
+// dimChecker is implemented by methods whose parameters depend on the
+// matrix size d (the Stein kernel's σ, Theorem 1), so that configs fail
+// before any computation.
+type dimChecker interface {
+	CheckDim(d int) error
+}
+
 // methodTypes maps a config's method type to its constructor, which
 // validates the parameters that apply to it and rejects the rest.
 var methodTypes = map[string]func(MethodConfig) (Method, error){
@@ -84,6 +91,8 @@ func newRSR(c MethodConfig) (Method, error) {
 		}},
 	}, nil
 }
+
+func (m *rsrMethod) CheckDim(d int) error { return m.kernel.Check(d) }
 
 func (m *rsrMethod) Classify(s *Split) (*Outcome, error) {
 	if err := m.kernel.Check(s.Data.Set.Dim()); err != nil {

@@ -1,0 +1,113 @@
+package experiment
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const validYAML = `
+name: tiny
+seed: 7
+repeats: 3
+tasks:
+  - name: easy
+    synthetic: {classes: 3, dim: 3, samples: 60, train: 0.5, spread: 1, variance: 0.5}
+methods:
+  - name: rsr
+    sigma: 1
+    lambda: 0.05
+`
+
+func TestParseValid(t *testing.T) {
+	cfg, err := Parse([]byte(validYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Name != "tiny" || cfg.Seed != 7 || cfg.Repeats != 3 || len(cfg.Tasks) != 1 || cfg.Tasks[0].Synthetic.Variance != 0.5 {
+		t.Errorf("parsed %+v", cfg)
+	}
+	if m := cfg.Methods[0]; m.Type != "rsr" || m.Sigma[0] != 1 || m.Lambda[0] != 0.05 {
+		t.Errorf("method %+v", m)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       []string // substrings of the error
+	}{
+		{"unknown top-level key", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nrepeat: 4", 1),
+			[]string{`line 5: unknown key "repeat" in the experiment`, "allowed: name, description, seed, repeats"}},
+		{"unknown method key", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    sigmaa: 2", 1),
+			[]string{`line 12: unknown key "sigmaa" in a method`, "sigma, lambda, tolerance"}},
+		{"unknown synthetic key", strings.Replace(validYAML, "variance: 0.5", "varience: 0.5", 1),
+			[]string{`unknown key "varience" in synthetic`}},
+		{"bad type", strings.Replace(validYAML, "repeats: 3", "repeats: many", 1), []string{"line 4", "many"}},
+		{"no repeats", strings.Replace(validYAML, "repeats: 3", "repeats: 0", 1), []string{"line 4: repeats = 0"}},
+		{"invalid sigma", strings.Replace(validYAML, "sigma: 1", "sigma: 0.7", 1),
+			[]string{"line 10:", "sigma = 0.7", "{0.5, 1} or sigma > 1"}},
+		{"negative lambda", strings.Replace(validYAML, "lambda: 0.05", "lambda: -1", 1), []string{"lambda = -1"}},
+		{"missing lambda", strings.Replace(validYAML, "    lambda: 0.05\n", "", 1), []string{"lambda is required"}},
+		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: rsr"}},
+		{"unknown rule", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    rule: vote", 1), []string{`unknown classification rule "vote"`}},
+		{"bad synthetic", strings.Replace(validYAML, "classes: 3", "classes: 1", 1), []string{`task "easy"`, "classes = 1"}},
+		{"duplicate task", strings.Replace(validYAML, "methods:", "  - name: easy\n    synthetic: {classes: 3, dim: 3, samples: 60, train: 0.5, spread: 1, variance: 1}\nmethods:", 1),
+			[]string{`duplicate task name "easy"`}},
+		{"no data", strings.Replace(validYAML, "    synthetic: {classes: 3, dim: 3, samples: 60, train: 0.5, spread: 1, variance: 0.5}\n", "", 1),
+			[]string{"no data"}},
+		{"empty", "", []string{"empty file"}},
+		{"parameter lists", strings.Replace(validYAML, "sigma: 1", "sigma: [0.5, 1]", 1), []string{"parameter selection"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml))
+			if !errors.Is(err, ErrConfig) {
+				t.Fatalf("got %v, want ErrConfig", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestShippedConfigsParse parses every config in configs/ strictly.
+func TestShippedConfigsParse(t *testing.T) {
+	paths, err := filepath.Glob("../configs/*.yaml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no configs found: %v", err)
+	}
+	for _, p := range paths {
+		if _, err := Load(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+func TestLoadNamesFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "my-exp.yaml")
+	if err := os.WriteFile(p, []byte(strings.Replace(validYAML, "name: tiny\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Name != "my-exp" {
+		t.Errorf("name %q, want the file name", cfg.Name)
+	}
+	if _, err := Load(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("missing file: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("repeats: [1\n"), 0o644)
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "bad.yaml") {
+		t.Errorf("malformed YAML error should name the file: %v", err)
+	}
+}
