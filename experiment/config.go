@@ -12,14 +12,17 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/features"
 	"go.yaml.in/yaml/v3"
 )
 
 // ErrConfig reports an invalid experiment configuration.
 var ErrConfig = errors.New("experiment: invalid configuration")
 
-// Config is an experiment: its data tasks, the methods compared on them,
-// the number of random repeats and the seed that fixes every random choice.
+// Config is an experiment: its data, its tasks, the methods compared on
+// them, the number of random repeats and the seed that fixes every random
+// choice.
 type Config struct {
 	// Name names the experiment in reports; default: the file name.
 	Name        string `yaml:"name" json:"name"`
@@ -30,17 +33,102 @@ type Config struct {
 	// synthetic data, 20 for textures and re-identification).
 	Repeats int `yaml:"repeats" json:"repeats"`
 	// Workers bounds parallelism; 0 means all cores.
-	Workers int            `yaml:"workers,omitempty" json:"workers,omitempty"`
+	Workers int `yaml:"workers,omitempty" json:"workers,omitempty"`
+	// Folds is the number of stratified cross-validation folds inside each
+	// training set used to choose among candidate parameters (lists of
+	// sigma, lambda or ridge). Default 3.
+	Folds int `yaml:"folds,omitempty" json:"folds,omitempty"`
+	// CMC is the length of the cumulative matching characteristic to
+	// report (ranks 1..CMC); 0 reports accuracy only.
+	CMC int `yaml:"cmc,omitempty" json:"cmc,omitempty"`
+	// Plot selects the report figure: "cmc" (one curve per method and
+	// task), "bars" (accuracy per task with standard deviations, like the
+	// paper's Fig. 4) or "" for none.
+	Plot string `yaml:"plot,omitempty" json:"plot,omitempty"`
+	// Data describes the images and descriptors of image tasks.
+	Data    *DataConfig    `yaml:"data,omitempty" json:"data,omitempty"`
 	Tasks   []TaskConfig   `yaml:"tasks" json:"tasks"`
 	Methods []MethodConfig `yaml:"methods" json:"methods"`
 }
 
-// TaskConfig is one classification task: a table row of the report.
+// DataConfig says how images become descriptors.
+type DataConfig struct {
+	// Dataset is a datasets.Open spec relative to the data root, e.g.
+	// "feret:feret-b-32" or "mars:mini-mars". Mosaic tasks need none.
+	Dataset string `yaml:"dataset,omitempty" json:"dataset,omitempty"`
+	// Features is a features.Parse spec, e.g. "face" or "I,Ix,Iy,Ixx,Iyy".
+	Features string `yaml:"features" json:"features"`
+	// Resize is an optional "WxH" (columns × rows) applied on loading.
+	Resize string `yaml:"resize,omitempty" json:"resize,omitempty"`
+	// Filter is the resampling filter (linear, nearest, box, catmullrom,
+	// lanczos3); default linear.
+	Filter string `yaml:"filter,omitempty" json:"filter,omitempty"`
+	// Regions is a covariance layout: whole (default), grid:RxC or
+	// blocks:N:S.
+	Regions string `yaml:"regions,omitempty" json:"regions,omitempty"`
+	// Ridge is the trace-scaled ridge ε of C + ε·tr(C)/d·I (0: none);
+	// a list gives candidates for parameter selection. Default 1e-4.
+	Ridge Floats `yaml:"ridge,omitempty" json:"ridge,omitempty"`
+}
+
+// TaskConfig is one classification task: a table row of the report. It
+// takes its data from exactly one of Synthetic, the experiment's Data
+// (with Train/Test selectors or a random Split), a Mosaic, or Average.
 type TaskConfig struct {
 	Name string `yaml:"name" json:"name"`
-	// Synthetic draws fresh synthetic SPD data in every repeat (the
-	// paper's Table 1 protocol).
+	// Synthetic draws synthetic SPD data (the paper's Table 1 protocol).
 	Synthetic *SyntheticConfig `yaml:"synthetic,omitempty" json:"synthetic,omitempty"`
+	// Train and Test select items of the dataset by metadata, e.g.
+	// {pose: [ba, bj, bk]}: a fixed split.
+	Train Selector `yaml:"train,omitempty" json:"train,omitempty"`
+	Test  Selector `yaml:"test,omitempty" json:"test,omitempty"`
+	// Split draws a random split in every repeat.
+	Split *SplitConfig `yaml:"split,omitempty" json:"split,omitempty"`
+	// Mosaic classifies the regions of one texture mosaic.
+	Mosaic *MosaicConfig `yaml:"mosaic,omitempty" json:"mosaic,omitempty"`
+	// Average reports the mean of the named tasks' accuracies.
+	Average []string `yaml:"average,omitempty" json:"average,omitempty"`
+}
+
+// Selector keeps items whose metadata key has one of the listed values.
+type Selector map[string][]string
+
+// SplitConfig is a random train/test split drawn in every repeat.
+type SplitConfig struct {
+	// TrainPerClass items of each class train; the rest test. A class with
+	// that many items or fewer trains on all but one.
+	TrainPerClass int `yaml:"train_per_class" json:"train_per_class"`
+	// By names a metadata key (e.g. camera): each class trains on the items
+	// of one randomly chosen value and tests on its other values; classes
+	// with a single value are left out. TrainPerClass, if > 0, then caps
+	// the training items per class.
+	By string `yaml:"by,omitempty" json:"by,omitempty"`
+}
+
+// MosaicConfig is a texture mosaic whose regions are classified.
+type MosaicConfig struct {
+	// Image and Labels are the mosaic and its label map, relative to the
+	// data root (USC-SIPI style: grey levels are labels).
+	Image  string `yaml:"image,omitempty" json:"image,omitempty"`
+	Labels string `yaml:"labels,omitempty" json:"labels,omitempty"`
+	// Build composes a mosaic from the Brodatz album instead.
+	Build *MosaicBuild `yaml:"build,omitempty" json:"build,omitempty"`
+	// MinPurity is the smallest fraction of a region's pixels that must
+	// carry its majority label for the region to be used (default 0.75).
+	MinPurity float64 `yaml:"min_purity,omitempty" json:"min_purity,omitempty"`
+}
+
+// MosaicBuild configures datasets.BuildMosaic.
+type MosaicBuild struct {
+	// Album is the Brodatz folder relative to the data root (default
+	// "brodatz").
+	Album string `yaml:"album,omitempty" json:"album,omitempty"`
+	// Textures is the number of textures (5, 10, 16 in the paper).
+	Textures int `yaml:"textures" json:"textures"`
+	// Layout is grid (default) or voronoi.
+	Layout string `yaml:"layout,omitempty" json:"layout,omitempty"`
+	// Seed fixes the textures and layout.
+	Seed uint64 `yaml:"seed" json:"seed"`
 }
 
 // SyntheticConfig mirrors datasets.SyntheticOptions.
@@ -59,12 +147,15 @@ type MethodConfig struct {
 	// Name labels the method in reports; default: Type.
 	Name string `yaml:"name,omitempty" json:"name"`
 	// Type is the method: rsr (the paper's Riemannian sparse
-	// representation with the Stein kernel).
+	// representation with the Stein kernel), logE-SR (log-Euclidean sparse
+	// representation), nn-airm or nn-stein (nearest neighbour under the
+	// AIRM or the Stein divergence).
 	Type string `yaml:"type,omitempty" json:"type"`
 	// Sigma is the Stein kernel parameter σ (Eqn. 4), checked against
-	// Theorem 1 unless PseudoKernel.
+	// Theorem 1 unless PseudoKernel; a list gives candidates.
 	Sigma Floats `yaml:"sigma,omitempty" json:"sigma,omitempty"`
-	// Lambda is the sparsity weight λ of Eqn. 6, on the paper's scale.
+	// Lambda is the sparsity weight λ of Eqn. 6, on the paper's scale; a
+	// list gives candidates.
 	Lambda Floats `yaml:"lambda,omitempty" json:"lambda,omitempty"`
 	// Tolerance is the relative KKT tolerance of the Lasso solver.
 	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
@@ -170,6 +261,10 @@ var configTypes = map[string]struct {
 	"experiment.Config":          {"the experiment", reflect.TypeFor[Config]()},
 	"experiment.TaskConfig":      {"a task", reflect.TypeFor[TaskConfig]()},
 	"experiment.SyntheticConfig": {"synthetic", reflect.TypeFor[SyntheticConfig]()},
+	"experiment.DataConfig":      {"data", reflect.TypeFor[DataConfig]()},
+	"experiment.SplitConfig":     {"split", reflect.TypeFor[SplitConfig]()},
+	"experiment.MosaicConfig":    {"mosaic", reflect.TypeFor[MosaicConfig]()},
+	"experiment.MosaicBuild":     {"mosaic build", reflect.TypeFor[MosaicBuild]()},
 	"experiment.MethodConfig":    {"a method", reflect.TypeFor[MethodConfig]()},
 }
 
@@ -227,6 +322,25 @@ func (c *Config) validate(root *yaml.Node) error {
 	if c.Workers < 0 {
 		return fail([]any{"workers"}, "workers = %d, want >= 0 (0: all cores)", c.Workers)
 	}
+	if c.Folds == 0 {
+		c.Folds = 3
+	}
+	if c.CMC < 0 {
+		return fail([]any{"cmc"}, "cmc = %d, want >= 0", c.CMC)
+	}
+	switch c.Plot {
+	case "", "cmc", "bars":
+	default:
+		return fail([]any{"plot"}, "plot %q, want cmc, bars or nothing", c.Plot)
+	}
+	if c.Plot == "cmc" && c.CMC == 0 {
+		return fail([]any{"plot"}, "plot: cmc needs cmc: R (the number of ranks)")
+	}
+	if c.Data != nil {
+		if err := c.Data.validate(); err != nil {
+			return fail([]any{"data"}, "%v", err)
+		}
+	}
 	if len(c.Tasks) == 0 {
 		return fail(nil, "no tasks")
 	}
@@ -240,17 +354,15 @@ func (c *Config) validate(root *yaml.Node) error {
 			return fail(p, "duplicate task name %q", t.Name)
 		}
 		names[t.Name] = true
-		if t.Synthetic == nil {
-			return fail(p, "task %q: no data (want a synthetic section)", t.Name)
-		}
-		if err := t.Synthetic.options().Validate(); err != nil {
-			return fail(append(p, "synthetic"), "task %q: %v", t.Name, err)
+		if err := t.validate(c, names); err != nil {
+			return fail(p, "task %q: %v", t.Name, err)
 		}
 	}
 	if len(c.Methods) == 0 {
 		return fail(nil, "no methods")
 	}
 	names = map[string]bool{}
+	lists := c.Data != nil && len(c.Data.Ridge) > 1
 	for i := range c.Methods {
 		m := &c.Methods[i]
 		if m.Type == "" {
@@ -271,6 +383,7 @@ func (c *Config) validate(root *yaml.Node) error {
 		if err != nil {
 			return fail(p, "%v", err)
 		}
+		lists = lists || len(m.Sigma) > 1 || len(m.Lambda) > 1
 		if dc, ok := method.(dimChecker); ok {
 			for _, t := range c.Tasks {
 				if t.Synthetic == nil {
@@ -282,6 +395,104 @@ func (c *Config) validate(root *yaml.Node) error {
 				}
 			}
 		}
+	}
+	if lists && c.Folds < 2 {
+		return fail([]any{"folds"}, "folds = %d: parameter lists are chosen by cross-validation, which needs folds >= 2", c.Folds)
+	}
+	return nil
+}
+
+func (d *DataConfig) validate() error {
+	if d.Features == "" {
+		return errors.New("features is required (e.g. face, texture, reid or I,Ix,Iy)")
+	}
+	if _, err := features.Parse(d.Features); err != nil {
+		return err
+	}
+	if d.Resize != "" {
+		if _, _, err := ParseSize(d.Resize); err != nil {
+			return err
+		}
+	}
+	if _, err := parseFilter(d.Filter); err != nil {
+		return err
+	}
+	if d.Regions != "" {
+		if _, err := covariance.ParseLayout(d.Regions); err != nil {
+			return err
+		}
+	}
+	if len(d.Ridge) == 0 {
+		d.Ridge = Floats{covariance.DefaultEps}
+	}
+	return checkFloats("ridge", d.Ridge, true, 0, true)
+}
+
+func (t TaskConfig) validate(c *Config, earlier map[string]bool) error {
+	sources := 0
+	for _, set := range []bool{t.Synthetic != nil, t.Train != nil || t.Test != nil, t.Mosaic != nil, t.Average != nil} {
+		if set {
+			sources++
+		}
+	}
+	if sources == 0 && t.Split != nil {
+		sources = 1 // a random split of the experiment's dataset
+	}
+	if sources != 1 {
+		return errors.New("want exactly one data source: synthetic, train/test selectors, split (of the data's dataset), mosaic or average")
+	}
+	switch {
+	case t.Synthetic != nil:
+		if t.Split != nil {
+			return errors.New("a synthetic task splits itself (synthetic.train); remove split")
+		}
+		return t.Synthetic.options().Validate()
+	case t.Average != nil:
+		if t.Split != nil {
+			return errors.New("an average has no split")
+		}
+		for _, n := range t.Average {
+			if !earlier[n] || n == t.Name {
+				return fmt.Errorf("average names %q, which is not a task listed before it", n)
+			}
+		}
+		return nil
+	case t.Mosaic != nil:
+		if c.Data == nil {
+			return errors.New("a mosaic task needs the data section (features, regions, ridge)")
+		}
+		if t.Split == nil || t.Split.TrainPerClass < 1 {
+			return errors.New("a mosaic task needs split: {train_per_class: k}")
+		}
+		m := t.Mosaic
+		if (m.Build == nil) == (m.Image == "") {
+			return errors.New("mosaic: give either image and labels, or build")
+		}
+		if m.Image != "" && m.Labels == "" {
+			return errors.New("mosaic: image needs its labels map")
+		}
+		if m.Build != nil && m.Build.Textures < 2 {
+			return fmt.Errorf("mosaic build: textures = %d, want >= 2", m.Build.Textures)
+		}
+		if m.MinPurity < 0 || m.MinPurity > 1 {
+			return fmt.Errorf("mosaic: min_purity = %v, want in [0, 1]", m.MinPurity)
+		}
+		return nil
+	}
+	if c.Data == nil || c.Data.Dataset == "" {
+		return errors.New("needs data.dataset")
+	}
+	if t.Train != nil || t.Test != nil {
+		if t.Train == nil || t.Test == nil {
+			return errors.New("give both train and test selectors")
+		}
+		if t.Split != nil {
+			return errors.New("give either train/test selectors or split, not both")
+		}
+		return nil
+	}
+	if t.Split.TrainPerClass < 0 || (t.Split.TrainPerClass == 0 && t.Split.By == "") {
+		return errors.New("split: train_per_class must be >= 1 (or give by: a metadata key)")
 	}
 	return nil
 }

@@ -51,15 +51,16 @@ func TestParseErrors(t *testing.T) {
 			[]string{"line 10:", "sigma = 0.7", "{0.5, 1} or sigma > 1"}},
 		{"negative lambda", strings.Replace(validYAML, "lambda: 0.05", "lambda: -1", 1), []string{"lambda = -1"}},
 		{"missing lambda", strings.Replace(validYAML, "    lambda: 0.05\n", "", 1), []string{"lambda is required"}},
-		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: rsr"}},
+		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: logE-SR, nn-airm, nn-stein, rsr"}},
 		{"unknown rule", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    rule: vote", 1), []string{`unknown classification rule "vote"`}},
 		{"bad synthetic", strings.Replace(validYAML, "classes: 3", "classes: 1", 1), []string{`task "easy"`, "classes = 1"}},
 		{"duplicate task", strings.Replace(validYAML, "methods:", "  - name: easy\n    synthetic: {classes: 3, dim: 3, samples: 60, train: 0.5, spread: 1, variance: 1}\nmethods:", 1),
 			[]string{`duplicate task name "easy"`}},
 		{"no data", strings.Replace(validYAML, "    synthetic: {classes: 3, dim: 3, samples: 60, train: 0.5, spread: 1, variance: 0.5}\n", "", 1),
-			[]string{"no data"}},
+			[]string{"want exactly one data source"}},
 		{"empty", "", []string{"empty file"}},
-		{"parameter lists", strings.Replace(validYAML, "sigma: 1", "sigma: [0.5, 1]", 1), []string{"parameter selection"}},
+		{"parameter lists without folds", strings.Replace(strings.Replace(validYAML, "sigma: 1", "sigma: [0.5, 1]", 1), "repeats: 3", "repeats: 3\nfolds: 1", 1), []string{"folds = 1"}},
+		{"parameter that does not apply", strings.Replace(validYAML, "name: rsr", "name: nn-airm", 1), []string{"sigma does not apply to method type nn-airm"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

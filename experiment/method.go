@@ -3,11 +3,13 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Method is a classifier compared in an experiment. Adding a method means
@@ -28,7 +30,10 @@ type dimChecker interface {
 // methodTypes maps a config's method type to its constructor, which
 // validates the parameters that apply to it and rejects the rest.
 var methodTypes = map[string]func(MethodConfig) (Method, error){
-	"rsr": newRSR,
+	"rsr":      newRSR,
+	"logE-SR":  newLogESR,
+	"nn-stein": newNNStein,
+	"nn-airm":  newNNAIRM,
 }
 
 // MethodTypes lists the method types a config may use.
@@ -54,75 +59,155 @@ func NewMethod(c MethodConfig) (Method, error) {
 	return m, nil
 }
 
+// unused reports the first of the sparse-coding parameters a method does
+// not take.
+func unused(c MethodConfig, keep ...string) error {
+	set := map[string]bool{
+		"sigma": len(c.Sigma) > 0, "lambda": len(c.Lambda) > 0, "tolerance": c.Tolerance != 0,
+		"rule": c.Rule != "", "nonnegative": c.NonNegative, "pseudo_kernel": c.PseudoKernel,
+	}
+	for _, k := range keep {
+		delete(set, k)
+	}
+	for _, k := range []string{"sigma", "lambda", "tolerance", "rule", "nonnegative", "pseudo_kernel"} {
+		if set[k] {
+			return fmt.Errorf("%s does not apply to method type %s", k, c.Type)
+		}
+	}
+	return nil
+}
+
+// srcOptions parses the sparse-coding parameters shared by rsr and logE-SR.
+func srcOptions(c MethodConfig) (rsr.ClassifierOptions, error) {
+	var o rsr.ClassifierOptions
+	if err := checkFloats("lambda", c.Lambda, true, 0, true); err != nil {
+		return o, err
+	}
+	if c.Tolerance < 0 || c.Tolerance >= 1 {
+		return o, fmt.Errorf("tolerance = %v, want in (0, 1) (default 1e-6)", c.Tolerance)
+	}
+	o.Lasso = rsr.LassoOptions{Tol: c.Tolerance, NonNegative: c.NonNegative}
+	if c.Rule != "" {
+		r, err := rsr.ParseRule(c.Rule)
+		if err != nil {
+			return o, err
+		}
+		o.Rule = r
+	}
+	return o, nil
+}
+
 // rsrMethod is the paper's RSR: SRC with kernel Lasso codes in the RKHS of
 // the Stein kernel (Sections 3–3.1, Eqns. 4–8).
 type rsrMethod struct {
-	kernel spd.SteinKernel
-	opts   rsr.ClassifierOptions
+	sigmas, lambdas []float64
+	pseudo          bool
+	opts            rsr.ClassifierOptions
 }
 
 func newRSR(c MethodConfig) (Method, error) {
+	if err := unused(c, "sigma", "lambda", "tolerance", "rule", "nonnegative", "pseudo_kernel"); err != nil {
+		return nil, err
+	}
 	if err := checkFloats("sigma", c.Sigma, true, 0, false); err != nil {
 		return nil, err
 	}
-	if err := checkFloats("lambda", c.Lambda, true, 0, true); err != nil {
+	opts, err := srcOptions(c)
+	if err != nil {
 		return nil, err
 	}
-	if len(c.Sigma) > 1 || len(c.Lambda) > 1 {
-		return nil, errors.New("lists of sigma or lambda candidates need parameter selection, which this protocol does not offer: give one value each")
-	}
-	if c.Tolerance < 0 || c.Tolerance >= 1 {
-		return nil, fmt.Errorf("tolerance = %v, want in (0, 1) (default 1e-6)", c.Tolerance)
-	}
-	rule := rsr.MinResidual
-	if c.Rule != "" {
-		var err error
-		if rule, err = rsr.ParseRule(c.Rule); err != nil {
-			return nil, err
-		}
-	}
-	if err := (spd.SteinKernel{Sigma: c.Sigma[0], Pseudo: c.PseudoKernel}).Check(1); err != nil {
-		return nil, err
-	}
-	return &rsrMethod{
-		kernel: spd.SteinKernel{Sigma: c.Sigma[0], Pseudo: c.PseudoKernel},
-		opts: rsr.ClassifierOptions{Rule: rule, Lasso: rsr.LassoOptions{
-			Lambda: c.Lambda[0], Tol: c.Tolerance, NonNegative: c.NonNegative,
-		}},
-	}, nil
+	return &rsrMethod{sigmas: c.Sigma, lambdas: c.Lambda, pseudo: c.PseudoKernel, opts: opts}, nil
 }
 
-func (m *rsrMethod) CheckDim(d int) error { return m.kernel.Check(d) }
+func (m *rsrMethod) CheckDim(d int) error {
+	for _, s := range m.sigmas {
+		if err := (spd.SteinKernel{Sigma: s, Pseudo: m.pseudo}).Check(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (m *rsrMethod) Classify(s *Split) (*Outcome, error) {
-	if err := m.kernel.Check(s.Data.Set.Dim()); err != nil {
+	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
 		return nil, err
 	}
-	div, err := s.Data.SteinDivergences()
+	var cands []params
+	for v := range s.variants() {
+		for _, sg := range m.sigmas {
+			for _, l := range m.lambdas {
+				cands = append(cands, params{variant: v, sigma: sg, lambda: l})
+			}
+		}
+	}
+	run := func(d *Data, train, test []int, p params) (*Outcome, error) {
+		div, err := d.SteinDivergences()
+		if err != nil {
+			return nil, err
+		}
+		k := spd.SteinKernel{Sigma: p.sigma, Pseudo: m.pseudo}.FromDivergence
+		opts := m.opts
+		opts.Lasso.Lambda = p.lambda
+		return kernelSRC(gather(div, train, train, k), gather(div, test, train, k), ones(len(test)), pick(d.Labels, train), opts, s.Workers)
+	}
+	return withSelection(s, cands, run, func(p params, o *Outcome, d *Data) {
+		o.Params = map[string]float64{"sigma": p.sigma, "lambda": p.lambda, "ridge": d.Ridge}
+	})
+}
+
+// logESR is log-Euclidean sparse representation (Guo et al. 2010; Yuan et
+// al. 2010): the matrix logarithm, vectorised isometrically, then SRC with
+// a Euclidean Lasso on unit-normalised vectors (the rsr solver with the
+// linear Gram matrix).
+type logESR struct {
+	lambdas []float64
+	opts    rsr.ClassifierOptions
+}
+
+func newLogESR(c MethodConfig) (Method, error) {
+	if err := unused(c, "lambda", "tolerance", "rule", "nonnegative"); err != nil {
+		return nil, err
+	}
+	opts, err := srcOptions(c)
 	if err != nil {
 		return nil, err
 	}
-	k := m.kernel.FromDivergence
-	K := gather(div, s.Train, s.Train, k)
-	Kx := gather(div, s.Test, s.Train, k)
-	labels := pick(s.Data.Labels, s.Train)
-	c, err := rsr.NewClassifier(K, labels, m.opts)
+	return &logESR{lambdas: c.Lambda, opts: opts}, nil
+}
+
+func (m *logESR) Classify(s *Split) (*Outcome, error) {
+	var cands []params
+	for v := range s.variants() {
+		for _, l := range m.lambdas {
+			cands = append(cands, params{variant: v, lambda: l})
+		}
+	}
+	run := func(d *Data, train, test []int, p params) (*Outcome, error) {
+		g, err := d.LogEuclideanGram()
+		if err != nil {
+			return nil, err
+		}
+		opts := m.opts
+		opts.Lasso.Lambda = p.lambda
+		return kernelSRC(gather(g, train, train, identity), gather(g, test, train, identity), ones(len(test)), pick(d.Labels, train), opts, s.Workers)
+	}
+	return withSelection(s, cands, run, func(p params, o *Outcome, d *Data) {
+		o.Params = map[string]float64{"lambda": p.lambda, "ridge": d.Ridge}
+	})
+}
+
+// kernelSRC classifies test items by SRC over a Gram matrix K (train×train)
+// and kernel vectors Kx (test×train).
+func kernelSRC(K, Kx *mat.Dense, kxx []float64, labels []int, opts rsr.ClassifierOptions, workers int) (*Outcome, error) {
+	c, err := rsr.NewClassifier(K, labels, opts)
 	if err != nil {
 		return nil, err
 	}
-	kxx := make([]float64, len(s.Test))
-	for i := range kxx {
-		kxx[i] = 1 // exp(−σ S(X, X)), S(X, X) = 0
-	}
-	ds, err := c.ClassifyBatch(Kx, kxx, s.Workers)
+	ds, err := c.ClassifyBatch(Kx, kxx, workers)
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{
-		Pred:    make([]int, len(ds)),
-		Ranking: make([][]int, len(ds)),
-		Params:  map[string]float64{"sigma": m.kernel.Sigma, "lambda": m.opts.Lasso.Lambda},
-	}
+	out := &Outcome{Pred: make([]int, len(ds)), Ranking: make([][]int, len(ds))}
 	for i, d := range ds {
 		out.Pred[i] = d.Label
 		out.Ranking[i] = c.Rank(d)
@@ -136,6 +221,62 @@ func (m *rsrMethod) Classify(s *Split) (*Outcome, error) {
 	return out, nil
 }
 
+// nnStein is the nearest neighbour under the Stein divergence; classes
+// rank by their nearest member.
+type nnStein struct{}
+
+func newNNStein(c MethodConfig) (Method, error) {
+	if err := unused(c); err != nil {
+		return nil, err
+	}
+	return nnStein{}, nil
+}
+
+func (nnStein) Classify(s *Split) (*Outcome, error) {
+	cands := make([]params, len(s.variants()))
+	for v := range cands {
+		cands[v].variant = v
+	}
+	run := func(d *Data, train, test []int, _ params) (*Outcome, error) {
+		div, err := d.SteinDivergences()
+		if err != nil {
+			return nil, err
+		}
+		out := &Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
+		best := map[int]float64{}
+		for q, i := range test {
+			clear(best)
+			for _, j := range train {
+				v := div.At(i, j)
+				if b, ok := best[d.Labels[j]]; !ok || v < b {
+					best[d.Labels[j]] = v
+				}
+			}
+			out.Ranking[q] = rankByValue(best)
+			out.Pred[q] = out.Ranking[q][0]
+		}
+		return out, nil
+	}
+	return withSelection(s, cands, run, func(_ params, o *Outcome, d *Data) {
+		o.Params = map[string]float64{"ridge": d.Ridge}
+	})
+}
+
+// rankByValue returns the keys ordered by ascending value, ties by key.
+func rankByValue(m map[int]float64) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		if m[keys[a]] != m[keys[b]] {
+			return m[keys[a]] < m[keys[b]]
+		}
+		return keys[a] < keys[b]
+	})
+	return keys
+}
+
 func pick(labels, idx []int) []int {
 	out := make([]int, len(idx))
 	for i, j := range idx {
@@ -143,3 +284,62 @@ func pick(labels, idx []int) []int {
 	}
 	return out
 }
+
+func ones(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
+}
+
+// params is one candidate of a parameter search.
+type params struct {
+	variant       int
+	sigma, lambda float64
+}
+
+// withSelection runs a method on the split with the one candidate given, or
+// picks the candidate with the best mean accuracy over stratified folds of
+// the training set (never looking at the test items; ties go to the first
+// candidate) and runs it. record fills the outcome's Params.
+func withSelection(s *Split, cands []params, run func(d *Data, train, test []int, p params) (*Outcome, error), record func(params, *Outcome, *Data)) (*Outcome, error) {
+	if len(cands) == 0 {
+		return nil, errors.New("no parameter candidates")
+	}
+	best := cands[0]
+	if len(cands) > 1 {
+		if s.Folds < 2 {
+			return nil, fmt.Errorf("%d parameter candidates but %d validation folds: want folds >= 2", len(cands), s.Folds)
+		}
+		data := s.variants()
+		fs := folds(data[0].Labels, s.Train, s.Folds, s.Seed)
+		bestAcc := math.Inf(-1)
+		for _, p := range cands {
+			var acc float64
+			for _, f := range fs {
+				tr := without(s.Train, f)
+				o, err := run(data[p.variant], tr, f, p)
+				if err != nil {
+					return nil, fmt.Errorf("validation: %w", err)
+				}
+				acc += accuracy(o.Pred, pick(data[p.variant].Labels, f)) / float64(len(fs))
+			}
+			if acc > bestAcc {
+				best, bestAcc = p, acc
+			}
+		}
+	}
+	d := s.variants()[best.variant]
+	o, err := run(d, s.Train, s.Test, best)
+	if err != nil {
+		return nil, err
+	}
+	record(best, o, d)
+	return o, nil
+}
+
+func (m *rsrMethod) prepare(d *Data) error { _, err := d.SteinDivergences(); return err }
+func (nnStein) prepare(d *Data) error      { _, err := d.SteinDivergences(); return err }
+func (nnAIRM) prepare(d *Data) error       { _, err := d.SteinDivergences(); return err }
+func (m *logESR) prepare(d *Data) error    { _, err := d.LogEuclideanGram(); return err }

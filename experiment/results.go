@@ -6,10 +6,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/covpipe/covpipe/internal/atomicfile"
+	"github.com/covpipe/covpipe/plots"
 )
 
 // Results is everything a run measured: the content of results.json.
@@ -23,6 +25,12 @@ type Results struct {
 	Started time.Time `json:"started"`
 	// Seconds is the wall time of the whole run.
 	Seconds float64 `json:"seconds"`
+	// Timings holds seconds per stage: data (synthetic draws), extraction
+	// (descriptors, 0 when cached), pairwise (Stein divergences and other
+	// shared matrices), methods (summed over methods and repeats).
+	Timings map[string]float64 `json:"timings"`
+	// DataRoot is the folder dataset paths were resolved against.
+	DataRoot string `json:"data_root,omitempty"`
 	// Config is the experiment as run, flag overrides applied.
 	Config  *Config  `json:"config"`
 	Results []Result `json:"results"`
@@ -40,17 +48,33 @@ type Result struct {
 	// (kernel matrices, sparse coding, classification), as measured on the
 	// worker that ran each repeat.
 	Seconds float64 `json:"seconds"`
-	// DataSeconds is the time spent making the task's data, shared by its
-	// methods.
-	DataSeconds float64 `json:"data_seconds"`
 	// Runs is the accuracy of every repeat.
 	Runs []float64 `json:"runs"`
 	// Degenerate and Unconverged count, per repeat, the test queries whose
 	// sparse code was all zeros or whose solver hit its sweep cap.
 	Degenerate  []int `json:"degenerate_codes"`
 	Unconverged []int `json:"unconverged_codes"`
-	// Params records the hyper-parameters used in each repeat.
+	// Params records the hyper-parameters used in each repeat (chosen by
+	// cross-validation inside the training set when lists were given).
 	Params []map[string]float64 `json:"params"`
+	// TrainItems and TestItems count each repeat's split.
+	TrainItems []int `json:"train_items"`
+	TestItems  []int `json:"test_items"`
+	// Classes names the classes, in the order of PerClass and Confusion.
+	Classes []string `json:"classes,omitempty"`
+	// PerClass is each class's accuracy over all repeats (null: untested).
+	PerClass []Percent `json:"per_class_accuracy,omitempty"`
+	// Confusion[t][p] counts test items of class t predicted as p, summed
+	// over repeats.
+	Confusion [][]int `json:"confusion,omitempty"`
+	// CMC and CMCStd are the mean and standard deviation over repeats of
+	// the recognition rate at ranks 1..R; CMCRuns holds every repeat's.
+	CMC     []float64   `json:"cmc_mean,omitempty"`
+	CMCStd  []float64   `json:"cmc_std,omitempty"`
+	CMCRuns [][]float64 `json:"cmc_runs,omitempty"`
+	// Notes records what the protocol had to adapt (dropped classes or
+	// regions, short classes).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // accuracy returns the percentage of predictions equal to the truth.
@@ -85,8 +109,8 @@ func meanStd(v []float64) (mean, std float64) {
 	return mean, math.Sqrt(std / float64(len(v)-1))
 }
 
-// Write writes results.json and summary.md into dir (created if needed),
-// each atomically.
+// Write writes results.json, summary.md and the configured figures into
+// dir (created if needed), each atomically.
 func (r *Results) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
@@ -98,7 +122,81 @@ func (r *Results) Write(dir string) error {
 	if err := atomicfile.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n')); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(r.Summary()))
+	return r.WriteReport(dir)
+}
+
+// WriteReport writes summary.md and the figures into dir from the results
+// alone, as `covpipe report` does without recomputing anything.
+func (r *Results) WriteReport(dir string) error {
+	figs, err := r.writePlots(dir)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(r.summary(figs)))
+}
+
+// writePlots draws the figure the config asks for and returns the file
+// names written.
+func (r *Results) writePlots(dir string) ([]string, error) {
+	if r.Config == nil {
+		return nil, nil
+	}
+	tasks, methods := r.axes()
+	cell := r.cells()
+	var files []string
+	switch r.Config.Plot {
+	case "cmc":
+		for _, t := range tasks {
+			var series []plots.Series
+			for _, m := range methods {
+				if x, ok := cell[[2]string{t, m}]; ok && len(x.CMC) > 0 {
+					series = append(series, plots.Series{Name: m, Y: x.CMC, Err: x.CMCStd})
+				}
+			}
+			if len(series) == 0 {
+				continue
+			}
+			name := "cmc-" + fileSafe(t) + ".png"
+			title := fmt.Sprintf("%s: %s (mean over %d repeats)", r.Name, t, r.Repeats)
+			if err := plots.CMC(filepath.Join(dir, name), title, series); err != nil {
+				return nil, fmt.Errorf("CMC plot: %w", err)
+			}
+			files = append(files, name)
+		}
+	case "bars":
+		b := plots.Bars{Title: fmt.Sprintf("%s: accuracy (mean ± std over %d repeats)", r.Name, r.Repeats), YLabel: "Recognition accuracy (%)", Groups: tasks}
+		for _, m := range methods {
+			s := plots.Series{Name: m}
+			for _, t := range tasks {
+				x := cell[[2]string{t, m}]
+				s.Y = append(s.Y, x.AccuracyMean)
+				s.Err = append(s.Err, x.AccuracyStd)
+			}
+			b.Series = append(b.Series, s)
+		}
+		if err := plots.BarChart(filepath.Join(dir, "accuracy.png"), b); err != nil {
+			return nil, fmt.Errorf("bar chart: %w", err)
+		}
+		files = append(files, "accuracy.png")
+	}
+	return files, nil
+}
+
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func (r *Results) cells() map[[2]string]Result {
+	cell := map[[2]string]Result{}
+	for _, x := range r.Results {
+		cell[[2]string{x.Task, x.Method}] = x
+	}
+	return cell
 }
 
 // ReadResults reads a results.json.
@@ -159,7 +257,9 @@ func (r *Results) Table() string {
 }
 
 // Summary renders summary.md: the table and how it was made.
-func (r *Results) Summary() string {
+func (r *Results) Summary() string { return r.summary(nil) }
+
+func (r *Results) summary(figs []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", r.Name)
 	if r.Config != nil && r.Config.Description != "" {
@@ -169,19 +269,131 @@ func (r *Results) Summary() string {
 		"Run time: seconds spent in each method (kernel matrices, sparse coding, classification), "+
 		"summed over tasks and repeats, on %d worker(s).\n\n", r.Repeats, r.Workers)
 	b.WriteString(r.Table())
-	fmt.Fprintf(&b, "\nWall time %.1f s on %d cores; seed %d; covpipe %s; started %s.\n",
+	tasks, methods := r.axes()
+	cell := r.cells()
+	for _, t := range tasks {
+		var cmc []Result
+		for _, m := range methods {
+			if x, ok := cell[[2]string{t, m}]; ok && len(x.CMC) > 0 {
+				cmc = append(cmc, x)
+			}
+		}
+		if len(cmc) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s: cumulative matching characteristic\n\nRecognition rate in %% at rank r (mean ± std over repeats).\n\n| rank |", t)
+		for _, x := range cmc {
+			fmt.Fprintf(&b, " %s |", x.Method)
+		}
+		b.WriteString("\n|---:|")
+		for range cmc {
+			b.WriteString("---:|")
+		}
+		b.WriteString("\n")
+		for k := range cmc[0].CMC {
+			fmt.Fprintf(&b, "| %d |", k+1)
+			for _, x := range cmc {
+				fmt.Fprintf(&b, " %.2f ± %.1f |", x.CMC[k], x.CMCStd[k])
+			}
+			b.WriteString("\n")
+		}
+	}
+	if ps := r.paramSummary(); ps != "" {
+		b.WriteString("\n## Parameters\n\n" + ps)
+	}
+	if len(figs) > 0 {
+		b.WriteString("\n## Figures\n\n")
+		for _, f := range figs {
+			fmt.Fprintf(&b, "![%s](%s)\n", f, f)
+		}
+	}
+	fmt.Fprintf(&b, "\nWall time %.1f s on %d cores; seed %d; covpipe %s; started %s.",
 		r.Seconds, r.Cores, r.Seed, r.Version, r.Started.Format(time.RFC3339))
+	if len(r.Timings) > 0 {
+		var parts []string
+		for _, k := range []string{"data", "extraction", "pairwise", "methods"} {
+			if v, ok := r.Timings[k]; ok {
+				parts = append(parts, fmt.Sprintf("%s %.1f s", k, v))
+			}
+		}
+		fmt.Fprintf(&b, " Stages: %s.", strings.Join(parts, ", "))
+	}
+	b.WriteString("\n")
 	var notes []string
 	for _, x := range r.Results {
 		if n := sum(x.Degenerate); n > 0 {
-			notes = append(notes, fmt.Sprintf("- %s / %s: %d test queries had all-zero sparse codes (arbitrary predictions; lambda too large).", x.Task, x.Method, n))
+			notes = append(notes, fmt.Sprintf("- %s / %s: %d test queries had all-zero sparse codes (arbitrary predictions; lambda too large for the kernel's scale).", x.Task, x.Method, n))
 		}
 		if n := sum(x.Unconverged); n > 0 {
 			notes = append(notes, fmt.Sprintf("- %s / %s: %d sparse codes hit the solver's sweep cap.", x.Task, x.Method, n))
 		}
 	}
+	seen := map[string]bool{}
+	for _, x := range r.Results {
+		for _, n := range x.Notes {
+			if key := x.Task + n; !seen[key] {
+				seen[key] = true
+				notes = append(notes, fmt.Sprintf("- %s: %s.", x.Task, n))
+			}
+		}
+	}
 	if len(notes) > 0 {
-		b.WriteString("\nWarnings:\n\n" + strings.Join(notes, "\n") + "\n")
+		b.WriteString("\nNotes:\n\n" + strings.Join(notes, "\n") + "\n")
+	}
+	return b.String()
+}
+
+// paramSummary lists, per method, the parameter values used and how often
+// cross-validation chose each (when it had a choice).
+func (r *Results) paramSummary() string {
+	var b strings.Builder
+	_, methods := r.axes()
+	for _, m := range methods {
+		counts := map[string]int{}
+		var total int
+		for _, x := range r.Results {
+			if x.Method != m {
+				continue
+			}
+			for _, p := range x.Params {
+				if len(p) == 0 {
+					continue
+				}
+				keys := make([]string, 0, len(p))
+				for k := range p {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				var kv []string
+				for _, k := range keys {
+					kv = append(kv, fmt.Sprintf("%s=%g", k, p[k]))
+				}
+				counts[strings.Join(kv, " ")]++
+				total++
+			}
+		}
+		if total == 0 {
+			continue
+		}
+		type pc struct {
+			p string
+			n int
+		}
+		var list []pc
+		for p, n := range counts {
+			list = append(list, pc{p, n})
+		}
+		sort.Slice(list, func(a, c int) bool {
+			if list[a].n != list[c].n {
+				return list[a].n > list[c].n
+			}
+			return list[a].p < list[c].p
+		})
+		var parts []string
+		for _, x := range list {
+			parts = append(parts, fmt.Sprintf("%s (%d of %d)", x.p, x.n, total))
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", m, strings.Join(parts, "; "))
 	}
 	return b.String()
 }

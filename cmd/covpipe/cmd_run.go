@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/covpipe/covpipe/experiment"
@@ -17,13 +18,19 @@ func runCommand() *cli.Command {
 		ArgsUsage: "CONFIG",
 		Description: "Runs every task and method of the experiment CONFIG (see configs/), prints the\n" +
 			"accuracy table and writes OUT/results.json (every repeat's numbers, the config as\n" +
-			"run, version, seed, timings) and OUT/summary.md. Flags override the config.\n\n" +
-			"   covpipe run configs/synthetic.yaml --out out/synthetic --repeats 20",
+			"run, version, seed, timings), OUT/summary.md and the config's figures. Flags\n" +
+			"override the config. Descriptors of image datasets are cached (keyed by a hash of\n" +
+			"their options and input files), so a second run skips extraction.\n\n" +
+			"   covpipe run configs/synthetic.yaml --out out/synthetic --repeats 20\n" +
+			"   covpipe run configs/feret.yaml --data ../shared/datasets --out out/feret",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `DIR` (default: out/NAME, NAME from the config)"},
 			&cli.IntFlag{Name: "repeats", Usage: "number of random repeats `N` (overrides the config)"},
 			&cli.IntFlag{Name: "workers", Usage: "worker goroutines `N` (default: the config's, else all cores)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "random seed `N` (overrides the config)"},
+			&cli.StringFlag{Name: "data", Usage: "data root `DIR` that dataset paths in the config are relative to (default: $COVPIPE_DATA, else ./data)"},
+			&cli.StringFlag{Name: "cache", Usage: "descriptor cache `DIR` (default: $COVPIPE_CACHE, else the user cache folder/covpipe)"},
+			&cli.BoolFlag{Name: "no-cache", Usage: "extract descriptors without reading or writing the cache"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -52,10 +59,16 @@ func runCommand() *cli.Command {
 			if out == "" {
 				out = filepath.Join("out", cfg.Name)
 			}
+			cache := ""
+			if !c.Bool("no-cache") {
+				cache = cacheDir(c.String("cache"))
+			}
 			log := newLogger(c.App.ErrWriter)
 			res, err := experiment.Run(c.Context, cfg, experiment.Options{
 				Reporter: newReporter(c.App.ErrWriter, log),
 				Logger:   log,
+				DataRoot: experiment.DataRoot(c.String("data")),
+				CacheDir: cache,
 			})
 			if err != nil {
 				return err
@@ -68,6 +81,21 @@ func runCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// cacheDir resolves the descriptor cache: the flag, else $COVPIPE_CACHE,
+// else covpipe/ in the user's cache folder, else .covpipe-cache.
+func cacheDir(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if env := os.Getenv("COVPIPE_CACHE"); env != "" {
+		return env
+	}
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "covpipe")
+	}
+	return ".covpipe-cache"
 }
 
 func newLogger(w interface{ Write([]byte) (int, error) }) *slog.Logger {

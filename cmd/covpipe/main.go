@@ -46,6 +46,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			runCommand(),
+			reportCommand(),
 			versionCommand(),
 		},
 		// Errors are printed once, on one line, by main.
