@@ -118,6 +118,7 @@ func mosaicData(root string, m *MosaicConfig, dc *DataConfig, seed uint64) ([]*D
 	var img *imageio.Image
 	var labels *datasets.LabelMap
 	var notes []string
+	levelName := func(level int) string { return fmt.Sprintf("level %d", level) }
 	if m.Build != nil {
 		album := m.Build.Album
 		if album == "" {
@@ -153,6 +154,14 @@ func mosaicData(root string, m *MosaicConfig, dc *DataConfig, seed uint64) ([]*D
 		img = &imageio.Image{W: mo.W, H: mo.H, Gray: gray}
 		labels = mo.Labels
 		notes = append(notes, fmt.Sprintf("textures %s", strings.Join(mo.Textures, ", ")))
+		levelName = func(level int) string {
+			for i, l := range mo.Levels {
+				if l == level {
+					return mo.Textures[i]
+				}
+			}
+			return fmt.Sprintf("level %d", level)
+		}
 	} else {
 		path := filepath.Join(root, m.Image)
 		img, err = imageio.Load(path, imageio.Options{Width: o.w, Height: o.h, Filter: o.filter})
@@ -199,7 +208,7 @@ func mosaicData(root string, m *MosaicConfig, dc *DataConfig, seed uint64) ([]*D
 		if !ok {
 			c = len(classes)
 			levels[k.Label] = c
-			classes = append(classes, fmt.Sprintf("level %d", k.Label))
+			classes = append(classes, levelName(k.Label))
 		}
 		lab[i] = c
 	}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -148,6 +149,8 @@ type LassoWorkspace struct {
 	active []int
 	// Newton step on the active set.
 	kaa, u, prev []float64
+	// Null-space step: eigenvalues and LAPACK workspace.
+	vals, work []float64
 }
 
 // NewWorkspace returns buffers for solving with l.
@@ -231,7 +234,7 @@ func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certi
 		}
 		// A round that does not cut the KKT violation fourfold is crawling
 		// along nearly collinear atoms: resolve the face exactly.
-		stalled := cert.KKT > 0.25*prevKKT
+		stalled := cert.KKT > 0.25*prevKKT || len(ws.active) <= 8
 		prevKKT = cert.KKT
 		if stalled && l.newton(v, kx, kxx, ws, cert.Objective) {
 			l.certify(&cert, v, kx, kxx, ws.g, kktTol)
@@ -315,7 +318,7 @@ func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace) (float64, bool) {
 		u[p] = kx[i] - math.Copysign(half, v[i])
 	}
 	if !cholSolve(kaa, u, m) {
-		return 0, false
+		return l.nullStep(v, ws)
 	}
 	t := 1.0
 	for p, i := range a {
@@ -331,6 +334,124 @@ func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace) (float64, bool) {
 		v[i] = next
 	}
 	return t, true
+}
+
+// nullStep handles a singular K_AA: the atoms of the support are linearly
+// dependent in feature space (near-duplicate samples, or more atoms than the
+// feature space has dimensions, as for 3×3 log-Euclidean vectors). For a
+// null vector z, K_AA z = 0 means Φ_A z = 0, so k_Aᵀz = φᵀΦ_A z = 0 and
+// along z the face objective changes only through λ s_Aᵀz: moving in the
+// direction that lowers it until the first coefficient reaches zero strictly
+// decreases the objective and removes a redundant atom (as LARS keeps its
+// active set independent). One eigendecomposition gives the whole null
+// space; after each step, Gaussian elimination keeps the remaining null
+// vectors zero on the dropped coordinate, so every redundant atom goes for
+// O(m·k) more work. It returns a step fraction below 1 when the support
+// changed, or false when K_AA is not singular or no step helps.
+func (l *Lasso) nullStep(v []float64, ws *LassoWorkspace) (float64, bool) {
+	a := ws.active
+	m := len(a)
+	n := l.n
+	kaa := ws.kaa[:m*m]
+	for p, i := range a {
+		row := l.k[i*n : i*n+n]
+		for q, j := range a {
+			kaa[p*m+q] = row[j]
+		}
+	}
+	if cap(ws.vals) < m {
+		ws.vals = make([]float64, m)
+	}
+	vals := ws.vals[:m]
+	sym := blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: kaa}
+	var q [1]float64
+	lapack64.Syev(lapack.EVCompute, sym, vals, q[:], -1)
+	if len(ws.work) < int(q[0]) {
+		ws.work = make([]float64, int(q[0]))
+	}
+	if !lapack64.Syev(lapack.EVCompute, sym, vals, ws.work, len(ws.work)) {
+		return 0, false
+	}
+	// The eigenvectors are the columns of kaa, ascending eigenvalues: the
+	// first k span the (numerical) null space.
+	tol := 1e-10 * math.Max(vals[m-1], math.SmallestNonzeroFloat64)
+	k := 0
+	for k < m && vals[k] <= tol {
+		k++
+	}
+	if k == 0 {
+		return 0, false
+	}
+	z := func(p, c int) float64 { return kaa[p*m+c] }
+	changed := false
+	for k > 0 {
+		// The null direction with the largest effect on the l1 term.
+		best, bc := 0.0, -1
+		for c := range k {
+			var sc float64
+			for p, i := range a {
+				if v[i] != 0 {
+					sc += math.Copysign(1, v[i]) * z(p, c)
+				}
+			}
+			if math.Abs(sc) > math.Abs(best) {
+				best, bc = sc, c
+			}
+		}
+		if bc < 0 || math.Abs(best) < 1e-12 {
+			break
+		}
+		dir := -math.Copysign(1, best)
+		t, drop := math.Inf(1), -1
+		for p, i := range a {
+			if d := dir * z(p, bc); v[i] != 0 && d*v[i] < 0 {
+				if s := -v[i] / d; s < t {
+					t, drop = s, p
+				}
+			}
+		}
+		if drop < 0 {
+			break
+		}
+		for p, i := range a {
+			if v[i] == 0 {
+				continue
+			}
+			next := v[i] + t*dir*z(p, bc)
+			if p == drop || next*v[i] <= 0 || math.Abs(next) <= 1e-14*math.Abs(v[i]) {
+				next = 0
+			}
+			v[i] = next
+		}
+		changed = true
+		// Keep the remaining null vectors zero on the dropped coordinate:
+		// pivot on the column with the largest entry there and drop it.
+		piv := 0
+		for c := 1; c < k; c++ {
+			if math.Abs(z(drop, c)) > math.Abs(z(drop, piv)) {
+				piv = c
+			}
+		}
+		if zp := z(drop, piv); zp != 0 {
+			for c := range k {
+				if c == piv {
+					continue
+				}
+				f := z(drop, c) / zp
+				for p := range m {
+					kaa[p*m+c] -= f * kaa[p*m+piv]
+				}
+			}
+		}
+		k--
+		for p := range m {
+			kaa[p*m+piv] = kaa[p*m+k]
+		}
+	}
+	if !changed {
+		return 0, false
+	}
+	return 0.5, true // any value below 1: the support changed
 }
 
 // objective returns f(v) given g = K v.

@@ -371,3 +371,35 @@ func TestLassoErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLassoLowRankGram checks convergence and optimality when atoms far
+// outnumber the feature dimensions (a rank-6 Gram matrix of 120 atoms,
+// with exact duplicates), where coordinate descent alone crawls.
+func TestLassoLowRankGram(t *testing.T) {
+	r := newRand(9)
+	for trial := range 20 {
+		K, kx, kxx := featureProblem(r, 6, 120)
+		// Duplicate atom 0 exactly as atom 1.
+		for j := range 120 {
+			K.SetSym(1, j, K.At(0, j))
+		}
+		K.SetSym(1, 1, K.At(0, 0))
+		kx[1] = kx[0]
+		for _, nonneg := range []bool{false, true} {
+			l, err := NewLasso(K, LassoOptions{Lambda: 0.05, Tol: 1e-8, NonNegative: nonneg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, cert, err := l.Solve(kx, kxx)
+			if err != nil {
+				t.Fatalf("trial %d nonneg=%v: %v", trial, nonneg, err)
+			}
+			if cert.Sweeps > 1000 {
+				t.Errorf("trial %d: %d sweeps", trial, cert.Sweeps)
+			}
+			if got := objective(K, kx, kxx, 0.05, v); math.Abs(got-cert.Objective) > 1e-9*math.Max(1, got) {
+				t.Errorf("objective %g, recomputed %g", cert.Objective, got)
+			}
+		}
+	}
+}

@@ -1,0 +1,231 @@
+package covariance_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/covpipe/covpipe/covariance"
+)
+
+func TestGrid(t *testing.T) {
+	rs, err := covariance.Grid(256, 256, 8, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 64 {
+		t.Fatalf("%d regions, want 64", len(rs))
+	}
+	// The regions tile the image: every pixel is covered exactly once.
+	cover := make([]int, 256*256)
+	for k, r := range rs {
+		if r.W != 32 || r.H != 32 {
+			t.Errorf("region %d is %v, want 32x32", k, r)
+		}
+		if want := (covariance.Region{X: k % 8 * 32, Y: k / 8 * 32, W: 32, H: 32}); r != want {
+			t.Errorf("region %d is %v, want %v (row by row)", k, r, want)
+		}
+		for y := r.Y; y < r.Y+r.H; y++ {
+			for x := r.X; x < r.X+r.W; x++ {
+				cover[y*256+x]++
+			}
+		}
+	}
+	for i, c := range cover {
+		if c != 1 {
+			t.Fatalf("pixel (%d, %d) covered %d times", i%256, i/256, c)
+		}
+	}
+	rs, err = covariance.Grid(30, 20, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []covariance.Region{{0, 0, 10, 10}, {10, 0, 10, 10}, {20, 0, 10, 10}, {0, 10, 10, 10}, {10, 10, 10, 10}, {20, 10, 10, 10}}; !slices.Equal(rs, want) {
+		t.Errorf("Grid(30, 20, 2, 3) = %v, want %v", rs, want)
+	}
+}
+
+func TestRandomBlocks(t *testing.T) {
+	const w, h, n, side = 640, 480, 500, 32
+	a, err := covariance.RandomBlocks(w, h, n, side, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := covariance.RandomBlocks(w, h, n, side, 42)
+	c, _ := covariance.RandomBlocks(w, h, n, side, 43)
+	if len(a) != n || !slices.Equal(a, b) || slices.Equal(a, c) {
+		t.Fatalf("%d blocks; same seed equal: %v; other seed equal: %v", len(a), slices.Equal(a, b), slices.Equal(a, c))
+	}
+	var minX, maxX, minY, maxY = w, 0, h, 0
+	for _, r := range a {
+		if err := r.Validate(w, h); err != nil || r.W != side || r.H != side {
+			t.Fatalf("block %v: %v", r, err)
+		}
+		minX, maxX, minY, maxY = min(minX, r.X), max(maxX, r.X), min(minY, r.Y), max(maxY, r.Y)
+	}
+	// 500 uniform draws over 609 and 449 positions reach near both ends.
+	if minX > 20 || maxX < w-side-20 || minY > 20 || maxY < h-side-20 {
+		t.Errorf("corners span x in [%d, %d], y in [%d, %d]: not uniform over [0, %d]×[0, %d]", minX, maxX, minY, maxY, w-side, h-side)
+	}
+	// The exact positions are part of the manifests: pin them.
+	got, _ := covariance.RandomBlocks(640, 640, 3, 32, 1)
+	want := []covariance.Region{{X: 247, Y: 294, W: 32, H: 32}, {X: 290, Y: 136, W: 32, H: 32}, {X: 303, Y: 514, W: 32, H: 32}}
+	if !slices.Equal(got, want) {
+		t.Errorf("RandomBlocks(640, 640, 3, 32, 1) = %#v, want %#v", got, want)
+	}
+	// A block as large as the image has one position.
+	one, err := covariance.RandomBlocks(32, 32, 2, 32, 7)
+	if err != nil || !slices.Equal(one, []covariance.Region{{W: 32, H: 32}, {W: 32, H: 32}}) {
+		t.Errorf("RandomBlocks(32, 32, 2, 32) = %v, %v", one, err)
+	}
+}
+
+func TestRegionString(t *testing.T) {
+	for _, tc := range []struct {
+		r covariance.Region
+		s string
+	}{
+		{covariance.Region{X: 64, Y: 0, W: 32, H: 32}, "32x32+64+0"},
+		{covariance.Whole(643, 641), "643x641+0+0"},
+		{covariance.Region{X: 1, Y: 2, W: 3, H: 4}, "3x4+1+2"},
+	} {
+		if s := tc.r.String(); s != tc.s {
+			t.Errorf("%#v.String() = %q, want %q", tc.r, s, tc.s)
+		}
+		r, err := covariance.ParseRegion(tc.s)
+		if err != nil || r != tc.r {
+			t.Errorf("ParseRegion(%q) = %v, %v", tc.s, r, err)
+		}
+	}
+	for _, s := range []string{"", "32x32", "32x32+1", "32+1+2", "0x32+0+0", "32x0+0+0", "32x32+-1+0", "32x32++1+0", "+32x32+0+0",
+		"32x32+1+2+3", " 32x32+0+0", "32X32+0+0", "3.5x2+0+0", "32x32+0+99999999999999999999", "x+0+0"} {
+		if r, err := covariance.ParseRegion(s); !errors.Is(err, covariance.ErrRegion) {
+			t.Errorf("ParseRegion(%q) = %v, %v; want an ErrRegion error", s, r, err)
+		}
+	}
+}
+
+func TestRegionValidate(t *testing.T) {
+	for _, tc := range []struct {
+		r  covariance.Region
+		ok bool
+	}{
+		{covariance.Region{W: 10, H: 8}, true},
+		{covariance.Region{X: 9, Y: 6, W: 1, H: 2}, true},
+		{covariance.Region{X: 8, Y: 7, W: 2, H: 1}, true},
+		{covariance.Region{W: 1, H: 1}, false},
+		{covariance.Region{W: 0, H: 5}, false},
+		{covariance.Region{X: 9, W: 2, H: 2}, false},
+		{covariance.Region{Y: 7, W: 2, H: 2}, false},
+		{covariance.Region{X: -1, W: 2, H: 2}, false},
+		{covariance.Region{W: 11, H: 1}, false},
+		{covariance.Region{X: 1 << 62, W: 1 << 62, H: 2}, false},
+	} {
+		if err := tc.r.Validate(10, 8); (err == nil) != tc.ok || (err != nil && !errors.Is(err, covariance.ErrRegion)) {
+			t.Errorf("%v.Validate(10, 8) = %v, want ok = %v", tc.r, err, tc.ok)
+		}
+	}
+}
+
+func TestLayout(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		l    covariance.Layout
+		w, h int
+		n    int
+	}{
+		{"whole", covariance.Layout{Kind: covariance.LayoutWhole}, 64, 32, 1},
+		{"grid:8x8", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 8, Cols: 8}, 256, 256, 64},
+		{"grid:2x3", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 3}, 30, 20, 6},
+		{"blocks:50:32", covariance.Layout{Kind: covariance.LayoutBlocks, N: 50, Side: 32}, 640, 640, 50},
+	} {
+		l, err := covariance.ParseLayout(tc.spec)
+		if err != nil || l != tc.l || l.String() != tc.spec {
+			t.Errorf("ParseLayout(%q) = %+v, %v (String %q)", tc.spec, l, err, l.String())
+			continue
+		}
+		rs, err := l.Regions(tc.w, tc.h, 5)
+		if err != nil || len(rs) != tc.n {
+			t.Errorf("%s on %dx%d: %d regions, %v", tc.spec, tc.w, tc.h, len(rs), err)
+		}
+		for _, r := range rs {
+			if err := r.Validate(tc.w, tc.h); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	grid, _ := covariance.ParseLayout("grid:8x8")
+	direct, _ := covariance.Grid(256, 256, 8, 8)
+	if rs, _ := grid.Regions(256, 256, 0); !slices.Equal(rs, direct) {
+		t.Error("grid layout differs from Grid")
+	}
+	blocks, _ := covariance.ParseLayout("blocks:50:32")
+	direct, _ = covariance.RandomBlocks(640, 640, 50, 32, 11)
+	if rs, _ := blocks.Regions(640, 640, 11); !slices.Equal(rs, direct) {
+		t.Error("blocks layout differs from RandomBlocks")
+	}
+	if rs, _ := (covariance.Layout{}).Regions(64, 32, 0); !slices.Equal(rs, []covariance.Region{covariance.Whole(64, 32)}) {
+		t.Errorf("whole layout: %v", rs)
+	}
+}
+
+// TestLayoutErrors: malformed specifications and layouts that do not fit
+// the image give errors that say what is wrong.
+func TestLayoutErrors(t *testing.T) {
+	for _, tc := range []struct{ spec, msg string }{
+		{"", `unknown kind ""`},
+		{"Grid:8x8", "unknown kind"},
+		{"whole:1", "no parameters"},
+		{"grid", "rows x columns"},
+		{"grid:8", "rows x columns"},
+		{"grid:0x8", "rows and columns must be >= 1"},
+		{"grid:8x-1", "not a non-negative decimal integer"},
+		{"grid:8x8x8", "not a non-negative decimal integer"},
+		{"blocks:50", "count and a side"},
+		{"blocks:0:32", "count must be >= 1"},
+		{"blocks:50:1", "must be >= 2"},
+		{"blocks:50:0", "must be >= 2"},
+		{"blocks:50:32:7", "not a non-negative decimal integer"},
+		{"blocks: 50:32", "not a non-negative decimal integer"},
+	} {
+		_, err := covariance.ParseLayout(tc.spec)
+		if !errors.Is(err, covariance.ErrRegion) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("ParseLayout(%q): error %v, want one saying %q", tc.spec, err, tc.msg)
+		}
+	}
+	for _, tc := range []struct {
+		spec string
+		w, h int
+		msg  string
+	}{
+		{"grid:8x8", 250, 256, "does not divide the 250x256 image"},
+		{"grid:3x1", 10, 10, "does not divide"},
+		{"grid:4x4", 4, 4, "gives 1x1 regions"},
+		{"blocks:50:32", 31, 640, "do not fit in the 31x640 image"},
+		{"blocks:50:32", 640, 16, "do not fit"},
+		{"whole", 1, 1, "at least 2"},
+		{"whole", 0, 5, "image size 0x5"},
+	} {
+		l, err := covariance.ParseLayout(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := l.Regions(tc.w, tc.h, 1)
+		if !errors.Is(err, covariance.ErrRegion) || !strings.Contains(err.Error(), tc.msg) || rs != nil {
+			t.Errorf("%s on %dx%d: %v, error %v, want one saying %q", tc.spec, tc.w, tc.h, rs, err, tc.msg)
+		}
+	}
+	for _, err := range []error{
+		func() error { _, err := covariance.Grid(64, 64, 0, 4); return err }(),
+		func() error { _, err := covariance.Grid(64, 60, 8, 8); return err }(),
+		func() error { _, err := covariance.RandomBlocks(64, 64, 0, 8, 1); return err }(),
+		func() error { _, err := covariance.RandomBlocks(64, 64, 5, 1, 1); return err }(),
+		func() error { _, err := covariance.RandomBlocks(64, 64, 5, 65, 1); return err }(),
+		func() error { _, err := (covariance.Layout{Kind: 9}).Regions(64, 64, 1); return err }(),
+	} {
+		if !errors.Is(err, covariance.ErrRegion) {
+			t.Errorf("error %v, want ErrRegion", err)
+		}
+	}
+}
