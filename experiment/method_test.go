@@ -10,7 +10,7 @@ import (
 	"github.com/covpipe/covpipe/spd"
 )
 
-func syntheticData(t *testing.T, classes, dim, samples int, variance float64, seed uint64) (*Data, []int, []int) {
+func syntheticData(t testing.TB, classes, dim, samples int, variance float64, seed uint64) (*Data, []int, []int) {
 	t.Helper()
 	o := datasets.SyntheticOptions{Classes: classes, Dim: dim, Samples: samples, Train: 0.5, Spread: 1, Variance: variance}
 	train, test, err := datasets.Synthetic(o, seed)
