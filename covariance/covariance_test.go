@@ -448,3 +448,57 @@ func TestAutoMethod(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagRidgeEquivariance checks that covariance.DiagRidge commutes with rescaling
+// the features (the trace ridge does not), against spd.AddDiagRidge.
+func TestDiagRidgeEquivariance(t *testing.T) {
+	const w, h, d = 16, 12, 3
+	planes := make([][]float64, d)
+	scaled := make([][]float64, d)
+	scale := []float64{1, 100, 1e-3}
+	for k := range planes {
+		planes[k] = make([]float64, w*h)
+		scaled[k] = make([]float64, w*h)
+		for i := range planes[k] {
+			planes[k][i] = math.Sin(float64(i*(k+2))) + 0.1*float64(k*i%7)
+			scaled[k][i] = scale[k] * planes[k][i]
+		}
+	}
+	reg := covariance.Regularization{Kind: covariance.DiagRidge, Eps: 0.1}
+	e, err := covariance.NewExtractor(d, covariance.Options{Reg: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := make([]float64, d*d)
+	b := make([]float64, d*d)
+	if err := e.Compute(a, planes, w, h, []covariance.Region{covariance.Whole(w, h)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Compute(b, scaled, w, h, []covariance.Region{covariance.Whole(w, h)}); err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]float64, d*d)
+	if err := covariance.Of(raw, planes, w, h, covariance.Whole(w, h)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range d {
+		for j := range d {
+			if got, want := b[i*d+j], scale[i]*scale[j]*a[i*d+j]; math.Abs(got-want) > 1e-12*math.Abs(want)+1e-300 {
+				t.Fatalf("[%d][%d]: scaled %g, want %g", i, j, got, want)
+			}
+			want := raw[i*d+j]
+			if i == j {
+				want *= 1.1
+			}
+			if math.Abs(a[i*d+j]-want) > 1e-12*math.Abs(want) {
+				t.Fatalf("[%d][%d] = %g, want raw·(1+eps) on the diagonal %g", i, j, a[i*d+j], want)
+			}
+		}
+	}
+	if k, err := covariance.ParseRegKind("diag-ridge"); err != nil || k != covariance.DiagRidge {
+		t.Errorf("covariance.ParseRegKind: %v, %v", k, err)
+	}
+	if _, err := covariance.ParseRegKind("diag"); err == nil {
+		t.Error("unknown kind accepted")
+	}
+}

@@ -18,15 +18,27 @@ const (
 	// None leaves C unchanged, so that a rank-deficient C (a constant
 	// feature, or a region of n ≤ d pixels) is reported as not SPD.
 	None
+	// DiagRidge adds Eps·diag(C): each feature's variance grows by the
+	// fraction Eps, which is R + Eps·I in correlation terms. Unlike the
+	// other kinds it is equivariant to feature units (rescaling features
+	// by A gives A(C + Eps·diag C)A), so a feature measured in large
+	// units, such as the pixel coordinates x and y (variance ≈ 85 at
+	// 32×32), cannot swamp features of small variance such as intensity
+	// or Gabor magnitudes (≈ 1e-4), as a trace-scaled ridge does. A
+	// constant feature keeps variance 0 and is reported as not SPD. It is
+	// spd.AddDiagRidge.
+	DiagRidge
 )
 
-// String returns "trace-ridge", "ridge" or "none".
+// String returns "trace-ridge", "ridge", "diag-ridge" or "none".
 func (k RegKind) String() string {
 	switch k {
 	case TraceRidge:
 		return "trace-ridge"
 	case Ridge:
 		return "ridge"
+	case DiagRidge:
+		return "diag-ridge"
 	case None:
 		return "none"
 	}
@@ -53,6 +65,16 @@ type Regularization struct {
 	Eps float64
 }
 
+// ParseRegKind parses a RegKind's String form.
+func ParseRegKind(s string) (RegKind, error) {
+	for _, k := range []RegKind{TraceRidge, Ridge, DiagRidge, None} {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("covariance: unknown regularisation kind %q (want trace-ridge, ridge, diag-ridge or none)", s)
+}
+
 // DefaultRegularization returns the regularisation of the zero Options
 // with its values spelled out, for manifests: TraceRidge with DefaultEps.
 func DefaultRegularization() Regularization {
@@ -77,7 +99,7 @@ func (r Regularization) resolved() (Regularization, error) {
 		return r, fmt.Errorf("covariance: regularisation strength %v must be finite and >= 0", r.Eps)
 	}
 	switch r.Kind {
-	case TraceRidge, Ridge:
+	case TraceRidge, Ridge, DiagRidge:
 		if r.Eps == 0 {
 			r.Eps = DefaultEps
 		}
@@ -92,7 +114,7 @@ func (r Regularization) resolved() (Regularization, error) {
 }
 
 // apply adds the ridge of r to the diagonal of the d×d row-major c, with
-// the semantics of spd.AddRidge and spd.AddTraceRidge.
+// the semantics of spd.AddRidge, spd.AddTraceRidge and spd.AddDiagRidge.
 func (r Regularization) apply(c []float64, d int) {
 	var ridge float64
 	switch r.Kind {
@@ -104,6 +126,11 @@ func (r Regularization) apply(c []float64, d int) {
 			tr += c[i*d+i]
 		}
 		ridge = r.Eps * math.Abs(tr) / float64(d)
+	case DiagRidge:
+		for i := range d {
+			c[i*d+i] *= 1 + r.Eps
+		}
+		return
 	default:
 		return
 	}

@@ -66,9 +66,14 @@ type DataConfig struct {
 	// Regions is a covariance layout: whole (default), grid:RxC or
 	// blocks:N:S.
 	Regions string `yaml:"regions,omitempty" json:"regions,omitempty"`
-	// Ridge is the trace-scaled ridge ε of C + ε·tr(C)/d·I (0: none);
-	// a list gives candidates for parameter selection. Default 1e-4.
+	// Ridge is the regularisation strength ε (0: none); a list gives
+	// candidates for parameter selection. Default 1e-4.
 	Ridge Floats `yaml:"ridge,omitempty" json:"ridge,omitempty"`
+	// RidgeKind is trace-ridge (C + ε·tr(C)/d·I, the default), diag-ridge
+	// (C + ε·diag C, equivariant to feature units: use it when features of
+	// very different scales are mixed, such as pixel coordinates with
+	// intensities) or ridge (C + ε·I).
+	RidgeKind string `yaml:"ridge_kind,omitempty" json:"ridge_kind,omitempty"`
 }
 
 // TaskConfig is one classification task: a table row of the report. It
@@ -424,6 +429,12 @@ func (d *DataConfig) validate() error {
 	}
 	if len(d.Ridge) == 0 {
 		d.Ridge = Floats{covariance.DefaultEps}
+	}
+	if d.RidgeKind == "" {
+		d.RidgeKind = covariance.TraceRidge.String()
+	}
+	if k, err := covariance.ParseRegKind(d.RidgeKind); err != nil || k == covariance.None {
+		return fmt.Errorf("ridge_kind %q: want trace-ridge, diag-ridge or ridge (ridge: 0 for none)", d.RidgeKind)
 	}
 	return checkFloats("ridge", d.Ridge, true, 0, true)
 }

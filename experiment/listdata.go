@@ -1,9 +1,153 @@
 package experiment
 
-import "errors"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/internal/version"
+	"github.com/covpipe/covpipe/spd"
+)
 
 // listData returns the descriptors of the config's dataset, one Data per
-// ridge value.
+// ridge value, extracting them with the describe machinery on first use.
+// With a cache folder, each extraction is stored under a hash of
+// everything that determines it (the items' paths, labels, sizes and
+// modification times, the descriptor options and covpipe's version), so a
+// second run reads it back instead.
 func (e *engine) listData() ([]*Data, error) {
-	return nil, errors.New("not yet")
+	if e.variants != nil {
+		return e.variants, nil
+	}
+	dc := e.cfg.Data
+	list, err := openDataset(e.opts.DataRoot, dc.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	o, err := dc.resolve()
+	if err != nil {
+		return nil, err
+	}
+	byRel := make(map[string]datasets.Item, len(list.Items))
+	for _, it := range list.Items {
+		byRel[it.Rel] = it
+	}
+	names := list.Labels()
+	index := make(map[string]int, len(names))
+	for i, n := range names {
+		index[n] = i
+	}
+	for _, eps := range dc.Ridge {
+		opts := describe.Options{
+			Features: o.features.String(), Width: o.w, Height: o.h, Filter: o.filter,
+			Regions: o.layout, Seed: e.cfg.Seed, Reg: dc.regularization(eps),
+			Workers: e.workers, Reporter: e.rep,
+		}
+		t0 := time.Now()
+		out, err := e.descriptors(list, opts)
+		if err != nil {
+			return nil, fmt.Errorf("descriptors of %s: %w", dc.Dataset, err)
+		}
+		e.addTime("extraction", t0)
+		d := out.Meta.Dim
+		set, err := spd.NewSetFromData(d, out.Data)
+		if err != nil {
+			return nil, fmt.Errorf("descriptors of %s: %w", dc.Dataset, err)
+		}
+		data := &Data{Set: set, Labels: make([]int, len(out.Rows)), Classes: names, Meta: make([]map[string]string, len(out.Rows)), Ridge: eps}
+		for i, r := range out.Rows {
+			it, ok := byRel[r.Path]
+			if !ok {
+				return nil, fmt.Errorf("descriptors of %s: row %d names %q, which the dataset does not list", dc.Dataset, i, r.Path)
+			}
+			data.Labels[i] = index[it.Label]
+			m := map[string]string{"path": it.Rel, "region": r.Region.String()}
+			for k, v := range it.Meta {
+				m[k] = v
+			}
+			data.Meta[i] = m
+		}
+		e.variants = append(e.variants, data)
+	}
+	return e.variants, nil
+}
+
+// descriptors returns the dataset's descriptors with the given options,
+// from the cache when possible.
+func (e *engine) descriptors(list *datasets.List, opts describe.Options) (*describe.Output, error) {
+	if e.opts.CacheDir == "" {
+		dir, err := os.MkdirTemp("", "covpipe-descriptors-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		if _, err := describe.Describe(e.ctx, []*datasets.List{list}, dir, opts); err != nil {
+			return nil, err
+		}
+		return describe.Read(dir)
+	}
+	key, err := cacheKey(list, opts)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(e.opts.CacheDir, "descriptors", key)
+	if ok, _ := describe.Current(dir, []*datasets.List{list}, opts); ok {
+		if out, err := describe.Read(dir); err == nil {
+			e.log.Info("descriptors read from cache", "dir", dir, "count", len(out.Rows))
+			return out, nil
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("descriptor cache: %w", err)
+	}
+	if _, err := describe.Describe(e.ctx, []*datasets.List{list}, dir, opts); err != nil {
+		return nil, err
+	}
+	return describe.Read(dir)
+}
+
+// cacheKey hashes everything that determines a dataset's descriptors.
+func cacheKey(list *datasets.List, opts describe.Options) (string, error) {
+	type file struct {
+		Rel, Label string
+		Size       int64
+		ModTime    int64
+	}
+	files := make([]file, 0, len(list.Items))
+	for _, it := range list.Items {
+		st, err := os.Stat(it.Path)
+		if err != nil {
+			return "", fmt.Errorf("descriptor cache: %w", err)
+		}
+		files = append(files, file{it.Rel, it.Label, st.Size(), st.ModTime().UnixNano()})
+	}
+	sort.Slice(files, func(a, b int) bool { return files[a].Rel < files[b].Rel })
+	root, err := filepath.Abs(list.Root)
+	if err != nil {
+		return "", err
+	}
+	seed := uint64(0)
+	if opts.Regions.Kind == covariance.LayoutBlocks {
+		seed = opts.Seed
+	}
+	b, err := json.Marshal(struct {
+		Format, Version, Root, Features, Filter, Regions, Reg string
+		Width, Height                                         int
+		Seed                                                  uint64
+		Files                                                 []file
+	}{"covpipe-descriptor-cache/1", version.Number, root, opts.Features, fmt.Sprint(opts.Filter), opts.Regions.String(),
+		fmt.Sprintf("%v/%g", opts.Reg.Kind, opts.Reg.Eps), opts.Width, opts.Height, seed, files})
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12]), nil
 }

@@ -96,12 +96,13 @@ func (d *DataConfig) resolve() (descriptorOptions, error) {
 	return o, err
 }
 
-// regularization returns the trace-scaled ridge ε (none when ε = 0).
-func regularization(eps float64) covariance.Regularization {
+// regularization returns the data's ridge of strength ε (none when ε = 0).
+func (d *DataConfig) regularization(eps float64) covariance.Regularization {
 	if eps == 0 {
 		return covariance.Regularization{Kind: covariance.None}
 	}
-	return covariance.Regularization{Kind: covariance.TraceRidge, Eps: eps}
+	kind, _ := covariance.ParseRegKind(d.RidgeKind) // checked by validate
+	return covariance.Regularization{Kind: kind, Eps: eps}
 }
 
 // mosaicData makes one Data per ridge value from a texture mosaic: the
@@ -215,7 +216,7 @@ func mosaicData(root string, m *MosaicConfig, dc *DataConfig, seed uint64) ([]*D
 	d := o.features.Dim()
 	var out []*Data
 	for _, eps := range dc.Ridge {
-		ex, err := covariance.NewExtractor(d, covariance.Options{Reg: regularization(eps)})
+		ex, err := covariance.NewExtractor(d, covariance.Options{Reg: dc.regularization(eps)})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -134,6 +134,22 @@ func AddTraceRidge(x *mat.SymDense, eps float64) error {
 	return AddRidge(x, eps*math.Abs(tr)/float64(n))
 }
 
+// AddDiagRidge scales the diagonal of x in place: x_ii ← (1 + eps)·x_ii,
+// that is x ← x + eps·diag(x). For a covariance it is R + eps·I in terms of
+// the correlation matrix R, and it is equivariant to rescaling variables
+// (A(x + eps·diag x)A = Ax A + eps·diag(Ax A) for diagonal A), so variables
+// in large units cannot swamp small ones as with AddTraceRidge. It returns
+// an error wrapping ErrParameter when eps is negative or not finite.
+func AddDiagRidge(x *mat.SymDense, eps float64) error {
+	if !(eps >= 0) || math.IsInf(eps, 0) {
+		return fmt.Errorf("%w: diagonal ridge %v must be finite and >= 0", ErrParameter, eps)
+	}
+	for i := range x.SymmetricDim() {
+		x.SetSym(i, i, (1+eps)*x.At(i, i))
+	}
+	return nil
+}
+
 // dims reports the dimensions of a, treating a nil matrix or a zero-value
 // gonum matrix (whose Dims panics on some types) as empty.
 func dims(a mat.Matrix) (r, c int) {

@@ -94,6 +94,14 @@ func TestRidges(t *testing.T) {
 			t.Errorf("AddTraceRidge(%v): got %v, want ErrParameter", eps, err)
 		}
 	}
+	d := diag(4, 1e-4)
+	if err := AddDiagRidge(d, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	assertSymClose(t, "AddDiagRidge", d, diag(6, 1.5e-4), 1e-15)
+	if err := AddDiagRidge(d, -1); !errors.Is(err, ErrParameter) {
+		t.Errorf("AddDiagRidge(-1): %v", err)
+	}
 	// A singular covariance becomes SPD with a ridge.
 	s := mat.NewSymDense(2, []float64{1, 1, 1, 1})
 	if err := AddTraceRidge(s, 1e-6); err != nil {

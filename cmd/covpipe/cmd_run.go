@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/urfave/cli/v2"
@@ -31,6 +32,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "data", Usage: "data root `DIR` that dataset paths in the config are relative to (default: $COVPIPE_DATA, else ./data)"},
 			&cli.StringFlag{Name: "cache", Usage: "descriptor cache `DIR` (default: $COVPIPE_CACHE, else the user cache folder/covpipe)"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "extract descriptors without reading or writing the cache"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to `FILE` (for go tool pprof)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -58,6 +60,17 @@ func runCommand() *cli.Command {
 			out := c.String("out")
 			if out == "" {
 				out = filepath.Join("out", cfg.Name)
+			}
+			if p := c.String("cpuprofile"); p != "" {
+				f, err := os.Create(p)
+				if err != nil {
+					return fmt.Errorf("cpu profile: %w", err)
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return fmt.Errorf("cpu profile: %w", err)
+				}
+				defer pprof.StopCPUProfile()
 			}
 			cache := ""
 			if !c.Bool("no-cache") {

@@ -46,6 +46,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			runCommand(),
+			describeCommand(),
+			mergeCommand(),
 			reportCommand(),
 			versionCommand(),
 		},

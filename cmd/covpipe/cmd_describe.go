@@ -1,0 +1,157 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/imageio"
+	"github.com/urfave/cli/v2"
+)
+
+func describeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "describe",
+		Usage:     "compute the covariance descriptors of images into a folder",
+		ArgsUsage: "INPUT...",
+		Description: "Computes the region covariance descriptor of each region of each image of the INPUTs and\n" +
+			"writes DIR/descriptors.npy (float64, shape (n, d, d), for numpy.load), DIR/manifest.csv\n" +
+			"(index,path,label,region per descriptor), DIR/meta.json (options, inputs, counts) and, with\n" +
+			"--skip-bad, DIR/failures.csv. Files appear only when the run succeeds.\n\n" +
+			"An INPUT is a folder of class folders (label = first-level folder), a .csv manifest\n" +
+			"(path,label,...) or KIND:PATH with KIND feret, brodatz, folders, mars or csv. Several INPUTs\n" +
+			"are concatenated; their manifest paths are then written K:PATH, K the INPUT's number from 0.\n" +
+			"--shard I/N describes the I-th (from 0) of N contiguous parts; covpipe merge joins them.\n\n" +
+			"   covpipe describe mars:../shared/datasets/mini-mars --resize 32x64 --features reid --out out/mars\n" +
+			"   covpipe describe brodatz:DIR --regions blocks:50:32 --seed 1 --out out/brodatz",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `DIR` (required; created if needed)"},
+			&cli.StringFlag{Name: "features", Value: describe.DefaultFeatures, Usage: "feature `LIST`: names or presets (texture, face, reid), e.g. I,Ix,Iy,Ixx,Iyy or I,x,y,gabor"},
+			&cli.StringFlag{Name: "resize", Usage: "resize every image to `WxH` (W columns, H rows), e.g. 32x64"},
+			&cli.StringFlag{Name: "filter", Usage: "resampling filter `F` for --resize: linear (default), nearest, box, catmullrom or lanczos3"},
+			&cli.StringFlag{Name: "regions", Value: "whole", Usage: "region `LAYOUT`: whole, grid:RxC or blocks:N:S"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of random blocks (an image's blocks depend on N and its path only)"},
+			&cli.Float64Flag{Name: "ridge", Value: covariance.DefaultEps, Usage: "add the ridge `EPS`·tr(C)/d·I to each descriptor; 0: none"},
+			&cli.IntFlag{Name: "workers", Usage: "number `N` of images processed at once (0: all cores); the output does not depend on it"},
+			&cli.StringFlag{Name: "shard", Usage: "describe only part `I/N` (0 <= I < N) of the images"},
+			&cli.BoolFlag{Name: "skip-bad", Usage: "list failing images in failures.csv and go on, instead of stopping at the first"},
+		},
+		OnUsageError: usageError("describe"),
+		Action: func(c *cli.Context) error {
+			out := c.String("out")
+			if out == "" {
+				return errors.New("describe: --out DIR is required")
+			}
+			if c.NArg() == 0 {
+				return errors.New("describe: want at least one INPUT (see covpipe describe --help)")
+			}
+			o, err := describeOptions(c)
+			if err != nil {
+				return err
+			}
+			inputs := make([]*datasets.List, c.NArg())
+			for i, spec := range c.Args().Slice() {
+				if inputs[i], err = datasets.Open(spec); err != nil {
+					return fmt.Errorf("describe: input %s: %w", spec, err)
+				}
+			}
+			o.Reporter = newReporter(c.App.ErrWriter, newLogger(c.App.ErrWriter))
+			start := time.Now()
+			meta, err := describe.Describe(c.Context, inputs, out, o)
+			if err != nil {
+				return err
+			}
+			secs := time.Since(start).Seconds()
+			n := meta.Counts
+			fmt.Fprintf(c.App.Writer, "described %d images: %d descriptors of %dx%d in %s (%.1f s, %.0f images/s)\n",
+				n.Described, n.Descriptors, meta.Dim, meta.Dim, filepath.Join(out, describe.DescriptorsFile), secs, float64(n.Images)/secs)
+			if meta.SkipBad {
+				fmt.Fprintf(c.App.Writer, "%d images failed, listed in %s\n", n.Failed, filepath.Join(out, describe.FailuresFile))
+			}
+			return nil
+		},
+	}
+}
+
+// describeOptions reads the options of `covpipe describe` from its flags.
+func describeOptions(c *cli.Context) (describe.Options, error) {
+	o := describe.Options{
+		Features: c.String("features"),
+		Seed:     c.Uint64("seed"),
+		Workers:  c.Int("workers"),
+		SkipBad:  c.Bool("skip-bad"),
+	}
+	var err error
+	if s := c.String("resize"); s != "" {
+		if o.Width, o.Height, err = parseSize(s); err != nil {
+			return o, err
+		}
+	}
+	if c.IsSet("filter") {
+		if o.Width == 0 {
+			return o, fmt.Errorf("describe: --filter %s has no effect without --resize", c.String("filter"))
+		}
+		if o.Filter, err = parseFilter(c.String("filter")); err != nil {
+			return o, err
+		}
+	}
+	if o.Regions, err = covariance.ParseLayout(c.String("regions")); err != nil {
+		return o, fmt.Errorf("describe: --regions: %w", err)
+	}
+	if c.IsSet("ridge") {
+		eps := c.Float64("ridge")
+		switch {
+		case !(eps >= 0) || math.IsInf(eps, 0):
+			return o, fmt.Errorf("describe: --ridge %v: want a finite EPS >= 0 (0: no regularisation)", eps)
+		case eps == 0:
+			o.Reg = covariance.Regularization{Kind: covariance.None}
+		default:
+			o.Reg = covariance.Regularization{Kind: covariance.TraceRidge, Eps: eps}
+		}
+	}
+	if c.Int("workers") < 0 {
+		return o, fmt.Errorf("describe: --workers %d, want >= 0 (0: all cores)", c.Int("workers"))
+	}
+	if s := c.String("shard"); s != "" {
+		if o.Shard, err = describe.ParseShard(s); err != nil {
+			return o, fmt.Errorf("--shard: %w", err)
+		}
+	}
+	return o, nil
+}
+
+// parseSize parses "WxH" with W, H >= 1.
+func parseSize(s string) (w, h int, err error) {
+	ws, hs, ok := strings.Cut(s, "x")
+	w, errw := strconv.Atoi(ws)
+	h, errh := strconv.Atoi(hs)
+	if !ok || errw != nil || errh != nil || w < 1 || h < 1 {
+		return 0, 0, fmt.Errorf("describe: --resize %q: want WxH with W columns and H rows >= 1, e.g. 32x64", s)
+	}
+	return w, h, nil
+}
+
+// parseFilter parses a filter name, case-insensitively.
+func parseFilter(s string) (imageio.Filter, error) {
+	for _, f := range []imageio.Filter{imageio.Linear, imageio.Nearest, imageio.Box, imageio.CatmullRom, imageio.Lanczos3} {
+		if strings.EqualFold(s, f.String()) {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("describe: --filter %q: want linear, nearest, box, catmullrom or lanczos3", s)
+}
+
+// usageError reports a flag error of command name on one line, without
+// the help text that urfave/cli prints by default.
+func usageError(name string) cli.OnUsageErrorFunc {
+	return func(_ *cli.Context, err error, _ bool) error {
+		return fmt.Errorf("%s: %w (see covpipe %s --help)", name, err, name)
+	}
+}

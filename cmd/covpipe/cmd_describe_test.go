@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/covpipe/covpipe/describe"
+)
+
+// imageFolder writes a folder of 2 classes with n noise PNGs each and
+// returns it.
+func imageFolder(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, class := range []string{"p1", "p2"} {
+		if err := os.MkdirAll(filepath.Join(dir, class), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			img := image.NewNRGBA(image.Rect(0, 0, 16, 24))
+			for p := range img.Pix {
+				img.Pix[p] = uint8(rng.IntN(256))
+			}
+			var buf bytes.Buffer
+			if err := png.Encode(&buf, img); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, class, string(rune('a'+i))+".png"), buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
+func TestDescribeCommand(t *testing.T) {
+	src := imageFolder(t, 3)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	// Flags after the INPUT, as interspersed allows.
+	stdout, stderr, err := runCLI(t, "describe", "mars:"+src, "--out", out, "--features", "reid", "--resize", "8x12",
+		"--filter", "Box", "--regions", "grid:2x1", "--ridge", "0.001", "--workers", "2", "--skip-bad")
+	if err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "described 6 images: 12 descriptors of 17x17") || !strings.Contains(stdout, "0 images failed") {
+		t.Errorf("stdout: %q", stdout)
+	}
+	if !strings.Contains(stderr, "level=INFO") || !strings.Contains(stderr, "stage=describe") {
+		t.Errorf("no progress log lines on a non-terminal stderr:\n%s", stderr)
+	}
+	got, err := describe.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := got.Meta
+	if m.Dim != 17 || m.Regions != "grid:2x1" || m.Resize == nil || *m.Resize != (describe.Size{Width: 8, Height: 12}) ||
+		m.Filter != "box" || m.Ridge != (describe.Ridge{Kind: "trace-ridge", Eps: 0.001}) || !m.SkipBad || len(got.Rows) != 12 {
+		t.Errorf("meta %+v, %d rows", m, len(got.Rows))
+	}
+	if got.Rows[1].Path != "p1/a.png" || got.Rows[1].Label != "p1" || got.Rows[1].Region.String() != "8x6+0+6" {
+		t.Errorf("row 1: %+v", got.Rows[1])
+	}
+
+	// --ridge 0 is no regularisation; sharded runs merge into the same
+	// bytes as the whole run.
+	whole := filepath.Join(dir, "whole")
+	if _, stderr, err := runCLI(t, "describe", "--out", whole, "--ridge", "0", src); err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
+	if m, err := describe.ReadMeta(whole); err != nil || m.Ridge.Kind != "none" || m.Features[0] != "I" {
+		t.Errorf("--ridge 0: %+v, %v", m, err)
+	}
+	var shards []string
+	for _, s := range []string{"1/2", "0/2"} {
+		sd := filepath.Join(dir, "shard"+s[:1])
+		if _, stderr, err := runCLI(t, "describe", src, "--ridge", "0", "--shard", s, "-o", sd); err != nil {
+			t.Fatalf("describe --shard %s: %v\n%s", s, err, stderr)
+		}
+		shards = append(shards, sd)
+	}
+	merged := filepath.Join(dir, "merged")
+	stdout, _, err = runCLI(t, append([]string{"merge", "--out", merged}, shards...)...)
+	if err != nil || !strings.Contains(stdout, "merged 2 shards: 6 descriptors of 5x5 from 6 images") {
+		t.Fatalf("merge: %q, %v", stdout, err)
+	}
+	for _, f := range []string{describe.DescriptorsFile, describe.ManifestFile, describe.MetaFile} {
+		a, _ := os.ReadFile(filepath.Join(whole, f))
+		b, _ := os.ReadFile(filepath.Join(merged, f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("merged %s differs from the whole run's", f)
+		}
+	}
+	// Flags after the shard folders.
+	if _, _, err := runCLI(t, "merge", shards[0], "--out", filepath.Join(dir, "m2")); err == nil || !strings.Contains(err.Error(), "missing shard 0/2") {
+		t.Errorf("merge of one of two shards: %v", err)
+	}
+}
+
+func TestDescribeCommandErrors(t *testing.T) {
+	src := imageFolder(t, 1)
+	bad := imageFolder(t, 1)
+	os.WriteFile(filepath.Join(bad, "p1", "z.png"), []byte("garbage"), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"describe", src}, "--out DIR is required"},
+		{[]string{"describe", "--out", out}, "at least one INPUT"},
+		{[]string{"describe", src, "--out", out, "--bogus"}, "describe: flag provided but not defined: -bogus"},
+		{[]string{"describe", src, "--out", out, "--workers", "many"}, `invalid value "many" for flag -workers`},
+		{[]string{"describe", src, "--out", out, "--workers", "-2"}, "--workers -2"},
+		{[]string{"describe", src, "--out", out, "--features", "I,Q"}, `unknown feature "Q"`},
+		{[]string{"describe", src, "--out", out, "--resize", "32"}, `--resize "32"`},
+		{[]string{"describe", src, "--out", out, "--resize", "0x4"}, `--resize "0x4"`},
+		{[]string{"describe", src, "--out", out, "--filter", "box"}, "no effect without --resize"},
+		{[]string{"describe", src, "--out", out, "--resize", "8x8", "--filter", "cubic"}, `--filter "cubic"`},
+		{[]string{"describe", src, "--out", out, "--regions", "grid:2"}, "--regions"},
+		{[]string{"describe", src, "--out", out, "--ridge", "-1"}, "--ridge -1"},
+		{[]string{"describe", src, "--out", out, "--ridge", "NaN"}, "--ridge NaN"},
+		{[]string{"describe", src, "--out", out, "--shard", "2/2"}, `--shard: describe: invalid shard: "2/2"`},
+		{[]string{"describe", filepath.Join(src, "nope"), "--out", out}, "nope"},
+		{[]string{"describe", bad, "--out", out}, "load " + filepath.Join(bad, "p1", "z.png")},
+		{[]string{"merge", src}, "--out DIR is required"},
+		{[]string{"merge", "--out", out}, "want the SHARD_DIR"},
+		{[]string{"merge", "--out", out, src}, "no meta.json"},
+		{[]string{"merge", "--bogus", src}, "merge: flag provided but not defined: -bogus"},
+	} {
+		_, _, err := runCLI(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want an error containing %q", tc.args, err, tc.want)
+		}
+		if err != nil && strings.Contains(oneLine(err), "\n") {
+			t.Errorf("%v: error is not one line", tc.args)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Errorf("%v: failed run left %v", tc.args, entries)
+		}
+	}
+}
+
+func TestDescribeHelp(t *testing.T) {
+	for _, cmd := range []string{"describe", "merge"} {
+		stdout, _, err := runCLI(t, cmd, "--help")
+		if err != nil || !strings.Contains(stdout, "--out") || !strings.Contains(stdout, "shard") {
+			t.Errorf("%s --help: %q, %v", cmd, stdout, err)
+		}
+	}
+}

@@ -1,0 +1,494 @@
+package describe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sbinet/npyio"
+
+	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/features"
+	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/spd"
+)
+
+// naiveCov is the unbiased covariance 1/(n−1) Σ (z−μ)(z−μ)ᵀ of the
+// features over region r, by the textbook two-pass formula, plus the
+// ridge of reg: the independent truth for the descriptors.
+func naiveCov(planes [][]float64, w int, r covariance.Region, reg Ridge) []float64 {
+	d := len(planes)
+	n := float64(r.Area())
+	mu := make([]float64, d)
+	for k, p := range planes {
+		for y := r.Y; y < r.Y+r.H; y++ {
+			for x := r.X; x < r.X+r.W; x++ {
+				mu[k] += p[y*w+x]
+			}
+		}
+		mu[k] /= n
+	}
+	c := make([]float64, d*d)
+	for i := range d {
+		for j := range d {
+			var s float64
+			for y := r.Y; y < r.Y+r.H; y++ {
+				for x := r.X; x < r.X+r.W; x++ {
+					s += (planes[i][y*w+x] - mu[i]) * (planes[j][y*w+x] - mu[j])
+				}
+			}
+			c[i*d+j] = s / (n - 1)
+		}
+	}
+	var ridge float64
+	switch reg.Kind {
+	case "trace-ridge":
+		for i := range d {
+			ridge += c[i*d+i]
+		}
+		ridge *= reg.Eps / float64(d)
+	case "ridge":
+		ridge = reg.Eps
+	}
+	for i := range d {
+		c[i*d+i] += ridge
+	}
+	return c
+}
+
+// readNPYDirect reads a descriptors file with npyio alone.
+func readNPYDirect(t *testing.T, path string) ([]int, []float64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := npyio.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Header.Descr.Type != "<f8" || r.Header.Descr.Fortran {
+		t.Fatalf("header %v", r.Header)
+	}
+	var data []float64
+	if err := r.Read(&data); err != nil {
+		t.Fatal(err)
+	}
+	return r.Header.Descr.Shape, data
+}
+
+// TestDescribeValues checks the descriptors against the naive covariance
+// of independently computed features, for each region layout, and the
+// manifest and meta.json that go with them.
+func TestDescribeValues(t *testing.T) {
+	src := writeImages(t, testImages, 1)
+	list := openFolders(t, src)
+	for _, tc := range []struct {
+		name string
+		o    Options
+		per  int // regions per image
+	}{
+		{"whole", Options{Features: "I,x,y,Ix,Iyy"}, 1},
+		{"whole-reid-resize", Options{Features: "reid", Width: 8, Height: 10, Filter: imageio.Box, Reg: covariance.Regularization{Kind: covariance.Ridge, Eps: 0.01}}, 1},
+		{"grid", Options{Features: "texture", Width: 12, Height: 8, Regions: covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 3}}, 6},
+		{"blocks", Options{Regions: covariance.Layout{Kind: covariance.LayoutBlocks, N: 3, Side: 5}, Seed: 42}, 3},
+		{"none", Options{Features: "I,x", Reg: covariance.Regularization{Kind: covariance.None}}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := describeTo(t, []*datasets.List{list}, tc.o)
+			set, err := features.Parse(cmp(tc.o.Features, DefaultFeatures))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := set.Dim()
+			n := len(testImages) * tc.per
+			shape, data := readNPYDirect(t, filepath.Join(out, DescriptorsFile))
+			if !slices.Equal(shape, []int{n, d, d}) || len(data) != n*d*d {
+				t.Fatalf("shape %v with %d values, want (%d, %d, %d)", shape, len(data), n, d, d)
+			}
+			got, err := Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Data, data) {
+				t.Error("Read's data differ from npyio's")
+			}
+			m := got.Meta
+			if m.Dim != d || !slices.Equal(m.Features, set.Names()) || m.Regions != tc.o.Regions.String() || m.Seed != tc.o.Seed ||
+				m.Counts != (Counts{Images: 7, Described: 7, Descriptors: n}) || len(m.Inputs) != 1 || m.Inputs[0] != (Input{Root: src, Images: 7}) {
+				t.Errorf("meta %+v", m)
+			}
+			if len(got.Rows) != n {
+				t.Fatalf("%d rows, want %d", len(got.Rows), n)
+			}
+			load := imageio.Options{Color: set.NeedsColor(), Width: tc.o.Width, Height: tc.o.Height, Filter: tc.o.Filter}
+			for i, r := range got.Rows {
+				spec := testImages[i/tc.per]
+				if r.Index != i || r.Path != spec.rel || r.Label != strings.Split(spec.rel, "/")[0] || r.Input != 0 {
+					t.Errorf("row %d: %+v, want path %s", i, r, spec.rel)
+				}
+				img, err := imageio.Load(filepath.Join(src, spec.rel), load)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []covariance.Region
+				switch tc.name {
+				case "grid":
+					want, _ = covariance.Grid(12, 8, 2, 3)
+				case "blocks":
+					want, _ = covariance.RandomBlocks(img.W, img.H, 3, 5, BlockSeed(42, spec.rel))
+				default:
+					want = []covariance.Region{covariance.Whole(img.W, img.H)}
+				}
+				if r.Region != want[i%tc.per] {
+					t.Errorf("row %d: region %v, want %v", i, r.Region, want[i%tc.per])
+				}
+				fm, err := set.Compute(img)
+				if err != nil {
+					t.Fatal(err)
+				}
+				truth := naiveCov(fm.Planes, img.W, r.Region, m.Ridge)
+				for k, v := range data[i*d*d : (i+1)*d*d] {
+					if math.Abs(v-truth[k]) > 1e-12*(1+math.Abs(truth[k])) {
+						t.Fatalf("descriptor %d [%d][%d] = %v, want %v", i, k/d, k%d, v, truth[k])
+					}
+				}
+			}
+			if _, err := spd.NewSetFromData(d, got.Data); err != nil {
+				t.Errorf("descriptors are not a valid SPD set: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(out, FailuresFile)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("failures.csv without SkipBad: %v", err)
+			}
+		})
+	}
+}
+
+func cmp(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// TestMetaJSON checks the fields of meta.json as text, as other tools
+// read them.
+func TestMetaJSON(t *testing.T) {
+	list := openFolders(t, writeImages(t, testImages, 1))
+	out := describeTo(t, []*datasets.List{list}, Options{Features: "reid", Width: 8, Height: 16, Filter: imageio.Lanczos3, Seed: 5, SkipBad: true})
+	b, err := os.ReadFile(filepath.Join(out, MetaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"format":       Format,
+		"feature_spec": "reid",
+		"features":     []any{"x", "y", "R", "G", "B", "Rx", "Ry", "Gx", "Gy", "Bx", "By", "Rxx", "Ryy", "Gxx", "Gyy", "Bxx", "Byy"},
+		"dim":          17.0,
+		"ridge":        map[string]any{"kind": "trace-ridge", "eps": 1e-4},
+		"resize":       map[string]any{"width": 8.0, "height": 16.0},
+		"filter":       "lanczos3",
+		"regions":      "whole",
+		"seed":         5.0,
+		"skip_bad":     true,
+		"inputs":       []any{map[string]any{"root": list.Root, "images": 7.0}},
+		"counts":       map[string]any{"images": 7.0, "described": 7.0, "failed": 0.0, "descriptors": 7.0},
+	}
+	for k, v := range want {
+		if g, _ := json.Marshal(m[k]); string(g) != mustJSON(v) {
+			t.Errorf("meta.json %s = %s, want %s", k, g, mustJSON(v))
+		}
+	}
+	for _, k := range []string{"covpipe_version", "items_sha256"} {
+		if s, _ := m[k].(string); s == "" {
+			t.Errorf("meta.json lacks %s", k)
+		}
+	}
+	for _, k := range []string{"shard", "workers", "seconds", "time"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("meta.json has %s", k)
+		}
+	}
+	if len(m) != len(want)+2 {
+		t.Errorf("meta.json has %d fields: %s", len(m), b)
+	}
+	if !strings.HasSuffix(string(b), "}\n") {
+		t.Error("meta.json does not end with a newline")
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// TestDeterministic checks that outputs are byte-identical whatever the
+// worker count, and when a folder is described again.
+func TestDeterministic(t *testing.T) {
+	list := openFolders(t, writeImages(t, testImages, 2))
+	o := Options{Regions: covariance.Layout{Kind: covariance.LayoutBlocks, N: 4, Side: 6}, Seed: 9, Workers: 1, SkipBad: true}
+	ref := describeTo(t, []*datasets.List{list}, o)
+	for _, w := range []int{2, 3, 16, 0} {
+		o.Workers = w
+		out := describeTo(t, []*datasets.List{list}, o)
+		if d := sameFiles(t, ref, out); d != "" {
+			t.Errorf("workers %d: %s", w, d)
+		}
+	}
+	before := readDir(t, ref)
+	if _, err := Describe(context.Background(), []*datasets.List{list}, ref, o); err != nil {
+		t.Fatal(err)
+	}
+	after := readDir(t, ref)
+	if len(after) != len(before) {
+		t.Errorf("second run left %d files, first %d", len(after), len(before))
+	}
+	for name, b := range before {
+		if string(after[name]) != string(b) {
+			t.Errorf("second run changed %s", name)
+		}
+	}
+	o.Seed = 10
+	other := describeTo(t, []*datasets.List{list}, o)
+	a, _ := os.ReadFile(filepath.Join(ref, ManifestFile))
+	b, _ := os.ReadFile(filepath.Join(other, ManifestFile))
+	if string(a) == string(b) {
+		t.Error("another seed gave the same blocks")
+	}
+}
+
+// TestBadImage checks that a corrupt or singular image fails the run with
+// an error naming it (and its region), leaving no file behind and a
+// previous output untouched; and that SkipBad lists it and goes on.
+func TestBadImage(t *testing.T) {
+	src := writeImages(t, testImages, 3)
+	writeFile(t, filepath.Join(src, "b", "0bad.png"), []byte("\x89PNG\r\n\x1a\n truncated"))
+	writeFile(t, filepath.Join(src, "c,1", "0flat.png"), constantPNG(t, 8, 8))
+	list := openFolders(t, src)
+	ctx := context.Background()
+
+	for _, tc := range []struct {
+		o    Options
+		want []string
+	}{
+		{Options{}, []string{"load " + filepath.Join(src, "b", "0bad.png")}},
+		{Options{Features: "I,x", Reg: covariance.Regularization{Kind: covariance.None}},
+			[]string{"load " + filepath.Join(src, "b", "0bad.png")}},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		_, err := Describe(ctx, []*datasets.List{list}, out, tc.o)
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("error %v, want one containing %q", err, w)
+			}
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("failed run left its output folder: %v", err)
+		}
+	}
+
+	// Without the corrupt file, the flat image is singular without a ridge:
+	// the error names it and its region.
+	noCorrupt := list.Filter(func(it datasets.Item) bool { return !strings.HasSuffix(it.Rel, "0bad.png") })
+	none := Options{Features: "I,x", Reg: covariance.Regularization{Kind: covariance.None}, Workers: 3}
+	prev := describeTo(t, []*datasets.List{openFolders(t, writeImages(t, testImages, 3))}, none)
+	before := readDir(t, prev)
+	_, err := Describe(ctx, []*datasets.List{noCorrupt}, prev, none)
+	flat := filepath.Join(src, "c,1", "0flat.png")
+	if err == nil || !strings.Contains(err.Error(), "covariance of "+flat+": region 0 (8x8+0+0)") || !errors.Is(err, spd.ErrNotSPD) {
+		t.Errorf("error %v, want one naming %s and its region, wrapping spd.ErrNotSPD", err, flat)
+	}
+	after := readDir(t, prev)
+	if len(after) != len(before) {
+		t.Errorf("failed run changed the files of the previous output: %d, then %d", len(before), len(after))
+	}
+	for name, b := range before {
+		if string(after[name]) != string(b) {
+			t.Errorf("failed run changed %s", name)
+		}
+	}
+
+	// SkipBad lists both and describes the others.
+	none.SkipBad = true
+	out := describeTo(t, []*datasets.List{list}, none)
+	got, err := Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Meta.Counts != (Counts{Images: 9, Described: 7, Failed: 2, Descriptors: 7}) {
+		t.Errorf("counts %+v", got.Meta.Counts)
+	}
+	for _, r := range got.Rows {
+		if strings.Contains(r.Path, "0bad") || strings.Contains(r.Path, "0flat") {
+			t.Errorf("bad image %s described", r.Path)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(out, FailuresFile))
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 3 || lines[0] != "path,error" || !strings.HasPrefix(lines[1], "b/0bad.png,load ") ||
+		!strings.HasPrefix(lines[2], `"c,1/0flat.png","covariance of `) || !strings.Contains(lines[2], "region 0 (8x8+0+0)") {
+		t.Errorf("failures.csv:\n%s", b)
+	}
+
+	// A run without SkipBad removes the stale failures.csv.
+	if _, err := Describe(ctx, []*datasets.List{noCorrupt}, out, Options{Features: "I,x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, FailuresFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale failures.csv left: %v", err)
+	}
+}
+
+// TestCancel checks that a cancelled run returns the context's error and
+// leaves nothing.
+func TestCancel(t *testing.T) {
+	list := openFolders(t, writeImages(t, testImages, 4))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Describe(ctx, []*datasets.List{list}, out, Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cancelled run left its output folder: %v", err)
+	}
+}
+
+// TestSeveralInputs checks the concatenation of inputs and the "k:"
+// prefix that keeps equal relative paths apart.
+func TestSeveralInputs(t *testing.T) {
+	a := openFolders(t, writeImages(t, testImages[:3], 5))
+	b := openFolders(t, writeImages(t, testImages[:2], 6))
+	out := describeTo(t, []*datasets.List{a, b}, Options{Workers: 2})
+	got, err := Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, _ := os.ReadFile(filepath.Join(out, ManifestFile))
+	want := "index,path,label,region\n" +
+		"0,0:a/1.png,a,16x12+0+0\n1,0:a/2.pgm,a,12x16+0+0\n2,0:a/sub/3.png,a,20x20+0+0\n" +
+		"3,1:a/1.png,a,16x12+0+0\n4,1:a/2.pgm,a,12x16+0+0\n"
+	if string(man) != want {
+		t.Errorf("manifest:\n%s\nwant:\n%s", man, want)
+	}
+	if got.Rows[3].Input != 1 || got.Rows[3].Path != "a/1.png" || got.Rows[2].Input != 0 {
+		t.Errorf("rows %+v", got.Rows)
+	}
+	if len(got.Meta.Inputs) != 2 || got.Meta.Inputs[1] != (Input{Root: b.Root, Images: 2}) {
+		t.Errorf("inputs %+v", got.Meta.Inputs)
+	}
+	// Same images, same blocks: the block seed depends on the relative path.
+	d2 := got.Meta.Dim * got.Meta.Dim
+	if slices.Equal(got.Data[0:d2], got.Data[3*d2:4*d2]) {
+		t.Error("different images gave equal descriptors")
+	}
+}
+
+// TestDescribeErrors checks the errors for bad options and inputs.
+func TestDescribeErrors(t *testing.T) {
+	list := openFolders(t, writeImages(t, testImages[:2], 7))
+	ok := []*datasets.List{list}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		inputs []*datasets.List
+		o      Options
+		want   string
+	}{
+		{ok, Options{Features: "I,bogus"}, `unknown feature "bogus"`},
+		{ok, Options{Width: 8}, "give both width and height"},
+		{ok, Options{Filter: imageio.Filter(99)}, "unknown filter"},
+		{ok, Options{Regions: covariance.Layout{Kind: covariance.LayoutGrid}}, "grid"},
+		{ok, Options{Reg: covariance.Regularization{Eps: -1}}, "regularisation strength -1"},
+		{ok, Options{Reg: covariance.Regularization{Kind: covariance.None, Eps: 1}}, "kind none"},
+		{ok, Options{Shard: Shard{Index: 2, Count: 2}}, "2/2"},
+		{ok, Options{Workers: -1}, "-1 workers"},
+		{nil, Options{}, "no inputs"},
+		{[]*datasets.List{{Root: dir}}, Options{}, "no images"},
+		{[]*datasets.List{nil}, Options{}, "input 0 is nil"},
+		{[]*datasets.List{{Root: dir, Items: []datasets.Item{{Path: "x\n.png", Rel: "x\n.png", Label: "a"}}}}, Options{}, "line break"},
+		{ok, Options{Regions: covariance.Layout{Kind: covariance.LayoutGrid, Rows: 3, Cols: 3}}, "regions of " + list.Items[0].Path},
+	} {
+		out := filepath.Join(dir, "out")
+		if _, err := Describe(context.Background(), tc.inputs, out, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one containing %q", tc.o, err, tc.want)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%+v: failed run left its output folder: %v", tc.o, err)
+		}
+	}
+}
+
+// TestReporter checks the progress calls.
+func TestReporter(t *testing.T) {
+	list := openFolders(t, writeImages(t, testImages, 8))
+	rep := &countReporter{}
+	describeTo(t, []*datasets.List{list}, Options{Reporter: rep, Shard: Shard{Index: 1, Count: 2}})
+	if rep.begin != "describe" || rep.total != 4 || rep.done != 4 || rep.ends != 1 {
+		t.Errorf("reporter %+v, want Begin(describe, 4), 4 advanced, End once", rep)
+	}
+}
+
+type countReporter struct {
+	begin             string
+	total, done, ends int
+}
+
+func (r *countReporter) Begin(stage string, total int) { r.begin, r.total = stage, total }
+func (r *countReporter) Advance(n int)                 { r.done += n }
+func (r *countReporter) End()                          { r.ends++ }
+
+// TestCurrent checks the cache test: a folder is current for the options
+// and inputs that made it, and for nothing else.
+func TestCurrent(t *testing.T) {
+	src := writeImages(t, testImages, 16)
+	list := openFolders(t, src)
+	inputs := []*datasets.List{list}
+	o := Options{Features: "I,x,y", Workers: 1}
+	out := describeTo(t, inputs, o)
+	shard := describeTo(t, inputs, Options{Features: "I,x,y", Shard: Shard{Index: 1, Count: 2}})
+	writeFile(t, filepath.Join(src, "a", "4.png"), constantPNG(t, 4, 4))
+	more := openFolders(t, src)
+	o2 := o
+	o2.Workers, o2.Reporter = 7, &countReporter{}
+	for _, tc := range []struct {
+		name   string
+		dir    string
+		inputs []*datasets.List
+		o      Options
+		want   bool
+	}{
+		{"same", out, inputs, o, true},
+		{"other workers and reporter", out, inputs, o2, true},
+		{"other seed", out, inputs, Options{Features: "I,x,y", Seed: 1}, false},
+		{"other features", out, inputs, Options{Features: "I,y,x"}, false},
+		{"other images", out, []*datasets.List{more}, o, false},
+		{"two inputs", out, []*datasets.List{list, list}, o, false},
+		{"shard", shard, inputs, Options{Features: "I,x,y", Shard: Shard{Index: 1, Count: 2}}, true},
+		{"other shard", shard, inputs, Options{Features: "I,x,y", Shard: Shard{Index: 0, Count: 2}}, false},
+		{"not a shard", shard, inputs, o, false},
+		{"missing", filepath.Join(out, "nope"), inputs, o, false},
+	} {
+		got, err := Current(tc.dir, tc.inputs, tc.o)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: Current = %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+	if _, err := Current(out, inputs, Options{Features: "nope"}); err == nil {
+		t.Error("Current accepted an unknown feature")
+	}
+}

@@ -1,0 +1,128 @@
+package describe_test
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/spd"
+)
+
+// Describe a folder of two classes, one image each, with the texture
+// features over a 2×2 grid, then read the result back as an SPD set.
+func ExampleDescribe() {
+	root, err := os.MkdirTemp("", "describe-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	images := filepath.Join(root, "images")
+	for k, name := range []string{"bark/1.png", "sand/1.png"} {
+		img := image.NewGray(image.Rect(0, 0, 16, 16))
+		for i := range img.Pix {
+			img.Pix[i] = uint8(i * (i + 7*k) % 251) // a deterministic texture
+		}
+		path := filepath.Join(images, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			log.Fatal(err)
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := png.Encode(f, img); err != nil {
+			log.Fatal(err)
+		}
+		f.Close()
+	}
+
+	list, err := datasets.Open(images)
+	if err != nil {
+		log.Fatal(err)
+	}
+	out := filepath.Join(root, "descriptors")
+	layout, err := covariance.ParseLayout("grid:2x2")
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, err := describe.Describe(context.Background(), []*datasets.List{list}, out, describe.Options{Regions: layout})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(meta.Features, meta.Regions, meta.Counts.Descriptors)
+
+	got, err := describe.Read(out)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range got.Rows[:5] {
+		fmt.Println(r.Index, r.Path, r.Label, r.Region)
+	}
+	set, err := spd.NewSetFromData(got.Meta.Dim, got.Data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d SPD matrices of size %d\n", set.Len(), set.Dim())
+	// Output:
+	// [I Ix Iy Ixx Iyy] grid:2x2 8
+	// 0 bark/1.png bark 8x8+0+0
+	// 1 bark/1.png bark 8x8+8+0
+	// 2 bark/1.png bark 8x8+0+8
+	// 3 bark/1.png bark 8x8+8+8
+	// 4 sand/1.png sand 8x8+0+0
+	// 8 SPD matrices of size 5
+}
+
+// Describe a folder in two shards, as two jobs of a cluster array would,
+// then merge them into the output of the unsharded run.
+func ExampleMerge() {
+	root, err := os.MkdirTemp("", "merge-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	images := filepath.Join(root, "images")
+	for k, name := range []string{"a/1.png", "a/2.png", "b/1.png"} {
+		img := image.NewGray(image.Rect(0, 0, 8, 8))
+		for i := range img.Pix {
+			img.Pix[i] = uint8(i * (i + 3*k) % 251)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(images, name)), 0o755)
+		f, err := os.Create(filepath.Join(images, name))
+		if err != nil {
+			log.Fatal(err)
+		}
+		png.Encode(f, img)
+		f.Close()
+	}
+	list, err := datasets.Open(images)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var shards []string
+	for i := range 2 {
+		dir := filepath.Join(root, fmt.Sprintf("shard%d", i))
+		meta, err := describe.Describe(context.Background(), []*datasets.List{list}, dir, describe.Options{Shard: describe.Shard{Index: i, Count: 2}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("shard %v: %d images\n", meta.Shard, meta.Counts.Images)
+		shards = append(shards, dir)
+	}
+	meta, err := describe.Merge(filepath.Join(root, "all"), shards)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("merged: %d descriptors of %dx%d\n", meta.Counts.Descriptors, meta.Dim, meta.Dim)
+	// Output:
+	// shard 0/2: 1 images
+	// shard 1/2: 2 images
+	// merged: 3 descriptors of 5x5
+}

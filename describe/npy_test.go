@@ -1,0 +1,112 @@
+package describe
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sbinet/npyio"
+
+	"github.com/covpipe/covpipe/datasets"
+)
+
+// TestNPYHeader checks the header against the .npy format 1.0
+// specification: magic, version, length field, dictionary, padding to a
+// multiple of 64 ending in '\n', the same length for every n; and that
+// npyio parses it.
+func TestNPYHeader(t *testing.T) {
+	for _, d := range []int{1, 5, 17, 43, 100, 1000} {
+		size := -1
+		for _, n := range []int{0, 1, 9, 10, 5572, 1 << 40, 999999999999999999} {
+			h := npyHeader(n, d)
+			if size < 0 {
+				size = len(h)
+			}
+			if len(h) != size || len(h)%64 != 0 {
+				t.Errorf("n %d d %d: header of %d bytes, want %d, a multiple of 64", n, d, len(h), size)
+			}
+			if !bytes.HasPrefix(h, []byte("\x93NUMPY\x01\x00")) || h[len(h)-1] != '\n' {
+				t.Errorf("n %d d %d: bad magic, version or end: %q", n, d, h)
+			}
+			if got := int(binary.LittleEndian.Uint16(h[8:])); got != len(h)-10 {
+				t.Errorf("n %d d %d: length field %d, want %d", n, d, got, len(h)-10)
+			}
+			dict := strings.TrimRight(string(h[10:len(h)-1]), " ")
+			want := "{'descr': '<f8', 'fortran_order': False, 'shape': (" + strconv.Itoa(n) + ", " + strconv.Itoa(d) + ", " + strconv.Itoa(d) + "), }"
+			if dict != want {
+				t.Errorf("dict %q, want %q", dict, want)
+			}
+			r, err := npyio.NewReader(bytes.NewReader(h))
+			if err != nil {
+				t.Fatalf("npyio: %v", err)
+			}
+			if !slices.Equal(r.Header.Descr.Shape, []int{n, d, d}) || r.Header.Descr.Type != "<f8" || r.Header.Descr.Fortran || r.Header.Major != 1 {
+				t.Errorf("npyio reads %v", r.Header)
+			}
+		}
+	}
+}
+
+// TestNPYHeaderNumPy compares the header with the bytes numpy.save
+// (NumPy 1.24) writes for an array of shape (3, 17, 17) of float64.
+func TestNPYHeaderNumPy(t *testing.T) {
+	const numpy = "\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (3, 17, 17), }" +
+		"                                                     \n"
+	if got := string(npyHeader(3, 17)); got != numpy {
+		t.Errorf("header\n%q, numpy.save writes\n%q", got, numpy)
+	}
+}
+
+// TestNPYFile checks a written descriptors file: the data starts right
+// after the header, at a multiple of 64, and fills the file.
+func TestNPYFile(t *testing.T) {
+	list := openFolders(t, writeImages(t, testImages, 11))
+	out := describeTo(t, []*datasets.List{list}, Options{Features: "I,x,y"})
+	b, err := os.ReadFile(filepath.Join(out, DescriptorsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	offset := 10 + int(binary.LittleEndian.Uint16(b[8:]))
+	if offset%64 != 0 || offset != len(npyHeader(0, 3)) || len(b) != offset+7*9*8 {
+		t.Fatalf("data offset %d, file size %d, want a multiple of 64 and %d bytes", offset, len(b), offset+7*9*8)
+	}
+	got, err := Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got.Data {
+		if w := binary.LittleEndian.Uint64(b[offset+8*i:]); w != math.Float64bits(v) {
+			t.Fatalf("value %d at the wrong offset", i)
+		}
+	}
+}
+
+// FuzzNPYHeader checks that malformed headers give errors, not panics
+// (npyio's parser panics on some), and that valid ones parse.
+func FuzzNPYHeader(f *testing.F) {
+	f.Add(npyHeader(3, 5)[10:])
+	f.Add([]byte("{'descr': '<f8', 'shape': (1,), 'fortran_order': False, }\n"))
+	f.Add([]byte("{}\n"))
+	f.Fuzz(func(t *testing.T, dict []byte) {
+		hdr := append([]byte(npyMagic+"\x01\x00"), byte(len(dict)), byte(len(dict)>>8))
+		hdr = append(hdr, dict...)
+		path := filepath.Join(t.TempDir(), "x.npy")
+		if err := os.WriteFile(path, hdr, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if info, err := readNPYHeader(f); err == nil && (info.n != 0 || info.d < 1) {
+			t.Fatalf("%q: accepted as %+v with no data", dict, info)
+		}
+	})
+}

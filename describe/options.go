@@ -1,0 +1,181 @@
+package describe
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/features"
+	"github.com/covpipe/covpipe/imageio"
+)
+
+// DefaultFeatures is the feature list used when Options.Features is empty:
+// the paper's texture set I, Ix, Iy, Ixx, Iyy (Sec. 5.1).
+const DefaultFeatures = "texture"
+
+// Reporter receives the progress of Describe: Begin once with the number
+// of images of the run (or shard), Advance as images are written, End at
+// the end. Its method set is that of experiment.Reporter, so the same
+// progress bar serves both. Describe calls it from one goroutine.
+type Reporter interface {
+	Begin(stage string, total int)
+	Advance(n int)
+	End()
+}
+
+// Options configures Describe. The zero value describes the whole of each
+// native-size image with the texture features and the default trace ridge
+// (covariance.DefaultRegularization), on all cores.
+type Options struct {
+	// Features is a feature list for features.Parse, such as
+	// "I,Ix,Iy,Ixx,Iyy", "reid" or "I,x,y,gabor"; empty means
+	// DefaultFeatures.
+	Features string
+	// Width and Height, when both positive, are the size (columns, rows)
+	// that every image is resized to with Filter before its features are
+	// computed; both zero keep the native size.
+	Width, Height int
+	Filter        imageio.Filter
+	// Regions places the regions of each image; the zero value is the
+	// whole image.
+	Regions covariance.Layout
+	// Seed is the run's seed for random block layouts: the blocks of an
+	// image come from a seed derived from Seed and the image's relative
+	// path only (see the package documentation).
+	Seed uint64
+	// Reg regularises each descriptor; the zero value is
+	// covariance.DefaultRegularization, Kind covariance.None disables it.
+	Reg covariance.Regularization
+	// Workers is the number of images processed concurrently; 0 means
+	// GOMAXPROCS. It does not change the output.
+	Workers int
+	// SkipBad lists images that fail in failures.csv and goes on, instead
+	// of failing the run on the first one.
+	SkipBad bool
+	// Shard selects a contiguous part of the inputs; the zero value is
+	// the whole.
+	Shard Shard
+	// Reporter, if not nil, receives progress.
+	Reporter Reporter
+}
+
+// Shard is part Index of Count (0 ≤ Index < Count) of a run: of the n
+// images of the concatenated inputs it takes the contiguous slice
+// [Index·n/Count, (Index+1)·n/Count), so that the slices of shards
+// 0..Count−1 cover every image once, in order, and differ in size by at
+// most one. The zero value, like Count 1, is the whole run.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// ErrShard is wrapped by the errors for a malformed or out-of-range shard.
+var ErrShard = errors.New("describe: invalid shard")
+
+// ParseShard parses "I/N", the shard I (0-based) of N, such as "0/4"; the
+// error wraps ErrShard. A SLURM array job can pass
+// $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT when its array is 0..N−1.
+func ParseShard(s string) (Shard, error) {
+	is, ns, ok := strings.Cut(s, "/")
+	i, erri := strconv.Atoi(is)
+	n, errn := strconv.Atoi(ns)
+	if !ok || erri != nil || errn != nil || is[0] == '+' || ns[0] == '+' {
+		return Shard{}, fmt.Errorf("%w: %q: want I/N with 0 <= I < N, e.g. 0/4", ErrShard, s)
+	}
+	if n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("%w: %q: want I/N with N >= 1 and 0 <= I < N", ErrShard, s)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+// String returns "I/N", or "0/1" for the zero value.
+func (s Shard) String() string {
+	s = s.norm()
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// norm returns s with the zero value replaced by 0/1.
+func (s Shard) norm() Shard {
+	if s == (Shard{}) {
+		return Shard{Index: 0, Count: 1}
+	}
+	return s
+}
+
+func (s Shard) check() error {
+	s = s.norm()
+	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
+		return fmt.Errorf("%w: %d/%d: want I/N with N >= 1 and 0 <= I < N", ErrShard, s.Index, s.Count)
+	}
+	return nil
+}
+
+// Range returns the slice [lo, hi) of n images that shard s takes.
+func (s Shard) Range(n int) (lo, hi int) {
+	s = s.norm()
+	return part(n, s.Index, s.Count), part(n, s.Index+1, s.Count)
+}
+
+// part returns ⌊i·n/count⌋ without overflow.
+func part(n, i, count int) int {
+	q, r := n/count, n%count
+	return i*q + i*r/count
+}
+
+// plan holds the validated options of a run.
+type plan struct {
+	set     *features.Set
+	load    imageio.Options
+	layout  covariance.Layout
+	reg     covariance.Regularization // resolved: the default strength filled in
+	seed    uint64
+	skipBad bool
+	shard   Shard
+	workers int
+}
+
+// newPlan validates o. The errors name the offending option.
+func newPlan(o Options) (*plan, error) {
+	spec := o.Features
+	if spec == "" {
+		spec = DefaultFeatures
+	}
+	set, err := features.Parse(spec)
+	if err != nil {
+		return nil, fmt.Errorf("describe: %w", err)
+	}
+	load := imageio.Options{Color: set.NeedsColor(), Width: o.Width, Height: o.Height, Filter: o.Filter}
+	if _, err := imageio.NewLoader(load); err != nil {
+		return nil, fmt.Errorf("describe: %w", err)
+	}
+	if _, err := covariance.ParseLayout(o.Regions.String()); err != nil {
+		return nil, fmt.Errorf("describe: %w", err)
+	}
+	if _, err := covariance.NewExtractor(set.Dim(), covariance.Options{Reg: o.Reg}); err != nil {
+		return nil, fmt.Errorf("describe: %w", err)
+	}
+	reg := o.Reg
+	if reg.Kind != covariance.None && reg.Eps == 0 {
+		reg.Eps = covariance.DefaultEps
+	}
+	if err := o.Shard.check(); err != nil {
+		return nil, err
+	}
+	if o.Workers < 0 {
+		return nil, fmt.Errorf("describe: %d workers: want >= 0 (0: GOMAXPROCS)", o.Workers)
+	}
+	return &plan{
+		set: set, load: load, layout: o.Regions, reg: reg, seed: o.Seed,
+		skipBad: o.SkipBad, shard: o.Shard.norm(), workers: o.Workers,
+	}, nil
+}
+
+// ridge returns the regularisation as recorded in meta.json.
+func (p *plan) ridge() Ridge {
+	return Ridge{Kind: p.reg.Kind.String(), Eps: p.reg.Eps}
+}
+
+// filterName returns the lower-case name of f, as the CLI spells it.
+func filterName(f imageio.Filter) string { return strings.ToLower(f.String()) }

@@ -1,0 +1,195 @@
+package describe
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/covpipe/covpipe/internal/atomicfile"
+)
+
+// outputs writes the files of an output folder to temporary files in it,
+// streaming: descriptors go to disk as they come and nothing of the set is
+// kept. commit renames them into place; abort removes them.
+type outputs struct {
+	dir               string
+	created           bool // dir did not exist before
+	committed         bool
+	d                 int
+	n                 int // descriptors written so far
+	npy, man, fail    *atomicfile.File
+	npyW, manW, failW *bufio.Writer
+	buf               []byte // one row or descriptor being encoded
+	path, region      []byte // fields of the row being encoded
+}
+
+// createOutputs starts the output files in dir, which it creates if
+// needed; failures.csv only with skipBad.
+func createOutputs(dir string, d int, skipBad bool) (o *outputs, err error) {
+	_, err = os.Stat(dir)
+	created := errors.Is(err, os.ErrNotExist)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("describe: %w", err)
+	}
+	o = &outputs{dir: dir, created: created, d: d}
+	defer func() {
+		if err != nil {
+			o.abort()
+		}
+	}()
+	create := func(name string) (*atomicfile.File, *bufio.Writer, error) {
+		f, err := atomicfile.Create(filepath.Join(dir, name))
+		if err != nil {
+			return nil, nil, fmt.Errorf("describe: %w", err)
+		}
+		return f, bufio.NewWriterSize(f, 1<<16), nil
+	}
+	if o.npy, o.npyW, err = create(DescriptorsFile); err != nil {
+		return nil, err
+	}
+	// The header is rewritten with the final n by commit; it has the same
+	// length for every n.
+	if _, err := o.npyW.Write(npyHeader(0, d)); err != nil {
+		return nil, o.writeErr(DescriptorsFile, err)
+	}
+	if o.man, o.manW, err = create(ManifestFile); err != nil {
+		return nil, err
+	}
+	if _, err := o.manW.WriteString(manifestHeader); err != nil {
+		return nil, o.writeErr(ManifestFile, err)
+	}
+	if skipBad {
+		if o.fail, o.failW, err = create(FailuresFile); err != nil {
+			return nil, err
+		}
+		if _, err := o.failW.WriteString(failuresHeader); err != nil {
+			return nil, o.writeErr(FailuresFile, err)
+		}
+	}
+	return o, nil
+}
+
+func (o *outputs) writeErr(name string, err error) error {
+	return fmt.Errorf("describe: write %s: %w", filepath.Join(o.dir, name), err)
+}
+
+// descriptor appends one d×d descriptor, row-major, to descriptors.npy.
+func (o *outputs) descriptor(c []float64) error {
+	o.buf = o.buf[:0]
+	for _, v := range c {
+		o.buf = binary.LittleEndian.AppendUint64(o.buf, math.Float64bits(v))
+	}
+	if _, err := o.npyW.Write(o.buf); err != nil {
+		return o.writeErr(DescriptorsFile, err)
+	}
+	return nil
+}
+
+// rawDescriptors copies n encoded descriptors from r to descriptors.npy.
+func (o *outputs) rawDescriptors(r io.Reader, n int) error {
+	size := int64(n) * int64(o.d*o.d) * 8
+	if m, err := io.CopyN(o.npyW, r, size); err != nil {
+		if m < size && (err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)) {
+			return fmt.Errorf("%w: %d of %d bytes of descriptors", ErrOutput, m, size)
+		}
+		return o.writeErr(DescriptorsFile, err)
+	}
+	return nil
+}
+
+// row appends a manifest row for the next descriptor, whose index it
+// assigns; region is in its string form.
+func row[P, R ~string | ~[]byte](o *outputs, path P, label string, region R) error {
+	b := strconv.AppendInt(o.buf[:0], int64(o.n), 10)
+	b = append(b, ',')
+	b = appendField(b, path)
+	b = append(b, ',')
+	b = appendField(b, label)
+	b = append(b, ',')
+	b = appendField(b, region)
+	o.buf = append(b, '\n')
+	if _, err := o.manW.Write(o.buf); err != nil {
+		return o.writeErr(ManifestFile, err)
+	}
+	o.n++
+	return nil
+}
+
+// failure appends a row to failures.csv; the message is put on one line.
+func failure[P ~string | ~[]byte](o *outputs, path P, msg string) error {
+	b := appendField(o.buf[:0], path)
+	b = append(b, ',')
+	b = appendField(b, oneLine(msg))
+	o.buf = append(b, '\n')
+	if _, err := o.failW.Write(o.buf); err != nil {
+		return o.writeErr(FailuresFile, err)
+	}
+	return nil
+}
+
+// commit completes the output: it writes the final .npy header, renames
+// the data files into place and writes meta.json last. The previous
+// meta.json is removed first, so that a folder whose commit is cut short
+// has no meta.json and is not taken for a complete output; meta.json's
+// presence marks a complete, consistent set. Without failures.csv in this
+// run, a stale one from a previous run is removed.
+func (o *outputs) commit(meta *Meta) error {
+	for _, w := range []struct {
+		name string
+		w    *bufio.Writer
+	}{{DescriptorsFile, o.npyW}, {ManifestFile, o.manW}, {FailuresFile, o.failW}} {
+		if w.w == nil {
+			continue
+		}
+		if err := w.w.Flush(); err != nil {
+			return o.writeErr(w.name, err)
+		}
+	}
+	if _, err := o.npy.WriteAt(npyHeader(o.n, o.d), 0); err != nil {
+		return o.writeErr(DescriptorsFile, err)
+	}
+	if err := os.Remove(filepath.Join(o.dir, MetaFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("describe: %w", err)
+	}
+	for _, f := range []*atomicfile.File{o.npy, o.man, o.fail} {
+		if f == nil {
+			continue
+		}
+		if err := f.Commit(); err != nil {
+			return fmt.Errorf("describe: %w", err)
+		}
+	}
+	if o.fail == nil {
+		if err := os.Remove(filepath.Join(o.dir, FailuresFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("describe: %w", err)
+		}
+	}
+	if err := atomicfile.WriteFile(filepath.Join(o.dir, MetaFile), meta.encode()); err != nil {
+		return fmt.Errorf("describe: %w", err)
+	}
+	o.committed = true
+	return nil
+}
+
+// abort removes the temporary files that have not been committed, and
+// dir if this run created it and it is empty. It does nothing after a
+// successful commit.
+func (o *outputs) abort() {
+	if o.committed {
+		return
+	}
+	for _, f := range []*atomicfile.File{o.npy, o.man, o.fail} {
+		if f != nil {
+			f.Abort()
+		}
+	}
+	if o.created {
+		os.Remove(o.dir) // fails, harmlessly, when not empty
+	}
+}

@@ -1,0 +1,136 @@
+package describe
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/covpipe/covpipe/covariance"
+)
+
+// Output is an output folder read back into memory.
+type Output struct {
+	Meta Meta
+	// Rows are the manifest rows, Rows[i] describing descriptor i.
+	Rows []Row
+	// Data holds the n = len(Rows) descriptors as consecutive row-major
+	// d×d blocks (d = Meta.Dim): descriptor i is Data[i·d·d:(i+1)·d·d],
+	// the layout that spd.NewSetFromData takes.
+	Data []float64
+}
+
+// Row is one manifest row: what descriptor Index describes.
+type Row struct {
+	Index int
+	// Input is the number of the input (0-based, in Meta.Inputs) the
+	// image came from, and Path its path relative to that input's Root,
+	// slash-separated: the manifest's path without its "k:" prefix.
+	Input int
+	Path  string
+	Label string
+	// Region is the pixel rectangle of the (resized) image.
+	Region covariance.Region
+}
+
+// Read reads the output folder dir written by Describe or Merge: meta.json,
+// the manifest and descriptors.npy (with github.com/sbinet/npyio). It
+// returns an error wrapping ErrOutput for a missing file, a malformed
+// file, and files that disagree (the array's shape against meta.json's
+// dimension and count and the manifest's rows, indices out of sequence).
+// It reads every descriptor into memory; it does not check that they are
+// SPD (spd.NewSetFromData does).
+func Read(dir string) (*Output, error) {
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]Row, 0, meta.Counts.Descriptors)
+	err = readManifest(filepath.Join(dir, ManifestFile), func(index int, path, label, region string) error {
+		if index != len(rows) {
+			return fmt.Errorf("index %d, want %d", index, len(rows))
+		}
+		k, rel, err := splitPath(path, len(meta.Inputs))
+		if err != nil {
+			return err
+		}
+		r, err := covariance.ParseRegion(region)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, Row{Index: index, Input: k, Path: rel, Label: label, Region: r})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != meta.Counts.Descriptors {
+		return nil, fmt.Errorf("%w: %s has %d rows, %s counts %d descriptors", ErrOutput, filepath.Join(dir, ManifestFile), len(rows), MetaFile, meta.Counts.Descriptors)
+	}
+	info, data, err := readNPY(filepath.Join(dir, DescriptorsFile))
+	if err != nil {
+		return nil, err
+	}
+	if info.n != len(rows) || info.d != meta.Dim {
+		return nil, fmt.Errorf("%w: %s: shape (%d, %d, %d), want (%d, %d, %d) from %s", ErrOutput, filepath.Join(dir, DescriptorsFile),
+			info.n, info.d, info.d, len(rows), meta.Dim, meta.Dim, MetaFile)
+	}
+	return &Output{Meta: *meta, Rows: rows, Data: data}, nil
+}
+
+// readManifest streams the rows of the manifest at path to fn. Errors,
+// including fn's, name the file and line and wrap ErrOutput.
+func readManifest(path string, fn func(index int, path, label, region string) error) error {
+	return readCSV(path, manifestHeader, func(rec []string) error {
+		index, err := strconv.Atoi(rec[0])
+		if err != nil || index < 0 || rec[0] != strconv.Itoa(index) {
+			return fmt.Errorf("index %q is not a non-negative integer", rec[0])
+		}
+		return fn(index, rec[1], rec[2], rec[3])
+	})
+}
+
+// readCSV streams the records after the header row of the CSV file at
+// path, which must be header (with its newline), to fn; the record's
+// slice is reused between calls.
+func readCSV(path, header string, fn func(rec []string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w: %v", ErrOutput, err)
+		}
+		return err
+	}
+	defer f.Close()
+	cr := csv.NewReader(bufio.NewReaderSize(f, 1<<16))
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = strings.Count(header, ",") + 1
+	want := strings.Split(strings.TrimSuffix(header, "\n"), ",")
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			if line == 1 {
+				return fmt.Errorf("%w: %s: empty file (want the header %s)", ErrOutput, path, strings.TrimSpace(header))
+			}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrOutput, path, err)
+		}
+		if line == 1 {
+			if strings.Join(rec, ",") != strings.Join(want, ",") {
+				return fmt.Errorf("%w: %s line 1: header %q, want %q", ErrOutput, path, strings.Join(rec, ","), strings.Join(want, ","))
+			}
+			continue
+		}
+		if err := fn(rec); err != nil {
+			l, _ := cr.FieldPos(0)
+			return fmt.Errorf("%w: %s line %d: %v", ErrOutput, path, l, err)
+		}
+	}
+}
