@@ -236,7 +236,7 @@ func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certi
 		// along nearly collinear atoms: resolve the face exactly.
 		stalled := cert.KKT > 0.25*prevKKT || len(ws.active) <= 8
 		prevKKT = cert.KKT
-		if stalled && l.newton(v, kx, kxx, ws, cert.Objective) {
+		if stalled && len(ws.active) <= newtonMax && l.newton(v, kx, kxx, ws, cert.Objective) {
 			l.certify(&cert, v, kx, kxx, ws.g, kktTol)
 			if cert.KKT <= kktTol {
 				cert.Converged = true
@@ -252,6 +252,15 @@ func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certi
 // activeSweeps bounds the coordinate sweeps over the active set between
 // full sweeps and Newton steps.
 const activeSweeps = 5
+
+// Newton steps factorise the active block of K, O(m³) each: worth it for
+// the sparse codes SRC uses, not for dense ones (a λ far below the kernel's
+// scale), which coordinate descent handles in O(m·N) per sweep.
+const (
+	newtonMax = 256 // largest active set for Newton steps
+	faceSteps = 32  // feature-sign steps per Newton call
+	nullMax   = 128 // largest active set for null-space steps (an eigendecomposition)
+)
 
 // newton runs feature-sign steps (Lee et al., NIPS 2007) on the support of
 // v. With A the support and s_A its signs, the objective restricted to the
@@ -269,7 +278,7 @@ const activeSweeps = 5
 // not lower the objective, or a singular K_AA, leave v as it was.
 func (l *Lasso) newton(v, kx []float64, kxx float64, ws *LassoWorkspace, before float64) bool {
 	copy(ws.prev, v)
-	for range len(ws.active) + 1 {
+	for range min(len(ws.active)+1, faceSteps) {
 		a := ws.active[:0]
 		for j, x := range v {
 			if x != 0 {
@@ -318,6 +327,9 @@ func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace) (float64, bool) {
 		u[p] = kx[i] - math.Copysign(half, v[i])
 	}
 	if !cholSolve(kaa, u, m) {
+		if m > nullMax {
+			return 0, false
+		}
 		return l.nullStep(v, ws)
 	}
 	t := 1.0
@@ -398,10 +410,15 @@ func (l *Lasso) nullStep(v []float64, ws *LassoWorkspace) (float64, bool) {
 				best, bc = sc, c
 			}
 		}
-		if bc < 0 || math.Abs(best) < 1e-12 {
+		if bc < 0 {
 			break
 		}
+		// With s·z ≈ 0 the face objective is flat along z: moving to the
+		// first zero drops a dependent atom at no cost.
 		dir := -math.Copysign(1, best)
+		if math.Abs(best) < 1e-12 {
+			bc, dir = 0, 1
+		}
 		t, drop := math.Inf(1), -1
 		for p, i := range a {
 			if d := dir * z(p, bc); v[i] != 0 && d*v[i] < 0 {
