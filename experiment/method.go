@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
@@ -100,6 +101,7 @@ func srcOptions(c MethodConfig) (rsr.ClassifierOptions, error) {
 // rsrMethod is the paper's RSR: SRC with kernel Lasso codes in the RKHS of
 // the Stein kernel (Sections 3–3.1, Eqns. 4–8).
 type rsrMethod struct {
+	memo            selections
 	sigmas, lambdas []float64
 	pseudo          bool
 	opts            rsr.ClassifierOptions
@@ -150,7 +152,7 @@ func (m *rsrMethod) Classify(s *Split) (*Outcome, error) {
 		opts.Lasso.Lambda = p.lambda
 		return kernelSRC(gather(div, train, train, k), gather(div, test, train, k), ones(len(test)), pick(d.Labels, train), opts, s.Workers)
 	}
-	return withSelection(s, cands, run, func(p params, o *Outcome, d *Data) {
+	return withSelection(s, cands, &m.memo, run, func(p params, o *Outcome, d *Data) {
 		o.Params = map[string]float64{"sigma": p.sigma, "lambda": p.lambda, "ridge": d.Ridge}
 	})
 }
@@ -160,6 +162,7 @@ func (m *rsrMethod) Classify(s *Split) (*Outcome, error) {
 // a Euclidean Lasso on unit-normalised vectors (the rsr solver with the
 // linear Gram matrix).
 type logESR struct {
+	memo    selections
 	lambdas []float64
 	opts    rsr.ClassifierOptions
 }
@@ -191,7 +194,7 @@ func (m *logESR) Classify(s *Split) (*Outcome, error) {
 		opts.Lasso.Lambda = p.lambda
 		return kernelSRC(gather(g, train, train, identity), gather(g, test, train, identity), ones(len(test)), pick(d.Labels, train), opts, s.Workers)
 	}
-	return withSelection(s, cands, run, func(p params, o *Outcome, d *Data) {
+	return withSelection(s, cands, &m.memo, run, func(p params, o *Outcome, d *Data) {
 		o.Params = map[string]float64{"lambda": p.lambda, "ridge": d.Ridge}
 	})
 }
@@ -223,16 +226,16 @@ func kernelSRC(K, Kx *mat.Dense, kxx []float64, labels []int, opts rsr.Classifie
 
 // nnStein is the nearest neighbour under the Stein divergence; classes
 // rank by their nearest member.
-type nnStein struct{}
+type nnStein struct{ memo *selections }
 
 func newNNStein(c MethodConfig) (Method, error) {
 	if err := unused(c); err != nil {
 		return nil, err
 	}
-	return nnStein{}, nil
+	return nnStein{memo: &selections{}}, nil
 }
 
-func (nnStein) Classify(s *Split) (*Outcome, error) {
+func (m nnStein) Classify(s *Split) (*Outcome, error) {
 	cands := make([]params, len(s.variants()))
 	for v := range cands {
 		cands[v].variant = v
@@ -257,7 +260,7 @@ func (nnStein) Classify(s *Split) (*Outcome, error) {
 		}
 		return out, nil
 	}
-	return withSelection(s, cands, run, func(_ params, o *Outcome, d *Data) {
+	return withSelection(s, cands, m.memo, run, func(_ params, o *Outcome, d *Data) {
 		o.Params = map[string]float64{"ridge": d.Ridge}
 	})
 }
@@ -299,16 +302,64 @@ type params struct {
 	sigma, lambda float64
 }
 
+// selections memoises parameter choices: tasks that share a training set
+// (FERET's four test poses) share the choice instead of repeating the
+// cross-validation. It is safe for concurrent use.
+type selections struct {
+	mu     sync.Mutex
+	chosen map[selectionKey]params
+}
+
+type selectionKey struct {
+	data  *Data
+	train uint64 // hash of the training indices
+	folds int
+	seed  uint64
+}
+
+func (m *selections) lookup(k selectionKey) (params, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.chosen[k]
+	return p, ok
+}
+
+func (m *selections) store(k selectionKey, p params) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.chosen == nil {
+		m.chosen = map[selectionKey]params{}
+	}
+	m.chosen[k] = p
+}
+
+// hashInts is FNV-1a over the integers.
+func hashInts(v []int) uint64 {
+	h := uint64(14695981039346656037)
+	for _, x := range v {
+		for k := 0; k < 64; k += 8 {
+			h ^= uint64(x) >> k & 0xff
+			h *= 1099511628211
+		}
+	}
+	return h
+}
+
 // withSelection runs a method on the split with the one candidate given, or
 // picks the candidate with the best mean accuracy over stratified folds of
 // the training set (never looking at the test items; ties go to the first
-// candidate) and runs it. record fills the outcome's Params.
-func withSelection(s *Split, cands []params, run func(d *Data, train, test []int, p params) (*Outcome, error), record func(params, *Outcome, *Data)) (*Outcome, error) {
+// candidate) and runs it. The folds depend on the training set and the
+// split's seed only, so the choice is memoised in memo. record fills the
+// outcome's Params.
+func withSelection(s *Split, cands []params, memo *selections, run func(d *Data, train, test []int, p params) (*Outcome, error), record func(params, *Outcome, *Data)) (*Outcome, error) {
 	if len(cands) == 0 {
 		return nil, errors.New("no parameter candidates")
 	}
 	best := cands[0]
-	if len(cands) > 1 {
+	key := selectionKey{s.variants()[0], hashInts(s.Train), s.Folds, s.Seed}
+	if p, ok := memo.lookup(key); ok && len(cands) > 1 {
+		best = p
+	} else if len(cands) > 1 {
 		if s.Folds < 2 {
 			return nil, fmt.Errorf("%d parameter candidates but %d validation folds: want folds >= 2", len(cands), s.Folds)
 		}
@@ -329,6 +380,7 @@ func withSelection(s *Split, cands []params, run func(d *Data, train, test []int
 				best, bestAcc = p, acc
 			}
 		}
+		memo.store(key, best)
 	}
 	d := s.variants()[best.variant]
 	o, err := run(d, s.Train, s.Test, best)

@@ -20,16 +20,16 @@ import (
 // unvisited member), and a class is emitted once its exact minimum is no
 // larger than every other bound. The first Split.Ranks classes (at least
 // one) come out in exact order; the rest follow by their bounds.
-type nnAIRM struct{}
+type nnAIRM struct{ memo *selections }
 
 func newNNAIRM(c MethodConfig) (Method, error) {
 	if err := unused(c); err != nil {
 		return nil, err
 	}
-	return nnAIRM{}, nil
+	return nnAIRM{memo: &selections{}}, nil
 }
 
-func (nnAIRM) Classify(s *Split) (*Outcome, error) {
+func (m nnAIRM) Classify(s *Split) (*Outcome, error) {
 	cands := make([]params, len(s.variants()))
 	for v := range cands {
 		cands[v].variant = v
@@ -98,7 +98,7 @@ func (nnAIRM) Classify(s *Split) (*Outcome, error) {
 		}
 		return out, nil
 	}
-	return withSelection(s, cands, run, func(_ params, o *Outcome, d *Data) {
+	return withSelection(s, cands, m.memo, run, func(_ params, o *Outcome, d *Data) {
 		o.Params = map[string]float64{"ridge": d.Ridge}
 	})
 }

@@ -271,9 +271,9 @@ func (e *engine) prepare(d *Data) error {
 	return nil
 }
 
-// repeat runs every method on cfg.Repeats instances of a task. Small tasks
-// run repeats in parallel, one worker each; large ones run repeats in turn
-// with all workers inside the methods. Both give the same numbers.
+// repeat runs every method on cfg.Repeats instances of a task, repeats in
+// parallel and, with workers to spare, each method's test items in
+// parallel too. Neither changes the numbers.
 func (e *engine) repeat(ti int, task TaskConfig, classes int, notes []string, draw func(r int) (*instance, error)) ([]Result, error) {
 	n := e.cfg.Repeats
 	type record struct {
@@ -287,10 +287,10 @@ func (e *engine) repeat(ti int, task TaskConfig, classes int, notes []string, dr
 	if err != nil {
 		return nil, err
 	}
-	inner, outer := 1, e.workers
-	if len(first.split.Test) >= 256 {
-		inner, outer = e.workers, 1
-	}
+	// Repeats run in parallel as far as there are workers for them; the
+	// rest work inside each repeat (over its test items).
+	outer := min(e.workers, n)
+	inner := max(1, e.workers/outer)
 	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", task.Name, n, len(e.methods)), n*len(e.methods))
 	err = pool.ForErr(n, outer, func(_, r int) error {
 		if err := e.ctx.Err(); err != nil {
@@ -305,6 +305,9 @@ func (e *engine) repeat(ti int, task TaskConfig, classes int, notes []string, dr
 		}
 		in.split.Workers = inner
 		in.split.Folds = e.cfg.Folds
+		// Validation folds depend on the run seed and the training set
+		// only, so tasks sharing a training set share the selection.
+		in.split.Seed = deriveSeed(e.cfg.Seed, hashInts(in.split.Train))
 		in.split.Ranks = e.cfg.CMC
 		rec := record{in: in, test: pick(in.split.Data.Labels, in.split.Test)}
 		for mi, m := range e.methods {

@@ -332,15 +332,56 @@ func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace) (float64, bool) {
 		}
 		return l.nullStep(v, ws)
 	}
-	t := 1.0
+	// Discrete line search (Lee et al.): among the points where the
+	// segment from v to u crosses zero in some coordinate, and u itself,
+	// take the one with the lowest true objective. Along y(t) = v + t·d,
+	// d = u − v, the smooth part is −2(k·v + t k·d) + vKv + 2t vKd + t² dKd.
+	// Under NonNegative only the first crossing is feasible.
+	var kd, vkd, dkd float64
+	for p, i := range a {
+		d := u[p] - v[i]
+		kd += kx[i] * d
+		row := l.k[i*n : i*n+n]
+		var rv, rd float64
+		for q, j := range a {
+			rv += row[j] * v[j]
+			rd += row[j] * (u[q] - v[j])
+		}
+		vkd += v[i] * rd
+		dkd += d * rd
+	}
+	f := func(t float64) float64 { // objective at y(t), up to a constant
+		var l1 float64
+		for p, i := range a {
+			l1 += math.Abs(v[i] + t*(u[p]-v[i]))
+		}
+		return -2*t*kd + 2*t*vkd + t*t*dkd + 2*half*l1
+	}
+	first := 1.0
 	for p, i := range a {
 		if u[p]*v[i] <= 0 { // reaches zero at v + τ(u − v) = 0
-			t = math.Min(t, v[i]/(v[i]-u[p]))
+			first = math.Min(first, v[i]/(v[i]-u[p]))
+		}
+	}
+	t := first
+	if !l.opts.NonNegative {
+		best := f(first)
+		if f1 := f(1); f1 < best {
+			t, best = 1, f1
+		}
+		for p, i := range a {
+			if u[p]*v[i] <= 0 {
+				if c := v[i] / (v[i] - u[p]); c > first && c < 1 {
+					if fc := f(c); fc < best {
+						t, best = c, fc
+					}
+				}
+			}
 		}
 	}
 	for p, i := range a {
 		next := v[i] + t*(u[p]-v[i])
-		if next*v[i] <= 0 || math.Abs(next) <= 1e-14*math.Abs(v[i]) {
+		if math.Abs(next) <= 1e-14*math.Abs(v[i]) || (l.opts.NonNegative && next < 0) {
 			next = 0
 		}
 		v[i] = next

@@ -38,7 +38,8 @@ func describeCommand() *cli.Command {
 			&cli.StringFlag{Name: "filter", Usage: "resampling filter `F` for --resize: linear (default), nearest, box, catmullrom or lanczos3"},
 			&cli.StringFlag{Name: "regions", Value: "whole", Usage: "region `LAYOUT`: whole, grid:RxC or blocks:N:S"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of random blocks (an image's blocks depend on N and its path only)"},
-			&cli.Float64Flag{Name: "ridge", Value: covariance.DefaultEps, Usage: "add the ridge `EPS`·tr(C)/d·I to each descriptor; 0: none"},
+			&cli.Float64Flag{Name: "ridge", Value: covariance.DefaultEps, Usage: "regularise each descriptor with strength `EPS` (see --ridge-kind); 0: none"},
+			&cli.StringFlag{Name: "ridge-kind", Value: covariance.TraceRidge.String(), Usage: "`KIND` of ridge: trace-ridge (C + EPS·tr(C)/d·I), diag-ridge (C + EPS·diag C, equivariant to feature units: use it when features of very different scales are mixed, such as x,y with intensities) or ridge (C + EPS·I)"},
 			&cli.IntFlag{Name: "workers", Usage: "number `N` of images processed at once (0: all cores); the output does not depend on it"},
 			&cli.StringFlag{Name: "shard", Usage: "describe only part `I/N` (0 <= I < N) of the images"},
 			&cli.BoolFlag{Name: "skip-bad", Usage: "list failing images in failures.csv and go on, instead of stopping at the first"},
@@ -105,7 +106,11 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 	if o.Regions, err = covariance.ParseLayout(c.String("regions")); err != nil {
 		return o, fmt.Errorf("describe: --regions: %w", err)
 	}
-	if c.IsSet("ridge") {
+	kind, err := covariance.ParseRegKind(c.String("ridge-kind"))
+	if err != nil || kind == covariance.None {
+		return o, fmt.Errorf("describe: --ridge-kind %q: want trace-ridge, diag-ridge or ridge (--ridge 0 for none)", c.String("ridge-kind"))
+	}
+	if c.IsSet("ridge") || c.IsSet("ridge-kind") {
 		eps := c.Float64("ridge")
 		switch {
 		case !(eps >= 0) || math.IsInf(eps, 0):
@@ -113,7 +118,7 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 		case eps == 0:
 			o.Reg = covariance.Regularization{Kind: covariance.None}
 		default:
-			o.Reg = covariance.Regularization{Kind: covariance.TraceRidge, Eps: eps}
+			o.Reg = covariance.Regularization{Kind: kind, Eps: eps}
 		}
 	}
 	if c.Int("workers") < 0 {

@@ -40,10 +40,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"Examples:\n" +
 			"   covpipe run configs/synthetic.yaml                 reproduce Table 1 of the paper\n" +
 			"   covpipe run configs/synthetic.yaml --repeats 10    a quicker run\n" +
+			"   covpipe run configs/feret.yaml --data ../shared/datasets\n" +
+			"   covpipe describe --features reid --resize 32x64 --out desc mars:../shared/datasets/mini-mars\n" +
+			"   covpipe report out/reid/results.json\n" +
 			"   covpipe version",
 		Writer:          stdout,
 		ErrWriter:       stderr,
-		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			runCommand(),
 			describeCommand(),
