@@ -44,8 +44,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"   covpipe describe --features reid --resize 32x64 --out desc mars:../shared/datasets/mini-mars\n" +
 			"   covpipe report out/reid/results.json\n" +
 			"   covpipe version",
-		Writer:          stdout,
-		ErrWriter:       stderr,
+		Writer:    stdout,
+		ErrWriter: stderr,
 		Commands: []*cli.Command{
 			runCommand(),
 			describeCommand(),
