@@ -236,11 +236,7 @@ func newNNStein(c MethodConfig) (Method, error) {
 }
 
 func (m nnStein) Classify(s *Split) (*Outcome, error) {
-	cands := make([]params, len(s.variants()))
-	for v := range cands {
-		cands[v].variant = v
-	}
-	run := func(d *Data, train, test []int, _ params) (*Outcome, error) {
+	return withRidgeSelection(s, m.memo, func(d *Data, train, test []int) (*Outcome, error) {
 		div, err := d.SteinDivergences()
 		if err != nil {
 			return nil, err
@@ -259,9 +255,6 @@ func (m nnStein) Classify(s *Split) (*Outcome, error) {
 			out.Pred[q] = out.Ranking[q][0]
 		}
 		return out, nil
-	}
-	return withSelection(s, cands, m.memo, run, func(_ params, o *Outcome, d *Data) {
-		o.Params = map[string]float64{"ridge": d.Ridge}
 	})
 }
 
@@ -343,6 +336,18 @@ func hashInts(v []int) uint64 {
 		}
 	}
 	return h
+}
+
+// withRidgeSelection runs a method without parameters of its own, choosing
+// only among the split's ridge variants.
+func withRidgeSelection(s *Split, memo *selections, run func(d *Data, train, test []int) (*Outcome, error)) (*Outcome, error) {
+	cands := make([]params, len(s.variants()))
+	for v := range cands {
+		cands[v].variant = v
+	}
+	return withSelection(s, cands, memo,
+		func(d *Data, train, test []int, _ params) (*Outcome, error) { return run(d, train, test) },
+		func(_ params, o *Outcome, d *Data) { o.Params = map[string]float64{"ridge": d.Ridge} })
 }
 
 // withSelection runs a method on the split with the one candidate given, or

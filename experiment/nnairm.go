@@ -30,11 +30,7 @@ func newNNAIRM(c MethodConfig) (Method, error) {
 }
 
 func (m nnAIRM) Classify(s *Split) (*Outcome, error) {
-	cands := make([]params, len(s.variants()))
-	for v := range cands {
-		cands[v].variant = v
-	}
-	run := func(d *Data, train, test []int, _ params) (*Outcome, error) {
+	return withRidgeSelection(s, m.memo, func(d *Data, train, test []int) (*Outcome, error) {
 		div, err := d.SteinDivergences()
 		if err != nil {
 			return nil, err
@@ -97,9 +93,6 @@ func (m nnAIRM) Classify(s *Split) (*Outcome, error) {
 			return nil, err
 		}
 		return out, nil
-	}
-	return withSelection(s, cands, m.memo, run, func(_ params, o *Outcome, d *Data) {
-		o.Params = map[string]float64{"ridge": d.Ridge}
 	})
 }
 

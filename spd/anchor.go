@@ -2,12 +2,7 @@ package spd
 
 import (
 	"fmt"
-	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -51,26 +46,8 @@ func (a *Anchor) AIRM(y mat.Symmetric) (float64, error) {
 	if n, _ := dims(y); n != d {
 		return 0, fmt.Errorf("%w: anchor is %d×%d, Y is %d×%d", ErrDimension, d, d, n, n)
 	}
-	loadFull(w.b, d, y)
-	u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: a.u}
-	b := blas64.General{Rows: d, Cols: d, Stride: d, Data: w.b}
-	blas64.Trsm(blas.Left, blas.Trans, 1, u, b)
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, u, b)
-	for i := range d {
-		for j := i + 1; j < d; j++ {
-			w.b[i*d+j] = 0.5 * (w.b[i*d+j] + w.b[j*d+i])
-		}
+	if err := w.whitenedEigen(a.u, y); err != nil {
+		return 0, err
 	}
-	if !lapack64.Syev(lapack.EVNone, blas64.Symmetric{N: d, Stride: d, Data: w.b, Uplo: blas.Upper}, w.vals, w.work, len(w.work)) {
-		return 0, fmt.Errorf("%w: generalised eigenvalues did not converge", ErrNotFinite)
-	}
-	if !(w.vals[0] > 0) {
-		return 0, fmt.Errorf("Y: %w: generalised eigenvalue %g <= 0", ErrNotSPD, w.vals[0])
-	}
-	var s float64
-	for _, l := range w.vals {
-		v := math.Log(l)
-		s += v * v
-	}
-	return math.Sqrt(s), nil
+	return w.sumLog2(), nil
 }

@@ -21,7 +21,6 @@ func (w *Workspace) genEigen(x, y mat.Symmetric) error {
 	if err := w.check("Y", y); err != nil {
 		return err
 	}
-	d := w.d
 	// Validate Y first: its Cholesky factor is discarded.
 	if _, err := w.logDet("Y", y); err != nil {
 		return err
@@ -30,11 +29,19 @@ func (w *Workspace) genEigen(x, y mat.Symmetric) error {
 		return err
 	}
 	// w.a now holds U with X = UᵀU in its upper triangle.
+	return w.whitenedEigen(w.a, y)
+}
+
+// whitenedEigen puts into w.vals the eigenvalues of U⁻ᵀ Y U⁻¹ for the
+// upper Cholesky factor u (row-major d×d) of X: those of X⁻¹Y. It returns
+// an error when they do not converge or are not all positive.
+func (w *Workspace) whitenedEigen(u []float64, y mat.Symmetric) error {
+	d := w.d
 	loadFull(w.b, d, y)
-	u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: w.a}
+	t := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: u}
 	b := blas64.General{Rows: d, Cols: d, Stride: d, Data: w.b}
-	blas64.Trsm(blas.Left, blas.Trans, 1, u, b)
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, u, b)
+	blas64.Trsm(blas.Left, blas.Trans, 1, t, b)
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, t, b)
 	for i := range d {
 		for j := i + 1; j < d; j++ {
 			w.b[i*d+j] = 0.5 * (w.b[i*d+j] + w.b[j*d+i])
@@ -43,10 +50,20 @@ func (w *Workspace) genEigen(x, y mat.Symmetric) error {
 	if !lapack64.Syev(lapack.EVNone, blas64.Symmetric{N: d, Stride: d, Data: w.b, Uplo: blas.Upper}, w.vals, w.work, len(w.work)) {
 		return fmt.Errorf("%w: generalised eigenvalues did not converge", ErrNotFinite)
 	}
-	if w.vals[0] <= 0 {
+	if !(w.vals[0] > 0) {
 		return fmt.Errorf("Y: %w: generalised eigenvalue %g <= 0", ErrNotSPD, w.vals[0])
 	}
 	return nil
+}
+
+// sumLog2 returns sqrt(Σ log² λ) over w.vals.
+func (w *Workspace) sumLog2() float64 {
+	var s float64
+	for _, l := range w.vals {
+		v := math.Log(l)
+		s += v * v
+	}
+	return math.Sqrt(s)
 }
 
 // AIRM returns the geodesic distance of the affine-invariant Riemannian
@@ -61,12 +78,7 @@ func (w *Workspace) AIRM(x, y mat.Symmetric) (float64, error) {
 	if err := w.genEigen(x, y); err != nil {
 		return 0, err
 	}
-	var s float64
-	for _, l := range w.vals {
-		v := math.Log(l)
-		s += v * v
-	}
-	return math.Sqrt(s), nil
+	return w.sumLog2(), nil
 }
 
 // Thompson returns the Thompson metric of Property 1 (Thompson 1963):
