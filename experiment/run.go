@@ -276,17 +276,22 @@ func (e *engine) prepare(d *Data) error {
 // parallel too. Neither changes the numbers.
 func (e *engine) repeat(ti int, task TaskConfig, classes int, notes []string, draw func(r int) (*instance, error)) ([]Result, error) {
 	n := e.cfg.Repeats
+	// A record keeps what the results need, not the repeat's data: a
+	// synthetic task draws new data, with its pairwise matrices, in every
+	// repeat.
 	type record struct {
-		out  []*Outcome
-		secs []float64
-		test []int
-		in   *instance
+		out          []*Outcome
+		secs         []float64
+		test         []int
+		train, tests int
+		notes        []string
 	}
 	recs := make([]record, n)
 	first, err := draw(0)
 	if err != nil {
 		return nil, err
 	}
+	classNames := first.split.Data.Classes
 	// Repeats run in parallel as far as there are workers for them; the
 	// rest work inside each repeat (over its test items).
 	outer := min(e.workers, n)
@@ -309,7 +314,7 @@ func (e *engine) repeat(ti int, task TaskConfig, classes int, notes []string, dr
 		// only, so tasks sharing a training set share the selection.
 		in.split.Seed = deriveSeed(e.cfg.Seed, hashInts(in.split.Train))
 		in.split.Ranks = e.cfg.CMC
-		rec := record{in: in, test: pick(in.split.Data.Labels, in.split.Test)}
+		rec := record{test: pick(in.split.Data.Labels, in.split.Test), train: len(in.split.Train), tests: len(in.split.Test), notes: in.notes}
 		for mi, m := range e.methods {
 			t0 := time.Now()
 			out, err := m.Classify(in.split)
@@ -343,12 +348,12 @@ func (e *engine) repeat(ti int, task TaskConfig, classes int, notes []string, dr
 			res.Degenerate = append(res.Degenerate, o.Degenerate)
 			res.Unconverged = append(res.Unconverged, o.Unconverged)
 			res.Params = append(res.Params, o.Params)
-			res.TrainItems = append(res.TrainItems, len(rec.in.split.Train))
-			res.TestItems = append(res.TestItems, len(rec.in.split.Test))
+			res.TrainItems = append(res.TrainItems, rec.train)
+			res.TestItems = append(res.TestItems, rec.tests)
 			if cmc != nil {
 				cmcRuns = append(cmcRuns, cmc)
 			}
-			for _, note := range rec.in.notes {
+			for _, note := range rec.notes {
 				if !slices.Contains(res.Notes, note) {
 					res.Notes = append(res.Notes, note)
 				}
@@ -357,9 +362,7 @@ func (e *engine) repeat(ti int, task TaskConfig, classes int, notes []string, dr
 		res.AccuracyMean, res.AccuracyStd = meanStd(res.Runs)
 		res.PerClass = percents(ev.perClass())
 		res.Confusion = ev.confusion
-		if d := recs[0].in.split.Data; d.Classes != nil {
-			res.Classes = d.Classes
-		}
+		res.Classes = classNames
 		if len(cmcRuns) > 0 {
 			res.CMC, res.CMCStd = meanStdColumns(cmcRuns)
 			res.CMCRuns = cmcRuns
