@@ -1,0 +1,51 @@
+package rsr_test
+
+import (
+	"testing"
+
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/rsr"
+	"github.com/covpipe/covpipe/spd"
+)
+
+// BenchmarkLassoSolve600 measures one kernel Lasso solve against a
+// dictionary of N = 600 Stein-kernel atoms (10 synthetic classes on Sym+^5)
+// at a λ giving a sparse code; it reports the non-zeros and sweeps.
+func BenchmarkLassoSolve600(b *testing.B) {
+	o := datasets.SyntheticOptions{Classes: 10, Dim: 5, Samples: 1200, Train: 0.5, Spread: 1, Variance: 0.5}
+	train, test, err := datasets.Synthetic(o, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	trs, _ := spd.NewSet(train.X)
+	tes, _ := spd.NewSet(test.X[:64])
+	k := spd.SteinKernel{Sigma: 2}
+	K, err := k.GramSym(trs, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	Kx, _ := k.Gram(tes, trs, nil)
+	for _, lambda := range []float64{0.02, 0.1} {
+		b.Run("lambda="+map[float64]string{0.02: "0.02", 0.1: "0.1"}[lambda], func(b *testing.B) {
+			l, err := rsr.NewLasso(K, rsr.LassoOptions{Lambda: lambda})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws := l.NewWorkspace()
+			v := make([]float64, l.Len())
+			var nnz, sweeps, n int
+			for b.Loop() {
+				clear(v)
+				c, err := l.SolveTo(v, Kx.RawRowView(n%64), 1, ws)
+				if err != nil {
+					b.Fatal(err)
+				}
+				nnz += c.NonZeros
+				sweeps += c.Sweeps
+				n++
+			}
+			b.ReportMetric(float64(nnz)/float64(n), "nonzeros/op")
+			b.ReportMetric(float64(sweeps)/float64(n), "sweeps/op")
+		})
+	}
+}
