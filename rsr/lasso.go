@@ -197,6 +197,40 @@ func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certi
 	if len(ws.g) != n {
 		return cert, fmt.Errorf("%w: workspace for a dictionary of %d atoms, want %d", ErrInput, len(ws.g), n)
 	}
+	// From a cold start far below λ_max = 2‖k‖∞ (where v = 0 is optimal),
+	// follow the regularisation path as glmnet does: loose solves at
+	// λ_max/4, λ_max/16, ... warm-start the next, so that the sign pattern
+	// grows a few atoms at a time instead of being guessed all at once.
+	if lam := l.opts.Lambda; lam > 0 && lam < pathFrom*2*kmax && allZero(v) {
+		path := *l
+		path.opts.Tol = math.Max(l.opts.Tol, 1e-3)
+		for step := 0.5 * kmax; step > 2*lam; step /= 4 {
+			path.opts.Lambda = step
+			c, _ := path.solve(v, kx, kxx, ws, kmax)
+			cert.Sweeps += c.Sweeps
+		}
+	}
+	c, err := l.solve(v, kx, kxx, ws, kmax)
+	c.Sweeps += cert.Sweeps
+	return c, err
+}
+
+// pathFrom is the fraction of λ_max below which cold starts follow the
+// regularisation path.
+const pathFrom = 0.05
+
+func allZero(v []float64) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// solve runs the solver from the warm start v; kmax is ‖k‖∞.
+func (l *Lasso) solve(v, kx []float64, kxx float64, ws *LassoWorkspace, kmax float64) (Certificate, error) {
+	var cert Certificate
 	lam := l.opts.Lambda
 	kktTol := l.opts.Tol * math.Max(math.Max(lam, 2*kmax), math.SmallestNonzeroFloat64)
 	// Active-set sweeps stop when no coordinate lowers the objective by
