@@ -149,6 +149,7 @@ type LassoWorkspace struct {
 	active []int
 	// Newton step on the active set.
 	kaa, u, prev []float64
+	scale        float64 // largest diagonal entry of the factorised K_AA
 	// Null-space step: eigenvalues and LAPACK workspace.
 	vals, work []float64
 }
@@ -316,7 +317,9 @@ const (
 // not lower the objective, or a singular K_AA, leave v as it was.
 func (l *Lasso) newton(v, kx []float64, kxx float64, ws *LassoWorkspace, before float64) bool {
 	copy(ws.prev, v)
-	factored := false
+	// fresh: the factor was just computed, so a non-finite solve means
+	// K_AA is numerically singular rather than that downdates drifted.
+	factored, fresh := false, false
 	ld := 0 // row stride of the factor in ws.kaa
 	for range min(len(ws.active)+1, faceSteps) {
 		if !factored {
@@ -331,23 +334,22 @@ func (l *Lasso) newton(v, kx []float64, kxx float64, ws *LassoWorkspace, before 
 				break
 			}
 			if !l.factor(ws) {
-				if len(a) > nullMax {
-					copy(v, ws.prev)
-					break
-				}
-				if _, ok := l.nullStep(v, ws); !ok {
-					copy(v, ws.prev)
+				if !l.dropDependent(v, ws) {
 					break
 				}
 				continue
 			}
-			factored, ld = true, len(a)
+			factored, fresh, ld = true, true, len(a)
 		}
 		t, ok := l.faceStep(v, kx, ws, ld)
 		if !ok {
-			factored = false // the downdated factor lost accuracy: refactorise
+			factored = false
+			if fresh && !l.dropDependent(v, ws) {
+				break
+			}
 			continue
 		}
+		fresh = false
 		if t == 1 || len(ws.active) == 0 {
 			break
 		}
@@ -359,6 +361,18 @@ func (l *Lasso) newton(v, kx []float64, kxx float64, ws *LassoWorkspace, before 
 		return false
 	}
 	return true
+}
+
+// dropDependent takes a null-space step on a singular K_AA; when none
+// applies it restores v from ws.prev and reports false.
+func (l *Lasso) dropDependent(v []float64, ws *LassoWorkspace) bool {
+	if len(ws.active) <= nullMax {
+		if l.nullStep(v, ws) {
+			return true
+		}
+	}
+	copy(v, ws.prev)
+	return false
 }
 
 // factor writes the upper Cholesky factor of K_AA, A = ws.active, into
@@ -379,8 +393,28 @@ func (l *Lasso) factor(ws *LassoWorkspace) bool {
 			kaa[p*m+p+q] = row[j]
 		}
 	}
+	ws.scale = 0
+	for _, i := range a {
+		ws.scale = math.Max(ws.scale, l.k[i*n+i])
+	}
 	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: kaa})
-	return ok
+	return ok && pivotsOK(kaa, m, m, ws.scale)
+}
+
+// pivotsOK reports whether every pivot r_ii² of the Cholesky factor r
+// (order m, stride ld) is above 1e-10 of the largest diagonal entry of the
+// factorised matrix, the threshold nullStep uses for null eigenvalues.
+// Below it the block is singular up to round-off: Potrf can still succeed
+// on a rank-deficient K_AA, and its solution is then finite but
+// meaningless, of a size at which objective values lose all precision.
+func pivotsOK(r []float64, ld, m int, scale float64) bool {
+	tol := 1e-10 * scale
+	for i := range m {
+		if p := r[i*ld+i]; !(p*p > tol) {
+			return false
+		}
+	}
+	return true
 }
 
 // faceStep takes one feature-sign step on the support ws.active, whose K_AA
@@ -393,6 +427,9 @@ func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace, ld int) (float64, 
 	m := len(a)
 	u := ws.u[:m]
 	n := l.n
+	if !pivotsOK(ws.kaa, ld, m, ws.scale) { // downdates can lose accuracy
+		return 0, false
+	}
 	half := 0.5 * l.opts.Lambda
 	for p, i := range a {
 		u[p] = kx[i] - math.Copysign(half, v[i])
@@ -535,9 +572,9 @@ func cholDelete(r []float64, ld, m, p int) {
 // active set independent). One eigendecomposition gives the whole null
 // space; after each step, Gaussian elimination keeps the remaining null
 // vectors zero on the dropped coordinate, so every redundant atom goes for
-// O(m·k) more work. It returns a step fraction below 1 when the support
-// changed, or false when K_AA is not singular or no step helps.
-func (l *Lasso) nullStep(v []float64, ws *LassoWorkspace) (float64, bool) {
+// O(m·k) more work. It reports whether the support changed (false when
+// K_AA is not singular or no step helps).
+func (l *Lasso) nullStep(v []float64, ws *LassoWorkspace) bool {
 	a := ws.active
 	m := len(a)
 	n := l.n
@@ -559,7 +596,7 @@ func (l *Lasso) nullStep(v []float64, ws *LassoWorkspace) (float64, bool) {
 		ws.work = make([]float64, int(q[0]))
 	}
 	if !lapack64.Syev(lapack.EVCompute, sym, vals, ws.work, len(ws.work)) {
-		return 0, false
+		return false
 	}
 	// The eigenvectors are the columns of kaa, ascending eigenvalues: the
 	// first k span the (numerical) null space.
@@ -569,7 +606,7 @@ func (l *Lasso) nullStep(v []float64, ws *LassoWorkspace) (float64, bool) {
 		k++
 	}
 	if k == 0 {
-		return 0, false
+		return false
 	}
 	z := func(p, c int) float64 { return kaa[p*m+c] }
 	changed := false
@@ -642,10 +679,7 @@ func (l *Lasso) nullStep(v []float64, ws *LassoWorkspace) (float64, bool) {
 			kaa[p*m+piv] = kaa[p*m+k]
 		}
 	}
-	if !changed {
-		return 0, false
-	}
-	return 0.5, true // any value below 1: the support changed
+	return changed
 }
 
 // objective returns f(v) given g = K v.
