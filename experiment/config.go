@@ -156,7 +156,7 @@ type MethodConfig struct {
 	// representation), nn-airm or nn-stein (nearest neighbour under the
 	// AIRM or the Stein divergence).
 	Type string `yaml:"type,omitempty" json:"type"`
-	// Sigma is the Stein kernel parameter σ (Eqn. 4), checked against
+	// Sigma is the Stein kernel parameter σ (Eqn. 5), checked against
 	// Theorem 1 unless PseudoKernel; a list gives candidates.
 	Sigma Floats `yaml:"sigma,omitempty" json:"sigma,omitempty"`
 	// Lambda is the sparsity weight λ of Eqn. 6, on the paper's scale; a

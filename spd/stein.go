@@ -53,7 +53,7 @@ func Stein(x, y mat.Symmetric) (float64, error) {
 	return NewWorkspace(d).Stein(x, y)
 }
 
-// SteinKernel is the Stein kernel of the paper's Eqn. 4:
+// SteinKernel is the Stein kernel of the paper's Eqn. 5:
 //
 //	k(X, Y) = exp(−σ S(X, Y)) = 2^{dσ} (det X det Y)^{σ/2} / det(X+Y)^σ,
 //

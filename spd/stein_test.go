@@ -221,7 +221,7 @@ func TestSteinKernelEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertClose(t, "k", k, 4/6.25, 1e-14)
-	// The determinant form of Eqn. 4: 2^{dσ} (det X det Y)^{σ/2} / det(X+Y)^σ.
+	// The determinant form of Eqn. 5: 2^{dσ} (det X det Y)^{σ/2} / det(X+Y)^σ.
 	sigma := 3.5
 	k, _ = SteinKernel{Sigma: sigma}.Eval(x, y)
 	want := math.Pow(2, 2*sigma) * math.Pow(4*4, sigma/2) / math.Pow(25, sigma)
