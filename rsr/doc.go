@@ -18,7 +18,14 @@
 // RSR, a linear kernel on log-Euclidean vectors for the logE-SR baseline.
 //
 // The solver is cyclic coordinate descent on the Gram matrix with an active
-// set and warm starts. It stops on a duality-gap and KKT certificate, which
+// set and warm starts, as in glmnet (Friedman, Hastie and Tibshirani, J.
+// Stat. Softw. 2010), which follows the regularisation path from cold
+// starts at small λ. When atoms are nearly collinear (near-duplicate
+// samples, consecutive video frames) coordinate descent crawls; then
+// feature-sign steps (Lee, Battle, Raina and Ng, NIPS 2007) solve the
+// active face exactly, on a Cholesky factor of K_AA that is downdated as
+// atoms leave, and null-space steps drop atoms that are linearly dependent
+// in feature space. It stops on a duality-gap and KKT certificate, which
 // it returns with every code. Classification follows Wright et al. (PAMI
 // 2009) with the class residuals of Eqn. 8, or the paper's two similarity
 // rules (sum and max of class coefficients).
