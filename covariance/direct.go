@@ -8,9 +8,9 @@ import "math"
 // 141 MB.
 const chunkValues = 1 << 15
 
-// chunkRows returns the number of rows of a region of width rw that direct
-// centres at once for d features.
-func chunkRows(d, rw int) int { return max(1, chunkValues/(d*rw)) }
+// chunkRows returns the number of rows of region r that direct centres at
+// once for d features; its scratch cen needs d·r.W·chunkRows(d, r) values.
+func chunkRows(d int, r Region) int { return min(r.H, max(1, chunkValues/(d*r.W))) }
 
 // direct writes into c (d×d, row-major, exactly symmetric) the unbiased
 // covariance of the features over region r by the corrected two-pass
@@ -22,7 +22,7 @@ func chunkRows(d, rw int) int { return max(1, chunkValues/(d*rw)) }
 // The correction s sᵀ/n removes, to first order, the rounding error of μ;
 // the sums of centred products have no cancellation beyond that of the
 // data. The second pass goes by chunks of chunkRows rows. cen (at least
-// d·W·min(H, chunkRows(d, W)) values), gram (d·d), sums and mean (d) are
+// d·r.W·chunkRows(d, r) values), gram (d·d), sums and mean (d) are
 // scratch.
 // It returns false, leaving c unspecified, when a mean is not finite: a
 // NaN or ±Inf feature in r, or an overflowing sum.
@@ -37,7 +37,7 @@ func direct(c []float64, planes [][]float64, w int, r Region, cen, gram, sums, m
 	}
 	clear(gram[:d*d])
 	clear(sums[:d])
-	rows := chunkRows(d, r.W)
+	rows := chunkRows(d, r)
 	for y0 := r.Y; y0 < r.Y+r.H; y0 += rows {
 		y1 := min(y0+rows, r.Y+r.H)
 		cn := (y1 - y0) * r.W
@@ -106,7 +106,9 @@ func gramUpper(s, a []float64, d, n int) {
 				}
 			}
 			if d-j >= 2 {
-				t00, t01, t10, t11, t20, t21, t30, t31 := dot4x2(a0, a1, a2, a3, row(j), row(j+1))
+				// The 4×2 remainder is the 2×4 tile with the roles of the
+				// rows swapped: the same products, summed in the same order.
+				t00, t10, t20, t30, t01, t11, t21, t31 := dot2x4(row(j), row(j+1), a0, a1, a2, a3)
 				addTo(s[i*d+j:], t00, t01)
 				addTo(s[(i+1)*d+j:], t10, t11)
 				addTo(s[(i+2)*d+j:], t20, t21)
@@ -204,29 +206,6 @@ func dot2x4(a0, a1, b0, b1, b2, b3 []float64) (s00, s01, s02, s03, s10, s11, s12
 		y = b3[t]
 		s03 += x0 * y
 		s13 += x1 * y
-	}
-	return
-}
-
-// dot4x2 returns the products of a0, ..., a3 with b0 and b1: a0·b0, a0·b1,
-// a1·b0, ..., a3·b1.
-func dot4x2(a0, a1, a2, a3, b0, b1 []float64) (s00, s01, s10, s11, s20, s21, s30, s31 float64) {
-	n := len(a0)
-	a1, a2, a3, b0, b1 = a1[:n], a2[:n], a3[:n], b0[:n], b1[:n]
-	for t := range n {
-		y0, y1 := b0[t], b1[t]
-		x := a0[t]
-		s00 += x * y0
-		s01 += x * y1
-		x = a1[t]
-		s10 += x * y0
-		s11 += x * y1
-		x = a2[t]
-		s20 += x * y0
-		s21 += x * y1
-		x = a3[t]
-		s30 += x * y0
-		s31 += x * y1
 	}
 	return
 }

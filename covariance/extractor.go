@@ -157,7 +157,7 @@ func (e *Extractor) Compute(dst []float64, planes [][]float64, w, h int, regions
 		}
 	} else {
 		for k, r := range regions {
-			e.growCen(r.W * min(r.H, chunkRows(d, r.W)))
+			e.growCen(r.W * chunkRows(d, r))
 			if !direct(dst[k*d*d:(k+1)*d*d], planes, w, r, e.cen, e.gram, e.sum, e.mean) {
 				return &RegionError{Index: k, Region: r, Err: nonFinite(planes, w, r)}
 			}
@@ -205,10 +205,8 @@ func (e *Extractor) growCen(n int) {
 // positive definite.
 func (e *Extractor) finish(c []float64) error {
 	d := e.d
-	for _, v := range c {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: the covariance overflows (features too large)", spd.ErrNotFinite)
-		}
+	if err := checkFinite(c); err != nil {
+		return err
 	}
 	e.reg.apply(c, d)
 	copy(e.chol, c)
@@ -219,6 +217,19 @@ func (e *Extractor) finish(c []float64) error {
 	return nil
 }
 
+// checkFinite returns an error wrapping spd.ErrNotFinite when an entry of
+// the covariance c is NaN or ±Inf: the sums of products overflowed although
+// the means did not.
+func checkFinite(c []float64) error {
+	for _, v := range c {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: the covariance overflows (features too large)", spd.ErrNotFinite)
+		}
+	}
+	return nil
+}
+
+// trace returns the trace of the d×d row-major c.
 func trace(c []float64, d int) float64 {
 	var tr float64
 	for i := range d {
@@ -245,13 +256,11 @@ func Of(dst []float64, planes [][]float64, w, h int, r Region) error {
 	if err := r.Validate(w, h); err != nil {
 		return err
 	}
-	if !direct(dst, planes, w, r, make([]float64, d*r.W*min(r.H, chunkRows(d, r.W))), make([]float64, d*d), make([]float64, d), make([]float64, d)) {
+	if !direct(dst, planes, w, r, make([]float64, d*r.W*chunkRows(d, r)), make([]float64, d*d), make([]float64, d), make([]float64, d)) {
 		return &RegionError{Region: r, Err: nonFinite(planes, w, r)}
 	}
-	for _, v := range dst {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &RegionError{Region: r, Err: fmt.Errorf("%w: the covariance overflows (features too large)", spd.ErrNotFinite)}
-		}
+	if err := checkFinite(dst); err != nil {
+		return &RegionError{Region: r, Err: err}
 	}
 	return nil
 }

@@ -121,11 +121,7 @@ func (r Regularization) apply(c []float64, d int) {
 	case Ridge:
 		ridge = r.Eps
 	case TraceRidge:
-		var tr float64
-		for i := range d {
-			tr += c[i*d+i]
-		}
-		ridge = r.Eps * math.Abs(tr) / float64(d)
+		ridge = r.Eps * math.Abs(trace(c, d)) / float64(d)
 	case DiagRidge:
 		for i := range d {
 			c[i*d+i] *= 1 + r.Eps

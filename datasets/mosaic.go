@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/atomicfile"
 )
 
 // Layout is how BuildMosaic partitions the canvas among its textures.
@@ -384,45 +386,37 @@ func (m *Mosaic) WritePNGs(dir string) error {
 		}
 		labels.Pix[i] = uint8(v)
 	}
-	if err := writePNG(filepath.Join(dir, "mosaic.png"), gray); err != nil {
+	if err := writeMosaicFile(filepath.Join(dir, "mosaic.png"), func(w io.Writer) error { return png.Encode(w, gray) }); err != nil {
 		return err
 	}
-	if err := writePNG(filepath.Join(dir, "labels.png"), labels); err != nil {
+	if err := writeMosaicFile(filepath.Join(dir, "labels.png"), func(w io.Writer) error { return png.Encode(w, labels) }); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, "textures.csv")
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write mosaic: %w", err)
-	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"level", "texture", "x0", "y0", "x1", "y1"})
-	for i, t := range m.Textures {
-		c := m.Crops[i]
-		w.Write([]string{strconv.Itoa(m.Levels[i]), t,
-			strconv.Itoa(c.Min.X), strconv.Itoa(c.Min.Y), strconv.Itoa(c.Max.X), strconv.Itoa(c.Max.Y)})
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return fmt.Errorf("write mosaic %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write mosaic: %w", err)
-	}
-	return nil
+	return writeMosaicFile(filepath.Join(dir, "textures.csv"), func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		w.Write([]string{"level", "texture", "x0", "y0", "x1", "y1"})
+		for i, t := range m.Textures {
+			c := m.Crops[i]
+			w.Write([]string{strconv.Itoa(m.Levels[i]), t,
+				strconv.Itoa(c.Min.X), strconv.Itoa(c.Min.Y), strconv.Itoa(c.Max.X), strconv.Itoa(c.Max.Y)})
+		}
+		w.Flush()
+		return w.Error()
+	})
 }
 
-func writePNG(path string, img image.Image) error {
-	f, err := os.Create(path)
+// writeMosaicFile writes one output file of WritePNGs with write,
+// atomically, so that a failed write leaves no partial file behind.
+func writeMosaicFile(path string, write func(io.Writer) error) error {
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("write mosaic: %w", err)
 	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
+	defer f.Abort()
+	if err := write(f); err != nil {
 		return fmt.Errorf("write mosaic %s: %w", path, err)
 	}
-	if err := f.Close(); err != nil {
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("write mosaic: %w", err)
 	}
 	return nil

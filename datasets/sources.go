@@ -20,36 +20,14 @@ import (
 // (ErrFormat) or a subject and pose found twice, an error for a missing or
 // unreadable folder, and ErrEmpty when there are no images.
 func FERET(dir string) (*List, error) {
-	dir = filepath.Clean(dir)
-	if err := checkDir("FERET", dir); err != nil {
-		return nil, err
-	}
-	names, err := flatImages(dir)
-	if err != nil {
-		return nil, fmt.Errorf("FERET: %w", err)
-	}
-	l := &List{Root: dir}
-	seen := make(map[string]string)
-	for _, name := range names {
-		subject, pose, err := ParseFERETName(name)
-		if err != nil {
-			return nil, fmt.Errorf("FERET %s: %w", filepath.Join(dir, name), err)
-		}
-		key := subject + pose
-		if prev, ok := seen[key]; ok {
-			return nil, fmt.Errorf("%w: FERET %s: subject %s pose %s also in %s", ErrFormat, dir, subject, pose, prev)
-		}
-		seen[key] = name
-		l.Items = append(l.Items, Item{
-			Path: filepath.Join(dir, name), Rel: name, Label: subject,
-			Meta: map[string]string{"pose": pose},
+	return flatList("FERET", dir, "SSSSSxx.ext (such as 00001ba.png)",
+		func(name string) (Item, string, error) {
+			subject, pose, err := ParseFERETName(name)
+			return Item{Label: subject, Meta: map[string]string{"pose": pose}}, subject + pose, err
+		},
+		func(it Item, prev, _ string) string {
+			return fmt.Sprintf("subject %s pose %s also in %s", it.Label, it.Meta["pose"], prev)
 		})
-	}
-	if len(l.Items) == 0 {
-		return nil, fmt.Errorf("%w: FERET: no images named SSSSSxx.ext (such as 00001ba.png) in %s", ErrEmpty, dir)
-	}
-	sortItems(l.Items)
-	return l, nil
 }
 
 // Pose returns a filter for List.Filter that keeps FERET items with one of
@@ -64,29 +42,46 @@ func Pose(codes ...string) func(Item) bool { return MetaIs("pose", codes...) }
 // plate found twice, an error for a missing or unreadable folder, and
 // ErrEmpty when there are no images.
 func Brodatz(dir string) (*List, error) {
+	return flatList("Brodatz", dir, "D<n>.ext (such as D12.gif)",
+		func(name string) (Item, string, error) {
+			label, _, err := ParseBrodatzName(name)
+			return Item{Label: label}, label, err
+		},
+		func(it Item, prev, name string) string {
+			return fmt.Sprintf("%s is both %s and %s", it.Label, prev, name)
+		})
+}
+
+// flatList lists the images directly in dir (see flatImages) of a dataset
+// of the given kind whose file names carry the labels. item parses a file
+// name into its item's Label and Meta and a key that no two files may
+// share; dup describes a file whose key an earlier file prev already had.
+// scheme names the file name scheme in the error for an empty folder.
+func flatList(kind, dir, scheme string, item func(name string) (Item, string, error), dup func(it Item, prev, name string) string) (*List, error) {
 	dir = filepath.Clean(dir)
-	if err := checkDir("Brodatz", dir); err != nil {
+	if err := checkDir(kind, dir); err != nil {
 		return nil, err
 	}
 	names, err := flatImages(dir)
 	if err != nil {
-		return nil, fmt.Errorf("Brodatz: %w", err)
+		return nil, fmt.Errorf("%s: %w", kind, err)
 	}
 	l := &List{Root: dir}
 	seen := make(map[string]string)
 	for _, name := range names {
-		label, _, err := ParseBrodatzName(name)
+		it, key, err := item(name)
 		if err != nil {
-			return nil, fmt.Errorf("Brodatz %s: %w", filepath.Join(dir, name), err)
+			return nil, fmt.Errorf("%s %s: %w", kind, filepath.Join(dir, name), err)
 		}
-		if prev, ok := seen[label]; ok {
-			return nil, fmt.Errorf("%w: Brodatz %s: %s is both %s and %s", ErrFormat, dir, label, prev, name)
+		if prev, ok := seen[key]; ok {
+			return nil, fmt.Errorf("%w: %s %s: %s", ErrFormat, kind, dir, dup(it, prev, name))
 		}
-		seen[label] = name
-		l.Items = append(l.Items, Item{Path: filepath.Join(dir, name), Rel: name, Label: label})
+		seen[key] = name
+		it.Path, it.Rel = filepath.Join(dir, name), name
+		l.Items = append(l.Items, it)
 	}
 	if len(l.Items) == 0 {
-		return nil, fmt.Errorf("%w: Brodatz: no images named D<n>.ext (such as D12.gif) in %s", ErrEmpty, dir)
+		return nil, fmt.Errorf("%w: %s: no images named %s in %s", ErrEmpty, kind, scheme, dir)
 	}
 	sortItems(l.Items)
 	return l, nil

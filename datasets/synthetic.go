@@ -128,6 +128,7 @@ func (m *SyntheticModel) Sample(seed uint64) (train, test SPDData, err error) {
 	w := spd.NewWorkspace(d)
 	ew := mat.NewSymDense(d, nil)
 	g := mat.NewSymDense(d, nil)
+	var t, u mat.Dense // scratch of sandwich, reused across samples
 	sd := math.Sqrt(o.Variance)
 	for c := range o.Classes {
 		for i := range perClass {
@@ -135,7 +136,7 @@ func (m *SyntheticModel) Sample(seed uint64) (train, test SPDData, err error) {
 			if err := w.ExpTo(ew, g); err != nil {
 				return train, test, fmt.Errorf("synthetic sample %d of class %d: %w", i, c, err)
 			}
-			x := sandwich(m.roots[c], ew)
+			x := sandwich(m.roots[c], ew, &t, &u)
 			dst := &test
 			if i < nTrain {
 				dst = &train
@@ -170,11 +171,11 @@ func randSym(rng *rand.Rand, g *mat.SymDense, sd float64) {
 	}
 }
 
-// sandwich returns S E S for symmetric S and E, exactly symmetrised.
-func sandwich(s, e mat.Symmetric) *mat.SymDense {
-	var t, u mat.Dense
+// sandwich returns S E S for symmetric S and E, exactly symmetrised; t and
+// u are scratch for the products S E and S E S.
+func sandwich(s, e mat.Symmetric, t, u *mat.Dense) *mat.SymDense {
 	t.Mul(s, e)
-	u.Mul(&t, s)
+	u.Mul(t, s)
 	d := s.SymmetricDim()
 	out := mat.NewSymDense(d, nil)
 	for i := range d {

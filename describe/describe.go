@@ -100,11 +100,7 @@ func prepare(inputs []*datasets.List, o Options) (*plan, Meta, error) {
 	if total == 0 {
 		return nil, Meta{}, fmt.Errorf("describe: %w: the inputs list no images", datasets.ErrEmpty)
 	}
-	spec := o.Features
-	if spec == "" {
-		spec = DefaultFeatures
-	}
-	return p, newMeta(p, spec, inputs), nil
+	return p, newMeta(p, inputs), nil
 }
 
 // Current reports whether dir holds the output of Describe(ctx, inputs,
@@ -166,6 +162,7 @@ func (p *plan) run(ctx context.Context, jobs []job, inputs int, out *outputs, re
 	}
 	window := p.window(nw)
 	slots := make([]slot, window)
+	d2 := p.set.Dim() * p.set.Dim()
 
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -214,6 +211,7 @@ func (p *plan) run(ctx context.Context, jobs []job, inputs int, out *outputs, re
 		}
 		s.ready = false
 		j := jobs[next]
+		out.path = appendPath(out.path[:0], j.input, inputs, j.item.Rel)
 		if s.err != nil {
 			if err := ctx.Err(); err != nil {
 				return c, fmt.Errorf("describe: %w", err)
@@ -221,18 +219,15 @@ func (p *plan) run(ctx context.Context, jobs []job, inputs int, out *outputs, re
 			if !p.skipBad {
 				return c, fmt.Errorf("describe: %w", s.err)
 			}
-			out.path = appendPath(out.path[:0], j.input, inputs, j.item.Rel)
 			if err := failure(out, out.path, s.err.Error()); err != nil {
 				return c, err
 			}
 			c.Failed++
 		} else {
-			d2 := p.set.Dim() * p.set.Dim()
 			for k, r := range s.regions {
 				if err := out.descriptor(s.data[k*d2 : (k+1)*d2]); err != nil {
 					return c, err
 				}
-				out.path = appendPath(out.path[:0], j.input, inputs, j.item.Rel)
 				out.region = appendRegion(out.region[:0], r)
 				if err := row(out, out.path, j.item.Label, out.region); err != nil {
 					return c, err

@@ -254,14 +254,8 @@ func TestDeterministic(t *testing.T) {
 	if _, err := Describe(context.Background(), []*datasets.List{list}, ref, o); err != nil {
 		t.Fatal(err)
 	}
-	after := readDir(t, ref)
-	if len(after) != len(before) {
-		t.Errorf("second run left %d files, first %d", len(after), len(before))
-	}
-	for name, b := range before {
-		if string(after[name]) != string(b) {
-			t.Errorf("second run changed %s", name)
-		}
+	if d := diffFiles(before, readDir(t, ref)); d != "" {
+		t.Errorf("second run changed the output: %s", d)
 	}
 	o.Seed = 10
 	other := describeTo(t, []*datasets.List{list}, o)
@@ -313,14 +307,8 @@ func TestBadImage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "covariance of "+flat+": region 0 (8x8+0+0)") || !errors.Is(err, spd.ErrNotSPD) {
 		t.Errorf("error %v, want one naming %s and its region, wrapping spd.ErrNotSPD", err, flat)
 	}
-	after := readDir(t, prev)
-	if len(after) != len(before) {
-		t.Errorf("failed run changed the files of the previous output: %d, then %d", len(before), len(after))
-	}
-	for name, b := range before {
-		if string(after[name]) != string(b) {
-			t.Errorf("failed run changed %s", name)
-		}
+	if d := diffFiles(before, readDir(t, prev)); d != "" {
+		t.Errorf("failed run changed the previous output: %s", d)
 	}
 
 	// SkipBad lists both and describes the others.

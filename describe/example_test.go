@@ -25,22 +25,7 @@ func ExampleDescribe() {
 	defer os.RemoveAll(root)
 	images := filepath.Join(root, "images")
 	for k, name := range []string{"bark/1.png", "sand/1.png"} {
-		img := image.NewGray(image.Rect(0, 0, 16, 16))
-		for i := range img.Pix {
-			img.Pix[i] = uint8(i * (i + 7*k) % 251) // a deterministic texture
-		}
-		path := filepath.Join(images, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			log.Fatal(err)
-		}
-		f, err := os.Create(path)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := png.Encode(f, img); err != nil {
-			log.Fatal(err)
-		}
-		f.Close()
+		writeTexture(filepath.Join(images, name), 16, 7*k)
 	}
 
 	list, err := datasets.Open(images)
@@ -90,17 +75,7 @@ func ExampleMerge() {
 	defer os.RemoveAll(root)
 	images := filepath.Join(root, "images")
 	for k, name := range []string{"a/1.png", "a/2.png", "b/1.png"} {
-		img := image.NewGray(image.Rect(0, 0, 8, 8))
-		for i := range img.Pix {
-			img.Pix[i] = uint8(i * (i + 3*k) % 251)
-		}
-		os.MkdirAll(filepath.Dir(filepath.Join(images, name)), 0o755)
-		f, err := os.Create(filepath.Join(images, name))
-		if err != nil {
-			log.Fatal(err)
-		}
-		png.Encode(f, img)
-		f.Close()
+		writeTexture(filepath.Join(images, name), 8, 3*k)
 	}
 	list, err := datasets.Open(images)
 	if err != nil {
@@ -125,4 +100,24 @@ func ExampleMerge() {
 	// shard 0/2: 1 images
 	// shard 1/2: 2 images
 	// merged: 3 descriptors of 5x5
+}
+
+// writeTexture writes a side×side grey PNG of a deterministic texture,
+// pixel i = i·(i+shift) mod 251, to path, creating its folder.
+func writeTexture(path string, side, shift int) {
+	img := image.NewGray(image.Rect(0, 0, side, side))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * (i + shift) % 251)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		log.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		log.Fatal(err)
+	}
 }

@@ -3,8 +3,10 @@ package describe
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -140,17 +142,15 @@ func readDir(t testing.TB, dir string) map[string][]byte {
 // folders, or "" when they hold the same names and bytes.
 func sameFiles(t testing.TB, a, b string) string {
 	t.Helper()
-	fa, fb := readDir(t, a), readDir(t, b)
-	names := func(m map[string][]byte) []string {
-		var s []string
-		for k := range m {
-			s = append(s, k)
-		}
-		slices.Sort(s)
-		return s
-	}
-	if !slices.Equal(names(fa), names(fb)) {
-		return "files " + join(names(fa)) + " vs " + join(names(fb))
+	return diffFiles(readDir(t, a), readDir(t, b))
+}
+
+// diffFiles reports the first difference between two sets of files read
+// by readDir, or "" when they hold the same names and bytes.
+func diffFiles(fa, fb map[string][]byte) string {
+	na, nb := slices.Sorted(maps.Keys(fa)), slices.Sorted(maps.Keys(fb))
+	if !slices.Equal(na, nb) {
+		return fmt.Sprint("files ", na, " vs ", nb)
 	}
 	for name, x := range fa {
 		if !bytes.Equal(x, fb[name]) {
@@ -158,17 +158,4 @@ func sameFiles(t testing.TB, a, b string) string {
 		}
 	}
 	return ""
-}
-
-func join(s []string) string {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, x := range s {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(x)
-	}
-	b.WriteByte(']')
-	return b.String()
 }

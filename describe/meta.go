@@ -111,11 +111,11 @@ type Counts struct {
 }
 
 // newMeta returns the meta of a run of p over inputs, without counts.
-func newMeta(p *plan, spec string, inputs []*datasets.List) Meta {
+func newMeta(p *plan, inputs []*datasets.List) Meta {
 	m := Meta{
 		Format:      Format,
 		Version:     version.String(),
-		FeatureSpec: spec,
+		FeatureSpec: p.spec,
 		Features:    p.set.Names(),
 		Dim:         p.set.Dim(),
 		Ridge:       p.ridge(),

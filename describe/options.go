@@ -126,6 +126,7 @@ func part(n, i, count int) int {
 
 // plan holds the validated options of a run.
 type plan struct {
+	spec    string // the feature list: Options.Features or DefaultFeatures
 	set     *features.Set
 	load    imageio.Options
 	layout  covariance.Layout
@@ -167,7 +168,7 @@ func newPlan(o Options) (*plan, error) {
 		return nil, fmt.Errorf("describe: %d workers: want >= 0 (0: GOMAXPROCS)", o.Workers)
 	}
 	return &plan{
-		set: set, load: load, layout: o.Regions, reg: reg, seed: o.Seed,
+		spec: spec, set: set, load: load, layout: o.Regions, reg: reg, seed: o.Seed,
 		skipBad: o.SkipBad, shard: o.Shard.norm(), workers: o.Workers,
 	}, nil
 }

@@ -110,12 +110,12 @@ func readCSV(path, header string, fn func(rec []string) error) error {
 	cr := csv.NewReader(bufio.NewReaderSize(f, 1<<16))
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = strings.Count(header, ",") + 1
-	want := strings.Split(strings.TrimSuffix(header, "\n"), ",")
+	want := strings.TrimSuffix(header, "\n")
 	for line := 1; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			if line == 1 {
-				return fmt.Errorf("%w: %s: empty file (want the header %s)", ErrOutput, path, strings.TrimSpace(header))
+				return fmt.Errorf("%w: %s: empty file (want the header %s)", ErrOutput, path, want)
 			}
 			return nil
 		}
@@ -123,8 +123,8 @@ func readCSV(path, header string, fn func(rec []string) error) error {
 			return fmt.Errorf("%w: %s: %v", ErrOutput, path, err)
 		}
 		if line == 1 {
-			if strings.Join(rec, ",") != strings.Join(want, ",") {
-				return fmt.Errorf("%w: %s line 1: header %q, want %q", ErrOutput, path, strings.Join(rec, ","), strings.Join(want, ","))
+			if got := strings.Join(rec, ","); got != want {
+				return fmt.Errorf("%w: %s line 1: header %q, want %q", ErrOutput, path, got, want)
 			}
 			continue
 		}

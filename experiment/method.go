@@ -1,9 +1,11 @@
 package experiment
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -148,9 +150,7 @@ func (m *rsrMethod) Classify(s *Split) (*Outcome, error) {
 			return nil, err
 		}
 		k := spd.SteinKernel{Sigma: p.sigma, Pseudo: m.pseudo}.FromDivergence
-		opts := m.opts
-		opts.Lasso.Lambda = p.lambda
-		return kernelSRC(gather(div, train, train, k), gather(div, test, train, k), ones(len(test)), pick(d.Labels, train), opts, s.Workers)
+		return kernelSRC(div, k, d.Labels, train, test, m.opts, p.lambda, s.Workers)
 	}
 	return withSelection(s, cands, &m.memo, run, func(p params, o *Outcome, d *Data) {
 		o.Params = map[string]float64{"sigma": p.sigma, "lambda": p.lambda, "ridge": d.Ridge}
@@ -190,23 +190,24 @@ func (m *logESR) Classify(s *Split) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts := m.opts
-		opts.Lasso.Lambda = p.lambda
-		return kernelSRC(gather(g, train, train, identity), gather(g, test, train, identity), ones(len(test)), pick(d.Labels, train), opts, s.Workers)
+		return kernelSRC(g, identity, d.Labels, train, test, m.opts, p.lambda, s.Workers)
 	}
 	return withSelection(s, cands, &m.memo, run, func(p params, o *Outcome, d *Data) {
 		o.Params = map[string]float64{"lambda": p.lambda, "ridge": d.Ridge}
 	})
 }
 
-// kernelSRC classifies test items by SRC over a Gram matrix K (train×train)
-// and kernel vectors Kx (test×train).
-func kernelSRC(K, Kx *mat.Dense, kxx []float64, labels []int, opts rsr.ClassifierOptions, workers int) (*Outcome, error) {
-	c, err := rsr.NewClassifier(K, labels, opts)
+// kernelSRC classifies the test items by SRC with sparsity weight lambda
+// over the training items, with kernel k(X_i, X_j) = f(g_ij) of the
+// pairwise matrix g over all items. Both kernels used are normalised,
+// k(X, X) = 1: exp(−σ·0) for the Stein kernel, unit vectors for logE-SR.
+func kernelSRC(g mat.Symmetric, f func(float64) float64, labels, train, test []int, opts rsr.ClassifierOptions, lambda float64, workers int) (*Outcome, error) {
+	opts.Lasso.Lambda = lambda
+	c, err := rsr.NewClassifier(gather(g, train, train, f), pick(labels, train), opts)
 	if err != nil {
 		return nil, err
 	}
-	ds, err := c.ClassifyBatch(Kx, kxx, workers)
+	ds, err := c.ClassifyBatch(gather(g, test, train, f), ones(len(test)), workers)
 	if err != nil {
 		return nil, err
 	}
@@ -241,36 +242,35 @@ func (m nnStein) Classify(s *Split) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		labels := sortedKeys(byClass(d.Labels, train))
+		class := make([]int, len(train)) // position in labels of each training item
+		for a, j := range train {
+			class[a], _ = slices.BinarySearch(labels, d.Labels[j])
+		}
+		best := make([]float64, len(labels))
 		out := &Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
-		best := map[int]float64{}
 		for q, i := range test {
-			clear(best)
-			for _, j := range train {
-				v := div.At(i, j)
-				if b, ok := best[d.Labels[j]]; !ok || v < b {
-					best[d.Labels[j]] = v
+			for k := range best {
+				best[k] = math.Inf(1)
+			}
+			for a, j := range train {
+				if v := div.At(i, j); v < best[class[a]] {
+					best[class[a]] = v
 				}
 			}
-			out.Ranking[q] = rankByValue(best)
-			out.Pred[q] = out.Ranking[q][0]
+			// Classes by ascending divergence, ties by label.
+			r := make([]int, len(labels))
+			for k := range r {
+				r[k] = k
+			}
+			slices.SortFunc(r, func(a, b int) int { return cmp.Or(cmp.Compare(best[a], best[b]), a-b) })
+			for k, c := range r {
+				r[k] = labels[c]
+			}
+			out.Ranking[q], out.Pred[q] = r, r[0]
 		}
 		return out, nil
 	})
-}
-
-// rankByValue returns the keys ordered by ascending value, ties by key.
-func rankByValue(m map[int]float64) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(a, b int) bool {
-		if m[keys[a]] != m[keys[b]] {
-			return m[keys[a]] < m[keys[b]]
-		}
-		return keys[a] < keys[b]
-	})
-	return keys
 }
 
 func pick(labels, idx []int) []int {
@@ -360,40 +360,55 @@ func withSelection(s *Split, cands []params, memo *selections, run func(d *Data,
 	if len(cands) == 0 {
 		return nil, errors.New("no parameter candidates")
 	}
+	data := s.variants()
 	best := cands[0]
-	key := selectionKey{s.variants()[0], hashInts(s.Train), s.Folds, s.Seed}
-	if p, ok := memo.lookup(key); ok && len(cands) > 1 {
+	if len(cands) > 1 {
+		key := selectionKey{data[0], hashInts(s.Train), s.Folds, s.Seed}
+		p, ok := memo.lookup(key)
+		if !ok {
+			var err error
+			if p, err = selectParams(data, s.Train, s.Folds, s.Seed, cands, run); err != nil {
+				return nil, err
+			}
+			memo.store(key, p)
+		}
 		best = p
-	} else if len(cands) > 1 {
-		if s.Folds < 2 {
-			return nil, fmt.Errorf("%d parameter candidates but %d validation folds: want folds >= 2", len(cands), s.Folds)
-		}
-		data := s.variants()
-		fs := folds(data[0].Labels, s.Train, s.Folds, s.Seed)
-		bestAcc := math.Inf(-1)
-		for _, p := range cands {
-			var acc float64
-			for _, f := range fs {
-				tr := without(s.Train, f)
-				o, err := run(data[p.variant], tr, f, p)
-				if err != nil {
-					return nil, fmt.Errorf("validation: %w", err)
-				}
-				acc += accuracy(o.Pred, pick(data[p.variant].Labels, f)) / float64(len(fs))
-			}
-			if acc > bestAcc {
-				best, bestAcc = p, acc
-			}
-		}
-		memo.store(key, best)
 	}
-	d := s.variants()[best.variant]
+	d := data[best.variant]
 	o, err := run(d, s.Train, s.Test, best)
 	if err != nil {
 		return nil, err
 	}
 	record(best, o, d)
 	return o, nil
+}
+
+// selectParams returns the candidate with the best mean accuracy over
+// stratified folds of train (ties go to the first candidate).
+func selectParams(data []*Data, train []int, nfolds int, seed uint64, cands []params, run func(d *Data, train, test []int, p params) (*Outcome, error)) (params, error) {
+	if nfolds < 2 {
+		return params{}, fmt.Errorf("%d parameter candidates but %d validation folds: want folds >= 2", len(cands), nfolds)
+	}
+	fs := folds(data[0].Labels, train, nfolds, seed)
+	trains := make([][]int, len(fs))
+	for k, f := range fs {
+		trains[k] = without(train, f)
+	}
+	best, bestAcc := cands[0], math.Inf(-1)
+	for _, p := range cands {
+		var acc float64
+		for k, f := range fs {
+			o, err := run(data[p.variant], trains[k], f, p)
+			if err != nil {
+				return params{}, fmt.Errorf("validation: %w", err)
+			}
+			acc += accuracy(o.Pred, pick(data[p.variant].Labels, f)) / float64(len(fs))
+		}
+		if acc > bestAcc {
+			best, bestAcc = p, acc
+		}
+	}
+	return best, nil
 }
 
 func (m *rsrMethod) prepare(d *Data) error { _, err := d.SteinDivergences(); return err }

@@ -164,3 +164,18 @@ func TestSelectionNeverSeesTest(t *testing.T) {
 		t.Error("candidates without folds accepted")
 	}
 }
+
+// rankByValue returns the keys ordered by ascending value, ties by key.
+func rankByValue(m map[int]float64) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		if m[keys[a]] != m[keys[b]] {
+			return m[keys[a]] < m[keys[b]]
+		}
+		return keys[a] < keys[b]
+	})
+	return keys
+}

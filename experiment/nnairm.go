@@ -3,7 +3,6 @@ package experiment
 import (
 	"container/heap"
 	"math"
-	"sort"
 
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/spd"
@@ -14,9 +13,9 @@ import (
 //
 // It is exact but evaluates few AIRM distances: by Property 1 (Sra 2012),
 // S(X, Y) <= d_g²(X, Y)/8, so √(8 S) is a lower bound on d_g computable
-// from the Stein divergences the data already caches. Each class keeps its
-// members sorted by S; a priority queue orders classes by a lower bound on
-// their nearest member's distance, min(best found, √(8 S) of the next
+// from the Stein divergences the data already caches. Each class visits its
+// members in ascending S; a priority queue orders classes by a lower bound
+// on their nearest member's distance, min(best found, √(8 S) of the next
 // unvisited member), and a class is emitted once its exact minimum is no
 // larger than every other bound. The first Split.Ranks classes (at least
 // one) come out in exact order; the rest follow by their bounds.
@@ -38,48 +37,57 @@ func (m nnAIRM) Classify(s *Split) (*Outcome, error) {
 		groups := byClass(d.Labels, train)
 		labels := sortedKeys(groups)
 		out := &Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
+		// Each worker keeps its classes, their members (one buffer over all
+		// of train) and its queue from query to query.
 		type state struct {
-			anchor *spd.Anchor
-			q      classQueue
+			anchor  *spd.Anchor
+			classes []classState
+			q       classQueue
 		}
 		states := make([]*state, pool.Workers(s.Workers))
 		ranks := max(1, s.Ranks)
 		err = pool.ForErr(len(test), s.Workers, func(w, qi int) error {
+			i := test[qi]
 			st := states[w]
 			if st == nil {
-				a, err := spd.NewAnchor(d.Set.View(test[qi]))
+				a, err := spd.NewAnchor(d.Set.View(i))
 				if err != nil {
 					return err
 				}
-				st = &state{anchor: a}
+				st = &state{anchor: a, classes: make([]classState, len(labels)), q: make(classQueue, 0, len(labels))}
+				buf := make([]member, len(train))
+				for k, l := range labels {
+					n := len(groups[l])
+					st.classes[k] = classState{label: l, all: buf[:n:n]}
+					buf = buf[n:]
+				}
 				states[w] = st
 			}
-			i := test[qi]
 			st.anchor.Reset(d.Set.View(i))
 			st.q = st.q[:0]
-			for _, l := range labels {
-				members := append([]int(nil), groups[l]...)
-				sort.SliceStable(members, func(a, b int) bool { return div.At(i, members[a]) < div.At(i, members[b]) })
-				c := &classState{label: l, members: members, best: math.Inf(1)}
-				c.bound = c.key(div, i)
+			for k, l := range labels {
+				c := &st.classes[k]
+				for a, j := range groups[l] {
+					c.all[a] = member{s: div.At(i, j), j: j}
+				}
+				c.reset()
 				st.q = append(st.q, c)
 			}
 			heap.Init(&st.q)
-			var ranking []int
+			ranking := make([]int, 0, len(labels))
 			for st.q.Len() > 0 && len(ranking) < ranks {
 				c := st.q[0]
-				if c.resolved(div, i) {
+				if c.resolved() {
 					heap.Pop(&st.q)
 					ranking = append(ranking, c.label)
 					continue
 				}
-				dist, err := st.anchor.AIRM(d.Set.View(c.members[c.next]))
+				dist, err := st.anchor.AIRM(d.Set.View(c.pop()))
 				if err != nil {
 					return err
 				}
-				c.next++
 				c.best = math.Min(c.best, dist)
-				c.bound = c.key(div, i)
+				c.bound = c.key()
 				heap.Fix(&st.q, 0)
 			}
 			for st.q.Len() > 0 {
@@ -96,33 +104,79 @@ func (m nnAIRM) Classify(s *Split) (*Outcome, error) {
 	})
 }
 
-// classState tracks one class's nearest-member search for one query.
+// member is a training item and its Stein divergence to the query.
+type member struct {
+	s float64
+	j int
+}
+
+// less orders members by divergence, ties by index.
+func (a member) less(b member) bool { return a.s < b.s || (a.s == b.s && a.j < b.j) }
+
+// classState tracks one class's nearest-member search for one query. Most
+// classes are settled after a member or two, so the unvisited members are
+// kept in a binary min-heap (O(n) to build) rather than sorted.
 type classState struct {
 	label   int
-	members []int   // ascending Stein divergence to the query
-	next    int     // first member whose AIRM distance is unknown
-	best    float64 // smallest AIRM distance found
-	bound   float64 // lower bound on the class's nearest distance
+	all     []member // the class's members, filled in for each query
+	members []member // min-heap of the unvisited members of all
+	best    float64  // smallest AIRM distance found
+	bound   float64  // lower bound on the class's nearest distance
+}
+
+// reset starts the search over all: every member unvisited, none found.
+func (c *classState) reset() {
+	c.members, c.best = c.all, math.Inf(1)
+	for i := len(c.members)/2 - 1; i >= 0; i-- {
+		c.down(i)
+	}
+	c.bound = c.key()
+}
+
+// pop removes the unvisited member of least divergence and returns its
+// index.
+func (c *classState) pop() int {
+	h := c.members
+	j := h[0].j
+	last := len(h) - 1
+	h[0] = h[last]
+	c.members = h[:last]
+	c.down(0)
+	return j
+}
+
+func (c *classState) down(i int) {
+	h := c.members
+	for {
+		m := 2*i + 1
+		if m >= len(h) {
+			return
+		}
+		if r := m + 1; r < len(h) && h[r].less(h[m]) {
+			m = r
+		}
+		if !h[m].less(h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 // lower returns the Property 1 bound √(8 S) on the AIRM distance of the
 // next unvisited member, shrunk by a relative 1e-9 so that round-off in S
 // cannot make it exceed the true distance.
-func (c *classState) lower(div interface{ At(i, j int) float64 }, q int) float64 {
-	if c.next == len(c.members) {
+func (c *classState) lower() float64 {
+	if len(c.members) == 0 {
 		return math.Inf(1)
 	}
-	return math.Sqrt(8*div.At(q, c.members[c.next])) * (1 - 1e-9)
+	return math.Sqrt(8*c.members[0].s) * (1 - 1e-9)
 }
 
-func (c *classState) key(div interface{ At(i, j int) float64 }, q int) float64 {
-	return math.Min(c.best, c.lower(div, q))
-}
+func (c *classState) key() float64 { return math.Min(c.best, c.lower()) }
 
 // resolved reports that best is the class's exact nearest distance.
-func (c *classState) resolved(div interface{ At(i, j int) float64 }, q int) bool {
-	return c.best <= c.lower(div, q)
-}
+func (c *classState) resolved() bool { return c.best <= c.lower() }
 
 // classQueue is a min-heap of classes by bound, ties by label.
 type classQueue []*classState

@@ -217,10 +217,7 @@ func ReadResults(path string) (*Results, error) {
 // mean ± std, and a final row of run time per method in seconds.
 func (r *Results) Table() string {
 	tasks, methods := r.axes()
-	cell := map[[2]string]Result{}
-	for _, x := range r.Results {
-		cell[[2]string{x.Task, x.Method}] = x
-	}
+	cell := r.cells()
 	var b strings.Builder
 	b.WriteString("| task |")
 	for _, m := range methods {

@@ -153,7 +153,7 @@ func (e *engine) runSynthetic(ti int, task TaskConfig) ([]Result, error) {
 			return nil, err
 		}
 		data := NewData(set, append(train.Labels, test.Labels...), 1)
-		return &instance{split: &Split{Data: data, Train: seq(0, len(train.X)), Test: seq(len(train.X), set.Len()), Seed: seed}}, nil
+		return &instance{split: &Split{Data: data, Train: seq(0, len(train.X)), Test: seq(len(train.X), set.Len())}}, nil
 	}
 	return e.repeat(ti, task, task.Synthetic.Classes, nil, draw)
 }
@@ -227,7 +227,7 @@ func (e *engine) runImages(ti int, task TaskConfig) ([]Result, error) {
 	}
 	draw := func(r int) (*instance, error) {
 		seed := deriveSeed(e.cfg.Seed, uint64(ti), uint64(r))
-		in := &instance{split: &Split{Data: data, Variants: variants, Seed: seed}}
+		in := &instance{split: &Split{Data: data, Variants: variants}}
 		switch {
 		case task.Train != nil:
 			in.split.Train, in.split.Test = fixedTrain, fixedTest

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/covpipe/covpipe/gabor"
 	"github.com/covpipe/covpipe/imageio"
@@ -229,7 +230,7 @@ func (ws *Workspace) resize(w, h int) error {
 func (m *Map) resize(s *Set, w, h int) {
 	n, d := w*h, len(s.planes)
 	m.W, m.H = w, h
-	if !equalNames(m.Names, s.names) {
+	if !slices.Equal(m.Names, s.names) {
 		m.Names = s.Names()
 	}
 	reuse := len(m.Planes) == d
@@ -253,18 +254,6 @@ func (m *Map) resize(s *Set, w, h int) {
 	for k := range m.Planes {
 		m.Planes[k] = buf[k*stride : k*stride+n : k*stride+n]
 	}
-}
-
-func equalNames(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // fillX writes the column index x into each pixel of dst, whose rows have

@@ -14,10 +14,7 @@ func benchMagnitudes(b *testing.B, p gabor.Params, w, h int) {
 		b.Fatal(err)
 	}
 	img := randomImage(w, h, 1)
-	dst := make([][]float64, gabor.NumPlanes)
-	for i := range dst {
-		dst[i] = make([]float64, w*h)
-	}
+	dst := newPlanes(w * h)
 	b.ReportAllocs()
 	cpu0, ok := processCPU()
 	for b.Loop() {
@@ -63,10 +60,7 @@ func BenchmarkMagnitudes64Parallel(b *testing.B) {
 			b.Error(err)
 			return
 		}
-		dst := make([][]float64, gabor.NumPlanes)
-		for i := range dst {
-			dst[i] = make([]float64, w*h)
-		}
+		dst := newPlanes(w * h)
 		for pb.Next() {
 			if err := bank.MagnitudesTo(dst, img, w, h, ws); err != nil {
 				b.Error(err)

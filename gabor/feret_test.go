@@ -1,42 +1,14 @@
 package gabor_test
 
 import (
-	"image"
-	"image/png"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 
 	"github.com/covpipe/covpipe/gabor"
+	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/shareddata"
 )
-
-// loadGrey decodes an 8-bit greyscale PNG into float64 pixels in [0, 255].
-func loadGrey(tb testing.TB, path string) ([]float64, int, int) {
-	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	m, err := png.Decode(f)
-	if err != nil {
-		tb.Fatalf("decode %s: %v", path, err)
-	}
-	g, ok := m.(*image.Gray)
-	if !ok {
-		tb.Fatalf("%s: %T, want 8-bit grey", path, m)
-	}
-	w, h := g.Rect.Dx(), g.Rect.Dy()
-	img := make([]float64, w*h)
-	for y := range h {
-		for x := range w {
-			img[y*w+x] = float64(g.GrayAt(g.Rect.Min.X+x, g.Rect.Min.Y+y).Y)
-		}
-	}
-	return img, w, h
-}
 
 // TestFERETEnginesAgree runs both engines, for both borders, on real 32×32
 // FERET faces (skipped when the shared data is absent).
@@ -52,7 +24,11 @@ func TestFERETEnginesAgree(t *testing.T) {
 		direct := mustBank(t, gabor.Params{Border: border, Method: gabor.Direct})
 		fft := mustBank(t, gabor.Params{Border: border, Method: gabor.FFT})
 		for _, path := range files {
-			img, w, h := loadGrey(t, path)
+			im, err := imageio.Load(path, imageio.Options{Scale: 255})
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, w, h := im.Gray, im.W, im.H
 			a, err := direct.Magnitudes(img, w, h)
 			if err != nil {
 				t.Fatalf("%s: %v", path, err)

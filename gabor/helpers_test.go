@@ -101,3 +101,12 @@ func mustBank(tb interface{ Fatal(...any) }, p gabor.Params) *gabor.Bank {
 	}
 	return b
 }
+
+// newPlanes returns NumPlanes destination planes of n values each.
+func newPlanes(n int) [][]float64 {
+	dst := make([][]float64, gabor.NumPlanes)
+	for i := range dst {
+		dst[i] = make([]float64, n)
+	}
+	return dst
+}

@@ -270,10 +270,7 @@ func TestBadInput(t *testing.T) {
 func TestMagnitudesToAllocs(t *testing.T) {
 	const w, h = 17, 13
 	img := randomImage(w, h, 5)
-	dst := make([][]float64, gabor.NumPlanes)
-	for i := range dst {
-		dst[i] = make([]float64, w*h)
-	}
+	dst := newPlanes(w * h)
 	for _, border := range borders {
 		for _, m := range []gabor.Method{gabor.Auto, gabor.Direct, gabor.FFT} {
 			b := mustBank(t, gabor.Params{Border: border, Method: m})
@@ -344,10 +341,7 @@ func TestConcurrentUse(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			dst := make([][]float64, gabor.NumPlanes)
-			for j := range dst {
-				dst[j] = make([]float64, w*h)
-			}
+			dst := newPlanes(w * h)
 			for range 3 {
 				if err := b.MagnitudesTo(dst, imgs[i], w, h, ws); err != nil {
 					t.Error(err)

@@ -113,55 +113,59 @@ func convert(img image.Image, p *planes, ws *scratch) {
 			}
 		}
 	case *image.RGBA:
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			row := m.Pix[m.PixOffset(b.Min.X, y):][:4*w]
-			for x := 0; x < len(row); x += 4 {
-				s := row[x : x+4 : x+4]
-				if s[3] == 0xff {
-					p.set(i, unit8[s[0]], unit8[s[1]], unit8[s[2]])
-				} else {
-					r, g, bl := unpremultiply(uint32(s[0])*0x101, uint32(s[1])*0x101, uint32(s[2])*0x101, uint32(s[3])*0x101)
-					p.set(i, r, g, bl)
-				}
-				i++
-			}
-		}
+		convertRGBA(p, m.Pix[m.PixOffset(b.Min.X, b.Min.Y):], m.Stride, w, b.Dy(), true)
 	case *image.NRGBA:
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			row := m.Pix[m.PixOffset(b.Min.X, y):][:4*w]
-			for x := 0; x < len(row); x += 4 {
-				s := row[x : x+4 : x+4]
-				p.set(i, unit8[s[0]], unit8[s[1]], unit8[s[2]])
-				i++
-			}
-		}
+		convertRGBA(p, m.Pix[m.PixOffset(b.Min.X, b.Min.Y):], m.Stride, w, b.Dy(), false)
 	case *image.RGBA64:
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			row := m.Pix[m.PixOffset(b.Min.X, y):][:8*w]
-			for x := 0; x < len(row); x += 8 {
-				s := row[x : x+8 : x+8]
-				r, g, bl := unpremultiply(uint32(s[0])<<8|uint32(s[1]), uint32(s[2])<<8|uint32(s[3]),
-					uint32(s[4])<<8|uint32(s[5]), uint32(s[6])<<8|uint32(s[7]))
-				p.set(i, r, g, bl)
-				i++
-			}
-		}
+		convertRGBA64(p, m.Pix[m.PixOffset(b.Min.X, b.Min.Y):], m.Stride, w, b.Dy(), true)
 	case *image.NRGBA64:
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			row := m.Pix[m.PixOffset(b.Min.X, y):][:8*w]
-			for x := 0; x < len(row); x += 8 {
-				s := row[x : x+8 : x+8]
-				p.set(i, unit16(uint32(s[0])<<8|uint32(s[1])), unit16(uint32(s[2])<<8|uint32(s[3])),
-					unit16(uint32(s[4])<<8|uint32(s[5])))
-				i++
-			}
-		}
+		convertRGBA64(p, m.Pix[m.PixOffset(b.Min.X, b.Min.Y):], m.Stride, w, b.Dy(), false)
 	case *image.YCbCr:
 		convertYCbCr(m, p, ws)
 	case *image.Paletted:
 		convertPaletted(m, p)
 	default:
 		convertGeneric(img, p)
+	}
+}
+
+// convertRGBA converts the rows of w x h 8-bit RGBA pixels at pix, stride
+// bytes apart: premultiplied colours (image.RGBA) are divided by alpha,
+// non-premultiplied ones (image.NRGBA) are taken as stored.
+func convertRGBA(p *planes, pix []byte, stride, w, h int, premultiplied bool) {
+	i := 0
+	for y := range h {
+		row := pix[y*stride:][:4*w]
+		for x := 0; x < len(row); x += 4 {
+			s := row[x : x+4 : x+4]
+			if !premultiplied || s[3] == 0xff {
+				p.set(i, unit8[s[0]], unit8[s[1]], unit8[s[2]])
+			} else {
+				r, g, bl := unpremultiply(uint32(s[0])*0x101, uint32(s[1])*0x101, uint32(s[2])*0x101, uint32(s[3])*0x101)
+				p.set(i, r, g, bl)
+			}
+			i++
+		}
+	}
+}
+
+// convertRGBA64 is convertRGBA for 16-bit big-endian samples
+// (image.RGBA64 and image.NRGBA64).
+func convertRGBA64(p *planes, pix []byte, stride, w, h int, premultiplied bool) {
+	i := 0
+	for y := range h {
+		row := pix[y*stride:][:8*w]
+		for x := 0; x < len(row); x += 8 {
+			s := row[x : x+8 : x+8]
+			r, g, bl := uint32(s[0])<<8|uint32(s[1]), uint32(s[2])<<8|uint32(s[3]), uint32(s[4])<<8|uint32(s[5])
+			if premultiplied {
+				fr, fg, fb := unpremultiply(r, g, bl, uint32(s[6])<<8|uint32(s[7]))
+				p.set(i, fr, fg, fb)
+			} else {
+				p.set(i, unit16(r), unit16(g), unit16(bl))
+			}
+			i++
+		}
 	}
 }
 

@@ -490,11 +490,8 @@ func (d *decoder) readPlainSamples(h *header, n int) ([]byte, error) {
 	bps := h.bytesPerSample()
 	raw := make([]byte, 0, min(n*bps, chunk))
 	for i := range n {
-		if err := d.skipSpace(); err != nil {
-			if err == io.EOF {
-				return nil, fmt.Errorf("netpbm: truncated pixel data: got %d of %d samples", i, n)
-			}
-			return nil, fmt.Errorf("netpbm: reading pixel data: %w", err)
+		if err := d.skipToSample(i, n); err != nil {
+			return nil, err
 		}
 		v, err := d.readSample(h.maxval)
 		if err != nil {
@@ -506,6 +503,19 @@ func (d *decoder) readPlainSamples(h *header, n int) ([]byte, error) {
 		raw = append(raw, byte(v))
 	}
 	return raw, nil
+}
+
+// skipToSample skips the whitespace and comments before sample i of the n
+// samples of a plain raster; the end of the input there is a truncation.
+func (d *decoder) skipToSample(i, n int) error {
+	err := d.skipSpace()
+	switch {
+	case err == io.EOF:
+		return fmt.Errorf("netpbm: truncated pixel data: got %d of %d samples", i, n)
+	case err != nil:
+		return fmt.Errorf("netpbm: reading pixel data: %w", err)
+	}
+	return nil
 }
 
 // readSample reads a plain sample in 0..maxval.
@@ -542,11 +552,8 @@ func (d *decoder) readPlainBitmap(h *header) (image.Image, error) {
 	n := h.width * h.height
 	pix := make([]byte, 0, min(n, chunk))
 	for len(pix) < n {
-		if err := d.skipSpace(); err != nil {
-			if err == io.EOF {
-				return nil, fmt.Errorf("netpbm: truncated pixel data: got %d of %d samples", len(pix), n)
-			}
-			return nil, fmt.Errorf("netpbm: reading pixel data: %w", err)
+		if err := d.skipToSample(len(pix), n); err != nil {
+			return nil, err
 		}
 		c, err := d.br.ReadByte()
 		if err != nil {

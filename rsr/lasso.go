@@ -170,7 +170,7 @@ func (l *Lasso) Solve(kx []float64, kxx float64) ([]float64, Certificate, error)
 
 // SolveTo solves the kernel Lasso into v, which on entry is the warm start
 // (all zeros for a cold start) and on return the code. It allocates
-// nothing. It returns an error wrapping ErrInput for malformed input
+// nothing once ws has grown to the largest active set it has seen. It returns an error wrapping ErrInput for malformed input
 // (lengths, NaN), and the last iterate with an error wrapping
 // ErrNoConvergence when MaxSweeps is reached.
 func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certificate, error) {
@@ -376,8 +376,9 @@ func (l *Lasso) dropDependent(v []float64, ws *LassoWorkspace) bool {
 }
 
 // factor writes the upper Cholesky factor of K_AA, A = ws.active, into
-// ws.kaa (row-major, stride |A|) and reports whether K_AA is numerically
-// positive definite.
+// ws.kaa (row-major, stride |A|) and reports whether Potrf succeeded;
+// faceStep checks the pivots (pivotsOK) before every solve, fresh factor
+// or downdated.
 func (l *Lasso) factor(ws *LassoWorkspace) bool {
 	a := ws.active
 	m := len(a)
@@ -398,7 +399,7 @@ func (l *Lasso) factor(ws *LassoWorkspace) bool {
 		ws.scale = math.Max(ws.scale, l.k[i*n+i])
 	}
 	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: kaa})
-	return ok && pivotsOK(kaa, m, m, ws.scale)
+	return ok
 }
 
 // pivotsOK reports whether every pivot r_ii² of the Cholesky factor r
@@ -427,7 +428,7 @@ func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace, ld int) (float64, 
 	m := len(a)
 	u := ws.u[:m]
 	n := l.n
-	if !pivotsOK(ws.kaa, ld, m, ws.scale) { // downdates can lose accuracy
+	if !pivotsOK(ws.kaa, ld, m, ws.scale) { // rank-deficient K_AA, or downdates lost accuracy
 		return 0, false
 	}
 	half := 0.5 * l.opts.Lambda

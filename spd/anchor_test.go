@@ -2,6 +2,7 @@ package spd
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -34,7 +35,7 @@ func TestAnchorMatchesAIRM(t *testing.T) {
 
 func BenchmarkAnchorAIRM(b *testing.B) {
 	for _, d := range []int{5, 17, 43} {
-		b.Run("d="+itoa(d), func(b *testing.B) {
+		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
 			s, ms := randSet(b, 41, 2, d)
 			a, _ := NewAnchor(ms[0])
 			for b.Loop() {
@@ -44,8 +45,4 @@ func BenchmarkAnchorAIRM(b *testing.B) {
 			}
 		})
 	}
-}
-
-func itoa(d int) string {
-	return string(rune('0'+d/10)) + string(rune('0'+d%10))
 }

@@ -32,13 +32,16 @@ const (
 
 // apply computes dst = f(x) for the function fn (with power p for fnPow).
 func (w *Workspace) apply(name string, dst *mat.SymDense, x mat.Symmetric, fn eigenFunc, p float64) error {
+	if fn == fnPow && (math.IsNaN(p) || math.IsInf(p, 0)) {
+		return fmt.Errorf("%w: power %v", ErrParameter, p)
+	}
 	if err := w.check(name, x); err != nil {
 		return err
 	}
 	if err := w.checkDst(dst); err != nil {
 		return err
 	}
-	w.loadUpper(x)
+	loadUpperTo(w.a, w.d, x)
 	d := w.d
 	for i := range d {
 		for _, v := range w.a[i*d+i : i*d+d] {
@@ -157,9 +160,6 @@ func (w *Workspace) InvSqrtTo(dst *mat.SymDense, x mat.Symmetric) error {
 
 // PowTo writes the real power X^p of the SPD matrix X into dst.
 func (w *Workspace) PowTo(dst *mat.SymDense, x mat.Symmetric, p float64) error {
-	if math.IsNaN(p) || math.IsInf(p, 0) {
-		return fmt.Errorf("%w: power %v", ErrParameter, p)
-	}
 	return w.apply("X", dst, x, fnPow, p)
 }
 
@@ -167,9 +167,6 @@ func allocApply(x mat.Symmetric, fn eigenFunc, p float64) (*mat.SymDense, error)
 	d, _ := dims(x)
 	if d == 0 {
 		return nil, fmt.Errorf("X: %w", ErrEmpty)
-	}
-	if fn == fnPow && (math.IsNaN(p) || math.IsInf(p, 0)) {
-		return nil, fmt.Errorf("%w: power %v", ErrParameter, p)
 	}
 	dst := mat.NewSymDense(d, nil)
 	if err := NewWorkspace(d).apply("X", dst, x, fn, p); err != nil {

@@ -219,14 +219,34 @@ func congruence(a, x mat.Symmetric) *mat.SymDense {
 	var t, u mat.Dense
 	t.Mul(a, x)
 	u.Mul(&t, a)
-	n, _ := u.Dims()
+	return symPart(&u)
+}
+
+// symPart returns (A + Aᵀ)/2 for a square matrix A.
+func symPart(a mat.Matrix) *mat.SymDense {
+	n, _ := a.Dims()
 	out := mat.NewSymDense(n, nil)
 	for i := range n {
 		for j := i; j < n; j++ {
-			out.SetSym(i, j, 0.5*(u.At(i, j)+u.At(j, i)))
+			out.SetSym(i, j, 0.5*(a.At(i, j)+a.At(j, i)))
 		}
 	}
 	return out
+}
+
+// atBase returns P^{1/2} f(P^{−1/2} V P^{−1/2}) P^{1/2}, the common form of
+// ExpMap, LogMap and Geodesic, with f = fn (power t for fnPow). pname and
+// inner name P and the inner matrix in errors.
+func atBase(w *Workspace, pname string, p mat.Symmetric, inner string, v mat.Symmetric, fn eigenFunc, t float64) (*mat.SymDense, error) {
+	s, si, err := sqrtPair(w, pname, p)
+	if err != nil {
+		return nil, err
+	}
+	m := mat.NewSymDense(w.d, nil)
+	if err := w.apply(inner, m, congruence(si, v), fn, t); err != nil {
+		return nil, err
+	}
+	return congruence(s, m), nil
 }
 
 // ExpMap returns the Riemannian exponential map of the AIRM at the base
@@ -242,15 +262,7 @@ func ExpMap(p, v mat.Symmetric) (*mat.SymDense, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, si, err := sqrtPair(w, "P", p)
-	if err != nil {
-		return nil, err
-	}
-	e := mat.NewSymDense(w.d, nil)
-	if err := w.apply("P^{-1/2} V P^{-1/2}", e, congruence(si, v), fnExp, 0); err != nil {
-		return nil, err
-	}
-	return congruence(s, e), nil
+	return atBase(w, "P", p, "P^{-1/2} V P^{-1/2}", v, fnExp, 0)
 }
 
 // LogMap returns the Riemannian logarithm map of the AIRM at P, the inverse
@@ -267,15 +279,7 @@ func LogMap(p, x mat.Symmetric) (*mat.SymDense, error) {
 	if err := checkSPD("X", x); err != nil {
 		return nil, err
 	}
-	s, si, err := sqrtPair(w, "P", p)
-	if err != nil {
-		return nil, err
-	}
-	l := mat.NewSymDense(w.d, nil)
-	if err := w.apply("P^{-1/2} X P^{-1/2}", l, congruence(si, x), fnLog, 0); err != nil {
-		return nil, err
-	}
-	return congruence(s, l), nil
+	return atBase(w, "P", p, "P^{-1/2} X P^{-1/2}", x, fnLog, 0)
 }
 
 // Geodesic returns the point γ(t) of the AIRM geodesic from X (t = 0) to Y
@@ -297,15 +301,7 @@ func Geodesic(x, y mat.Symmetric, t float64) (*mat.SymDense, error) {
 	if err := checkSPD("Y", y); err != nil {
 		return nil, err
 	}
-	s, si, err := sqrtPair(w, "X", x)
-	if err != nil {
-		return nil, err
-	}
-	m := mat.NewSymDense(w.d, nil)
-	if err := w.apply("X^{-1/2} Y X^{-1/2}", m, congruence(si, y), fnPow, t); err != nil {
-		return nil, err
-	}
-	return congruence(s, m), nil
+	return atBase(w, "X", x, "X^{-1/2} Y X^{-1/2}", y, fnPow, t)
 }
 
 // basePoint validates the base point p and the symmetric finite matrix v of

@@ -56,27 +56,9 @@ func SteinDivergences(a, b *Set, opts *GramOptions) (*mat.Dense, error) {
 	if err := sameDim(a, b); err != nil {
 		return nil, err
 	}
-	d := a.d
 	out := mat.NewDense(a.n, b.n, nil)
 	raw := out.RawMatrix()
-	bufs := make([][]float64, pool.Workers(opts.workers()))
-	err := pool.ForErr(a.n, opts.workers(), func(w, i int) error {
-		if bufs[w] == nil {
-			bufs[w] = make([]float64, d*d)
-		}
-		xi, ldi := a.block(i), a.logdet[i]
-		row := raw.Data[i*raw.Stride : i*raw.Stride+b.n]
-		for j := range row {
-			s, ok := steinEntry(bufs[w], xi, b.block(j), d, ldi, b.logdet[j])
-			if !ok {
-				return fmt.Errorf("Stein divergence of a[%d] and b[%d]: %w: Cholesky factorisation of (X+Y)/2 failed", i, j, ErrNotSPD)
-			}
-			row[j] = s
-		}
-		opts.progress(b.n)
-		return nil
-	})
-	if err != nil {
+	if err := steinRows(raw.Data, raw.Stride, a, b, false, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -90,30 +72,44 @@ func SteinDivergencesSym(a *Set, opts *GramOptions) (*mat.SymDense, error) {
 	if a == nil || a.n == 0 {
 		return nil, fmt.Errorf("%w: empty set", ErrEmpty)
 	}
-	d := a.d
 	out := mat.NewSymDense(a.n, nil)
 	raw := out.RawSymmetric()
-	bufs := make([][]float64, pool.Workers(opts.workers()))
-	err := pool.ForErr(a.n, opts.workers(), func(w, i int) error {
-		if bufs[w] == nil {
-			bufs[w] = make([]float64, d*d)
-		}
-		xi, ldi := a.block(i), a.logdet[i]
-		row := raw.Data[i*raw.Stride : i*raw.Stride+a.n]
-		for j := i + 1; j < a.n; j++ {
-			s, ok := steinEntry(bufs[w], xi, a.block(j), d, ldi, a.logdet[j])
-			if !ok {
-				return fmt.Errorf("Stein divergence of a[%d] and a[%d]: %w: Cholesky factorisation of (X+Y)/2 failed", i, j, ErrNotSPD)
-			}
-			row[j] = s
-		}
-		opts.progress(a.n - i)
-		return nil
-	})
-	if err != nil {
+	if err := steinRows(raw.Data, raw.Stride, a, a, true, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// steinRows writes S(a_i, b_j) into data[i*stride+j] on a bounded worker
+// pool, for every j, or for j > i only when upper is set (a and b are then
+// the same set and the zero diagonal is left as it is).
+func steinRows(data []float64, stride int, a, b *Set, upper bool, opts *GramOptions) error {
+	d := a.d
+	bname := "b"
+	if upper {
+		bname = "a"
+	}
+	bufs := make([][]float64, pool.Workers(opts.workers()))
+	return pool.ForErr(a.n, opts.workers(), func(w, i int) error {
+		if bufs[w] == nil {
+			bufs[w] = make([]float64, d*d)
+		}
+		j0, entries := 0, b.n
+		if upper {
+			j0, entries = i+1, b.n-i // the diagonal counts as computed
+		}
+		xi, ldi := a.block(i), a.logdet[i]
+		row := data[i*stride : i*stride+b.n]
+		for j := j0; j < b.n; j++ {
+			s, ok := steinEntry(bufs[w], xi, b.block(j), d, ldi, b.logdet[j])
+			if !ok {
+				return fmt.Errorf("Stein divergence of a[%d] and %s[%d]: %w: Cholesky factorisation of (X+Y)/2 failed", i, bname, j, ErrNotSPD)
+			}
+			row[j] = s
+		}
+		opts.progress(entries)
+		return nil
+	})
 }
 
 // Gram returns the |a|×|b| Stein kernel matrix K_ij = exp(−σ S(a_i, b_j))

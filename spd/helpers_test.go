@@ -71,14 +71,7 @@ func congr(a *mat.Dense, x mat.Symmetric) *mat.SymDense {
 	var t, u mat.Dense
 	t.Mul(a, x)
 	u.Mul(&t, a.T())
-	d, _ := u.Dims()
-	out := mat.NewSymDense(d, nil)
-	for i := range d {
-		for j := i; j < d; j++ {
-			out.SetSym(i, j, 0.5*(u.At(i, j)+u.At(j, i)))
-		}
-	}
-	return out
+	return symPart(&u)
 }
 
 func diag(vals ...float64) *mat.SymDense {

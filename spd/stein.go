@@ -28,19 +28,13 @@ func (w *Workspace) Stein(x, y mat.Symmetric) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	d := w.d
-	loadUpperTo(w.a, d, x)
-	loadUpperTo(w.b, d, y)
-	for i := range d {
-		for j := i; j < d; j++ {
-			w.a[i*d+j] = 0.5 * (w.a[i*d+j] + w.b[i*d+j])
-		}
-	}
-	ldm, ok := w.cholLogDet()
+	loadUpperTo(w.b, w.d, x)
+	loadUpperTo(w.c, w.d, y)
+	s, ok := steinEntry(w.a, w.b, w.c, w.d, ldx, ldy)
 	if !ok {
 		return 0, fmt.Errorf("%w: Cholesky factorisation of (X+Y)/2 failed", ErrNotSPD)
 	}
-	return math.Max(0, ldm-0.5*(ldx+ldy)), nil
+	return s, nil
 }
 
 // Stein returns the symmetric Stein divergence S(X, Y) of Eqn. 3; see

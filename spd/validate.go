@@ -76,9 +76,9 @@ func ValidateTol(a mat.Matrix, tol float64) error {
 			}
 		}
 	}
-	ws := NewWorkspace(r)
-	ws.loadUpper(a)
-	if _, ok := ws.cholLogDet(); !ok {
+	u := make([]float64, r*r)
+	loadUpperTo(u, r, a)
+	if _, ok := cholLogDet(u, r); !ok {
 		return fmt.Errorf("%w: Cholesky factorisation of the %d×%d matrix failed (smallest eigenvalue <= 0 or too close to 0)", ErrNotSPD, r, r)
 	}
 	return nil
@@ -91,14 +91,7 @@ func FromMatrix(a mat.Matrix) (*mat.SymDense, error) {
 	if err := Validate(a); err != nil {
 		return nil, err
 	}
-	n, _ := a.Dims()
-	s := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			s.SetSym(i, j, (a.At(i, j)+a.At(j, i))/2)
-		}
-	}
-	return s, nil
+	return symPart(a), nil
 }
 
 // AddRidge adds eps·I to x in place: x ← x + eps·I. It returns an error
@@ -168,20 +161,4 @@ func checkSPD(name string, x mat.Matrix) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
-}
-
-// checkSame validates x and y as SPD matrices of the same size.
-func checkSame(x, y mat.Matrix) (int, error) {
-	if err := checkSPD("X", x); err != nil {
-		return 0, err
-	}
-	if err := checkSPD("Y", y); err != nil {
-		return 0, err
-	}
-	dx, _ := x.Dims()
-	dy, _ := y.Dims()
-	if dx != dy {
-		return 0, fmt.Errorf("%w: X is %d×%d, Y is %d×%d", ErrDimension, dx, dx, dy, dy)
-	}
-	return dx, nil
 }

@@ -19,7 +19,7 @@ type Workspace struct {
 	d    int
 	a    []float64 // Cholesky factor / eigenvectors, row-major d×d
 	b    []float64 // second operand / scratch, row-major d×d
-	c    []float64 // product scratch, row-major d×d
+	c    []float64 // third operand / product scratch, row-major d×d
 	vals []float64 // eigenvalues, ascending
 	fv   []float64 // function of the eigenvalues
 	work []float64 // LAPACK workspace
@@ -62,10 +62,9 @@ func (w *Workspace) check(name string, x mat.Matrix) error {
 	return nil
 }
 
-// loadUpper copies the upper triangle of x into w.a (row-major). Only the
-// upper triangle is read by Potrf and Syev with blas.Upper.
-func (w *Workspace) loadUpper(x mat.Matrix) { loadUpperTo(w.a, w.d, x) }
-
+// loadUpperTo copies the upper triangle of the d×d matrix x into dst
+// (row-major). Only the upper triangle is read by Potrf and Syev with
+// blas.Upper.
 func loadUpperTo(dst []float64, d int, x mat.Matrix) {
 	if rs, ok := x.(mat.RawSymmetricer); ok {
 		raw := rs.RawSymmetric()
@@ -103,12 +102,6 @@ func loadFull(dst []float64, d int, x mat.Matrix) {
 			dst[i*d+j] = x.At(i, j)
 		}
 	}
-}
-
-// cholLogDet factorises the upper triangle held in w.a in place
-// (w.a = U with X = UᵀU) and returns log det X = 2 Σ log U_ii.
-func (w *Workspace) cholLogDet() (float64, bool) {
-	return cholLogDet(w.a, w.d)
 }
 
 // smallD is the largest size factorised by the plain-loop Cholesky: below
@@ -192,8 +185,8 @@ func (w *Workspace) logDet(name string, x mat.Symmetric) (float64, error) {
 	if err := w.check(name, x); err != nil {
 		return 0, err
 	}
-	w.loadUpper(x)
-	ld, ok := w.cholLogDet()
+	loadUpperTo(w.a, w.d, x)
+	ld, ok := cholLogDet(w.a, w.d)
 	if !ok {
 		if !finite(x) {
 			return 0, fmt.Errorf("%s: %w", name, ErrNotFinite)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -111,6 +112,6 @@ func cacheDir(flag string) string {
 	return ".covpipe-cache"
 }
 
-func newLogger(w interface{ Write([]byte) (int, error) }) *slog.Logger {
+func newLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }

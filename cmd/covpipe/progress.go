@@ -7,23 +7,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/covpipe/covpipe/describe"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
 
 // newReporter returns a progress bar on a terminal, else a reporter that
 // logs a line at start, every 10 % (at most every 5 s) and at the end.
-func newReporter(w io.Writer, log *slog.Logger) reporter {
+// The result serves as both a describe.Reporter and an
+// experiment.Reporter, which have the same method set.
+func newReporter(w io.Writer, log *slog.Logger) describe.Reporter {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return &barReporter{w: w}
 	}
 	return &logReporter{log: log}
-}
-
-type reporter interface {
-	Begin(stage string, total int)
-	Advance(n int)
-	End()
 }
 
 type barReporter struct {
