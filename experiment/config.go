@@ -14,6 +14,7 @@ import (
 
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/features"
+	"github.com/covpipe/covpipe/imageio"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -415,12 +416,12 @@ func (d *DataConfig) validate() error {
 		return err
 	}
 	if d.Resize != "" {
-		if _, _, err := ParseSize(d.Resize); err != nil {
-			return err
+		if _, _, err := imageio.ParseSize(d.Resize); err != nil {
+			return fmt.Errorf("resize %w", err)
 		}
 	}
-	if _, err := parseFilter(d.Filter); err != nil {
-		return err
+	if _, err := imageio.ParseFilter(d.Filter); err != nil {
+		return fmt.Errorf("filter %w", err)
 	}
 	if d.Regions != "" {
 		if _, err := covariance.ParseLayout(d.Regions); err != nil {

@@ -81,12 +81,12 @@ func (d *DataConfig) resolve() (descriptorOptions, error) {
 		return o, err
 	}
 	if d.Resize != "" {
-		if o.w, o.h, err = ParseSize(d.Resize); err != nil {
-			return o, err
+		if o.w, o.h, err = imageio.ParseSize(d.Resize); err != nil {
+			return o, fmt.Errorf("resize %w", err)
 		}
 	}
-	if o.filter, err = parseFilter(d.Filter); err != nil {
-		return o, err
+	if o.filter, err = imageio.ParseFilter(d.Filter); err != nil {
+		return o, fmt.Errorf("filter %w", err)
 	}
 	regions := d.Regions
 	if regions == "" {

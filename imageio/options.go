@@ -3,6 +3,8 @@ package imageio
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // Filter is a resampling filter for resizing. The filters and their kernels
@@ -36,6 +38,38 @@ func (f Filter) String() string {
 		return fmt.Sprintf("Filter(%d)", int(f))
 	}
 	return filterNames[f]
+}
+
+// ParseFilter returns the filter named s, case-insensitively: linear,
+// nearest, box, catmullrom or lanczos3; the empty string is Linear, the
+// default. It is the parser of configs' and the command line's filter
+// names.
+func ParseFilter(s string) (Filter, error) {
+	if s == "" {
+		return Linear, nil
+	}
+	for f, name := range filterNames {
+		if strings.EqualFold(s, name) {
+			return Filter(f), nil
+		}
+	}
+	return 0, fmt.Errorf("%q is not a filter: want linear, nearest, box, catmullrom or lanczos3", s)
+}
+
+// ParseSize parses a resize target "WxH" (W columns and H rows, both >= 1;
+// the x may be upper case).
+func ParseSize(s string) (w, h int, err error) {
+	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
+	if ok {
+		w, err = strconv.Atoi(ws)
+		if err == nil {
+			h, err = strconv.Atoi(hs)
+		}
+	}
+	if !ok || err != nil || w < 1 || h < 1 {
+		return 0, 0, fmt.Errorf("%q is not a size: want WxH with W columns and H rows >= 1, e.g. 32x64", s)
+	}
+	return w, h, nil
 }
 
 // support is the radius outside which the kernel is zero, at scale 1.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/covpipe/covpipe/covariance"
@@ -91,16 +89,16 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 	}
 	var err error
 	if s := c.String("resize"); s != "" {
-		if o.Width, o.Height, err = parseSize(s); err != nil {
-			return o, err
+		if o.Width, o.Height, err = imageio.ParseSize(s); err != nil {
+			return o, fmt.Errorf("describe: --resize %w", err)
 		}
 	}
 	if c.IsSet("filter") {
 		if o.Width == 0 {
 			return o, fmt.Errorf("describe: --filter %s has no effect without --resize", c.String("filter"))
 		}
-		if o.Filter, err = parseFilter(c.String("filter")); err != nil {
-			return o, err
+		if o.Filter, err = imageio.ParseFilter(c.String("filter")); err != nil {
+			return o, fmt.Errorf("describe: --filter %w", err)
 		}
 	}
 	if o.Regions, err = covariance.ParseLayout(c.String("regions")); err != nil {
@@ -130,27 +128,6 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 		}
 	}
 	return o, nil
-}
-
-// parseSize parses "WxH" with W, H >= 1.
-func parseSize(s string) (w, h int, err error) {
-	ws, hs, ok := strings.Cut(s, "x")
-	w, errw := strconv.Atoi(ws)
-	h, errh := strconv.Atoi(hs)
-	if !ok || errw != nil || errh != nil || w < 1 || h < 1 {
-		return 0, 0, fmt.Errorf("describe: --resize %q: want WxH with W columns and H rows >= 1, e.g. 32x64", s)
-	}
-	return w, h, nil
-}
-
-// parseFilter parses a filter name, case-insensitively.
-func parseFilter(s string) (imageio.Filter, error) {
-	for _, f := range []imageio.Filter{imageio.Linear, imageio.Nearest, imageio.Box, imageio.CatmullRom, imageio.Lanczos3} {
-		if strings.EqualFold(s, f.String()) {
-			return f, nil
-		}
-	}
-	return 0, fmt.Errorf("describe: --filter %q: want linear, nearest, box, catmullrom or lanczos3", s)
 }
 
 // usageError reports a flag error of command name on one line, without
