@@ -28,7 +28,9 @@ type Item struct {
 	// path (slash-separated).
 	Rel string
 	// Label is the class label: a FERET subject id ("00001"), a Brodatz
-	// name ("D12"), a folder name (a person id "0003"), a manifest's label.
+	// name ("D12"), a folder name (a person id "0003"), a manifest's label;
+	// empty for an image of a plain folder without class folders (see
+	// Folders).
 	Label string
 	// Meta holds per-item metadata such as {"pose": "ba"} or
 	// {"camera": "1", "tracklet": "0002", "frame": "034"}; nil when there

@@ -28,6 +28,7 @@ func TestOpen(t *testing.T) {
 		{"csv:" + manifest, []string{"eight"}, false},
 		{manifest, []string{"eight"}, false},
 		{filepath.Join(odd, "x:y"), []string{"a"}, false},
+		{brodatz, []string{""}, false}, // a plain folder of images: empty labels
 	} {
 		l, err := Open(tc.spec)
 		if err != nil {
@@ -48,7 +49,6 @@ func TestOpen(t *testing.T) {
 		{filepath.Join(feret, "00001ba.png"), ErrConfig}, // a plain non-csv file
 		{filepath.Join(feret, "nope"), fs.ErrNotExist},
 		{"feret:" + brodatz, ErrFormat},
-		{brodatz, ErrFormat},              // a plain folder of images, not of class folders
 		{"pics:" + feret, fs.ErrNotExist}, // unknown kind: a plain path
 	} {
 		if _, err := Open(tc.spec); !errors.Is(err, tc.is) {

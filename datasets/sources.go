@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -87,18 +86,24 @@ func flatList(kind, dir, scheme string, item func(name string) (Item, string, er
 	return l, nil
 }
 
-// Folders lists a folder-per-class tree: every image file at any depth
-// below a first-level folder of dir is an item labelled with that folder's
-// name, as in mini-mars/<pid>/<pid>C1T0001F001.jpg. Only image files (see
+// Folders lists a folder of images: either a folder-per-class tree, where
+// every image file at any depth below a first-level folder of dir is an
+// item labelled with that folder's name, as in
+// mini-mars/<pid>/<pid>C1T0001F001.jpg, or a plain folder, whose images
+// lie directly in dir, each an item with an empty label (the most basic
+// batch job: describing a folder of photos). Only image files (see
 // IsImageName) are taken; hidden files and folders (names starting with a
 // dot) are skipped. When parse is not nil, it gives each item's Meta from
 // its base name (MARSMeta for MARS-named crops); names it does not match
 // get no Meta.
 //
-// It returns an error naming the path for a missing or unreadable folder,
-// an image file directly in dir (it has no class folder; ErrFormat), and
-// ErrEmpty when there are no images. Symbolic links to files are taken;
-// links to folders are not followed, except dir itself.
+// A folder that holds both images directly and images in first-level
+// folders is ambiguous (the loose images would have no class among
+// classes), so it is an error (ErrFormat) naming one loose image and one
+// class folder. It also returns an error naming the path for a missing or
+// unreadable folder, and ErrEmpty when there are no images. Symbolic links
+// to files are taken; links to folders are not followed, except dir
+// itself.
 func Folders(dir string, parse MetaParser) (*List, error) {
 	dir = filepath.Clean(dir)
 	if err := checkDir("folders", dir); err != nil {
@@ -131,7 +136,7 @@ func Folders(dir string, parse MetaParser) (*List, error) {
 		rel = filepath.ToSlash(rel)
 		class, _, nested := strings.Cut(rel, "/")
 		if !nested {
-			return fmt.Errorf("%w: image %s is not inside a class folder", ErrFormat, path)
+			class = "" // a loose image, directly in dir
 		}
 		it := Item{Path: path, Rel: rel, Label: class}
 		if parse != nil {
@@ -143,14 +148,27 @@ func Folders(dir string, parse MetaParser) (*List, error) {
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrFormat) {
-			return nil, fmt.Errorf("folders %s: %w", dir, err)
-		}
 		return nil, fmt.Errorf("folders: %w", err)
 	}
 	if len(l.Items) == 0 {
-		return nil, fmt.Errorf("%w: folders: no images in class folders (%s/<label>/...) of %s", ErrEmpty, dir, dir)
+		return nil, fmt.Errorf("%w: folders: no images in %s or in its class folders (%s/<label>/...)", ErrEmpty, dir, dir)
 	}
 	sortItems(l.Items)
+	var loose, class *Item
+	for i := range l.Items {
+		it := &l.Items[i]
+		switch {
+		case it.Label == "" && loose == nil:
+			loose = it
+		case it.Label != "" && class == nil:
+			class = it
+		}
+	}
+	if loose != nil && class != nil {
+		return nil, fmt.Errorf("%w: folders %s: image %s lies directly in the folder, but class folder %s holds images too: "+
+			"labels come from first-level folder names (%s/<label>/...) and only a plain folder of images (no class folders) gets empty labels; "+
+			"move the loose images into class folders or into a folder of their own",
+			ErrFormat, dir, loose.Path, filepath.Join(dir, class.Label), dir)
+	}
 	return l, nil
 }

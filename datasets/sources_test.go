@@ -209,12 +209,66 @@ func TestFoldersSymlinks(t *testing.T) {
 	checkPaths(t, l)
 }
 
-func TestFoldersErrors(t *testing.T) {
-	dir := touch(t, t.TempDir(), "a/1.png", "loose.png")
-	if _, err := Folders(dir, nil); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "loose.png") {
-		t.Errorf("image at the root: error %v, want ErrFormat naming loose.png", err)
+// TestFoldersPlain checks that the images directly in a folder without
+// class folders are listed with empty labels, and that subfolders or files
+// that hold no images do not turn it into a class tree.
+func TestFoldersPlain(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files []string
+		want  []string
+	}{
+		{"images only", []string{"c.png", "a.jpg", "b.PNG"}, []string{"a.jpg", "b.PNG", "c.png"}},
+		{"with other files", []string{"2.png", "1.png", "notes.txt", "empty/readme.md", ".thumbs/x.png", ".hidden.png"}, []string{"1.png", "2.png"}},
+		{"MARS names", []string{"0001C1T0001F001.jpg"}, []string{"0001C1T0001F001.jpg"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := touch(t, t.TempDir(), tc.files...)
+			l, err := Folders(dir, MARSMeta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(rels(l), tc.want) || l.Root != dir {
+				t.Fatalf("items %v root %q, want %v root %q", rels(l), l.Root, tc.want, dir)
+			}
+			checkPaths(t, l)
+			for _, it := range l.Items {
+				if it.Label != "" {
+					t.Errorf("item %s: label %q, want empty", it.Rel, it.Label)
+				}
+			}
+			if got := l.Labels(); !slices.Equal(got, []string{""}) {
+				t.Errorf("labels %q, want [\"\"]", got)
+			}
+		})
 	}
-	dir = touch(t, t.TempDir(), "a/notes.txt", ".b/1.png")
+	// Open takes a plain path to a folder as folders:PATH.
+	dir := touch(t, t.TempDir(), "x.png", "y.png", "z.png")
+	l, err := Open(dir)
+	if err != nil || l.Len() != 3 || !slices.Equal(l.Labels(), []string{""}) {
+		t.Errorf("Open(plain folder): %v, %v", l, err)
+	}
+}
+
+func TestFoldersErrors(t *testing.T) {
+	for _, files := range [][]string{
+		{"a/1.png", "loose.png"},
+		{"b/c/1.png", "loose.png", "z.png", "a/notes.txt"},
+	} {
+		dir := touch(t, t.TempDir(), files...)
+		_, err := Folders(dir, nil)
+		class := filepath.Join(dir, strings.Split(files[0], "/")[0])
+		if !errors.Is(err, ErrFormat) {
+			t.Errorf("%v: error %v, want ErrFormat", files, err)
+			continue
+		}
+		for _, want := range []string{filepath.Join(dir, "loose.png"), class, "first-level folder names", "empty labels"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%v: error %v, want it to contain %q", files, err, want)
+			}
+		}
+	}
+	dir := touch(t, t.TempDir(), "a/notes.txt", ".b/1.png")
 	if _, err := Folders(dir, nil); !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), dir) {
 		t.Errorf("no images: error %v, want ErrEmpty naming %s", err, dir)
 	}

@@ -48,6 +48,10 @@ type Meta struct {
 	FeatureSpec string   `json:"feature_spec"`
 	Features    []string `json:"features"`
 	Dim         int      `json:"dim"`
+	// GaborBorder is the border extension of the Gabor planes, "zero"
+	// (MATLAB's conv2 'same', the default) or "symmetric"; empty for
+	// features without Gabor planes.
+	GaborBorder string `json:"gabor_border,omitempty"`
 	// Ridge is the regularisation added to each descriptor.
 	Ridge Ridge `json:"ridge"`
 	// Resize is the size images were resized to, nil for native size;
@@ -123,6 +127,9 @@ func newMeta(p *plan, inputs []*datasets.List) Meta {
 		Seed:        p.seed,
 		SkipBad:     p.skipBad,
 		Inputs:      make([]Input, len(inputs)),
+	}
+	if p.set.HasGabor() {
+		m.GaborBorder = p.set.GaborBorder().String()
 	}
 	if p.load.Width > 0 {
 		m.Resize = &Size{Width: p.load.Width, Height: p.load.Height}

@@ -29,9 +29,9 @@ type Reporter interface {
 // native-size image with the texture features and the default trace ridge
 // (covariance.DefaultRegularization), on all cores.
 type Options struct {
-	// Features is a feature list for features.Parse, such as
-	// "I,Ix,Iy,Ixx,Iyy", "reid" or "I,x,y,gabor"; empty means
-	// DefaultFeatures.
+	// Features is a feature spec for features.Parse, such as
+	// "I,Ix,Iy,Ixx,Iyy", "reid", "I,x,y,gabor" or
+	// "face;gabor-border=symmetric"; empty means DefaultFeatures.
 	Features string
 	// Width and Height, when both positive, are the size (columns, rows)
 	// that every image is resized to with Filter before its features are

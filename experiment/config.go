@@ -59,6 +59,12 @@ type DataConfig struct {
 	Dataset string `yaml:"dataset,omitempty" json:"dataset,omitempty"`
 	// Features is a features.Parse spec, e.g. "face" or "I,Ix,Iy,Ixx,Iyy".
 	Features string `yaml:"features" json:"features"`
+	// GaborBorder is the border extension of Gabor planes: zero (MATLAB's
+	// conv2(I, G, 'same'), the default) or symmetric. It may instead be
+	// written in Features ("face; gabor-border=symmetric"), not both. For
+	// features with Gabor planes, validation fills in the default, so that
+	// results.json records the border in force.
+	GaborBorder string `yaml:"gabor_border,omitempty" json:"gabor_border,omitempty"`
 	// Resize is an optional "WxH" (columns × rows) applied on loading.
 	Resize string `yaml:"resize,omitempty" json:"resize,omitempty"`
 	// Filter is the resampling filter (linear, nearest, box, catmullrom,
@@ -163,6 +169,12 @@ type MethodConfig struct {
 	// Lambda is the sparsity weight λ of Eqn. 6, on the paper's scale; a
 	// list gives candidates.
 	Lambda Floats `yaml:"lambda,omitempty" json:"lambda,omitempty"`
+	// LambdaRatio is the sparsity weight relative to each query, in
+	// (0, 1): λ(x) = ratio·λ_max(x), λ_max(x) = 2·max_j k(X, D_j) being the
+	// smallest λ that codes x as all zeros (rsr.LambdaMax). Unlike λ it
+	// carries across datasets, σ and ridges. A list gives candidates; give
+	// Lambda or LambdaRatio, not both.
+	LambdaRatio Floats `yaml:"lambda_ratio,omitempty" json:"lambda_ratio,omitempty"`
 	// Tolerance is the relative KKT tolerance of the Lasso solver.
 	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
 	// Rule is the SRC decision rule: residual (Eqn. 8, default), sum or max.
@@ -389,7 +401,7 @@ func (c *Config) validate(root *yaml.Node) error {
 		if err != nil {
 			return fail(p, "%v", err)
 		}
-		lists = lists || len(m.Sigma) > 1 || len(m.Lambda) > 1
+		lists = lists || len(m.Sigma) > 1 || len(m.Lambda) > 1 || len(m.LambdaRatio) > 1
 		if dc, ok := method.(dimChecker); ok {
 			for _, t := range c.Tasks {
 				if t.Synthetic == nil {
@@ -412,8 +424,12 @@ func (d *DataConfig) validate() error {
 	if d.Features == "" {
 		return errors.New("features is required (e.g. face, texture, reid or I,Ix,Iy)")
 	}
-	if _, err := features.Parse(d.Features); err != nil {
+	set, err := features.ParseWithGaborBorder(d.Features, d.GaborBorder)
+	if err != nil {
 		return err
+	}
+	if _, opts, _ := strings.Cut(d.Features, ";"); set.HasGabor() && !strings.Contains(opts, "gabor-border") {
+		d.GaborBorder = set.GaborBorder().String()
 	}
 	if d.Resize != "" {
 		if _, _, err := imageio.ParseSize(d.Resize); err != nil {

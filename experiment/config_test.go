@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level key", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nrepeat: 4", 1),
 			[]string{`line 5: unknown key "repeat" in the experiment`, "allowed: name, description, seed, repeats"}},
 		{"unknown method key", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    sigmaa: 2", 1),
-			[]string{`line 12: unknown key "sigmaa" in a method`, "sigma, lambda, tolerance"}},
+			[]string{`line 12: unknown key "sigmaa" in a method`, "sigma, lambda, lambda_ratio, tolerance"}},
 		{"unknown synthetic key", strings.Replace(validYAML, "variance: 0.5", "varience: 0.5", 1),
 			[]string{`unknown key "varience" in synthetic`}},
 		{"bad type", strings.Replace(validYAML, "repeats: 3", "repeats: many", 1), []string{"line 4", "many"}},
@@ -50,7 +51,11 @@ func TestParseErrors(t *testing.T) {
 		{"invalid sigma", strings.Replace(validYAML, "sigma: 1", "sigma: 0.7", 1),
 			[]string{"line 10:", "sigma = 0.7", "{0.5, 1} or sigma > 1"}},
 		{"negative lambda", strings.Replace(validYAML, "lambda: 0.05", "lambda: -1", 1), []string{"lambda = -1"}},
-		{"missing lambda", strings.Replace(validYAML, "    lambda: 0.05\n", "", 1), []string{"lambda is required"}},
+		{"missing lambda", strings.Replace(validYAML, "    lambda: 0.05\n", "", 1), []string{"lambda (absolute, the paper's scale) or lambda_ratio", "is required"}},
+		{"lambda and ratio", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    lambda_ratio: 0.1", 1), []string{"lambda", "lambda_ratio", "not both"}},
+		{"ratio 1", strings.Replace(validYAML, "lambda: 0.05", "lambda_ratio: [0.1, 1]", 1), []string{"lambda_ratio = 1, want in (0, 1)"}},
+		{"ratio 0", strings.Replace(validYAML, "lambda: 0.05", "lambda_ratio: 0", 1), []string{"lambda_ratio = 0, want finite and > 0"}},
+		{"ratio for nn", strings.Replace(strings.Replace(validYAML, "lambda: 0.05", "lambda_ratio: 0.1", 1), "name: rsr", "name: nn-stein", 1), []string{"does not apply to method type nn-stein"}},
 		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: logE-SR, nn-airm, nn-stein, rsr"}},
 		{"unknown rule", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    rule: vote", 1), []string{`unknown classification rule "vote"`}},
 		{"bad synthetic", strings.Replace(validYAML, "classes: 3", "classes: 1", 1), []string{`task "easy"`, "classes = 1"}},
@@ -110,5 +115,32 @@ func TestLoadNamesFile(t *testing.T) {
 	os.WriteFile(bad, []byte("repeats: [1\n"), 0o644)
 	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "bad.yaml") {
 		t.Errorf("malformed YAML error should name the file: %v", err)
+	}
+}
+
+func TestDataGaborBorder(t *testing.T) {
+	const base = "name: f\nseed: 1\nrepeats: 1\ndata:\n  dataset: feret:x\n  features: %s\n%stasks:\n  - name: bg\n    train: {pose: [ba]}\n    test: {pose: [bg]}\nmethods:\n  - name: nn-stein\n"
+	for _, tc := range []struct {
+		features, extra, want, err string
+	}{
+		{"face", "", "zero", ""},
+		{"face", "  gabor_border: symmetric\n", "symmetric", ""},
+		{"\"face; gabor-border=symmetric\"", "", "", ""}, // recorded in the spec itself
+		{"texture", "", "", ""},
+		{"texture", "  gabor_border: zero\n", "", "has no Gabor planes"},
+		{"face", "  gabor_border: reflect\n", "", `unknown border "reflect"`},
+		{"\"face;gabor-border=zero\"", "  gabor_border: symmetric\n", "", "given twice"},
+	} {
+		cfg, err := Parse([]byte(fmt.Sprintf(base, tc.features, tc.extra)))
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s %q: error %v, want %q", tc.features, tc.extra, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%s %q: %v", tc.features, tc.extra, err)
+		case cfg.Data.GaborBorder != tc.want:
+			t.Errorf("%s %q: gabor_border %q, want %q", tc.features, tc.extra, cfg.Data.GaborBorder, tc.want)
+		}
 	}
 }

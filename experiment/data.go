@@ -172,6 +172,9 @@ type Outcome struct {
 	Unconverged int
 	// Params records the hyper-parameters used (chosen, if selected).
 	Params map[string]float64
+	// Lambdas holds, for sparse-coding methods, the λ each test item was
+	// coded with (λ_max-relative weights give one per item).
+	Lambdas []float64
 }
 
 // gather returns the |rows|×|cols| submatrix of the symmetric s mapped

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/covpipe/covpipe/covariance"
@@ -30,6 +31,9 @@ func (e *engine) listData() ([]*Data, error) {
 	dc := e.cfg.Data
 	list, err := openDataset(e.opts.DataRoot, dc.Dataset)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkClasses(e.opts.DataRoot, dc.Dataset, list); err != nil {
 		return nil, err
 	}
 	o, err := dc.resolve()
@@ -78,6 +82,68 @@ func (e *engine) listData() ([]*Data, error) {
 		e.variants = append(e.variants, data)
 	}
 	return e.variants, nil
+}
+
+// checkClasses returns an error when the dataset that spec (relative to
+// root) opened as list has fewer than two classes or items without a label
+// (a plain folder of images): a classifier of one class is right by
+// construction, so such a run would report 100%. The error names the
+// dataset's spec and path and says where its kind of dataset takes labels
+// from.
+func checkClasses(root, spec string, list *datasets.List) error {
+	names := list.Labels()
+	if len(names) >= 2 && names[0] != "" {
+		return nil
+	}
+	unlabelled := 0
+	for _, it := range list.Items {
+		if it.Label == "" {
+			unlabelled++
+		}
+	}
+	var found string
+	switch {
+	case unlabelled == list.Len():
+		found = fmt.Sprintf("its %d images have an empty label", unlabelled)
+	case unlabelled > 0:
+		found = fmt.Sprintf("%d of its %d images have an empty label", unlabelled, list.Len())
+	case len(names) == 1:
+		found = fmt.Sprintf("it has a single class, %q (%d images)", names[0], list.Len())
+	default:
+		found = "it lists no images"
+	}
+	kind, path := datasetPath(root, spec)
+	var source string
+	switch kind {
+	case "feret":
+		source = "FERET labels are the subject ids of the file names (SSSSS of SSSSSxx.ext)"
+	case "brodatz":
+		source = "Brodatz labels are the texture names of the file names (D<n> of D<n>.ext)"
+	case "csv":
+		source = "a CSV manifest's labels are its label column"
+	default:
+		source = fmt.Sprintf("labels are the names of the first-level folders (%s/<label>/...); images directly in %s, without class folders, have an empty label",
+			path, path)
+	}
+	return fmt.Errorf("dataset %q (%s): %s, but a classification experiment needs at least two classes; %s",
+		spec, path, found, source)
+}
+
+// datasetPath returns the datasets.Open kind and the path that openDataset
+// gives spec relative to root: the kind is spec's KIND: prefix when known,
+// else csv for a .csv file and folders for anything else.
+func datasetPath(root, spec string) (kind, path string) {
+	kind, path, ok := strings.Cut(spec, ":")
+	if _, known := expected[kind]; !ok || !known {
+		kind, path = "folders", spec
+		if strings.EqualFold(filepath.Ext(spec), ".csv") {
+			kind = "csv"
+		}
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	return kind, path
 }
 
 // descriptors returns the dataset's descriptors with the given options,

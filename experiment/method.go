@@ -66,13 +66,13 @@ func NewMethod(c MethodConfig) (Method, error) {
 // not take.
 func unused(c MethodConfig, keep ...string) error {
 	set := map[string]bool{
-		"sigma": len(c.Sigma) > 0, "lambda": len(c.Lambda) > 0, "tolerance": c.Tolerance != 0,
-		"rule": c.Rule != "", "nonnegative": c.NonNegative, "pseudo_kernel": c.PseudoKernel,
+		"sigma": len(c.Sigma) > 0, "lambda": len(c.Lambda) > 0, "lambda_ratio": len(c.LambdaRatio) > 0,
+		"tolerance": c.Tolerance != 0, "rule": c.Rule != "", "nonnegative": c.NonNegative, "pseudo_kernel": c.PseudoKernel,
 	}
 	for _, k := range keep {
 		delete(set, k)
 	}
-	for _, k := range []string{"sigma", "lambda", "tolerance", "rule", "nonnegative", "pseudo_kernel"} {
+	for _, k := range []string{"sigma", "lambda", "lambda_ratio", "tolerance", "rule", "nonnegative", "pseudo_kernel"} {
 		if set[k] {
 			return fmt.Errorf("%s does not apply to method type %s", k, c.Type)
 		}
@@ -83,8 +83,22 @@ func unused(c MethodConfig, keep ...string) error {
 // srcOptions parses the sparse-coding parameters shared by rsr and logE-SR.
 func srcOptions(c MethodConfig) (rsr.ClassifierOptions, error) {
 	var o rsr.ClassifierOptions
-	if err := checkFloats("lambda", c.Lambda, true, 0, true); err != nil {
+	switch {
+	case len(c.Lambda) > 0 && len(c.LambdaRatio) > 0:
+		return o, errors.New("give lambda (absolute, the paper's scale) or lambda_ratio (relative to each query), not both")
+	case len(c.Lambda) == 0 && len(c.LambdaRatio) == 0:
+		return o, errors.New("lambda (absolute, the paper's scale) or lambda_ratio (relative to each query, in (0, 1)) is required")
+	}
+	if err := checkFloats("lambda", c.Lambda, false, 0, true); err != nil {
 		return o, err
+	}
+	if err := checkFloats("lambda_ratio", c.LambdaRatio, false, 0, false); err != nil {
+		return o, err
+	}
+	for _, r := range c.LambdaRatio {
+		if r >= 1 {
+			return o, fmt.Errorf("lambda_ratio = %v, want in (0, 1): 1 codes every query as all zeros", r)
+		}
 	}
 	if c.Tolerance < 0 || c.Tolerance >= 1 {
 		return o, fmt.Errorf("tolerance = %v, want in (0, 1) (default 1e-6)", c.Tolerance)
@@ -103,14 +117,52 @@ func srcOptions(c MethodConfig) (rsr.ClassifierOptions, error) {
 // rsrMethod is the paper's RSR: SRC with kernel Lasso codes in the RKHS of
 // the Stein kernel (Sections 3–3.1, Eqns. 4–8).
 type rsrMethod struct {
-	memo            selections
-	sigmas, lambdas []float64
-	pseudo          bool
-	opts            rsr.ClassifierOptions
+	memo    selections
+	sigmas  []float64
+	weights []weight
+	pseudo  bool
+	opts    rsr.ClassifierOptions
+}
+
+// weight is a candidate sparsity weight: an absolute λ or a ratio of each
+// query's λ_max.
+type weight struct {
+	value    float64
+	relative bool
+}
+
+// weights lists a method's sparsity candidates, absolute or relative.
+func weights(c MethodConfig) []weight {
+	var out []weight
+	for _, l := range c.Lambda {
+		out = append(out, weight{value: l})
+	}
+	for _, r := range c.LambdaRatio {
+		out = append(out, weight{value: r, relative: true})
+	}
+	return out
+}
+
+// key names the weight in Outcome.Params.
+func (w weight) key() string {
+	if w.relative {
+		return "lambda_ratio"
+	}
+	return "lambda"
+}
+
+// options returns o with the weight set.
+func (w weight) options(o rsr.ClassifierOptions) rsr.ClassifierOptions {
+	if w.relative {
+		o.Lasso.Lambda, o.Lasso.LambdaRatio = 0, w.value
+	} else {
+		o.Lasso.Lambda, o.Lasso.LambdaRatio = w.value, 0
+	}
+	return o
 }
 
 func newRSR(c MethodConfig) (Method, error) {
-	if err := unused(c, "sigma", "lambda", "tolerance", "rule", "nonnegative", "pseudo_kernel"); err != nil {
+	if err := unused(c, "sigma", "lambda", "lambda_ratio", "tolerance", "rule", "nonnegative", "pseudo_kernel"); err != nil {
 		return nil, err
 	}
 	if err := checkFloats("sigma", c.Sigma, true, 0, false); err != nil {
@@ -120,7 +172,7 @@ func newRSR(c MethodConfig) (Method, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rsrMethod{sigmas: c.Sigma, lambdas: c.Lambda, pseudo: c.PseudoKernel, opts: opts}, nil
+	return &rsrMethod{sigmas: c.Sigma, weights: weights(c), pseudo: c.PseudoKernel, opts: opts}, nil
 }
 
 func (m *rsrMethod) CheckDim(d int) error {
@@ -139,8 +191,8 @@ func (m *rsrMethod) Classify(s *Split) (*Outcome, error) {
 	var cands []params
 	for v := range s.variants() {
 		for _, sg := range m.sigmas {
-			for _, l := range m.lambdas {
-				cands = append(cands, params{variant: v, sigma: sg, lambda: l})
+			for _, w := range m.weights {
+				cands = append(cands, params{variant: v, sigma: sg, weight: w})
 			}
 		}
 	}
@@ -150,10 +202,10 @@ func (m *rsrMethod) Classify(s *Split) (*Outcome, error) {
 			return nil, err
 		}
 		k := spd.SteinKernel{Sigma: p.sigma, Pseudo: m.pseudo}.FromDivergence
-		return kernelSRC(div, k, d.Labels, train, test, m.opts, p.lambda, s.Workers)
+		return kernelSRC(div, k, d.Labels, train, test, p.weight.options(m.opts), s.Workers)
 	}
 	return withSelection(s, cands, &m.memo, run, func(p params, o *Outcome, d *Data) {
-		o.Params = map[string]float64{"sigma": p.sigma, "lambda": p.lambda, "ridge": d.Ridge}
+		o.Params = map[string]float64{"sigma": p.sigma, p.weight.key(): p.weight.value, "ridge": d.Ridge}
 	})
 }
 
@@ -163,26 +215,26 @@ func (m *rsrMethod) Classify(s *Split) (*Outcome, error) {
 // linear Gram matrix).
 type logESR struct {
 	memo    selections
-	lambdas []float64
+	weights []weight
 	opts    rsr.ClassifierOptions
 }
 
 func newLogESR(c MethodConfig) (Method, error) {
-	if err := unused(c, "lambda", "tolerance", "rule", "nonnegative"); err != nil {
+	if err := unused(c, "lambda", "lambda_ratio", "tolerance", "rule", "nonnegative"); err != nil {
 		return nil, err
 	}
 	opts, err := srcOptions(c)
 	if err != nil {
 		return nil, err
 	}
-	return &logESR{lambdas: c.Lambda, opts: opts}, nil
+	return &logESR{weights: weights(c), opts: opts}, nil
 }
 
 func (m *logESR) Classify(s *Split) (*Outcome, error) {
 	var cands []params
 	for v := range s.variants() {
-		for _, l := range m.lambdas {
-			cands = append(cands, params{variant: v, lambda: l})
+		for _, w := range m.weights {
+			cands = append(cands, params{variant: v, weight: w})
 		}
 	}
 	run := func(d *Data, train, test []int, p params) (*Outcome, error) {
@@ -190,19 +242,18 @@ func (m *logESR) Classify(s *Split) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		return kernelSRC(g, identity, d.Labels, train, test, m.opts, p.lambda, s.Workers)
+		return kernelSRC(g, identity, d.Labels, train, test, p.weight.options(m.opts), s.Workers)
 	}
 	return withSelection(s, cands, &m.memo, run, func(p params, o *Outcome, d *Data) {
-		o.Params = map[string]float64{"lambda": p.lambda, "ridge": d.Ridge}
+		o.Params = map[string]float64{p.weight.key(): p.weight.value, "ridge": d.Ridge}
 	})
 }
 
-// kernelSRC classifies the test items by SRC with sparsity weight lambda
-// over the training items, with kernel k(X_i, X_j) = f(g_ij) of the
-// pairwise matrix g over all items. Both kernels used are normalised,
-// k(X, X) = 1: exp(−σ·0) for the Stein kernel, unit vectors for logE-SR.
-func kernelSRC(g mat.Symmetric, f func(float64) float64, labels, train, test []int, opts rsr.ClassifierOptions, lambda float64, workers int) (*Outcome, error) {
-	opts.Lasso.Lambda = lambda
+// kernelSRC classifies the test items by SRC with options opts over the
+// training items, with kernel k(X_i, X_j) = f(g_ij) of the pairwise matrix
+// g over all items. Both kernels used are normalised, k(X, X) = 1:
+// exp(−σ·0) for the Stein kernel, unit vectors for logE-SR.
+func kernelSRC(g mat.Symmetric, f func(float64) float64, labels, train, test []int, opts rsr.ClassifierOptions, workers int) (*Outcome, error) {
 	c, err := rsr.NewClassifier(gather(g, train, train, f), pick(labels, train), opts)
 	if err != nil {
 		return nil, err
@@ -211,9 +262,10 @@ func kernelSRC(g mat.Symmetric, f func(float64) float64, labels, train, test []i
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Pred: make([]int, len(ds)), Ranking: make([][]int, len(ds))}
+	out := &Outcome{Pred: make([]int, len(ds)), Ranking: make([][]int, len(ds)), Lambdas: make([]float64, len(ds))}
 	for i, d := range ds {
 		out.Pred[i] = d.Label
+		out.Lambdas[i] = d.Lambda
 		out.Ranking[i] = c.Rank(d)
 		if d.Degenerate {
 			out.Degenerate++
@@ -291,8 +343,9 @@ func ones(n int) []float64 {
 
 // params is one candidate of a parameter search.
 type params struct {
-	variant       int
-	sigma, lambda float64
+	variant int
+	sigma   float64
+	weight  weight
 }
 
 // selections memoises parameter choices: tasks that share a training set

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -54,6 +55,10 @@ type Result struct {
 	// sparse code was all zeros or whose solver hit its sweep cap.
 	Degenerate  []int `json:"degenerate_codes"`
 	Unconverged []int `json:"unconverged_codes"`
+	// Lambda summarises the λ that test queries were coded with, over all
+	// repeats (sparse-coding methods only): with lambda_ratio each query
+	// has its own, ratio·λ_max(x).
+	Lambda *Spread `json:"lambda,omitempty"`
 	// Params records the hyper-parameters used in each repeat (chosen by
 	// cross-validation inside the training set when lists were given).
 	Params []map[string]float64 `json:"params"`
@@ -75,6 +80,81 @@ type Result struct {
 	// Notes records what the protocol had to adapt (dropped classes or
 	// regions, short classes).
 	Notes []string `json:"notes,omitempty"`
+}
+
+// Spread summarises a sample: its extremes, median and mean.
+type Spread struct {
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
+	Mean   float64 `json:"mean"`
+}
+
+// spreadOf returns the Spread of v, nil when v is empty. It sorts v.
+func spreadOf(v []float64) *Spread {
+	if len(v) == 0 {
+		return nil
+	}
+	sort.Float64s(v)
+	med := v[len(v)/2]
+	if len(v)%2 == 0 {
+		med = (v[len(v)/2-1] + med) / 2
+	}
+	var mean float64
+	for _, x := range v {
+		mean += x / float64(len(v))
+	}
+	return &Spread{Min: v[0], Median: med, Max: v[len(v)-1], Mean: mean}
+}
+
+// zeroCodeShare is the share of all-zero sparse codes above which a
+// result's warning suggests lambda_ratio.
+const zeroCodeShare = 0.01
+
+// Warnings returns one line per result whose all-zero sparse codes exceed
+// 1% of its test queries, naming the λ and σ in force and suggesting
+// lambda_ratio, for the terminal and summary.md.
+func (r *Results) Warnings() []string {
+	var out []string
+	for _, x := range r.Results {
+		zero, total := sum(x.Degenerate), sum(x.TestItems)
+		if total == 0 || float64(zero) <= zeroCodeShare*float64(total) {
+			continue
+		}
+		var used []string
+		for _, key := range []string{"lambda", "lambda_ratio", "sigma"} {
+			var vals []string
+			for _, p := range x.Params {
+				if v, ok := p[key]; ok && !slices.Contains(vals, fmt.Sprint(v)) {
+					vals = append(vals, fmt.Sprint(v))
+				}
+			}
+			if len(vals) > 0 {
+				used = append(used, key+" = "+strings.Join(vals, ", "))
+			}
+		}
+		msg := fmt.Sprintf("%s / %s: %d of %d sparse codes (%.1f%%) are all zero, so their predictions are arbitrary (%s)",
+			x.Task, x.Method, zero, total, 100*float64(zero)/float64(total), strings.Join(used, "; "))
+		if x.Lambda != nil {
+			msg += fmt.Sprintf("; λ used %.3g to %.3g", x.Lambda.Min, x.Lambda.Max)
+		}
+		if _, relative := firstParam(x.Params, "lambda_ratio"); !relative {
+			msg += ". λ is too large for this kernel's values, which move with σ, the ridge and d: try lambda_ratio (e.g. 0.1), which sets λ relative to each query's λ_max"
+		} else {
+			msg += ". Lower lambda_ratio"
+		}
+		out = append(out, msg+".")
+	}
+	return out
+}
+
+// firstParam returns the first repeat's value of a parameter.
+func firstParam(ps []map[string]float64, key string) (float64, bool) {
+	if len(ps) == 0 {
+		return 0, false
+	}
+	v, ok := ps[0][key]
+	return v, ok
 }
 
 // accuracy returns the percentage of predictions equal to the truth.
@@ -317,9 +397,12 @@ func (r *Results) summary(figs []string) string {
 	}
 	b.WriteString("\n")
 	var notes []string
+	for _, w := range r.Warnings() {
+		notes = append(notes, "- "+w)
+	}
 	for _, x := range r.Results {
-		if n := sum(x.Degenerate); n > 0 {
-			notes = append(notes, fmt.Sprintf("- %s / %s: %d test queries had all-zero sparse codes (arbitrary predictions; lambda too large for the kernel's scale).", x.Task, x.Method, n))
+		if n := sum(x.Degenerate); n > 0 && float64(n) <= zeroCodeShare*float64(sum(x.TestItems)) {
+			notes = append(notes, fmt.Sprintf("- %s / %s: %d test queries had all-zero sparse codes (arbitrary predictions).", x.Task, x.Method, n))
 		}
 		if n := sum(x.Unconverged); n > 0 {
 			notes = append(notes, fmt.Sprintf("- %s / %s: %d sparse codes hit the solver's sweep cap.", x.Task, x.Method, n))

@@ -337,6 +337,7 @@ func (e *engine) repeat(ti int, task TaskConfig, classes int, notes []string, dr
 		res := Result{Task: task.Name, Method: e.cfg.Methods[mi].Name, Notes: slices.Clone(notes)}
 		ev := newEvaluation(classes, e.cfg.CMC)
 		var cmcRuns [][]float64
+		var lambdas []float64
 		for r, rec := range recs {
 			o := rec.out[mi]
 			acc, cmc, err := ev.add(o.Pred, rec.test, o.Ranking)
@@ -348,6 +349,7 @@ func (e *engine) repeat(ti int, task TaskConfig, classes int, notes []string, dr
 			res.Degenerate = append(res.Degenerate, o.Degenerate)
 			res.Unconverged = append(res.Unconverged, o.Unconverged)
 			res.Params = append(res.Params, o.Params)
+			lambdas = append(lambdas, o.Lambdas...)
 			res.TrainItems = append(res.TrainItems, rec.train)
 			res.TestItems = append(res.TestItems, rec.tests)
 			if cmc != nil {
@@ -360,6 +362,7 @@ func (e *engine) repeat(ti int, task TaskConfig, classes int, notes []string, dr
 			}
 		}
 		res.AccuracyMean, res.AccuracyStd = meanStd(res.Runs)
+		res.Lambda = spreadOf(lambdas)
 		res.PerClass = percents(ev.perClass())
 		res.Confusion = ev.confusion
 		res.Classes = classNames
@@ -463,11 +466,9 @@ func meanStdColumns(rows [][]float64) (mean, std []float64) {
 	return mean, std
 }
 
+// warn logs what the table does not show. All-zero codes are reported by
+// Results.Warnings once the run is over.
 func warn(log *slog.Logger, r Result) {
-	if n := sum(r.Degenerate); n > 0 {
-		log.Warn("all-zero sparse codes: predictions arbitrary for those queries; lambda is too large for the kernel's scale",
-			"task", r.Task, "method", r.Method, "queries", n)
-	}
 	if n := sum(r.Unconverged); n > 0 {
 		log.Warn("sparse coding hit its sweep cap; codes used as they were", "task", r.Task, "method", r.Method, "queries", n)
 	}

@@ -163,3 +163,64 @@ func TestMeanStdAndAccuracy(t *testing.T) {
 		t.Error("derived seeds collide")
 	}
 }
+
+// TestLambdaRatioRun checks that lambda_ratio codes each query at its own
+// λ = ratio·λ_max(x), recorded in results, and that an absolute λ at or
+// above every query's λ_max (= 2·max_j k(X, D_j) <= 2 for the normalised
+// Stein kernel) gives all-zero codes that the warnings report.
+func TestLambdaRatioRun(t *testing.T) {
+	ratio := tinyConfig(t)
+	ratio.Methods[0].Lambda, ratio.Methods[0].LambdaRatio = nil, Floats{0.2}
+	res, err := Run(context.Background(), ratio, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Results[0]
+	if r.Lambda == nil || !(r.Lambda.Min > 0) || !(r.Lambda.Min < r.Lambda.Max) || r.Lambda.Max > 0.2*2 {
+		t.Errorf("lambda spread %+v, want per-query values in (0, 0.4]", r.Lambda)
+	}
+	if !(r.Lambda.Min <= r.Lambda.Median && r.Lambda.Median <= r.Lambda.Max) {
+		t.Errorf("lambda spread %+v out of order", r.Lambda)
+	}
+	if r.Params[0]["lambda_ratio"] != 0.2 || sum(r.Degenerate) != 0 || len(res.Warnings()) != 0 {
+		t.Errorf("params %v, %d all-zero codes, warnings %q", r.Params[0], sum(r.Degenerate), res.Warnings())
+	}
+
+	big := tinyConfig(t)
+	big.Methods[0].Lambda = Floats{2}
+	res, err = Run(context.Background(), big, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = res.Results[0]
+	if sum(r.Degenerate) != sum(r.TestItems) || r.Lambda.Min != 2 || r.Lambda.Max != 2 {
+		t.Errorf("λ = 2: %d of %d codes all zero, spread %+v", sum(r.Degenerate), sum(r.TestItems), r.Lambda)
+	}
+	w := res.Warnings()
+	if len(w) != 1 || !strings.Contains(w[0], "(100.0%) are all zero") || !strings.Contains(w[0], "lambda = 2; sigma = 1") ||
+		!strings.Contains(w[0], "try lambda_ratio") {
+		t.Errorf("warnings %q", w)
+	}
+	if s := res.Summary(); !strings.Contains(s, "try lambda_ratio") {
+		t.Errorf("summary lacks the warning:\n%s", s)
+	}
+}
+
+func TestSpreadOf(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want Spread
+	}{
+		{[]float64{3}, Spread{3, 3, 3, 3}},
+		{[]float64{4, 1, 3}, Spread{1, 3, 4, 8.0 / 3}},
+		{[]float64{4, 1, 3, 2}, Spread{1, 2.5, 4, 2.5}},
+	} {
+		got := spreadOf(tc.in)
+		if got.Min != tc.want.Min || got.Median != tc.want.Median || got.Max != tc.want.Max || math.Abs(got.Mean-tc.want.Mean) > 1e-15 {
+			t.Errorf("spreadOf(%v) = %+v, want %+v", tc.in, *got, tc.want)
+		}
+	}
+	if spreadOf(nil) != nil {
+		t.Error("spreadOf(nil) != nil")
+	}
+}

@@ -37,24 +37,14 @@ var expected = map[string]string{
 	"feret":   "FERET images named SSSSSxx.ext (5-digit subject id and pose code ba, bj, bk, bd, be, bf, bg), e.g. 00001ba.png",
 	"brodatz": "the Brodatz album, one image per texture named D<n>.ext, e.g. D1.gif ... D112.gif",
 	"mars":    "one folder per person id holding its images, named <pid>C<camera>T<tracklet>F<frame>.jpg",
-	"folders": "one folder per class holding its images",
+	"folders": "one folder per class holding its images (a plain folder of images has no labels)",
 	"csv":     "a CSV manifest with a header and path,label columns",
 }
 
 // openDataset opens a datasets.Open spec whose path is relative to root,
 // explaining what was expected when it is missing.
 func openDataset(root, spec string) (*datasets.List, error) {
-	kind, rel, ok := strings.Cut(spec, ":")
-	if _, known := expected[kind]; !ok || !known {
-		kind, rel = "folders", spec
-		if strings.EqualFold(filepath.Ext(spec), ".csv") {
-			kind = "csv"
-		}
-	}
-	path := rel
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(root, rel)
-	}
+	kind, path := datasetPath(root, spec)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("dataset %q: %s not found (data root %q, set by --data, $%s or ./data): expected %s",
 			spec, path, root, DataRootEnv, expected[kind])
@@ -77,7 +67,7 @@ type descriptorOptions struct {
 func (d *DataConfig) resolve() (descriptorOptions, error) {
 	var o descriptorOptions
 	var err error
-	if o.features, err = features.Parse(d.Features); err != nil {
+	if o.features, err = features.ParseWithGaborBorder(d.Features, d.GaborBorder); err != nil {
 		return o, err
 	}
 	if d.Resize != "" {

@@ -43,9 +43,12 @@
 // replicated beyond the border: C(−1, y) = C(0, y) and C(W, y) = C(W−1, y),
 // so at x = 0, Cx = |C(1, y) − C(0, y)| and Cxx = |C(1, y) − C(0, y)|; a
 // side of one pixel gives 0. The Gabor planes are those of
-// gabor.Bank.MagnitudesTo on the grey plane, with the default
-// gabor.Params (symmetric border, automatic engine, support 8.5σ); see
-// package gabor for the wavelets.
+// gabor.Bank.MagnitudesTo on the grey plane, with the automatic engine,
+// support 8.5σ and, by default, zero padding with 'same' output (MATLAB's
+// conv2(I, G, 'same'), which the paper's authors most likely ran; the paper
+// does not say). The spec option "gabor-border=symmetric" (for example
+// "face; gabor-border=symmetric") or Set.WithGaborBorder selects mirror
+// reflection instead; see package gabor for the wavelets and the borders.
 //
 // Neither the origin of x and y nor the scale of a plane changes what the
 // covariance descriptors compare: a covariance is invariant to shifting a

@@ -111,23 +111,74 @@ type Set struct {
 	// gaborOut[i] is the index in the set of Gabor plane i, or −1.
 	bank     *gabor.Bank
 	gaborOut [gabor.NumPlanes]int
+	border   gabor.Border
 }
 
-// Parse returns the set of the comma-separated names in spec, with white
-// space around each name ignored; see New. For example
+// gaborBorderKey is the option of a feature spec that selects the Gabor
+// border extension.
+const gaborBorderKey = "gabor-border"
+
+// Parse returns the set of a feature spec: comma-separated names (white
+// space around each ignored; see New), optionally followed by options
+// after a semicolon. For example
 //
 //	I, Ix, Iy, Ixx, Iyy
 //	face
 //	x,y,R,G,B,R',G',B',R'',G'',B''
+//	face; gabor-border=symmetric
+//
+// The one option is gabor-border=zero|symmetric, the border extension of
+// the Gabor convolutions (gabor.ParseBorder; default zero, MATLAB's
+// conv2(I, G, 'same')); it is an error for a set without Gabor planes.
+// Parse of a Set's String gives the same set.
 func Parse(spec string) (*Set, error) {
-	if strings.TrimSpace(spec) == "" {
+	list, optText, hasOpts := strings.Cut(spec, ";")
+	if strings.TrimSpace(list) == "" {
 		return nil, fmt.Errorf("features: empty feature list; %s", validNames)
 	}
-	names := strings.Split(spec, ",")
+	names := strings.Split(list, ",")
 	for i, n := range names {
 		names[i] = strings.TrimSpace(n)
 	}
-	return New(names)
+	s, err := New(names)
+	if err != nil || !hasOpts {
+		return s, err
+	}
+	for _, opt := range strings.Split(optText, ";") {
+		key, val, ok := strings.Cut(opt, "=")
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if !ok || key != gaborBorderKey {
+			return nil, fmt.Errorf("features: unknown option %q in %q (the one option is %s=zero|symmetric)", strings.TrimSpace(opt), spec, gaborBorderKey)
+		}
+		b, err := gabor.ParseBorder(val)
+		if err != nil {
+			return nil, fmt.Errorf("features: %s: %w", gaborBorderKey, err)
+		}
+		if s, err = s.WithGaborBorder(b); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// ParseWithGaborBorder is Parse with the Gabor border given apart from the
+// spec, as a command-line flag or a config key gives it: border is "zero",
+// "symmetric" or "" (what the spec says, default zero). It returns an error
+// when both the spec and border name a border, and when border is given
+// for a set without Gabor planes.
+func ParseWithGaborBorder(spec, border string) (*Set, error) {
+	s, err := Parse(spec)
+	if err != nil || border == "" {
+		return s, err
+	}
+	if _, opts, _ := strings.Cut(spec, ";"); strings.Contains(opts, gaborBorderKey) {
+		return nil, fmt.Errorf("features: the Gabor border is given twice, in %q and as %q: give it once", spec, border)
+	}
+	b, err := gabor.ParseBorder(border)
+	if err != nil {
+		return nil, fmt.Errorf("features: Gabor border: %w", err)
+	}
+	return s.WithGaborBorder(b)
 }
 
 // New returns the set of the named features, in order, with presets and
@@ -190,17 +241,58 @@ func New(names []string) (*Set, error) {
 	}
 	for _, k := range s.gaborOut {
 		if k >= 0 {
-			bank, err := gabor.NewBank(gabor.Params{})
-			if err != nil {
-				return nil, fmt.Errorf("features: %w", err)
+			if err := s.setBank(gabor.ZeroPad); err != nil {
+				return nil, err
 			}
-			s.bank = bank
 			break
 		}
 	}
-	s.str = strings.Join(s.names, ",")
+	s.setString()
 	return s, nil
 }
+
+// setBank gives s a Gabor bank with border b.
+func (s *Set) setBank(b gabor.Border) error {
+	bank, err := gabor.NewBank(gabor.Params{Border: b})
+	if err != nil {
+		return fmt.Errorf("features: %w", err)
+	}
+	s.bank, s.border = bank, b
+	return nil
+}
+
+// setString sets the canonical form: the names, and the Gabor border when
+// there are Gabor planes. Naming the border even at its default keeps
+// cache keys and metadata unambiguous across covpipe versions whose
+// defaults differ.
+func (s *Set) setString() {
+	s.str = strings.Join(s.names, ",")
+	if s.bank != nil {
+		s.str += ";" + gaborBorderKey + "=" + s.border.String()
+	}
+}
+
+// WithGaborBorder returns a copy of s whose Gabor planes use border b. It
+// returns an error for a set without Gabor planes, where the border would
+// silently do nothing.
+func (s *Set) WithGaborBorder(b gabor.Border) (*Set, error) {
+	if s.bank == nil {
+		return nil, fmt.Errorf("features: %s=%v given, but %q has no Gabor planes", gaborBorderKey, b, strings.Join(s.names, ","))
+	}
+	c := *s
+	if err := c.setBank(b); err != nil {
+		return nil, err
+	}
+	c.setString()
+	return &c, nil
+}
+
+// HasGabor reports whether the set has Gabor planes.
+func (s *Set) HasGabor() bool { return s.bank != nil }
+
+// GaborBorder returns the border extension of the Gabor planes (ZeroPad,
+// the default, for a set without them).
+func (s *Set) GaborBorder() gabor.Border { return s.border }
 
 // Names returns the expanded plane names in order; its length is the
 // descriptor dimension d. The slice is a copy.
@@ -214,7 +306,8 @@ func (s *Set) Dim() int { return len(s.planes) }
 // that images must be loaded with imageio.Options.Color.
 func (s *Set) NeedsColor() bool { return s.colour != "" }
 
-// String returns the canonical form of the set, its expanded names joined
-// by commas without spaces, for example "I,Ix,Iy,Ixx,Iyy". Parse of it
+// String returns the canonical form of the set: its expanded names joined
+// by commas without spaces, for example "I,Ix,Iy,Ixx,Iyy", followed for a
+// set with Gabor planes by its border, ";gabor-border=zero". Parse of it
 // gives the same set; it identifies the features in metadata and cache keys.
 func (s *Set) String() string { return s.str }

@@ -68,7 +68,11 @@ func TestParse(t *testing.T) {
 		if s.NeedsColor() != tc.needColor {
 			t.Errorf("Parse(%q).NeedsColor() = %v, want %v", tc.spec, s.NeedsColor(), tc.needColor)
 		}
-		if want := strings.Join(tc.want, ","); s.String() != want {
+		want := strings.Join(tc.want, ",")
+		if s.HasGabor() {
+			want += ";gabor-border=zero"
+		}
+		if s.String() != want {
 			t.Errorf("Parse(%q).String() = %q, want %q", tc.spec, s.String(), want)
 		}
 		// The canonical form parses to the same set, and New agrees with Parse.
@@ -79,6 +83,47 @@ func TestParse(t *testing.T) {
 		if err != nil || n.String() != s.String() {
 			t.Errorf("New(%v) = %v, %v; want %s", tc.want, n, err, s)
 		}
+	}
+}
+
+func TestGaborBorderOption(t *testing.T) {
+	for _, tc := range []struct {
+		spec, border string
+		want         gabor.Border
+		str          string // suffix of String()
+	}{
+		{"face", "", gabor.ZeroPad, ";gabor-border=zero"},
+		{"face;gabor-border=symmetric", "", gabor.Symmetric, ";gabor-border=symmetric"},
+		{" I, x, y, gabor ; gabor-border = zero ", "", gabor.ZeroPad, ";gabor-border=zero"},
+		{"face", "symmetric", gabor.Symmetric, ";gabor-border=symmetric"},
+		{"G_v0_u0", "zero", gabor.ZeroPad, "G_v0_u0;gabor-border=zero"},
+	} {
+		s, err := features.ParseWithGaborBorder(tc.spec, tc.border)
+		if err != nil {
+			t.Errorf("ParseWithGaborBorder(%q, %q): %v", tc.spec, tc.border, err)
+			continue
+		}
+		if s.GaborBorder() != tc.want || !strings.HasSuffix(s.String(), tc.str) {
+			t.Errorf("ParseWithGaborBorder(%q, %q) = border %v, %q; want %v, ...%s", tc.spec, tc.border, s.GaborBorder(), s.String(), tc.want, tc.str)
+		}
+		if again := mustParse(t, s.String()); again.String() != s.String() || again.GaborBorder() != s.GaborBorder() {
+			t.Errorf("Parse(%q) = %q, border %v", s.String(), again, again.GaborBorder())
+		}
+	}
+	for _, tc := range []struct{ spec, border, want string }{
+		{"face;gabor-border=zero", "symmetric", "given twice"},
+		{"face", "reflect", `unknown border "reflect"`},
+		{"texture", "zero", "has no Gabor planes"},
+	} {
+		if _, err := features.ParseWithGaborBorder(tc.spec, tc.border); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseWithGaborBorder(%q, %q) error %v, want one containing %q", tc.spec, tc.border, err, tc.want)
+		}
+	}
+	// WithGaborBorder leaves the receiver as it was.
+	zero := mustParse(t, "face")
+	sym, err := zero.WithGaborBorder(gabor.Symmetric)
+	if err != nil || zero.GaborBorder() != gabor.ZeroPad || sym.GaborBorder() != gabor.Symmetric {
+		t.Errorf("WithGaborBorder: %v; receiver %v, result %v", err, zero.GaborBorder(), sym.GaborBorder())
 	}
 }
 
@@ -115,6 +160,11 @@ func TestParseErrors(t *testing.T) {
 		{"Rx,R'", []string{`duplicate feature "Rx" (from "Rx" and "R'")`}},
 		{"reid,x", []string{`duplicate feature "x"`}},
 		{"gabor,gabor", []string{`duplicate feature "G_v0_u0"`}},
+		{"face;gabor-border=mirror", []string{`unknown border "mirror"`, "zero or symmetric"}},
+		{"face;border=zero", []string{`unknown option "border=zero"`, "gabor-border=zero|symmetric"}},
+		{"face;gabor-border", []string{`unknown option "gabor-border"`}},
+		{"texture;gabor-border=symmetric", []string{"has no Gabor planes"}},
+		{";gabor-border=zero", []string{"empty feature list"}},
 	} {
 		s, err := features.Parse(tc.spec)
 		if err == nil {

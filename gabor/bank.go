@@ -28,23 +28,36 @@ var dcTerm = math.Exp(-2 * math.Pi * math.Pi)
 type Border int
 
 const (
+	// ZeroPad treats pixels outside the image as 0 and keeps the central
+	// 'same'-size part of the linear convolution: MATLAB's
+	// conv2(I, G, 'same') and imfilter's default, which the paper's
+	// authors ran. It is the default (the zero value).
+	ZeroPad Border = iota
 	// Symmetric extends by half-sample mirror reflection (… c b a | a b c …,
 	// MATLAB's 'symmetric', scipy.ndimage's 'reflect'), repeated with period
-	// 2n for kernels wider than the image. It is the default.
-	Symmetric Border = iota
-	// ZeroPad treats pixels outside the image as 0 (MATLAB conv2 'same').
-	ZeroPad
+	// 2n for kernels wider than the image.
+	Symmetric
 )
 
-// String returns "symmetric" or "zero".
+// String returns "zero" or "symmetric", the names ParseBorder accepts.
 func (b Border) String() string {
 	switch b {
-	case Symmetric:
-		return "symmetric"
 	case ZeroPad:
 		return "zero"
+	case Symmetric:
+		return "symmetric"
 	}
 	return fmt.Sprintf("Border(%d)", int(b))
+}
+
+// ParseBorder parses "zero" or "symmetric". The error wraps ErrParams.
+func ParseBorder(s string) (Border, error) {
+	for _, b := range []Border{ZeroPad, Symmetric} {
+		if b.String() == s {
+			return b, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown border %q (want zero or symmetric)", ErrParams, s)
 }
 
 // Method selects the convolution engine.
@@ -76,7 +89,7 @@ func (m Method) String() string {
 }
 
 // Params configures a Bank. The zero value gives the paper's bank with the
-// package defaults: Symmetric border, Auto method, DefaultSupport.
+// package defaults: ZeroPad border, Auto method, DefaultSupport.
 type Params struct {
 	Border Border
 	Method Method

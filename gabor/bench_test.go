@@ -28,7 +28,7 @@ func benchMagnitudes(b *testing.B, p gabor.Params, w, h int) {
 }
 
 // BenchmarkMagnitudes64 is the 64×64 face crop of the paper with the
-// default bank (Symmetric, Auto).
+// default bank (ZeroPad, Auto).
 func BenchmarkMagnitudes64(b *testing.B) { benchMagnitudes(b, gabor.Params{}, 64, 64) }
 
 // BenchmarkMagnitudes32 is the 32×32 FERET copy with the default bank.

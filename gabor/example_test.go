@@ -11,7 +11,7 @@ import (
 // A 32×32 grating at the wavenumber and angle of scale 1, orientation 2
 // excites plane G_v1_u2 most.
 func ExampleBank_Magnitudes() {
-	bank, err := gabor.NewBank(gabor.Params{}) // paper's bank, symmetric border
+	bank, err := gabor.NewBank(gabor.Params{}) // paper's bank, zero border (conv2 'same')
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -26,6 +26,13 @@ var (
 type LassoOptions struct {
 	// Lambda is the weight λ >= 0 of ‖v‖₁ in Eqn. 6, on the paper's scale.
 	Lambda float64
+	// LambdaRatio, when set, replaces Lambda by a weight relative to each
+	// query: λ(x) = LambdaRatio·λ_max(x), with λ_max(x) the smallest λ for
+	// which the all-zero code is optimal (see LambdaMax). It must lie in
+	// (0, 1); a ratio carries across kernels, σ, ridges and dimensions,
+	// where an absolute λ must follow the scale of the kernel values.
+	// Setting both Lambda and LambdaRatio is an error.
+	LambdaRatio float64
 	// Tol is the relative stopping tolerance (default 1e-6): the solver
 	// stops when the largest KKT violation (see Certificate) is at most
 	// Tol·max(λ, 2‖k‖∞), the scale of the gradient at v = 0. The duality
@@ -51,6 +58,10 @@ func (o LassoOptions) validate() error {
 	switch {
 	case !(o.Lambda >= 0) || math.IsInf(o.Lambda, 0):
 		return fmt.Errorf("%w: lambda = %v must be finite and >= 0", ErrInput, o.Lambda)
+	case math.IsNaN(o.LambdaRatio) || o.LambdaRatio < 0 || o.LambdaRatio >= 1:
+		return fmt.Errorf("%w: lambda ratio = %v must be in (0, 1)", ErrInput, o.LambdaRatio)
+	case o.LambdaRatio > 0 && o.Lambda != 0:
+		return fmt.Errorf("%w: both lambda = %v and lambda ratio = %v given: give one", ErrInput, o.Lambda, o.LambdaRatio)
 	case !(o.Tol > 0) || o.Tol >= 1:
 		return fmt.Errorf("%w: tolerance = %v must be in (0, 1)", ErrInput, o.Tol)
 	case o.MaxSweeps < 1:
@@ -61,6 +72,9 @@ func (o LassoOptions) validate() error {
 
 // Certificate reports the optimality of a returned code v.
 type Certificate struct {
+	// Lambda is the λ the code was solved for: LassoOptions.Lambda, or
+	// LambdaRatio·λ_max(x).
+	Lambda float64
 	// Objective is f(v) = k(X,X) − 2vᵀk + vᵀKv + λ‖v‖₁ (Eqn. 6).
 	Objective float64
 	// Gap is the duality gap f(v) − g(θ) for the dual point θ obtained by
@@ -198,6 +212,11 @@ func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certi
 	if len(ws.g) != n {
 		return cert, fmt.Errorf("%w: workspace for a dictionary of %d atoms, want %d", ErrInput, len(ws.g), n)
 	}
+	if r := l.opts.LambdaRatio; r > 0 {
+		q := *l
+		q.opts.Lambda, q.opts.LambdaRatio = r*LambdaMax(kx, l.opts.NonNegative), 0
+		return q.SolveTo(v, kx, kxx, ws)
+	}
 	// From a cold start far below λ_max = 2‖k‖∞ (where v = 0 is optimal),
 	// follow the regularisation path as glmnet does: loose solves at
 	// λ_max/4, λ_max/16, ... warm-start the next, so that the sign pattern
@@ -216,6 +235,35 @@ func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certi
 	return c, err
 }
 
+// LambdaMax returns λ_max(x), the smallest λ for which v = 0 minimises
+// the kernel Lasso of Eqns. 6–7 for the kernel vector kx = 𝒦(X, 𝔻):
+//
+//	λ_max(x) = 2·max_j |k(X, D_j)|          (2·max(max_j k(X, D_j), 0) if nonNegative).
+//
+// Derivation, on the paper's scale (no ½ on the fit, no 1/N): the
+// objective f(v) = k(X,X) − 2vᵀ𝒦 + vᵀ𝕂v + λ‖v‖₁ is convex, and the
+// gradient of its smooth part at v = 0 is −2𝒦. So v = 0 is optimal iff
+// 0 ∈ −2𝒦 + λ·∂‖0‖₁ = −2𝒦 + λ[−1, 1]^N, that is iff 2|𝒦_j| <= λ for
+// every j; under v >= 0 the subdifferential is (−∞, λ] per coordinate and
+// only 2𝒦_j <= λ is needed. 𝕂 plays no part: at v = 0 no atom is used.
+// For the Stein kernel, where k(X, D) = exp(−σ S(X, D)) > 0 (Eqn. 5),
+// λ_max(x) = 2·exp(−σ·min_j S(X, D_j)): it follows the query's nearest
+// atom, so a fixed λ that suits one σ, ridge or dimension codes every
+// query of another as zero. (SPAMS' and scikit-learn's λ_max = ‖Dᵀx‖∞/n
+// are this on their scales.)
+func LambdaMax(kx []float64, nonNegative bool) float64 {
+	var m float64
+	for _, x := range kx {
+		if !nonNegative {
+			x = math.Abs(x)
+		}
+		if x > m {
+			m = x
+		}
+	}
+	return 2 * m
+}
+
 // pathFrom is the fraction of λ_max below which cold starts follow the
 // regularisation path.
 const pathFrom = 0.05
@@ -231,8 +279,8 @@ func allZero(v []float64) bool {
 
 // solve runs the solver from the warm start v; kmax is ‖k‖∞.
 func (l *Lasso) solve(v, kx []float64, kxx float64, ws *LassoWorkspace, kmax float64) (Certificate, error) {
-	var cert Certificate
 	lam := l.opts.Lambda
+	cert := Certificate{Lambda: lam}
 	kktTol := l.opts.Tol * math.Max(math.Max(lam, 2*kmax), math.SmallestNonzeroFloat64)
 	// Active-set sweeps stop when no coordinate lowers the objective by
 	// more than this.

@@ -365,12 +365,80 @@ func TestLassoErrors(t *testing.T) {
 			_, err := nn.SolveTo([]float64{-1, 0}, []float64{1, 1}, 1, nn.NewWorkspace())
 			return err
 		}},
+		{"lambda ratio 1", func() error { _, err := NewLasso(K, LassoOptions{LambdaRatio: 1}); return err }},
+		{"negative lambda ratio", func() error { _, err := NewLasso(K, LassoOptions{LambdaRatio: -0.1}); return err }},
+		{"NaN lambda ratio", func() error { _, err := NewLasso(K, LassoOptions{LambdaRatio: math.NaN()}); return err }},
+		{"lambda and ratio", func() error { _, err := NewLasso(K, LassoOptions{Lambda: 0.1, LambdaRatio: 0.1}); return err }},
 		{"batch sizes", func() error { _, _, err := l.SolveBatch(mat.NewDense(3, 2, nil), []float64{1}, 1); return err }},
 		{"batch columns", func() error { _, _, err := l.SolveBatch(mat.NewDense(1, 3, nil), []float64{1}, 1); return err }},
 	}
 	for _, tc := range tests {
 		if err := tc.fn(); !errors.Is(err, ErrInput) {
 			t.Errorf("%s: got %v, want ErrInput", tc.name, err)
+		}
+	}
+}
+
+// TestLambdaMax checks the closed form of λ_max on random problems,
+// explicit feature-space ones (kernel values of both signs) and Stein ones,
+// with and without the sign constraint: at λ_max(x) the code is all zero,
+// at 0.99·λ_max(x) it is not, and LambdaRatio solves at ratio·λ_max(x).
+func TestLambdaMax(t *testing.T) {
+	for seed := range uint64(12) {
+		var K *mat.SymDense
+		var kx []float64
+		kxx := 1.0
+		if seed%2 == 0 {
+			K, kx, kxx = featureProblem(newRand(seed), 6, 7)
+		} else {
+			K, kx = steinProblem(t, seed, 7, 3)
+		}
+		for _, nonneg := range []bool{false, true} {
+			lmax := LambdaMax(kx, nonneg)
+			if lmax == 0 {
+				continue // no atom correlates positively: zero for every λ
+			}
+			for _, tc := range []struct {
+				factor float64
+				zero   bool
+			}{{1, true}, {1.5, true}, {0.99, false}, {0.5, false}} {
+				l, err := NewLasso(K, LassoOptions{Lambda: tc.factor * lmax, NonNegative: nonneg, Tol: 1e-9})
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, _, err := l.Solve(kx, kxx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if allZero(v) != tc.zero {
+					t.Errorf("seed %d nonneg %v: λ = %g·λ_max: all-zero code %v, want %v (v = %.3g)", seed, nonneg, tc.factor, allZero(v), tc.zero, v)
+				}
+				// An independent check of the claim: brute force over sign
+				// patterns agrees on whether 0 is the minimiser.
+				if bv, _ := bruteForce(K, kx, kxx, tc.factor*lmax, nonneg); allZero(bv) != tc.zero {
+					t.Errorf("seed %d nonneg %v: brute force at %g·λ_max: zero %v", seed, nonneg, tc.factor, allZero(bv))
+				}
+			}
+			// LambdaRatio: the same code as the absolute λ it stands for.
+			rl, err := NewLasso(K, LassoOptions{LambdaRatio: 0.3, NonNegative: nonneg, Tol: 1e-9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			al, _ := NewLasso(K, LassoOptions{Lambda: 0.3 * lmax, NonNegative: nonneg, Tol: 1e-9})
+			rv, rc, err := rl.Solve(kx, kxx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			av, ac, _ := al.Solve(kx, kxx)
+			if rc.Lambda != 0.3*lmax || ac.Lambda != 0.3*lmax {
+				t.Errorf("seed %d: certificates report λ %g and %g, want %g", seed, rc.Lambda, ac.Lambda, 0.3*lmax)
+			}
+			for j := range rv {
+				if rv[j] != av[j] {
+					t.Errorf("seed %d nonneg %v: ratio code %v differs from absolute code %v", seed, nonneg, rv, av)
+					break
+				}
+			}
 		}
 	}
 }

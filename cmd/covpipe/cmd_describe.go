@@ -10,6 +10,7 @@ import (
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/urfave/cli/v2"
 )
@@ -23,15 +24,17 @@ func describeCommand() *cli.Command {
 			"writes DIR/descriptors.npy (float64, shape (n, d, d), for numpy.load), DIR/manifest.csv\n" +
 			"(index,path,label,region per descriptor), DIR/meta.json (options, inputs, counts) and, with\n" +
 			"--skip-bad, DIR/failures.csv. Files appear only when the run succeeds.\n\n" +
-			"An INPUT is a folder of class folders (label = first-level folder), a .csv manifest\n" +
-			"(path,label,...) or KIND:PATH with KIND feret, brodatz, folders, mars or csv. Several INPUTs\n" +
-			"are concatenated; their manifest paths are then written K:PATH, K the INPUT's number from 0.\n" +
+			"An INPUT is a folder of class folders (label = first-level folder), a plain folder of images\n" +
+			"(empty labels), a .csv manifest (path,label,...) or KIND:PATH with KIND feret, brodatz,\n" +
+			"folders, mars or csv. Several INPUTs are concatenated; their manifest paths are then written\n" +
+			"K:PATH, K the INPUT's number from 0.\n" +
 			"--shard I/N describes the I-th (from 0) of N contiguous parts; covpipe merge joins them.\n\n" +
 			"   covpipe describe mars:../shared/datasets/mini-mars --resize 32x64 --features reid --out out/mars\n" +
 			"   covpipe describe brodatz:DIR --regions blocks:50:32 --seed 1 --out out/brodatz",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `DIR` (required; created if needed)"},
 			&cli.StringFlag{Name: "features", Value: describe.DefaultFeatures, Usage: "feature `LIST`: names or presets (texture, face, reid), e.g. I,Ix,Iy,Ixx,Iyy or I,x,y,gabor"},
+			&cli.StringFlag{Name: "gabor-border", Usage: "`BORDER` of the Gabor convolutions: zero (default; MATLAB conv2(I, G, 'same'), as the paper's authors) or symmetric (mirror reflection); also written --features 'face;gabor-border=symmetric'"},
 			&cli.StringFlag{Name: "resize", Usage: "resize every image to `WxH` (W columns, H rows), e.g. 32x64"},
 			&cli.StringFlag{Name: "filter", Usage: "resampling filter `F` for --resize: linear (default), nearest, box, catmullrom or lanczos3"},
 			&cli.StringFlag{Name: "regions", Value: "whole", Usage: "region `LAYOUT`: whole, grid:RxC or blocks:N:S"},
@@ -81,8 +84,15 @@ func describeCommand() *cli.Command {
 
 // describeOptions reads the options of `covpipe describe` from its flags.
 func describeOptions(c *cli.Context) (describe.Options, error) {
+	spec := c.String("features")
+	if b := c.String("gabor-border"); b != "" {
+		if _, err := features.ParseWithGaborBorder(spec, b); err != nil {
+			return describe.Options{}, fmt.Errorf("describe: --gabor-border: %w", err)
+		}
+		spec += ";gabor-border=" + b
+	}
 	o := describe.Options{
-		Features: c.String("features"),
+		Features: spec,
 		Seed:     c.Uint64("seed"),
 		Workers:  c.Int("workers"),
 		SkipBad:  c.Bool("skip-bad"),

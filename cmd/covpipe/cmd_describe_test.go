@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,24 +21,31 @@ func imageFolder(t *testing.T, n int) string {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, class := range []string{"p1", "p2"} {
-		if err := os.MkdirAll(filepath.Join(dir, class), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for i := range n {
-			img := image.NewNRGBA(image.Rect(0, 0, 16, 24))
-			for p := range img.Pix {
-				img.Pix[p] = uint8(rng.IntN(256))
-			}
-			var buf bytes.Buffer
-			if err := png.Encode(&buf, img); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, class, string(rune('a'+i))+".png"), buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		noisePNGs(t, rng, filepath.Join(dir, class), n)
 	}
 	return dir
+}
+
+// noisePNGs writes n 16×24 noise PNGs named a.png, b.png, ... into dir,
+// creating it.
+func noisePNGs(t *testing.T, rng *rand.Rand, dir string, n int) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		img := image.NewNRGBA(image.Rect(0, 0, 16, 24))
+		for p := range img.Pix {
+			img.Pix[p] = uint8(rng.IntN(256))
+		}
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, img); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, string(rune('a'+i))+".png"), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestDescribeCommand(t *testing.T) {
@@ -104,10 +112,64 @@ func TestDescribeCommand(t *testing.T) {
 	}
 }
 
+// TestDescribePlainFolder describes a folder that holds its images
+// directly, as `covpipe describe --out DIR photos/` does: every manifest
+// row has an empty label, and Read and a sharded run's merge keep it.
+func TestDescribePlainFolder(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "photos")
+	noisePNGs(t, rand.New(rand.NewPCG(3, 4)), src, 3)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	stdout, stderr, err := runCLI(t, "describe", "--out", out, src+string(filepath.Separator))
+	if err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "described 3 images: 3 descriptors of 5x5") {
+		t.Errorf("stdout: %q", stdout)
+	}
+	man, err := os.ReadFile(filepath.Join(out, describe.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "index,path,label,region\n0,a.png,,16x24+0+0\n1,b.png,,16x24+0+0\n2,c.png,,16x24+0+0\n"
+	if string(man) != want {
+		t.Errorf("manifest.csv:\n%s\nwant:\n%s", man, want)
+	}
+	got, err := describe.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rows) != 3 {
+		t.Fatalf("Read: %d rows, want 3", len(got.Rows))
+	}
+	for i, r := range got.Rows {
+		if r.Label != "" || r.Path != string(rune('a'+i))+".png" {
+			t.Errorf("Read row %d: %+v, want path %c.png and an empty label", i, r, 'a'+i)
+		}
+	}
+	var shards []string
+	for _, s := range []string{"0/2", "1/2"} {
+		sd := filepath.Join(dir, "shard"+s[:1])
+		if _, stderr, err := runCLI(t, "describe", src, "--shard", s, "-o", sd); err != nil {
+			t.Fatalf("describe --shard %s: %v\n%s", s, err, stderr)
+		}
+		shards = append(shards, sd)
+	}
+	merged := filepath.Join(dir, "merged")
+	if _, _, err := runCLI(t, append([]string{"merge", "--out", merged}, shards...)...); err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	if m, _ := os.ReadFile(filepath.Join(merged, describe.ManifestFile)); string(m) != want {
+		t.Errorf("merged manifest.csv:\n%s\nwant:\n%s", m, want)
+	}
+}
+
 func TestDescribeCommandErrors(t *testing.T) {
 	src := imageFolder(t, 1)
 	bad := imageFolder(t, 1)
 	os.WriteFile(filepath.Join(bad, "p1", "z.png"), []byte("garbage"), 0o644)
+	mixed := imageFolder(t, 1)
+	noisePNGs(t, rand.New(rand.NewPCG(5, 6)), mixed, 1)
 	out := filepath.Join(t.TempDir(), "out")
 	for _, tc := range []struct {
 		args []string
@@ -129,6 +191,10 @@ func TestDescribeCommandErrors(t *testing.T) {
 		{[]string{"describe", src, "--out", out, "--shard", "2/2"}, `--shard: describe: invalid shard: "2/2"`},
 		{[]string{"describe", filepath.Join(src, "nope"), "--out", out}, "nope"},
 		{[]string{"describe", bad, "--out", out}, "load " + filepath.Join(bad, "p1", "z.png")},
+		{[]string{"describe", mixed, "--out", out}, "image " + filepath.Join(mixed, "a.png") + " lies directly in the folder, but class folder " + filepath.Join(mixed, "p1")},
+		{[]string{"describe", src, "--out", out, "--features", "face", "--gabor-border", "mirror"}, `unknown border "mirror"`},
+		{[]string{"describe", src, "--out", out, "--features", "texture", "--gabor-border", "zero"}, "has no Gabor planes"},
+		{[]string{"describe", src, "--out", out, "--features", "face;gabor-border=zero", "--gabor-border", "symmetric"}, "given twice"},
 		{[]string{"merge", src}, "--out DIR is required"},
 		{[]string{"merge", "--out", out}, "want the SHARD_DIR"},
 		{[]string{"merge", "--out", out, src}, "no meta.json"},
@@ -144,6 +210,34 @@ func TestDescribeCommandErrors(t *testing.T) {
 		if entries, _ := os.ReadDir(out); len(entries) != 0 {
 			t.Errorf("%v: failed run left %v", tc.args, entries)
 		}
+	}
+}
+
+// TestDescribeGaborBorder checks that the border reaches the descriptors
+// from the flag and from the spec, and that meta.json records it.
+func TestDescribeGaborBorder(t *testing.T) {
+	src := imageFolder(t, 1)
+	read := func(args ...string) (*describe.Output, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out")
+		if _, stderr, err := runCLI(t, append([]string{"describe", src, "--out", out, "--ridge", "0"}, args...)...); err != nil {
+			t.Fatalf("describe %v: %v\n%s", args, err, stderr)
+		}
+		o, err := describe.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o, o.Meta.GaborBorder
+	}
+	zero, zb := read("--features", "I,G_v4_u0")
+	sym, sb := read("--features", "I,G_v4_u0", "--gabor-border", "symmetric")
+	spec, pb := read("--features", "I, G_v4_u0; gabor-border=symmetric")
+	_, tb := read("--features", "texture")
+	if zb != "zero" || sb != "symmetric" || pb != "symmetric" || tb != "" {
+		t.Errorf("meta gabor_border: default %q, flag %q, spec %q, texture %q", zb, sb, pb, tb)
+	}
+	if slices.Equal(zero.Data, sym.Data) || !slices.Equal(sym.Data, spec.Data) {
+		t.Error("the symmetric border, by flag or spec, must change the descriptors and agree")
 	}
 }
 

@@ -92,6 +92,9 @@ func runCommand() *cli.Command {
 			}
 			fmt.Fprintf(c.App.Writer, "%s: accuracy %% (mean ± std over %d repeats)\n\n%s\nwall time %.1f s; results in %s\n",
 				res.Name, res.Repeats, res.Table(), res.Seconds, filepath.Join(out, "results.json"))
+			for _, w := range res.Warnings() {
+				fmt.Fprintf(c.App.Writer, "warning: %s\n", w)
+			}
 			return nil
 		},
 	}

@@ -1,0 +1,107 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeNoisePNGs writes an 8×8 grey noise PNG at each of the paths
+// (slash-separated, relative to root), creating their folders.
+func writeNoisePNGs(t *testing.T, root string, rels ...string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, rel := range rels {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		img := image.NewGray(image.Rect(0, 0, 8, 8))
+		for i := range img.Pix {
+			img.Pix[i] = uint8(rng.IntN(256))
+		}
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := png.Encode(f, img); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSingleClassDataset checks that an experiment on a dataset of one
+// class, or of unlabelled images (a plain folder), is an error naming the
+// dataset's path and saying where labels come from, instead of a run that
+// reports 100%; a dataset of two classes runs.
+func TestSingleClassDataset(t *testing.T) {
+	root := t.TempDir()
+	writeNoisePNGs(t, root,
+		"one/cats/a.png", "one/cats/b.png", "one/cats/c.png",
+		"plain/a.png", "plain/b.png", "plain/c.png",
+		"feret/00001ba.png", "feret/00001bj.png",
+		"brodatz/D1.png",
+		"two/cats/a.png", "two/cats/b.png", "two/dogs/a.png", "two/dogs/b.png",
+	)
+	if err := os.WriteFile(filepath.Join(root, "one.csv"), []byte("path,label\nplain/a.png,x\nplain/b.png,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		spec string
+		want []string // substrings of the error; none: the run succeeds
+	}{
+		{"one", []string{`dataset "one"`, filepath.Join(root, "one") + ")", `a single class, "cats" (3 images)`,
+			"at least two classes", "names of the first-level folders (" + filepath.Join(root, "one") + "/<label>/...)"}},
+		{"folders:one", []string{`dataset "folders:one"`, `a single class, "cats"`, "first-level folders"}},
+		{"mars:one", []string{`dataset "mars:one"`, `a single class, "cats"`, "first-level folders"}},
+		{"plain", []string{`dataset "plain"`, filepath.Join(root, "plain") + ")", "its 3 images have an empty label",
+			"at least two classes", "first-level folders", "images directly in " + filepath.Join(root, "plain") + ", without class folders"}},
+		{"feret:feret", []string{`dataset "feret:feret"`, filepath.Join(root, "feret"), `a single class, "00001" (2 images)`, "subject ids"}},
+		{"brodatz:brodatz", []string{`dataset "brodatz:brodatz"`, filepath.Join(root, "brodatz"), `a single class, "D1" (1 images)`, "texture names"}},
+		{"one.csv", []string{`dataset "one.csv"`, filepath.Join(root, "one.csv"), `a single class, "x"`, "label column"}},
+		{"two", nil},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			cfg, err := Parse(fmt.Appendf(nil, `
+name: labels
+seed: 1
+repeats: 1
+data:
+  dataset: %q
+  features: I,Ix,Iy
+tasks:
+  - name: t
+    split: {train_per_class: 1}
+methods:
+  - name: nn-stein
+`, tc.spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(context.Background(), cfg, Options{DataRoot: root})
+			if tc.want == nil {
+				if err != nil || len(res.Results) != 1 {
+					t.Fatalf("two classes: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("got no error (accuracy %v), want one containing %q", res.Results[0].AccuracyMean, tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
