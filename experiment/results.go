@@ -135,8 +135,8 @@ func (r *Results) Warnings() []string {
 		}
 		msg := fmt.Sprintf("%s / %s: %d of %d sparse codes (%.1f%%) are all zero, so their predictions are arbitrary (%s)",
 			x.Task, x.Method, zero, total, 100*float64(zero)/float64(total), strings.Join(used, "; "))
-		if x.Lambda != nil {
-			msg += fmt.Sprintf("; λ used %.3g to %.3g", x.Lambda.Min, x.Lambda.Max)
+		if x.Lambda != nil && x.Lambda.Min != x.Lambda.Max {
+			msg += fmt.Sprintf("; λ per query %.3g to %.3g", x.Lambda.Min, x.Lambda.Max)
 		}
 		if _, relative := firstParam(x.Params, "lambda_ratio"); !relative {
 			msg += ". λ is too large for this kernel's values, which move with σ, the ridge and d: try lambda_ratio (e.g. 0.1), which sets λ relative to each query's λ_max"

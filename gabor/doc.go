@@ -74,7 +74,7 @@
 // MATLAB's conv2(I, G, 'same') and imfilter do by default, and so what the
 // paper's authors most likely ran; the paper does not say. On FERET at
 // 32×32 it is also what the paper's accuracies need: with the same
-// descriptors otherwise, RSR averages 59.75 with ZeroPad and 44.88 with
+// descriptors otherwise, RSR averages 59.88 with ZeroPad and 45.00 with
 // Symmetric (docs/results.md). The zero border makes the coarse wavelets
 // (σ_4 = 17.8 pixels see the whole of a 32×32 crop) respond to the step
 // between the face and the padding: on a constant 32×32 image of value 128
