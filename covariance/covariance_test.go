@@ -502,3 +502,51 @@ func TestDiagRidgeEquivariance(t *testing.T) {
 		t.Error("unknown kind accepted")
 	}
 }
+
+func TestParseRegularization(t *testing.T) {
+	for _, r := range []covariance.Regularization{
+		{Kind: covariance.None}, {Kind: covariance.TraceRidge, Eps: 1e-4}, {Kind: covariance.DiagRidge, Eps: 0.1}, {Kind: covariance.Ridge, Eps: 2.5e-7},
+	} {
+		got, err := covariance.ParseRegularization(r.String())
+		if err != nil || got != r {
+			t.Errorf("ParseRegularization(%q) = %v, %v; want %v", r.String(), got, err, r)
+		}
+	}
+	if got, err := covariance.ParseRegularization(covariance.Regularization{}.String()); err != nil || got != covariance.DefaultRegularization() {
+		t.Errorf("zero value round trip: %v, %v", got, err)
+	}
+	for _, s := range []string{"", "trace-ridge", "trace-ridge:", "trace-ridge:0", "ridge:-1", "ridge:NaN", "ridge:Inf", "none:0.1", "wide:0.1", ":0.1"} {
+		if r, err := covariance.ParseRegularization(s); err == nil {
+			t.Errorf("ParseRegularization(%q) = %v, want an error", s, r)
+		}
+	}
+}
+
+func TestNewRegularization(t *testing.T) {
+	for _, tc := range []struct {
+		kind string
+		eps  float64
+		want covariance.Regularization
+		err  string
+	}{
+		{"", 1e-4, covariance.Regularization{Kind: covariance.TraceRidge, Eps: 1e-4}, ""},
+		{"diag-ridge", 0.1, covariance.Regularization{Kind: covariance.DiagRidge, Eps: 0.1}, ""},
+		{"ridge", 0, covariance.Regularization{Kind: covariance.None}, ""},
+		{"none", 0, covariance.Regularization{Kind: covariance.None}, ""},
+		{"none", 0.1, covariance.Regularization{}, "give strength 0"},
+		{"diag", 0.1, covariance.Regularization{}, `unknown regularisation kind "diag"`},
+		{"ridge", -1, covariance.Regularization{}, "ridge strength -1"},
+		{"ridge", math.Inf(1), covariance.Regularization{}, "ridge strength +Inf"},
+	} {
+		got, err := covariance.NewRegularization(tc.kind, tc.eps)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("NewRegularization(%q, %v) error %v, want %q", tc.kind, tc.eps, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("NewRegularization(%q, %v) = %v, %v; want %v", tc.kind, tc.eps, got, err, tc.want)
+		}
+	}
+}

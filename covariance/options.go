@@ -3,6 +3,8 @@ package covariance
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // RegKind selects how a descriptor is regularised; see Regularization.
@@ -73,6 +75,53 @@ func ParseRegKind(s string) (RegKind, error) {
 		}
 	}
 	return 0, fmt.Errorf("covariance: unknown regularisation kind %q (want trace-ridge, ridge, diag-ridge or none)", s)
+}
+
+// NewRegularization returns the regularisation of a user's settings, as a
+// command-line flag pair or a config gives them: kind is a RegKind's
+// String form ("" means trace-ridge) and eps the strength, where 0 means
+// no regularisation at all (Kind None) rather than the default strength.
+// It returns an error naming the setting for an unknown kind, for kind
+// "none" with a strength, and for a strength that is negative or not
+// finite.
+func NewRegularization(kind string, eps float64) (Regularization, error) {
+	if !(eps >= 0) || math.IsInf(eps, 0) {
+		return Regularization{}, fmt.Errorf("covariance: ridge strength %v: want finite and >= 0 (0: no regularisation)", eps)
+	}
+	k := TraceRidge
+	if kind != "" {
+		var err error
+		if k, err = ParseRegKind(kind); err != nil {
+			return Regularization{}, err
+		}
+	}
+	switch {
+	case eps == 0:
+		return Regularization{Kind: None}, nil
+	case k == None:
+		return Regularization{}, fmt.Errorf("covariance: ridge kind none with strength %v: give strength 0 for none", eps)
+	}
+	return Regularization{Kind: k, Eps: eps}, nil
+}
+
+// ParseRegularization parses the String form of a Regularization:
+// "none", or KIND:EPS such as "trace-ridge:0.0001" or "diag-ridge:0.1" with
+// EPS > 0. ParseRegularization(r.String()) gives r with its default
+// strength filled in.
+func ParseRegularization(s string) (Regularization, error) {
+	if s == None.String() {
+		return Regularization{Kind: None}, nil
+	}
+	kind, num, ok := strings.Cut(s, ":")
+	eps, err := strconv.ParseFloat(num, 64)
+	if !ok || kind == "" || err != nil || !(eps > 0) {
+		return Regularization{}, fmt.Errorf("covariance: regularisation %q: want none or KIND:EPS with EPS > 0, e.g. trace-ridge:0.0001", s)
+	}
+	r, err := NewRegularization(kind, eps)
+	if err != nil {
+		return Regularization{}, fmt.Errorf("covariance: regularisation %q: %w", s, err)
+	}
+	return r, nil
 }
 
 // DefaultRegularization returns the regularisation of the zero Options
