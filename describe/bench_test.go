@@ -19,7 +19,7 @@ func BenchmarkDescribeMiniMars(b *testing.B) {
 		b.Fatal(err)
 	}
 	out := filepath.Join(b.TempDir(), "out")
-	o := Options{Features: "reid", Width: 32, Height: 64}
+	o := Options{Features: fset("reid"), Width: 32, Height: 64}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Describe(context.Background(), []*datasets.List{list}, out, o); err != nil {

@@ -2,8 +2,10 @@ package describe
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,7 +26,7 @@ import (
 // planes F(x, y) computed (paper, Sec. 5.1) and, for each region of
 // o.Regions, the regularised covariance C_R = 1/(n−1) Σ (z−μ)(z−μ)ᵀ
 // (Tuzel et al. 2006, eq. 1) written, in input order whatever the number
-// of workers.
+// of workers. It is Extractor.Run with a sink that writes the folder.
 //
 // The files are written to temporary files in dir and renamed into place
 // only when the run has succeeded, so that a failed or cancelled run
@@ -38,41 +40,27 @@ import (
 // image's path, and the region when one is at fault. It also returns the
 // context's error when ctx is cancelled, and errors writing dir.
 func Describe(ctx context.Context, inputs []*datasets.List, dir string, o Options) (*Meta, error) {
-	p, meta, err := prepare(inputs, o)
+	e, err := NewExtractor(o)
 	if err != nil {
 		return nil, err
 	}
-	total := meta.totalImages()
-	lo, hi := p.shard.Range(total)
-	jobs := make([]job, 0, hi-lo)
-	i := 0
-	for k, l := range inputs {
-		for j := range l.Items {
-			if i >= lo && i < hi {
-				jobs = append(jobs, job{input: k, item: &l.Items[j]})
-			}
-			i++
-		}
-	}
+	return e.Run(ctx, inputs, &folder{dir: dir})
+}
 
-	out, err := createOutputs(dir, p.set.Dim(), p.skipBad)
+// Collect is Describe into memory: it returns what Read would return of
+// the folder that Describe(ctx, inputs, dir, o) writes (the same Meta,
+// Rows and Data, bit for bit), without writing any file. It returns the
+// errors of Describe but those of writing.
+func Collect(ctx context.Context, inputs []*datasets.List, o Options) (*Output, error) {
+	e, err := NewExtractor(o)
 	if err != nil {
 		return nil, err
 	}
-	defer out.abort()
-	rep := o.Reporter
-	if rep == nil {
-		rep = nopReporter{}
-	}
-	counts, err := p.run(ctx, jobs, len(inputs), out, rep)
-	if err != nil {
+	var c collector
+	if _, err := e.Run(ctx, inputs, &c); err != nil {
 		return nil, err
 	}
-	meta.Counts = counts
-	if err := out.commit(&meta); err != nil {
-		return nil, err
-	}
-	return &meta, nil
+	return &c.out, nil
 }
 
 // prepare validates the options and inputs of a run and returns its plan
@@ -82,25 +70,32 @@ func prepare(inputs []*datasets.List, o Options) (*plan, Meta, error) {
 	if err != nil {
 		return nil, Meta{}, err
 	}
+	m, err := p.meta(inputs)
+	return p, m, err
+}
+
+// meta validates the inputs of a run of p and returns its metadata
+// without counts.
+func (p *plan) meta(inputs []*datasets.List) (Meta, error) {
 	if len(inputs) == 0 {
-		return nil, Meta{}, errors.New("describe: no inputs")
+		return Meta{}, errors.New("describe: no inputs")
 	}
 	total := 0
 	for k, l := range inputs {
 		if l == nil {
-			return nil, Meta{}, fmt.Errorf("describe: input %d is nil", k)
+			return Meta{}, fmt.Errorf("describe: input %d is nil", k)
 		}
 		for _, it := range l.Items {
 			if strings.ContainsAny(it.Rel, "\r\n") || strings.ContainsAny(it.Label, "\r\n") {
-				return nil, Meta{}, fmt.Errorf("describe: %q (label %q): a line break in a path or label cannot be written to a manifest", it.Path, it.Label)
+				return Meta{}, fmt.Errorf("describe: %q (label %q): a line break in a path or label cannot be written to a manifest", it.Path, it.Label)
 			}
 		}
 		total += len(l.Items)
 	}
 	if total == 0 {
-		return nil, Meta{}, fmt.Errorf("describe: %w: the inputs list no images", datasets.ErrEmpty)
+		return Meta{}, fmt.Errorf("describe: %w: the inputs list no images", datasets.ErrEmpty)
 	}
-	return p, newMeta(p, inputs), nil
+	return newMeta(p, inputs), nil
 }
 
 // Current reports whether dir holds the output of Describe(ctx, inputs,
@@ -125,6 +120,120 @@ func Current(dir string, inputs []*datasets.List, o Options) (bool, error) {
 	return got.diff(&want) == "" && (got.Shard == nil) == (want.Shard == nil) && (got.Shard == nil || *got.Shard == *want.Shard), nil
 }
 
+// Extractor computes covariance descriptors with validated Options: of
+// the images of datasets.Lists, streamed in order to a Sink (Run), and of
+// given regions of an image already in memory (Regions), through the same
+// per-image code, so that both give the same numbers. Its methods must
+// not be called concurrently; Run describes images concurrently on
+// workers of its own.
+type Extractor struct {
+	p *plan
+	w *worker // of Regions, made on first use
+}
+
+// NewExtractor validates o and returns an Extractor for it. It returns an
+// error naming the offending option for an invalid size, filter, region
+// layout, regularisation, shard or worker count.
+func NewExtractor(o Options) (*Extractor, error) {
+	p, err := newPlan(o)
+	if err != nil {
+		return nil, err
+	}
+	return &Extractor{p: p}, nil
+}
+
+// Dim returns the number of features d: each descriptor is d×d.
+func (e *Extractor) Dim() int { return e.p.set.Dim() }
+
+// Run describes the images of inputs, as Describe does (same order,
+// shard, workers, progress and errors), and streams the results to sink:
+// Begin with the run's metadata, then for each image in input order
+// Descriptors or, with Options.SkipBad, Failed, then Commit with the
+// counts filled in. When the run fails after Begin, Run calls Abort,
+// whether or not Commit was called, and returns the error. It returns
+// the metadata it committed.
+func (e *Extractor) Run(ctx context.Context, inputs []*datasets.List, sink Sink) (*Meta, error) {
+	p := e.p
+	meta, err := p.meta(inputs)
+	if err != nil {
+		return nil, err
+	}
+	total := meta.totalImages()
+	lo, hi := p.shard.Range(total)
+	jobs := make([]job, 0, hi-lo)
+	i := 0
+	for k, l := range inputs {
+		for j := range l.Items {
+			if i >= lo && i < hi {
+				jobs = append(jobs, job{input: k, item: &l.Items[j]})
+			}
+			i++
+		}
+	}
+	if err := sink.Begin(&meta); err != nil {
+		sink.Abort()
+		return nil, err
+	}
+	counts, err := p.run(ctx, jobs, sink)
+	if err == nil {
+		meta.Counts = counts
+		err = sink.Commit(&meta)
+	}
+	if err != nil {
+		sink.Abort()
+		return nil, err
+	}
+	return &meta, nil
+}
+
+// Regions returns the descriptors of the given regions of img: the
+// features of Options.Features at every pixel (paper, Sec. 5.1), then for
+// each region the covariance C = 1/(n−1) Σ (z−μ)(z−μ)ᵀ (Tuzel et al.
+// 2006, eq. 1) with the ridge of Options.Reg, checked positive definite,
+// as Run computes them: descriptor k is the row-major d×d block
+// [k·d·d, (k+1)·d·d) of the result. img is taken as it is (Options.Width,
+// Height and Filter apply to the images Run loads), and the regions as
+// given (Options.Regions and Seed place the regions of Run); it needs the
+// colour planes when the features read R, G or B.
+//
+// It returns an error naming the image's size, and the region when one is
+// at fault, for an image the features refuse (missing planes,
+// non-finite pixels), a region that does not fit the image or has fewer
+// than 2 pixels, and a descriptor that is not positive definite after
+// regularisation (wrapping spd.ErrNotSPD).
+func (e *Extractor) Regions(img *imageio.Image, regions []covariance.Region) ([]float64, error) {
+	d := e.Dim()
+	dst := make([]float64, len(regions)*d*d)
+	if err := e.RegionsTo(dst, img, regions); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// RegionsTo is Regions writing into dst, which must have length
+// len(regions)·d·d; it reuses the Extractor's buffers, so that describing
+// images of one size allocates nothing. On error the contents of dst are
+// unspecified.
+func (e *Extractor) RegionsTo(dst []float64, img *imageio.Image, regions []covariance.Region) error {
+	if img == nil {
+		return errors.New("describe: nil image")
+	}
+	if e.w == nil {
+		w, err := e.p.newWorker(false)
+		if err != nil {
+			return err
+		}
+		e.w = w
+	}
+	if err := e.w.features(img); err != nil {
+		return fmt.Errorf("describe: features of the %dx%d image: %w", img.W, img.H, err)
+	}
+	if err := e.w.covariance(dst, regions); err != nil {
+		return fmt.Errorf("describe: covariance of the %dx%d image: %w", img.W, img.H, err)
+	}
+	return nil
+}
+
 // job is one image of a run: an item of input number input.
 type job struct {
 	input int
@@ -140,21 +249,21 @@ type slot struct {
 }
 
 // run describes the images of jobs on a bounded pool of workers and
-// writes the results in job order. Workers finish images in any order;
-// a window of slots bounds how far they run ahead of the writer, so that
-// memory does not grow with the number of images.
-func (p *plan) run(ctx context.Context, jobs []job, inputs int, out *outputs, rep Reporter) (Counts, error) {
+// passes the results to sink in job order. Workers finish images in any
+// order; a window of slots bounds how far they run ahead of the sink, so
+// that memory does not grow with the number of images.
+func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (Counts, error) {
 	n := len(jobs)
 	c := Counts{Images: n}
-	rep.Begin("describe", n)
-	defer rep.End()
+	p.rep.Begin("describe", n)
+	defer p.rep.End()
 	if n == 0 {
 		return c, nil
 	}
 	nw := min(pool.Workers(p.workers), n)
 	workers := make([]*worker, nw)
 	for k := range workers {
-		w, err := p.newWorker()
+		w, err := p.newWorker(true)
 		if err != nil {
 			return c, err
 		}
@@ -162,7 +271,6 @@ func (p *plan) run(ctx context.Context, jobs []job, inputs int, out *outputs, re
 	}
 	window := p.window(nw)
 	slots := make([]slot, window)
-	d2 := p.set.Dim() * p.set.Dim()
 
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -171,9 +279,9 @@ func (p *plan) run(ctx context.Context, jobs []job, inputs int, out *outputs, re
 		wg.Wait()
 	}()
 	// A worker takes a token of sem before it takes the next image, and
-	// the writer returns one after writing an image: at most window
-	// images are taken and not yet written, so when image i is taken,
-	// image i−window has been written and slot i%window is free.
+	// the writer returns one after passing an image on: at most window
+	// images are taken and not yet passed on, so when image i is taken,
+	// image i−window has been passed on and slot i%window is free.
 	sem := make(chan struct{}, window)
 	done := make(chan int, window)
 	var taken atomic.Int64
@@ -211,7 +319,6 @@ func (p *plan) run(ctx context.Context, jobs []job, inputs int, out *outputs, re
 		}
 		s.ready = false
 		j := jobs[next]
-		out.path = appendPath(out.path[:0], j.input, inputs, j.item.Rel)
 		if s.err != nil {
 			if err := ctx.Err(); err != nil {
 				return c, fmt.Errorf("describe: %w", err)
@@ -219,26 +326,20 @@ func (p *plan) run(ctx context.Context, jobs []job, inputs int, out *outputs, re
 			if !p.skipBad {
 				return c, fmt.Errorf("describe: %w", s.err)
 			}
-			if err := failure(out, out.path, s.err.Error()); err != nil {
+			if err := sink.Failed(j.input, j.item, s.err); err != nil {
 				return c, err
 			}
 			c.Failed++
 		} else {
-			for k, r := range s.regions {
-				if err := out.descriptor(s.data[k*d2 : (k+1)*d2]); err != nil {
-					return c, err
-				}
-				out.region = appendRegion(out.region[:0], r)
-				if err := row(out, out.path, j.item.Label, out.region); err != nil {
-					return c, err
-				}
+			if err := sink.Descriptors(j.input, j.item, s.regions, s.data); err != nil {
+				return c, err
 			}
 			c.Described++
 			c.Descriptors += len(s.regions)
 		}
 		<-sem
 		next++
-		rep.Advance(1)
+		p.rep.Advance(1)
 	}
 	return c, nil
 }
@@ -266,31 +367,36 @@ func (p *plan) window(nw int) int {
 // image decoders allocate.
 type worker struct {
 	p      *plan
-	loader *imageio.Loader
+	loader *imageio.Loader // nil for Extractor.Regions, which loads nothing
 	img    imageio.Image
 	fm     features.Map
 	ws     *features.Workspace
 	ext    *covariance.Extractor
 }
 
-func (p *plan) newWorker() (*worker, error) {
-	l, err := imageio.NewLoader(p.load)
-	if err != nil {
+// newWorker returns a worker of p, with an image loader if load.
+func (p *plan) newWorker(load bool) (*worker, error) {
+	w := &worker{p: p, ws: p.set.NewWorkspace()}
+	var err error
+	if load {
+		if w.loader, err = imageio.NewLoader(p.load); err != nil {
+			return nil, fmt.Errorf("describe: %w", err)
+		}
+	}
+	if w.ext, err = covariance.NewExtractor(p.set.Dim(), covariance.Options{Reg: p.reg}); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
 	}
-	e, err := covariance.NewExtractor(p.set.Dim(), covariance.Options{Reg: p.reg})
-	if err != nil {
-		return nil, fmt.Errorf("describe: %w", err)
-	}
-	return &worker{p: p, loader: l, ws: p.set.NewWorkspace(), ext: e}, nil
+	return w, nil
 }
 
-// describe computes the descriptors of the image it into s.
+// describe computes the descriptors of the image it into s: it loads the
+// image, then takes the steps of Extractor.RegionsTo with the regions of
+// the layout.
 func (w *worker) describe(s *slot, it *datasets.Item) error {
 	if err := w.loader.Load(it.Path, &w.img); err != nil {
 		return err // "load PATH: ..."
 	}
-	if err := w.p.set.ComputeTo(&w.fm, &w.img, w.ws); err != nil {
+	if err := w.features(&w.img); err != nil {
 		return fmt.Errorf("features of %s: %w", it.Path, err)
 	}
 	regions, err := w.p.layout.AppendRegions(s.regions[:0], w.img.W, w.img.H, BlockSeed(w.p.seed, it.Rel))
@@ -304,34 +410,34 @@ func (w *worker) describe(s *slot, it *datasets.Item) error {
 	} else {
 		s.data = s.data[:need]
 	}
-	if err := w.ext.Compute(s.data, w.fm.Planes, w.img.W, w.img.H, regions); err != nil {
+	if err := w.covariance(s.data, regions); err != nil {
 		return fmt.Errorf("covariance of %s: %w", it.Path, err)
 	}
 	return nil
 }
 
-// BlockSeed returns the seed of the random blocks of the image with
-// relative path rel (datasets.Item.Rel) in a run with seed seed: the
-// 64-bit FNV-1a hash of seed's 8 bytes, little-endian, followed by the
-// bytes of rel. It depends on nothing else, so an image gets the same
-// blocks whatever the sharding, worker count or other inputs.
-func BlockSeed(seed uint64, rel string) uint64 {
-	const (
-		offset = 14695981039346656037
-		prime  = 1099511628211
-	)
-	h := uint64(offset)
-	for i := range 8 {
-		h = (h ^ (seed >> (8 * i) & 0xff)) * prime
-	}
-	for i := range len(rel) {
-		h = (h ^ uint64(rel[i])) * prime
-	}
-	return h
+// features computes the feature planes of img into w.fm.
+func (w *worker) features(img *imageio.Image) error {
+	return w.p.set.ComputeTo(&w.fm, img, w.ws)
 }
 
-type nopReporter struct{}
+// covariance writes the regularised descriptors of regions of the
+// feature planes in w.fm into dst.
+func (w *worker) covariance(dst []float64, regions []covariance.Region) error {
+	return w.ext.Compute(dst, w.fm.Planes, w.fm.W, w.fm.H, regions)
+}
 
-func (nopReporter) Begin(string, int) {}
-func (nopReporter) Advance(int)       {}
-func (nopReporter) End()              {}
+// BlockSeed returns the seed of the random blocks of the image with
+// relative path rel (datasets.Item.Rel) in a run with seed seed: the
+// 64-bit FNV-1a hash (hash/fnv.New64a) of seed's 8 bytes, little-endian,
+// followed by the bytes of rel. It depends on nothing else, so an image
+// gets the same blocks whatever the sharding, worker count or other
+// inputs.
+func BlockSeed(seed uint64, rel string) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], seed)
+	h.Write(b[:])
+	h.Write([]byte(rel))
+	return h.Sum64()
+}

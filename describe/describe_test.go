@@ -15,7 +15,6 @@ import (
 
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
-	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/spd"
 )
@@ -96,17 +95,17 @@ func TestDescribeValues(t *testing.T) {
 		o    Options
 		per  int // regions per image
 	}{
-		{"whole", Options{Features: "I,x,y,Ix,Iyy"}, 1},
-		{"whole-reid-resize", Options{Features: "reid", Width: 8, Height: 10, Filter: imageio.Box, Reg: covariance.Regularization{Kind: covariance.Ridge, Eps: 0.01}}, 1},
-		{"grid", Options{Features: "texture", Width: 12, Height: 8, Regions: covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 3}}, 6},
+		{"whole", Options{Features: fset("I,x,y,Ix,Iyy")}, 1},
+		{"whole-reid-resize", Options{Features: fset("reid"), Width: 8, Height: 10, Filter: imageio.Box, Reg: covariance.Regularization{Kind: covariance.Ridge, Eps: 0.01}}, 1},
+		{"grid", Options{Features: fset("texture"), Width: 12, Height: 8, Regions: covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 3}}, 6},
 		{"blocks", Options{Regions: covariance.Layout{Kind: covariance.LayoutBlocks, N: 3, Side: 5}, Seed: 42}, 3},
-		{"none", Options{Features: "I,x", Reg: covariance.Regularization{Kind: covariance.None}}, 1},
+		{"none", Options{Features: fset("I,x"), Reg: covariance.Regularization{Kind: covariance.None}}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := describeTo(t, []*datasets.List{list}, tc.o)
-			set, err := features.Parse(cmp(tc.o.Features, DefaultFeatures))
-			if err != nil {
-				t.Fatal(err)
+			set := tc.o.Features
+			if set == nil {
+				set = fset(DefaultFeatures)
 			}
 			d := set.Dim()
 			n := len(testImages) * tc.per
@@ -172,18 +171,11 @@ func TestDescribeValues(t *testing.T) {
 	}
 }
 
-func cmp(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 // TestMetaJSON checks the fields of meta.json as text, as other tools
 // read them.
 func TestMetaJSON(t *testing.T) {
 	list := openFolders(t, writeImages(t, testImages, 1))
-	out := describeTo(t, []*datasets.List{list}, Options{Features: "reid", Width: 8, Height: 16, Filter: imageio.Lanczos3, Seed: 5, SkipBad: true})
+	out := describeTo(t, []*datasets.List{list}, Options{Features: fset("reid"), Width: 8, Height: 16, Filter: imageio.Lanczos3, Seed: 5, SkipBad: true})
 	b, err := os.ReadFile(filepath.Join(out, MetaFile))
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +186,7 @@ func TestMetaJSON(t *testing.T) {
 	}
 	want := map[string]any{
 		"format":       Format,
-		"feature_spec": "reid",
+		"feature_spec": "x,y,R,G,B,Rx,Ry,Gx,Gy,Bx,By,Rxx,Ryy,Gxx,Gyy,Bxx,Byy",
 		"features":     []any{"x", "y", "R", "G", "B", "Rx", "Ry", "Gx", "Gy", "Bx", "By", "Rxx", "Ryy", "Gxx", "Gyy", "Bxx", "Byy"},
 		"dim":          17.0,
 		"ridge":        map[string]any{"kind": "trace-ridge", "eps": 1e-4},
@@ -281,7 +273,7 @@ func TestBadImage(t *testing.T) {
 		want []string
 	}{
 		{Options{}, []string{"load " + filepath.Join(src, "b", "0bad.png")}},
-		{Options{Features: "I,x", Reg: covariance.Regularization{Kind: covariance.None}},
+		{Options{Features: fset("I,x"), Reg: covariance.Regularization{Kind: covariance.None}},
 			[]string{"load " + filepath.Join(src, "b", "0bad.png")}},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
@@ -299,7 +291,7 @@ func TestBadImage(t *testing.T) {
 	// Without the corrupt file, the flat image is singular without a ridge:
 	// the error names it and its region.
 	noCorrupt := list.Filter(func(it datasets.Item) bool { return !strings.HasSuffix(it.Rel, "0bad.png") })
-	none := Options{Features: "I,x", Reg: covariance.Regularization{Kind: covariance.None}, Workers: 3}
+	none := Options{Features: fset("I,x"), Reg: covariance.Regularization{Kind: covariance.None}, Workers: 3}
 	prev := describeTo(t, []*datasets.List{openFolders(t, writeImages(t, testImages, 3))}, none)
 	before := readDir(t, prev)
 	_, err := Describe(ctx, []*datasets.List{noCorrupt}, prev, none)
@@ -334,7 +326,7 @@ func TestBadImage(t *testing.T) {
 	}
 
 	// A run without SkipBad removes the stale failures.csv.
-	if _, err := Describe(ctx, []*datasets.List{noCorrupt}, out, Options{Features: "I,x"}); err != nil {
+	if _, err := Describe(ctx, []*datasets.List{noCorrupt}, out, Options{Features: fset("I,x")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(out, FailuresFile)); !errors.Is(err, os.ErrNotExist) {
@@ -397,10 +389,13 @@ func TestDescribeErrors(t *testing.T) {
 		o      Options
 		want   string
 	}{
-		{ok, Options{Features: "I,bogus"}, `unknown feature "bogus"`},
 		{ok, Options{Width: 8}, "give both width and height"},
 		{ok, Options{Filter: imageio.Filter(99)}, "unknown filter"},
 		{ok, Options{Regions: covariance.Layout{Kind: covariance.LayoutGrid}}, "grid"},
+		{ok, Options{Regions: covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2}}, "region layout grid:2x0"},
+		{ok, Options{Regions: covariance.Layout{Kind: covariance.LayoutBlocks, N: 3, Side: 1}}, "region layout blocks:3:1"},
+		{ok, Options{Regions: covariance.Layout{Kind: covariance.LayoutBlocks, Side: 4}}, "region layout blocks:0:4"},
+		{ok, Options{Regions: covariance.Layout{Kind: 7}}, "unknown region layout kind 7"},
 		{ok, Options{Reg: covariance.Regularization{Eps: -1}}, "regularisation strength -1"},
 		{ok, Options{Reg: covariance.Regularization{Kind: covariance.None, Eps: 1}}, "kind none"},
 		{ok, Options{Shard: Shard{Index: 2, Count: 2}}, "2/2"},
@@ -446,9 +441,9 @@ func TestCurrent(t *testing.T) {
 	src := writeImages(t, testImages, 16)
 	list := openFolders(t, src)
 	inputs := []*datasets.List{list}
-	o := Options{Features: "I,x,y", Workers: 1}
+	o := Options{Features: fset("I,x,y"), Workers: 1}
 	out := describeTo(t, inputs, o)
-	shard := describeTo(t, inputs, Options{Features: "I,x,y", Shard: Shard{Index: 1, Count: 2}})
+	shard := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 1, Count: 2}})
 	writeFile(t, filepath.Join(src, "a", "4.png"), constantPNG(t, 4, 4))
 	more := openFolders(t, src)
 	o2 := o
@@ -462,12 +457,12 @@ func TestCurrent(t *testing.T) {
 	}{
 		{"same", out, inputs, o, true},
 		{"other workers and reporter", out, inputs, o2, true},
-		{"other seed", out, inputs, Options{Features: "I,x,y", Seed: 1}, false},
-		{"other features", out, inputs, Options{Features: "I,y,x"}, false},
+		{"other seed", out, inputs, Options{Features: fset("I,x,y"), Seed: 1}, false},
+		{"other features", out, inputs, Options{Features: fset("I,y,x")}, false},
 		{"other images", out, []*datasets.List{more}, o, false},
 		{"two inputs", out, []*datasets.List{list, list}, o, false},
-		{"shard", shard, inputs, Options{Features: "I,x,y", Shard: Shard{Index: 1, Count: 2}}, true},
-		{"other shard", shard, inputs, Options{Features: "I,x,y", Shard: Shard{Index: 0, Count: 2}}, false},
+		{"shard", shard, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 1, Count: 2}}, true},
+		{"other shard", shard, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 0, Count: 2}}, false},
 		{"not a shard", shard, inputs, o, false},
 		{"missing", filepath.Join(out, "nope"), inputs, o, false},
 	} {
@@ -476,7 +471,7 @@ func TestCurrent(t *testing.T) {
 			t.Errorf("%s: Current = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
-	if _, err := Current(out, inputs, Options{Features: "nope"}); err == nil {
-		t.Error("Current accepted an unknown feature")
+	if _, err := Current(out, inputs, Options{Workers: -1}); err == nil {
+		t.Error("Current accepted invalid options")
 	}
 }

@@ -1,12 +1,19 @@
 // Package describe computes the region covariance descriptors of many
-// images and writes them to a folder, streaming, for `covpipe describe`
-// and as the descriptor cache of the experiments: each image of a
-// datasets.List is loaded (package imageio), its per-pixel feature planes
-// computed (package features; Harandi et al., ECCV 2012, Sec. 5.1) and
-// the regularised covariance of each of its regions (package covariance;
-// Tuzel, Porikli and Meer, ECCV 2006, eq. 1) written to disk. Read loads a
-// folder back; Merge joins the folders of a sharded run; Current tells
-// whether a folder already holds a run's output, for use as a cache.
+// images, streaming, for `covpipe describe` and the experiments: each image
+// of a datasets.List is loaded (package imageio), its per-pixel feature
+// planes computed (package features; Harandi et al., ECCV 2012, Sec. 5.1)
+// and the regularised covariance of each of its regions (package
+// covariance; Tuzel, Porikli and Meer, ECCV 2006, eq. 1) passed on.
+//
+// There is one extraction path. An Extractor, made from validated,
+// typed Options, runs the images on a pool of workers and streams their
+// descriptors in input order to a Sink (Extractor.Run); it also describes
+// given regions of an image already in memory, such as the cells of a
+// texture mosaic, with the same code (Extractor.Regions). Describe streams
+// to a sink that writes an output folder; Collect to one that keeps the
+// same output in memory. Read loads a folder back; Merge joins the folders
+// of a sharded run; Current tells whether a folder already holds a run's
+// output, for use as a cache.
 //
 // # Output folder
 //
@@ -43,13 +50,13 @@
 // a whole: when one of its regions fails, none of its descriptors is
 // written.
 //
-// meta.json (Meta) records the feature spec and plane names, d, the
-// regularisation, the resize and filter, the region layout and seed,
-// whether bad images were skipped, covpipe's version, the inputs' folders
-// and sizes, a hash of all their items, the shard and the counts: nothing
-// that depends on the run itself (no times, no worker count), so that the
-// same options on the same inputs give the same bytes in every file,
-// whatever the number of workers.
+// meta.json (Meta) records the feature set (its canonical spec,
+// features.Set.String) and plane names, d, the regularisation, the resize
+// and filter, the region layout and seed, whether bad images were skipped,
+// covpipe's version, the inputs' folders and sizes, a hash of all their
+// items, the shard and the counts: nothing that depends on the run itself
+// (no times, no worker count), so that the same options on the same inputs
+// give the same bytes in every file, whatever the number of workers.
 //
 // # Atomicity
 //

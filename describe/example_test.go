@@ -12,6 +12,8 @@ import (
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/features"
+	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/spd"
 )
 
@@ -63,6 +65,71 @@ func ExampleDescribe() {
 	// 3 bark/1.png bark 8x8+8+8
 	// 4 sand/1.png sand 8x8+0+0
 	// 8 SPD matrices of size 5
+}
+
+// Collect describes a folder into memory, as Describe and Read would,
+// without writing a file.
+func ExampleCollect() {
+	root, err := os.MkdirTemp("", "collect-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	for k, name := range []string{"bark/1.png", "bark/2.png", "sand/1.png"} {
+		writeTexture(filepath.Join(root, name), 8, 5*k)
+	}
+	list, err := datasets.Open(root)
+	if err != nil {
+		log.Fatal(err)
+	}
+	set, err := features.Parse("I,x,y")
+	if err != nil {
+		log.Fatal(err)
+	}
+	out, err := describe.Collect(context.Background(), []*datasets.List{list}, describe.Options{Features: set})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(out.Meta.FeatureSpec, out.Meta.Counts.Descriptors, len(out.Data))
+	for _, r := range out.Rows {
+		fmt.Println(r.Index, r.Path, r.Label, r.Region)
+	}
+	// Output:
+	// I,x,y 3 27
+	// 0 bark/1.png bark 8x8+0+0
+	// 1 bark/2.png bark 8x8+0+0
+	// 2 sand/1.png sand 8x8+0+0
+}
+
+// An Extractor describes chosen regions of an image already in memory,
+// such as the cells of a texture mosaic, with the same code and
+// regularisation as Describe.
+func ExampleExtractor_Regions() {
+	img := &imageio.Image{W: 8, H: 4, Gray: make([]float64, 32)}
+	for i := range img.Gray {
+		img.Gray[i] = float64(i*(i+3)%17) / 16
+	}
+	set, err := features.Parse("I,x,y")
+	if err != nil {
+		log.Fatal(err)
+	}
+	e, err := describe.NewExtractor(describe.Options{Features: set, Reg: covariance.Regularization{Kind: covariance.None}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	left := covariance.Region{W: 4, H: 4}
+	right := covariance.Region{X: 4, W: 4, H: 4}
+	c, err := e.Regions(img, []covariance.Region{left, right})
+	if err != nil {
+		log.Fatal(err)
+	}
+	d := e.Dim()
+	for k, r := range []covariance.Region{left, right} {
+		fmt.Printf("%v: var(x) = %.4f, var(y) = %.4f\n", r, c[k*d*d+1*d+1], c[k*d*d+2*d+2])
+	}
+	// Output:
+	// 4x4+0+0: var(x) = 1.3333, var(y) = 1.3333
+	// 4x4+4+0: var(x) = 1.3333, var(y) = 1.3333
 }
 
 // Describe a folder in two shards, as two jobs of a cluster array would,

@@ -14,8 +14,19 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/netpbm"
 )
+
+// fset returns the feature set of spec, for test tables; it panics on a
+// bad spec.
+func fset(spec string) *features.Set {
+	s, err := features.Parse(spec)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
 
 // imageSpec is one generated test image: its path below the folder, its
 // size, whether it is colour (PNG) or grey (PGM for odd seeds, else PNG).

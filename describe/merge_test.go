@@ -70,7 +70,7 @@ func TestMerge(t *testing.T) {
 func TestMergeRefuses(t *testing.T) {
 	src := writeImages(t, testImages, 14)
 	inputs := []*datasets.List{openFolders(t, src)}
-	o := Options{Features: "I,x,y"}
+	o := Options{Features: fset("I,x,y")}
 	three := shardRun(t, inputs, o, 3)
 	two := shardRun(t, inputs, o, 2)
 	o2 := o
@@ -80,12 +80,12 @@ func TestMergeRefuses(t *testing.T) {
 	o3.SkipBad = true
 	otherSkip := shardRun(t, inputs, o3, 3)
 	writeFile(t, filepath.Join(src, "c,1", "3.png"), []byte("extra"))
-	otherInputs := shardRun(t, []*datasets.List{openFolders(t, src)}, Options{Features: "I,x,y", SkipBad: true}, 3)
-	incomplete := describeTo(t, inputs, Options{Features: "I,x,y", Shard: Shard{Index: 2, Count: 3}})
+	otherInputs := shardRun(t, []*datasets.List{openFolders(t, src)}, Options{Features: fset("I,x,y"), SkipBad: true}, 3)
+	incomplete := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 2, Count: 3}})
 	os.Remove(filepath.Join(incomplete, MetaFile))
-	truncated := describeTo(t, inputs, Options{Features: "I,x,y", Shard: Shard{Index: 2, Count: 3}})
+	truncated := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 2, Count: 3}})
 	os.Truncate(filepath.Join(truncated, DescriptorsFile), 200)
-	shortManifest := describeTo(t, inputs, Options{Features: "I,x,y", Shard: Shard{Index: 2, Count: 3}})
+	shortManifest := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 2, Count: 3}})
 	man := filepath.Join(shortManifest, ManifestFile)
 	b, _ := os.ReadFile(man)
 	os.WriteFile(man, b[:strings.LastIndexByte(string(b[:len(b)-1]), '\n')+1], 0o644)

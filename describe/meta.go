@@ -42,9 +42,12 @@ type Meta struct {
 	Format string `json:"format"`
 	// Version is covpipe's version (internal/version.String).
 	Version string `json:"covpipe_version"`
-	// FeatureSpec is the feature list as given (Options.Features, or
-	// DefaultFeatures); Features are its expanded plane names in order,
-	// Dim their number d.
+	// FeatureSpec is the canonical form of the feature set
+	// (features.Set.String of Options.Features, or of the set of
+	// DefaultFeatures): the expanded plane names joined by commas, then
+	// ";gabor-border=zero" or ";gabor-border=symmetric" when there are
+	// Gabor planes, e.g. "I,Ix,Iy,Ixx,Iyy"; features.Parse of it gives the
+	// set back. Features are the plane names in order, Dim their number d.
 	FeatureSpec string   `json:"feature_spec"`
 	Features    []string `json:"features"`
 	Dim         int      `json:"dim"`
@@ -119,7 +122,7 @@ func newMeta(p *plan, inputs []*datasets.List) Meta {
 	m := Meta{
 		Format:      Format,
 		Version:     version.String(),
-		FeatureSpec: p.spec,
+		FeatureSpec: p.set.String(),
 		Features:    p.set.Names(),
 		Dim:         p.set.Dim(),
 		Ridge:       p.ridge(),

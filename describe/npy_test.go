@@ -67,7 +67,7 @@ func TestNPYHeaderNumPy(t *testing.T) {
 // after the header, at a multiple of 64, and fills the file.
 func TestNPYFile(t *testing.T) {
 	list := openFolders(t, writeImages(t, testImages, 11))
-	out := describeTo(t, []*datasets.List{list}, Options{Features: "I,x,y"})
+	out := describeTo(t, []*datasets.List{list}, Options{Features: fset("I,x,y")})
 	b, err := os.ReadFile(filepath.Join(out, DescriptorsFile))
 	if err != nil {
 		t.Fatal(err)

@@ -9,30 +9,24 @@ import (
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/progress"
 )
 
-// DefaultFeatures is the feature list used when Options.Features is empty:
-// the paper's texture set I, Ix, Iy, Ixx, Iyy (Sec. 5.1).
+// DefaultFeatures is the feature spec of the set used when
+// Options.Features is nil: the paper's texture set I, Ix, Iy, Ixx, Iyy
+// (Sec. 5.1).
 const DefaultFeatures = "texture"
 
-// Reporter receives the progress of Describe: Begin once with the number
-// of images of the run (or shard), Advance as images are written, End at
-// the end. Its method set is that of experiment.Reporter, so the same
-// progress bar serves both. Describe calls it from one goroutine.
-type Reporter interface {
-	Begin(stage string, total int)
-	Advance(n int)
-	End()
-}
-
-// Options configures Describe. The zero value describes the whole of each
-// native-size image with the texture features and the default trace ridge
-// (covariance.DefaultRegularization), on all cores.
+// Options configures Describe, Collect and an Extractor. The zero value
+// describes the whole of each native-size image with the texture features
+// and the default trace ridge (covariance.DefaultRegularization), on all
+// cores. Every setting is typed: parse user text once, where it is read
+// (features.Parse, covariance.ParseLayout, covariance.NewRegularization,
+// ParseShard), and pass the values.
 type Options struct {
-	// Features is a feature spec for features.Parse, such as
-	// "I,Ix,Iy,Ixx,Iyy", "reid", "I,x,y,gabor" or
-	// "face;gabor-border=symmetric"; empty means DefaultFeatures.
-	Features string
+	// Features is the feature set F(x, y); nil means the set of
+	// DefaultFeatures.
+	Features *features.Set
 	// Width and Height, when both positive, are the size (columns, rows)
 	// that every image is resized to with Filter before its features are
 	// computed; both zero keep the native size.
@@ -51,14 +45,16 @@ type Options struct {
 	// Workers is the number of images processed concurrently; 0 means
 	// GOMAXPROCS. It does not change the output.
 	Workers int
-	// SkipBad lists images that fail in failures.csv and goes on, instead
-	// of failing the run on the first one.
+	// SkipBad passes images that fail to the sink (failures.csv) and goes
+	// on, instead of failing the run on the first one.
 	SkipBad bool
 	// Shard selects a contiguous part of the inputs; the zero value is
 	// the whole.
 	Shard Shard
-	// Reporter, if not nil, receives progress.
-	Reporter Reporter
+	// Reporter, if not nil, receives progress: Begin("describe", n) with
+	// the number of images of the run (or shard), Advance as images reach
+	// the sink, End at the end, all from one goroutine.
+	Reporter progress.Reporter
 }
 
 // Shard is part Index of Count (0 ≤ Index < Count) of a run: of the n
@@ -126,7 +122,6 @@ func part(n, i, count int) int {
 
 // plan holds the validated options of a run.
 type plan struct {
-	spec    string // the feature list: Options.Features or DefaultFeatures
 	set     *features.Set
 	load    imageio.Options
 	layout  covariance.Layout
@@ -135,28 +130,30 @@ type plan struct {
 	skipBad bool
 	shard   Shard
 	workers int
+	rep     progress.Reporter // never nil
 }
 
 // newPlan validates o. The errors name the offending option.
 func newPlan(o Options) (*plan, error) {
-	spec := o.Features
-	if spec == "" {
-		spec = DefaultFeatures
-	}
-	set, err := features.Parse(spec)
-	if err != nil {
-		return nil, fmt.Errorf("describe: %w", err)
+	set := o.Features
+	if set == nil {
+		var err error
+		if set, err = features.Parse(DefaultFeatures); err != nil {
+			return nil, fmt.Errorf("describe: %w", err)
+		}
 	}
 	load := imageio.Options{Color: set.NeedsColor(), Width: o.Width, Height: o.Height, Filter: o.Filter}
 	if _, err := imageio.NewLoader(load); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
 	}
-	if _, err := covariance.ParseLayout(o.Regions.String()); err != nil {
+	if err := checkLayout(o.Regions); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
 	}
 	if _, err := covariance.NewExtractor(set.Dim(), covariance.Options{Reg: o.Reg}); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
 	}
+	// NewExtractor has checked Reg; meta.json records the strength it
+	// uses, the default one when Eps is zero.
 	reg := o.Reg
 	if reg.Kind != covariance.None && reg.Eps == 0 {
 		reg.Eps = covariance.DefaultEps
@@ -168,9 +165,32 @@ func newPlan(o Options) (*plan, error) {
 		return nil, fmt.Errorf("describe: %d workers: want >= 0 (0: GOMAXPROCS)", o.Workers)
 	}
 	return &plan{
-		spec: spec, set: set, load: load, layout: o.Regions, reg: reg, seed: o.Seed,
-		skipBad: o.SkipBad, shard: o.Shard.norm(), workers: o.Workers,
+		set: set, load: load, layout: o.Regions, reg: reg, seed: o.Seed,
+		skipBad: o.SkipBad, shard: o.Shard.norm(), workers: o.Workers, rep: progress.Or(o.Reporter),
 	}, nil
+}
+
+// checkLayout checks the parameters of l that do not depend on the image,
+// as covariance.ParseLayout does for the text form: a known kind, R, C ≥ 1
+// for a grid, N ≥ 1 and S ≥ 2 for blocks. The error wraps
+// covariance.ErrRegion. (covariance checks the same privately; this copy
+// goes once covariance exports its check.)
+func checkLayout(l covariance.Layout) error {
+	switch l.Kind {
+	case covariance.LayoutWhole:
+		return nil
+	case covariance.LayoutGrid:
+		if l.Rows >= 1 && l.Cols >= 1 {
+			return nil
+		}
+		return fmt.Errorf("%w: region layout %v: grid rows and columns must be >= 1", covariance.ErrRegion, l)
+	case covariance.LayoutBlocks:
+		if l.N >= 1 && l.Side >= 2 {
+			return nil
+		}
+		return fmt.Errorf("%w: region layout %v: want a block count >= 1 and a side >= 2 (a covariance needs at least 2 pixels)", covariance.ErrRegion, l)
+	}
+	return fmt.Errorf("%w: unknown region layout kind %d", covariance.ErrRegion, int(l.Kind))
 }
 
 // ridge returns the regularisation as recorded in meta.json.

@@ -11,8 +11,54 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/internal/atomicfile"
 )
+
+// folder is the Sink of Describe: it writes the output folder dir with
+// outputs, atomically.
+type folder struct {
+	dir    string
+	inputs int // number of inputs: paths get a "k:" prefix when > 1
+	out    *outputs
+}
+
+func (f *folder) Begin(m *Meta) (err error) {
+	f.inputs = len(m.Inputs)
+	f.out, err = createOutputs(f.dir, m.Dim, m.SkipBad)
+	return err
+}
+
+func (f *folder) Descriptors(input int, item *datasets.Item, regions []covariance.Region, data []float64) error {
+	o := f.out
+	o.path = appendPath(o.path[:0], input, f.inputs, item.Rel)
+	d2 := o.d * o.d
+	for k, r := range regions {
+		if err := o.descriptor(data[k*d2 : (k+1)*d2]); err != nil {
+			return err
+		}
+		o.region = appendRegion(o.region[:0], r)
+		if err := row(o, o.path, item.Label, o.region); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *folder) Failed(input int, item *datasets.Item, err error) error {
+	o := f.out
+	o.path = appendPath(o.path[:0], input, f.inputs, item.Rel)
+	return failure(o, o.path, err.Error())
+}
+
+func (f *folder) Commit(m *Meta) error { return f.out.commit(m) }
+
+func (f *folder) Abort() {
+	if f.out != nil {
+		f.out.abort()
+	}
+}
 
 // outputs writes the files of an output folder to temporary files in it,
 // streaming: descriptors go to disk as they come and nothing of the set is

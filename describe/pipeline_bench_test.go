@@ -6,13 +6,15 @@ import (
 	"time"
 
 	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/pool"
 )
 
 // benchPipeline measures features + covariance descriptors of in-memory
-// images on 2 workers, each with its own workspaces, and reports images/s:
+// images (Extractor.RegionsTo, the per-image code of Describe) on 2
+// workers, each with its own Extractor, and reports images/s:
 // the throughput targets of issue #3 (image decoding excluded).
 func benchPipeline(b *testing.B, spec string, w, h int, layout string) {
 	fs, err := features.Parse(spec)
@@ -39,30 +41,21 @@ func benchPipeline(b *testing.B, spec string, w, h int, layout string) {
 		imgs[i] = img
 	}
 	const workers = 2
-	d := fs.Dim()
-	type state struct {
-		ws  *features.Workspace
-		m   features.Map
-		ex  *covariance.Extractor
-		out []float64
-	}
-	states := make([]*state, workers)
-	for k := range states {
-		ex, err := covariance.NewExtractor(d, covariance.Options{})
-		if err != nil {
+	// One Extractor per worker, as Extractor.Run gives each worker its
+	// own state.
+	exs := make([]*describe.Extractor, workers)
+	outs := make([][]float64, workers)
+	for k := range exs {
+		if exs[k], err = describe.NewExtractor(describe.Options{Features: fs}); err != nil {
 			b.Fatal(err)
 		}
-		states[k] = &state{ws: fs.NewWorkspace(), ex: ex, out: make([]float64, len(regions)*d*d)}
+		outs[k] = make([]float64, len(regions)*fs.Dim()*fs.Dim())
 	}
 	start := time.Now()
 	n := 0
 	for b.Loop() {
 		err := pool.ForErr(images, workers, func(k, i int) error {
-			st := states[k]
-			if err := fs.ComputeTo(&st.m, imgs[i], st.ws); err != nil {
-				return err
-			}
-			return st.ex.Compute(st.out, st.m.Planes, st.m.W, st.m.H, regions)
+			return exs[k].RegionsTo(outs[k], imgs[i], regions)
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -22,7 +22,7 @@ func TestMiniMars(t *testing.T) {
 	}
 	labels := all.Labels()[:2]
 	list := all.Filter(func(it datasets.Item) bool { return it.Label == labels[0] || it.Label == labels[1] })
-	o := Options{Features: "reid", Width: 32, Height: 64}
+	o := Options{Features: fset("reid"), Width: 32, Height: 64}
 	inputs := []*datasets.List{list}
 	whole := describeTo(t, inputs, o)
 	got, err := Read(whole)

@@ -2,28 +2,31 @@ package experiment
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/experiment/method"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/strictyaml"
 	"go.yaml.in/yaml/v3"
 )
 
 // ErrConfig reports an invalid experiment configuration.
 var ErrConfig = errors.New("experiment: invalid configuration")
 
-// Config is an experiment: its data, its tasks, the methods compared on
-// them, the number of random repeats and the seed that fixes every random
-// choice.
+// Config is an experiment file: its data, its tasks, the methods compared
+// on them, the number of random repeats and the seed that fixes every
+// random choice. Tasks and methods are decoded by their own types (see
+// the protocol table in protocols.go and package experiment/method).
 type Config struct {
 	// Name names the experiment in reports; default: the file name.
 	Name        string `yaml:"name" json:"name"`
@@ -33,7 +36,8 @@ type Config struct {
 	// Repeats is the number of random repetitions (the paper: 100 for the
 	// synthetic data, 20 for textures and re-identification).
 	Repeats int `yaml:"repeats" json:"repeats"`
-	// Workers bounds parallelism; 0 means all cores.
+	// Workers bounds parallelism; 0 means all cores. It is the one place
+	// the worker count is set (covpipe run --workers writes it).
 	Workers int `yaml:"workers,omitempty" json:"workers,omitempty"`
 	// Folds is the number of stratified cross-validation folds inside each
 	// training set used to choose among candidate parameters (lists of
@@ -47,9 +51,9 @@ type Config struct {
 	// paper's Fig. 4) or "" for none.
 	Plot string `yaml:"plot,omitempty" json:"plot,omitempty"`
 	// Data describes the images and descriptors of image tasks.
-	Data    *DataConfig    `yaml:"data,omitempty" json:"data,omitempty"`
-	Tasks   []TaskConfig   `yaml:"tasks" json:"tasks"`
-	Methods []MethodConfig `yaml:"methods" json:"methods"`
+	Data    *DataConfig  `yaml:"data,omitempty" json:"data,omitempty"`
+	Tasks   []TaskSpec   `yaml:"tasks" json:"tasks"`
+	Methods []MethodSpec `yaml:"methods" json:"methods"`
 }
 
 // DataConfig says how images become descriptors.
@@ -75,7 +79,7 @@ type DataConfig struct {
 	Regions string `yaml:"regions,omitempty" json:"regions,omitempty"`
 	// Ridge is the regularisation strength ε (0: none); a list gives
 	// candidates for parameter selection. Default 1e-4.
-	Ridge Floats `yaml:"ridge,omitempty" json:"ridge,omitempty"`
+	Ridge classify.Floats `yaml:"ridge,omitempty" json:"ridge,omitempty"`
 	// RidgeKind is trace-ridge (C + ε·tr(C)/d·I, the default), diag-ridge
 	// (C + ε·diag C, equivariant to feature units: use it when features of
 	// very different scales are mixed, such as pixel coordinates with
@@ -83,153 +87,208 @@ type DataConfig struct {
 	RidgeKind string `yaml:"ridge_kind,omitempty" json:"ridge_kind,omitempty"`
 }
 
-// TaskConfig is one classification task: a table row of the report. It
-// takes its data from exactly one of Synthetic, the experiment's Data
-// (with Train/Test selectors or a random Split), a Mosaic, or Average.
-type TaskConfig struct {
-	Name string `yaml:"name" json:"name"`
-	// Synthetic draws synthetic SPD data (the paper's Table 1 protocol).
-	Synthetic *SyntheticConfig `yaml:"synthetic,omitempty" json:"synthetic,omitempty"`
-	// Train and Test select items of the dataset by metadata, e.g.
-	// {pose: [ba, bj, bk]}: a fixed split.
-	Train Selector `yaml:"train,omitempty" json:"train,omitempty"`
-	Test  Selector `yaml:"test,omitempty" json:"test,omitempty"`
-	// Split draws a random split in every repeat.
-	Split *SplitConfig `yaml:"split,omitempty" json:"split,omitempty"`
-	// Mosaic classifies the regions of one texture mosaic.
-	Mosaic *MosaicConfig `yaml:"mosaic,omitempty" json:"mosaic,omitempty"`
-	// Average reports the mean of the named tasks' accuracies.
-	Average []string `yaml:"average,omitempty" json:"average,omitempty"`
+// dataPlan is a DataConfig resolved into typed values, once.
+type dataPlan struct {
+	dataset  string
+	features *features.Set
+	w, h     int
+	filter   imageio.Filter
+	layout   covariance.Layout
+	// regs holds one regularisation per ridge candidate, in order.
+	regs []covariance.Regularization
 }
 
-// Selector keeps items whose metadata key has one of the listed values.
-type Selector map[string][]string
-
-// SplitConfig is a random train/test split drawn in every repeat.
-type SplitConfig struct {
-	// TrainPerClass items of each class train; the rest test. A class with
-	// that many items or fewer trains on all but one.
-	TrainPerClass int `yaml:"train_per_class" json:"train_per_class"`
-	// By names a metadata key (e.g. camera): each class trains on the items
-	// of one randomly chosen value and tests on its other values; classes
-	// with a single value are left out. TrainPerClass, if > 0, then caps
-	// the training items per class.
-	By string `yaml:"by,omitempty" json:"by,omitempty"`
-}
-
-// MosaicConfig is a texture mosaic whose regions are classified.
-type MosaicConfig struct {
-	// Image and Labels are the mosaic and its label map, relative to the
-	// data root (USC-SIPI style: grey levels are labels).
-	Image  string `yaml:"image,omitempty" json:"image,omitempty"`
-	Labels string `yaml:"labels,omitempty" json:"labels,omitempty"`
-	// Build composes a mosaic from the Brodatz album instead.
-	Build *MosaicBuild `yaml:"build,omitempty" json:"build,omitempty"`
-	// MinPurity is the smallest fraction of a region's pixels that must
-	// carry its majority label for the region to be used (default 0.75).
-	MinPurity float64 `yaml:"min_purity,omitempty" json:"min_purity,omitempty"`
-}
-
-// MosaicBuild configures datasets.BuildMosaic.
-type MosaicBuild struct {
-	// Album is the Brodatz folder relative to the data root (default
-	// "brodatz").
-	Album string `yaml:"album,omitempty" json:"album,omitempty"`
-	// Textures is the number of textures (5, 10, 16 in the paper).
-	Textures int `yaml:"textures" json:"textures"`
-	// Layout is grid (default) or voronoi.
-	Layout string `yaml:"layout,omitempty" json:"layout,omitempty"`
-	// Seed fixes the textures and layout.
-	Seed uint64 `yaml:"seed" json:"seed"`
-}
-
-// SyntheticConfig mirrors datasets.SyntheticOptions.
-type SyntheticConfig struct {
-	Classes  int     `yaml:"classes" json:"classes"`
-	Dim      int     `yaml:"dim" json:"dim"`
-	Samples  int     `yaml:"samples" json:"samples"`
-	Train    float64 `yaml:"train" json:"train"`
-	Spread   float64 `yaml:"spread" json:"spread"`
-	Variance float64 `yaml:"variance" json:"variance"`
-}
-
-// MethodConfig selects a method and its parameters. Which parameters apply
-// depends on the method type; setting one that does not apply is an error.
-type MethodConfig struct {
-	// Name labels the method in reports; default: Type.
-	Name string `yaml:"name,omitempty" json:"name"`
-	// Type is the method: rsr (the paper's Riemannian sparse
-	// representation with the Stein kernel), logE-SR (log-Euclidean sparse
-	// representation), nn-airm or nn-stein (nearest neighbour under the
-	// AIRM or the Stein divergence).
-	Type string `yaml:"type,omitempty" json:"type"`
-	// Sigma is the Stein kernel parameter σ (Eqn. 5), checked against
-	// Theorem 1 unless PseudoKernel; a list gives candidates.
-	Sigma Floats `yaml:"sigma,omitempty" json:"sigma,omitempty"`
-	// Lambda is the sparsity weight λ of Eqn. 6, on the paper's scale; a
-	// list gives candidates.
-	Lambda Floats `yaml:"lambda,omitempty" json:"lambda,omitempty"`
-	// LambdaRatio is the sparsity weight relative to each query, in
-	// (0, 1): λ(x) = ratio·λ_max(x), λ_max(x) = 2·max_j k(X, D_j) being the
-	// smallest λ that codes x as all zeros (rsr.LambdaMax). Unlike λ it
-	// carries across datasets, σ and ridges. A list gives candidates; give
-	// Lambda or LambdaRatio, not both.
-	LambdaRatio Floats `yaml:"lambda_ratio,omitempty" json:"lambda_ratio,omitempty"`
-	// Tolerance is the relative KKT tolerance of the Lasso solver.
-	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
-	// Rule is the SRC decision rule: residual (Eqn. 8, default), sum or max.
-	Rule string `yaml:"rule,omitempty" json:"rule,omitempty"`
-	// NonNegative constrains sparse codes to v >= 0.
-	NonNegative bool `yaml:"nonnegative,omitempty" json:"nonnegative,omitempty"`
-	// PseudoKernel allows a σ outside Theorem 1's set.
-	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty"`
-}
-
-// Floats is a YAML scalar or list of numbers: `sigma: 1` or
-// `sigma: [0.5, 1, 2]`. A list gives candidates for parameter selection.
-type Floats []float64
-
-// UnmarshalYAML accepts a number or a sequence of numbers.
-func (f *Floats) UnmarshalYAML(n *yaml.Node) error {
-	switch n.Kind {
-	case yaml.ScalarNode:
-		var v float64
-		if err := n.Decode(&v); err != nil {
-			return err
-		}
-		*f = Floats{v}
-		return nil
-	case yaml.SequenceNode:
-		var vs []float64
-		if err := n.Decode(&vs); err != nil {
-			return err
-		}
-		*f = vs
-		return nil
+// resolve checks d and returns its typed form, filling in the defaults
+// that results.json records (ridge, ridge kind, Gabor border).
+func (d *DataConfig) resolve() (*dataPlan, error) {
+	if d.Features == "" {
+		return nil, errors.New("features is required (e.g. face, texture, reid or I,Ix,Iy)")
 	}
-	return fmt.Errorf("line %d: want a number or a list of numbers", n.Line)
+	p := &dataPlan{dataset: d.Dataset}
+	var err error
+	if p.features, err = features.ParseWithGaborBorder(d.Features, d.GaborBorder); err != nil {
+		return nil, err
+	}
+	if _, opts, _ := strings.Cut(d.Features, ";"); p.features.HasGabor() && !strings.Contains(opts, "gabor-border") {
+		d.GaborBorder = p.features.GaborBorder().String()
+	}
+	if d.Resize != "" {
+		if p.w, p.h, err = imageio.ParseSize(d.Resize); err != nil {
+			return nil, fmt.Errorf("resize %w", err)
+		}
+	}
+	if p.filter, err = imageio.ParseFilter(d.Filter); err != nil {
+		return nil, fmt.Errorf("filter %w", err)
+	}
+	regions := d.Regions
+	if regions == "" {
+		regions = "whole"
+	}
+	if p.layout, err = covariance.ParseLayout(regions); err != nil {
+		return nil, err
+	}
+	if len(d.Ridge) == 0 {
+		d.Ridge = classify.Floats{covariance.DefaultEps}
+	}
+	if d.RidgeKind == "" {
+		d.RidgeKind = covariance.TraceRidge.String()
+	}
+	if k, err := covariance.ParseRegKind(d.RidgeKind); err != nil || k == covariance.None {
+		return nil, fmt.Errorf("ridge_kind %q: want trace-ridge, diag-ridge or ridge (ridge: 0 for none)", d.RidgeKind)
+	}
+	if err := d.Ridge.Check("ridge", true, 0, true); err != nil {
+		return nil, err
+	}
+	for _, eps := range d.Ridge {
+		r, err := covariance.NewRegularization(d.RidgeKind, eps)
+		if err != nil {
+			return nil, err
+		}
+		p.regs = append(p.regs, r)
+	}
+	return p, nil
+}
+
+// TaskSpec is one task of an experiment file: a table row of the report.
+// Its protocol (task kind) is recognised from its keys and decodes the
+// rest; see the protocol table.
+type TaskSpec struct {
+	Name string
+	// Kind names the task's protocol.
+	Kind string
+	node *yaml.Node
+	// config is the protocol's decoded config, recorded in results.json.
+	config any
+	raw    map[string]any
+}
+
+// UnmarshalYAML keeps the task's mapping for its protocol to decode.
+func (t *TaskSpec) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: a task is a mapping (name: ..., and its data source)", n.Line)
+	}
+	t.node = n
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "name" {
+			t.Name = n.Content[i+1].Value
+		}
+	}
+	return nil
+}
+
+// MarshalJSON records the task as its protocol decoded it.
+func (t TaskSpec) MarshalJSON() ([]byte, error) {
+	if t.config != nil {
+		return json.Marshal(t.config)
+	}
+	return json.Marshal(t.raw)
+}
+
+// UnmarshalJSON reads a recorded task back (for reports; not validated).
+func (t *TaskSpec) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &t.raw); err != nil {
+		return err
+	}
+	t.Name, _ = t.raw["name"].(string)
+	return nil
+}
+
+// MethodSpec is one method of an experiment file: its report name, its
+// type (package experiment/method) and the type's own parameters.
+type MethodSpec struct {
+	// Name labels the method in reports; default: Type.
+	Name string
+	// Type is the method type; default: Name.
+	Type   string
+	params *yaml.Node // the mapping without name and type
+	line   int
+	// Params is the method's decoded parameters, recorded in results.json.
+	Params any
+	raw    map[string]any
+}
+
+// UnmarshalYAML splits the mapping into name, type and parameters.
+func (m *MethodSpec) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: a method is a mapping (name: ..., type: ..., parameters)", n.Line)
+	}
+	m.line = n.Line
+	m.params = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "name":
+			m.Name = v.Value
+		case "type":
+			m.Type = v.Value
+		default:
+			m.params.Content = append(m.params.Content, k, v)
+		}
+	}
+	return nil
+}
+
+// MarshalJSON records the name, the type and the decoded parameters.
+func (m MethodSpec) MarshalJSON() ([]byte, error) {
+	out := map[string]any{}
+	for k, v := range m.raw {
+		out[k] = v
+	}
+	if m.Params != nil {
+		b, err := json.Marshal(m.Params)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &out); err != nil {
+			return nil, err
+		}
+	}
+	out["name"], out["type"] = m.Name, m.Type
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a recorded method back (for reports).
+func (m *MethodSpec) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &m.raw); err != nil {
+		return err
+	}
+	m.Name, _ = m.raw["name"].(string)
+	m.Type, _ = m.raw["type"].(string)
+	return nil
+}
+
+// Plan is a validated experiment: the Config as given (with defaults
+// filled in, for the record) and every setting resolved into the typed
+// values Run consumes, so that nothing is parsed twice. Callers may change
+// the Config's Seed, Repeats, Workers and Name before Run (command-line
+// overrides); Run checks them again.
+type Plan struct {
+	Config  *Config
+	data    *dataPlan
+	tasks   []protocol
+	methods []classify.Method
 }
 
 // Load reads and validates an experiment file. YAML is strict: an unknown
 // key is an error naming the key, its line and the keys allowed there.
-func Load(path string) (*Config, error) {
+func Load(path string) (*Plan, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read experiment: %w", err)
 	}
-	cfg, err := Parse(b)
+	p, err := Parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if cfg.Name == "" {
+	if p.Config.Name == "" {
 		base := path[strings.LastIndexAny(path, `/\`)+1:]
-		cfg.Name = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
+		p.Config.Name = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
 	}
-	return cfg, nil
+	return p, nil
 }
 
 // Parse decodes and validates an experiment from YAML.
-func Parse(b []byte) (*Config, error) {
+func Parse(b []byte) (*Plan, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	var cfg Config
@@ -243,10 +302,7 @@ func Parse(b []byte) (*Config, error) {
 	if err := yaml.Unmarshal(b, &root); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	if err := cfg.validate(&root); err != nil {
-		return nil, err
-	}
-	return &cfg, nil
+	return cfg.plan(&root)
 }
 
 var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
@@ -266,7 +322,7 @@ func explainYAML(err error) string {
 			continue
 		}
 		if t, ok := configTypes[sub[3]]; ok {
-			msgs[i] = fmt.Sprintf("line %s: unknown key %q in %s (allowed: %s)", sub[1], sub[2], t.section, strings.Join(yamlKeys(t.typ), ", "))
+			msgs[i] = fmt.Sprintf("line %s: unknown key %q in %s (allowed: %s)", sub[1], sub[2], t.section, strings.Join(strictyaml.Keys(t.typ), ", "))
 		}
 	}
 	return strings.Join(msgs, "; ")
@@ -276,25 +332,8 @@ var configTypes = map[string]struct {
 	section string
 	typ     reflect.Type
 }{
-	"experiment.Config":          {"the experiment", reflect.TypeFor[Config]()},
-	"experiment.TaskConfig":      {"a task", reflect.TypeFor[TaskConfig]()},
-	"experiment.SyntheticConfig": {"synthetic", reflect.TypeFor[SyntheticConfig]()},
-	"experiment.DataConfig":      {"data", reflect.TypeFor[DataConfig]()},
-	"experiment.SplitConfig":     {"split", reflect.TypeFor[SplitConfig]()},
-	"experiment.MosaicConfig":    {"mosaic", reflect.TypeFor[MosaicConfig]()},
-	"experiment.MosaicBuild":     {"mosaic build", reflect.TypeFor[MosaicBuild]()},
-	"experiment.MethodConfig":    {"a method", reflect.TypeFor[MethodConfig]()},
-}
-
-func yamlKeys(t reflect.Type) []string {
-	var keys []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if k, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); k != "" && k != "-" {
-			keys = append(keys, k)
-		}
-	}
-	return keys
+	"experiment.Config":     {"the experiment", reflect.TypeFor[Config]()},
+	"experiment.DataConfig": {"data", reflect.TypeFor[DataConfig]()},
 }
 
 // at returns "line N: " for the node reached by following mapping keys and
@@ -330,55 +369,65 @@ func at(root *yaml.Node, path ...any) string {
 	return fmt.Sprintf("line %d: ", n.Line)
 }
 
-func (c *Config) validate(root *yaml.Node) error {
+// plan validates c and resolves it. Errors name the line of the setting.
+func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 	fail := func(path []any, format string, args ...any) error {
 		return fmt.Errorf("%w: %s%s", ErrConfig, at(root, path...), fmt.Sprintf(format, args...))
 	}
-	if c.Repeats < 1 {
-		return fail([]any{"repeats"}, "repeats = %d, want >= 1", c.Repeats)
-	}
-	if c.Workers < 0 {
-		return fail([]any{"workers"}, "workers = %d, want >= 0 (0: all cores)", c.Workers)
+	if err := c.checkRun(); err != nil {
+		return nil, fail([]any{"repeats"}, "%v", err)
 	}
 	if c.Folds == 0 {
 		c.Folds = 3
 	}
+	if c.Folds < 0 {
+		return nil, fail([]any{"folds"}, "folds = %d, want >= 2", c.Folds)
+	}
 	if c.CMC < 0 {
-		return fail([]any{"cmc"}, "cmc = %d, want >= 0", c.CMC)
+		return nil, fail([]any{"cmc"}, "cmc = %d, want >= 0", c.CMC)
 	}
 	switch c.Plot {
 	case "", "cmc", "bars":
 	default:
-		return fail([]any{"plot"}, "plot %q, want cmc, bars or nothing", c.Plot)
+		return nil, fail([]any{"plot"}, "plot %q, want cmc, bars or nothing", c.Plot)
 	}
 	if c.Plot == "cmc" && c.CMC == 0 {
-		return fail([]any{"plot"}, "plot: cmc needs cmc: R (the number of ranks)")
+		return nil, fail([]any{"plot"}, "plot: cmc needs cmc: R (the number of ranks)")
 	}
+	p := &Plan{Config: c}
 	if c.Data != nil {
-		if err := c.Data.validate(); err != nil {
-			return fail([]any{"data"}, "%v", err)
+		var err error
+		if p.data, err = c.Data.resolve(); err != nil {
+			return nil, fail([]any{"data"}, "%v", err)
 		}
 	}
 	if len(c.Tasks) == 0 {
-		return fail(nil, "no tasks")
+		return nil, fail(nil, "no tasks")
 	}
 	names := map[string]bool{}
-	for i, t := range c.Tasks {
-		p := []any{"tasks", i}
+	for i := range c.Tasks {
+		t := &c.Tasks[i]
+		path := []any{"tasks", i}
 		if t.Name == "" {
-			return fail(p, "task %d has no name", i+1)
+			return nil, fail(path, "task %d has no name", i+1)
 		}
 		if names[t.Name] {
-			return fail(p, "duplicate task name %q", t.Name)
+			return nil, fail(path, "duplicate task name %q", t.Name)
+		}
+		pr, err := newProtocol(t, p.data, names)
+		if err != nil {
+			if strings.HasPrefix(err.Error(), "line ") {
+				return nil, fmt.Errorf("%w: task %q: %v", ErrConfig, t.Name, err)
+			}
+			return nil, fail(path, "task %q: %v", t.Name, err)
 		}
 		names[t.Name] = true
-		if err := t.validate(c, names); err != nil {
-			return fail(p, "task %q: %v", t.Name, err)
-		}
+		p.tasks = append(p.tasks, pr)
 	}
 	if len(c.Methods) == 0 {
-		return fail(nil, "no methods")
+		return nil, fail(nil, "no methods")
 	}
+	types := method.Types()
 	names = map[string]bool{}
 	lists := c.Data != nil && len(c.Data.Ridge) > 1
 	for i := range c.Methods {
@@ -389,162 +438,55 @@ func (c *Config) validate(root *yaml.Node) error {
 		if m.Name == "" {
 			m.Name = m.Type
 		}
-		p := []any{"methods", i}
+		path := []any{"methods", i}
 		if m.Type == "" {
-			return fail(p, "method %d has neither name nor type (types: %s)", i+1, strings.Join(MethodTypes(), ", "))
+			return nil, fail(path, "method %d has neither name nor type (types: %s)", i+1, strings.Join(method.Names(), ", "))
 		}
 		if names[m.Name] {
-			return fail(p, "duplicate method name %q", m.Name)
+			return nil, fail(path, "duplicate method name %q", m.Name)
 		}
 		names[m.Name] = true
-		method, err := NewMethod(*m)
-		if err != nil {
-			return fail(p, "%v", err)
+		typ, ok := types[m.Type]
+		if !ok {
+			return nil, fail(path, "unknown method type %q (known: %s)", m.Type, strings.Join(method.Names(), ", "))
 		}
-		lists = lists || len(m.Sigma) > 1 || len(m.Lambda) > 1 || len(m.LambdaRatio) > 1
-		if dc, ok := method.(dimChecker); ok {
-			for _, t := range c.Tasks {
-				if t.Synthetic == nil {
-					continue
-				}
-				if err := dc.CheckDim(t.Synthetic.Dim); err != nil {
-					// Only the Stein kernel's σ depends on d so far.
-					return fail(append(p, "sigma"), "method %q on task %q: %v", m.Name, t.Name, err)
+		mm, err := typ.New(m.params)
+		if err != nil {
+			if strings.HasPrefix(err.Error(), "line ") {
+				return nil, fmt.Errorf("%w: method %q: %v", ErrConfig, m.Name, err)
+			}
+			return nil, fail(path, "method %q: %v", m.Name, err)
+		}
+		if r, ok := mm.(interface{ Params() any }); ok {
+			m.Params = r.Params()
+		}
+		if c, ok := mm.(interface{ Candidates() int }); ok && c.Candidates() > 1 {
+			lists = true
+		}
+		if dc, ok := mm.(classify.DimChecker); ok {
+			for ti, t := range p.tasks {
+				for _, d := range t.dims() {
+					if err := dc.CheckDim(d); err != nil {
+						return nil, fail(append(path, "sigma"), "method %q on task %q (%d×%d matrices): %v", m.Name, c.Tasks[ti].Name, d, d, err)
+					}
 				}
 			}
 		}
+		p.methods = append(p.methods, mm)
 	}
 	if lists && c.Folds < 2 {
-		return fail([]any{"folds"}, "folds = %d: parameter lists are chosen by cross-validation, which needs folds >= 2", c.Folds)
+		return nil, fail([]any{"folds"}, "folds = %d: parameter lists are chosen by cross-validation, which needs folds >= 2", c.Folds)
 	}
-	return nil
+	return p, nil
 }
 
-func (d *DataConfig) validate() error {
-	if d.Features == "" {
-		return errors.New("features is required (e.g. face, texture, reid or I,Ix,Iy)")
+// checkRun checks the settings that command-line flags may override.
+func (c *Config) checkRun() error {
+	if c.Repeats < 1 {
+		return fmt.Errorf("repeats = %d, want >= 1", c.Repeats)
 	}
-	set, err := features.ParseWithGaborBorder(d.Features, d.GaborBorder)
-	if err != nil {
-		return err
-	}
-	if _, opts, _ := strings.Cut(d.Features, ";"); set.HasGabor() && !strings.Contains(opts, "gabor-border") {
-		d.GaborBorder = set.GaborBorder().String()
-	}
-	if d.Resize != "" {
-		if _, _, err := imageio.ParseSize(d.Resize); err != nil {
-			return fmt.Errorf("resize %w", err)
-		}
-	}
-	if _, err := imageio.ParseFilter(d.Filter); err != nil {
-		return fmt.Errorf("filter %w", err)
-	}
-	if d.Regions != "" {
-		if _, err := covariance.ParseLayout(d.Regions); err != nil {
-			return err
-		}
-	}
-	if len(d.Ridge) == 0 {
-		d.Ridge = Floats{covariance.DefaultEps}
-	}
-	if d.RidgeKind == "" {
-		d.RidgeKind = covariance.TraceRidge.String()
-	}
-	if k, err := covariance.ParseRegKind(d.RidgeKind); err != nil || k == covariance.None {
-		return fmt.Errorf("ridge_kind %q: want trace-ridge, diag-ridge or ridge (ridge: 0 for none)", d.RidgeKind)
-	}
-	return checkFloats("ridge", d.Ridge, true, 0, true)
-}
-
-func (t TaskConfig) validate(c *Config, earlier map[string]bool) error {
-	sources := 0
-	for _, set := range []bool{t.Synthetic != nil, t.Train != nil || t.Test != nil, t.Mosaic != nil, t.Average != nil} {
-		if set {
-			sources++
-		}
-	}
-	if sources == 0 && t.Split != nil {
-		sources = 1 // a random split of the experiment's dataset
-	}
-	if sources != 1 {
-		return errors.New("want exactly one data source: synthetic, train/test selectors, split (of the data's dataset), mosaic or average")
-	}
-	switch {
-	case t.Synthetic != nil:
-		if t.Split != nil {
-			return errors.New("a synthetic task splits itself (synthetic.train); remove split")
-		}
-		return t.Synthetic.options().Validate()
-	case t.Average != nil:
-		if t.Split != nil {
-			return errors.New("an average has no split")
-		}
-		for _, n := range t.Average {
-			if !earlier[n] || n == t.Name {
-				return fmt.Errorf("average names %q, which is not a task listed before it", n)
-			}
-		}
-		return nil
-	case t.Mosaic != nil:
-		if c.Data == nil {
-			return errors.New("a mosaic task needs the data section (features, regions, ridge)")
-		}
-		if t.Split == nil || t.Split.TrainPerClass < 1 {
-			return errors.New("a mosaic task needs split: {train_per_class: k}")
-		}
-		m := t.Mosaic
-		if (m.Build == nil) == (m.Image == "") {
-			return errors.New("mosaic: give either image and labels, or build")
-		}
-		if m.Image != "" && m.Labels == "" {
-			return errors.New("mosaic: image needs its labels map")
-		}
-		if m.Build != nil && m.Build.Textures < 2 {
-			return fmt.Errorf("mosaic build: textures = %d, want >= 2", m.Build.Textures)
-		}
-		if m.MinPurity < 0 || m.MinPurity > 1 {
-			return fmt.Errorf("mosaic: min_purity = %v, want in [0, 1]", m.MinPurity)
-		}
-		return nil
-	}
-	if c.Data == nil || c.Data.Dataset == "" {
-		return errors.New("needs data.dataset")
-	}
-	if t.Train != nil || t.Test != nil {
-		if t.Train == nil || t.Test == nil {
-			return errors.New("give both train and test selectors")
-		}
-		if t.Split != nil {
-			return errors.New("give either train/test selectors or split, not both")
-		}
-		return nil
-	}
-	if t.Split.TrainPerClass < 0 || (t.Split.TrainPerClass == 0 && t.Split.By == "") {
-		return errors.New("split: train_per_class must be >= 1 (or give by: a metadata key)")
-	}
-	return nil
-}
-
-// checkFloats validates a parameter list: non-empty when required, every
-// value finite and within (lo, ∞) or [lo, ∞).
-func checkFloats(name string, vs Floats, required bool, lo float64, inclusive bool) error {
-	if len(vs) == 0 {
-		if required {
-			return fmt.Errorf("%s is required", name)
-		}
-		return nil
-	}
-	for _, v := range vs {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < lo || (!inclusive && v == lo) {
-			op := ">"
-			if inclusive {
-				op = ">="
-			}
-			return fmt.Errorf("%s = %v, want finite and %s %v", name, v, op, lo)
-		}
-	}
-	if slices.Contains(vs[:len(vs)-1], vs[len(vs)-1]) {
-		return fmt.Errorf("%s lists %v twice", name, vs[len(vs)-1])
+	if c.Workers < 0 {
+		return fmt.Errorf("workers = %d, want >= 0 (0: all cores)", c.Workers)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,15 +24,19 @@ methods:
 `
 
 func TestParseValid(t *testing.T) {
-	cfg, err := Parse([]byte(validYAML))
+	plan, err := Parse([]byte(validYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Name != "tiny" || cfg.Seed != 7 || cfg.Repeats != 3 || len(cfg.Tasks) != 1 || cfg.Tasks[0].Synthetic.Variance != 0.5 {
+	cfg := plan.Config
+	if cfg.Name != "tiny" || cfg.Seed != 7 || cfg.Repeats != 3 || len(cfg.Tasks) != 1 || cfg.Tasks[0].Kind != "synthetic" ||
+		plan.tasks[0].(*syntheticTask).Synthetic.Variance != 0.5 {
 		t.Errorf("parsed %+v", cfg)
 	}
-	if m := cfg.Methods[0]; m.Type != "rsr" || m.Sigma[0] != 1 || m.Lambda[0] != 0.05 {
-		t.Errorf("method %+v", m)
+	// The record of the run holds each method's decoded parameters.
+	b, err := json.Marshal(cfg.Methods[0])
+	if err != nil || string(b) != `{"lambda":[0.05],"name":"rsr","sigma":[1],"type":"rsr"}` {
+		t.Errorf("method recorded as %s, %v", b, err)
 	}
 }
 
@@ -43,7 +48,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level key", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nrepeat: 4", 1),
 			[]string{`line 5: unknown key "repeat" in the experiment`, "allowed: name, description, seed, repeats"}},
 		{"unknown method key", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    sigmaa: 2", 1),
-			[]string{`line 12: unknown key "sigmaa" in a method`, "sigma, lambda, lambda_ratio, tolerance"}},
+			[]string{`line 12: unknown key "sigmaa" in method type rsr`, "(allowed: sigma, lambda, lambda_ratio, tolerance, rule, nonnegative, pseudo_kernel)"}},
 		{"unknown synthetic key", strings.Replace(validYAML, "variance: 0.5", "varience: 0.5", 1),
 			[]string{`unknown key "varience" in synthetic`}},
 		{"bad type", strings.Replace(validYAML, "repeats: 3", "repeats: many", 1), []string{"line 4", "many"}},
@@ -55,17 +60,24 @@ func TestParseErrors(t *testing.T) {
 		{"lambda and ratio", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    lambda_ratio: 0.1", 1), []string{"lambda", "lambda_ratio", "not both"}},
 		{"ratio 1", strings.Replace(validYAML, "lambda: 0.05", "lambda_ratio: [0.1, 1]", 1), []string{"lambda_ratio = 1, want in (0, 1)"}},
 		{"ratio 0", strings.Replace(validYAML, "lambda: 0.05", "lambda_ratio: 0", 1), []string{"lambda_ratio = 0, want finite and > 0"}},
-		{"ratio for nn", strings.Replace(strings.Replace(validYAML, "lambda: 0.05", "lambda_ratio: 0.1", 1), "name: rsr", "name: nn-stein", 1), []string{"does not apply to method type nn-stein"}},
-		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: logE-SR, nn-airm, nn-stein, rsr"}},
+		{"ratio for nn", strings.Replace(strings.Replace(validYAML, "lambda: 0.05", "lambda_ratio: 0.1", 1), "    sigma: 1\n", "", 1) + "    type: nn\n    metric: stein\n",
+			[]string{`line 10: unknown key "lambda_ratio" in method type nn (allowed: metric)`}},
+		{"repeated candidate", strings.Replace(validYAML, "sigma: 1", "sigma: [1, 1, 2]", 1), []string{"sigma lists 1 twice"}},
+		{"sigma against the features' d", "name: t\nseed: 1\nrepeats: 1\ndata: {dataset: brodatz:x, features: texture}\ntasks:\n  - {name: a, split: {train_per_class: 5}}\nmethods:\n  - {name: rsr, sigma: 0.7, lambda: 0.1}\n",
+			[]string{`method "rsr" on task "a" (5×5 matrices)`, "sigma = 0.7", "{0.5, 1, 1.5, 2} or sigma > 2"}},
+		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: logE-SR, nn, rsr"}},
 		{"unknown rule", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    rule: vote", 1), []string{`unknown classification rule "vote"`}},
 		{"bad synthetic", strings.Replace(validYAML, "classes: 3", "classes: 1", 1), []string{`task "easy"`, "classes = 1"}},
 		{"duplicate task", strings.Replace(validYAML, "methods:", "  - name: easy\n    synthetic: {classes: 3, dim: 3, samples: 60, train: 0.5, spread: 1, variance: 1}\nmethods:", 1),
 			[]string{`duplicate task name "easy"`}},
 		{"no data", strings.Replace(validYAML, "    synthetic: {classes: 3, dim: 3, samples: 60, train: 0.5, spread: 1, variance: 0.5}\n", "", 1),
-			[]string{"want exactly one data source"}},
+			[]string{"no data source: give one of synthetic (synthetic: {classes"}},
 		{"empty", "", []string{"empty file"}},
 		{"parameter lists without folds", strings.Replace(strings.Replace(validYAML, "sigma: 1", "sigma: [0.5, 1]", 1), "repeats: 3", "repeats: 3\nfolds: 1", 1), []string{"folds = 1"}},
-		{"parameter that does not apply", strings.Replace(validYAML, "name: rsr", "name: nn-airm", 1), []string{"sigma does not apply to method type nn-airm"}},
+		{"parameter that does not apply", strings.Replace(validYAML, "name: rsr", "name: nn\n    metric: airm", 1), []string{`unknown key "sigma" in method type nn (allowed: metric)`}},
+		{"two data sources", strings.Replace(validYAML, "    synthetic:", "    average: [x]\n    synthetic:", 1), []string{`unknown key "average" in a synthetic task (allowed: name, synthetic)`}},
+		{"average of nothing", strings.Replace(validYAML, "methods:", "  - {name: avg, average: []}\nmethods:", 1), []string{"average lists no tasks"}},
+		{"negative folds", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nfolds: -1", 1), []string{"folds = -1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,12 +113,12 @@ func TestLoadNamesFile(t *testing.T) {
 	if err := os.WriteFile(p, []byte(strings.Replace(validYAML, "name: tiny\n", "", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := Load(p)
+	plan, err := Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Name != "my-exp" {
-		t.Errorf("name %q, want the file name", cfg.Name)
+	if plan.Config.Name != "my-exp" {
+		t.Errorf("name %q, want the file name", plan.Config.Name)
 	}
 	if _, err := Load(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("missing file: %v", err)
@@ -119,7 +131,7 @@ func TestLoadNamesFile(t *testing.T) {
 }
 
 func TestDataGaborBorder(t *testing.T) {
-	const base = "name: f\nseed: 1\nrepeats: 1\ndata:\n  dataset: feret:x\n  features: %s\n%stasks:\n  - name: bg\n    train: {pose: [ba]}\n    test: {pose: [bg]}\nmethods:\n  - name: nn-stein\n"
+	const base = "name: f\nseed: 1\nrepeats: 1\ndata:\n  dataset: feret:x\n  features: %s\n%stasks:\n  - name: bg\n    train: {pose: [ba]}\n    test: {pose: [bg]}\nmethods:\n  - {name: nn-stein, type: nn, metric: stein}\n"
 	for _, tc := range []struct {
 		features, extra, want, err string
 	}{
@@ -131,7 +143,7 @@ func TestDataGaborBorder(t *testing.T) {
 		{"face", "  gabor_border: reflect\n", "", `unknown border "reflect"`},
 		{"\"face;gabor-border=zero\"", "  gabor_border: symmetric\n", "", "given twice"},
 	} {
-		cfg, err := Parse([]byte(fmt.Sprintf(base, tc.features, tc.extra)))
+		plan, err := Parse([]byte(fmt.Sprintf(base, tc.features, tc.extra)))
 		switch {
 		case tc.err != "":
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -139,8 +151,8 @@ func TestDataGaborBorder(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%s %q: %v", tc.features, tc.extra, err)
-		case cfg.Data.GaborBorder != tc.want:
-			t.Errorf("%s %q: gabor_border %q, want %q", tc.features, tc.extra, cfg.Data.GaborBorder, tc.want)
+		case plan.Config.Data.GaborBorder != tc.want:
+			t.Errorf("%s %q: gabor_border %q, want %q", tc.features, tc.extra, plan.Config.Data.GaborBorder, tc.want)
 		}
 	}
 }

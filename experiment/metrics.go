@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"github.com/covpipe/covpipe/experiment/classify"
+
 	"fmt"
 	"math"
 )
@@ -32,7 +34,7 @@ func (e *evaluation) add(pred, truth []int, ranking [][]int) (float64, []float64
 		}
 		e.confusion[t][pred[i]]++
 	}
-	acc := accuracy(pred, truth)
+	acc := classify.Accuracy(pred, truth)
 	if e.ranks == 0 || ranking == nil {
 		return acc, nil, nil
 	}

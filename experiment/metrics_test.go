@@ -4,7 +4,10 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/covpipe/covpipe/experiment/classify"
 )
 
 func TestCMCHandMade(t *testing.T) {
@@ -52,8 +55,9 @@ func TestEvaluation(t *testing.T) {
 
 func TestPerClassSplit(t *testing.T) {
 	labels := []int{0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 3}
-	items := seq(0, len(labels))
-	train, test, short := perClassSplit(labels, items, 3, 7)
+	items := classify.Seq(0, len(labels))
+	data := &classify.Data{Labels: labels, Classes: []string{"a", "b", "c", "d"}}
+	train, test, short := perClassSplit(data, items, 3, 7)
 	count := map[int][2]int{}
 	for _, i := range train {
 		c := count[labels[i]]
@@ -69,7 +73,7 @@ func TestPerClassSplit(t *testing.T) {
 	if !reflect.DeepEqual(count, want) {
 		t.Errorf("per-class train/test %v, want %v", count, want)
 	}
-	if len(short) != 3 {
+	if len(short) != 3 || !strings.Contains(short[2], `class "d" has 1 item(s): left out`) {
 		t.Errorf("short classes reported %v", short)
 	}
 	if !slices.IsSorted(train) || !slices.IsSorted(test) {
@@ -80,13 +84,13 @@ func TestPerClassSplit(t *testing.T) {
 			t.Fatalf("item %d in train and test", i)
 		}
 	}
-	train2, test2, _ := perClassSplit(labels, items, 3, 7)
+	train2, test2, _ := perClassSplit(data, items, 3, 7)
 	if !reflect.DeepEqual(train, train2) || !reflect.DeepEqual(test, test2) {
 		t.Error("same seed, different split")
 	}
 	differs := false
 	for s := uint64(8); s < 20; s++ {
-		tr, _, _ := perClassSplit(labels, items, 3, s)
+		tr, _, _ := perClassSplit(data, items, 3, s)
 		if !reflect.DeepEqual(tr, train) {
 			differs = true
 		}
@@ -99,7 +103,7 @@ func TestPerClassSplit(t *testing.T) {
 func TestGroupSplit(t *testing.T) {
 	labels := []int{0, 0, 0, 0, 1, 1, 2, 2, 2}
 	cams := []string{"1", "1", "2", "3", "1", "1", "2", "1", "2"}
-	train, test, skipped := groupSplit(labels, seq(0, 9), cams, 0, 3)
+	train, test, skipped := groupSplit(labels, classify.Seq(0, 9), cams, 0, 3)
 	if skipped != 1 {
 		t.Errorf("skipped %d classes, want 1 (class 1 has one camera)", skipped)
 	}
@@ -117,32 +121,5 @@ func TestGroupSplit(t *testing.T) {
 	}
 	if len(train)+len(test) != 7 {
 		t.Errorf("%d+%d items used, want 7", len(train), len(test))
-	}
-}
-
-func TestFolds(t *testing.T) {
-	labels := []int{0, 0, 0, 1, 1, 1, 2, 2, 2, 2}
-	fs := folds(labels, seq(0, 10), 3, 1)
-	seen := map[int]bool{}
-	for _, f := range fs {
-		classes := map[int]int{}
-		for _, i := range f {
-			if seen[i] {
-				t.Fatalf("item %d in two folds", i)
-			}
-			seen[i] = true
-			classes[labels[i]]++
-		}
-		for c, n := range classes {
-			if n > 2 {
-				t.Errorf("fold holds %d items of class %d", n, c)
-			}
-		}
-	}
-	if len(seen) != 10 {
-		t.Errorf("folds cover %d items", len(seen))
-	}
-	if got := without([]int{1, 2, 3, 5, 8}, []int{2, 5, 9}); !reflect.DeepEqual(got, []int{1, 3, 8}) {
-		t.Errorf("without = %v", got)
 	}
 }

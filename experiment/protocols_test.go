@@ -119,17 +119,18 @@ func TestProtocolsEndToEnd(t *testing.T) {
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			cfg, err := Load(p)
+			plan, err := Load(p)
 			if err != nil {
 				t.Fatal(err)
 			}
+			cfg := plan.Config
 			cfg.Repeats = 2
 			if name == "synthetic" {
-				for i := range cfg.Tasks {
-					cfg.Tasks[i].Synthetic.Samples = 64
+				for _, task := range plan.tasks {
+					task.(*syntheticTask).Synthetic.Samples = 64
 				}
 			}
-			res, err := Run(context.Background(), cfg, Options{DataRoot: root, CacheDir: cache})
+			res, err := Run(context.Background(), plan, Options{DataRoot: root, CacheDir: cache})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,9 +146,18 @@ func TestProtocolsEndToEnd(t *testing.T) {
 			if len(res.Results) != len(cfg.Tasks)*len(cfg.Methods) {
 				t.Errorf("%d results for %d tasks × %d methods", len(res.Results), len(cfg.Tasks), len(cfg.Methods))
 			}
+			// The miniature classes are learnable: every method must beat by
+			// far what a classifier that ignores its input reaches (at most
+			// 33% here: 3 people, 4 synthetic classes, 5 FERET subjects, 5
+			// to 16 textures). The faces and people, one pattern each, are
+			// separable outright.
+			floor := 45.0
+			if name == "feret" || name == "feret-64" || strings.HasPrefix(name, "reid") {
+				floor = 90
+			}
 			for _, r := range res.Results {
-				if len(r.Runs) != 2 || math.IsNaN(r.AccuracyMean) {
-					t.Errorf("%s/%s: runs %v", r.Task, r.Method, r.Runs)
+				if len(r.Runs) != 2 || !(r.AccuracyMean >= floor) {
+					t.Errorf("%s/%s: accuracy %.2f (runs %v), want >= %v", r.Task, r.Method, r.AccuracyMean, r.Runs, floor)
 				}
 			}
 		})
@@ -157,11 +167,11 @@ func TestProtocolsEndToEnd(t *testing.T) {
 // TestMissingDataset checks that a missing dataset names the folder
 // expected and what it should hold.
 func TestMissingDataset(t *testing.T) {
-	cfg, err := Load("../configs/feret.yaml")
+	plan, err := Load("../configs/feret.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), cfg, Options{DataRoot: t.TempDir()})
+	_, err = Run(context.Background(), plan, Options{DataRoot: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "feret-b-32 not found") || !strings.Contains(err.Error(), "SSSSSxx") {
 		t.Errorf("got %v", err)
 	}
@@ -175,12 +185,12 @@ func TestMosaicsOnSharedData(t *testing.T) {
 	}
 	dir := shareddata.Dir(t, "brodatz")
 	shareddata.Dir(t, "usc-sipi-mosaics")
-	cfg, err := Load("../configs/brodatz-mosaics.yaml")
+	plan, err := Load("../configs/brodatz-mosaics.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Repeats = 2
-	res, err := Run(context.Background(), cfg, Options{DataRoot: filepath.Dir(dir)})
+	plan.Config.Repeats = 2
+	res, err := Run(context.Background(), plan, Options{DataRoot: filepath.Dir(dir)})
 	if err != nil {
 		t.Fatal(err)
 	}

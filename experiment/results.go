@@ -157,20 +157,6 @@ func firstParam(ps []map[string]float64, key string) (float64, bool) {
 	return v, ok
 }
 
-// accuracy returns the percentage of predictions equal to the truth.
-func accuracy(pred, truth []int) float64 {
-	if len(truth) == 0 {
-		return math.NaN()
-	}
-	c := 0
-	for i := range truth {
-		if pred[i] == truth[i] {
-			c++
-		}
-	}
-	return 100 * float64(c) / float64(len(truth))
-}
-
 // meanStd returns the mean and the sample standard deviation.
 func meanStd(v []float64) (mean, std float64) {
 	if len(v) == 0 {

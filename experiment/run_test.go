@@ -11,26 +11,31 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/experiment/method"
 	"github.com/covpipe/covpipe/spd"
+	"go.yaml.in/yaml/v3"
 )
 
-func tinyConfig(t *testing.T) *Config {
+func tinyConfig(t *testing.T) *Plan {
 	t.Helper()
-	cfg, err := Parse([]byte(validYAML))
+	plan, err := Parse([]byte(validYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg
+	return plan
 }
 
 func TestRunIndependentOfWorkers(t *testing.T) {
-	cfg := tinyConfig(t)
-	ref, err := Run(context.Background(), cfg, Options{Workers: 1})
+	plan := tinyConfig(t)
+	plan.Config.Workers = 1
+	ref, err := Run(context.Background(), plan, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []int{2, 3} {
-		got, err := Run(context.Background(), cfg, Options{Workers: w})
+		plan.Config.Workers = w
+		got, err := Run(context.Background(), plan, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,8 +43,8 @@ func TestRunIndependentOfWorkers(t *testing.T) {
 			t.Errorf("workers=%d: runs %v, workers=1: %v", w, got.Results[0].Runs, ref.Results[0].Runs)
 		}
 	}
-	cfg.Seed++
-	other, _ := Run(context.Background(), cfg, Options{Workers: 2})
+	plan.Config.Seed++
+	other, _ := Run(context.Background(), plan, Options{})
 	if reflect.DeepEqual(other.Results[0].Runs, ref.Results[0].Runs) {
 		t.Error("a different seed gave identical runs")
 	}
@@ -55,9 +60,25 @@ func TestRunStatistics(t *testing.T) {
 	if len(r.Runs) != 3 || len(r.Degenerate) != 3 || len(r.Params) != 3 {
 		t.Fatalf("per-repeat records: %+v", r)
 	}
-	mean, std := meanStd(r.Runs)
-	if r.AccuracyMean != mean || r.AccuracyStd != std {
+	// The summary against a two-pass mean and sample deviation written out
+	// here, not meanStd.
+	mean := (r.Runs[0] + r.Runs[1] + r.Runs[2]) / 3
+	var ss float64
+	for _, a := range r.Runs {
+		ss += (a - mean) * (a - mean)
+	}
+	if std := math.Sqrt(ss / 2); math.Abs(r.AccuracyMean-mean) > 1e-12 || math.Abs(r.AccuracyStd-std) > 1e-12 {
 		t.Errorf("summary %v ± %v, recomputed %v ± %v", r.AccuracyMean, r.AccuracyStd, mean, std)
+	}
+	if r.Runs[0] == r.Runs[1] && r.Runs[1] == r.Runs[2] {
+		t.Errorf("three repeats with fresh samples gave the same accuracy %v", r.Runs)
+	}
+	// Each repeat's accuracy is the share of its test items predicted
+	// right: a multiple of 100/30 on 30 test items.
+	for _, a := range r.Runs {
+		if k := a * 30 / 100; math.Abs(k-math.Round(k)) > 1e-9 {
+			t.Errorf("accuracy %v is not k/30", a)
+		}
 	}
 	for _, a := range r.Runs {
 		if a < 0 || a > 100 {
@@ -126,17 +147,21 @@ func TestSteinDivergencesComputedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	set, _ := spd.NewSet(append(train.X, test.X...))
-	data := NewData(set, append(train.Labels, test.Labels...), 2)
-	var methods []Method
-	for _, sigma := range []float64{0.5, 1, 2} {
-		m, err := NewMethod(MethodConfig{Name: "rsr", Type: "rsr", Sigma: Floats{sigma}, Lambda: Floats{0.05}})
+	data := classify.NewData(set, append(train.Labels, test.Labels...), 2)
+	var methods []classify.Method
+	for _, sigma := range []string{"0.5", "1", "2"} {
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte("{sigma: "+sigma+", lambda: 0.05}"), &n); err != nil {
+			t.Fatal(err)
+		}
+		m, err := method.Types()["rsr"].New(n.Content[0])
 		if err != nil {
 			t.Fatal(err)
 		}
 		methods = append(methods, m)
 	}
 	for r := range 3 {
-		split := &Split{Data: data, Train: seq(0, 256-r), Test: seq(256, 512), Workers: 2}
+		split := &classify.Split{Data: data, Train: classify.Seq(0, 256-r), Test: classify.Seq(256, 512), Workers: 2}
 		for _, m := range methods {
 			if _, err := m.Classify(split); err != nil {
 				t.Fatal(err)
@@ -156,7 +181,7 @@ func TestMeanStdAndAccuracy(t *testing.T) {
 	if _, s := meanStd([]float64{7}); s != 0 {
 		t.Errorf("single run std %v", s)
 	}
-	if a := accuracy([]int{1, 2, 3, 4}, []int{1, 2, 0, 0}); a != 50 {
+	if a := classify.Accuracy([]int{1, 2, 3, 4}, []int{1, 2, 0, 0}); a != 50 {
 		t.Errorf("accuracy %v", a)
 	}
 	if deriveSeed(1, 0, 0) == deriveSeed(1, 0, 1) || deriveSeed(1, 0, 1) == deriveSeed(1, 1, 0) {
@@ -169,8 +194,10 @@ func TestMeanStdAndAccuracy(t *testing.T) {
 // above every query's λ_max (= 2·max_j k(X, D_j) <= 2 for the normalised
 // Stein kernel) gives all-zero codes that the warnings report.
 func TestLambdaRatioRun(t *testing.T) {
-	ratio := tinyConfig(t)
-	ratio.Methods[0].Lambda, ratio.Methods[0].LambdaRatio = nil, Floats{0.2}
+	ratio, err := Parse([]byte(strings.Replace(validYAML, "lambda: 0.05", "lambda_ratio: 0.2", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := Run(context.Background(), ratio, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -186,8 +213,10 @@ func TestLambdaRatioRun(t *testing.T) {
 		t.Errorf("params %v, %d all-zero codes, warnings %q", r.Params[0], sum(r.Degenerate), res.Warnings())
 	}
 
-	big := tinyConfig(t)
-	big.Methods[0].Lambda = Floats{2}
+	big, err := Parse([]byte(strings.Replace(validYAML, "lambda: 0.05", "lambda: 2", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err = Run(context.Background(), big, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,9 @@
 // Stein divergence and the Stein kernel, the affine-invariant Riemannian
 // metric (AIRM), the log-Euclidean and Thompson metrics, matrix functions,
 // exponential and logarithm maps, Karcher means, and parallel Gram matrices.
+// Metric and Distance choose among the distances and the divergence by name
+// ("airm", "stein", "logeuclid", "thompson"), as pyRiemann's
+// distance(A, B, metric=...) does.
 //
 // The notation follows Harandi, Sanderson, Hartley and Lovell, "Sparse Coding
 // and Dictionary Learning for Symmetric Positive Definite Matrices: A Kernel

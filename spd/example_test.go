@@ -68,3 +68,30 @@ func ExampleKarcherMean() {
 	// ⎡2.0000  0.0000⎤
 	// ⎣0.0000  3.0000⎦ converged=true
 }
+
+func ExampleDistance() {
+	x := mat.NewSymDense(2, []float64{1, 0, 0, 4})
+	y := mat.NewSymDense(2, []float64{4, 0, 0, 1})
+	for _, m := range spd.Metrics() {
+		d, err := spd.Distance(m, x, y)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%-9s %.4f\n", m, d)
+	}
+	// A configuration names the metric; pyRiemann's name for AIRM works too.
+	m, err := spd.ParseMetric("riemann")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("riemann is", m)
+	_, err = spd.ParseMetric("euclid")
+	fmt.Println(err)
+	// Output:
+	// airm      1.9605
+	// stein     0.4463
+	// logeuclid 1.9605
+	// thompson  1.3863
+	// riemann is airm
+	// spd: invalid parameter: unknown metric "euclid" (valid: airm or riemann, stein, logeuclid, thompson)
+}

@@ -41,6 +41,16 @@ func (w *Workspace) apply(name string, dst *mat.SymDense, x mat.Symmetric, fn ei
 	if err := w.checkDst(dst); err != nil {
 		return err
 	}
+	if err := w.eigen(name, x, fn, p); err != nil {
+		return err
+	}
+	w.rebuild(dst)
+	return nil
+}
+
+// eigen diagonalises the d×d matrix x, which the caller has checked, into
+// eigenvectors w.a and eigenvalues w.vals, and puts f(λ) into w.fv.
+func (w *Workspace) eigen(name string, x mat.Symmetric, fn eigenFunc, p float64) error {
 	loadUpperTo(w.a, w.d, x)
 	d := w.d
 	for i := range d {
@@ -75,7 +85,6 @@ func (w *Workspace) apply(name string, dst *mat.SymDense, x mat.Symmetric, fn ei
 			return fmt.Errorf("%s: %w: f(λ=%g) = %v overflows", name, ErrNotFinite, l, w.fv[i])
 		}
 	}
-	w.rebuild(dst)
 	return nil
 }
 
@@ -102,6 +111,19 @@ func (w *Workspace) clampEigen(name string) error {
 // rebuild writes V diag(fv) Vᵀ into dst, with V the eigenvectors in the
 // columns of w.a.
 func (w *Workspace) rebuild(dst *mat.SymDense) {
+	w.outer(0)
+	d := w.d
+	for i := range d {
+		for j := i; j < d; j++ {
+			dst.SetSym(i, j, 0.5*(w.c[i*d+j]+w.c[j*d+i]))
+		}
+	}
+}
+
+// outer sets w.c ← V diag(fv) Vᵀ + beta·w.c (full d×d), with V the
+// eigenvectors in the columns of w.a. beta = −1 subtracts a previous result
+// without a further buffer.
+func (w *Workspace) outer(beta float64) {
 	d := w.d
 	for i := range d {
 		for k := range d {
@@ -111,12 +133,7 @@ func (w *Workspace) rebuild(dst *mat.SymDense) {
 	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
 		blas64.General{Rows: d, Cols: d, Stride: d, Data: w.b},
 		blas64.General{Rows: d, Cols: d, Stride: d, Data: w.a},
-		0, blas64.General{Rows: d, Cols: d, Stride: d, Data: w.c})
-	for i := range d {
-		for j := i; j < d; j++ {
-			dst.SetSym(i, j, 0.5*(w.c[i*d+j]+w.c[j*d+i]))
-		}
-	}
+		beta, blas64.General{Rows: d, Cols: d, Stride: d, Data: w.c})
 }
 
 // checkDst prepares dst to receive a d×d result: an empty dst is sized.

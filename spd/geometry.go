@@ -170,33 +170,49 @@ func (w *Workspace) LogVecTo(dst []float64, x mat.Symmetric, tmp *mat.SymDense) 
 
 // LogEuclidean returns the log-Euclidean distance (Arsigny et al. 2007)
 //
-//	d_LE(X, Y) = ‖log X − log Y‖_F.
+//	d_LE(X, Y) = ‖log X − log Y‖_F,
 //
-// It returns an error wrapping ErrNotSPD, ErrNotFinite or ErrDimension.
+// the Euclidean distance between the embeddings of LogVecTo. As in LogTo,
+// eigenvalues below λ_max·d·ε are round-off and are clamped up to that
+// floor rather than refused. It returns an error wrapping ErrNotSPD for an
+// indefinite matrix, ErrNotFinite for NaN or Inf entries and ErrDimension
+// for a size other than the workspace's.
+func (w *Workspace) LogEuclidean(x, y mat.Symmetric) (float64, error) {
+	if err := w.check("X", x); err != nil {
+		return 0, err
+	}
+	if err := w.check("Y", y); err != nil {
+		return 0, err
+	}
+	if err := w.eigen("X", x, fnLog, 0); err != nil {
+		return 0, err
+	}
+	w.outer(0) // w.c = log X
+	if err := w.eigen("Y", y, fnLog, 0); err != nil {
+		return 0, err
+	}
+	w.outer(-1) // w.c = log Y − log X
+	d := w.d
+	var s float64
+	for i := range d {
+		v := w.c[i*d+i]
+		s += v * v
+		for j := i + 1; j < d; j++ {
+			v := 0.5 * (w.c[i*d+j] + w.c[j*d+i])
+			s += 2 * v * v
+		}
+	}
+	return math.Sqrt(s), nil
+}
+
+// LogEuclidean returns the log-Euclidean distance; see
+// Workspace.LogEuclidean.
 func LogEuclidean(x, y mat.Symmetric) (float64, error) {
 	w, err := pairWorkspace(x, y)
 	if err != nil {
 		return 0, err
 	}
-	lx := mat.NewSymDense(w.d, nil)
-	if err := w.LogTo(lx, x); err != nil {
-		return 0, err
-	}
-	ly := mat.NewSymDense(w.d, nil)
-	if err := w.apply("Y", ly, y, fnLog, 0); err != nil {
-		return 0, err
-	}
-	var s float64
-	for i := range w.d {
-		for j := i; j < w.d; j++ {
-			v := lx.At(i, j) - ly.At(i, j)
-			if i != j {
-				v *= math.Sqrt2
-			}
-			s += v * v
-		}
-	}
-	return math.Sqrt(s), nil
+	return w.LogEuclidean(x, y)
 }
 
 // sqrtPair returns P^{1/2} and P^{−1/2} from one eigendecomposition.

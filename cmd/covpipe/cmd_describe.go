@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"time"
 
@@ -82,22 +81,22 @@ func describeCommand() *cli.Command {
 	}
 }
 
-// describeOptions reads the options of `covpipe describe` from its flags.
+// describeOptions reads the options of `covpipe describe` from its flags,
+// parsing each once into the typed value describe takes.
 func describeOptions(c *cli.Context) (describe.Options, error) {
-	spec := c.String("features")
-	if b := c.String("gabor-border"); b != "" {
-		if _, err := features.ParseWithGaborBorder(spec, b); err != nil {
-			return describe.Options{}, fmt.Errorf("describe: --gabor-border: %w", err)
-		}
-		spec += ";gabor-border=" + b
-	}
 	o := describe.Options{
-		Features: spec,
-		Seed:     c.Uint64("seed"),
-		Workers:  c.Int("workers"),
-		SkipBad:  c.Bool("skip-bad"),
+		Seed:    c.Uint64("seed"),
+		Workers: c.Int("workers"),
+		SkipBad: c.Bool("skip-bad"),
 	}
 	var err error
+	spec, border := c.String("features"), c.String("gabor-border")
+	if o.Features, err = features.ParseWithGaborBorder(spec, border); err != nil {
+		if border != "" {
+			return o, fmt.Errorf("describe: --features %q --gabor-border %q: %w", spec, border, err)
+		}
+		return o, fmt.Errorf("describe: --features %q: %w", spec, err)
+	}
 	if s := c.String("resize"); s != "" {
 		if o.Width, o.Height, err = imageio.ParseSize(s); err != nil {
 			return o, fmt.Errorf("describe: --resize %w", err)
@@ -114,20 +113,10 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 	if o.Regions, err = covariance.ParseLayout(c.String("regions")); err != nil {
 		return o, fmt.Errorf("describe: --regions: %w", err)
 	}
-	kind, err := covariance.ParseRegKind(c.String("ridge-kind"))
-	if err != nil || kind == covariance.None {
-		return o, fmt.Errorf("describe: --ridge-kind %q: want trace-ridge, diag-ridge or ridge (--ridge 0 for none)", c.String("ridge-kind"))
-	}
-	if c.IsSet("ridge") || c.IsSet("ridge-kind") {
-		eps := c.Float64("ridge")
-		switch {
-		case !(eps >= 0) || math.IsInf(eps, 0):
-			return o, fmt.Errorf("describe: --ridge %v: want a finite EPS >= 0 (0: no regularisation)", eps)
-		case eps == 0:
-			o.Reg = covariance.Regularization{Kind: covariance.None}
-		default:
-			o.Reg = covariance.Regularization{Kind: kind, Eps: eps}
-		}
+	// The flags' defaults are the default ridge, trace-ridge of strength
+	// covariance.DefaultEps; --ridge 0 is none.
+	if o.Reg, err = covariance.NewRegularization(c.String("ridge-kind"), c.Float64("ridge")); err != nil {
+		return o, fmt.Errorf("describe: --ridge %v --ridge-kind %s: %w", c.Float64("ridge"), c.String("ridge-kind"), err)
 	}
 	if c.Int("workers") < 0 {
 		return o, fmt.Errorf("describe: --workers %d, want >= 0 (0: all cores)", c.Int("workers"))

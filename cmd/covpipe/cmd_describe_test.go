@@ -188,6 +188,8 @@ func TestDescribeCommandErrors(t *testing.T) {
 		{[]string{"describe", src, "--out", out, "--regions", "grid:2"}, "--regions"},
 		{[]string{"describe", src, "--out", out, "--ridge", "-1"}, "--ridge -1"},
 		{[]string{"describe", src, "--out", out, "--ridge", "NaN"}, "--ridge NaN"},
+		{[]string{"describe", src, "--out", out, "--ridge-kind", "bogus"}, `--ridge-kind bogus: covariance: unknown regularisation kind "bogus"`},
+		{[]string{"describe", src, "--out", out, "--ridge-kind", "none"}, "--ridge-kind none: covariance: ridge kind none with strength 0.0001: give strength 0 for none"},
 		{[]string{"describe", src, "--out", out, "--shard", "2/2"}, `--shard: describe: invalid shard: "2/2"`},
 		{[]string{"describe", filepath.Join(src, "nope"), "--out", out}, "nope"},
 		{[]string{"describe", bad, "--out", out}, "load " + filepath.Join(bad, "p1", "z.png")},
@@ -238,6 +240,35 @@ func TestDescribeGaborBorder(t *testing.T) {
 	}
 	if slices.Equal(zero.Data, sym.Data) || !slices.Equal(sym.Data, spec.Data) {
 		t.Error("the symmetric border, by flag or spec, must change the descriptors and agree")
+	}
+}
+
+// TestDescribeRidgeFlags checks the regularisation that --ridge and
+// --ridge-kind give, as meta.json records it.
+func TestDescribeRidgeFlags(t *testing.T) {
+	src := imageFolder(t, 1)
+	for _, tc := range []struct {
+		args []string
+		want describe.Ridge
+	}{
+		{nil, describe.Ridge{Kind: "trace-ridge", Eps: 1e-4}},
+		{[]string{"--ridge", "0.01"}, describe.Ridge{Kind: "trace-ridge", Eps: 0.01}},
+		{[]string{"--ridge-kind", "diag-ridge"}, describe.Ridge{Kind: "diag-ridge", Eps: 1e-4}},
+		{[]string{"--ridge-kind", "ridge", "--ridge", "0.5"}, describe.Ridge{Kind: "ridge", Eps: 0.5}},
+		{[]string{"--ridge-kind", "ridge", "--ridge", "0"}, describe.Ridge{Kind: "none"}},
+		{[]string{"--ridge-kind", "none", "--ridge", "0"}, describe.Ridge{Kind: "none"}},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		if _, stderr, err := runCLI(t, append([]string{"describe", src, "--out", out}, tc.args...)...); err != nil {
+			t.Fatalf("describe %v: %v\n%s", tc.args, err, stderr)
+		}
+		m, err := describe.ReadMeta(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Ridge != tc.want {
+			t.Errorf("%v: ridge %+v, want %+v", tc.args, m.Ridge, tc.want)
+		}
 	}
 }
 

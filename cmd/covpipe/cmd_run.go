@@ -39,10 +39,11 @@ func runCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return errors.New("run: want exactly one CONFIG file (see covpipe run --help)")
 			}
-			cfg, err := experiment.Load(c.Args().First())
+			plan, err := experiment.Load(c.Args().First())
 			if err != nil {
 				return err
 			}
+			cfg := plan.Config
 			if c.IsSet("repeats") {
 				if c.Int("repeats") < 1 {
 					return fmt.Errorf("run: --repeats %d, want >= 1", c.Int("repeats"))
@@ -78,10 +79,10 @@ func runCommand() *cli.Command {
 				cache = cacheDir(c.String("cache"))
 			}
 			log := newLogger(c.App.ErrWriter)
-			res, err := experiment.Run(c.Context, cfg, experiment.Options{
+			res, err := experiment.Run(c.Context, plan, experiment.Options{
 				Reporter: newReporter(c.App.ErrWriter, log),
 				Logger:   log,
-				DataRoot: experiment.DataRoot(c.String("data")),
+				DataRoot: dataRoot(c.String("data")),
 				CacheDir: cache,
 			})
 			if err != nil {
@@ -98,6 +99,18 @@ func runCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// dataRoot resolves the data root: the flag value if set, else
+// $COVPIPE_DATA, else ./data.
+func dataRoot(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if env := os.Getenv("COVPIPE_DATA"); env != "" {
+		return env
+	}
+	return "data"
 }
 
 // cacheDir resolves the descriptor cache: the flag, else $COVPIPE_CACHE,

@@ -7,16 +7,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/progress"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
 
 // newReporter returns a progress bar on a terminal, else a reporter that
 // logs a line at start, every 10 % (at most every 5 s) and at the end.
-// The result serves as both a describe.Reporter and an
-// experiment.Reporter, which have the same method set.
-func newReporter(w io.Writer, log *slog.Logger) describe.Reporter {
+// It serves every stage that reports progress: describe and the
+// experiments.
+func newReporter(w io.Writer, log *slog.Logger) progress.Reporter {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return &barReporter{w: w}
 	}

@@ -82,7 +82,7 @@ tasks:
   - name: t
     split: {train_per_class: 1}
 methods:
-  - name: nn-stein
+  - {name: nn-stein, type: nn, metric: stein}
 `, tc.spec))
 			if err != nil {
 				t.Fatal(err)

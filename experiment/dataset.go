@@ -14,30 +14,25 @@ import (
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/spd"
 )
 
-// listData returns the descriptors of the config's dataset, one Data per
-// ridge value, extracting them with the describe machinery on first use.
-// With a cache folder, each extraction is stored under a hash of
-// everything that determines it (the items' paths, labels, sizes and
-// modification times, the descriptor options and covpipe's version), so a
-// second run reads it back instead.
-func (e *engine) listData() ([]*Data, error) {
-	if e.variants != nil {
-		return e.variants, nil
-	}
-	dc := e.cfg.Data
-	list, err := openDataset(e.opts.DataRoot, dc.Dataset)
+// listData returns the descriptors of the data section's dataset, one
+// Data per ridge candidate, extracted by package describe. With a cache
+// folder, each extraction is stored under a hash of everything that
+// determines it (the items' paths, labels, sizes and modification times,
+// the descriptor options and covpipe's version), so a second run reads it
+// back instead.
+func (e *engine) listData() ([]*classify.Data, error) {
+	dp := e.plan.data
+	list, err := openDataset(e.opts.DataRoot, dp.dataset)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkClasses(e.opts.DataRoot, dc.Dataset, list); err != nil {
-		return nil, err
-	}
-	o, err := dc.resolve()
-	if err != nil {
+	if err := checkClasses(e.opts.DataRoot, dp.dataset, list); err != nil {
 		return nil, err
 	}
 	byRel := make(map[string]datasets.Item, len(list.Items))
@@ -49,28 +44,23 @@ func (e *engine) listData() ([]*Data, error) {
 	for i, n := range names {
 		index[n] = i
 	}
-	for _, eps := range dc.Ridge {
-		opts := describe.Options{
-			Features: o.features.String(), Width: o.w, Height: o.h, Filter: o.filter,
-			Regions: o.layout, Seed: e.cfg.Seed, Reg: dc.regularization(eps),
-			Workers: e.workers, Reporter: e.rep,
-		}
+	var variants []*classify.Data
+	for _, reg := range dp.regs {
 		t0 := time.Now()
-		out, err := e.descriptors(list, opts)
+		out, err := e.descriptors(list, e.describeOptions(reg))
 		if err != nil {
-			return nil, fmt.Errorf("descriptors of %s: %w", dc.Dataset, err)
+			return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
 		}
 		e.addTime("extraction", t0)
-		d := out.Meta.Dim
-		set, err := spd.NewSetFromData(d, out.Data)
+		set, err := spd.NewSetFromData(out.Meta.Dim, out.Data)
 		if err != nil {
-			return nil, fmt.Errorf("descriptors of %s: %w", dc.Dataset, err)
+			return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
 		}
-		data := &Data{Set: set, Labels: make([]int, len(out.Rows)), Classes: names, Meta: make([]map[string]string, len(out.Rows)), Ridge: eps}
+		data := &classify.Data{Set: set, Labels: make([]int, len(out.Rows)), Classes: names, Meta: make([]map[string]string, len(out.Rows)), Ridge: reg.Eps}
 		for i, r := range out.Rows {
 			it, ok := byRel[r.Path]
 			if !ok {
-				return nil, fmt.Errorf("descriptors of %s: row %d names %q, which the dataset does not list", dc.Dataset, i, r.Path)
+				return nil, fmt.Errorf("descriptors of %s: row %d names %q, which the dataset does not list", dp.dataset, i, r.Path)
 			}
 			data.Labels[i] = index[it.Label]
 			m := map[string]string{"path": it.Rel, "region": r.Region.String()}
@@ -79,9 +69,34 @@ func (e *engine) listData() ([]*Data, error) {
 			}
 			data.Meta[i] = m
 		}
-		e.variants = append(e.variants, data)
+		variants = append(variants, data)
 	}
-	return e.variants, nil
+	return variants, nil
+}
+
+// describeOptions are the extraction options of the data section with
+// regularisation reg.
+func (e *engine) describeOptions(reg covariance.Regularization) describe.Options {
+	dp := e.plan.data
+	return describe.Options{
+		Features: dp.features, Width: dp.w, Height: dp.h, Filter: dp.filter,
+		Regions: dp.layout, Seed: e.cfg.Seed, Reg: reg,
+		Workers: e.workers, Reporter: e.rep,
+	}
+}
+
+// describeRegions returns the descriptors of regions of an image in
+// memory (a texture mosaic), made as describe makes every descriptor.
+func (e *engine) describeRegions(img *imageio.Image, regions []covariance.Region, reg covariance.Regularization) (*spd.Set, error) {
+	ex, err := describe.NewExtractor(e.describeOptions(reg))
+	if err != nil {
+		return nil, err
+	}
+	buf, err := ex.Regions(img, regions)
+	if err != nil {
+		return nil, err
+	}
+	return spd.NewSetFromData(e.plan.data.features.Dim(), buf)
 }
 
 // checkClasses returns an error when the dataset that spec (relative to
@@ -150,15 +165,7 @@ func datasetPath(root, spec string) (kind, path string) {
 // from the cache when possible.
 func (e *engine) descriptors(list *datasets.List, opts describe.Options) (*describe.Output, error) {
 	if e.opts.CacheDir == "" {
-		dir, err := os.MkdirTemp("", "covpipe-descriptors-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		if _, err := describe.Describe(e.ctx, []*datasets.List{list}, dir, opts); err != nil {
-			return nil, err
-		}
-		return describe.Read(dir)
+		return describe.Collect(e.ctx, []*datasets.List{list}, opts)
 	}
 	key, err := cacheKey(list, opts)
 	if err != nil {
@@ -209,11 +216,36 @@ func cacheKey(list *datasets.List, opts describe.Options) (string, error) {
 		Width, Height                                         int
 		Seed                                                  uint64
 		Files                                                 []file
-	}{"covpipe-descriptor-cache/1", version.Number, root, opts.Features, fmt.Sprint(opts.Filter), opts.Regions.String(),
+	}{"covpipe-descriptor-cache/1", version.Number, root, opts.Features.String(), fmt.Sprint(opts.Filter), opts.Regions.String(),
 		fmt.Sprintf("%v/%g", opts.Reg.Kind, opts.Reg.Eps), opts.Width, opts.Height, seed, files})
 	if err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12]), nil
+}
+
+// expected describes what each kind of dataset folder should contain, for
+// the error a missing dataset gets.
+var expected = map[string]string{
+	"feret":   "FERET images named SSSSSxx.ext (5-digit subject id and pose code ba, bj, bk, bd, be, bf, bg), e.g. 00001ba.png",
+	"brodatz": "the Brodatz album, one image per texture named D<n>.ext, e.g. D1.gif ... D112.gif",
+	"mars":    "one folder per person id holding its images, named <pid>C<camera>T<tracklet>F<frame>.jpg",
+	"folders": "one folder per class holding its images (a plain folder of images has no labels)",
+	"csv":     "a CSV manifest with a header and path,label columns",
+}
+
+// openDataset opens a datasets.Open spec whose path is relative to root,
+// explaining what was expected when it is missing.
+func openDataset(root, spec string) (*datasets.List, error) {
+	kind, path := datasetPath(root, spec)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("dataset %q: %s not found (data root %q): expected %s",
+			spec, path, root, expected[kind])
+	}
+	l, err := datasets.Open(kind + ":" + path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %q: %w (expected %s)", spec, err, expected[kind])
+	}
+	return l, nil
 }

@@ -1,15 +1,16 @@
-package experiment
+package method
 
 import (
 	"container/heap"
 	"math"
 
+	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/spd"
 )
 
-// nnAIRM is the nearest neighbour under the affine-invariant Riemannian
-// metric; classes rank by their nearest member.
+// airmRanking ranks the classes of train for each test item by their
+// nearest member under the affine-invariant Riemannian metric.
 //
 // It is exact but evaluates few AIRM distances: by Property 1 (Sra 2012),
 // S(X, Y) <= d_g²(X, Y)/8, so √(8 S) is a lower bound on d_g computable
@@ -17,91 +18,80 @@ import (
 // members in ascending S; a priority queue orders classes by a lower bound
 // on their nearest member's distance, min(best found, √(8 S) of the next
 // unvisited member), and a class is emitted once its exact minimum is no
-// larger than every other bound. The first Split.Ranks classes (at least
-// one) come out in exact order; the rest follow by their bounds.
-type nnAIRM struct{ memo *selections }
-
-func newNNAIRM(c MethodConfig) (Method, error) {
-	if err := unused(c); err != nil {
+// larger than every other bound. The first ranks classes (at least one)
+// come out in exact order; the rest follow by their bounds.
+func airmRanking(d *classify.Data, train, test []int, ranks, workers int) (*classify.Outcome, error) {
+	div, err := d.SteinDivergences()
+	if err != nil {
 		return nil, err
 	}
-	return nnAIRM{memo: &selections{}}, nil
-}
-
-func (m nnAIRM) Classify(s *Split) (*Outcome, error) {
-	return withRidgeSelection(s, m.memo, func(d *Data, train, test []int) (*Outcome, error) {
-		div, err := d.SteinDivergences()
-		if err != nil {
-			return nil, err
-		}
-		groups := byClass(d.Labels, train)
-		labels := sortedKeys(groups)
-		out := &Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
-		// Each worker keeps its classes, their members (one buffer over all
-		// of train) and its queue from query to query.
-		type state struct {
-			anchor  *spd.Anchor
-			classes []classState
-			q       classQueue
-		}
-		states := make([]*state, pool.Workers(s.Workers))
-		ranks := max(1, s.Ranks)
-		err = pool.ForErr(len(test), s.Workers, func(w, qi int) error {
-			i := test[qi]
-			st := states[w]
-			if st == nil {
-				a, err := spd.NewAnchor(d.Set.View(i))
-				if err != nil {
-					return err
-				}
-				st = &state{anchor: a, classes: make([]classState, len(labels)), q: make(classQueue, 0, len(labels))}
-				buf := make([]member, len(train))
-				for k, l := range labels {
-					n := len(groups[l])
-					st.classes[k] = classState{label: l, all: buf[:n:n]}
-					buf = buf[n:]
-				}
-				states[w] = st
+	groups := classify.ByClass(d.Labels, train)
+	labels := classify.SortedKeys(groups)
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
+	// Each worker keeps its classes, their members (one buffer over all
+	// of train) and its queue from query to query.
+	type state struct {
+		anchor  *spd.Anchor
+		classes []classState
+		q       classQueue
+	}
+	states := make([]*state, pool.Workers(workers))
+	ranks = max(1, ranks)
+	err = pool.ForErr(len(test), workers, func(w, qi int) error {
+		i := test[qi]
+		st := states[w]
+		if st == nil {
+			a, err := spd.NewAnchor(d.Set.View(i))
+			if err != nil {
+				return err
 			}
-			st.anchor.Reset(d.Set.View(i))
-			st.q = st.q[:0]
+			st = &state{anchor: a, classes: make([]classState, len(labels)), q: make(classQueue, 0, len(labels))}
+			buf := make([]member, len(train))
 			for k, l := range labels {
-				c := &st.classes[k]
-				for a, j := range groups[l] {
-					c.all[a] = member{s: div.At(i, j), j: j}
-				}
-				c.reset()
-				st.q = append(st.q, c)
+				n := len(groups[l])
+				st.classes[k] = classState{label: l, all: buf[:n:n]}
+				buf = buf[n:]
 			}
-			heap.Init(&st.q)
-			ranking := make([]int, 0, len(labels))
-			for st.q.Len() > 0 && len(ranking) < ranks {
-				c := st.q[0]
-				if c.resolved() {
-					heap.Pop(&st.q)
-					ranking = append(ranking, c.label)
-					continue
-				}
-				dist, err := st.anchor.AIRM(d.Set.View(c.pop()))
-				if err != nil {
-					return err
-				}
-				c.best = math.Min(c.best, dist)
-				c.bound = c.key()
-				heap.Fix(&st.q, 0)
-			}
-			for st.q.Len() > 0 {
-				ranking = append(ranking, heap.Pop(&st.q).(*classState).label)
-			}
-			out.Ranking[qi] = ranking
-			out.Pred[qi] = ranking[0]
-			return nil
-		})
-		if err != nil {
-			return nil, err
+			states[w] = st
 		}
-		return out, nil
+		st.anchor.Reset(d.Set.View(i))
+		st.q = st.q[:0]
+		for k, l := range labels {
+			c := &st.classes[k]
+			for a, j := range groups[l] {
+				c.all[a] = member{s: div.At(i, j), j: j}
+			}
+			c.reset()
+			st.q = append(st.q, c)
+		}
+		heap.Init(&st.q)
+		ranking := make([]int, 0, len(labels))
+		for st.q.Len() > 0 && len(ranking) < ranks {
+			c := st.q[0]
+			if c.resolved() {
+				heap.Pop(&st.q)
+				ranking = append(ranking, c.label)
+				continue
+			}
+			dist, err := st.anchor.AIRM(d.Set.View(c.pop()))
+			if err != nil {
+				return err
+			}
+			c.best = math.Min(c.best, dist)
+			c.bound = c.key()
+			heap.Fix(&st.q, 0)
+		}
+		for st.q.Len() > 0 {
+			ranking = append(ranking, heap.Pop(&st.q).(*classState).label)
+		}
+		out.Ranking[qi] = ranking
+		out.Pred[qi] = ranking[0]
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // member is a training item and its Stein divergence to the query.

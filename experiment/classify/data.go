@@ -1,4 +1,13 @@
-package experiment
+// Package classify holds what an experiment's classification methods see:
+// a Split of labelled Data into training and test items, the Method
+// interface a method implements, its Outcome, and cross-validated choice
+// among a method's parameter candidates (Select). Data computes the
+// pairwise matrices that methods share (Stein divergences, the
+// log-Euclidean Gram matrix) once.
+//
+// The experiment engine (package experiment) builds the splits of each
+// protocol; the methods (package experiment/method) classify them.
+package classify
 
 import (
 	"fmt"
@@ -6,16 +15,12 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/progress"
 	"github.com/covpipe/covpipe/spd"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
-
-func (s SyntheticConfig) options() datasets.SyntheticOptions {
-	return datasets.SyntheticOptions{Classes: s.Classes, Dim: s.Dim, Samples: s.Samples, Train: s.Train, Spread: s.Spread, Variance: s.Variance}
-}
 
 // Data is a labelled set of SPD matrices with lazily computed, shared
 // pairwise quantities. Methods evaluated on the same Data reuse them across
@@ -35,7 +40,7 @@ type Data struct {
 	// Workers bounds the parallelism of the pairwise computations.
 	Workers int
 	// Reporter, if not nil, receives the progress of pairwise computations.
-	Reporter Reporter
+	Reporter progress.Reporter
 
 	steinOnce sync.Once
 	stein     *mat.SymDense
@@ -52,14 +57,6 @@ type Data struct {
 // NewData wraps a validated set and its labels.
 func NewData(set *spd.Set, labels []int, workers int) *Data {
 	return &Data{Set: set, Labels: labels, Workers: workers}
-}
-
-// ClassName returns the name of label l.
-func (d *Data) ClassName(l int) string {
-	if d.Classes != nil && l >= 0 && l < len(d.Classes) {
-		return d.Classes[l]
-	}
-	return fmt.Sprint(l)
 }
 
 // NumClasses returns 1 + the largest label.
@@ -151,11 +148,39 @@ type Split struct {
 	Ranks int
 }
 
-func (s *Split) variants() []*Data {
+// AllVariants returns the split's ridge variants: Variants, or Data alone.
+func (s *Split) AllVariants() []*Data {
 	if len(s.Variants) == 0 {
 		return []*Data{s.Data}
 	}
 	return s.Variants
+}
+
+// Method is a classifier compared in an experiment.
+type Method interface {
+	// Classify predicts the labels of split.Test from split.Train.
+	Classify(split *Split) (*Outcome, error)
+}
+
+// DimChecker is implemented by methods whose parameters depend on the
+// matrix size d (the Stein kernel's σ, Theorem 1), so that experiments
+// fail when they load, before any computation.
+type DimChecker interface {
+	CheckDim(d int) error
+}
+
+// Preparer is implemented by methods that warm a Data's shared caches, so
+// that the engine can time that work as its own stage.
+type Preparer interface {
+	Prepare(d *Data) error
+}
+
+// ItemMeta returns item i's metadata (nil when the data has none).
+func (d *Data) ItemMeta(i int) map[string]string {
+	if d.Meta == nil {
+		return nil
+	}
+	return d.Meta[i]
 }
 
 // Outcome is a method's answer on a split.
@@ -177,9 +202,9 @@ type Outcome struct {
 	Lambdas []float64
 }
 
-// gather returns the |rows|×|cols| submatrix of the symmetric s mapped
-// through f.
-func gather(s mat.Symmetric, rows, cols []int, f func(float64) float64) *mat.Dense {
+// Gather returns the |rows|×|cols| submatrix of the symmetric s mapped
+// through f (Identity for none).
+func Gather(s mat.Symmetric, rows, cols []int, f func(float64) float64) *mat.Dense {
 	out := mat.NewDense(len(rows), len(cols), nil)
 	raw := out.RawMatrix()
 	for a, i := range rows {
@@ -191,4 +216,5 @@ func gather(s mat.Symmetric, rows, cols []int, f func(float64) float64) *mat.Den
 	return out
 }
 
-func identity(x float64) float64 { return x }
+// Identity is the map of Gather that keeps the entries.
+func Identity(x float64) float64 { return x }

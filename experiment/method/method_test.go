@@ -1,16 +1,33 @@
-package experiment
+package method
 
 import (
 	"math"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/spd"
+	"go.yaml.in/yaml/v3"
 )
 
-func syntheticData(t testing.TB, classes, dim, samples int, variance float64, seed uint64) (*Data, []int, []int) {
+// newMethod builds a method of type typ from its parameters in YAML.
+func newMethod(t testing.TB, typ, params string) classify.Method {
+	t.Helper()
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(params), &n); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Types()[typ].New(n.Content[0])
+	if err != nil {
+		t.Fatalf("%s %s: %v", typ, params, err)
+	}
+	return m
+}
+
+func syntheticData(t testing.TB, classes, dim, samples int, variance float64, seed uint64) (*classify.Data, []int, []int) {
 	t.Helper()
 	o := datasets.SyntheticOptions{Classes: classes, Dim: dim, Samples: samples, Train: 0.5, Spread: 1, Variance: variance}
 	train, test, err := datasets.Synthetic(o, seed)
@@ -21,16 +38,16 @@ func syntheticData(t testing.TB, classes, dim, samples int, variance float64, se
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewData(set, append(train.Labels, test.Labels...), 2), seq(0, len(train.X)), seq(len(train.X), set.Len())
+	return classify.NewData(set, append(train.Labels, test.Labels...), 2), classify.Seq(0, len(train.X)), classify.Seq(len(train.X), set.Len())
 }
 
 // TestNNAIRMExact checks the pruned search against brute force: the same
 // nearest class and the same exact order of the first R classes.
 func TestNNAIRMExact(t *testing.T) {
 	data, train, test := syntheticData(t, 6, 4, 240, 0.6, 11)
-	m, _ := NewMethod(MethodConfig{Name: "nn-airm", Type: "nn-airm"})
+	m := newMethod(t, "nn", "metric: airm")
 	const R = 4
-	out, err := m.Classify(&Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: R})
+	out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: R})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,20 +74,20 @@ func TestNNAIRMExact(t *testing.T) {
 
 func TestNNSteinAndLogESR(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 200, 0.2, 12)
-	for _, mc := range []MethodConfig{
-		{Name: "nn-stein", Type: "nn-stein"},
-		{Name: "logE-SR", Type: "logE-SR", Lambda: Floats{0.01}},
-		{Name: "rsr", Type: "rsr", Sigma: Floats{1}, Lambda: Floats{0.01}},
+	for _, mc := range []struct{ Name, typ, params string }{
+		{"nn-stein", "nn", "metric: stein"},
+		{"nn-logeuclid", "nn", "metric: logeuclid"},
+		{"nn-thompson", "nn", "metric: thompson"},
+		{"logE-SR", "logE-SR", "lambda: 0.01"},
+		{"rsr", "rsr", "{sigma: 1, lambda: 0.01}"},
+		{"rsr-ratio", "rsr", "{sigma: 1, lambda_ratio: 0.05}"},
 	} {
-		m, err := NewMethod(mc)
+		m := newMethod(t, mc.typ, mc.params)
+		out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := m.Classify(&Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		acc := accuracy(out.Pred, pick(data.Labels, test))
+		acc := classify.Accuracy(out.Pred, classify.Pick(data.Labels, test))
 		if acc < 80 {
 			t.Errorf("%s: accuracy %.1f%% on well-separated classes", mc.Name, acc)
 		}
@@ -82,8 +99,8 @@ func TestNNSteinAndLogESR(t *testing.T) {
 	}
 	// nn-stein ranks classes by their nearest member's divergence.
 	div, _ := data.SteinDivergences()
-	m, _ := NewMethod(MethodConfig{Name: "nn-stein", Type: "nn-stein"})
-	out, _ := m.Classify(&Split{Data: data, Train: train, Test: test[:5], Ranks: 4})
+	m := newMethod(t, "nn", "metric: stein")
+	out, _ := m.Classify(&classify.Split{Data: data, Train: train, Test: test[:5], Ranks: 4})
 	for q, i := range test[:5] {
 		type cd struct {
 			c int
@@ -140,8 +157,8 @@ func TestLogEuclideanGram(t *testing.T) {
 // training items only: scrambling the test labels changes nothing chosen.
 func TestSelectionNeverSeesTest(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 160, 0.8, 14)
-	m, _ := NewMethod(MethodConfig{Name: "rsr", Type: "rsr", Sigma: Floats{0.5, 1, 4}, Lambda: Floats{0.01, 0.1}})
-	split := &Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 5, Workers: 2}
+	m := newMethod(t, "rsr", "{sigma: [0.5, 1, 4], lambda: [0.01, 0.1]}")
+	split := &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 5, Workers: 2}
 	a, err := m.Classify(split)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +167,7 @@ func TestSelectionNeverSeesTest(t *testing.T) {
 	for _, i := range test {
 		labels[i] = (labels[i] + 1) % 4
 	}
-	scrambled := NewData(data.Set, labels, 2)
+	scrambled := classify.NewData(data.Set, labels, 2)
 	split2 := *split
 	split2.Data = scrambled
 	b, err := m.Classify(&split2)
@@ -160,7 +177,7 @@ func TestSelectionNeverSeesTest(t *testing.T) {
 	if !reflect.DeepEqual(a.Params, b.Params) || !reflect.DeepEqual(a.Pred, b.Pred) {
 		t.Errorf("test labels influenced selection: %v vs %v", a.Params, b.Params)
 	}
-	if _, err := m.Classify(&Split{Data: data, Train: train, Test: test, Folds: 1}); err == nil {
+	if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Folds: 1}); err == nil {
 		t.Error("candidates without folds accepted")
 	}
 }
@@ -178,4 +195,29 @@ func rankByValue(m map[int]float64) []int {
 		return keys[a] < keys[b]
 	})
 	return keys
+}
+
+func TestMethodParamErrors(t *testing.T) {
+	for _, tc := range []struct{ typ, params, want string }{
+		{"rsr", "{sigma: 1, lambda: 0.1, sigmaa: 2}", `unknown key "sigmaa" in method type rsr (allowed: sigma, lambda, lambda_ratio, tolerance, rule, nonnegative, pseudo_kernel)`},
+		{"rsr", "{lambda: 0.1}", "sigma is required"},
+		{"rsr", "{sigma: [1, 1, 2], lambda: 0.1}", "sigma lists 1 twice"},
+		{"rsr", "{sigma: 1}", "lambda (absolute, the paper's scale) or lambda_ratio"},
+		{"rsr", "{sigma: 1, lambda: 0.1, lambda_ratio: 0.1}", "not both"},
+		{"rsr", "{sigma: 1, lambda: 0.1, rule: vote}", `unknown classification rule "vote"`},
+		{"logE-SR", "{lambda: 0.1, sigma: 1}", `unknown key "sigma" in method type logE-SR`},
+		{"logE-SR", "{lambda_ratio: 1}", "lambda_ratio = 1, want in (0, 1)"},
+		{"nn", "{}", "metric is required (one of airm, stein, logeuclid, thompson)"},
+		{"nn", "{metric: euclid}", `unknown metric "euclid"`},
+		{"nn", "{metric: airm, sigma: 1}", `unknown key "sigma" in method type nn (allowed: metric)`},
+	} {
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(tc.params), &n); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Types()[tc.typ].New(n.Content[0])
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: error %v, want %q", tc.typ, tc.params, err, tc.want)
+		}
+	}
 }

@@ -1,0 +1,61 @@
+package classify
+
+import (
+	"fmt"
+	"math"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Floats is a parameter given as a YAML number or list of numbers:
+// `sigma: 1` or `sigma: [0.5, 1, 2]`. A list is a set of candidates that
+// Select chooses among by cross-validation; a method declares which of its
+// parameters may be lists by giving them this type.
+type Floats []float64
+
+// UnmarshalYAML accepts a number or a sequence of numbers.
+func (f *Floats) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		var v float64
+		if err := n.Decode(&v); err != nil {
+			return err
+		}
+		*f = Floats{v}
+		return nil
+	case yaml.SequenceNode:
+		var vs []float64
+		if err := n.Decode(&vs); err != nil {
+			return err
+		}
+		*f = vs
+		return nil
+	}
+	return fmt.Errorf("line %d: want a number or a list of numbers", n.Line)
+}
+
+// Check validates a parameter list: non-empty when required, every value
+// finite and in (lo, ∞), or [lo, ∞) when inclusive, and no value twice.
+func (f Floats) Check(name string, required bool, lo float64, inclusive bool) error {
+	if len(f) == 0 {
+		if required {
+			return fmt.Errorf("%s is required", name)
+		}
+		return nil
+	}
+	for i, v := range f {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < lo || (!inclusive && v == lo) {
+			op := ">"
+			if inclusive {
+				op = ">="
+			}
+			return fmt.Errorf("%s = %v, want finite and %s %v", name, v, op, lo)
+		}
+		for _, w := range f[:i] {
+			if w == v {
+				return fmt.Errorf("%s lists %v twice", name, v)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,229 @@
+package classify
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"sync"
+)
+
+// Candidate is one setting of a method's parameters, P, on one of a
+// split's ridge variants.
+type Candidate[P comparable] struct {
+	Variant int
+	Params  P
+}
+
+// Memo remembers parameter choices, so that tasks sharing a training set
+// (FERET's four test poses) share the choice instead of repeating the
+// cross-validation. The zero value is ready; it is safe for concurrent use.
+type Memo[P comparable] struct {
+	mu     sync.Mutex
+	chosen map[memoKey]Candidate[P]
+}
+
+type memoKey struct {
+	data  *Data
+	train uint64 // HashInts of the training indices
+	folds int
+	seed  uint64
+}
+
+func (m *Memo[P]) lookup(k memoKey) (Candidate[P], bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.chosen[k]
+	return c, ok
+}
+
+func (m *Memo[P]) store(k memoKey, c Candidate[P]) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.chosen == nil {
+		m.chosen = map[memoKey]Candidate[P]{}
+	}
+	m.chosen[k] = c
+}
+
+// Runner classifies test from train on one Data with parameters p.
+type Runner[P comparable] func(d *Data, train, test []int, p P) (*Outcome, error)
+
+// Select runs a method on the split with the best of its parameter
+// settings params, crossed with the split's ridge variants. With one
+// candidate in all it simply runs it; otherwise it picks the candidate with
+// the best mean accuracy over s.Folds stratified folds of the training set
+// (never looking at the test items; ties go to the first candidate, the
+// variants outermost) and runs that. The folds depend on the training set
+// and the split's seed only, so the choice is remembered in memo. It
+// returns the outcome, the chosen candidate and its Data; the caller
+// records the parameters in Outcome.Params.
+func Select[P comparable](s *Split, params []P, memo *Memo[P], run Runner[P]) (*Outcome, Candidate[P], *Data, error) {
+	data := s.AllVariants()
+	var cands []Candidate[P]
+	for v := range data {
+		for _, p := range params {
+			cands = append(cands, Candidate[P]{v, p})
+		}
+	}
+	if len(cands) == 0 {
+		return nil, Candidate[P]{}, nil, errors.New("no parameter candidates")
+	}
+	best := cands[0]
+	if len(cands) > 1 {
+		key := memoKey{data[0], HashInts(s.Train), s.Folds, s.Seed}
+		c, ok := memo.lookup(key)
+		if !ok {
+			var err error
+			if c, err = crossValidate(data, s.Train, s.Folds, s.Seed, cands, run); err != nil {
+				return nil, best, nil, err
+			}
+			memo.store(key, c)
+		}
+		best = c
+	}
+	d := data[best.Variant]
+	o, err := run(d, s.Train, s.Test, best.Params)
+	if err != nil {
+		return nil, best, nil, err
+	}
+	return o, best, d, nil
+}
+
+// crossValidate returns the candidate with the best mean accuracy over
+// stratified folds of train (ties go to the first candidate).
+func crossValidate[P comparable](data []*Data, train []int, nfolds int, seed uint64, cands []Candidate[P], run Runner[P]) (Candidate[P], error) {
+	if nfolds < 2 {
+		return Candidate[P]{}, fmt.Errorf("%d parameter candidates but %d validation folds: want folds >= 2", len(cands), nfolds)
+	}
+	fs := Folds(data[0].Labels, train, nfolds, seed)
+	trains := make([][]int, len(fs))
+	for k, f := range fs {
+		if len(f) == 0 {
+			return Candidate[P]{}, fmt.Errorf("%d validation folds of %d training items: a fold is empty; lower folds", nfolds, len(train))
+		}
+		trains[k] = Without(train, f)
+	}
+	best, bestAcc := cands[0], math.Inf(-1)
+	for _, c := range cands {
+		var acc float64
+		for k, f := range fs {
+			o, err := run(data[c.Variant], trains[k], f, c.Params)
+			if err != nil {
+				return Candidate[P]{}, fmt.Errorf("validation: %w", err)
+			}
+			acc += Accuracy(o.Pred, Pick(data[c.Variant].Labels, f)) / float64(len(fs))
+		}
+		if acc > bestAcc {
+			best, bestAcc = c, acc
+		}
+	}
+	return best, nil
+}
+
+// Accuracy returns the percentage of predictions equal to the truth (NaN
+// for no items).
+func Accuracy(pred, truth []int) float64 {
+	if len(truth) == 0 {
+		return math.NaN()
+	}
+	c := 0
+	for i := range truth {
+		if pred[i] == truth[i] {
+			c++
+		}
+	}
+	return 100 * float64(c) / float64(len(truth))
+}
+
+// Folds splits items into n stratified folds: each class's items, shuffled
+// by the seed, are dealt round-robin, so every fold holds about 1/n of each
+// class. It returns the test indices of each fold.
+func Folds(labels, items []int, n int, seed uint64) [][]int {
+	rng := rand.New(rand.NewPCG(seed, 0x464f4c44)) // "FOLD"
+	out := make([][]int, n)
+	groups := ByClass(labels, items)
+	offset := 0
+	for _, c := range SortedKeys(groups) {
+		g := groups[c]
+		perm := rng.Perm(len(g))
+		for p, j := range perm {
+			f := (offset + p) % n
+			out[f] = append(out[f], g[j])
+		}
+		offset += len(g)
+	}
+	for _, f := range out {
+		slices.Sort(f)
+	}
+	return out
+}
+
+// Without returns the items not in drop (both ascending).
+func Without(items, drop []int) []int {
+	out := make([]int, 0, len(items))
+	k := 0
+	for _, i := range items {
+		for k < len(drop) && drop[k] < i {
+			k++
+		}
+		if k < len(drop) && drop[k] == i {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// ByClass groups item indices by label, each group in ascending order.
+func ByClass(labels []int, items []int) map[int][]int {
+	g := map[int][]int{}
+	for _, i := range items {
+		g[labels[i]] = append(g[labels[i]], i)
+	}
+	return g
+}
+
+// SortedKeys returns the labels of a grouping in ascending order.
+func SortedKeys(m map[int][]int) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys
+}
+
+// Seq returns the indices a, a+1, ..., b−1.
+func Seq(a, b int) []int {
+	out := make([]int, 0, max(0, b-a))
+	for i := a; i < b; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// Pick returns labels[i] for each i of idx.
+func Pick(labels, idx []int) []int {
+	out := make([]int, len(idx))
+	for i, j := range idx {
+		out[i] = labels[j]
+	}
+	return out
+}
+
+// HashInts is the 64-bit FNV-1a hash of the integers' 8-byte
+// little-endian forms: a key for a set of item indices.
+func HashInts(v []int) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, x := range v {
+		binary.LittleEndian.PutUint64(b[:], uint64(x))
+		h.Write(b[:])
+	}
+	return h.Sum64()
+}

@@ -1,0 +1,141 @@
+package method
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/internal/pool"
+	"github.com/covpipe/covpipe/spd"
+	"go.yaml.in/yaml/v3"
+)
+
+// nnParams are the parameters of method type nn.
+type nnParams struct {
+	// Metric names the distance: one of spd.Metrics, by spd.ParseMetric.
+	Metric string `yaml:"metric" json:"metric"`
+}
+
+// nn is the nearest-neighbour classifier: classes rank by their nearest
+// training member under the metric. The Stein divergence reads the
+// divergences the Data caches; the AIRM prunes with them (airmRanking);
+// other metrics compute every query-to-training distance.
+type nn struct {
+	memo   classify.Memo[struct{}]
+	metric spd.Metric
+	p      nnParams
+}
+
+func newNN(n *yaml.Node) (classify.Method, error) {
+	m := &nn{}
+	if err := decode(n, &m.p, "nn"); err != nil {
+		return nil, err
+	}
+	if m.p.Metric == "" {
+		return nil, fmt.Errorf("metric is required (one of %s)", metricNames())
+	}
+	var err error
+	if m.metric, err = spd.ParseMetric(m.p.Metric); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// metricNames lists the names spd.ParseMetric takes.
+func metricNames() string {
+	var names []string
+	for _, m := range spd.Metrics() {
+		names = append(names, m.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// Params returns the decoded parameters, for the record of the run.
+func (m *nn) Params() any { return m.p }
+
+// Prepare computes the Stein divergences, which the Stein and AIRM
+// rankings read.
+func (m *nn) Prepare(d *classify.Data) error {
+	if m.metric == spd.SteinMetric || m.metric == spd.AIRMMetric {
+		_, err := d.SteinDivergences()
+		return err
+	}
+	return nil
+}
+
+func (m *nn) Classify(s *classify.Split) (*classify.Outcome, error) {
+	o, _, d, err := classify.Select(s, []struct{}{{}}, &m.memo, func(d *classify.Data, train, test []int, _ struct{}) (*classify.Outcome, error) {
+		switch m.metric {
+		case spd.AIRMMetric:
+			return airmRanking(d, train, test, s.Ranks, s.Workers)
+		case spd.SteinMetric:
+			div, err := d.SteinDivergences()
+			if err != nil {
+				return nil, err
+			}
+			return nearest(d.Labels, train, test, 1, func(_, i, j int) (float64, error) { return div.At(i, j), nil })
+		}
+		ws := make([]*spd.Workspace, pool.Workers(s.Workers))
+		return nearest(d.Labels, train, test, s.Workers, func(w, i, j int) (float64, error) {
+			if ws[w] == nil {
+				ws[w] = spd.NewWorkspace(d.Set.Dim())
+			}
+			return ws[w].Distance(m.metric, d.Set.View(i), d.Set.View(j))
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	o.Params = map[string]float64{"ridge": d.Ridge}
+	return o, nil
+}
+
+// nearest ranks the classes of train for each test item by their nearest
+// member under dist(worker, test item, training item), ties by label, on
+// workers goroutines.
+func nearest(labels, train, test []int, workers int, dist func(w, i, j int) (float64, error)) (*classify.Outcome, error) {
+	classes := classify.SortedKeys(classify.ByClass(labels, train))
+	class := make([]int, len(train)) // position in classes of each training item
+	for a, j := range train {
+		class[a], _ = slices.BinarySearch(classes, labels[j])
+	}
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
+	bests := make([][]float64, pool.Workers(workers))
+	err := pool.ForErr(len(test), workers, func(w, q int) error {
+		best := bests[w]
+		if best == nil {
+			best = make([]float64, len(classes))
+			bests[w] = best
+		}
+		for k := range best {
+			best[k] = math.Inf(1)
+		}
+		i := test[q]
+		for a, j := range train {
+			v, err := dist(w, i, j)
+			if err != nil {
+				return err
+			}
+			if v < best[class[a]] {
+				best[class[a]] = v
+			}
+		}
+		r := make([]int, len(classes))
+		for k := range r {
+			r[k] = k
+		}
+		slices.SortFunc(r, func(a, b int) int { return cmp.Or(cmp.Compare(best[a], best[b]), a-b) })
+		for k, c := range r {
+			r[k] = classes[c]
+		}
+		out.Ranking[q], out.Pred[q] = r, r[0]
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

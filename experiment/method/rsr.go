@@ -1,0 +1,96 @@
+package method
+
+import (
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/spd"
+	"go.yaml.in/yaml/v3"
+)
+
+// rsrParams are the parameters of method type rsr.
+type rsrParams struct {
+	// Sigma is the Stein kernel parameter σ (Eqn. 5), checked against
+	// Theorem 1 unless PseudoKernel; a list gives candidates.
+	Sigma  classify.Floats `yaml:"sigma" json:"sigma"`
+	sparse `yaml:",inline"`
+	// PseudoKernel allows a σ outside Theorem 1's set.
+	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty"`
+}
+
+// rsrMethod is the paper's RSR: SRC with kernel Lasso codes in the RKHS of
+// the Stein kernel (Sections 3–3.1, Eqns. 4–8), on the Stein divergences
+// that the Data computes once.
+type rsrMethod struct {
+	memo   classify.Memo[rsrCandidate]
+	cands  []rsrCandidate
+	pseudo bool
+	p      rsrParams
+}
+
+type rsrCandidate struct {
+	sigma  float64
+	weight weight
+}
+
+func newRSR(n *yaml.Node) (classify.Method, error) {
+	m := &rsrMethod{}
+	if err := decode(n, &m.p, "rsr"); err != nil {
+		return nil, err
+	}
+	if err := m.p.Sigma.Check("sigma", true, 0, false); err != nil {
+		return nil, err
+	}
+	if _, ws, err := m.p.options(); err != nil {
+		return nil, err
+	} else {
+		for _, s := range m.p.Sigma {
+			for _, w := range ws {
+				m.cands = append(m.cands, rsrCandidate{s, w})
+			}
+		}
+	}
+	m.pseudo = m.p.PseudoKernel
+	return m, nil
+}
+
+// Candidates returns the number of parameter settings that
+// cross-validation chooses among.
+func (m *rsrMethod) Candidates() int { return len(m.cands) }
+
+// Params returns the decoded parameters, for the record of the run.
+func (m *rsrMethod) Params() any { return m.p }
+
+// CheckDim checks every σ against Theorem 1 for d×d matrices.
+func (m *rsrMethod) CheckDim(d int) error {
+	for _, s := range m.p.Sigma {
+		if err := (spd.SteinKernel{Sigma: s, Pseudo: m.pseudo}).Check(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Prepare computes the Stein divergences.
+func (m *rsrMethod) Prepare(d *classify.Data) error {
+	_, err := d.SteinDivergences()
+	return err
+}
+
+func (m *rsrMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
+	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
+		return nil, err
+	}
+	opts, _, _ := m.p.options() // checked in newRSR
+	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p rsrCandidate) (*classify.Outcome, error) {
+		div, err := d.SteinDivergences()
+		if err != nil {
+			return nil, err
+		}
+		k := spd.SteinKernel{Sigma: p.sigma, Pseudo: m.pseudo}.FromDivergence
+		return src(div, k, d.Labels, train, test, p.weight.set(opts), s.Workers)
+	})
+	if err != nil {
+		return nil, err
+	}
+	o.Params = map[string]float64{"sigma": c.Params.sigma, c.Params.weight.key(): c.Params.weight.value, "ridge": d.Ridge}
+	return o, nil
+}

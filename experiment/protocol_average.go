@@ -1,0 +1,63 @@
+package experiment
+
+import (
+	"fmt"
+)
+
+// averageTask reports, for each method, the mean of earlier tasks'
+// accuracies repeat by repeat (FERET's "average" column).
+type averageTask struct {
+	Name    string   `yaml:"name" json:"name"`
+	Average []string `yaml:"average" json:"average"`
+}
+
+func newAverage(t *TaskSpec, _ *dataPlan, earlier map[string]bool) (protocol, error) {
+	p := &averageTask{}
+	if err := decodeTask(t, p); err != nil {
+		return nil, err
+	}
+	if len(p.Average) == 0 {
+		return nil, fmt.Errorf("average lists no tasks")
+	}
+	for _, n := range p.Average {
+		if !earlier[n] {
+			return nil, fmt.Errorf("average names %q, which is not a task listed before it", n)
+		}
+	}
+	return p, nil
+}
+
+func (p *averageTask) dims() []int { return nil }
+
+func (p *averageTask) open(*engine, int) (*drawer, error) { return nil, nil }
+
+func (p *averageTask) combine(done []Result, methods []MethodSpec) ([]Result, error) {
+	var out []Result
+	for _, m := range methods {
+		var parts []Result
+		for _, name := range p.Average {
+			for _, r := range done {
+				if r.Task == name && r.Method == m.Name {
+					parts = append(parts, r)
+				}
+			}
+		}
+		if len(parts) != len(p.Average) {
+			return nil, fmt.Errorf("average: method %q lacks results for some of %v", m.Name, p.Average)
+		}
+		res := Result{Task: p.Name, Method: m.Name, Notes: []string{fmt.Sprintf("mean of %v", p.Average)}}
+		for r := range parts[0].Runs {
+			var s float64
+			for _, q := range parts {
+				s += q.Runs[r]
+			}
+			res.Runs = append(res.Runs, s/float64(len(parts)))
+		}
+		for _, q := range parts {
+			res.Seconds += q.Seconds
+		}
+		res.AccuracyMean, res.AccuracyStd = meanStd(res.Runs)
+		out = append(out, res)
+	}
+	return out, nil
+}

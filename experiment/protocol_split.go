@@ -1,0 +1,94 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/covpipe/covpipe/experiment/classify"
+)
+
+// randomSplitTask draws k random training items per class from the data's
+// dataset in every repeat; the rest test.
+type randomSplitTask struct {
+	datasetTask `yaml:",inline"`
+	Split       SplitConfig `yaml:"split" json:"split"`
+}
+
+func newRandomSplit(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
+	p := &randomSplitTask{}
+	return p, decodeDatasetTask(t, data, p, &p.datasetTask)
+}
+
+func (p *randomSplitTask) check() error {
+	if p.Split.TrainPerClass < 1 {
+		return errors.New("split: train_per_class must be >= 1 (or give by: a metadata key)")
+	}
+	return nil
+}
+
+func (p *randomSplitTask) open(e *engine, ti int) (*drawer, error) {
+	variants, _, err := e.dataset()
+	if err != nil {
+		return nil, err
+	}
+	return randomDrawer(e, ti, variants, p.Split.TrainPerClass), nil
+}
+
+// randomDrawer draws k training items per class of variants[0] per repeat.
+func randomDrawer(e *engine, ti int, variants []*classify.Data, k int) *drawer {
+	data := variants[0]
+	all := classify.Seq(0, data.Set.Len())
+	draw := func(r int) (*instance, error) {
+		in := &instance{split: &classify.Split{Data: data, Variants: variants}}
+		var short []string
+		in.split.Train, in.split.Test, short = perClassSplit(data, all, k, e.seed(ti, r))
+		if len(short) > 0 {
+			in.notes = append(in.notes, fmt.Sprintf("%d classes with too few items for %d training items: %s", len(short), k, short[0]))
+		}
+		return in, nil
+	}
+	return &drawer{classes: data.NumClasses(), draw: draw}
+}
+
+// perClassSplit picks k random training items per class from items and
+// leaves the rest for testing. A class with k or fewer items trains on all
+// but one (at least one test item per class), and reports it in short,
+// naming the class; a class with a single item is left out. The choice
+// depends on the seed only; train and test come out in ascending order.
+func perClassSplit(d *classify.Data, items []int, k int, seed uint64) (train, test []int, short []string) {
+	rng := rand.New(rand.NewPCG(seed, 0x53504c4954)) // "SPLIT"
+	groups := classify.ByClass(d.Labels, items)
+	for _, c := range classify.SortedKeys(groups) {
+		g := groups[c]
+		if len(g) < 2 {
+			short = append(short, fmt.Sprintf("class %s has %d item(s): left out", className(d, c), len(g)))
+			continue
+		}
+		n := k
+		if len(g) <= k {
+			n = len(g) - 1
+			short = append(short, fmt.Sprintf("class %s has %d items: %d for training", className(d, c), len(g), n))
+		}
+		perm := rng.Perm(len(g))
+		for p, j := range perm {
+			if p < n {
+				train = append(train, g[j])
+			} else {
+				test = append(test, g[j])
+			}
+		}
+	}
+	slices.Sort(train)
+	slices.Sort(test)
+	return train, test, short
+}
+
+// className names label l for messages.
+func className(d *classify.Data, l int) string {
+	if l >= 0 && l < len(d.Classes) {
+		return fmt.Sprintf("%q", d.Classes[l])
+	}
+	return fmt.Sprint(l)
+}

@@ -1,0 +1,170 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/internal/strictyaml"
+	"go.yaml.in/yaml/v3"
+)
+
+// A protocol is a task kind: how a task gets its data and draws the
+// train/test split of each repeat. Each protocol decodes its own keys of
+// the task's mapping, checks them when the experiment loads, and lives in
+// its own file (protocol_*.go); adding one is that file and a line in
+// protocolTypes.
+type protocol interface {
+	// dims lists the sizes d of the matrices the task classifies, so that
+	// parameters that depend on d (Theorem 1's σ) are checked at load.
+	dims() []int
+	// open prepares the task's data for a run.
+	open(e *engine, task int) (*drawer, error)
+}
+
+// combiner is a protocol whose results are made from earlier tasks'
+// results rather than by running the methods (average).
+type combiner interface {
+	combine(done []Result, methods []MethodSpec) ([]Result, error)
+}
+
+// drawer draws the instances of a task: repeat r's split.
+type drawer struct {
+	classes int      // number of classes, for per-class metrics
+	notes   []string // what the protocol had to adapt, for the report
+	draw    func(r int) (*instance, error)
+}
+
+// instance is one repeat of a task: a split of a Data.
+type instance struct {
+	split *classify.Split
+	notes []string
+}
+
+// protocolType is an entry of the protocol table.
+type protocolType struct {
+	kind string
+	// keys says what a task of this kind looks like, for errors.
+	keys string
+	// claims reports whether a task's mapping (by key) is of this kind;
+	// the first entry that claims a task decodes it.
+	claims func(map[string]*yaml.Node) bool
+	decode func(t *TaskSpec, data *dataPlan, earlier map[string]bool) (protocol, error)
+}
+
+// protocolTypes is the protocol table, in the order tasks are matched.
+var protocolTypes = []protocolType{
+	{"synthetic", "synthetic: {classes, dim, samples, train, spread, variance}", has("synthetic"), newSynthetic},
+	{"mosaic", "mosaic: {image, labels | build} with split: {train_per_class}", has("mosaic"), newMosaic},
+	{"average", "average: [earlier tasks]", has("average"), newAverage},
+	{"selectors", "train: {key: [values]} and test: {key: [values]} over data.dataset", has("train", "test"), newSelectors},
+	{"camera split", "split: {by: KEY, train_per_class} over data.dataset", splitBy(true), newGroupSplit},
+	{"random split", "split: {train_per_class} over data.dataset", splitBy(false), newRandomSplit},
+}
+
+// has claims mappings with any of the keys.
+func has(keys ...string) func(map[string]*yaml.Node) bool {
+	return func(m map[string]*yaml.Node) bool {
+		for _, k := range keys {
+			if m[k] != nil {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// splitBy claims mappings with a split, with or without split.by.
+func splitBy(by bool) func(map[string]*yaml.Node) bool {
+	return func(m map[string]*yaml.Node) bool {
+		s := m["split"]
+		if s == nil {
+			return false
+		}
+		found := false
+		for i := 0; i+1 < len(s.Content); i += 2 {
+			found = found || s.Content[i].Value == "by"
+		}
+		return found == by
+	}
+}
+
+// newProtocol decodes a task by the first protocol that claims it.
+func newProtocol(t *TaskSpec, data *dataPlan, earlier map[string]bool) (protocol, error) {
+	keys := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(t.node.Content); i += 2 {
+		keys[t.node.Content[i].Value] = t.node.Content[i+1]
+	}
+	for _, pt := range protocolTypes {
+		if pt.claims(keys) {
+			t.Kind = pt.kind
+			return pt.decode(t, data, earlier)
+		}
+	}
+	var kinds []string
+	for _, pt := range protocolTypes {
+		kinds = append(kinds, fmt.Sprintf("%s (%s)", pt.kind, pt.keys))
+	}
+	return nil, fmt.Errorf("no data source: give one of %s", strings.Join(kinds, "; "))
+}
+
+// decodeTask decodes the task's mapping strictly into cfg, a pointer to
+// the protocol's config struct, and records it for results.json.
+func decodeTask(t *TaskSpec, cfg any) error {
+	if err := strictyaml.Decode(t.node, cfg, "a "+t.Kind+" task"); err != nil {
+		return err
+	}
+	t.config = cfg
+	return nil
+}
+
+// datasetTask is what the protocols over the data section's dataset
+// share: the task's name and the descriptors' dimension.
+type datasetTask struct {
+	Name string `yaml:"name" json:"name"`
+	dim  int
+}
+
+func (p *datasetTask) dims() []int { return []int{p.dim} }
+
+// decodeDatasetTask decodes a task over data.dataset into cfg, a protocol
+// config that embeds a datasetTask, then runs its own checks.
+func decodeDatasetTask(t *TaskSpec, data *dataPlan, cfg interface{ check() error }, base *datasetTask) error {
+	if err := decodeTask(t, cfg); err != nil {
+		return err
+	}
+	if err := cfg.check(); err != nil {
+		return err
+	}
+	if data == nil || data.dataset == "" {
+		return errors.New("needs data.dataset")
+	}
+	base.dim = data.features.Dim()
+	return nil
+}
+
+// dataset returns the variants of the data section's dataset and the
+// indices of all its items.
+func (e *engine) dataset() ([]*classify.Data, []int, error) {
+	variants, err := e.images()
+	if err != nil {
+		return nil, nil, err
+	}
+	return variants, classify.Seq(0, variants[0].Set.Len()), nil
+}
+
+// Selector keeps items whose metadata key has one of the listed values.
+type Selector map[string][]string
+
+// SplitConfig is a random train/test split drawn in every repeat.
+type SplitConfig struct {
+	// TrainPerClass items of each class train; the rest test. A class with
+	// that many items or fewer trains on all but one.
+	TrainPerClass int `yaml:"train_per_class" json:"train_per_class"`
+	// By names a metadata key (e.g. camera): each class trains on the items
+	// of one randomly chosen value and tests on its other values; classes
+	// with a single value are left out. TrainPerClass, if > 0, then caps
+	// the training items per class.
+	By string `yaml:"by,omitempty" json:"by,omitempty"`
+}
