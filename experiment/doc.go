@@ -1,0 +1,24 @@
+// Package experiment runs the protocols of Harandi, Sanderson, Hartley and
+// Lovell, "Sparse Coding and Dictionary Learning for Symmetric Positive
+// Definite Matrices: A Kernel Approach", ECCV 2012 (Section 5), from YAML
+// experiment files, and reports what they measure.
+//
+// Load (or Parse) reads a file strictly and resolves every setting once
+// into a Plan: the data section becomes a features.Set, covariance
+// regularisations and a region layout; each task is decoded by its
+// protocol and each method by its type, and parameters that depend on
+// the matrix size (the Stein kernel's σ, Theorem 1) are checked against
+// every task's d. Run then draws each repeat's split from seeds derived
+// from the experiment seed and the task and repeat indices only, runs the
+// methods (package experiment/method) on it, and returns Results with
+// accuracies, per-class accuracies, confusion matrices, CMC curves, the
+// parameters cross-validation chose and stage timings; Results.Write
+// writes results.json, summary.md and figures.
+//
+// Protocols (task kinds) are one file each, protocol_*.go, registered in
+// the table of protocols.go: synthetic SPD classes (Table 1), fixed
+// metadata selectors (FERET, Table 2), random per-class splits and camera
+// splits of a dataset (re-identification, Fig. 6), texture mosaics
+// (Fig. 4) and averages of earlier tasks. Image descriptors come from
+// package describe, cached on disk under a hash of what determines them.
+package experiment
