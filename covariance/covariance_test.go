@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/internal/covtest"
 	"github.com/covpipe/covpipe/spd"
 )
 
@@ -27,7 +28,7 @@ func TestOfNaive(t *testing.T) {
 			if err := covariance.Of(got, planes, w, h, r); err != nil {
 				t.Fatal(err)
 			}
-			if e := relFrob(got, naive(planes, w, r)); e > 1e-13 {
+			if e := relFrob(got, covtest.Naive(planes, w, r)); e > 1e-13 {
 				t.Errorf("d=%d region %v: relative difference %.3g from the textbook loop", d, r, e)
 			}
 		}
@@ -42,7 +43,7 @@ func TestOfNaive(t *testing.T) {
 		if err := covariance.Of(got, planes, bw, bh, r); err != nil {
 			t.Fatal(err)
 		}
-		if e := relFrob(got, naive(planes, bw, r)); e > 1e-13 {
+		if e := relFrob(got, covtest.Naive(planes, bw, r)); e > 1e-13 {
 			t.Errorf("d=%d region %v: relative difference %.3g from the textbook loop", bd, r, e)
 		}
 	}

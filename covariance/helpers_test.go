@@ -11,36 +11,6 @@ import (
 	"github.com/covpipe/covpipe/internal/shareddata"
 )
 
-// naive is the textbook unbiased covariance of the features over r, written
-// independently of the package: mean by a plain sum, then the centred
-// products entry by entry.
-func naive(planes [][]float64, w int, r covariance.Region) []float64 {
-	d := len(planes)
-	n := float64(r.W * r.H)
-	mu := make([]float64, d)
-	for k := range d {
-		for y := r.Y; y < r.Y+r.H; y++ {
-			for x := r.X; x < r.X+r.W; x++ {
-				mu[k] += planes[k][y*w+x]
-			}
-		}
-		mu[k] /= n
-	}
-	c := make([]float64, d*d)
-	for i := range d {
-		for j := range d {
-			var s float64
-			for y := r.Y; y < r.Y+r.H; y++ {
-				for x := r.X; x < r.X+r.W; x++ {
-					s += (planes[i][y*w+x] - mu[i]) * (planes[j][y*w+x] - mu[j])
-				}
-			}
-			c[i*d+j] = s / (n - 1)
-		}
-	}
-	return c
-}
-
 // relFrob returns ‖a − b‖_F / ‖b‖_F.
 func relFrob(a, b []float64) float64 {
 	var num, den float64

@@ -147,6 +147,7 @@ func ParseLayout(s string) (Layout, error) {
 	}
 	kind, args, _ := strings.Cut(s, ":")
 	var l Layout
+	var why string
 	switch kind {
 	case "whole":
 		if s != "whole" {
@@ -154,38 +155,39 @@ func ParseLayout(s string) (Layout, error) {
 		}
 		return Layout{Kind: LayoutWhole}, nil
 	case "grid":
-		rs, cs, ok := strings.Cut(args, "x")
-		if !ok {
-			return bad("grid needs rows x columns")
-		}
-		var err error
-		if l.Rows, err = parseCount(rs); err != nil {
-			return bad(fmt.Sprintf("grid rows %q: %v", rs, err))
-		}
-		if l.Cols, err = parseCount(cs); err != nil {
-			return bad(fmt.Sprintf("grid columns %q: %v", cs, err))
-		}
 		l.Kind = LayoutGrid
+		l.Rows, l.Cols, why = parseCounts(args, "x", "grid needs rows x columns", "grid rows", "grid columns")
 	case "blocks":
-		ns, ss, ok := strings.Cut(args, ":")
-		if !ok {
-			return bad("blocks needs a count and a side")
-		}
-		var err error
-		if l.N, err = parseCount(ns); err != nil {
-			return bad(fmt.Sprintf("block count %q: %v", ns, err))
-		}
-		if l.Side, err = parseCount(ss); err != nil {
-			return bad(fmt.Sprintf("block side %q: %v", ss, err))
-		}
 		l.Kind = LayoutBlocks
+		l.N, l.Side, why = parseCounts(args, ":", "blocks needs a count and a side", "block count", "block side")
 	default:
-		return bad("unknown kind " + strconv.Quote(kind))
+		why = "unknown kind " + strconv.Quote(kind)
+	}
+	if why != "" {
+		return bad(why)
 	}
 	if err := l.check(); err != nil {
 		return Layout{}, fmt.Errorf("region layout %q: %w", s, err)
 	}
 	return l, nil
+}
+
+// parseCounts parses the two counts of args, separated by sep, or says
+// why not: need when sep is missing, else which count (named first or
+// second) is malformed.
+func parseCounts(args, sep, need, first, second string) (a, b int, why string) {
+	as, bs, ok := strings.Cut(args, sep)
+	if !ok {
+		return 0, 0, need
+	}
+	var err error
+	if a, err = parseCount(as); err != nil {
+		return 0, 0, fmt.Sprintf("%s %q: %v", first, as, err)
+	}
+	if b, err = parseCount(bs); err != nil {
+		return 0, 0, fmt.Sprintf("%s %q: %v", second, bs, err)
+	}
+	return a, b, ""
 }
 
 // check validates the parameters of l that do not depend on the image.

@@ -4,14 +4,14 @@ import (
 	"errors"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/covpipe/covpipe/internal/imagetest"
 )
 
 func TestOverlaps(t *testing.T) {
@@ -190,26 +190,11 @@ func TestTiles(t *testing.T) {
 	}
 }
 
-func savePNG(t *testing.T, path string, img image.Image) string {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestLoadLabelMap(t *testing.T) {
 	dir := t.TempDir()
 	g := image.NewGray(image.Rect(0, 0, 3, 2))
 	copy(g.Pix, []uint8{32, 64, 255, 0, 32, 224})
-	m, err := LoadLabelMap(savePNG(t, filepath.Join(dir, "g.png"), g))
+	m, err := LoadLabelMap(imagetest.Write(t, filepath.Join(dir, "g.png"), g))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,12 +211,12 @@ func TestLoadLabelMap(t *testing.T) {
 	g16 := image.NewGray16(image.Rect(0, 0, 2, 1))
 	g16.SetGray16(0, 0, color.Gray16{Y: 32 * 257})
 	g16.SetGray16(1, 0, color.Gray16{Y: 65535})
-	m, err = LoadLabelMap(savePNG(t, filepath.Join(dir, "g16.png"), g16))
+	m, err = LoadLabelMap(imagetest.Write(t, filepath.Join(dir, "g16.png"), g16))
 	if err != nil || !slices.Equal(m.Pix, []int{32, 255}) {
 		t.Errorf("16-bit map: %v, %v; want [32 255]", m, err)
 	}
 	g16.SetGray16(1, 0, color.Gray16{Y: 1000})
-	p := savePNG(t, filepath.Join(dir, "frac.png"), g16)
+	p := imagetest.Write(t, filepath.Join(dir, "frac.png"), g16)
 	if _, err := LoadLabelMap(p); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "(1, 0)") {
 		t.Errorf("16-bit map with a fractional level: error %v, want ErrFormat at (1, 0)", err)
 	}
@@ -241,7 +226,7 @@ func TestLoadLabelMap(t *testing.T) {
 		rgb.Pix[i] = 255
 	}
 	rgb.Set(1, 1, color.NRGBA{10, 20, 10, 255})
-	p = savePNG(t, filepath.Join(dir, "rgb.png"), rgb)
+	p = imagetest.Write(t, filepath.Join(dir, "rgb.png"), rgb)
 	if _, err := LoadLabelMap(p); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), p) {
 		t.Errorf("colour map: error %v, want ErrFormat naming %s", err, p)
 	}

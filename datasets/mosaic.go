@@ -408,15 +408,7 @@ func (m *Mosaic) WritePNGs(dir string) error {
 // writeMosaicFile writes one output file of WritePNGs with write,
 // atomically, so that a failed write leaves no partial file behind.
 func writeMosaicFile(path string, write func(io.Writer) error) error {
-	f, err := atomicfile.Create(path)
-	if err != nil {
-		return fmt.Errorf("write mosaic: %w", err)
-	}
-	defer f.Abort()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write mosaic %s: %w", path, err)
-	}
-	if err := f.Commit(); err != nil {
+	if err := atomicfile.Write(path, write); err != nil {
 		return fmt.Errorf("write mosaic: %w", err)
 	}
 	return nil

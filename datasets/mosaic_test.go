@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/imagetest"
 )
 
 // testAlbum writes n grey noise textures of side size, D1.png .. Dn.png,
@@ -23,11 +24,7 @@ func testAlbum(t *testing.T, n, size int) *List {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(size)))
 	for i := 1; i <= n; i++ {
-		g := image.NewGray(image.Rect(0, 0, size, size))
-		for j := range g.Pix {
-			g.Pix[j] = uint8(rng.IntN(256))
-		}
-		savePNG(t, filepath.Join(dir, fmt.Sprintf("D%d.png", i)), g)
+		imagetest.Write(t, filepath.Join(dir, fmt.Sprintf("D%d.png", i)), imagetest.NoiseGray(rng, size, size))
 	}
 	l, err := Brodatz(dir)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/datasets"
-	"github.com/covpipe/covpipe/internal/shareddata"
 )
 
 // BenchmarkDescribeMiniMars describes all of mini-mars (5572 JPEGs of
@@ -14,12 +13,9 @@ import (
 // the 17 reid features, whole-image descriptors; one op is the whole
 // run, images/s is the throughput.
 func BenchmarkDescribeMiniMars(b *testing.B) {
-	list, err := datasets.Open("mars:" + shareddata.Dir(b, "mini-mars"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	list := miniMars(b)
 	out := filepath.Join(b.TempDir(), "out")
-	o := Options{Features: fset("reid"), Width: 32, Height: 64}
+	o := reidOptions()
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Describe(context.Background(), []*datasets.List{list}, out, o); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/covtest"
+	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/spd"
 )
 
@@ -24,28 +27,7 @@ import (
 // ridge of reg: the independent truth for the descriptors.
 func naiveCov(planes [][]float64, w int, r covariance.Region, reg Ridge) []float64 {
 	d := len(planes)
-	n := float64(r.Area())
-	mu := make([]float64, d)
-	for k, p := range planes {
-		for y := r.Y; y < r.Y+r.H; y++ {
-			for x := r.X; x < r.X+r.W; x++ {
-				mu[k] += p[y*w+x]
-			}
-		}
-		mu[k] /= n
-	}
-	c := make([]float64, d*d)
-	for i := range d {
-		for j := range d {
-			var s float64
-			for y := r.Y; y < r.Y+r.H; y++ {
-				for x := r.X; x < r.X+r.W; x++ {
-					s += (planes[i][y*w+x] - mu[i]) * (planes[j][y*w+x] - mu[j])
-				}
-			}
-			c[i*d+j] = s / (n - 1)
-		}
-	}
+	c := covtest.Naive(planes, w, r)
 	var ridge float64
 	switch reg.Kind {
 	case "trace-ridge":
@@ -60,6 +42,23 @@ func naiveCov(planes [][]float64, w int, r covariance.Region, reg Ridge) []float
 		c[i*d+i] += ridge
 	}
 	return c
+}
+
+// checkNaive fails t at the first entry of the d×d descriptor got (d
+// features) that differs from naiveCov(planes, w, r, reg) by more than
+// 1e-12 relative; what names the descriptor.
+func checkNaive(t testing.TB, what string, got []float64, planes [][]float64, w int, r covariance.Region, reg Ridge) {
+	t.Helper()
+	d := len(planes)
+	if len(got) != d*d {
+		t.Fatalf("%s: %d values, want %d×%d", what, len(got), d, d)
+	}
+	truth := naiveCov(planes, w, r, reg)
+	for k, v := range got {
+		if math.Abs(v-truth[k]) > 1e-12*(1+math.Abs(truth[k])) {
+			t.Fatalf("%s: [%d][%d] = %v, want %v", what, k/d, k%d, v, truth[k])
+		}
+	}
 }
 
 // readNPYDirect reads a descriptors file with npyio alone.
@@ -103,10 +102,7 @@ func TestDescribeValues(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := describeTo(t, []*datasets.List{list}, tc.o)
-			set := tc.o.Features
-			if set == nil {
-				set = fset(DefaultFeatures)
-			}
+			set, load := loading(tc.o)
 			d := set.Dim()
 			n := len(testImages) * tc.per
 			shape, data := readNPYDirect(t, filepath.Join(out, DescriptorsFile))
@@ -128,7 +124,6 @@ func TestDescribeValues(t *testing.T) {
 			if len(got.Rows) != n {
 				t.Fatalf("%d rows, want %d", len(got.Rows), n)
 			}
-			load := imageio.Options{Color: set.NeedsColor(), Width: tc.o.Width, Height: tc.o.Height, Filter: tc.o.Filter}
 			for i, r := range got.Rows {
 				spec := testImages[i/tc.per]
 				if r.Index != i || r.Path != spec.rel || r.Label != strings.Split(spec.rel, "/")[0] || r.Input != 0 {
@@ -154,12 +149,7 @@ func TestDescribeValues(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				truth := naiveCov(fm.Planes, img.W, r.Region, m.Ridge)
-				for k, v := range data[i*d*d : (i+1)*d*d] {
-					if math.Abs(v-truth[k]) > 1e-12*(1+math.Abs(truth[k])) {
-						t.Fatalf("descriptor %d [%d][%d] = %v, want %v", i, k/d, k%d, v, truth[k])
-					}
-				}
+				checkNaive(t, fmt.Sprintf("descriptor %d", i), data[i*d*d:(i+1)*d*d], fm.Planes, img.W, r.Region, m.Ridge)
 			}
 			if _, err := spd.NewSetFromData(d, got.Data); err != nil {
 				t.Errorf("descriptors are not a valid SPD set: %v", err)
@@ -264,7 +254,7 @@ func TestDeterministic(t *testing.T) {
 func TestBadImage(t *testing.T) {
 	src := writeImages(t, testImages, 3)
 	writeFile(t, filepath.Join(src, "b", "0bad.png"), []byte("\x89PNG\r\n\x1a\n truncated"))
-	writeFile(t, filepath.Join(src, "c,1", "0flat.png"), constantPNG(t, 8, 8))
+	imagetest.Write(t, filepath.Join(src, "c,1", "0flat.png"), flat(8, 8))
 	list := openFolders(t, src)
 	ctx := context.Background()
 
@@ -444,7 +434,7 @@ func TestCurrent(t *testing.T) {
 	o := Options{Features: fset("I,x,y"), Workers: 1}
 	out := describeTo(t, inputs, o)
 	shard := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 1, Count: 2}})
-	writeFile(t, filepath.Join(src, "a", "4.png"), constantPNG(t, 4, 4))
+	imagetest.Write(t, filepath.Join(src, "a", "4.png"), flat(4, 4))
 	more := openFolders(t, src)
 	o2 := o
 	o2.Workers, o2.Reporter = 7, &countReporter{}

@@ -93,8 +93,7 @@ func TestCollectErrors(t *testing.T) {
 // for bit, the descriptors that Describe writes for that image with the
 // same layout, and the naive covariance.
 func TestExtractorRegions(t *testing.T) {
-	src := writeImages(t, testImages, 24)
-	list := openFolders(t, src)
+	list := openFolders(t, writeImages(t, testImages, 24))
 	for _, tc := range []struct {
 		name string
 		o    Options
@@ -117,11 +116,7 @@ func TestExtractorRegions(t *testing.T) {
 			if d != out.Meta.Dim {
 				t.Fatalf("Dim %d, meta.json %d", d, out.Meta.Dim)
 			}
-			set := tc.o.Features
-			if set == nil {
-				set = fset(DefaultFeatures)
-			}
-			load := imageio.Options{Color: set.NeedsColor(), Width: tc.o.Width, Height: tc.o.Height, Filter: tc.o.Filter}
+			set, load := loading(tc.o)
 			i := 0
 			for _, it := range list.Items {
 				img, err := imageio.Load(it.Path, load)
@@ -150,12 +145,7 @@ func TestExtractorRegions(t *testing.T) {
 					t.Fatal(err)
 				}
 				if tc.o.Reg.Kind != covariance.DiagRidge {
-					truth := naiveCov(fm.Planes, img.W, regions[0], out.Meta.Ridge)
-					for k, v := range got[:d*d] {
-						if math.Abs(v-truth[k]) > 1e-12*(1+math.Abs(truth[k])) {
-							t.Fatalf("%s: [%d][%d] = %v, want %v", it.Rel, k/d, k%d, v, truth[k])
-						}
-					}
+					checkNaive(t, it.Rel, got[:d*d], fm.Planes, img.W, regions[0], out.Meta.Ridge)
 				}
 				i += len(regions)
 			}

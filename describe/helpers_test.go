@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"image/png"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -15,7 +14,8 @@ import (
 
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/features"
-	"github.com/covpipe/covpipe/netpbm"
+	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/imagetest"
 )
 
 // fset returns the feature set of spec, for test tables; it panics on a
@@ -26,6 +26,16 @@ func fset(spec string) *features.Set {
 		panic(err)
 	}
 	return s
+}
+
+// loading returns the feature set of o (the default set when o has none)
+// and the options that load an image for it, as Describe loads them.
+func loading(o Options) (*features.Set, imageio.Options) {
+	set := o.Features
+	if set == nil {
+		set = fset(DefaultFeatures)
+	}
+	return set, imageio.Options{Color: set.NeedsColor(), Width: o.Width, Height: o.Height, Filter: o.Filter}
 }
 
 // imageSpec is one generated test image: its path below the folder, its
@@ -57,32 +67,11 @@ func writeImages(t testing.TB, specs []imageSpec, seed uint64) string {
 	for _, s := range specs {
 		var img image.Image
 		if s.color {
-			m := image.NewNRGBA(image.Rect(0, 0, s.w, s.h))
-			for p := range m.Pix {
-				m.Pix[p] = uint8(rng.IntN(256))
-				if p%4 == 3 {
-					m.Pix[p] = 255
-				}
-			}
-			img = m
+			img = imagetest.NoiseNRGBA(rng, s.w, s.h)
 		} else {
-			m := image.NewGray(image.Rect(0, 0, s.w, s.h))
-			for p := range m.Pix {
-				m.Pix[p] = uint8(rng.IntN(256))
-			}
-			img = m
+			img = imagetest.NoiseGray(rng, s.w, s.h)
 		}
-		var buf bytes.Buffer
-		var err error
-		if filepath.Ext(s.rel) == ".pgm" {
-			err = netpbm.Encode(&buf, img, nil)
-		} else {
-			err = png.Encode(&buf, img)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dir, s.rel), buf.Bytes())
+		imagetest.Write(t, filepath.Join(dir, s.rel), img)
 	}
 	return dir
 }
@@ -97,18 +86,14 @@ func writeFile(t testing.TB, path string, data []byte) {
 	}
 }
 
-// constantPNG returns a w×h PNG of one grey level: every feature but x and
-// y is constant, so texture descriptors without a ridge are singular.
-func constantPNG(t testing.TB, w, h int) []byte {
+// flat returns a w×h image of one grey level: every feature but x and y
+// is constant, so texture descriptors without a ridge are singular.
+func flat(w, h int) *image.Gray {
 	m := image.NewGray(image.Rect(0, 0, w, h))
 	for i := range m.Pix {
 		m.Pix[i] = 100
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, m); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return m
 }
 
 func openFolders(t testing.TB, dir string) *datasets.List {

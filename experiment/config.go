@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/covpipe/covpipe/covariance"
@@ -50,10 +51,22 @@ type Config struct {
 	// task), "bars" (accuracy per task with standard deviations, like the
 	// paper's Fig. 4) or "" for none.
 	Plot string `yaml:"plot,omitempty" json:"plot,omitempty"`
+	// Quick is the documented subset that `covpipe run --quick` runs
+	// (Plan.Quick): fewer repeats and tasks.
+	Quick *QuickConfig `yaml:"quick,omitempty" json:"quick,omitempty"`
 	// Data describes the images and descriptors of image tasks.
 	Data    *DataConfig  `yaml:"data,omitempty" json:"data,omitempty"`
 	Tasks   []TaskSpec   `yaml:"tasks" json:"tasks"`
 	Methods []MethodSpec `yaml:"methods" json:"methods"`
+}
+
+// QuickConfig is a quick subset of an experiment.
+type QuickConfig struct {
+	// Repeats replaces the experiment's repeats (0: keep them).
+	Repeats int `yaml:"repeats,omitempty" json:"repeats,omitempty"`
+	// Tasks lists the tasks to keep (empty: all). Averages and bests keep
+	// the kept tasks they name.
+	Tasks []string `yaml:"tasks,omitempty" json:"tasks,omitempty"`
 }
 
 // DataConfig says how images become descriptors.
@@ -332,8 +345,9 @@ var configTypes = map[string]struct {
 	section string
 	typ     reflect.Type
 }{
-	"experiment.Config":     {"the experiment", reflect.TypeFor[Config]()},
-	"experiment.DataConfig": {"data", reflect.TypeFor[DataConfig]()},
+	"experiment.Config":      {"the experiment", reflect.TypeFor[Config]()},
+	"experiment.DataConfig":  {"data", reflect.TypeFor[DataConfig]()},
+	"experiment.QuickConfig": {"quick", reflect.TypeFor[QuickConfig]()},
 }
 
 // at returns "line N: " for the node reached by following mapping keys and
@@ -474,10 +488,51 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 		}
 		p.methods = append(p.methods, mm)
 	}
+	if q := c.Quick; q != nil {
+		if q.Repeats < 0 {
+			return nil, fail([]any{"quick"}, "quick: repeats = %d, want >= 0", q.Repeats)
+		}
+		for _, n := range q.Tasks {
+			if !slices.ContainsFunc(c.Tasks, func(t TaskSpec) bool { return t.Name == n }) {
+				return nil, fail([]any{"quick"}, "quick: no task %q", n)
+			}
+		}
+	}
 	if lists && c.Folds < 2 {
 		return nil, fail([]any{"folds"}, "folds = %d: parameter lists are chosen by cross-validation, which needs folds >= 2", c.Folds)
 	}
 	return p, nil
+}
+
+// Quick reduces the plan to its config's quick subset (the `quick:`
+// section): its repeats and tasks. It returns an error for an experiment
+// without one.
+func (p *Plan) Quick() error {
+	q := p.Config.Quick
+	if q == nil {
+		return fmt.Errorf("%w: %s has no quick section", ErrConfig, p.Config.Name)
+	}
+	if q.Repeats > 0 {
+		p.Config.Repeats = q.Repeats
+	}
+	if len(q.Tasks) == 0 {
+		return nil
+	}
+	var specs []TaskSpec
+	var tasks []protocol
+	for i, t := range p.Config.Tasks {
+		if slices.Contains(q.Tasks, t.Name) {
+			specs = append(specs, t)
+			tasks = append(tasks, p.tasks[i])
+		}
+	}
+	for _, t := range tasks {
+		if s, ok := t.(interface{ keepOnly([]string) }); ok {
+			s.keepOnly(q.Tasks)
+		}
+	}
+	p.Config.Tasks, p.tasks = specs, tasks
+	return nil
 }
 
 // checkRun checks the settings that command-line flags may override.

@@ -65,7 +65,7 @@ func TestParseErrors(t *testing.T) {
 		{"repeated candidate", strings.Replace(validYAML, "sigma: 1", "sigma: [1, 1, 2]", 1), []string{"sigma lists 1 twice"}},
 		{"sigma against the features' d", "name: t\nseed: 1\nrepeats: 1\ndata: {dataset: brodatz:x, features: texture}\ntasks:\n  - {name: a, split: {train_per_class: 5}}\nmethods:\n  - {name: rsr, sigma: 0.7, lambda: 0.1}\n",
 			[]string{`method "rsr" on task "a" (5×5 matrices)`, "sigma = 0.7", "{0.5, 1, 1.5, 2} or sigma > 2"}},
-		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: logE-SR, nn, rsr"}},
+		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: codes, logE-SR, nn, rsr"}},
 		{"unknown rule", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    rule: vote", 1), []string{`unknown classification rule "vote"`}},
 		{"bad synthetic", strings.Replace(validYAML, "classes: 3", "classes: 1", 1), []string{`task "easy"`, "classes = 1"}},
 		{"duplicate task", strings.Replace(validYAML, "methods:", "  - name: easy\n    synthetic: {classes: 3, dim: 3, samples: 60, train: 0.5, spread: 1, variance: 1}\nmethods:", 1),
@@ -154,5 +154,32 @@ func TestDataGaborBorder(t *testing.T) {
 		case plan.Config.Data.GaborBorder != tc.want:
 			t.Errorf("%s %q: gabor_border %q, want %q", tc.features, tc.extra, plan.Config.Data.GaborBorder, tc.want)
 		}
+	}
+}
+
+func TestQuick(t *testing.T) {
+	plan, err := Load("../configs/dictionary-brodatz.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.Quick(); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, task := range plan.Config.Tasks {
+		names = append(names, task.Name)
+	}
+	if plan.Config.Repeats != 3 || strings.Join(names, ",") != "k16,k64,k128,best" || len(plan.tasks) != 4 {
+		t.Errorf("quick: %d repeats, tasks %v", plan.Config.Repeats, names)
+	}
+	if best := plan.tasks[3].(*bestTask).Best; strings.Join(best, ",") != "k16,k64,k128" {
+		t.Errorf("best keeps %v", best)
+	}
+	tiny := tinyConfig(t)
+	if err := tiny.Quick(); err == nil || !strings.Contains(err.Error(), "no quick section") {
+		t.Errorf("quick without a section: %v", err)
+	}
+	if _, err := Parse([]byte(strings.Replace(validYAML, "repeats: 3", "repeats: 3\nquick: {tasks: [nope]}", 1))); err == nil || !strings.Contains(err.Error(), `quick: no task "nope"`) {
+		t.Errorf("quick naming a missing task: %v", err)
 	}
 }

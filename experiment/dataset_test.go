@@ -3,13 +3,13 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"image"
-	"image/png"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/covpipe/covpipe/internal/imagetest"
 )
 
 // writeNoisePNGs writes an 8×8 grey noise PNG at each of the paths
@@ -18,24 +18,7 @@ func writeNoisePNGs(t *testing.T, root string, rels ...string) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, rel := range rels {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		img := image.NewGray(image.Rect(0, 0, 8, 8))
-		for i := range img.Pix {
-			img.Pix[i] = uint8(rng.IntN(256))
-		}
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := png.Encode(f, img); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
+		imagetest.Write(t, filepath.Join(root, filepath.FromSlash(rel)), imagetest.NoiseGray(rng, 8, 8))
 	}
 }
 

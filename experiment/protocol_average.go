@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 )
 
 // averageTask reports, for each method, the mean of earlier tasks'
@@ -60,4 +61,9 @@ func (p *averageTask) combine(done []Result, methods []MethodSpec) ([]Result, er
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// keepOnly drops the tasks a quick subset leaves out.
+func (p *averageTask) keepOnly(kept []string) {
+	p.Average = slices.DeleteFunc(p.Average, func(n string) bool { return !slices.Contains(kept, n) })
 }

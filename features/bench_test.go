@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/features"
+	"github.com/covpipe/covpipe/internal/cputime"
 )
 
 // benchCompute measures ComputeTo of spec on a random w×h colour image
@@ -18,15 +19,13 @@ func benchCompute(b *testing.B, spec string, w, h int) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	cpu0, ok := processCPU()
+	cpu := cputime.Start()
 	for b.Loop() {
 		if err := s.ComputeTo(&dst, img, ws); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if cpu1, ok1 := processCPU(); ok && ok1 {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-	}
+	cpu.ReportPerOp(b)
 }
 
 // BenchmarkTexture256 is the texture protocol: [I, Ix, Iy, Ixx, Iyy] of a

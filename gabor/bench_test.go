@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/gabor"
+	"github.com/covpipe/covpipe/internal/cputime"
 )
 
 func benchMagnitudes(b *testing.B, p gabor.Params, w, h int) {
@@ -16,15 +17,13 @@ func benchMagnitudes(b *testing.B, p gabor.Params, w, h int) {
 	img := randomImage(w, h, 1)
 	dst := newPlanes(w * h)
 	b.ReportAllocs()
-	cpu0, ok := processCPU()
+	cpu := cputime.Start()
 	for b.Loop() {
 		if err := bank.MagnitudesTo(dst, img, w, h, ws); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if cpu1, ok1 := processCPU(); ok && ok1 {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-	}
+	cpu.ReportPerOp(b)
 }
 
 // BenchmarkMagnitudes64 is the 64×64 face crop of the paper with the

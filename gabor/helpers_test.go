@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"testing"
 
 	"github.com/covpipe/covpipe/gabor"
 )
@@ -100,6 +101,16 @@ func mustBank(tb interface{ Fatal(...any) }, p gabor.Params) *gabor.Bank {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// magnitudes returns the magnitudes of bank b on the w×h image img.
+func magnitudes(tb testing.TB, b *gabor.Bank, img []float64, w, h int) [][]float64 {
+	tb.Helper()
+	planes, err := b.Magnitudes(img, w, h)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return planes
 }
 
 // newPlanes returns NumPlanes destination planes of n values each.

@@ -57,10 +57,7 @@ func TestGratingSelectivity(t *testing.T) {
 				if m == gabor.Direct && testing.Short() {
 					t.Skip("direct engine at 128×128 in -short mode")
 				}
-				planes, err := b.Magnitudes(grating(n, n, gabor.Wavenumber(v), gabor.Angle(u)), n, n)
-				if err != nil {
-					t.Fatal(err)
-				}
+				planes := magnitudes(t, b, grating(n, n, gabor.Wavenumber(v), gabor.Angle(u)), n, n)
 				means := centreMeans(planes, n, n, c)
 				best, second := -1, -1
 				for i, m := range means {
@@ -106,10 +103,7 @@ func TestDeltaResponse(t *testing.T) {
 			img := make([]float64, c.n*c.n)
 			x0 := c.n / 2
 			img[x0*c.n+x0] = 1
-			planes, err := b.Magnitudes(img, c.n, c.n)
-			if err != nil {
-				t.Fatal(err)
-			}
+			planes := magnitudes(t, b, img, c.n, c.n)
 			// The nearest mirrored impulse is min(x0+1, n−x0) pixels from any output.
 			if c.border == gabor.Symmetric && min(x0+1, c.n-x0) <= b.Radius(0) {
 				t.Fatalf("image %d too small for an exact v=0 response", c.n)
@@ -149,18 +143,9 @@ func TestFlipAndTranspose(t *testing.T) {
 	for _, border := range borders {
 		for _, m := range []gabor.Method{gabor.Direct, gabor.FFT} {
 			b := mustBank(t, gabor.Params{Border: border, Method: m})
-			g, err := b.Magnitudes(img, n, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gf, err := b.Magnitudes(flip, n, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gt, err := b.Magnitudes(trans, n, n)
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := magnitudes(t, b, img, n, n)
+			gf := magnitudes(t, b, flip, n, n)
+			gt := magnitudes(t, b, trans, n, n)
 			var peak, df, dt float64
 			for v := range gabor.NumScales {
 				for u := range gabor.NumOrientations {
@@ -307,14 +292,8 @@ func TestAutoAndWorkspaceMethod(t *testing.T) {
 		if gw, gh := ws.Size(); gw != w || gh != h {
 			t.Errorf("Size() = %d×%d, want %d×%d", gw, gh, w, h)
 		}
-		got, err := auto.Magnitudes(img, w, h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := mustBank(t, gabor.Params{Border: border, Method: gabor.Direct}).Magnitudes(img, w, h)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := magnitudes(t, auto, img, w, h)
+		want := magnitudes(t, mustBank(t, gabor.Params{Border: border, Method: gabor.Direct}), img, w, h)
 		if d := maxRelDiff(got, want); d > 1e-9 {
 			t.Errorf("%v: Auto (%v) differs from Direct by %.3g", border, ws.Method(), d)
 		}

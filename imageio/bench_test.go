@@ -38,6 +38,36 @@ func pedestrianJPEG(tb testing.TB) []byte {
 	return buf.Bytes()
 }
 
+// benchLoad measures load with a Loader of opts and a reused Image.
+func benchLoad(b *testing.B, opts imageio.Options, load func(*imageio.Loader, *imageio.Image) error) {
+	l, err := imageio.NewLoader(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var dst imageio.Image
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := load(l, &dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchJPEGDecode measures image/jpeg alone on data.
+func benchJPEGDecode(b *testing.B, data []byte) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := jpeg.Decode(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// miniMarsFile returns the path of one mini-mars JPEG, or skips.
+func miniMarsFile(b *testing.B) string {
+	return filepath.Join(shareddata.Dir(b, "mini-mars"), "0015", "0015C1T0001F001.jpg")
+}
+
 // BenchmarkLoadJPEGColorResize measures the hot path of the
 // re-identification experiment, Loader.Load with colour planes and resizing
 // to 32x64, on a real mini-mars file and on a generated in-memory JPEG;
@@ -45,53 +75,20 @@ func pedestrianJPEG(tb testing.TB) []byte {
 // loader adds to.
 func BenchmarkLoadJPEGColorResize(b *testing.B) {
 	b.Run("mini-mars", func(b *testing.B) {
-		path := filepath.Join(shareddata.Dir(b, "mini-mars"), "0015", "0015C1T0001F001.jpg")
-		l, err := imageio.NewLoader(marsOptions)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var dst imageio.Image
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := l.Load(path, &dst); err != nil {
-				b.Fatal(err)
-			}
-		}
+		path := miniMarsFile(b)
+		benchLoad(b, marsOptions, func(l *imageio.Loader, dst *imageio.Image) error { return l.Load(path, dst) })
 	})
 	data := pedestrianJPEG(b)
 	b.Run("generated", func(b *testing.B) {
-		l, err := imageio.NewLoader(marsOptions)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var dst imageio.Image
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := l.Decode(data, &dst); err != nil {
-				b.Fatal(err)
-			}
-		}
+		benchLoad(b, marsOptions, func(l *imageio.Loader, dst *imageio.Image) error { return l.Decode(data, dst) })
 	})
-	b.Run("generated/decode-only", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := jpeg.Decode(bytes.NewReader(data)); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	b.Run("generated/decode-only", func(b *testing.B) { benchJPEGDecode(b, data) })
 	b.Run("mini-mars/decode-only", func(b *testing.B) {
-		path := filepath.Join(shareddata.Dir(b, "mini-mars"), "0015", "0015C1T0001F001.jpg")
-		data, err := os.ReadFile(path)
+		data, err := os.ReadFile(miniMarsFile(b))
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := jpeg.Decode(bytes.NewReader(data)); err != nil {
-				b.Fatal(err)
-			}
-		}
+		benchJPEGDecode(b, data)
 	})
 }
 
@@ -111,17 +108,7 @@ func BenchmarkFromImageYCbCr(b *testing.B) {
 		{"gray-native", imageio.Options{}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			l, err := imageio.NewLoader(bc.opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var dst imageio.Image
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := l.FromImage(img, &dst); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchLoad(b, bc.opts, func(l *imageio.Loader, dst *imageio.Image) error { return l.FromImage(img, dst) })
 		})
 	}
 }

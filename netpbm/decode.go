@@ -38,6 +38,7 @@ package netpbm
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -272,9 +273,24 @@ func (d *decoder) skipComment() error {
 	}
 }
 
-// readUint reads a decimal number of at most MaxSamples, which must be
-// followed by whitespace, a comment or the end of the input.
-func (d *decoder) readUint() (int, error) {
+// numberError is a byte that cannot start or end a decimal number; the
+// callers of readDecimal word it for what they read.
+type numberError struct {
+	c           byte
+	afterDigits bool
+}
+
+func (e *numberError) Error() string { return fmt.Sprintf("unexpected %q", e.c) }
+
+// errAboveLimit is a number above the limit of readDecimal.
+var errAboveLimit = errors.New("number above limit")
+
+// readDecimal reads a decimal number in 0..limit, which must be followed by
+// whitespace or a comment (left unread) or the end of the input. A byte
+// that cannot start or end the number is a *numberError, a number above
+// limit errAboveLimit (as soon as its digits exceed it), the end of the
+// input before any digit io.ErrUnexpectedEOF.
+func (d *decoder) readDecimal(limit int) (int, error) {
 	v, n := 0, 0
 	for {
 		c, err := d.br.ReadByte()
@@ -285,11 +301,8 @@ func (d *decoder) readUint() (int, error) {
 			return 0, err
 		}
 		if !isDigit(c) {
-			if n == 0 {
-				return 0, fmt.Errorf("unexpected %q, want a decimal number", c)
-			}
-			if !isSpace(c) && c != '#' {
-				return 0, fmt.Errorf("unexpected %q after number", c)
+			if n == 0 || (!isSpace(c) && c != '#') {
+				return 0, &numberError{c: c, afterDigits: n > 0}
 			}
 			if err := d.br.UnreadByte(); err != nil {
 				return 0, err
@@ -297,14 +310,30 @@ func (d *decoder) readUint() (int, error) {
 			break
 		}
 		n++
-		if v = v*10 + int(c-'0'); v > MaxSamples {
-			return 0, fmt.Errorf("number too large (more than %d)", MaxSamples)
+		if v = v*10 + int(c-'0'); v > limit {
+			return 0, errAboveLimit
 		}
 	}
 	if n == 0 {
 		return 0, io.ErrUnexpectedEOF
 	}
 	return v, nil
+}
+
+// readUint reads a header number: a decimal number of at most MaxSamples,
+// which must be followed by whitespace, a comment or the end of the input.
+func (d *decoder) readUint() (int, error) {
+	v, err := d.readDecimal(MaxSamples)
+	var ne *numberError
+	switch {
+	case errors.As(err, &ne) && ne.afterDigits:
+		return 0, fmt.Errorf("unexpected %q after number", ne.c)
+	case ne != nil:
+		return 0, fmt.Errorf("unexpected %q, want a decimal number", ne.c)
+	case err == errAboveLimit:
+		return 0, fmt.Errorf("number too large (more than %d)", MaxSamples)
+	}
+	return v, err
 }
 
 // maxPAMLine bounds the length of a PAM header line.
@@ -520,30 +549,15 @@ func (d *decoder) skipToSample(i, n int) error {
 
 // readSample reads a plain sample in 0..maxval.
 func (d *decoder) readSample(maxval int) (int, error) {
-	v, n := 0, 0
-	for {
-		c, err := d.br.ReadByte()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return 0, err
-		}
-		if !isDigit(c) {
-			if n == 0 || (!isSpace(c) && c != '#') {
-				return 0, fmt.Errorf("unexpected %q in plain raster", c)
-			}
-			if err := d.br.UnreadByte(); err != nil {
-				return 0, err
-			}
-			break
-		}
-		n++
-		if v = v*10 + int(c-'0'); v > maxval {
-			return 0, fmt.Errorf("sample exceeds maxval %d", maxval)
-		}
+	v, err := d.readDecimal(maxval)
+	var ne *numberError
+	switch {
+	case errors.As(err, &ne):
+		return 0, fmt.Errorf("unexpected %q in plain raster", ne.c)
+	case err == errAboveLimit:
+		return 0, fmt.Errorf("sample exceeds maxval %d", maxval)
 	}
-	return v, nil
+	return v, err
 }
 
 // readPlainBitmap reads a P1 raster: one '0' (white) or '1' (black) per

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -315,15 +316,10 @@ func legendColumns(widths []vg.Length, avail vg.Length) []vg.Length {
 func (f *figure) save(path, format string) error {
 	cw := newCanvas(format)
 	f.draw(draw.New(cw))
-	out, err := atomicfile.Create(path)
-	if err != nil {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := cw.WriteTo(w)
 		return err
-	}
-	defer out.Abort()
-	if _, err := cw.WriteTo(out); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return out.Commit()
+	})
 }
 
 // valueTicks places labelled ticks at multiples of a round step m·10^k,

@@ -16,18 +16,8 @@ import (
 // non-zeros and sweeps.
 func BenchmarkLassoSolve600(b *testing.B) {
 	o := datasets.SyntheticOptions{Classes: 10, Dim: 5, Samples: 1200, Train: 0.5, Spread: 1, Variance: 0.5}
-	train, test, err := datasets.Synthetic(o, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	trs, _ := spd.NewSet(train.X)
-	tes, _ := spd.NewSet(test.X[:64])
-	k := spd.SteinKernel{Sigma: 2}
-	K, err := k.GramSym(trs, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	Kx, _ := k.Gram(tes, trs, nil)
+	train, test := synthetic(b, o, 1)
+	K, Kx := steinGrams(b, spd.SteinKernel{Sigma: 2}, train.X, test.X[:64])
 	for _, lambda := range []float64{0.002, 0.02, 0.1} {
 		b.Run("lambda="+strconv.FormatFloat(lambda, 'g', -1, 64), func(b *testing.B) {
 			l, err := rsr.NewLasso(K, rsr.LassoOptions{Lambda: lambda})

@@ -7,7 +7,7 @@
 //
 // Everything here works in Gram form: given the dictionary Gram matrix
 // K = 𝕂(𝔻, 𝔻), a query's kernel vector k = 𝒦(X, 𝔻) and k(X, X), the kernel
-// Lasso of Eqns. 6–7 is
+// Lasso of Eqns. 7–8 is
 //
 //	min_v  f(v) = k(X,X) − 2 vᵀk + vᵀK v + λ‖v‖₁,
 //
@@ -27,6 +27,6 @@
 // atoms leave, and null-space steps drop atoms that are linearly dependent
 // in feature space. It stops on a duality-gap and KKT certificate, which
 // it returns with every code. Classification follows Wright et al. (PAMI
-// 2009) with the class residuals of Eqn. 8, or the paper's two similarity
+// 2009) with the class residuals of Eqn. 9, or the paper's two similarity
 // rules (sum and max of class coefficients).
 package rsr

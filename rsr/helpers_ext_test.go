@@ -1,6 +1,12 @@
 package rsr_test
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"testing"
+
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/mat"
+)
 
 func denseOf(rows [][]float64) *mat.Dense {
 	m := mat.NewDense(len(rows), len(rows[0]), nil)
@@ -8,4 +14,40 @@ func denseOf(rows [][]float64) *mat.Dense {
 		m.SetRow(i, r)
 	}
 	return m
+}
+
+// synthetic draws the synthetic training and test data of o with seed.
+func synthetic(tb testing.TB, o datasets.SyntheticOptions, seed uint64) (train, test datasets.SPDData) {
+	tb.Helper()
+	train, test, err := datasets.Synthetic(o, seed)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return train, test
+}
+
+// mustSet returns the SPD set of ms.
+func mustSet(tb testing.TB, ms []*mat.SymDense) *spd.Set {
+	tb.Helper()
+	s, err := spd.NewSet(ms)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// steinGrams returns the Gram matrix K of the kernel k on the atoms and
+// the kernel values of the queries against the atoms, one row a query.
+func steinGrams(tb testing.TB, k spd.SteinKernel, atoms, queries []*mat.SymDense) (K *mat.SymDense, kx *mat.Dense) {
+	tb.Helper()
+	as := mustSet(tb, atoms)
+	K, err := k.GramSym(as, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	kx, err = k.Gram(mustSet(tb, queries), as, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return K, kx
 }

@@ -24,7 +24,7 @@ var (
 
 // LassoOptions configure the kernel Lasso solver.
 type LassoOptions struct {
-	// Lambda is the weight λ >= 0 of ‖v‖₁ in Eqn. 6, on the paper's scale.
+	// Lambda is the weight λ >= 0 of ‖v‖₁ in Eqn. 7, on the paper's scale.
 	Lambda float64
 	// LambdaRatio, when set, replaces Lambda by a weight relative to each
 	// query: λ(x) = LambdaRatio·λ_max(x), with λ_max(x) the smallest λ for
@@ -75,7 +75,7 @@ type Certificate struct {
 	// Lambda is the λ the code was solved for: LassoOptions.Lambda, or
 	// LambdaRatio·λ_max(x).
 	Lambda float64
-	// Objective is f(v) = k(X,X) − 2vᵀk + vᵀKv + λ‖v‖₁ (Eqn. 6).
+	// Objective is f(v) = k(X,X) − 2vᵀk + vᵀKv + λ‖v‖₁ (Eqns. 7–8).
 	Objective float64
 	// Gap is the duality gap f(v) − g(θ) for the dual point θ obtained by
 	// scaling the feature-space residual: an upper bound on f(v) − min f
@@ -93,7 +93,7 @@ type Certificate struct {
 	Converged bool
 }
 
-// Lasso solves the kernel Lasso of Eqns. 6–7 for one dictionary Gram
+// Lasso solves the kernel Lasso of Eqns. 7–8 for one dictionary Gram
 // matrix K and many queries. It is immutable after NewLasso and safe for
 // concurrent use with one LassoWorkspace per goroutine.
 type Lasso struct {
@@ -236,7 +236,7 @@ func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certi
 }
 
 // LambdaMax returns λ_max(x), the smallest λ for which v = 0 minimises
-// the kernel Lasso of Eqns. 6–7 for the kernel vector kx = 𝒦(X, 𝔻):
+// the kernel Lasso of Eqns. 7–8 for the kernel vector kx = 𝒦(X, 𝔻):
 //
 //	λ_max(x) = 2·max_j |k(X, D_j)|          (2·max(max_j k(X, D_j), 0) if nonNegative).
 //

@@ -14,7 +14,7 @@ import (
 type Rule int
 
 const (
-	// MinResidual scores class i by the residual of Eqn. 8,
+	// MinResidual scores class i by the residual of Eqn. 9,
 	// ε_i(X) = k(X,X) − 2 v_iᵀk + v_iᵀK v_i, where v_i keeps only class
 	// i's coefficients (Wright et al. 2009). The smallest residual wins.
 	MinResidual Rule = iota

@@ -13,23 +13,12 @@ import (
 
 func syntheticAccuracy(t *testing.T, variance float64, seed uint64) float64 {
 	t.Helper()
-	train, test, err := datasets.Synthetic(datasets.PaperSynthetic(1, variance), seed)
+	train, test := synthetic(t, datasets.PaperSynthetic(1, variance), seed)
+	c, err := rsr.NewSteinClassifier(mustSet(t, train.X), train.Labels, spd.SteinKernel{Sigma: 1}, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 0.1}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trs, err := spd.NewSet(train.X)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tes, err := spd.NewSet(test.X)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := rsr.NewSteinClassifier(trs, train.Labels, spd.SteinKernel{Sigma: 1}, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 0.1}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := c.Predict(tes)
+	ds, err := c.Predict(mustSet(t, test.X))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,12 +56,8 @@ func TestSRCSeparatesAndDegrades(t *testing.T) {
 // TestResidualsMatchDefinition recomputes Eqn. 8 from full-length masked
 // codes v_i: ε_i = k(X,X) − 2 v_iᵀk + v_iᵀK v_i.
 func TestResidualsMatchDefinition(t *testing.T) {
-	train, test, _ := datasets.Synthetic(datasets.PaperSynthetic(1, 0.3), 9)
-	trs, _ := spd.NewSet(train.X)
-	tes, _ := spd.NewSet(test.X[:20])
-	k := spd.SteinKernel{Sigma: 1.5}
-	K, _ := k.GramSym(trs, nil)
-	kx, _ := k.Gram(tes, trs, nil)
+	train, test := synthetic(t, datasets.PaperSynthetic(1, 0.3), 9)
+	K, kx := steinGrams(t, spd.SteinKernel{Sigma: 1.5}, train.X, test.X[:20])
 	c, err := rsr.NewClassifier(K, train.Labels, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 5e-3}})
 	if err != nil {
 		t.Fatal(err)

@@ -113,7 +113,7 @@ func steinRows(data []float64, stride int, a, b *Set, upper bool, opts *GramOpti
 }
 
 // Gram returns the |a|×|b| Stein kernel matrix K_ij = exp(−σ S(a_i, b_j))
-// (Eqns. 4 and 6: the vector 𝒦(X, 𝔻) of a query against a dictionary is a
+// (Eqn. 8: the vector 𝒦(X, 𝔻) of a query against a dictionary is a
 // row of it). It returns an error wrapping ErrSigma for a σ invalid on the
 // sets' matrix size (see Check) and ErrDimension for mismatched sets.
 func (k SteinKernel) Gram(a, b *Set, opts *GramOptions) (*mat.Dense, error) {
@@ -132,7 +132,7 @@ func (k SteinKernel) Gram(a, b *Set, opts *GramOptions) (*mat.Dense, error) {
 	return g, nil
 }
 
-// GramSym returns the symmetric Stein kernel matrix 𝕂(𝔻, 𝔻) of Eqn. 6 over
+// GramSym returns the symmetric Stein kernel matrix 𝕂(𝔻, 𝔻) of Eqn. 8 over
 // one set, computing one triangle. For a σ valid by Theorem 1 it is
 // positive semi-definite up to round-off.
 func (k SteinKernel) GramSym(a *Set, opts *GramOptions) (*mat.SymDense, error) {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"image"
-	"image/png"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/internal/imagetest"
 )
 
 // imageFolder writes a folder of 2 classes with n noise PNGs each and
@@ -30,21 +29,8 @@ func imageFolder(t *testing.T, n int) string {
 // creating it.
 func noisePNGs(t *testing.T, rng *rand.Rand, dir string, n int) {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for i := range n {
-		img := image.NewNRGBA(image.Rect(0, 0, 16, 24))
-		for p := range img.Pix {
-			img.Pix[p] = uint8(rng.IntN(256))
-		}
-		var buf bytes.Buffer
-		if err := png.Encode(&buf, img); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, string(rune('a'+i))+".png"), buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		imagetest.Write(t, filepath.Join(dir, string(rune('a'+i))+".png"), imagetest.NoiseNRGBA(rng, 16, 24))
 	}
 }
 

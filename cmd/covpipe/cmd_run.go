@@ -28,6 +28,7 @@ func runCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `DIR` (default: out/NAME, NAME from the config)"},
 			&cli.IntFlag{Name: "repeats", Usage: "number of random repeats `N` (overrides the config)"},
+			&cli.BoolFlag{Name: "quick", Usage: "run the config's documented quick subset (its quick: section: fewer repeats and tasks)"},
 			&cli.IntFlag{Name: "workers", Usage: "worker goroutines `N` (default: the config's, else all cores)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "random seed `N` (overrides the config)"},
 			&cli.StringFlag{Name: "data", Usage: "data root `DIR` that dataset paths in the config are relative to (default: $COVPIPE_DATA, else ./data)"},
@@ -44,6 +45,11 @@ func runCommand() *cli.Command {
 				return err
 			}
 			cfg := plan.Config
+			if c.Bool("quick") {
+				if err := plan.Quick(); err != nil {
+					return err
+				}
+			}
 			if c.IsSet("repeats") {
 				if c.Int("repeats") < 1 {
 					return fmt.Errorf("run: --repeats %d, want >= 1", c.Int("repeats"))

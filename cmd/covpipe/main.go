@@ -42,6 +42,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"   covpipe run configs/synthetic.yaml --repeats 10    a quicker run\n" +
 			"   covpipe run configs/feret.yaml --data ../shared/datasets\n" +
 			"   covpipe describe --features reid --resize 32x64 --out desc mars:../shared/datasets/mini-mars\n" +
+			"   covpipe learn --atoms 64 --init kmeans --out dict desc\n" +
+			"   covpipe encode --dict dict --out codes desc\n" +
 			"   covpipe report out/reid/results.json\n" +
 			"   covpipe version",
 		Writer:    stdout,
@@ -50,6 +52,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			describeCommand(),
 			mergeCommand(),
+			learnCommand(),
+			encodeCommand(),
 			reportCommand(),
 			versionCommand(),
 		},

@@ -136,6 +136,12 @@ type Split struct {
 	Variants []*Data
 	Train    []int
 	Test     []int
+	// Learn lists items a method may learn an unsupervised model from (a
+	// dictionary, in the paper's Section 6.2), without their labels; empty
+	// for protocols that have none.
+	Learn []int
+	// Atoms is the dictionary size the protocol asks for (0: none).
+	Atoms int
 	// Workers bounds the method's parallelism on this split.
 	Workers int
 	// Seed fixes any random choice the method makes (validation folds).

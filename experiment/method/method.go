@@ -33,9 +33,10 @@ type Type struct {
 // Types returns the method types by the name configs give them.
 func Types() map[string]Type {
 	return map[string]Type{
-		"rsr":     {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–8)", newRSR},
+		"rsr":     {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR},
 		"logE-SR": {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR},
 		"nn":      {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN},
+		"codes":   {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes},
 	}
 }
 
@@ -59,7 +60,7 @@ func decode(n *yaml.Node, p any, typ string) error {
 
 // sparse holds the sparse-coding parameters that rsr and logE-SR share.
 type sparse struct {
-	// Lambda is the sparsity weight λ of Eqn. 6 on the paper's scale; a
+	// Lambda is the sparsity weight λ of Eqn. 7 on the paper's scale; a
 	// list gives candidates.
 	Lambda classify.Floats `yaml:"lambda,omitempty" json:"lambda,omitempty"`
 	// LambdaRatio is the weight relative to each query, in (0, 1):
@@ -67,7 +68,7 @@ type sparse struct {
 	LambdaRatio classify.Floats `yaml:"lambda_ratio,omitempty" json:"lambda_ratio,omitempty"`
 	// Tolerance is the relative KKT tolerance of the Lasso solver.
 	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
-	// Rule is the SRC decision rule: residual (Eqn. 8, default), sum or max.
+	// Rule is the SRC decision rule: residual (Eqn. 9, default), sum or max.
 	Rule string `yaml:"rule,omitempty" json:"rule,omitempty"`
 	// NonNegative constrains sparse codes to v >= 0.
 	NonNegative bool `yaml:"nonnegative,omitempty" json:"nonnegative,omitempty"`

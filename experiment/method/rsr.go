@@ -17,7 +17,7 @@ type rsrParams struct {
 }
 
 // rsrMethod is the paper's RSR: SRC with kernel Lasso codes in the RKHS of
-// the Stein kernel (Sections 3–3.1, Eqns. 4–8), on the Stein divergences
+// the Stein kernel (Sections 3–3.1, Eqns. 5–9), on the Stein divergences
 // that the Data computes once.
 type rsrMethod struct {
 	memo   classify.Memo[rsrCandidate]

@@ -6,6 +6,7 @@ package atomicfile
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -64,15 +65,25 @@ func (f *File) Abort() {
 	os.Remove(f.Name())
 }
 
-// WriteFile writes data to path atomically.
-func WriteFile(path string, data []byte) error {
+// Write writes path atomically with write, which is given the pending
+// file. An error of write leaves path as it was and is returned wrapped
+// with path.
+func Write(path string, write func(io.Writer) error) error {
 	f, err := Create(path)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Commit()
+}
+
+// WriteFile writes data to path atomically.
+func WriteFile(path string, data []byte) error {
+	return Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }

@@ -1,8 +1,11 @@
 package atomicfile
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +42,32 @@ func TestCommitAndAbort(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(dir, "missing", "x"), nil); err == nil {
 		t.Error("write into a missing folder succeeded")
+	}
+}
+
+// TestWriteError checks that a failing write function leaves the
+// destination as it was, no temporary file behind, and an error naming the
+// destination and wrapping the cause.
+func TestWriteError(t *testing.T) {
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "out.txt")
+	if err := WriteFile(dst, []byte("before")); err != nil {
+		t.Fatal(err)
+	}
+	cause := errors.New("disk on fire")
+	err := Write(dst, func(w io.Writer) error {
+		if _, err := io.WriteString(w, "partial"); err != nil {
+			return err
+		}
+		return cause
+	})
+	if !errors.Is(err, cause) || !strings.Contains(err.Error(), dst) {
+		t.Errorf("error %v, want one naming %s and wrapping %v", err, dst, cause)
+	}
+	if b, _ := os.ReadFile(dst); string(b) != "before" {
+		t.Errorf("content %q after a failed write, want %q", b, "before")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("failed write left %v", entries)
 	}
 }

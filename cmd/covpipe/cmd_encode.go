@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/internal/atomicfile"
+	"github.com/covpipe/covpipe/internal/version"
+	"github.com/covpipe/covpipe/rsr"
+	"github.com/covpipe/covpipe/spd"
+	"github.com/urfave/cli/v2"
+)
+
+// encodeLog is encode.json: what the codes were made from.
+type encodeLog struct {
+	Version     string  `json:"covpipe_version"`
+	Input       string  `json:"input"`
+	Dictionary  string  `json:"dictionary"`
+	Samples     int     `json:"samples"`
+	Atoms       int     `json:"atoms"`
+	Sigma       float64 `json:"sigma"`
+	Lambda      float64 `json:"lambda,omitempty"`
+	LambdaRatio float64 `json:"lambda_ratio,omitempty"`
+	NonZeros    float64 `json:"mean_nonzeros"`
+	AllZero     int     `json:"all_zero_codes"`
+}
+
+func encodeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "encode",
+		Usage:     "sparse codes of descriptors against a dictionary, as feature vectors",
+		ArgsUsage: "DESCRIPTORS",
+		Description: "Codes every matrix of DESCRIPTORS (a describe output folder or a .npy file of shape (n, d, d))\n" +
+			"by the kernel Lasso against the atoms of --dict (a `covpipe learn` folder or a .npy file of shape\n" +
+			"(N, d, d)) and writes DIR/codes.npy, float64 of shape (n, N), DIR/encode.json and, for a\n" +
+			"describe folder, its manifest.csv, so that labels stay attached to the codes. σ and λ default to\n" +
+			"those the dictionary was learned with (learn.json), else to learn's defaults.\n\n" +
+			"   covpipe encode --dict dict --out codes desc/",
+		Flags: append(codingFlags("(default: the dictionary's learn.json, else learn's)", "(default: the dictionary's learn.json, else learn's)"),
+			&cli.StringFlag{Name: "dict", Usage: "the dictionary: a learn output `DIR` or a .npy file (required)"},
+		),
+		OnUsageError: usageError("encode"),
+		Action: func(c *cli.Context) error {
+			out, dictPath := c.String("out"), c.String("dict")
+			switch {
+			case out == "":
+				return errors.New("encode: --out DIR is required")
+			case dictPath == "":
+				return errors.New("encode: --dict DICT is required (a covpipe learn folder or a .npy file)")
+			case c.NArg() != 1:
+				return errors.New("encode: want one DESCRIPTORS folder or .npy file (see covpipe encode --help)")
+			}
+			input := c.Args().First()
+			queries, err := readSPD(input)
+			if err != nil {
+				return fmt.Errorf("encode: %w", err)
+			}
+			atomsFile, learned := dictPath, (*learnLog)(nil)
+			if st, err := os.Stat(dictPath); err == nil && st.IsDir() {
+				atomsFile = filepath.Join(dictPath, dictionaryFile)
+				if b, err := os.ReadFile(filepath.Join(dictPath, learnLogFile)); err == nil {
+					learned = new(learnLog)
+					if err := json.Unmarshal(b, learned); err != nil {
+						return fmt.Errorf("encode: %s: %w", filepath.Join(dictPath, learnLogFile), err)
+					}
+				}
+			}
+			atoms, err := readSPD(atomsFile)
+			if err != nil {
+				return fmt.Errorf("encode: dictionary: %w", err)
+			}
+			if atoms.Dim() != queries.Dim() {
+				return fmt.Errorf("encode: the dictionary %s holds %dx%d atoms but %s holds %dx%d matrices",
+					atomsFile, atoms.Dim(), atoms.Dim(), input, queries.Dim(), queries.Dim())
+			}
+			k := spd.SteinKernel{Sigma: sigmaFlag(c, atoms.Dim())}
+			lasso, err := lassoFlags(c)
+			if err != nil {
+				return fmt.Errorf("encode: %w", err)
+			}
+			if learned != nil {
+				if !c.IsSet("sigma") {
+					k.Sigma = learned.Sigma
+				}
+				if !c.IsSet("lambda") && !c.IsSet("lambda-ratio") {
+					lasso = rsr.LassoOptions{Lambda: learned.Lambda, LambdaRatio: learned.LambdaRatio}
+				}
+			}
+			codes, certs, err := rsr.Encode(queries, atoms, k, lasso, c.Int("workers"))
+			if err != nil {
+				return fmt.Errorf("encode %s: %w", input, err)
+			}
+			n, natoms := codes.Dims()
+			log := encodeLog{Version: version.String(), Input: input, Dictionary: atomsFile, Samples: n, Atoms: natoms,
+				Sigma: k.Sigma, Lambda: lasso.Lambda, LambdaRatio: lasso.LambdaRatio}
+			for _, cert := range certs {
+				log.NonZeros += float64(cert.NonZeros) / float64(n)
+				if cert.NonZeros == 0 {
+					log.AllZero++
+				}
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return fmt.Errorf("encode: %w", err)
+			}
+			if err := describe.WriteNPY(filepath.Join(out, codesFile), []int{n, natoms}, codes.RawMatrix().Data); err != nil {
+				return fmt.Errorf("encode: %w", err)
+			}
+			if st, err := os.Stat(input); err == nil && st.IsDir() {
+				b, err := os.ReadFile(filepath.Join(input, describe.ManifestFile))
+				if err != nil {
+					return fmt.Errorf("encode: %w", err)
+				}
+				if err := atomicfile.WriteFile(filepath.Join(out, describe.ManifestFile), b); err != nil {
+					return fmt.Errorf("encode: %w", err)
+				}
+			}
+			if err := writeJSON(filepath.Join(out, encodeLogFile), log); err != nil {
+				return fmt.Errorf("encode: %w", err)
+			}
+			fmt.Fprintf(c.App.Writer, "encoded %d matrices against %d atoms: %.1f non-zeros per code, %d all-zero; %s\n",
+				n, natoms, log.NonZeros, log.AllZero, filepath.Join(out, codesFile))
+			return nil
+		},
+	}
+}

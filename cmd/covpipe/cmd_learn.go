@@ -1,0 +1,213 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/internal/atomicfile"
+	"github.com/covpipe/covpipe/internal/version"
+	"github.com/covpipe/covpipe/rsr"
+	"github.com/covpipe/covpipe/spd"
+	"github.com/urfave/cli/v2"
+)
+
+// Files written by learn and encode.
+const (
+	dictionaryFile = "dictionary.npy"
+	learnLogFile   = "learn.json"
+	codesFile      = "codes.npy"
+	encodeLogFile  = "encode.json"
+)
+
+// iterationLog is one iteration of Algorithm 1 in learn.json.
+type iterationLog struct {
+	J           float64 `json:"j"`
+	JUpdated    float64 `json:"j_after_update"`
+	NonZeros    int     `json:"nonzeros"`
+	Unconverged int     `json:"unconverged_codes"`
+	Unused      int     `json:"kept_unused"`
+	KeptSign    int     `json:"kept_sign"`
+	KeptNotSPD  int     `json:"kept_not_spd"`
+}
+
+// learnLog is learn.json: the options, the input, and J after every
+// iteration with the guard counts.
+type learnLog struct {
+	Version     string         `json:"covpipe_version"`
+	Input       string         `json:"input"`
+	Samples     int            `json:"samples"`
+	Dim         int            `json:"dim"`
+	Atoms       int            `json:"atoms"`
+	Init        string         `json:"init"`
+	Iters       int            `json:"iters"`
+	Tol         float64        `json:"tolerance"`
+	Sigma       float64        `json:"sigma"`
+	Lambda      float64        `json:"lambda,omitempty"`
+	LambdaRatio float64        `json:"lambda_ratio,omitempty"`
+	KeepScale   bool           `json:"keep_scale"`
+	Seed        uint64         `json:"seed"`
+	J           float64        `json:"j"`
+	Converged   bool           `json:"converged"`
+	Unconverged int            `json:"unconverged_codes"`
+	History     []iterationLog `json:"history"`
+	Seconds     float64        `json:"seconds"`
+}
+
+func learnCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "learn",
+		Usage:     "learn a dictionary of SPD atoms from descriptors (the paper's Algorithm 1)",
+		ArgsUsage: "DESCRIPTORS",
+		Description: "Learns N atoms that sparsely represent the matrices of DESCRIPTORS (a describe output folder\n" +
+			"or a .npy file of shape (n, d, d)) in the RKHS of the Stein kernel, by the paper's Algorithm 1:\n" +
+			"sparse coding with the kernel Lasso, then the closed-form atom update, for --iters iterations.\n" +
+			"Writes DIR/dictionary.npy (N, d, d) and DIR/learn.json (options, J after every iteration and\n" +
+			"the updates that were kept back), each complete or not at all.\n\n" +
+			"   covpipe learn --atoms 64 --init kmeans --sigma 2 --lambda-ratio 0.1 --out dict desc/",
+		Flags: append(codingFlags("(default: (d-1)/2, or 0.5 for d <= 2)", "(default: a ratio of 0.1)"),
+			&cli.IntFlag{Name: "atoms", Usage: "dictionary size `N` (required)"},
+			&cli.StringFlag{Name: "init", Value: "random", Usage: "initial atoms: random (N random samples) or kmeans (Riemannian k-means centroids)"},
+			&cli.IntFlag{Name: "iters", Value: 20, Usage: "iterations `T` of Algorithm 1"},
+			&cli.Float64Flag{Name: "tolerance", Usage: "stop early when J's relative change is below `TOL` (0: run every iteration)"},
+			&cli.BoolFlag{Name: "keep-scale", Usage: "skip Algorithm 1's last step, normalising each atom by its largest eigenvalue"},
+			&cli.Uint64Flag{Name: "seed", Usage: "random seed `N` of the initialisation"},
+		),
+		OnUsageError: usageError("learn"),
+		Action: func(c *cli.Context) error {
+			out := c.String("out")
+			switch {
+			case out == "":
+				return errors.New("learn: --out DIR is required")
+			case c.NArg() != 1:
+				return errors.New("learn: want one DESCRIPTORS folder or .npy file (see covpipe learn --help)")
+			case c.Int("atoms") < 1:
+				return fmt.Errorf("learn: --atoms %d: want the dictionary size N >= 1", c.Int("atoms"))
+			}
+			input := c.Args().First()
+			set, err := readSPD(input)
+			if err != nil {
+				return fmt.Errorf("learn: %w", err)
+			}
+			init, err := rsr.ParseInitMethod(c.String("init"))
+			if err != nil {
+				return fmt.Errorf("learn: --init: %w", err)
+			}
+			lasso, err := lassoFlags(c)
+			if err != nil {
+				return fmt.Errorf("learn: %w", err)
+			}
+			o := rsr.LearnOptions{
+				Atoms: c.Int("atoms"), Kernel: spd.SteinKernel{Sigma: sigmaFlag(c, set.Dim())}, Lasso: lasso,
+				Iters: c.Int("iters"), Tol: c.Float64("tolerance"), Init: init, Seed: c.Uint64("seed"),
+				Workers: c.Int("workers"), KeepScale: c.Bool("keep-scale"),
+				Progress: newReporter(c.App.ErrWriter, newLogger(c.App.ErrWriter)),
+			}
+			start := time.Now()
+			dict, err := rsr.Learn(set, o)
+			if err != nil {
+				return fmt.Errorf("learn %s: %w", input, err)
+			}
+			log := learnLog{
+				Version: version.String(), Input: input, Samples: set.Len(), Dim: set.Dim(), Atoms: o.Atoms,
+				Init: init.String(), Iters: o.Iters, Tol: o.Tol, Sigma: o.Kernel.Sigma, Lambda: lasso.Lambda,
+				LambdaRatio: lasso.LambdaRatio, KeepScale: o.KeepScale, Seed: o.Seed, J: dict.J,
+				Converged: dict.Converged, Unconverged: dict.Unconverged, Seconds: time.Since(start).Seconds(),
+			}
+			for _, it := range dict.History {
+				log.History = append(log.History, iterationLog{it.J, it.JUpdated, it.NonZeros, it.Unconverged, it.Unused, it.KeptSign, it.KeptNotSPD})
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return fmt.Errorf("learn: %w", err)
+			}
+			d := set.Dim()
+			if err := describe.WriteNPY(filepath.Join(out, dictionaryFile), []int{o.Atoms, d, d}, dict.Atoms.Data()); err != nil {
+				return fmt.Errorf("learn: %w", err)
+			}
+			if err := writeJSON(filepath.Join(out, learnLogFile), log); err != nil {
+				return fmt.Errorf("learn: %w", err)
+			}
+			kept := 0
+			for _, it := range dict.History {
+				kept += it.Kept()
+			}
+			fmt.Fprintf(c.App.Writer, "learned %d atoms of %dx%d from %d matrices in %d iterations (%.1f s): J %.6g -> %.6g, %d atom updates kept back; %s\n",
+				o.Atoms, d, d, set.Len(), len(dict.History), log.Seconds, firstJ(dict), dict.J, kept, filepath.Join(out, dictionaryFile))
+			if dict.J > firstJ(dict) && !o.KeepScale {
+				fmt.Fprintln(c.App.Writer, "warning: J rose: Algorithm 1 normalises every atom to unit spectral norm, which moves the atoms off the scale of these matrices (the Stein kernel is not invariant to scaling one argument); --keep-scale skips that step")
+			}
+			return nil
+		},
+	}
+}
+
+// codingFlags are the flags of learn and encode: the output folder, the
+// kernel's σ, the sparsity weight and the worker count, with the defaults
+// each command describes.
+func codingFlags(sigmaDefault, lambdaDefault string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `DIR` (required; created if needed)"},
+		&cli.Float64Flag{Name: "sigma", Usage: "Stein kernel `σ` (Theorem 1: 0.5, 1, ..., (d-1)/2 or above) " + sigmaDefault},
+		&cli.Float64Flag{Name: "lambda", Usage: "sparsity weight `λ` on the paper's scale " + lambdaDefault},
+		&cli.Float64Flag{Name: "lambda-ratio", Usage: "sparsity weight relative to each matrix, `R` in (0, 1): λ = R·λ_max(x) " + lambdaDefault},
+		&cli.IntFlag{Name: "workers", Usage: "number `N` of goroutines (0: all cores); the output does not depend on it"},
+	}
+}
+
+// firstJ is J after the first coding step.
+func firstJ(d *rsr.Dictionary) float64 {
+	if len(d.History) == 0 {
+		return d.J
+	}
+	return d.History[0].J
+}
+
+// readSPD reads a describe folder or (n, d, d) .npy file and checks that
+// every matrix is SPD; errors name the file and the matrix.
+func readSPD(path string) (*spd.Set, error) {
+	m, err := describe.ReadMatrices(path)
+	if err != nil {
+		return nil, err
+	}
+	set, err := spd.NewSetFromData(m.D, m.Data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.Path, err)
+	}
+	return set, nil
+}
+
+// lassoFlags reads --lambda and --lambda-ratio: one of them, the ratio 0.1
+// when neither is given.
+func lassoFlags(c *cli.Context) (rsr.LassoOptions, error) {
+	switch {
+	case c.IsSet("lambda") && c.IsSet("lambda-ratio"):
+		return rsr.LassoOptions{}, errors.New("give --lambda (absolute, the paper's scale) or --lambda-ratio (relative to each sample), not both")
+	case c.IsSet("lambda"):
+		return rsr.LassoOptions{Lambda: c.Float64("lambda")}, nil
+	case c.IsSet("lambda-ratio"):
+		return rsr.LassoOptions{LambdaRatio: c.Float64("lambda-ratio")}, nil
+	}
+	return rsr.LassoOptions{LambdaRatio: 0.1}, nil
+}
+
+// sigmaFlag returns --sigma, or by default the smallest σ of Theorem 1's
+// continuous range, (d−1)/2, or 0.5 for d = 1, 2.
+func sigmaFlag(c *cli.Context, d int) float64 {
+	if c.IsSet("sigma") {
+		return c.Float64("sigma")
+	}
+	return max(0.5, float64(d-1)/2)
+}
+
+// writeJSON writes v as indented JSON, atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(b, '\n'))
+}

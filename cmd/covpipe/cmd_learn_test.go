@@ -1,0 +1,193 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/rsr"
+	"github.com/covpipe/covpipe/spd"
+)
+
+// randomSPD returns n random d×d SPD matrices, row-major one after another.
+func randomSPD(n, d int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	out := make([]float64, 0, n*d*d)
+	for range n {
+		a := make([]float64, d*(d+2))
+		for i := range a {
+			a[i] = rng.NormFloat64()
+		}
+		for i := range d {
+			for j := range d {
+				var s float64
+				for k := range d + 2 {
+					s += a[i*(d+2)+k] * a[j*(d+2)+k]
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// TestLearnEncodeRoundTrip learns a dictionary from a .npy file, encodes
+// a describe folder with it, and checks the files against the library.
+func TestLearnEncodeRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.npy")
+	data := randomSPD(40, 3, 1)
+	if err := describe.WriteNPY(train, []int{40, 3, 3}, data); err != nil {
+		t.Fatal(err)
+	}
+	dict := filepath.Join(dir, "dict")
+	stdout, stderr, err := runCLI(t, "learn", train, "--atoms", "6", "--iters", "3", "--sigma", "1", "--lambda-ratio", "0.2", "--seed", "4", "--keep-scale", "--out", dict)
+	if err != nil {
+		t.Fatalf("learn: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "learned 6 atoms of 3x3 from 40 matrices in 3 iterations") {
+		t.Errorf("learn printed %q", stdout)
+	}
+	atoms, err := describe.ReadMatrices(filepath.Join(dict, dictionaryFile))
+	if err != nil || atoms.N != 6 || atoms.D != 3 {
+		t.Fatalf("dictionary.npy: %+v, %v", atoms, err)
+	}
+	var log learnLog
+	b, _ := os.ReadFile(filepath.Join(dict, learnLogFile))
+	if err := json.Unmarshal(b, &log); err != nil || len(log.History) != 3 || log.Sigma != 1 || log.LambdaRatio != 0.2 || !log.KeepScale {
+		t.Errorf("learn.json: %+v, %v", log, err)
+	}
+	// The same learning through the library gives the same atoms.
+	set, _ := spd.NewSetFromData(3, randomSPD(40, 3, 1))
+	want, err := rsr.Learn(set, rsr.LearnOptions{Atoms: 6, Iters: 3, Kernel: spd.SteinKernel{Sigma: 1},
+		Lasso: rsr.LassoOptions{LambdaRatio: 0.2}, Seed: 4, KeepScale: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range want.Atoms.Data() {
+		if atoms.Data[i] != v {
+			t.Fatalf("dictionary.npy differs from rsr.Learn at %d: %v vs %v", i, atoms.Data[i], v)
+		}
+	}
+
+	// Encode a describe folder: codes, and its manifest carried over.
+	src := imageFolder(t, 2)
+	desc := filepath.Join(dir, "desc")
+	if _, stderr, err := runCLI(t, "describe", src, "--features", "I,Ix,Iy", "--out", desc); err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
+	queries, _ := describe.ReadMatrices(desc)
+	small := filepath.Join(dir, "dict3.npy")
+	dictData := randomSPD(5, 3, 9)
+	if err := describe.WriteNPY(small, []int{5, 3, 3}, dictData); err != nil {
+		t.Fatal(err)
+	}
+	codesDir := filepath.Join(dir, "codes")
+	if _, stderr, err := runCLI(t, "encode", "--dict", small, "--sigma", "1", "--lambda", "0.01", "--out", codesDir, desc); err != nil {
+		t.Fatalf("encode: %v\n%s", err, stderr)
+	}
+	got, err := readNPY2(filepath.Join(codesDir, codesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := spd.NewSetFromData(3, queries.Data)
+	ds, _ := spd.NewSetFromData(3, dictData)
+	lib, _, err := rsr.Encode(qs, ds, spd.SteinKernel{Sigma: 1}, rsr.LassoOptions{Lambda: 0.01}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := lib.Dims(); len(got) != r*c {
+		t.Fatalf("codes.npy holds %d values, want %d×%d", len(got), r, c)
+	}
+	for i, v := range lib.RawMatrix().Data {
+		if math.Abs(got[i]-v) > 0 {
+			t.Fatalf("codes.npy differs from rsr.Encode at %d: %v vs %v", i, got[i], v)
+		}
+	}
+	m1, _ := os.ReadFile(filepath.Join(desc, describe.ManifestFile))
+	m2, _ := os.ReadFile(filepath.Join(codesDir, describe.ManifestFile))
+	if string(m1) != string(m2) || len(m1) == 0 {
+		t.Error("encode did not carry the manifest over")
+	}
+	// With a learn folder, σ and λ come from learn.json.
+	if _, stderr, err := runCLI(t, "encode", "--dict", dict, "--out", filepath.Join(dir, "codes2"), train); err != nil {
+		t.Fatalf("encode with a learn folder: %v\n%s", err, stderr)
+	}
+	var enc encodeLog
+	b, _ = os.ReadFile(filepath.Join(dir, "codes2", encodeLogFile))
+	if err := json.Unmarshal(b, &enc); err != nil || enc.Sigma != 1 || enc.LambdaRatio != 0.2 || enc.Samples != 40 || enc.Atoms != 6 {
+		t.Errorf("encode.json: %+v, %v", enc, err)
+	}
+}
+
+// readNPY2 reads the values of a 2-D .npy file written by WriteNPY.
+func readNPY2(path string) ([]float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	hdr := int(b[8]) | int(b[9])<<8
+	raw := b[10+hdr:]
+	out := make([]float64, len(raw)/8)
+	for i := range out {
+		var u uint64
+		for k := 7; k >= 0; k-- {
+			u = u<<8 | uint64(raw[8*i+k])
+		}
+		out[i] = math.Float64frombits(u)
+	}
+	return out, nil
+}
+
+func TestLearnEncodeErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, shape []int, data []float64) string {
+		p := filepath.Join(dir, name)
+		if err := describe.WriteNPY(p, shape, data); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.npy", []int{10, 2, 2}, randomSPD(10, 2, 1))
+	dict3 := write("dict3.npy", []int{2, 3, 3}, randomSPD(2, 3, 2))
+	flat := write("flat.npy", []int{8}, make([]float64, 8))
+	nan := randomSPD(3, 2, 3)
+	nan[5] = math.NaN()
+	nanFile := write("nan.npy", []int{3, 2, 2}, nan)
+	notSPD := randomSPD(3, 2, 4)
+	copy(notSPD[8:], []float64{1, 2, 2, 1})
+	notSPDFile := write("notspd.npy", []int{3, 2, 2}, notSPD)
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"learn", good, "--atoms", "2"}, "--out DIR is required"},
+		{[]string{"learn", good, "--out", out}, "--atoms 0"},
+		{[]string{"learn", "--atoms", "2", "--out", out}, "want one DESCRIPTORS"},
+		{[]string{"learn", flat, "--atoms", "2", "--out", out}, "flat.npy: array of type \"<f8\", shape [8]"},
+		{[]string{"learn", nanFile, "--atoms", "2", "--out", out}, "nan.npy: matrix 1: entry [0][1] = NaN"},
+		{[]string{"learn", notSPDFile, "--atoms", "2", "--out", out}, "notspd.npy: matrix 2"},
+		{[]string{"learn", filepath.Join(dir, "missing.npy"), "--atoms", "2", "--out", out}, "missing.npy"},
+		{[]string{"learn", good, "--atoms", "11", "--out", out}, "N = 11 exceeds the 10 training samples"},
+		{[]string{"learn", good, "--atoms", "2", "--init", "spectral", "--out", out}, `unknown dictionary initialisation "spectral"`},
+		{[]string{"learn", good, "--atoms", "2", "--lambda", "0.1", "--lambda-ratio", "0.1", "--out", out}, "not both"},
+		{[]string{"learn", good, "--atoms", "2", "--sigma", "0.3", "--out", out}, "sigma = 0.3"},
+		{[]string{"encode", good, "--out", out}, "--dict DICT is required"},
+		{[]string{"encode", good, "--dict", dict3, "--out", out}, "holds 3x3 atoms but " + good + " holds 2x2 matrices"},
+		{[]string{"encode", nanFile, "--dict", good, "--out", out}, "nan.npy: matrix 1"},
+	} {
+		_, _, err := runCLI(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want an error containing %q", tc.args, err, tc.want)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Errorf("%v: failed run left %v", tc.args, entries)
+		}
+	}
+}

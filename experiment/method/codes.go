@@ -1,0 +1,209 @@
+package method
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/rsr"
+	"github.com/covpipe/covpipe/spd"
+	"go.yaml.in/yaml/v3"
+	"gonum.org/v1/gonum/mat"
+)
+
+// codesParams are the parameters of method type codes.
+type codesParams struct {
+	// Dictionary is how the atoms are made from the split's Learn items:
+	// random (Split.Atoms random items), kmeans (Riemannian k-means
+	// centroids) or learned (the paper's Algorithm 1, rsr.Learn).
+	Dictionary string `yaml:"dictionary" json:"dictionary"`
+	// Sigma is the Stein kernel's σ (Eqn. 5) for coding and learning.
+	Sigma float64 `yaml:"sigma" json:"sigma"`
+	// Lambda or LambdaRatio is the sparsity weight of the codes.
+	Lambda      float64 `yaml:"lambda,omitempty" json:"lambda,omitempty"`
+	LambdaRatio float64 `yaml:"lambda_ratio,omitempty" json:"lambda_ratio,omitempty"`
+	// KMeans is the metric of k-means (for kmeans, and for learned with
+	// init kmeans): airm (Karcher-mean centroids, the paper's choice) or
+	// stein (Stein-mean centroids, several times faster). Default airm.
+	KMeans string `yaml:"kmeans,omitempty" json:"kmeans,omitempty"`
+	// Init is how learned starts: random or kmeans (default random).
+	Init string `yaml:"init,omitempty" json:"init,omitempty"`
+	// Iters bounds Algorithm 1's iterations (default 10).
+	Iters int `yaml:"iters,omitempty" json:"iters,omitempty"`
+	// KeepScale skips Algorithm 1's atom normalisation.
+	KeepScale bool `yaml:"keep_scale,omitempty" json:"keep_scale,omitempty"`
+	// Distance compares codes: euclidean (default) or cosine.
+	Distance string `yaml:"distance,omitempty" json:"distance,omitempty"`
+}
+
+// codes classifies by sparse codes as features (the paper's Section 3.2
+// (ii) and Table 3): a dictionary of Split.Atoms atoms is made from the
+// split's unlabelled Learn items, probes (Test) and the labelled gallery
+// (Train) are coded against it by the kernel Lasso, and each probe takes
+// the label of its nearest gallery code; classes rank by their nearest
+// member.
+type codes struct {
+	p      codesParams
+	kernel spd.SteinKernel
+	lasso  rsr.LassoOptions
+	metric spd.Metric
+	init   rsr.InitMethod
+	cosine bool
+}
+
+func newCodes(n *yaml.Node) (classify.Method, error) {
+	m := &codes{}
+	if err := decode(n, &m.p, "codes"); err != nil {
+		return nil, err
+	}
+	p := &m.p
+	switch p.Dictionary {
+	case "random", "kmeans", "learned":
+	case "":
+		return nil, errors.New("dictionary is required: random, kmeans or learned")
+	default:
+		return nil, fmt.Errorf("dictionary %q: want random, kmeans or learned", p.Dictionary)
+	}
+	if !(p.Sigma > 0) {
+		return nil, errors.New("sigma is required (> 0; Theorem 1 is checked against d)")
+	}
+	m.kernel = spd.SteinKernel{Sigma: p.Sigma}
+	m.lasso = rsr.LassoOptions{Lambda: p.Lambda, LambdaRatio: p.LambdaRatio}
+	if p.Lambda == 0 && p.LambdaRatio == 0 {
+		return nil, errors.New("lambda (absolute, the paper's scale) or lambda_ratio (relative to each query, in (0, 1)) is required")
+	}
+	if _, err := rsr.NewLasso(mat.NewSymDense(1, []float64{1}), m.lasso); err != nil {
+		return nil, err
+	}
+	if p.KMeans == "" {
+		p.KMeans = "airm"
+	}
+	switch p.KMeans {
+	case "airm":
+		m.metric = spd.AIRMMetric
+	case "stein":
+		m.metric = spd.SteinMetric
+	default:
+		return nil, fmt.Errorf("kmeans %q: want airm or stein", p.KMeans)
+	}
+	if p.Init == "" {
+		p.Init = "random"
+	}
+	var err error
+	if m.init, err = rsr.ParseInitMethod(p.Init); err != nil {
+		return nil, err
+	}
+	if p.Iters == 0 {
+		p.Iters = 10
+	}
+	if p.Iters < 0 {
+		return nil, fmt.Errorf("iters = %d, want >= 1", p.Iters)
+	}
+	switch p.Distance {
+	case "", "euclidean":
+	case "cosine":
+		m.cosine = true
+	default:
+		return nil, fmt.Errorf("distance %q: want euclidean or cosine", p.Distance)
+	}
+	return m, nil
+}
+
+// Params returns the decoded parameters, for the record of the run.
+func (m *codes) Params() any { return m.p }
+
+// CheckDim checks σ against Theorem 1 for d×d matrices.
+func (m *codes) CheckDim(d int) error { return m.kernel.Check(d) }
+
+func (m *codes) Classify(s *classify.Split) (*classify.Outcome, error) {
+	d := s.Data
+	if len(s.Learn) == 0 || s.Atoms < 1 {
+		return nil, errors.New("method type codes needs a protocol that gives items to learn a dictionary from and its size (dictionary: ...)")
+	}
+	atoms, err := m.dictionary(d.Set.Subset(s.Learn), s.Atoms, s.Seed, s.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("%s dictionary: %w", m.p.Dictionary, err)
+	}
+	gallery, _, err := rsr.Encode(d.Set.Subset(s.Train), atoms, m.kernel, m.lasso, s.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("gallery codes: %w", err)
+	}
+	probes, certs, err := rsr.Encode(d.Set.Subset(s.Test), atoms, m.kernel, m.lasso, s.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("probe codes: %w", err)
+	}
+	out, err := m.nearest(gallery, probes, classify.Pick(d.Labels, s.Train), s.Workers)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range certs {
+		out.Lambdas = append(out.Lambdas, c.Lambda)
+		if c.NonZeros == 0 {
+			out.Degenerate++
+		}
+	}
+	out.Params = map[string]float64{"atoms": float64(s.Atoms), "sigma": m.p.Sigma, "ridge": d.Ridge}
+	return out, nil
+}
+
+// dictionary makes n atoms from the learning set.
+func (m *codes) dictionary(learn *spd.Set, n int, seed uint64, workers int) (*spd.Set, error) {
+	switch m.p.Dictionary {
+	case "random":
+		rng := rand.New(rand.NewPCG(seed, 0x52414e44)) // "RAND"
+		idx := rng.Perm(learn.Len())[:n]
+		return learn.Subset(idx), nil
+	case "kmeans":
+		km, err := spd.KMeans(learn, spd.KMeansOptions{K: n, Metric: m.metric, Seed: seed, Workers: workers})
+		if err != nil {
+			return nil, err
+		}
+		return spd.NewSet(km.Centroids)
+	}
+	o := rsr.LearnOptions{Atoms: n, Kernel: m.kernel, Lasso: m.lasso, Iters: m.p.Iters, Init: m.init,
+		KMeansMetric: m.metric, Seed: seed, Workers: workers, KeepScale: m.p.KeepScale}
+	dict, err := rsr.Learn(learn, o)
+	if err != nil {
+		return nil, err
+	}
+	return dict.Atoms, nil
+}
+
+// nearest labels each probe code by its nearest gallery code (squared
+// Euclidean distance; cosine distance orders as it does on unit rows).
+func (m *codes) nearest(gallery, probes *mat.Dense, labels []int, workers int) (*classify.Outcome, error) {
+	if m.cosine {
+		normalizeRows(gallery)
+		normalizeRows(probes)
+	}
+	n, _ := probes.Dims()
+	return nearest(labels, classify.Seq(0, len(labels)), classify.Seq(0, n), workers, func(_, q, a int) (float64, error) {
+		p, g := probes.RawRowView(q), gallery.RawRowView(a)
+		var dist float64
+		for i, x := range p {
+			dist += (x - g[i]) * (x - g[i])
+		}
+		return dist, nil
+	})
+}
+
+// normalizeRows scales each row to unit length (zero rows stay zero), so
+// that Euclidean distances order as cosine distances.
+func normalizeRows(a *mat.Dense) {
+	r, _ := a.Dims()
+	for i := range r {
+		row := a.RawRowView(i)
+		var ss float64
+		for _, x := range row {
+			ss += x * x
+		}
+		if ss > 0 {
+			inv := 1 / math.Sqrt(ss)
+			for j := range row {
+				row[j] *= inv
+			}
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package rsr
+
+import (
+	"testing"
+	"time"
+
+	"github.com/covpipe/covpipe/spd"
+)
+
+// BenchmarkLearnIteration measures one iteration of Learn (Algorithm 1,
+// lines 3–10) at the size of the paper's Brodatz experiment: m = 2220
+// training matrices (mixtures of covariances of random samples, 5×5),
+// N = 128 atoms, 2 workers, warm-started codes. It reports the time of
+// each stage and the non-zeros of the codes.
+func BenchmarkLearnIteration(b *testing.B) {
+	train := mixtureSet(b, 1, 2220, 5, 111, 2)
+	for _, c := range []struct {
+		name  string
+		lasso LassoOptions
+	}{
+		{"lambda=0.05", LassoOptions{Lambda: 0.05}},
+		{"lambda=0.01", LassoOptions{Lambda: 0.01}},
+		{"ratio=0.1", LassoOptions{LambdaRatio: 0.1}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			l, err := newLearner(train, LearnOptions{Atoms: 128, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: c.lasso, Workers: 2, Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			// The first iteration codes from scratch; later ones are warm.
+			var it LearnIteration
+			if err := l.kernels(); err != nil {
+				b.Fatal(err)
+			}
+			if it, _, err = l.code(false); err != nil {
+				b.Fatal(err)
+			}
+			if err := l.update(&it); err != nil {
+				b.Fatal(err)
+			}
+			var kern, code, upd time.Duration
+			var nnz, kept int
+			b.ReportAllocs()
+			for b.Loop() {
+				t0 := time.Now()
+				if err := l.kernels(); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				it, _, err := l.code(true)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t2 := time.Now()
+				if err := l.update(&it); err != nil {
+					b.Fatal(err)
+				}
+				t3 := time.Now()
+				kern += t1.Sub(t0)
+				code += t2.Sub(t1)
+				upd += t3.Sub(t2)
+				nnz += it.NonZeros
+				kept += it.Kept() + it.Unused
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(kern.Milliseconds())/n, "kernels-ms/op")
+			b.ReportMetric(float64(code.Milliseconds())/n, "lasso-ms/op")
+			b.ReportMetric(float64(upd.Milliseconds())/n, "update-ms/op")
+			b.ReportMetric(float64(nnz)/n/float64(train.Len()), "nonzeros/code")
+			b.ReportMetric(float64(kept)/n, "kept-atoms/op")
+		})
+	}
+}
