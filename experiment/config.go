@@ -49,7 +49,8 @@ type Config struct {
 	CMC int `yaml:"cmc,omitempty" json:"cmc,omitempty"`
 	// Plot selects the report figure: "cmc" (one curve per method and
 	// task), "bars" (accuracy per task with standard deviations, like the
-	// paper's Fig. 4) or "" for none.
+	// paper's Fig. 4), "energy" (J against the iteration, Fig. 7) or ""
+	// for none.
 	Plot string `yaml:"plot,omitempty" json:"plot,omitempty"`
 	// Quick is the documented subset that `covpipe run --quick` runs
 	// (Plan.Quick): fewer repeats and tasks.
@@ -401,9 +402,9 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 		return nil, fail([]any{"cmc"}, "cmc = %d, want >= 0", c.CMC)
 	}
 	switch c.Plot {
-	case "", "cmc", "bars":
+	case "", "cmc", "bars", "energy":
 	default:
-		return nil, fail([]any{"plot"}, "plot %q, want cmc, bars or nothing", c.Plot)
+		return nil, fail([]any{"plot"}, "plot %q, want cmc, bars, energy or nothing", c.Plot)
 	}
 	if c.Plot == "cmc" && c.CMC == 0 {
 		return nil, fail([]any{"plot"}, "plot: cmc needs cmc: R (the number of ranks)")

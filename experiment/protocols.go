@@ -59,6 +59,7 @@ var protocolTypes = []protocolType{
 	{"mosaic", "mosaic: {image, labels | build} with split: {train_per_class}", has("mosaic"), newMosaic},
 	{"average", "average: [earlier tasks]", has("average"), newAverage},
 	{"best", "best: [earlier tasks]", has("best"), newBest},
+	{"energy curve", "energy_curve: {sources, dim, points, samples, mix, atoms, iters}", has("energy_curve"), newEnergyCurve},
 	{"dictionary", "dictionary: {learn_per_class, probe_per_class, gallery_per_class, atoms} over data.dataset", has("dictionary"), newDictionarySplit},
 	{"selectors", "train: {key: [values]} and test: {key: [values]} over data.dataset", has("train", "test"), newSelectors},
 	{"camera split", "split: {by: KEY, train_per_class} over data.dataset", splitBy(true), newGroupSplit},

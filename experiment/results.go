@@ -77,6 +77,13 @@ type Result struct {
 	CMC     []float64   `json:"cmc_mean,omitempty"`
 	CMCStd  []float64   `json:"cmc_std,omitempty"`
 	CMCRuns [][]float64 `json:"cmc_runs,omitempty"`
+	// Curve and CurveStd are, for energy-curve tasks (Fig. 7), the mean and
+	// standard deviation over repeats of the energy J of Eqn. 10 after 0,
+	// 1, ... iterations; CurveRuns holds every repeat's. AccuracyMean and
+	// AccuracyStd then hold the final J, not an accuracy.
+	Curve     []float64   `json:"energy_mean,omitempty"`
+	CurveStd  []float64   `json:"energy_std,omitempty"`
+	CurveRuns [][]float64 `json:"energy_runs,omitempty"`
 	// Notes records what the protocol had to adapt (dropped classes or
 	// regions, short classes).
 	Notes []string `json:"notes,omitempty"`
@@ -244,6 +251,24 @@ func (r *Results) writePlots(dir string) ([]string, error) {
 			return nil, fmt.Errorf("bar chart: %w", err)
 		}
 		files = append(files, "accuracy.png")
+	case "energy":
+		for _, t := range tasks {
+			var series []plots.Series
+			for _, m := range methods {
+				if x, ok := cell[[2]string{t, m}]; ok && len(x.Curve) > 0 {
+					series = append(series, plots.Series{Name: m, Y: x.Curve})
+				}
+			}
+			if len(series) == 0 {
+				continue
+			}
+			name := "energy-" + fileSafe(t) + ".png"
+			title := fmt.Sprintf("%s: %s, representation energy J (Eqn. 10), mean over %d repeats", r.Name, t, r.Repeats)
+			if err := plots.Lines(filepath.Join(dir, name), title, "Iteration", "J", 0, series); err != nil {
+				return nil, fmt.Errorf("energy plot: %w", err)
+			}
+			files = append(files, name)
+		}
 	}
 	return files, nil
 }
@@ -297,7 +322,9 @@ func (r *Results) Table() string {
 	for _, t := range tasks {
 		fmt.Fprintf(&b, "| %s |", t)
 		for _, m := range methods {
-			if x, ok := cell[[2]string{t, m}]; ok {
+			if x, ok := cell[[2]string{t, m}]; ok && len(x.Curve) > 0 {
+				fmt.Fprintf(&b, " J %.4g ± %.2g |", x.AccuracyMean, x.AccuracyStd)
+			} else if ok {
 				fmt.Fprintf(&b, " %.2f ± %.1f |", x.AccuracyMean, x.AccuracyStd)
 			} else {
 				b.WriteString(" – |")
@@ -357,6 +384,37 @@ func (r *Results) summary(figs []string) string {
 			fmt.Fprintf(&b, "| %d |", k+1)
 			for _, x := range cmc {
 				fmt.Fprintf(&b, " %.2f ± %.1f |", x.CMC[k], x.CMCStd[k])
+			}
+			b.WriteString("\n")
+		}
+	}
+	for _, t := range tasks {
+		var curves []Result
+		for _, m := range methods {
+			if x, ok := cell[[2]string{t, m}]; ok && len(x.Curve) > 0 {
+				curves = append(curves, x)
+			}
+		}
+		if len(curves) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s: representation energy\n\nJ of Eqn. 10 after each iteration (0: the initial dictionary), mean ± std over repeats; cells of the table above give the last.\n\n| iteration |", t)
+		for _, x := range curves {
+			fmt.Fprintf(&b, " %s |", x.Method)
+		}
+		b.WriteString("\n|---:|")
+		for range curves {
+			b.WriteString("---:|")
+		}
+		b.WriteString("\n")
+		for k := range curves[0].Curve {
+			fmt.Fprintf(&b, "| %d |", k)
+			for _, x := range curves {
+				if k < len(x.Curve) {
+					fmt.Fprintf(&b, " %.5g ± %.2g |", x.Curve[k], x.CurveStd[k])
+				} else {
+					b.WriteString(" – |")
+				}
 			}
 			b.WriteString("\n")
 		}

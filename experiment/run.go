@@ -92,6 +92,8 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Results, error) {
 		var err error
 		if c, ok := task.(combiner); ok {
 			rs, err = c.combine(res.Results, cfg.Methods)
+		} else if r, ok := task.(runner); ok {
+			rs, err = r.run(e, ti)
 		} else {
 			var dr *drawer
 			if dr, err = task.open(e, ti); err == nil {

@@ -652,3 +652,23 @@ func FuzzCMC(f *testing.F) {
 		}
 	})
 }
+
+func TestLines(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "j.png")
+	series := []Series{{Name: "learned", Y: []float64{72, 66, 64, 63.2}}, {Name: "sources", Y: []float64{60, 60, 60, 60}}}
+	if err := Lines(p, "J", "iteration", "J", 0, series); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(p); err != nil || st.Size() < 1000 {
+		t.Errorf("line plot: %v", err)
+	}
+	for _, bad := range [][]Series{nil, {{Name: "x"}}, {{Y: []float64{1, math.NaN()}}}} {
+		if err := Lines(filepath.Join(dir, "bad.png"), "", "", "", 0, bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+	if err := Lines(filepath.Join(dir, "j.gif"), "", "", "", 0, series); err == nil {
+		t.Error(".gif accepted")
+	}
+}

@@ -22,6 +22,11 @@ type KMeansOptions struct {
 	Tol     float64 // stop when the objective's relative decrease is below Tol; 0 means 1e-6
 	Seed    uint64  // k-means++ seeding (D² sampling with the metric)
 	Workers int     // the assignment step's parallelism; 0 means GOMAXPROCS; results do not depend on it
+	// OnIteration, if not nil, is called with the centroids (copies) of
+	// iteration 0 (the k-means++ seeds) and after each update step, so
+	// that callers can trace the run (the paper's Fig. 7); an error it
+	// returns stops KMeans with that error.
+	OnIteration func(iteration int, centroids []*mat.SymDense) error
 }
 
 // KMeansResult is the outcome of KMeans.
@@ -149,6 +154,15 @@ func kmeans(set *Set, o KMeansOptions, tr *kmeansTrace) (*KMeansResult, error) {
 		return nil, fmt.Errorf("k-means: seeding: %w", err)
 	}
 	res := &KMeansResult{Assign: assign}
+	report := func(iteration int) error {
+		if o.OnIteration == nil {
+			return nil
+		}
+		return o.OnIteration(iteration, s.centroids())
+	}
+	if err := report(0); err != nil {
+		return nil, err
+	}
 	res.Reseeded += s.reseed(assign, cost)
 	obj := floats.Sum(cost)
 	tr.objective(obj)
@@ -158,6 +172,9 @@ func kmeans(set *Set, o KMeansOptions, tr *kmeansTrace) (*KMeansResult, error) {
 	for res.Iterations < o.MaxIter {
 		if err := s.update(assign, members); err != nil {
 			return nil, fmt.Errorf("k-means: iteration %d: %w", res.Iterations+1, err)
+		}
+		if err := report(res.Iterations + 1); err != nil {
+			return nil, err
 		}
 		copy(prev, assign)
 		if err := s.assign(assign, cost); err != nil {
@@ -186,12 +203,18 @@ func kmeans(set *Set, o KMeansOptions, tr *kmeansTrace) (*KMeansResult, error) {
 		tr.objective(obj)
 	}
 	res.Objective = obj
-	res.Centroids = make([]*mat.SymDense, k)
-	dd := d * d
-	for c := range res.Centroids {
-		res.Centroids[c] = mat.NewSymDense(d, append([]float64(nil), s.cent[c*dd:(c+1)*dd]...))
-	}
+	res.Centroids = s.centroids()
 	return res, nil
+}
+
+// centroids returns copies of the current centroids.
+func (s *kmeansState) centroids() []*mat.SymDense {
+	out := make([]*mat.SymDense, s.k)
+	dd := s.d * s.d
+	for c := range out {
+		out[c] = mat.NewSymDense(s.d, append([]float64(nil), s.cent[c*dd:(c+1)*dd]...))
+	}
+	return out
 }
 
 func (tr *kmeansTrace) objective(j float64) {

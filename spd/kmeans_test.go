@@ -473,3 +473,41 @@ func BenchmarkKMeans(b *testing.B) {
 		})
 	}
 }
+
+// TestKMeansOnIteration checks the trace hook: it sees the seeds, then the
+// centroids of every update.
+func TestKMeansOnIteration(t *testing.T) {
+	set, _ := randSet(t, 56, 90, 3)
+	var seen [][]*mat.SymDense
+	res, err := KMeans(set, KMeansOptions{K: 5, Metric: SteinMetric, Seed: 2, Tol: 1e-12, OnIteration: func(it int, c []*mat.SymDense) error {
+		if it != len(seen) {
+			t.Errorf("iteration %d reported after %d", it, len(seen))
+		}
+		seen = append(seen, c)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != res.Iterations+1 {
+		t.Fatalf("%d reports for %d iterations", len(seen), res.Iterations)
+	}
+	// Iteration 0 reports the k-means++ seeds: elements of the set.
+	for c, seed := range seen[0] {
+		found := false
+		for i := range set.Len() {
+			found = found || mat.Equal(seed, set.View(i))
+		}
+		if !found {
+			t.Errorf("seed %d is not an element of the set", c)
+		}
+	}
+	// Later reports are means, not elements.
+	if mat.Equal(seen[1][0], seen[0][0]) && mat.Equal(seen[1][1], seen[0][1]) {
+		t.Error("the first update reported the seeds again")
+	}
+	stop := errors.New("stop")
+	if _, err := KMeans(set, KMeansOptions{K: 5, Metric: SteinMetric, Seed: 2, OnIteration: func(int, []*mat.SymDense) error { return stop }}); !errors.Is(err, stop) {
+		t.Errorf("the hook's error: %v", err)
+	}
+}

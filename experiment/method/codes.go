@@ -207,3 +207,73 @@ func normalizeRows(a *mat.Dense) {
 		}
 	}
 }
+
+// Energy returns J of Eqn. 10 for the dictionary atoms over train: the
+// summed optimal objectives of the codes of train against atoms.
+func (m *codes) Energy(train, atoms *spd.Set, workers int) (float64, error) {
+	_, certs, err := rsr.Encode(train, atoms, m.kernel, m.lasso, workers)
+	if err != nil {
+		return 0, err
+	}
+	var j float64
+	for _, c := range certs {
+		j += c.Objective
+	}
+	return j, nil
+}
+
+// Curve returns J (Eqn. 10) over train of the method's dictionary of n
+// atoms after 0, 1, ..., iters iterations of its construction (the
+// paper's Fig. 7): Algorithm 1's energy after each coding step for
+// learned, the energy of the k-means centroids after each Lloyd iteration
+// for kmeans, and a constant for random.
+func (m *codes) Curve(train *spd.Set, n, iters int, seed uint64, workers int) ([]float64, error) {
+	switch m.p.Dictionary {
+	case "learned":
+		o := rsr.LearnOptions{Atoms: n, Kernel: m.kernel, Lasso: m.lasso, Iters: iters, Init: m.init,
+			KMeansMetric: m.metric, Seed: seed, Workers: workers, KeepScale: m.p.KeepScale}
+		dict, err := rsr.Learn(train, o)
+		if err != nil {
+			return nil, err
+		}
+		var out []float64
+		for _, it := range dict.History {
+			out = append(out, it.J)
+		}
+		return append(out, dict.J), nil
+	case "kmeans":
+		var out []float64
+		trace := func(t int, centroids []*mat.SymDense) error {
+			if t > iters {
+				return nil
+			}
+			atoms, err := spd.NewSet(centroids)
+			if err != nil {
+				return err
+			}
+			j, err := m.Energy(train, atoms, workers)
+			out = append(out, j)
+			return err
+		}
+		if _, err := spd.KMeans(train, spd.KMeansOptions{K: n, Metric: m.metric, Seed: seed, Workers: workers, MaxIter: iters, OnIteration: trace}); err != nil {
+			return nil, err
+		}
+		for len(out) < iters+1 { // converged early: the centroids stay
+			out = append(out, out[len(out)-1])
+		}
+		return out, nil
+	}
+	atoms, err := m.dictionary(train, n, seed, workers)
+	if err != nil {
+		return nil, err
+	}
+	j, err := m.Energy(train, atoms, workers)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, iters+1)
+	for i := range out {
+		out[i] = j
+	}
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package experiment
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/spd"
+)
+
+// curver is a method that can trace the representation energy of its
+// dictionary as it is built (method type codes).
+type curver interface {
+	Curve(train *spd.Set, atoms, iters int, seed uint64, workers int) ([]float64, error)
+	Energy(train, atoms *spd.Set, workers int) (float64, error)
+}
+
+// runner is a protocol that makes its results itself instead of
+// classifying splits (the energy curves of Fig. 7).
+type runner interface {
+	run(e *engine, task int) ([]Result, error)
+}
+
+// EnergyCurveConfig is the paper's Fig. 7 experiment: synthetic mixtures
+// of source points (datasets.Mixture) and the energy J of Eqn. 10 of
+// dictionaries of Atoms atoms over Iters iterations.
+type EnergyCurveConfig struct {
+	Sources int `yaml:"sources" json:"sources"`
+	Dim     int `yaml:"dim" json:"dim"`
+	Points  int `yaml:"points" json:"points"`
+	Samples int `yaml:"samples" json:"samples"`
+	Mix     int `yaml:"mix" json:"mix"`
+	Atoms   int `yaml:"atoms" json:"atoms"`
+	Iters   int `yaml:"iters" json:"iters"`
+}
+
+// energyCurveTask traces, for every method that can (type codes), the
+// energy of its dictionary against the iteration, averaged over repeats,
+// and adds the energy of the true sources as a reference ("sources", with
+// the first such method's σ and λ).
+type energyCurveTask struct {
+	Name   string            `yaml:"name" json:"name"`
+	Energy EnergyCurveConfig `yaml:"energy_curve" json:"energy_curve"`
+}
+
+func newEnergyCurve(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, error) {
+	p := &energyCurveTask{}
+	if err := decodeTask(t, p); err != nil {
+		return nil, err
+	}
+	c := p.Energy
+	if _, _, err := datasets.Mixture(datasets.MixtureOptions{Sources: c.Sources, Dim: c.Dim, Points: c.Points, Samples: 1, Mix: c.Mix}, 0); err != nil {
+		return nil, err
+	}
+	if c.Samples < 1 || c.Atoms < 1 || c.Atoms > c.Samples || c.Iters < 1 {
+		return nil, fmt.Errorf("energy_curve: samples %d, atoms %d (1..samples) and iters %d must be >= 1", c.Samples, c.Atoms, c.Iters)
+	}
+	return p, nil
+}
+
+func (p *energyCurveTask) dims() []int { return []int{p.Energy.Dim} }
+
+func (p *energyCurveTask) open(*engine, int) (*drawer, error) { return nil, nil }
+
+func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
+	c := p.Energy
+	n := e.cfg.Repeats
+	type curves struct {
+		runs [][]float64
+		secs float64
+	}
+	byMethod := make([]curves, len(e.plan.methods)+1) // the last: the sources
+	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", p.Name, n, len(e.plan.methods)), n*len(e.plan.methods))
+	defer e.rep.End()
+	var ref curver
+	for r := range n {
+		seed := e.seed(ti, r)
+		t0 := time.Now()
+		sources, samples, err := datasets.Mixture(datasets.MixtureOptions{Sources: c.Sources, Dim: c.Dim, Points: c.Points, Samples: c.Samples, Mix: c.Mix}, seed)
+		if err != nil {
+			return nil, err
+		}
+		train, err := spd.NewSet(samples)
+		if err != nil {
+			return nil, err
+		}
+		truth, err := spd.NewSet(sources)
+		if err != nil {
+			return nil, err
+		}
+		e.addTime("data", t0)
+		for mi, m := range e.plan.methods {
+			cv, ok := m.(curver)
+			if !ok {
+				return nil, fmt.Errorf("method %q cannot trace a dictionary's energy (use type codes)", e.cfg.Methods[mi].Name)
+			}
+			if ref == nil {
+				ref = cv
+			}
+			t0 := time.Now()
+			curve, err := cv.Curve(train, c.Atoms, c.Iters, seed, e.workers)
+			if err != nil {
+				return nil, fmt.Errorf("repeat %d, method %q: %w", r, e.cfg.Methods[mi].Name, err)
+			}
+			byMethod[mi].runs = append(byMethod[mi].runs, curve)
+			byMethod[mi].secs += time.Since(t0).Seconds()
+			e.rep.Advance(1)
+		}
+		j, err := ref.Energy(train, truth, e.workers)
+		if err != nil {
+			return nil, fmt.Errorf("repeat %d, the sources' energy: %w", r, err)
+		}
+		flat := make([]float64, c.Iters+1)
+		for i := range flat {
+			flat[i] = j
+		}
+		byMethod[len(e.plan.methods)].runs = append(byMethod[len(e.plan.methods)].runs, flat)
+	}
+	var out []Result
+	for mi, cm := range byMethod {
+		name := "sources"
+		note := fmt.Sprintf("the %d true sources as the dictionary (σ and λ of method %q)", c.Sources, e.cfg.Methods[0].Name)
+		if mi < len(e.plan.methods) {
+			name, note = e.cfg.Methods[mi].Name, ""
+		}
+		res := Result{Task: p.Name, Method: name, Seconds: cm.secs}
+		if note != "" {
+			res.Notes = []string{note}
+		}
+		res.Curve, res.CurveStd = meanStdColumns(cm.runs)
+		res.CurveRuns = cm.runs
+		res.AccuracyMean, res.AccuracyStd = res.Curve[len(res.Curve)-1], res.CurveStd[len(res.CurveStd)-1]
+		out = append(out, res)
+	}
+	e.timings["methods"] += sumSecs(out)
+	return out, nil
+}
