@@ -35,7 +35,7 @@ func TestParseValid(t *testing.T) {
 	}
 	// The record of the run holds each method's decoded parameters.
 	b, err := json.Marshal(cfg.Methods[0])
-	if err != nil || string(b) != `{"lambda":[0.05],"name":"rsr","sigma":[1],"type":"rsr"}` {
+	if err != nil || string(b) != `{"kernel":"stein","lambda":[0.05],"name":"rsr","sigma":[1],"type":"rsr"}` {
 		t.Errorf("method recorded as %s, %v", b, err)
 	}
 }
@@ -48,7 +48,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level key", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nrepeat: 4", 1),
 			[]string{`line 5: unknown key "repeat" in the experiment`, "allowed: name, description, seed, repeats"}},
 		{"unknown method key", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    sigmaa: 2", 1),
-			[]string{`line 12: unknown key "sigmaa" in method type rsr`, "(allowed: sigma, lambda, lambda_ratio, tolerance, rule, nonnegative, pseudo_kernel)"}},
+			[]string{`line 12: unknown key "sigmaa" in method type rsr`, "(allowed: sigma, lambda, lambda_ratio, tolerance, rule, nonnegative, pseudo_kernel, kernel)"}},
 		{"unknown synthetic key", strings.Replace(validYAML, "variance: 0.5", "varience: 0.5", 1),
 			[]string{`unknown key "varience" in synthetic`}},
 		{"bad type", strings.Replace(validYAML, "repeats: 3", "repeats: many", 1), []string{"line 4", "many"}},

@@ -52,6 +52,10 @@ type Data struct {
 	logOnce sync.Once
 	logGram *mat.SymDense
 	logErr  error
+
+	leOnce sync.Once
+	leDist *mat.SymDense
+	leErr  error
 }
 
 // NewData wraps a validated set and its labels.
@@ -125,6 +129,39 @@ func (d *Data) LogEuclideanGram() (*mat.SymDense, error) {
 		d.logGram = g
 	})
 	return d.logGram, d.logErr
+}
+
+// LogEuclideanDistances returns the symmetric matrix of squared
+// log-Euclidean distances ‖log X_i − log X_j‖²_F over all items (Arsigny
+// et al. 2007), the exponent of the log-Euclidean kernel
+// exp(−γ ‖log X − log Y‖²_F) of Li et al. (ICCV 2013), which is positive
+// definite for every γ > 0. It is computed on first use from the Gram
+// matrix of the isometric log-vectors (spd.LogVecTo), D_ij = G_ii + G_jj −
+// 2G_ij, clamped at 0 against round-off.
+func (d *Data) LogEuclideanDistances() (*mat.SymDense, error) {
+	d.leOnce.Do(func() {
+		n, dim := d.Set.Len(), d.Set.Dim()
+		m := spd.VecLen(dim)
+		vecs := make([]float64, n*m)
+		w := spd.NewWorkspace(dim)
+		tmp := mat.NewSymDense(dim, nil)
+		for i := range n {
+			if err := w.LogVecTo(vecs[i*m:(i+1)*m], d.Set.View(i), tmp); err != nil {
+				d.leErr = fmt.Errorf("log of matrix %d: %w", i, err)
+				return
+			}
+		}
+		g := mat.NewSymDense(n, nil)
+		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: n, Cols: m, Stride: m, Data: vecs}, 0, g.RawSymmetric())
+		dist := mat.NewSymDense(n, nil)
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				dist.SetSym(i, j, math.Max(0, g.At(i, i)+g.At(j, j)-2*g.At(i, j)))
+			}
+		}
+		d.leDist = dist
+	})
+	return d.leDist, d.leErr
 }
 
 // Split is one train/test partition of a Data, as item indices.

@@ -199,7 +199,7 @@ func rankByValue(m map[int]float64) []int {
 
 func TestMethodParamErrors(t *testing.T) {
 	for _, tc := range []struct{ typ, params, want string }{
-		{"rsr", "{sigma: 1, lambda: 0.1, sigmaa: 2}", `unknown key "sigmaa" in method type rsr (allowed: sigma, lambda, lambda_ratio, tolerance, rule, nonnegative, pseudo_kernel)`},
+		{"rsr", "{sigma: 1, lambda: 0.1, sigmaa: 2}", `unknown key "sigmaa" in method type rsr (allowed: sigma, lambda, lambda_ratio, tolerance, rule, nonnegative, pseudo_kernel, kernel)`},
 		{"rsr", "{lambda: 0.1}", "sigma is required"},
 		{"rsr", "{sigma: [1, 1, 2], lambda: 0.1}", "sigma lists 1 twice"},
 		{"rsr", "{sigma: 1}", "lambda (absolute, the paper's scale) or lambda_ratio"},
@@ -267,5 +267,41 @@ func TestCodes(t *testing.T) {
 		if _, err := Types()["codes"].New(n.Content[0]); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.params, err, tc.want)
 		}
+	}
+}
+
+// TestLogEuclideanKernel checks the log-Euclidean kernel choice of rsr:
+// its squared distances against spd.LogEuclidean, any σ > 0 accepted, and
+// accuracy on separable classes.
+func TestLogEuclideanKernel(t *testing.T) {
+	data, train, test := syntheticData(t, 4, 3, 200, 0.2, 16)
+	dist, err := data.LogEuclideanDistances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ij := range [][2]int{{0, 1}, {3, 17}, {5, 5}, {10, 150}} {
+		want, err := spd.LogEuclidean(data.Set.View(ij[0]), data.Set.View(ij[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := dist.At(ij[0], ij[1]); math.Abs(got-want*want) > 1e-10*(1+want*want) {
+			t.Errorf("D[%d][%d] = %v, want %v", ij[0], ij[1], got, want*want)
+		}
+	}
+	m := newMethod(t, "rsr", "{kernel: log-euclidean, sigma: 0.7, lambda_ratio: 0.05}")
+	if err := m.(classify.DimChecker).CheckDim(3); err != nil {
+		t.Errorf("σ = 0.7 refused for the log-Euclidean kernel: %v", err)
+	}
+	out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc := classify.Accuracy(out.Pred, classify.Pick(data.Labels, test)); acc < 80 {
+		t.Errorf("accuracy %.1f%%", acc)
+	}
+	var n yaml.Node
+	yaml.Unmarshal([]byte("{kernel: rbf, sigma: 1, lambda: 0.1}"), &n)
+	if _, err := Types()["rsr"].New(n.Content[0]); err == nil || !strings.Contains(err.Error(), `kernel "rbf"`) {
+		t.Errorf("kernel rbf: %v", err)
 	}
 }

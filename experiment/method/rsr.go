@@ -2,7 +2,6 @@ package method
 
 import (
 	"github.com/covpipe/covpipe/experiment/classify"
-	"github.com/covpipe/covpipe/spd"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -14,6 +13,9 @@ type rsrParams struct {
 	sparse `yaml:",inline"`
 	// PseudoKernel allows a σ outside Theorem 1's set.
 	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty"`
+	// Kernel is stein (default) or log-euclidean (σ then scales the
+	// squared log-Euclidean distance; see kernelKind).
+	Kernel kernelKind `yaml:"kernel,omitempty" json:"kernel,omitempty"`
 }
 
 // rsrMethod is the paper's RSR: SRC with kernel Lasso codes in the RKHS of
@@ -39,6 +41,10 @@ func newRSR(n *yaml.Node) (classify.Method, error) {
 	if err := m.p.Sigma.Check("sigma", true, 0, false); err != nil {
 		return nil, err
 	}
+	var err error
+	if m.p.Kernel, err = m.p.Kernel.check(); err != nil {
+		return nil, err
+	}
 	if _, ws, err := m.p.options(); err != nil {
 		return nil, err
 	} else {
@@ -62,18 +68,16 @@ func (m *rsrMethod) Params() any { return m.p }
 // CheckDim checks every σ against Theorem 1 for d×d matrices.
 func (m *rsrMethod) CheckDim(d int) error {
 	for _, s := range m.p.Sigma {
-		if err := (spd.SteinKernel{Sigma: s, Pseudo: m.pseudo}).Check(d); err != nil {
+		if err := m.p.Kernel.checkDim(s, d, m.pseudo); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Prepare computes the Stein divergences.
-func (m *rsrMethod) Prepare(d *classify.Data) error {
-	_, err := d.SteinDivergences()
-	return err
-}
+// Prepare computes the kernel's pairwise matrix (Stein divergences, or
+// squared log-Euclidean distances).
+func (m *rsrMethod) Prepare(d *classify.Data) error { return m.p.Kernel.prepare(d) }
 
 func (m *rsrMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
@@ -81,12 +85,11 @@ func (m *rsrMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	}
 	opts, _, _ := m.p.options() // checked in newRSR
 	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p rsrCandidate) (*classify.Outcome, error) {
-		div, err := d.SteinDivergences()
+		g, k, err := m.p.Kernel.matrix(d, p.sigma, m.pseudo)
 		if err != nil {
 			return nil, err
 		}
-		k := spd.SteinKernel{Sigma: p.sigma, Pseudo: m.pseudo}.FromDivergence
-		return src(div, k, d.Labels, train, test, p.weight.set(opts), s.Workers)
+		return src(g, k, d.Labels, train, test, p.weight.set(opts), s.Workers)
 	})
 	if err != nil {
 		return nil, err
