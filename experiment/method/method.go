@@ -33,10 +33,12 @@ type Type struct {
 // Types returns the method types by the name configs give them.
 func Types() map[string]Type {
 	return map[string]Type{
-		"rsr":     {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR},
-		"logE-SR": {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR},
-		"nn":      {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN},
-		"codes":   {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes},
+		"rsr":       {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR},
+		"logE-SR":   {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR},
+		"nn":        {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN},
+		"rlpp":      {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP},
+		"stein-svm": {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM},
+		"codes":     {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes},
 	}
 }
 

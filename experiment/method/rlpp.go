@@ -1,0 +1,200 @@
+package method
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/lpp"
+	"github.com/covpipe/covpipe/spd"
+	"go.yaml.in/yaml/v3"
+	"gonum.org/v1/gonum/mat"
+)
+
+// rlppParams are the parameters of method type rlpp.
+type rlppParams struct {
+	// Sigma is the Stein kernel parameter σ (Eqn. 5), checked against
+	// Theorem 1 unless PseudoKernel; a list gives candidates.
+	Sigma classify.Floats `yaml:"sigma" json:"sigma"`
+	// Dims is the projection dimension p, a positive integer; a list gives
+	// candidates. Default: the number of training classes − 1 (at least
+	// 1), the dimension of the supervised graph's near-null space once the
+	// constant is centred away, as for LDA.
+	Dims classify.Floats `yaml:"dims,omitempty" json:"dims,omitempty"`
+	// Neighbours is the k of the supervised k-nearest-neighbour graph (own
+	// class only), a positive integer; a list gives candidates. Default
+	// lpp.DefaultNeighbours (5); a k at least a class's size joins all of
+	// its members.
+	Neighbours classify.Floats `yaml:"neighbours,omitempty" json:"neighbours,omitempty"`
+	// Heat is the heat-kernel t of the graph weights exp(−‖φ_i − φ_j‖²/t);
+	// a list gives candidates. Default: the mean squared feature-space
+	// distance over the graph's edges.
+	Heat classify.Floats `yaml:"heat,omitempty" json:"heat,omitempty"`
+	// PseudoKernel allows a σ outside Theorem 1's set.
+	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty"`
+}
+
+// rlppMethod is Riemannian locality preserving projection (Harandi et
+// al., WACV 2012) on the Stein kernel: kernel LPP (package lpp) with a
+// supervised heat-kernel graph over the training items, centred in
+// feature space, then nearest neighbour in the projected space. Classes
+// rank by their nearest training member's Euclidean distance there (the
+// CMC of the re-identification protocol).
+type rlppMethod struct {
+	memo  classify.Memo[rlppCandidate]
+	cands []rlppCandidate
+	p     rlppParams
+}
+
+// rlppCandidate is one parameter setting; dims, neighbours and heat are 0
+// for their defaults.
+type rlppCandidate struct {
+	sigma      float64
+	dims       int
+	neighbours int
+	heat       float64
+}
+
+func newRLPP(n *yaml.Node) (classify.Method, error) {
+	m := &rlppMethod{}
+	if err := decode(n, &m.p, "rlpp"); err != nil {
+		return nil, err
+	}
+	if err := m.p.Sigma.Check("sigma", true, 0, false); err != nil {
+		return nil, err
+	}
+	dims, err := counts(m.p.Dims, "dims")
+	if err != nil {
+		return nil, err
+	}
+	ks, err := counts(m.p.Neighbours, "neighbours")
+	if err != nil {
+		return nil, err
+	}
+	if err := m.p.Heat.Check("heat", false, 0, false); err != nil {
+		return nil, err
+	}
+	heats := []float64(m.p.Heat)
+	if len(heats) == 0 {
+		heats = []float64{0}
+	}
+	for _, s := range m.p.Sigma {
+		for _, p := range dims {
+			for _, k := range ks {
+				for _, t := range heats {
+					m.cands = append(m.cands, rlppCandidate{s, p, k, t})
+				}
+			}
+		}
+	}
+	return m, nil
+}
+
+// counts checks a list of positive integers; none gives the one default 0.
+func counts(f classify.Floats, name string) ([]int, error) {
+	if err := f.Check(name, false, 1, true); err != nil {
+		return nil, err
+	}
+	if len(f) == 0 {
+		return []int{0}, nil
+	}
+	out := make([]int, len(f))
+	for i, v := range f {
+		if v != math.Trunc(v) || v > 1<<30 {
+			return nil, fmt.Errorf("%s = %v, want a positive integer", name, v)
+		}
+		out[i] = int(v)
+	}
+	return out, nil
+}
+
+// Candidates returns the number of parameter settings that
+// cross-validation chooses among.
+func (m *rlppMethod) Candidates() int { return len(m.cands) }
+
+// Params returns the decoded parameters, for the record of the run.
+func (m *rlppMethod) Params() any { return m.p }
+
+// CheckDim checks every σ against Theorem 1 for d×d matrices.
+func (m *rlppMethod) CheckDim(d int) error {
+	for _, s := range m.p.Sigma {
+		if err := (spd.SteinKernel{Sigma: s, Pseudo: m.p.PseudoKernel}).Check(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Prepare computes the Stein divergences.
+func (m *rlppMethod) Prepare(d *classify.Data) error {
+	_, err := d.SteinDivergences()
+	return err
+}
+
+func (m *rlppMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
+	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
+		return nil, err
+	}
+	// Select runs the chosen candidate last (after any validation runs),
+	// so used ends as that run's candidate with its defaults resolved.
+	var used rlppCandidate
+	o, _, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, error) {
+		o, c, err := m.run(d, train, test, c, s.Workers)
+		used = c
+		return o, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	o.Params = map[string]float64{"sigma": used.sigma, "dims": float64(used.dims), "neighbours": float64(used.neighbours), "heat": used.heat, "ridge": d.Ridge}
+	return o, nil
+}
+
+// run fits RLPP on train and classifies test by nearest neighbour in the
+// projection. It returns the candidate with the defaults it resolved.
+func (m *rlppMethod) run(d *classify.Data, train, test []int, c rlppCandidate, workers int) (*classify.Outcome, rlppCandidate, error) {
+	div, err := d.SteinDivergences()
+	if err != nil {
+		return nil, c, err
+	}
+	f := spd.SteinKernel{Sigma: c.sigma, Pseudo: m.p.PseudoKernel}.FromDivergence
+	labels := classify.Pick(d.Labels, train)
+	if c.dims == 0 {
+		c.dims = max(1, len(classify.ByClass(d.Labels, train))-1)
+	}
+	c.neighbours = cmp.Or(c.neighbours, lpp.DefaultNeighbours)
+	ktr := classify.Gather(div, train, train, f)
+	p, err := lpp.Fit(mat.NewSymDense(len(train), ktr.RawMatrix().Data), labels, lpp.Options{
+		Dims: c.dims, Supervised: true, Center: true, Neighbours: c.neighbours, HeatT: c.heat,
+	})
+	if err != nil {
+		return nil, c, fmt.Errorf("rlpp (sigma %v): %w", c.sigma, err)
+	}
+	c.heat = p.Heat()
+	ytr, err := p.Project(ktr)
+	if err != nil {
+		return nil, c, err
+	}
+	yte, err := p.Project(classify.Gather(div, test, train, f))
+	if err != nil {
+		return nil, c, err
+	}
+	// Rows in yte and ytr by item index (an item may be in both).
+	pos, posTrain := make([]int, d.Set.Len()), make([]int, d.Set.Len())
+	for q, i := range test {
+		pos[i] = q
+	}
+	for a, j := range train {
+		posTrain[j] = a
+	}
+	o, err := nearest(d.Labels, train, test, workers, func(_, i, j int) (float64, error) {
+		u, v := yte.RawRowView(pos[i]), ytr.RawRowView(posTrain[j])
+		var s float64
+		for k := range u {
+			s += (u[k] - v[k]) * (u[k] - v[k])
+		}
+		return s, nil
+	})
+	return o, c, err
+}

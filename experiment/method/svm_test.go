@@ -1,0 +1,151 @@
+package method
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/svm"
+	"go.yaml.in/yaml/v3"
+)
+
+// newSVM builds a stein-svm method from its parameters in YAML.
+func newSVM(t testing.TB, params string) (classify.Method, error) {
+	t.Helper()
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(params), &n); err != nil {
+		t.Fatal(err)
+	}
+	return newSteinSVM(n.Content[0])
+}
+
+// TestSteinSVM checks the Stein-kernel SVM on well-separated synthetic
+// classes (chance: 25%), its rankings, the parameters it records, and its
+// predictions against an SVM trained on Gram matrices computed directly by
+// spd.SteinKernel rather than from the Data's cached divergences.
+func TestSteinSVM(t *testing.T) {
+	data, train, test := syntheticData(t, 4, 3, 200, 0.2, 12)
+	for _, params := range []string{"{sigma: 1, c: 10}", "{sigma: [0.5, 1], c: [0.1, 10], tolerance: 1e-4}"} {
+		m, err := newSVM(t, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.(classify.Preparer).Prepare(data); err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2, Folds: 3, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc := classify.Accuracy(out.Pred, classify.Pick(data.Labels, test)); acc < 80 {
+			t.Errorf("%s: accuracy %.1f%% on well-separated classes", params, acc)
+		}
+		for q, r := range out.Ranking {
+			if r[0] != out.Pred[q] || len(r) != 4 {
+				t.Fatalf("%s: ranking %v vs prediction %d", params, r, out.Pred[q])
+			}
+		}
+		if len(out.Params) != 3 || out.Params["ridge"] != 0 || out.Unconverged != 0 {
+			t.Errorf("%s: params %v, %d unconverged", params, out.Params, out.Unconverged)
+		}
+		sigma, c := out.Params["sigma"], out.Params["c"]
+		if (sigma != 0.5 && sigma != 1) || (c != 10 && c != 0.1) {
+			t.Errorf("%s: chose sigma %v, c %v", params, sigma, c)
+		}
+
+		kern := spd.SteinKernel{Sigma: sigma}
+		trainSet, testSet := data.Set.Subset(train), data.Set.Subset(test)
+		gram, err := kern.GramSym(trainSet, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tol := 1e-4
+		if !strings.Contains(params, "tolerance") {
+			tol = 0
+		}
+		model, err := svm.Train(gram, classify.Pick(data.Labels, train), svm.Options{C: c, Tol: tol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kq, err := kern.Gram(testSet, trainSet, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := model.Decide(kq, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q, d := range ds {
+			if d.Label != out.Pred[q] || !reflect.DeepEqual(model.Rank(d), out.Ranking[q]) {
+				t.Fatalf("%s: test item %d: method %d %v, direct SVM %d %v", params, q, out.Pred[q], out.Ranking[q], d.Label, model.Rank(d))
+			}
+		}
+	}
+}
+
+// TestSteinSVMHard checks accuracy well above chance (12.5%) on eight
+// classes of 4×4 matrices with five times the class variance, σ and C
+// chosen by cross-validation.
+func TestSteinSVMHard(t *testing.T) {
+	data, train, test := syntheticData(t, 8, 4, 480, 1.0, 21)
+	m, err := newSVM(t, "{sigma: [1.5, 4], c: [1, 100]}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.(interface{ Candidates() int }).Candidates() != 4 {
+		t.Errorf("candidates %d, want 4", m.(interface{ Candidates() int }).Candidates())
+	}
+	out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2, Folds: 3, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc := classify.Accuracy(out.Pred, classify.Pick(data.Labels, test)); acc < 50 {
+		t.Errorf("accuracy %.1f%% (chance 12.5%%), params %v", acc, out.Params)
+	} else {
+		t.Logf("accuracy %.1f%% (chance 12.5%%), params %v", acc, out.Params)
+	}
+}
+
+func TestSteinSVMParamErrors(t *testing.T) {
+	for _, tc := range []struct{ params, want string }{
+		{"{sigma: 1, c: 1, lambda: 2}", `unknown key "lambda" in method type stein-svm (allowed: sigma, c, tolerance, pseudo_kernel)`},
+		{"{c: 1}", "sigma is required"},
+		{"{sigma: 1}", "c is required"},
+		{"{sigma: 1, c: 0}", "c = 0, want finite and > 0"},
+		{"{sigma: 1, c: [1, -2]}", "c = -2, want finite and > 0"},
+		{"{sigma: 1, c: [1, 1]}", "c lists 1 twice"},
+		{"{sigma: -1, c: 1}", "sigma = -1"},
+		{"{sigma: 1, c: 1, tolerance: 1}", "tolerance = 1, want in (0, 1)"},
+		{"{sigma: 1, c: 1, tolerance: -1e-3}", "tolerance = -0.001"},
+		{"{sigma: 1, c: .inf}", "c = +Inf"},
+		{"{sigma: 1, c: [a]}", "cannot unmarshal"},
+	} {
+		if _, err := newSVM(t, tc.params); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.params, err, tc.want)
+		}
+	}
+	// Theorem 1 on 3×3 matrices: σ ∈ {0.5, 1} or σ > 1.
+	m, err := newSVM(t, "{sigma: [1, 0.7], c: 1}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.(classify.DimChecker).CheckDim(3); err == nil || !strings.Contains(err.Error(), "sigma = 0.7") {
+		t.Errorf("σ = 0.7 on 3×3: %v", err)
+	}
+	data, train, test := syntheticData(t, 2, 3, 40, 0.2, 3)
+	if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Folds: 2}); err == nil || !strings.Contains(err.Error(), "Theorem 1") {
+		t.Errorf("Classify with σ = 0.7 on 3×3: %v", err)
+	}
+	m, err = newSVM(t, "{sigma: 0.7, c: 1, pseudo_kernel: true}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.(classify.DimChecker).CheckDim(3); err != nil {
+		t.Errorf("pseudo-kernel σ = 0.7: %v", err)
+	}
+	if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test}); err != nil {
+		t.Errorf("pseudo-kernel σ = 0.7: %v", err)
+	}
+}

@@ -1,0 +1,85 @@
+package svm
+
+import (
+	"testing"
+
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/mat"
+)
+
+// steinProblem returns the Stein Gram matrix (σ = 2) of 320 training
+// matrices of 32 classes (10 each; 4×4, synthetic) and the kernel values of
+// 5000 queries against them.
+func steinProblem(b *testing.B) (k *mat.SymDense, labels []int, kq *mat.Dense, truth []int) {
+	b.Helper()
+	o := datasets.SyntheticOptions{Classes: 32, Dim: 4, Samples: 32 * 167, Train: 10.0 / 167, Spread: 1, Variance: 0.5}
+	model, err := datasets.NewSyntheticModel(o, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	train, test, err := model.Sample(2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := spd.NewSet(train.X)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q, err := spd.NewSet(test.X[:5000])
+	if err != nil {
+		b.Fatal(err)
+	}
+	kern := spd.SteinKernel{Sigma: 2}
+	k, err = kern.GramSym(a, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	kq, err = kern.Gram(q, a, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return k, train.Labels, kq, test.Labels[:5000]
+}
+
+// BenchmarkSteinSVM trains the 496 one-vs-one machines on a 320×320 Stein
+// Gram matrix of 32 classes, and decides 5000 queries, on one worker.
+func BenchmarkSteinSVM(b *testing.B) {
+	k, labels, kq, truth := steinProblem(b)
+	b.Run("train-320x32", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Train(k, labels, Options{C: 10, Workers: 1}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	m, err := Train(k, labels, Options{C: 10, Workers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var svs, iters int
+	for _, bm := range m.Machines {
+		svs += len(bm.SV)
+		iters += bm.Iters
+	}
+	b.Run("decide-5000", func(b *testing.B) {
+		b.ReportMetric(float64(svs)/float64(len(m.Machines)), "SV/machine")
+		for b.Loop() {
+			if _, err := m.Decide(kq, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	ds, err := m.Decide(kq, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	right := 0
+	for i, d := range ds {
+		if d.Label == truth[i] {
+			right++
+		}
+	}
+	b.Logf("%d machines, %.1f support vectors and %.1f SMO steps per machine, %d unconverged; accuracy %.1f%% on the queries",
+		len(m.Machines), float64(svs)/float64(len(m.Machines)), float64(iters)/float64(len(m.Machines)), m.Unconverged(), 100*float64(right)/float64(len(ds)))
+}

@@ -1,0 +1,570 @@
+package svm
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// linear returns the linear kernel matrix K = XXᵀ of the rows of x.
+func linear(x [][]float64) *mat.SymDense {
+	k := mat.NewSymDense(len(x), nil)
+	for i := range x {
+		for j := i; j < len(x); j++ {
+			var s float64
+			for a := range x[i] {
+				s += x[i][a] * x[j][a]
+			}
+			k.SetSym(i, j, s)
+		}
+	}
+	return k
+}
+
+// rbf returns the Gaussian kernel values exp(−γ‖a_i − b_j‖²).
+func rbf(a, b [][]float64, gamma float64) *mat.Dense {
+	k := mat.NewDense(len(a), len(b), nil)
+	for i := range a {
+		for j := range b {
+			var s float64
+			for c := range a[i] {
+				s += (a[i][c] - b[j][c]) * (a[i][c] - b[j][c])
+			}
+			k.Set(i, j, math.Exp(-gamma*s))
+		}
+	}
+	return k
+}
+
+// sym wraps a square Dense, symmetric by construction, as a SymDense.
+func sym(k *mat.Dense) *mat.SymDense {
+	n, _ := k.Dims()
+	return mat.NewSymDense(n, k.RawMatrix().Data)
+}
+
+// blobs draws per points around each centre with standard deviation sd,
+// labelled by the centre's label.
+func blobs(rng *rand.Rand, centres [][]float64, labels []int, per int, sd float64) ([][]float64, []int) {
+	var x [][]float64
+	var y []int
+	for c, m := range centres {
+		for range per {
+			p := make([]float64, len(m))
+			for a := range p {
+				p[a] = m[a] + sd*rng.NormFloat64()
+			}
+			x = append(x, p)
+			y = append(y, labels[c])
+		}
+	}
+	return x, y
+}
+
+// full returns a binary machine's α and ±1 labels over all n training
+// items (α_i = |Coef| on support vectors, 0 elsewhere).
+func full(bm *Binary, m *Model, labels []int) (alpha, y []float64, in []bool) {
+	n := len(labels)
+	alpha, y, in = make([]float64, n), make([]float64, n), make([]bool, n)
+	for i, l := range labels {
+		switch l {
+		case m.Classes[bm.Pos]:
+			y[i], in[i] = 1, true
+		case m.Classes[bm.Neg]:
+			y[i], in[i] = -1, true
+		}
+	}
+	for s, i := range bm.SV {
+		alpha[i] = math.Abs(bm.Coef[s])
+		if math.Copysign(1, bm.Coef[s]) != y[i] {
+			panic("coefficient sign disagrees with the label")
+		}
+	}
+	return alpha, y, in
+}
+
+// TestTwoPointsClosedForm checks two points x₊ = p, x₋ = q on a line
+// (linear kernel) against the closed form. Along the feasible line
+// α₊ = α₋ = a the dual is 2a − ½a²(p−q)², maximal at a = min(C, 2/(p−q)²).
+// Below C (hard margin) w = 2/(p−q) and b = −(p+q)/(p−q); at C no α is free,
+// the KKT conditions only bound b to [−C(p−q)q − 1, 1 − C(p−q)p], and b is
+// that interval's midpoint, −C(p²−q²)/2.
+func TestTwoPointsClosedForm(t *testing.T) {
+	for _, tc := range []struct{ p, q, c float64 }{
+		{1, -1, 1e6}, {3, 1, 1e6}, {0.5, -4, 1e6}, {-1, -1.25, 1e6},
+		{1, -1, 0.1}, {3, 1, 0.25}, {0.5, -4, 0.01},
+	} {
+		k := linear([][]float64{{tc.p}, {tc.q}})
+		m, err := Train(k, []int{0, 1}, Options{C: tc.c, Tol: 1e-12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bm := m.Machines[0]
+		d := tc.p - tc.q
+		alpha, b := 2/(d*d), -(tc.p+tc.q)/d
+		if alpha >= tc.c {
+			alpha, b = tc.c, -tc.c*(tc.p*tc.p-tc.q*tc.q)/2
+		}
+		if !bm.Converged || len(bm.SV) != 2 {
+			t.Fatalf("%+v: converged %v, support vectors %v", tc, bm.Converged, bm.SV)
+		}
+		if math.Abs(bm.Coef[0]-alpha) > 1e-9*alpha || math.Abs(bm.Coef[1]+alpha) > 1e-9*alpha {
+			t.Errorf("%+v: coefficients %v, want ±%v", tc, bm.Coef, alpha)
+		}
+		if math.Abs(bm.Bias-b) > 1e-9*(1+math.Abs(b)) {
+			t.Errorf("%+v: bias %v, want %v", tc, bm.Bias, b)
+		}
+		if want := 2*alpha - alpha*alpha*d*d/2; math.Abs(bm.Objective-want) > 1e-9*want {
+			t.Errorf("%+v: dual objective %v, want %v", tc, bm.Objective, want)
+		}
+	}
+}
+
+// TestLinearlySeparable checks that separable clouds (linear kernel, large
+// C) are separated perfectly with functional margin y f(x) ≥ 1 − ε on every
+// training item, and that the primal w = Σ α_i y_i x_i agrees with f.
+func TestLinearlySeparable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	u := []float64{0.6, 0.8}
+	var x [][]float64
+	var labels []int
+	for len(x) < 80 {
+		p := []float64{4 * rng.NormFloat64(), 4 * rng.NormFloat64()}
+		s := p[0]*u[0] + p[1]*u[1]
+		switch {
+		case s > 0.5:
+			labels = append(labels, 7)
+		case s < -0.5:
+			labels = append(labels, 3)
+		default:
+			continue
+		}
+		x = append(x, p)
+	}
+	k := linear(x)
+	m, err := Train(k, labels, Options{C: 1e4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm := m.Machines[0]
+	if !bm.Converged || m.Classes[bm.Pos] != 3 {
+		t.Fatalf("converged %v, classes %v", bm.Converged, m.Classes)
+	}
+	ds, err := m.Decide(mat.DenseCopyOf(k), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w [2]float64
+	for s, i := range bm.SV {
+		w[0] += bm.Coef[s] * x[i][0]
+		w[1] += bm.Coef[s] * x[i][1]
+	}
+	for i, d := range ds {
+		if d.Label != labels[i] {
+			t.Errorf("item %d (%v) of class %d classified %d", i, x[i], labels[i], d.Label)
+		}
+		y := 1.0
+		if labels[i] == 7 {
+			y = -1
+		}
+		f := w[0]*x[i][0] + w[1]*x[i][1] + bm.Bias
+		if y*f < 1-DefaultTol-1e-9 {
+			t.Errorf("item %d: y f(x) = %v, want >= 1 − ε", i, y*f)
+		}
+		if math.Abs(f-d.Scores[0]) > 1e-9*(1+math.Abs(f)) {
+			t.Errorf("item %d: primal f = %v, dual f = %v", i, f, d.Scores[0])
+		}
+	}
+	// The margin 2/‖w‖ is at least the gap of 1 left around the boundary.
+	if margin := 2 / math.Hypot(w[0], w[1]); margin < 1-1e-3 {
+		t.Errorf("margin %v, want >= 1", margin)
+	}
+}
+
+// TestKKT checks the optimality conditions at the returned solution on
+// overlapping classes, with f recomputed from α, K and b:
+// 0 < α < C ⇒ |y f − 1| ≤ ε, α = 0 ⇒ y f ≥ 1 − ε, α = C ⇒ y f ≤ 1 + ε,
+// Σ α y = 0 and 0 ≤ α ≤ C.
+func TestKKT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x, labels := blobs(rng, [][]float64{{0, 0}, {1.5, 0.5}, {0, 2}}, []int{0, 1, 2}, 30, 0.9)
+	k := sym(rbf(x, x, 0.5))
+	for _, tc := range []struct{ c, tol float64 }{{0.1, 0}, {1, 0}, {10, 0}, {1, 1e-6}, {100, 1e-8}} {
+		m, err := Train(k, labels, Options{C: tc.c, Tol: tc.tol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps := tc.tol
+		if eps == 0 {
+			eps = DefaultTol
+		}
+		var free, atC, zero int
+		for p := range m.Machines {
+			bm := &m.Machines[p]
+			if !bm.Converged || bm.Violation > eps {
+				t.Fatalf("C=%v machine %d: converged %v, violation %v", tc.c, p, bm.Converged, bm.Violation)
+			}
+			alpha, y, in := full(bm, m, labels)
+			var sum float64
+			for i := range alpha {
+				if !in[i] {
+					continue
+				}
+				sum += alpha[i] * y[i]
+				f := bm.Bias
+				for j := range alpha {
+					f += alpha[j] * y[j] * k.At(i, j)
+				}
+				yf := y[i] * f
+				const slack = 1e-9
+				switch a := alpha[i]; {
+				case a < 0 || a > tc.c:
+					t.Errorf("C=%v machine %d: α_%d = %v outside [0, C]", tc.c, p, i, a)
+				case a == 0:
+					zero++
+					if yf < 1-eps-slack {
+						t.Errorf("C=%v machine %d: α_%d = 0 but y f = %v", tc.c, p, i, yf)
+					}
+				case a == tc.c:
+					atC++
+					if yf > 1+eps+slack {
+						t.Errorf("C=%v machine %d: α_%d = C but y f = %v", tc.c, p, i, yf)
+					}
+				default:
+					free++
+					if math.Abs(yf-1) > eps+slack {
+						t.Errorf("C=%v machine %d: 0 < α_%d = %v < C but y f = %v", tc.c, p, i, a, yf)
+					}
+				}
+			}
+			if math.Abs(sum) > 1e-10*tc.c*float64(len(alpha)) {
+				t.Errorf("C=%v machine %d: Σ α y = %v", tc.c, p, sum)
+			}
+		}
+		if free == 0 || zero == 0 || (tc.c <= 1 && atC == 0) {
+			t.Errorf("C=%v: %d free, %d bound at C, %d zero α: the conditions were not all exercised", tc.c, free, atC, zero)
+		}
+	}
+}
+
+// TestDualBruteForce compares the dual objective and α with the exact
+// optimum of tiny problems, found by enumerating which α are 0, C or free
+// and solving the equality-constrained KKT system of each pattern: the
+// best feasible point over all 3ⁿ patterns is the optimum.
+func TestDualBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 6 {
+		n := 4 + trial%3
+		x, _ := blobs(rng, [][]float64{{0, 0}}, []int{0}, n, 1)
+		labels := make([]int, n)
+		y := make([]float64, n)
+		for i := range labels {
+			labels[i] = i % 2
+			y[i] = 1 - 2*float64(labels[i])
+		}
+		k := sym(rbf(x, x, 0.7))
+		c := []float64{0.3, 1, 5}[trial%3]
+		wantA, want := bruteDual(k, y, c)
+		m, err := Train(k, labels, Options{C: c, Tol: 1e-10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bm := &m.Machines[0]
+		alpha, _, _ := full(bm, m, labels)
+		if got := dual(k, y, alpha); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) || math.Abs(bm.Objective-got) > 1e-9*(1+math.Abs(got)) {
+			t.Errorf("trial %d (n=%d, C=%v): SMO objective %v (recomputed %v), brute force %v", trial, n, c, bm.Objective, got, want)
+		}
+		for i := range alpha {
+			if math.Abs(alpha[i]-wantA[i]) > 1e-4*c {
+				t.Errorf("trial %d: α = %v, brute force %v", trial, alpha, wantA)
+				break
+			}
+		}
+	}
+}
+
+// dual returns D(α) = Σα − ½ Σ α_i α_j y_i y_j K_ij.
+func dual(k mat.Symmetric, y, alpha []float64) float64 {
+	var d float64
+	for i := range alpha {
+		d += alpha[i]
+		for j := range alpha {
+			d -= 0.5 * alpha[i] * alpha[j] * y[i] * y[j] * k.At(i, j)
+		}
+	}
+	return d
+}
+
+// bruteDual returns the maximiser of the dual and its value by
+// enumerating active sets.
+func bruteDual(k mat.Symmetric, y []float64, c float64) ([]float64, float64) {
+	n := len(y)
+	best, bestA := math.Inf(-1), []float64(nil)
+	pattern := make([]int, n) // 0: α = 0, 1: α = C, 2: free
+	for code := 0; code < int(math.Pow(3, float64(n))); code++ {
+		for i, r := 0, code; i < n; i, r = i+1, r/3 {
+			pattern[i] = r % 3
+		}
+		alpha := make([]float64, n)
+		var free []int
+		var rhs float64 // −y_Bᵀα_B
+		for i, s := range pattern {
+			switch s {
+			case 1:
+				alpha[i] = c
+				rhs -= y[i] * c
+			case 2:
+				free = append(free, i)
+			}
+		}
+		if f := len(free); f > 0 {
+			// [Q_FF y_F; y_Fᵀ 0] [α_F; λ] = [e − Q_FB α_B; −y_Bᵀα_B].
+			a := mat.NewDense(f+1, f+1, nil)
+			b := mat.NewVecDense(f+1, nil)
+			for r, i := range free {
+				b.SetVec(r, 1)
+				for j := range n {
+					if pattern[j] == 1 {
+						b.SetVec(r, b.AtVec(r)-y[i]*y[j]*k.At(i, j)*c)
+					}
+				}
+				for s, j := range free {
+					a.Set(r, s, y[i]*y[j]*k.At(i, j))
+				}
+				a.Set(r, f, y[i])
+				a.Set(f, r, y[i])
+			}
+			b.SetVec(f, rhs)
+			var sol mat.VecDense
+			if err := sol.SolveVec(a, b); err != nil {
+				continue
+			}
+			for r, i := range free {
+				alpha[i] = sol.AtVec(r)
+			}
+		} else if math.Abs(rhs) > 1e-12 {
+			continue
+		}
+		feasible := true
+		var sum float64
+		for i, a := range alpha {
+			sum += y[i] * a
+			if a < -1e-12 || a > c+1e-12 {
+				feasible = false
+			}
+		}
+		if !feasible || math.Abs(sum) > 1e-9 {
+			continue
+		}
+		if d := dual(k, y, alpha); d > best {
+			best, bestA = d, alpha
+		}
+	}
+	return bestA, best
+}
+
+// TestThreeBlobs checks one-vs-one voting on three separable blobs with
+// labels that are not 0..k−1: training and fresh points are all classified
+// right, by the votes of both of their class's machines.
+func TestThreeBlobs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	centres := [][]float64{{0, 0}, {6, 0}, {3, 5}}
+	classes := []int{9, 2, 5}
+	x, labels := blobs(rng, centres, classes, 20, 0.7)
+	q, truth := blobs(rng, centres, classes, 50, 0.7)
+	m, err := Train(sym(rbf(x, x, 0.2)), labels, Options{C: 10, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m.Classes, []int{2, 5, 9}) || len(m.Machines) != 3 || m.Unconverged() != 0 {
+		t.Fatalf("classes %v, %d machines, %d unconverged", m.Classes, len(m.Machines), m.Unconverged())
+	}
+	for _, set := range []struct {
+		name   string
+		kq     *mat.Dense
+		labels []int
+	}{{"training", rbf(x, x, 0.2), labels}, {"test", rbf(q, x, 0.2), truth}} {
+		ds, err := m.Decide(set.kq, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range ds {
+			r := m.Rank(d)
+			if d.Label != set.labels[i] || r[0] != d.Label || len(r) != 3 {
+				t.Errorf("%s item %d of class %d: label %d, ranking %v, votes %v", set.name, i, set.labels[i], d.Label, r, d.Votes)
+			}
+			if w := slicesIndex(m.Classes, d.Label); d.Votes[w] != 2 {
+				t.Errorf("%s item %d: votes %v", set.name, i, d.Votes)
+			}
+		}
+	}
+}
+
+func slicesIndex(s []int, v int) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestVotingTies checks the tie-breaking of the votes on machines with
+// fixed decision values (bias only): a three-way tie in votes goes to the
+// largest summed decision value, a tie in both to the lowest label.
+func TestVotingTies(t *testing.T) {
+	model := func(f01, f02, f12 float64) *Model {
+		return &Model{Classes: []int{3, 7, 9}, Machines: []Binary{
+			{Pos: 0, Neg: 1, Bias: f01}, {Pos: 0, Neg: 2, Bias: f02}, {Pos: 1, Neg: 2, Bias: f12},
+		}}
+	}
+	for _, tc := range []struct {
+		f01, f02, f12 float64
+		votes         []int
+		scores        []float64
+		rank          []int
+	}{
+		{0.5, -2, 0.1, []int{1, 1, 1}, []float64{-1.5, -0.4, 1.9}, []int{9, 7, 3}},
+		{1, -1, 1, []int{1, 1, 1}, []float64{0, 0, 0}, []int{3, 7, 9}},
+		{-1, -1, 0.5, []int{0, 2, 1}, []float64{-2, 1.5, 0.5}, []int{7, 9, 3}},
+		// f = 0 votes for the second class of the pair.
+		{0, 0, 0, []int{0, 1, 2}, []float64{0, 0, 0}, []int{9, 7, 3}},
+	} {
+		m := model(tc.f01, tc.f02, tc.f12)
+		var d Decision
+		if err := m.DecideTo(&d, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(d.Votes, tc.votes) || !reflect.DeepEqual(m.Rank(d), tc.rank) || d.Label != tc.rank[0] {
+			t.Errorf("f = %v %v %v: votes %v, label %d, ranking %v; want %v, %v", tc.f01, tc.f02, tc.f12, d.Votes, d.Label, m.Rank(d), tc.votes, tc.rank)
+		}
+		for c := range tc.scores {
+			if math.Abs(d.Scores[c]-tc.scores[c]) > 1e-15 {
+				t.Errorf("f = %v %v %v: scores %v, want %v", tc.f01, tc.f02, tc.f12, d.Scores, tc.scores)
+			}
+		}
+	}
+}
+
+// TestDeterministic checks that the model and the decisions depend on the
+// data only, not on the worker count or the run.
+func TestDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x, labels := blobs(rng, [][]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}}, []int{0, 1, 2, 3}, 15, 0.5)
+	q, _ := blobs(rng, [][]float64{{0.5, 0.5}}, []int{0}, 40, 0.6)
+	k, kq := sym(rbf(x, x, 1)), rbf(q, x, 1)
+	var first *Model
+	var firstD []Decision
+	for _, w := range []int{1, 4, 1, 3} {
+		m, err := Train(k, labels, Options{C: 2, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := m.Decide(kq, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first, firstD = m, ds
+			continue
+		}
+		if !reflect.DeepEqual(m, first) || !reflect.DeepEqual(ds, firstD) {
+			t.Fatalf("workers %d: model or decisions differ from the first run", w)
+		}
+	}
+}
+
+// TestDecideToAllocs checks that deciding into a reused Decision
+// allocates nothing.
+func TestDecideToAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	x, labels := blobs(rng, [][]float64{{0, 0}, {2, 0}, {0, 2}}, []int{0, 1, 2}, 10, 0.5)
+	k := rbf(x, x, 1)
+	m, err := Train(sym(k), labels, Options{C: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d Decision
+	row := k.RawRowView(4)
+	if a := testing.AllocsPerRun(100, func() {
+		if err := m.DecideTo(&d, row); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Errorf("DecideTo allocates %v times per query", a)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	ok := linear([][]float64{{1}, {2}, {-1}})
+	nan := linear([][]float64{{1}, {2}, {-1}})
+	nan.SetSym(0, 2, math.NaN())
+	for _, tc := range []struct {
+		name   string
+		k      mat.Symmetric
+		labels []int
+		o      Options
+		want   string
+	}{
+		{"labels", ok, []int{0, 1}, Options{C: 1}, "3×3 but there are 2 labels"},
+		{"NaN", nan, []int{0, 1, 1}, Options{C: 1}, "entry (0, 2) = NaN"},
+		{"C=0", ok, []int{0, 1, 1}, Options{}, "C = 0, want finite and > 0"},
+		{"C<0", ok, []int{0, 1, 1}, Options{C: -1}, "C = -1"},
+		{"C=Inf", ok, []int{0, 1, 1}, Options{C: math.Inf(1)}, "C = +Inf"},
+		{"C=NaN", ok, []int{0, 1, 1}, Options{C: math.NaN()}, "C = NaN"},
+		{"tol", ok, []int{0, 1, 1}, Options{C: 1, Tol: -1}, "tolerance = -1"},
+		{"iters", ok, []int{0, 1, 1}, Options{C: 1, MaxIter: -1}, "MaxIter = -1"},
+		{"one class", ok, []int{4, 4, 4}, Options{C: 1}, "want at least 2 classes"},
+	} {
+		if _, err := Train(tc.k, tc.labels, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	m, err := Train(ok, []int{0, 1, 1}, Options{C: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Decide(mat.NewDense(2, 2, nil), 1); err == nil || !strings.Contains(err.Error(), "2 columns, want one per training item (3)") {
+		t.Errorf("wrong columns: %v", err)
+	}
+	bad := mat.NewDense(2, 3, nil)
+	bad.Set(1, 2, math.Inf(-1))
+	if _, err := m.Decide(bad, 1); err == nil || !strings.Contains(err.Error(), "training item 2 = -Inf") {
+		t.Errorf("infinite query value: %v", err)
+	}
+}
+
+// TestIterationCap checks that a machine stopped by MaxIter says so.
+func TestIterationCap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	x, labels := blobs(rng, [][]float64{{0, 0}, {0.5, 0}}, []int{0, 1}, 30, 1)
+	m, err := Train(sym(rbf(x, x, 1)), labels, Options{C: 10, MaxIter: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bm := m.Machines[0]; bm.Converged || bm.Iters != 2 || m.Unconverged() != 1 || !(bm.Violation > DefaultTol) {
+		t.Errorf("converged %v after %d steps, violation %v", bm.Converged, bm.Iters, bm.Violation)
+	}
+}
+
+// TestSecondOrderSelection checks the working-set selection of Fan, Chen
+// and Lin: from α = 0 every negative violates equally (b = 2), so the first
+// step must pair the positive with the negative of least curvature
+// a = K_ii + K_jj − 2K_ij, the nearest one, which decreases the objective
+// most (b²/2a); a first-order rule sees a tie and cannot tell them apart.
+func TestSecondOrderSelection(t *testing.T) {
+	x := [][]float64{{0}, {3}, {0.8}, {-2}}
+	y := []float64{1, -1, -1, -1}
+	k := rbf(x, x, 0.5)
+	s := solve(k.RawMatrix().Data, y, 10, DefaultTol, 1)
+	if s.iters != 1 || !(s.alpha[2] > 0) || s.alpha[1] != 0 || s.alpha[3] != 0 {
+		t.Errorf("after one step α = %v, want only α_0 and α_2 moved", s.alpha)
+	}
+	// The step is the exact minimiser along the pair: b/a = 2/(2 − 2K_02).
+	if want := 2 / (2 - 2*k.At(0, 2)); math.Abs(s.alpha[0]-want) > 1e-12 || s.alpha[2] != s.alpha[0] {
+		t.Errorf("α = %v, want α_0 = α_2 = %v", s.alpha, want)
+	}
+}

@@ -1,0 +1,45 @@
+package tsc
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/mat"
+)
+
+// BenchmarkCode codes one query against 256 atoms at d = 3 (the synthetic
+// protocol) and d = 17 (re-identification descriptors), to the default
+// tolerance, reusing one workspace.
+func BenchmarkCode(b *testing.B) {
+	for _, d := range []int{3, 17} {
+		b.Run(fmt.Sprintf("N=256/d=%d", d), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(uint64(d), 1))
+			var atoms []*mat.SymDense
+			for range 256 {
+				atoms = append(atoms, randSPD(rng, d))
+			}
+			set, err := spd.NewSet(atoms)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, err := NewCoder(set, Options{Lambda: 0.1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			q := randSPD(rng, d)
+			ws := c.NewWorkspace()
+			x := make([]float64, 256)
+			var iters int
+			for b.Loop() {
+				cert, err := c.CodeTo(x, q, ws)
+				if err != nil || !cert.Converged {
+					b.Fatal(err, cert)
+				}
+				iters = cert.Iterations
+			}
+			b.ReportMetric(float64(iters), "newton/op")
+		})
+	}
+}
