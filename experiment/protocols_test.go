@@ -130,9 +130,9 @@ func TestProtocolsEndToEnd(t *testing.T) {
 				}
 			}
 			cfg.Repeats = 2
-			if name == "synthetic" {
-				for _, task := range plan.tasks {
-					task.(*syntheticTask).Synthetic.Samples = 64
+			for _, task := range plan.tasks {
+				if st, ok := task.(*syntheticTask); ok {
+					st.Synthetic.Samples = 64
 				}
 			}
 			res, err := Run(context.Background(), plan, Options{DataRoot: root, CacheDir: cache})
