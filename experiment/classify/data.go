@@ -100,17 +100,14 @@ func (d *Data) SteinComputations() int64 { return d.steinComputations.Load() }
 // atoms and queries; it also gives k(x, x) = 1 as for the Stein kernel.
 func (d *Data) LogEuclideanGram() (*mat.SymDense, error) {
 	d.logOnce.Do(func() {
-		n, dim := d.Set.Len(), d.Set.Dim()
-		m := spd.VecLen(dim)
-		vecs := make([]float64, n*m)
-		w := spd.NewWorkspace(dim)
-		tmp := mat.NewSymDense(dim, nil)
+		n := d.Set.Len()
+		vecs, m, err := d.logVectors()
+		if err != nil {
+			d.logErr = err
+			return
+		}
 		for i := range n {
 			v := vecs[i*m : (i+1)*m]
-			if err := w.LogVecTo(v, d.Set.View(i), tmp); err != nil {
-				d.logErr = fmt.Errorf("log of matrix %d: %w", i, err)
-				return
-			}
 			var ss float64
 			for _, x := range v {
 				ss += x * x
@@ -131,6 +128,22 @@ func (d *Data) LogEuclideanGram() (*mat.SymDense, error) {
 	return d.logGram, d.logErr
 }
 
+// logVectors returns the isometric log-vectors vec(log X_i) of all items
+// (spd.LogVecTo), m values each, one after another.
+func (d *Data) logVectors() ([]float64, int, error) {
+	n, dim := d.Set.Len(), d.Set.Dim()
+	m := spd.VecLen(dim)
+	vecs := make([]float64, n*m)
+	w := spd.NewWorkspace(dim)
+	tmp := mat.NewSymDense(dim, nil)
+	for i := range n {
+		if err := w.LogVecTo(vecs[i*m:(i+1)*m], d.Set.View(i), tmp); err != nil {
+			return nil, 0, fmt.Errorf("log of matrix %d: %w", i, err)
+		}
+	}
+	return vecs, m, nil
+}
+
 // LogEuclideanDistances returns the symmetric matrix of squared
 // log-Euclidean distances ‖log X_i − log X_j‖²_F over all items (Arsigny
 // et al. 2007), the exponent of the log-Euclidean kernel
@@ -140,16 +153,11 @@ func (d *Data) LogEuclideanGram() (*mat.SymDense, error) {
 // 2G_ij, clamped at 0 against round-off.
 func (d *Data) LogEuclideanDistances() (*mat.SymDense, error) {
 	d.leOnce.Do(func() {
-		n, dim := d.Set.Len(), d.Set.Dim()
-		m := spd.VecLen(dim)
-		vecs := make([]float64, n*m)
-		w := spd.NewWorkspace(dim)
-		tmp := mat.NewSymDense(dim, nil)
-		for i := range n {
-			if err := w.LogVecTo(vecs[i*m:(i+1)*m], d.Set.View(i), tmp); err != nil {
-				d.leErr = fmt.Errorf("log of matrix %d: %w", i, err)
-				return
-			}
+		n := d.Set.Len()
+		vecs, m, err := d.logVectors()
+		if err != nil {
+			d.leErr = err
+			return
 		}
 		g := mat.NewSymDense(n, nil)
 		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: n, Cols: m, Stride: m, Data: vecs}, 0, g.RawSymmetric())
