@@ -305,3 +305,25 @@ func TestLogEuclideanKernel(t *testing.T) {
 		t.Errorf("kernel rbf: %v", err)
 	}
 }
+
+// TestLogEuclideanKernelOthers checks that stein-svm and rlpp take the
+// log-Euclidean kernel too, with any σ > 0.
+func TestLogEuclideanKernelOthers(t *testing.T) {
+	data, train, test := syntheticData(t, 4, 3, 200, 0.2, 17)
+	for _, tc := range []struct{ typ, params string }{
+		{"stein-svm", "{kernel: log-euclidean, sigma: 0.3, c: 10}"},
+		{"rlpp", "{kernel: log-euclidean, sigma: 0.3}"},
+	} {
+		m := newMethod(t, tc.typ, tc.params)
+		if err := m.(classify.DimChecker).CheckDim(3); err != nil {
+			t.Errorf("%s: σ = 0.3 refused: %v", tc.typ, err)
+		}
+		out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc := classify.Accuracy(out.Pred, classify.Pick(data.Labels, test)); acc < 80 {
+			t.Errorf("%s: accuracy %.1f%%", tc.typ, acc)
+		}
+	}
+}

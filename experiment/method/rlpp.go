@@ -7,7 +7,6 @@ import (
 
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/lpp"
-	"github.com/covpipe/covpipe/spd"
 	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/mat"
 )
@@ -33,6 +32,8 @@ type rlppParams struct {
 	Heat classify.Floats `yaml:"heat,omitempty" json:"heat,omitempty"`
 	// PseudoKernel allows a σ outside Theorem 1's set.
 	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty"`
+	// Kernel is stein (default) or log-euclidean (see kernelKind).
+	Kernel kernelKind `yaml:"kernel,omitempty" json:"kernel,omitempty"`
 }
 
 // rlppMethod is Riemannian locality preserving projection (Harandi et
@@ -64,6 +65,11 @@ func newRLPP(n *yaml.Node) (classify.Method, error) {
 	if err := m.p.Sigma.Check("sigma", true, 0, false); err != nil {
 		return nil, err
 	}
+	kernel, err := m.p.Kernel.check()
+	if err != nil {
+		return nil, err
+	}
+	m.p.Kernel = kernel
 	dims, err := counts(m.p.Dims, "dims")
 	if err != nil {
 		return nil, err
@@ -119,18 +125,15 @@ func (m *rlppMethod) Params() any { return m.p }
 // CheckDim checks every σ against Theorem 1 for d×d matrices.
 func (m *rlppMethod) CheckDim(d int) error {
 	for _, s := range m.p.Sigma {
-		if err := (spd.SteinKernel{Sigma: s, Pseudo: m.p.PseudoKernel}).Check(d); err != nil {
+		if err := m.p.Kernel.checkDim(s, d, m.p.PseudoKernel); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Prepare computes the Stein divergences.
-func (m *rlppMethod) Prepare(d *classify.Data) error {
-	_, err := d.SteinDivergences()
-	return err
-}
+// Prepare computes the kernel's pairwise matrix.
+func (m *rlppMethod) Prepare(d *classify.Data) error { return m.p.Kernel.prepare(d) }
 
 func (m *rlppMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
@@ -154,11 +157,10 @@ func (m *rlppMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 // run fits RLPP on train and classifies test by nearest neighbour in the
 // projection. It returns the candidate with the defaults it resolved.
 func (m *rlppMethod) run(d *classify.Data, train, test []int, c rlppCandidate, workers int) (*classify.Outcome, rlppCandidate, error) {
-	div, err := d.SteinDivergences()
+	div, f, err := m.p.Kernel.matrix(d, c.sigma, m.p.PseudoKernel)
 	if err != nil {
 		return nil, c, err
 	}
-	f := spd.SteinKernel{Sigma: c.sigma, Pseudo: m.p.PseudoKernel}.FromDivergence
 	labels := classify.Pick(d.Labels, train)
 	if c.dims == 0 {
 		c.dims = max(1, len(classify.ByClass(d.Labels, train))-1)

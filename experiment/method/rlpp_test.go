@@ -164,7 +164,7 @@ func TestRLPPSelect(t *testing.T) {
 
 func TestRLPPParamErrors(t *testing.T) {
 	for _, tc := range []struct{ params, want string }{
-		{"{sigma: 1, dim: 2}", `unknown key "dim" in method type rlpp (allowed: sigma, dims, neighbours, heat, pseudo_kernel)`},
+		{"{sigma: 1, dim: 2}", `unknown key "dim" in method type rlpp (allowed: sigma, dims, neighbours, heat, pseudo_kernel, kernel)`},
 		{"{dims: 2}", "sigma is required"},
 		{"{sigma: [1, 1]}", "sigma lists 1 twice"},
 		{"{sigma: 1, dims: 0}", "dims = 0, want finite and >= 1"},

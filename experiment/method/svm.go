@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/covpipe/covpipe/experiment/classify"
-	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/svm"
 	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/mat"
@@ -22,6 +21,8 @@ type steinSVMParams struct {
 	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
 	// PseudoKernel allows a σ outside Theorem 1's set.
 	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty"`
+	// Kernel is stein (default) or log-euclidean (see kernelKind).
+	Kernel kernelKind `yaml:"kernel,omitempty" json:"kernel,omitempty"`
 }
 
 // steinSVM is a one-vs-one C-SVC on the Stein kernel's Gram matrix
@@ -47,6 +48,11 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 	if err := m.p.Sigma.Check("sigma", true, 0, false); err != nil {
 		return nil, err
 	}
+	kernel, err := m.p.Kernel.check()
+	if err != nil {
+		return nil, err
+	}
+	m.p.Kernel = kernel
 	if err := m.p.C.Check("c", true, 0, false); err != nil {
 		return nil, err
 	}
@@ -71,18 +77,15 @@ func (m *steinSVM) Params() any { return m.p }
 // CheckDim checks every σ against Theorem 1 for d×d matrices.
 func (m *steinSVM) CheckDim(d int) error {
 	for _, s := range m.p.Sigma {
-		if err := (spd.SteinKernel{Sigma: s, Pseudo: m.p.PseudoKernel}).Check(d); err != nil {
+		if err := m.p.Kernel.checkDim(s, d, m.p.PseudoKernel); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Prepare computes the Stein divergences.
-func (m *steinSVM) Prepare(d *classify.Data) error {
-	_, err := d.SteinDivergences()
-	return err
-}
+// Prepare computes the kernel's pairwise matrix.
+func (m *steinSVM) Prepare(d *classify.Data) error { return m.p.Kernel.prepare(d) }
 
 func (m *steinSVM) Classify(s *classify.Split) (*classify.Outcome, error) {
 	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
@@ -103,11 +106,10 @@ func (m *steinSVM) Classify(s *classify.Split) (*classify.Outcome, error) {
 // machine stopped at its iteration cap all test items count as
 // unconverged.
 func (m *steinSVM) run(d *classify.Data, train, test []int, p steinSVMCandidate, workers int) (*classify.Outcome, error) {
-	div, err := d.SteinDivergences()
+	div, k, err := m.p.Kernel.matrix(d, p.sigma, m.p.PseudoKernel)
 	if err != nil {
 		return nil, err
 	}
-	k := spd.SteinKernel{Sigma: p.sigma, Pseudo: m.p.PseudoKernel}.FromDivergence
 	gram := classify.Gather(div, train, train, k)
 	model, err := svm.Train(mat.NewSymDense(len(train), gram.RawMatrix().Data), classify.Pick(d.Labels, train),
 		svm.Options{C: p.c, Tol: m.p.Tolerance, Workers: workers})

@@ -110,7 +110,7 @@ func TestSteinSVMHard(t *testing.T) {
 
 func TestSteinSVMParamErrors(t *testing.T) {
 	for _, tc := range []struct{ params, want string }{
-		{"{sigma: 1, c: 1, lambda: 2}", `unknown key "lambda" in method type stein-svm (allowed: sigma, c, tolerance, pseudo_kernel)`},
+		{"{sigma: 1, c: 1, lambda: 2}", `unknown key "lambda" in method type stein-svm (allowed: sigma, c, tolerance, pseudo_kernel, kernel)`},
 		{"{c: 1}", "sigma is required"},
 		{"{sigma: 1}", "c is required"},
 		{"{sigma: 1, c: 0}", "c = 0, want finite and > 0"},
