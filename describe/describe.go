@@ -244,6 +244,7 @@ type job struct {
 type slot struct {
 	regions []covariance.Region
 	data    []float64 // len(regions) descriptors, row-major d×d each
+	vector  []float64 // Options.Vectors' vector, when asked for
 	err     error
 	ready   bool // complete, not yet written (the writer's flag)
 }
@@ -255,6 +256,13 @@ type slot struct {
 func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (Counts, error) {
 	n := len(jobs)
 	c := Counts{Images: n}
+	var vs VectorSink
+	if p.vec.Features != nil {
+		var ok bool
+		if vs, ok = sink.(VectorSink); !ok {
+			return c, errors.New("describe: vectors were asked for, but the output does not take them (Collect does)")
+		}
+	}
 	p.rep.Begin("describe", n)
 	defer p.rep.End()
 	if n == 0 {
@@ -331,6 +339,11 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (Counts, error) {
 			}
 			c.Failed++
 		} else {
+			if vs != nil {
+				if err := vs.Vector(j.input, j.item, s.vector); err != nil {
+					return c, err
+				}
+			}
 			if err := sink.Descriptors(j.input, j.item, s.regions, s.data); err != nil {
 				return c, err
 			}
@@ -372,6 +385,9 @@ type worker struct {
 	fm     features.Map
 	ws     *features.Workspace
 	ext    *covariance.Extractor
+	// The planes of Options.Vectors.
+	vfm features.Map
+	vws *features.Workspace
 }
 
 // newWorker returns a worker of p, with an image loader if load.
@@ -412,6 +428,22 @@ func (w *worker) describe(s *slot, it *datasets.Item) error {
 	}
 	if err := w.covariance(s.data, regions); err != nil {
 		return fmt.Errorf("covariance of %s: %w", it.Path, err)
+	}
+	if v := w.p.vec; v.Features != nil {
+		if w.vws == nil {
+			w.vws = v.Features.NewWorkspace()
+		}
+		if err := v.Features.ComputeTo(&w.vfm, &w.img, w.vws); err != nil {
+			return fmt.Errorf("vector features of %s: %w", it.Path, err)
+		}
+		s.vector = s.vector[:0]
+		for _, plane := range w.vfm.Planes {
+			for y := 0; y < w.vfm.H; y += v.Step {
+				for x := 0; x < w.vfm.W; x += v.Step {
+					s.vector = append(s.vector, plane[y*w.vfm.W+x])
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/progress"
@@ -55,6 +56,29 @@ type Options struct {
 	// the number of images of the run (or shard), Advance as images reach
 	// the sink, End at the end, all from one goroutine.
 	Reporter progress.Reporter
+	// Vectors, when its Features are set, asks for a feature vector per
+	// image beside the descriptors (see VectorSpec); only sinks that
+	// implement VectorSink take them (Collect's does).
+	Vectors VectorSpec
+}
+
+// VectorSpec asks for one vector per image: the planes of Features,
+// sampled every Step pixels along rows and columns (from pixel 0),
+// concatenated plane by plane, row-major. With Features "I" and Step 1 it
+// is the image's intensities (the input of PCA-SRC, Wright et al. 2009);
+// with "gabor" and Step 4, the downsampled Gabor magnitudes of Yang and
+// Zhang's Gabor SRC (ECCV 2010). Vectors need the whole-image layout
+// (one descriptor per image) and images of one size (Width and Height).
+type VectorSpec struct {
+	Features *features.Set
+	Step     int
+}
+
+// VectorSink is implemented by sinks that take the vectors of
+// Options.Vectors: Vector receives the next image's vector just before
+// its Descriptors; the slice is reused once Vector returns.
+type VectorSink interface {
+	Vector(input int, item *datasets.Item, v []float64) error
 }
 
 // Shard is part Index of Count (0 ≤ Index < Count) of a run: of the n
@@ -131,6 +155,7 @@ type plan struct {
 	shard   Shard
 	workers int
 	rep     progress.Reporter // never nil
+	vec     VectorSpec        // Features nil: no vectors
 }
 
 // newPlan validates o. The errors name the offending option.
@@ -164,9 +189,20 @@ func newPlan(o Options) (*plan, error) {
 	if o.Workers < 0 {
 		return nil, fmt.Errorf("describe: %d workers: want >= 0 (0: GOMAXPROCS)", o.Workers)
 	}
+	if v := o.Vectors; v.Features != nil {
+		switch {
+		case v.Step < 1:
+			return nil, fmt.Errorf("describe: vector step %d: want >= 1", v.Step)
+		case o.Regions.Kind != covariance.LayoutWhole:
+			return nil, fmt.Errorf("describe: vectors need the whole-image layout, not %v", o.Regions)
+		case v.Features.NeedsColor() && !set.NeedsColor():
+			load.Color = true
+		}
+	}
 	return &plan{
 		set: set, load: load, layout: o.Regions, reg: reg, seed: o.Seed,
 		skipBad: o.SkipBad, shard: o.Shard.norm(), workers: o.Workers, rep: progress.Or(o.Reporter),
+		vec: o.Vectors,
 	}, nil
 }
 

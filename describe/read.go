@@ -23,6 +23,11 @@ type Output struct {
 	// d×d blocks (d = Meta.Dim): descriptor i is Data[i·d·d:(i+1)·d·d],
 	// the layout that spd.NewSetFromData takes.
 	Data []float64
+	// Vectors holds, for Collect with Options.Vectors, one vector of
+	// VectorLen values per image (so per row: vectors need the
+	// whole-image layout), one after another.
+	Vectors   []float64
+	VectorLen int
 }
 
 // Row is one manifest row: what descriptor Index describes.

@@ -1,6 +1,7 @@
 package describe
 
 import (
+	"fmt"
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 )
@@ -48,6 +49,16 @@ func (c *collector) Descriptors(input int, item *datasets.Item, regions []covari
 		c.out.Rows = append(c.out.Rows, Row{Index: len(c.out.Rows), Input: input, Path: item.Rel, Label: item.Label, Region: r})
 	}
 	c.out.Data = append(c.out.Data, data...)
+	return nil
+}
+
+// Vector keeps the image's vector; every image's must have one length.
+func (c *collector) Vector(_ int, item *datasets.Item, v []float64) error {
+	if len(c.out.Vectors) > 0 && len(v) != c.out.VectorLen {
+		return fmt.Errorf("describe: vector of %s has %d values, the earlier images' %d (images of different sizes: resize them)", item.Path, len(v), c.out.VectorLen)
+	}
+	c.out.VectorLen = len(v)
+	c.out.Vectors = append(c.out.Vectors, v...)
 	return nil
 }
 

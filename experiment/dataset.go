@@ -15,9 +15,11 @@ import (
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/mat"
 )
 
 // listData returns the descriptors of the data section's dataset, one
@@ -72,6 +74,59 @@ func (e *engine) listData() ([]*classify.Data, error) {
 		variants = append(variants, data)
 	}
 	return variants, nil
+}
+
+// vectors makes the feature vectors the methods ask for (VectorUser),
+// through the same describe path as the descriptors, and attaches them to
+// every variant (they do not depend on the ridge).
+func (e *engine) vectors(variants []*classify.Data) error {
+	done := map[string]bool{}
+	for _, m := range e.plan.methods {
+		vu, ok := m.(classify.VectorUser)
+		if !ok {
+			continue
+		}
+		spec, step := vu.VectorSpec()
+		key := classify.VectorKey(spec, step)
+		if done[key] {
+			continue
+		}
+		done[key] = true
+		set, err := features.Parse(spec)
+		if err != nil {
+			return err
+		}
+		dp := e.plan.data
+		list, err := openDataset(e.opts.DataRoot, dp.dataset)
+		if err != nil {
+			return err
+		}
+		o := e.describeOptions(dp.regs[0])
+		o.Vectors = describe.VectorSpec{Features: set, Step: step}
+		t0 := time.Now()
+		out, err := describe.Collect(e.ctx, []*datasets.List{list}, o)
+		if err != nil {
+			return fmt.Errorf("vectors %s of %s: %w", key, dp.dataset, err)
+		}
+		e.addTime("extraction", t0)
+		n := variants[0].Set.Len()
+		if len(out.Rows) != n || out.VectorLen == 0 {
+			return fmt.Errorf("vectors %s of %s: %d vectors for %d items", key, dp.dataset, len(out.Rows), n)
+		}
+		for i, r := range out.Rows {
+			if r.Path != variants[0].Meta[i]["path"] {
+				return fmt.Errorf("vectors %s of %s: row %d is %s, the descriptors' %s", key, dp.dataset, i, r.Path, variants[0].Meta[i]["path"])
+			}
+		}
+		vecs := mat.NewDense(n, out.VectorLen, out.Vectors)
+		for _, d := range variants {
+			if d.Vectors == nil {
+				d.Vectors = map[string]*mat.Dense{}
+			}
+			d.Vectors[key] = vecs
+		}
+	}
+	return nil
 }
 
 // describeOptions are the extraction options of the data section with

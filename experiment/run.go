@@ -118,6 +118,9 @@ func (e *engine) images() ([]*classify.Data, error) {
 	e.imagesOnce.Do(func() {
 		e.imageData, e.imagesErr = e.listData()
 		if e.imagesErr == nil {
+			e.imagesErr = e.vectors(e.imageData)
+		}
+		if e.imagesErr == nil {
 			e.imagesErr = e.prepare(e.imageData)
 		}
 	})

@@ -37,6 +37,10 @@ type Data struct {
 	// Ridge is the regularisation the descriptors were made with, for
 	// reports (0 for synthetic data).
 	Ridge float64
+	// Vectors holds, by VectorUser.VectorSpec key, one feature vector per
+	// item (row i: item i) that the data stage made for methods that ask
+	// for them; nil when none did.
+	Vectors map[string]*mat.Dense
 	// Workers bounds the parallelism of the pairwise computations.
 	Workers int
 	// Reporter, if not nil, receives the progress of pairwise computations.
@@ -225,6 +229,18 @@ type DimChecker interface {
 type Preparer interface {
 	Prepare(d *Data) error
 }
+
+// VectorUser is implemented by methods that classify per-item feature
+// vectors rather than the SPD descriptors, such as PCA-SRC on pixel
+// intensities: the data stage makes the vectors of the feature spec
+// (features.Parse), sampled every step pixels, and stores them in
+// Data.Vectors under VectorKey(spec, step).
+type VectorUser interface {
+	VectorSpec() (features string, step int)
+}
+
+// VectorKey is the key of Data.Vectors for a VectorUser's spec.
+func VectorKey(features string, step int) string { return fmt.Sprintf("%s/%d", features, step) }
 
 // ItemMeta returns item i's metadata (nil when the data has none).
 func (d *Data) ItemMeta(i int) map[string]string {

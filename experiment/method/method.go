@@ -39,6 +39,8 @@ func Types() map[string]Type {
 		"rlpp":      {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP},
 		"stein-svm": {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM},
 		"tsc":       {"tensor sparse coding: MAXDET codes under the Burg divergence, class-wise Burg residuals (Sivalingam et al., ECCV 2010)", newTSC},
+		"pca-src":   {"sparse representation of PCA-projected pixel intensities (Wright et al., PAMI 2009)", newPCASRC},
+		"gsr":       {"sparse representation of PCA-projected, downsampled Gabor magnitudes (Yang and Zhang, ECCV 2010)", newGSR},
 		"codes":     {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes},
 	}
 }

@@ -2,6 +2,7 @@ package method
 
 import (
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/spd"
 	"go.yaml.in/yaml/v3"
+	"gonum.org/v1/gonum/mat"
 )
 
 // newMethod builds a method of type typ from its parameters in YAML.
@@ -325,5 +327,41 @@ func TestLogEuclideanKernelOthers(t *testing.T) {
 		if acc := classify.Accuracy(out.Pred, classify.Pick(data.Labels, test)); acc < 80 {
 			t.Errorf("%s: accuracy %.1f%%", tc.typ, acc)
 		}
+	}
+}
+
+// TestPCASRC checks pca-src on vectors made here: PCA on the training
+// rows only, then SRC, separates well-separated Gaussian classes, and the
+// method refuses data without vectors.
+func TestPCASRC(t *testing.T) {
+	data, train, test := syntheticData(t, 3, 3, 90, 0.2, 18)
+	rng := rand.New(rand.NewPCG(4, 5))
+	x := mat.NewDense(data.Set.Len(), 30, nil)
+	for i := range data.Set.Len() {
+		for j := range 30 {
+			mean := 0.0
+			if j%3 == data.Labels[i] {
+				mean = 3
+			}
+			x.Set(i, j, mean+rng.NormFloat64())
+		}
+	}
+	m := newMethod(t, "pca-src", "{dims: 5, lambda_ratio: [0.05, 0.2]}")
+	if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
+		t.Errorf("without vectors: %v", err)
+	}
+	data.Vectors = map[string]*mat.Dense{classify.VectorKey("I", 1): x}
+	out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc := classify.Accuracy(out.Pred, classify.Pick(data.Labels, test)); acc < 90 {
+		t.Errorf("accuracy %.1f%%", acc)
+	}
+	if out.Params["dims"] != 5 {
+		t.Errorf("params %v", out.Params)
+	}
+	if spec, step := newMethod(t, "gsr", "{lambda: 0.01}").(classify.VectorUser).VectorSpec(); spec != "gabor" || step != 4 {
+		t.Errorf("gsr asks for %s/%d", spec, step)
 	}
 }
