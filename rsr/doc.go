@@ -29,4 +29,13 @@
 // it returns with every code. Classification follows Wright et al. (PAMI
 // 2009) with the class residuals of Eqn. 9, or the paper's two similarity
 // rules (sum and max of class coefficients).
+//
+// # Errors and panics
+//
+// The policy is spd's: bad data never panics. Malformed input (sizes,
+// NaN, a nil matrix, a nil or zero-value Lasso or Classifier, which have no
+// dictionary) gives an error wrapping ErrInput, and matrices that are not
+// SPD enough give spd's errors (see the spd package documentation). As in
+// gonum's mat, only an index out of range is a programming error that
+// panics: Classifier.Rank with a Decision from another classifier.
 package rsr

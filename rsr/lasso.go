@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/covpipe/covpipe/internal/pool"
 	"gonum.org/v1/gonum/blas"
@@ -151,8 +152,21 @@ func NewLasso(K mat.Matrix, opts LassoOptions) (*Lasso, error) {
 	return l, nil
 }
 
-// Len returns the dictionary size N.
-func (l *Lasso) Len() int { return l.n }
+// Len returns the dictionary size N (0 for a nil or zero-value Lasso).
+func (l *Lasso) Len() int {
+	if l == nil {
+		return 0
+	}
+	return l.n
+}
+
+// ready reports a nil or zero-value Lasso, which has no dictionary.
+func (l *Lasso) ready() error {
+	if l == nil || l.n == 0 || len(l.k) != l.n*l.n {
+		return fmt.Errorf("%w: zero-value Lasso: make one with NewLasso", ErrInput)
+	}
+	return nil
+}
 
 // Options returns the solver's options with defaults filled in.
 func (l *Lasso) Options() LassoOptions { return l.opts }
@@ -170,6 +184,9 @@ type LassoWorkspace struct {
 
 // NewWorkspace returns buffers for solving with l.
 func (l *Lasso) NewWorkspace() *LassoWorkspace {
+	if l == nil {
+		return &LassoWorkspace{}
+	}
 	return &LassoWorkspace{g: make([]float64, l.n), active: make([]int, 0, l.n), prev: make([]float64, l.n)}
 }
 
@@ -177,6 +194,9 @@ func (l *Lasso) NewWorkspace() *LassoWorkspace {
 // kx = 𝒦(X, 𝔻) (length N) and kxx = k(X, X), starting from v = 0. See
 // SolveTo.
 func (l *Lasso) Solve(kx []float64, kxx float64) ([]float64, Certificate, error) {
+	if err := l.ready(); err != nil {
+		return nil, Certificate{}, err
+	}
 	v := make([]float64, l.n)
 	cert, err := l.SolveTo(v, kx, kxx, l.NewWorkspace())
 	return v, cert, err
@@ -189,6 +209,12 @@ func (l *Lasso) Solve(kx []float64, kxx float64) ([]float64, Certificate, error)
 // ErrNoConvergence when MaxSweeps is reached.
 func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certificate, error) {
 	var cert Certificate
+	if err := l.ready(); err != nil {
+		return cert, err
+	}
+	if ws == nil {
+		return cert, fmt.Errorf("%w: nil workspace: use NewWorkspace", ErrInput)
+	}
 	n := l.n
 	if len(v) != n || len(kx) != n {
 		return cert, fmt.Errorf("%w: code length %d and kernel vector length %d, want the dictionary size %d", ErrInput, len(v), len(kx), n)
@@ -901,8 +927,14 @@ func (l *Lasso) SolveBatch(Kx mat.Matrix, kxx []float64, workers int) (*mat.Dens
 }
 
 func (l *Lasso) checkBatch(Kx mat.Matrix, kxx []float64) (int, error) {
-	if Kx == nil {
+	if err := l.ready(); err != nil {
+		return 0, err
+	}
+	if Kx == nil || reflect.ValueOf(Kx).Kind() == reflect.Pointer && reflect.ValueOf(Kx).IsNil() {
 		return 0, fmt.Errorf("%w: nil query kernel matrix", ErrInput)
+	}
+	if z, ok := Kx.(interface{ IsEmpty() bool }); ok && z.IsEmpty() {
+		return 0, fmt.Errorf("%w: empty query kernel matrix", ErrInput)
 	}
 	q, n := Kx.Dims()
 	if n != l.n {

@@ -65,7 +65,8 @@ type Decision struct {
 
 // Rank returns the class labels of d ordered from best to worst score, ties
 // broken by ascending label: the input of a cumulative matching
-// characteristic (CMC) curve.
+// characteristic (CMC) curve. It panics when d has more scores than c has
+// classes (a Decision of another classifier), like slice indexing.
 func (c *Classifier) Rank(d Decision) []int {
 	idx := make([]int, len(d.Scores))
 	for i := range idx {
@@ -141,6 +142,14 @@ func NewClassifier(K mat.Matrix, labels []int, opts ClassifierOptions) (*Classif
 	return c, nil
 }
 
+// ready reports a nil or zero-value Classifier, which has no dictionary.
+func (c *Classifier) ready() error {
+	if c == nil || c.lasso == nil {
+		return fmt.Errorf("%w: zero-value Classifier: make one with NewClassifier", ErrInput)
+	}
+	return c.lasso.ready()
+}
+
 // Labels returns the distinct class labels in ascending order: the order of
 // Decision.Scores.
 func (c *Classifier) Labels() []int { return slices.Clone(c.labels) }
@@ -151,8 +160,12 @@ func (c *Classifier) Lasso() *Lasso { return c.lasso }
 // Classify codes one query (kernel vector kx against the dictionary, and
 // kxx = k(X,X)) and scores every class. A code that did not converge within
 // the sweep cap is still used; Decision.Converged reports it. Malformed
-// input gives an error wrapping ErrInput.
+// input, and a nil or zero-value Classifier, give an error wrapping
+// ErrInput.
 func (c *Classifier) Classify(kx []float64, kxx float64) (Decision, error) {
+	if err := c.ready(); err != nil {
+		return Decision{}, err
+	}
 	v := make([]float64, c.lasso.n)
 	return c.classifyTo(v, kx, kxx, c.lasso.NewWorkspace())
 }
@@ -219,8 +232,12 @@ func (c *Classifier) score(dst, v, kx []float64, kxx float64) {
 // ClassifyBatch classifies Q queries in parallel: row q of Kx (Q×N) is the
 // kernel vector of query q and kxx[q] its k(X,X). Results do not depend on
 // the worker count (<= 0 means GOMAXPROCS). The error names the first
-// failing query.
+// failing query; a nil or zero-value Classifier is an error wrapping
+// ErrInput.
 func (c *Classifier) ClassifyBatch(Kx mat.Matrix, kxx []float64, workers int) ([]Decision, error) {
+	if err := c.ready(); err != nil {
+		return nil, err
+	}
 	q, err := c.lasso.checkBatch(Kx, kxx)
 	if err != nil {
 		return nil, err

@@ -29,7 +29,51 @@
 // a Cholesky factorisation by lapack64.Potrf on reused buffers; matrix
 // functions use the symmetric eigendecomposition (lapack64.Syev).
 //
-// Every function that accepts a matrix from a caller validates it and returns
-// an error wrapping one of the sentinel errors below (ErrNotSPD and friends),
-// never panics on bad input.
+// # SPD enough
+//
+// One definition of a usable SPD matrix holds throughout the package:
+// Validate, LogDet, Stein, the Stein kernel, NewSet and NewSetFromData,
+// the metrics, the matrix functions Log, Sqrt, InvSqrt and Pow, the
+// exponential and logarithm maps accept exactly the matrices X that are
+// SPD enough, and the means check their inputs with the same test:
+//
+//   - X is non-empty, square, every entry finite, and symmetric within
+//     DefaultSymmetryTol relative to its largest entry (a non-symmetric
+//     mat.Matrix is replaced by its symmetric part (X + Xᵀ)/2, which is
+//     what FromMatrix returns and what is tested below);
+//
+//   - the Cholesky factorisation X = UᵀU succeeds, and every pivot is
+//     large relative to its diagonal entry:
+//
+//     U_jj² >= δ·X_jj, δ = d·ε, ε = 2⁻⁵² (the float64 machine epsilon).
+//
+// U_jj²/X_jj is invariant to diagonal scaling X → DXD, so the test is one
+// on the correlation matrix C = diag(X)^{−1/2} X diag(X)^{−1/2}: matrices
+// whose entries differ by hundreds of orders of magnitude only through the
+// scale of their variables (diag(1e300, 1e-300)) pass, while singular and
+// numerically singular matrices fail, because U_jj² >= λ_min(X) and
+// a pivot below d·ε·X_jj is within Cholesky's round-off of zero. Every X
+// whose correlation matrix has smallest eigenvalue λ_min(C) >= δ passes;
+// every X that passes has det X > 0 with a finite log det. Matrix
+// functions then diagonalise X scaled exactly by a power of two, so that
+// neither entries near math.MaxFloat64 nor subnormal ones overflow, and
+// treat eigenvalues the eigensolver returns below λ_max·d·ε as round-off,
+// clamped up to that floor. A result that overflows (exp, a large power)
+// is an error wrapping ErrNotFinite, never an Inf, a NaN or a zero matrix.
+//
+// # Errors and panics
+//
+// Bad data never panics. Every function that accepts a matrix, a set, a
+// parameter or a slice of matrices from a caller checks it and returns an
+// error wrapping one of the sentinel errors (ErrEmpty, ErrNotSquare,
+// ErrNotFinite, ErrNotSymmetric, ErrNotSPD, ErrDimension, ErrSigma,
+// ErrParameter), naming the offending argument or index: a nil matrix,
+// also a nil element of a slice, is ErrEmpty; a mat.Symmetric whose
+// SymmetricDim differs from its Dims is ErrNotSquare; a matrix size whose
+// square overflows is ErrDimension.
+//
+// As in gonum's mat, an index out of range is a programming error and
+// panics with a message naming the index: Set.At, Set.View, Set.LogDet and
+// Set.Subset with an index outside [0, Len()), and NewWorkspace with a
+// size below 1. Nothing else panics.
 package spd

@@ -14,11 +14,15 @@ import (
 // Matrix functions f(X) = V diag(f(λ)) Vᵀ through the symmetric
 // eigendecomposition X = V diag(λ) Vᵀ.
 //
-// For the functions defined on SPD matrices only (Log, Sqrt, InvSqrt, Pow)
-// eigenvalues below λ_max·d·ε (ε the float64 machine epsilon) are round-off:
-// they are clamped up to that floor, unless one is below −100 times the
-// floor, in which case the matrix is indefinite and the function returns an
-// error wrapping ErrNotSPD.
+// The functions defined on SPD matrices only (Log, Sqrt, InvSqrt, Pow)
+// first require X to be SPD enough (see the package documentation), the
+// test Validate and LogDet make. The matrix is scaled by a power of two
+// (exactly) so that its largest entry is about 1 before it is
+// diagonalised, so entries near math.MaxFloat64 or in the subnormal range
+// neither overflow nor underflow inside the eigensolver. Eigenvalues that
+// the solver returns below λ_max·d·ε (ε the float64 machine epsilon) are
+// round-off and are clamped up to that floor. A result that is not finite
+// (exp or a power overflowing) is an error wrapping ErrNotFinite.
 
 type eigenFunc int
 
@@ -48,15 +52,34 @@ func (w *Workspace) apply(name string, dst *mat.SymDense, x mat.Symmetric, fn ei
 	return nil
 }
 
-// eigen diagonalises the d×d matrix x, which the caller has checked, into
-// eigenvectors w.a and eigenvalues w.vals, and puts f(λ) into w.fv.
+// eigen diagonalises the d×d matrix x, which the caller has checked for
+// size, into eigenvectors w.a and eigenvalues 2^w.scale·w.vals, and puts
+// f(λ) into w.fv. For functions other than exp it first checks that x is
+// SPD enough.
 func (w *Workspace) eigen(name string, x mat.Symmetric, fn eigenFunc, p float64) error {
+	if fn != fnExp {
+		if _, err := w.logDet(name, x); err != nil {
+			return err
+		}
+	}
 	loadUpperTo(w.a, w.d, x)
 	d := w.d
+	var big float64
 	for i := range d {
 		for _, v := range w.a[i*d+i : i*d+d] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("%s: %w", name, ErrNotFinite)
+			}
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	w.scale = 0
+	if big > 0 {
+		_, w.scale = math.Frexp(big)
+		for i := range d {
+			row := w.a[i*d+i : i*d+d]
+			for j, v := range row {
+				row[j] = math.Ldexp(v, -w.scale)
 			}
 		}
 	}
@@ -69,36 +92,48 @@ func (w *Workspace) eigen(name string, x mat.Symmetric, fn eigenFunc, p float64)
 		}
 	}
 	for i, l := range w.vals {
-		switch fn {
-		case fnLog:
-			w.fv[i] = math.Log(l)
-		case fnExp:
-			w.fv[i] = math.Exp(l)
-		case fnSqrt:
-			w.fv[i] = math.Sqrt(l)
-		case fnInvSqrt:
-			w.fv[i] = 1 / math.Sqrt(l)
-		case fnPow:
-			w.fv[i] = math.Pow(l, p)
-		}
+		w.fv[i] = w.f(fn, l, p)
 		if math.IsInf(w.fv[i], 0) || math.IsNaN(w.fv[i]) {
-			return fmt.Errorf("%s: %w: f(λ=%g) = %v overflows", name, ErrNotFinite, l, w.fv[i])
+			return fmt.Errorf("%s: %w: f(λ=%g) = %v overflows", name, ErrNotFinite, math.Ldexp(l, w.scale), w.fv[i])
 		}
 	}
 	return nil
 }
 
+// f returns fn(λ) for the eigenvalue λ = 2^w.scale·l without forming λ
+// where that could overflow or underflow.
+func (w *Workspace) f(fn eigenFunc, l, p float64) float64 {
+	e := w.scale
+	switch fn {
+	case fnLog:
+		return math.Log(l) + float64(e)*math.Ln2
+	case fnExp:
+		return math.Exp(math.Ldexp(l, e))
+	case fnSqrt, fnInvSqrt:
+		if e%2 != 0 { // make e even: λ = 2^(e−1)·(2l)
+			l, e = 2*l, e-1
+		}
+		if fn == fnSqrt {
+			return math.Ldexp(math.Sqrt(l), e/2)
+		}
+		return math.Ldexp(1/math.Sqrt(l), -e/2)
+	default: // fnPow
+		if lam := math.Ldexp(l, e); lam > 0 && !math.IsInf(lam, 0) && lam >= 0x1p-1022 {
+			return math.Pow(lam, p)
+		}
+		return math.Exp(p * (math.Log(l) + float64(e)*math.Ln2))
+	}
+}
+
 // clampEigen lifts round-off eigenvalues to the floor λ_max·d·ε, or reports
-// an indefinite matrix.
+// an indefinite matrix. The caller has checked that the matrix is SPD
+// enough, so an eigenvalue below the floor is the eigensolver's round-off.
 func (w *Workspace) clampEigen(name string) error {
 	lmax := w.vals[w.d-1]
 	if !(lmax > 0) {
-		return fmt.Errorf("%s: %w: largest eigenvalue %g <= 0", name, ErrNotSPD, lmax)
+		return fmt.Errorf("%s: %w: largest eigenvalue %g <= 0", name, ErrNotSPD, math.Ldexp(lmax, w.scale))
 	}
 	floor := lmax * float64(w.d) * 0x1p-52
-	if w.vals[0] < -100*floor {
-		return fmt.Errorf("%s: %w: eigenvalue %g < 0", name, ErrNotSPD, w.vals[0])
-	}
 	for i, l := range w.vals {
 		if l >= floor {
 			break
@@ -152,8 +187,10 @@ func (w *Workspace) checkDst(dst *mat.SymDense) error {
 }
 
 // LogTo writes the principal matrix logarithm log X of the SPD matrix X into
-// dst (an empty dst is sized). It returns an error wrapping ErrNotSPD for an
-// indefinite X, ErrNotFinite for NaN or Inf entries.
+// dst (an empty dst is sized). It returns an error wrapping ErrNotSPD when X
+// is not SPD enough (see the package documentation), ErrNotFinite for NaN
+// or Inf entries, ErrDimension for a size other than the workspace's or
+// dst's, ErrParameter for a nil dst.
 func (w *Workspace) LogTo(dst *mat.SymDense, x mat.Symmetric) error {
 	return w.apply("X", dst, x, fnLog, 0)
 }
@@ -165,17 +202,21 @@ func (w *Workspace) ExpTo(dst *mat.SymDense, x mat.Symmetric) error {
 	return w.apply("X", dst, x, fnExp, 0)
 }
 
-// SqrtTo writes the SPD square root X^{1/2} into dst.
+// SqrtTo writes the SPD square root X^{1/2} into dst. It returns the errors
+// of LogTo.
 func (w *Workspace) SqrtTo(dst *mat.SymDense, x mat.Symmetric) error {
 	return w.apply("X", dst, x, fnSqrt, 0)
 }
 
-// InvSqrtTo writes the inverse SPD square root X^{−1/2} into dst.
+// InvSqrtTo writes the inverse SPD square root X^{−1/2} into dst. It
+// returns the errors of LogTo.
 func (w *Workspace) InvSqrtTo(dst *mat.SymDense, x mat.Symmetric) error {
 	return w.apply("X", dst, x, fnInvSqrt, 0)
 }
 
-// PowTo writes the real power X^p of the SPD matrix X into dst.
+// PowTo writes the real power X^p of the SPD matrix X into dst. It returns
+// the errors of LogTo, ErrParameter for a p that is not finite and
+// ErrNotFinite when an eigenvalue's power overflows.
 func (w *Workspace) PowTo(dst *mat.SymDense, x mat.Symmetric, p float64) error {
 	return w.apply("X", dst, x, fnPow, p)
 }

@@ -223,7 +223,7 @@ func sqrtPair(w *Workspace, name string, p mat.Symmetric) (s, si *mat.SymDense, 
 	}
 	// The eigenvectors are still in w.a and w.vals is clamped: reuse them.
 	for i, l := range w.vals {
-		w.fv[i] = 1 / math.Sqrt(l)
+		w.fv[i] = w.f(fnInvSqrt, l, 0)
 	}
 	si = mat.NewSymDense(w.d, nil)
 	w.rebuild(si)
@@ -244,7 +244,7 @@ func symPart(a mat.Matrix) *mat.SymDense {
 	out := mat.NewSymDense(n, nil)
 	for i := range n {
 		for j := i; j < n; j++ {
-			out.SetSym(i, j, 0.5*(a.At(i, j)+a.At(j, i)))
+			out.SetSym(i, j, mean2(a.At(i, j), a.At(j, i)))
 		}
 	}
 	return out
@@ -326,9 +326,12 @@ func basePoint(p, v mat.Symmetric) (*Workspace, error) {
 	if err := checkSPD("P", p); err != nil {
 		return nil, err
 	}
-	dv, _ := dims(v)
+	dv, cv := dims(v)
 	if dv == 0 {
 		return nil, fmt.Errorf("V: %w", ErrEmpty)
+	}
+	if dv != cv {
+		return nil, fmt.Errorf("V: %w: Dims %d×%d but SymmetricDim %d", ErrNotSquare, dv, dv, v.SymmetricDim())
 	}
 	if !finite(v) {
 		return nil, fmt.Errorf("V: %w", ErrNotFinite)

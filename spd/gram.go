@@ -40,7 +40,7 @@ func steinEntry(buf, x, y []float64, d int, ldx, ldy float64) (float64, bool) {
 		r := i*d + i
 		xr, yr, br := x[r:i*d+d], y[r:i*d+d], buf[r:i*d+d]
 		for j := range br {
-			br[j] = 0.5 * (xr[j] + yr[j])
+			br[j] = 0.5*xr[j] + 0.5*yr[j] // no overflow near math.MaxFloat64
 		}
 	}
 	ld, ok := cholLogDet(buf, d)

@@ -30,7 +30,14 @@ func NewSet(ms []*mat.SymDense) (*Set, error) {
 	}
 	data := make([]float64, len(ms)*d*d)
 	for i, m := range ms {
-		if n, _ := dims(m); n != d {
+		n, c := dims(m)
+		if n == 0 {
+			return nil, fmt.Errorf("matrix %d: %w", i, ErrEmpty)
+		}
+		if n != c {
+			return nil, fmt.Errorf("matrix %d: %w", i, ErrNotSquare)
+		}
+		if n != d {
 			return nil, fmt.Errorf("matrix %d: %w: %d×%d, matrix 0 is %d×%d", i, ErrDimension, n, n, d, d)
 		}
 		loadFull(data[i*d*d:(i+1)*d*d], d, m)
@@ -44,8 +51,8 @@ func NewSet(ms []*mat.SymDense) (*Set, error) {
 // finite, symmetric within DefaultSymmetryTol relative to its largest entry,
 // and positive definite; the error names the first bad index.
 func NewSetFromData(d int, data []float64) (*Set, error) {
-	if d < 1 {
-		return nil, fmt.Errorf("%w: matrix size %d", ErrDimension, d)
+	if d < 1 || d > maxSetDim {
+		return nil, fmt.Errorf("%w: matrix size %d must be in [1, %d]", ErrDimension, d, maxSetDim)
 	}
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%w: no matrices", ErrEmpty)
@@ -71,13 +78,17 @@ func NewSetFromData(d int, data []float64) (*Set, error) {
 				}
 				// Make the matrix exactly symmetric: the lower triangle is
 				// read by some routines and the upper by others.
-				avg := 0.5 * (u + v)
+				avg := mean2(u, v)
 				m[i*d+j], m[j*d+i] = avg, avg
 			}
 		}
 	}
 	return newSet(d, data)
 }
+
+// maxSetDim bounds the matrix size d of NewSetFromData so that d·d cannot
+// overflow an int on any platform (d·d < 2³¹).
+const maxSetDim = 46340
 
 func newSet(d int, data []float64) (*Set, error) {
 	n := len(data) / (d * d)
@@ -90,7 +101,7 @@ func newSet(d int, data []float64) (*Set, error) {
 			if !finite(s.View(i)) {
 				return nil, fmt.Errorf("matrix %d: %w", i, ErrNotFinite)
 			}
-			return nil, fmt.Errorf("matrix %d: %w: Cholesky factorisation failed", i, ErrNotSPD)
+			return nil, fmt.Errorf("matrix %d: %w: %s", i, ErrNotSPD, notSPDEnough(d))
 		}
 		s.logdet[i] = ld
 	}
@@ -103,14 +114,17 @@ func (s *Set) Len() int { return s.n }
 // Dim returns the matrix size d.
 func (s *Set) Dim() int { return s.d }
 
-// LogDet returns the cached log det of matrix i.
+// LogDet returns the cached log det of matrix i. It panics if i is out of
+// range [0, Len()), like slice indexing: a programming error, not bad data.
 func (s *Set) LogDet(i int) float64 { return s.logdet[i] }
 
 // View returns matrix i as a *mat.SymDense sharing the Set's storage. It
-// must not be modified; use At for a copy.
+// must not be modified; use At for a copy. It panics if i is out of range,
+// like slice indexing.
 func (s *Set) View(i int) *mat.SymDense { return mat.NewSymDense(s.d, s.block(i)) }
 
-// At returns a copy of matrix i.
+// At returns a copy of matrix i. It panics if i is out of range, like
+// slice indexing.
 func (s *Set) At(i int) *mat.SymDense {
 	return mat.NewSymDense(s.d, append([]float64(nil), s.block(i)...))
 }
@@ -133,6 +147,9 @@ func (s *Set) Subset(idx []int) *Set {
 }
 
 func (s *Set) block(i int) []float64 {
+	if uint(i) >= uint(s.n) {
+		panic(fmt.Sprintf("spd: Set index %d out of range [0, %d)", i, s.n))
+	}
 	dd := s.d * s.d
 	return s.data[i*dd : (i+1)*dd]
 }

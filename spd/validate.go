@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -19,8 +20,9 @@ var (
 	ErrNotFinite = errors.New("spd: matrix has a non-finite entry")
 	// ErrNotSymmetric: a matrix whose asymmetry exceeds the tolerance.
 	ErrNotSymmetric = errors.New("spd: matrix is not symmetric")
-	// ErrNotSPD: a symmetric matrix whose Cholesky factorisation fails, or
-	// with a clearly negative eigenvalue.
+	// ErrNotSPD: a symmetric matrix that is not SPD enough in the sense of
+	// the package documentation: its Cholesky factorisation fails or has a
+	// relative pivot below d·ε.
 	ErrNotSPD = errors.New("spd: matrix is not positive definite")
 	// ErrDimension: matrices whose sizes do not match.
 	ErrDimension = errors.New("spd: dimension mismatch")
@@ -36,7 +38,9 @@ const DefaultSymmetryTol = 1e-10
 
 // Validate checks that a is an SPD matrix: non-empty, square, all entries
 // finite, symmetric within DefaultSymmetryTol relative to its largest entry,
-// and with a successful Cholesky factorisation. The error names the check
+// and with a symmetric part (A + Aᵀ)/2 that is SPD enough in the sense of
+// the package documentation (Cholesky succeeds with every pivot
+// U_jj² >= d·ε·X_jj). The error names the check
 // that failed and the offending entry, and wraps ErrEmpty, ErrNotSquare,
 // ErrNotFinite, ErrNotSymmetric or ErrNotSPD.
 func Validate(a mat.Matrix) error {
@@ -76,13 +80,22 @@ func ValidateTol(a mat.Matrix, tol float64) error {
 			}
 		}
 	}
+	// Factorise the symmetric part (A + Aᵀ)/2, the matrix FromMatrix
+	// returns, so that what Validate accepts every consumer accepts.
 	u := make([]float64, r*r)
-	loadUpperTo(u, r, a)
+	for i := range r {
+		for j := i; j < r; j++ {
+			u[i*r+j] = mean2(a.At(i, j), a.At(j, i))
+		}
+	}
 	if _, ok := cholLogDet(u, r); !ok {
-		return fmt.Errorf("%w: Cholesky factorisation of the %d×%d matrix failed (smallest eigenvalue <= 0 or too close to 0)", ErrNotSPD, r, r)
+		return fmt.Errorf("%w: %s", ErrNotSPD, notSPDEnough(r))
 	}
 	return nil
 }
+
+// mean2 returns (u + v)/2 without overflow.
+func mean2(u, v float64) float64 { return 0.5*u + 0.5*v }
 
 // FromMatrix validates a (see Validate) and returns it as a new
 // *mat.SymDense, symmetrised as (a + aᵀ)/2 so that round-off asymmetry does
@@ -95,12 +108,16 @@ func FromMatrix(a mat.Matrix) (*mat.SymDense, error) {
 }
 
 // AddRidge adds eps·I to x in place: x ← x + eps·I. It returns an error
-// wrapping ErrParameter when eps is negative or not finite.
+// wrapping ErrParameter when eps is negative or not finite, and ErrEmpty
+// when x is nil or empty.
 func AddRidge(x *mat.SymDense, eps float64) error {
 	if !(eps >= 0) || math.IsInf(eps, 0) {
 		return fmt.Errorf("%w: ridge %v must be finite and >= 0", ErrParameter, eps)
 	}
-	n := x.SymmetricDim()
+	n, _ := dims(x)
+	if n == 0 {
+		return ErrEmpty
+	}
 	for i := range n {
 		x.SetSym(i, i, x.At(i, i)+eps)
 	}
@@ -111,12 +128,13 @@ func AddRidge(x *mat.SymDense, eps float64) error {
 // x ← x + eps·(tr(x)/d)·I. Scaling by the mean eigenvalue tr(x)/d makes the
 // regularisation independent of the units of the underlying features. It
 // returns an error wrapping ErrParameter when eps is negative or not finite,
-// and ErrNotFinite when the trace is not finite.
+// ErrEmpty when x is nil or empty, and ErrNotFinite when the trace is not
+// finite.
 func AddTraceRidge(x *mat.SymDense, eps float64) error {
 	if !(eps >= 0) || math.IsInf(eps, 0) {
 		return fmt.Errorf("%w: trace ridge %v must be finite and >= 0", ErrParameter, eps)
 	}
-	n := x.SymmetricDim()
+	n, _ := dims(x)
 	if n == 0 {
 		return ErrEmpty
 	}
@@ -132,27 +150,43 @@ func AddTraceRidge(x *mat.SymDense, eps float64) error {
 // the correlation matrix R, and it is equivariant to rescaling variables
 // (A(x + eps·diag x)A = Ax A + eps·diag(Ax A) for diagonal A), so variables
 // in large units cannot swamp small ones as with AddTraceRidge. It returns
-// an error wrapping ErrParameter when eps is negative or not finite.
+// an error wrapping ErrParameter when eps is negative or not finite, and
+// ErrEmpty when x is nil or empty.
 func AddDiagRidge(x *mat.SymDense, eps float64) error {
 	if !(eps >= 0) || math.IsInf(eps, 0) {
 		return fmt.Errorf("%w: diagonal ridge %v must be finite and >= 0", ErrParameter, eps)
 	}
-	for i := range x.SymmetricDim() {
+	n, _ := dims(x)
+	if n == 0 {
+		return ErrEmpty
+	}
+	for i := range n {
 		x.SetSym(i, i, (1+eps)*x.At(i, i))
 	}
 	return nil
 }
 
-// dims reports the dimensions of a, treating a nil matrix or a zero-value
-// gonum matrix (whose Dims panics on some types) as empty.
+// dims reports the dimensions of a, treating a nil matrix (also a typed nil
+// pointer) or a zero-value gonum matrix (whose Dims panics on some types)
+// as empty, and a mat.Symmetric whose SymmetricDim differs from its Dims as
+// having c = -1 columns, that is not square.
 func dims(a mat.Matrix) (r, c int) {
 	if a == nil {
+		return 0, 0
+	}
+	if v := reflect.ValueOf(a); v.Kind() == reflect.Pointer && v.IsNil() {
 		return 0, 0
 	}
 	if z, ok := a.(interface{ IsEmpty() bool }); ok && z.IsEmpty() {
 		return 0, 0
 	}
-	return a.Dims()
+	r, c = a.Dims()
+	if s, ok := a.(mat.Symmetric); ok && r == c && s.SymmetricDim() != r {
+		// An inconsistent mat.Symmetric: report it as not square rather
+		// than index past the smaller of its two sizes.
+		return r, -1
+	}
+	return r, c
 }
 
 // checkSPD validates x, wrapping the error with a name for the argument.

@@ -16,13 +16,14 @@ import (
 // allocate nothing per item. A Workspace is not safe for concurrent use:
 // give each goroutine its own.
 type Workspace struct {
-	d    int
-	a    []float64 // Cholesky factor / eigenvectors, row-major d×d
-	b    []float64 // second operand / scratch, row-major d×d
-	c    []float64 // third operand / product scratch, row-major d×d
-	vals []float64 // eigenvalues, ascending
-	fv   []float64 // function of the eigenvalues
-	work []float64 // LAPACK workspace
+	d     int
+	a     []float64 // Cholesky factor / eigenvectors, row-major d×d
+	b     []float64 // second operand / scratch, row-major d×d
+	c     []float64 // third operand / product scratch, row-major d×d
+	vals  []float64 // eigenvalues, ascending, of 2^−scale·X
+	scale int       // binary exponent that vals are scaled by
+	fv    []float64 // function of the eigenvalues
+	work  []float64 // LAPACK workspace
 }
 
 // NewWorkspace returns a workspace for d×d matrices. It panics if d < 1,
@@ -139,8 +140,37 @@ func cholLogDet(a []float64, d int) (float64, bool) {
 			e += k
 		}
 	}
+	if !pivotsOK(a, d) {
+		return 0, false
+	}
 	fm, fe := math.Frexp(m)
 	return 2 * (math.Log(fm) + float64(e+fe)*math.Ln2), true
+}
+
+// pivotTol returns δ = d·ε (ε = 2⁻⁵², the float64 machine epsilon), the
+// smallest relative pivot U_jj²/X_jj of an SPD-enough d×d matrix: see the
+// package documentation.
+func pivotTol(d int) float64 { return float64(d) * 0x1p-52 }
+
+// pivotsOK reports whether the upper Cholesky factor U (row-major d×d) of
+// X = UᵀU has U_jj² >= δ·X_jj for every j, δ = pivotTol(d). X_jj is
+// Σ_{k<=j} U_kj², so with s_j = Σ_{k<j} (U_kj/U_jj)² the test is
+// 1 + s_j <= 1/δ; it needs no copy of X's diagonal and cannot overflow
+// where X does not.
+func pivotsOK(u []float64, d int) bool {
+	limit := 1/pivotTol(d) - 1
+	for j := 1; j < d; j++ {
+		inv := 1 / u[j*d+j]
+		var s float64
+		for k := range j {
+			r := u[k*d+j] * inv
+			s += r * r
+		}
+		if !(s <= limit) {
+			return false
+		}
+	}
+	return true
 }
 
 // cholSmall is the right-looking upper Cholesky factorisation a = UᵀU of a
@@ -174,8 +204,8 @@ func cholSmall(a []float64, d int) bool {
 
 // LogDet returns log det X computed from the Cholesky factor X = UᵀU as
 // 2 Σ log U_ii, which neither overflows nor underflows where det X would.
-// It returns an error wrapping ErrNotSPD when the factorisation fails and
-// ErrNotFinite when X holds NaN or Inf.
+// It returns an error wrapping ErrNotSPD when X is not SPD enough (see the
+// package documentation) and ErrNotFinite when X holds NaN or Inf.
 func (w *Workspace) LogDet(x mat.Symmetric) (float64, error) {
 	return w.logDet("X", x)
 }
@@ -191,9 +221,15 @@ func (w *Workspace) logDet(name string, x mat.Symmetric) (float64, error) {
 		if !finite(x) {
 			return 0, fmt.Errorf("%s: %w", name, ErrNotFinite)
 		}
-		return 0, fmt.Errorf("%s: %w: Cholesky factorisation failed", name, ErrNotSPD)
+		return 0, fmt.Errorf("%s: %w: %s", name, ErrNotSPD, notSPDEnough(w.d))
 	}
 	return ld, nil
+}
+
+// notSPDEnough describes the failed test of the package documentation's
+// definition, for error messages.
+func notSPDEnough(d int) string {
+	return fmt.Sprintf("Cholesky factorisation X = UᵀU of the %d×%d matrix failed or has a pivot U_jj² < %.3g·X_jj (singular or too ill-conditioned)", d, d, pivotTol(d))
 }
 
 // LogDet returns log det X by Cholesky factorisation; see Workspace.LogDet.

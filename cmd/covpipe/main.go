@@ -16,7 +16,10 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM, which Slurm, Kubernetes and kill(1) send to stop a job, is
+	// handled like SIGINT: the context is cancelled, the command stops, its
+	// temporary files are removed and covpipe exits with status 1.
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
 	if err := run(ctx, os.Args, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "covpipe: "+oneLine(err))

@@ -1,0 +1,61 @@
+package rsr
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestZeroValueNoPanic checks issue 12, defect 6: a zero-value or nil
+// Classifier or Lasso gives an error wrapping ErrInput, not a panic.
+func TestZeroValueNoPanic(t *testing.T) {
+	var nilClassifier *Classifier
+	var nilLasso *Lasso
+	kx := mat.NewDense(1, 1, []float64{1})
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"Classify zero value", func() error { _, err := (&Classifier{}).Classify([]float64{1}, 1); return err }},
+		{"Classify nil", func() error { _, err := nilClassifier.Classify([]float64{1}, 1); return err }},
+		{"ClassifyBatch zero value", func() error { _, err := (&Classifier{}).ClassifyBatch(kx, []float64{1}, 1); return err }},
+		{"Solve zero value", func() error { _, _, err := (&Lasso{}).Solve([]float64{1}, 1); return err }},
+		{"Solve nil", func() error { _, _, err := nilLasso.Solve([]float64{1}, 1); return err }},
+		{"SolveTo nil workspace", func() error {
+			l, err := NewLasso(mat.NewSymDense(1, []float64{1}), LassoOptions{Lambda: 0.1})
+			if err != nil {
+				return err
+			}
+			_, err = l.SolveTo([]float64{0}, []float64{1}, 1, nil)
+			return err
+		}},
+		{"SolveBatch zero value", func() error { _, _, err := (&Lasso{}).SolveBatch(kx, []float64{1}, 1); return err }},
+		{"SolveBatch nil matrix", func() error {
+			l, err := NewLasso(mat.NewSymDense(1, []float64{1}), LassoOptions{Lambda: 0.1})
+			if err != nil {
+				return err
+			}
+			var m *mat.Dense
+			_, _, err = l.SolveBatch(m, []float64{1}, 1)
+			return err
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("panic: %v", r)
+					}
+				}()
+				err = tc.call()
+			}()
+			if !errors.Is(err, ErrInput) {
+				t.Errorf("got %v, want an error wrapping ErrInput", err)
+			}
+		})
+	}
+}
