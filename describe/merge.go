@@ -75,6 +75,7 @@ func Merge(dir string, shardDirs []string) (*Meta, error) {
 // one run, each once, and returns the positions in dirs of shards 0..N−1.
 func checkShards(dirs []string, metas []*Meta) ([]int, error) {
 	count := metas[0].Shard.Count
+	// The count comes from disk, but ReadMeta has bounded it by MaxShards.
 	byIndex := make([]int, count)
 	for i := range byIndex {
 		byIndex[i] = -1
@@ -98,10 +99,19 @@ func checkShards(dirs []string, metas []*Meta) ([]int, error) {
 		}
 	}
 	var missing []string
+	more := 0
 	for k, i := range byIndex {
-		if i < 0 {
-			missing = append(missing, Shard{Index: k, Count: count}.String())
+		if i >= 0 {
+			continue
 		}
+		if len(missing) < 10 {
+			missing = append(missing, Shard{Index: k, Count: count}.String())
+		} else {
+			more++
+		}
+	}
+	if more > 0 {
+		missing = append(missing, fmt.Sprintf("and %d more", more))
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%w: merge: missing shard %s (got %d of %d shards)", ErrOutput, strings.Join(missing, ", "), len(dirs), count)

@@ -1,6 +1,8 @@
 package describe
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -201,4 +203,31 @@ func FuzzParseShard(f *testing.F) {
 			t.Fatalf("round trip of %v: %v, %v", sh, back, err)
 		}
 	})
+}
+
+// TestShardBound checks that a shard count beyond MaxShards is refused by
+// ParseShard and, read from a meta.json, by merge before it allocates by
+// it (issue 12, defect 4).
+func TestShardBound(t *testing.T) {
+	if _, err := ParseShard("5/1000000000000"); err == nil || !strings.Contains(err.Error(), "N <= 1048576") {
+		t.Errorf("ParseShard of a huge count: %v", err)
+	}
+	if _, err := ParseShard("0/1048576"); err != nil {
+		t.Errorf("ParseShard at the bound: %v", err)
+	}
+	dir := writeImages(t, testImages[:2], 1)
+	list, err := datasets.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard := filepath.Join(t.TempDir(), "s")
+	if _, err := Describe(context.Background(), []*datasets.List{list}, shard, Options{Shard: Shard{Index: 0, Count: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	meta := filepath.Join(shard, MetaFile)
+	b, _ := os.ReadFile(meta)
+	os.WriteFile(meta, bytes.Replace(b, []byte(`"count": 2`), []byte(`"count": 1000000000000`), 1), 0o644)
+	if _, err := Merge(filepath.Join(t.TempDir(), "out"), []string{shard}); err == nil || !strings.Contains(err.Error(), "1048576") {
+		t.Errorf("merge of a shard of a huge count: %v", err)
+	}
 }

@@ -91,6 +91,10 @@ type Shard struct {
 	Count int `json:"count"`
 }
 
+// MaxShards bounds the number of shards of a run: more parts than any
+// cluster array runs is a mistake, and merge allocates per shard.
+const MaxShards = 1 << 20
+
 // ErrShard is wrapped by the errors for a malformed or out-of-range shard.
 var ErrShard = errors.New("describe: invalid shard")
 
@@ -104,8 +108,8 @@ func ParseShard(s string) (Shard, error) {
 	if !ok || erri != nil || errn != nil || is[0] == '+' || ns[0] == '+' {
 		return Shard{}, fmt.Errorf("%w: %q: want I/N with 0 <= I < N, e.g. 0/4", ErrShard, s)
 	}
-	if n < 1 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("%w: %q: want I/N with N >= 1 and 0 <= I < N", ErrShard, s)
+	if n < 1 || i < 0 || i >= n || n > MaxShards {
+		return Shard{}, fmt.Errorf("%w: %q: want I/N with 1 <= N <= %d and 0 <= I < N", ErrShard, s, MaxShards)
 	}
 	return Shard{Index: i, Count: n}, nil
 }
@@ -126,8 +130,8 @@ func (s Shard) norm() Shard {
 
 func (s Shard) check() error {
 	s = s.norm()
-	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
-		return fmt.Errorf("%w: %d/%d: want I/N with N >= 1 and 0 <= I < N", ErrShard, s.Index, s.Count)
+	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count || s.Count > MaxShards {
+		return fmt.Errorf("%w: %d/%d: want I/N with 1 <= N <= %d and 0 <= I < N", ErrShard, s.Index, s.Count, MaxShards)
 	}
 	return nil
 }

@@ -83,10 +83,12 @@ func createOutputs(dir string, d int, skipBad bool) (o *outputs, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
 	}
-	o = &outputs{dir: dir, created: created, d: d}
+	// The error returns below set o to nil: abort through a copy.
+	started := &outputs{dir: dir, created: created, d: d}
+	o = started
 	defer func() {
 		if err != nil {
-			o.abort()
+			started.abort()
 		}
 	}()
 	create := func(name string) (*atomicfile.File, *bufio.Writer, error) {

@@ -86,3 +86,20 @@ func TestReadMatricesErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateOutputsUnwritable checks that an output folder whose files
+// cannot be created gives an error, not the nil dereference of issue 12's
+// defect 1. Root writes anywhere, so the test needs another user.
+func TestCreateOutputsUnwritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: a read-only folder is still writable")
+	}
+	dir := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o755)
+	if _, err := createOutputs(dir, 3, true); err == nil {
+		t.Error("createOutputs in a read-only folder succeeded")
+	}
+}

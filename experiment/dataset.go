@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -295,6 +296,21 @@ var expected = map[string]string{
 func openDataset(root, spec string) (*datasets.List, error) {
 	kind, path := datasetPath(root, spec)
 	if _, err := os.Stat(path); err != nil {
+		if prefix, _, ok := strings.Cut(spec, ":"); ok && kind == "folders" {
+			// A KIND: prefix that is no kind, such as folder:orl.
+			var kinds []string
+			for k := range expected {
+				kinds = append(kinds, k)
+			}
+			slices.Sort(kinds)
+			hint := ""
+			for _, k := range kinds {
+				if len(prefix) >= 3 && (strings.HasPrefix(k, prefix[:3]) || strings.HasPrefix(prefix, k[:3])) {
+					hint = fmt.Sprintf("; did you mean %s:?", k)
+				}
+			}
+			return nil, fmt.Errorf("dataset %q: unknown kind %q (kinds: %s)%s", spec, prefix, strings.Join(kinds, ", "), hint)
+		}
 		return nil, fmt.Errorf("dataset %q: %s not found (data root %q): expected %s",
 			spec, path, root, expected[kind])
 	}

@@ -88,3 +88,12 @@ methods:
 		})
 	}
 }
+
+// TestUnknownDatasetKind checks that a mistyped kind is named as such,
+// with a suggestion, rather than reported as a missing path.
+func TestUnknownDatasetKind(t *testing.T) {
+	_, err := openDataset(t.TempDir(), "folder:orl")
+	if err == nil || !strings.Contains(err.Error(), `unknown kind "folder"`) || !strings.Contains(err.Error(), "did you mean folders:?") {
+		t.Errorf("folder:orl: %v", err)
+	}
+}

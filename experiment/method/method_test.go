@@ -365,3 +365,20 @@ func TestPCASRC(t *testing.T) {
 		t.Errorf("gsr asks for %s/%d", spec, step)
 	}
 }
+
+// TestMoreFoldsThanItems checks that cross-validation with more folds than
+// training items is an error, not a panic (issue 12, defect 3).
+func TestMoreFoldsThanItems(t *testing.T) {
+	data, _, test := syntheticData(t, 2, 3, 40, 0.2, 19)
+	m := newMethod(t, "rsr", "{sigma: [0.5, 1], lambda: 0.01}")
+	var train []int
+	for i := range data.Set.Len() {
+		if len(train) < 4 {
+			train = append(train, i)
+		}
+	}
+	_, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test[len(test)-5:], Folds: 5, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "a fold is empty") {
+		t.Errorf("5 folds of 4 items: %v", err)
+	}
+}
