@@ -362,62 +362,14 @@ func (r *Results) summary(figs []string) string {
 	tasks, methods := r.axes()
 	cell := r.cells()
 	for _, t := range tasks {
-		var cmc []Result
-		for _, m := range methods {
-			if x, ok := cell[[2]string{t, m}]; ok && len(x.CMC) > 0 {
-				cmc = append(cmc, x)
-			}
-		}
-		if len(cmc) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\n## %s: cumulative matching characteristic\n\nRecognition rate in %% at rank r (mean ± std over repeats).\n\n| rank |", t)
-		for _, x := range cmc {
-			fmt.Fprintf(&b, " %s |", x.Method)
-		}
-		b.WriteString("\n|---:|")
-		for range cmc {
-			b.WriteString("---:|")
-		}
-		b.WriteString("\n")
-		for k := range cmc[0].CMC {
-			fmt.Fprintf(&b, "| %d |", k+1)
-			for _, x := range cmc {
-				fmt.Fprintf(&b, " %.2f ± %.1f |", x.CMC[k], x.CMCStd[k])
-			}
-			b.WriteString("\n")
-		}
+		r.seriesTable(&b, t, methods, cell, "rank", 1,
+			"cumulative matching characteristic\n\nRecognition rate in % at rank r (mean ± std over repeats).",
+			func(x Result) ([]float64, []float64) { return x.CMC, x.CMCStd }, "%.2f ± %.1f")
 	}
 	for _, t := range tasks {
-		var curves []Result
-		for _, m := range methods {
-			if x, ok := cell[[2]string{t, m}]; ok && len(x.Curve) > 0 {
-				curves = append(curves, x)
-			}
-		}
-		if len(curves) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\n## %s: representation energy\n\nJ of Eqn. 10 after each iteration (0: the initial dictionary), mean ± std over repeats; cells of the table above give the last.\n\n| iteration |", t)
-		for _, x := range curves {
-			fmt.Fprintf(&b, " %s |", x.Method)
-		}
-		b.WriteString("\n|---:|")
-		for range curves {
-			b.WriteString("---:|")
-		}
-		b.WriteString("\n")
-		for k := range curves[0].Curve {
-			fmt.Fprintf(&b, "| %d |", k)
-			for _, x := range curves {
-				if k < len(x.Curve) {
-					fmt.Fprintf(&b, " %.5g ± %.2g |", x.Curve[k], x.CurveStd[k])
-				} else {
-					b.WriteString(" – |")
-				}
-			}
-			b.WriteString("\n")
-		}
+		r.seriesTable(&b, t, methods, cell, "iteration", 0,
+			"representation energy\n\nJ of Eqn. 10 after each iteration (0: the initial dictionary), mean ± std over repeats; cells of the table above give the last.",
+			func(x Result) ([]float64, []float64) { return x.Curve, x.CurveStd }, "%.5g ± %.2g")
 	}
 	if ps := r.paramSummary(); ps != "" {
 		b.WriteString("\n## Parameters\n\n" + ps)
@@ -465,6 +417,46 @@ func (r *Results) summary(figs []string) string {
 		b.WriteString("\nNotes:\n\n" + strings.Join(notes, "\n") + "\n")
 	}
 	return b.String()
+}
+
+// seriesTable writes, for task t, a section titled title with a table of
+// the series that get gives each method (CMC or energy curves): one row
+// per index from first, one column per method that has the series, cells
+// "mean ± std" in the format cellFmt.
+func (r *Results) seriesTable(b *strings.Builder, t string, methods []string, cell map[[2]string]Result, index string, first int,
+	title string, get func(Result) (mean, std []float64), cellFmt string) {
+	var rows []Result
+	for _, m := range methods {
+		if x, ok := cell[[2]string{t, m}]; ok {
+			if mean, _ := get(x); len(mean) > 0 {
+				rows = append(rows, x)
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## %s: %s\n\n| %s |", t, title, index)
+	for _, x := range rows {
+		fmt.Fprintf(b, " %s |", x.Method)
+	}
+	b.WriteString("\n|---:|")
+	for range rows {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	n, _ := get(rows[0])
+	for k := range n {
+		fmt.Fprintf(b, "| %d |", k+first)
+		for _, x := range rows {
+			if mean, std := get(x); k < len(mean) {
+				fmt.Fprintf(b, " "+cellFmt+" |", mean[k], std[k])
+			} else {
+				b.WriteString(" – |")
+			}
+		}
+		b.WriteString("\n")
+	}
 }
 
 // paramSummary lists, per method, the parameter values used and how often

@@ -63,3 +63,24 @@ func (k kernelKind) prepare(d *classify.Data) error {
 	_, _, err := k.matrix(d, 1, true)
 	return err
 }
+
+// checkKernel checks a kernel method's σ list (required, each > 0, none
+// twice) and resolves its kernel kind.
+func checkKernel(sigma classify.Floats, k *kernelKind) error {
+	if err := sigma.Check("sigma", true, 0, false); err != nil {
+		return err
+	}
+	kind, err := k.check()
+	*k = kind
+	return err
+}
+
+// checkSigmas checks every σ of a list for d×d matrices (checkDim).
+func (k kernelKind) checkSigmas(sigma classify.Floats, d int, pseudo bool) error {
+	for _, s := range sigma {
+		if err := k.checkDim(s, d, pseudo); err != nil {
+			return err
+		}
+	}
+	return nil
+}

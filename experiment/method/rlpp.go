@@ -62,14 +62,9 @@ func newRLPP(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "rlpp"); err != nil {
 		return nil, err
 	}
-	if err := m.p.Sigma.Check("sigma", true, 0, false); err != nil {
+	if err := checkKernel(m.p.Sigma, &m.p.Kernel); err != nil {
 		return nil, err
 	}
-	kernel, err := m.p.Kernel.check()
-	if err != nil {
-		return nil, err
-	}
-	m.p.Kernel = kernel
 	dims, err := counts(m.p.Dims, "dims")
 	if err != nil {
 		return nil, err
@@ -124,12 +119,7 @@ func (m *rlppMethod) Params() any { return m.p }
 
 // CheckDim checks every σ against Theorem 1 for d×d matrices.
 func (m *rlppMethod) CheckDim(d int) error {
-	for _, s := range m.p.Sigma {
-		if err := m.p.Kernel.checkDim(s, d, m.p.PseudoKernel); err != nil {
-			return err
-		}
-	}
-	return nil
+	return m.p.Kernel.checkSigmas(m.p.Sigma, d, m.p.PseudoKernel)
 }
 
 // Prepare computes the kernel's pairwise matrix.

@@ -38,11 +38,7 @@ func newRSR(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "rsr"); err != nil {
 		return nil, err
 	}
-	if err := m.p.Sigma.Check("sigma", true, 0, false); err != nil {
-		return nil, err
-	}
-	var err error
-	if m.p.Kernel, err = m.p.Kernel.check(); err != nil {
+	if err := checkKernel(m.p.Sigma, &m.p.Kernel); err != nil {
 		return nil, err
 	}
 	if _, ws, err := m.p.options(); err != nil {
@@ -66,14 +62,7 @@ func (m *rsrMethod) Candidates() int { return len(m.cands) }
 func (m *rsrMethod) Params() any { return m.p }
 
 // CheckDim checks every σ against Theorem 1 for d×d matrices.
-func (m *rsrMethod) CheckDim(d int) error {
-	for _, s := range m.p.Sigma {
-		if err := m.p.Kernel.checkDim(s, d, m.pseudo); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (m *rsrMethod) CheckDim(d int) error { return m.p.Kernel.checkSigmas(m.p.Sigma, d, m.pseudo) }
 
 // Prepare computes the kernel's pairwise matrix (Stein divergences, or
 // squared log-Euclidean distances).

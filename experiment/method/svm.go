@@ -45,14 +45,9 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "stein-svm"); err != nil {
 		return nil, err
 	}
-	if err := m.p.Sigma.Check("sigma", true, 0, false); err != nil {
+	if err := checkKernel(m.p.Sigma, &m.p.Kernel); err != nil {
 		return nil, err
 	}
-	kernel, err := m.p.Kernel.check()
-	if err != nil {
-		return nil, err
-	}
-	m.p.Kernel = kernel
 	if err := m.p.C.Check("c", true, 0, false); err != nil {
 		return nil, err
 	}
@@ -76,12 +71,7 @@ func (m *steinSVM) Params() any { return m.p }
 
 // CheckDim checks every σ against Theorem 1 for d×d matrices.
 func (m *steinSVM) CheckDim(d int) error {
-	for _, s := range m.p.Sigma {
-		if err := m.p.Kernel.checkDim(s, d, m.p.PseudoKernel); err != nil {
-			return err
-		}
-	}
-	return nil
+	return m.p.Kernel.checkSigmas(m.p.Sigma, d, m.p.PseudoKernel)
 }
 
 // Prepare computes the kernel's pairwise matrix.
