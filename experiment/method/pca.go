@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/covpipe/covpipe/experiment/classify"
 	"go.yaml.in/yaml/v3"
@@ -38,6 +39,50 @@ type pcaSRC struct {
 	cands    []weight
 	features string
 	p        pcaParams
+	grams    gramCache
+}
+
+// gramCache keeps the last PCA Gram matrices by training set: the PCA
+// depends on the training items only, so the sparsity candidates of a
+// cross-validation fold, and tasks sharing a training set, share one fit.
+// It is safe for concurrent use.
+type gramCache struct {
+	mu      sync.Mutex
+	entries []gramEntry // most recent last
+}
+
+type gramEntry struct {
+	data  *classify.Data
+	train uint64
+	g     *mat.SymDense
+	dims  int
+}
+
+// gramCacheSize bounds the fits kept: a fold per cross-validation fold
+// and the final training set, with room for repeats run in parallel.
+const gramCacheSize = 8
+
+func (c *gramCache) get(d *classify.Data, train []int, fit func() (*mat.SymDense, int, error)) (*mat.SymDense, int, error) {
+	key := classify.HashInts(train)
+	c.mu.Lock()
+	for _, e := range c.entries {
+		if e.data == d && e.train == key {
+			c.mu.Unlock()
+			return e.g, e.dims, nil
+		}
+	}
+	c.mu.Unlock()
+	g, dims, err := fit()
+	if err != nil {
+		return nil, 0, err
+	}
+	c.mu.Lock()
+	c.entries = append(c.entries, gramEntry{d, key, g, dims})
+	if len(c.entries) > gramCacheSize {
+		c.entries = c.entries[1:]
+	}
+	c.mu.Unlock()
+	return g, dims, nil
 }
 
 func newPCASRC(n *yaml.Node) (classify.Method, error) { return newPCA(n, "pca-src", "I", 1) }
@@ -85,7 +130,7 @@ func (m *pcaSRC) Classify(s *classify.Split) (*classify.Outcome, error) {
 		if x == nil {
 			return nil, errors.New("no feature vectors: the protocol's data stage does not make them (an image dataset with regions: whole is needed)")
 		}
-		g, dims, err := pcaGram(x, train, m.p.Dims)
+		g, dims, err := m.grams.get(d, train, func() (*mat.SymDense, int, error) { return pcaGram(x, train, m.p.Dims) })
 		if err != nil {
 			return nil, err
 		}
