@@ -44,6 +44,47 @@ type List struct {
 	// Root is the folder that Item.Rel is relative to.
 	Root  string
 	Items []Item
+	// Skipped counts what a folder listing passed over; zero for lists
+	// from a manifest.
+	Skipped Skipped
+}
+
+// Skipped counts the entries of a listed folder that are not items.
+// Hidden files and folders (names starting with a dot) are not counted.
+type Skipped struct {
+	// NonImages is the number of files without an image extension, and
+	// of other entries that are not taken as images: subfolders of the
+	// flat FERET and Brodatz folders, links to folders, devices.
+	NonImages int `json:"non_images"`
+	// EmptyFolders is the number of first-level folders of a Folders tree
+	// that hold no image at any depth (empty class folders).
+	EmptyFolders int `json:"empty_folders"`
+}
+
+// String returns a note such as "3 non-image files, 1 empty class folder",
+// or "" when nothing was skipped.
+func (s Skipped) String() string {
+	var parts []string
+	if s.NonImages > 0 {
+		parts = append(parts, plural(s.NonImages, "non-image file"))
+	}
+	if s.EmptyFolders > 0 {
+		parts = append(parts, plural(s.EmptyFolders, "empty class folder"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Add returns the sum of s and t.
+func (s Skipped) Add(t Skipped) Skipped {
+	return Skipped{NonImages: s.NonImages + t.NonImages, EmptyFolders: s.EmptyFolders + t.EmptyFolders}
+}
+
+// plural returns "n thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // Len returns the number of items.
@@ -63,10 +104,10 @@ func (l *List) Labels() []string {
 	return out
 }
 
-// Filter returns a new list, with the same Root, of the items for which
-// keep returns true, in their order.
+// Filter returns a new list, with the same Root and Skipped, of the items
+// for which keep returns true, in their order.
 func (l *List) Filter(keep func(Item) bool) *List {
-	out := &List{Root: l.Root}
+	out := &List{Root: l.Root, Skipped: l.Skipped}
 	for _, it := range l.Items {
 		if keep(it) {
 			out.Items = append(out.Items, it)
@@ -109,28 +150,37 @@ func sortItems(items []Item) {
 }
 
 // flatImages returns the names of the non-hidden image files directly in
-// dir, sorted. Subfolders, hidden files and other files are skipped.
-func flatImages(dir string) ([]string, error) {
+// dir (see isImage), sorted, and the number of other non-hidden entries
+// (subfolders and other files). Hidden entries are skipped uncounted.
+func flatImages(dir string) ([]string, int, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var names []string
+	skipped := 0
 	for _, e := range entries {
-		if e.IsDir() || isHidden(e.Name()) || !IsImageName(e.Name()) {
+		if isHidden(e.Name()) {
 			continue
 		}
-		if !isFile(filepath.Join(dir, e.Name()), e) {
+		if !isImage(filepath.Join(dir, e.Name()), e) {
+			skipped++
 			continue
 		}
 		names = append(names, e.Name())
 	}
-	return names, nil
+	return names, skipped, nil
 }
 
-// isFile reports whether the entry is a regular file or a symbolic link
-// to one.
-func isFile(path string, e fs.DirEntry) bool {
+// isImage reports whether the entry at path is taken as an image: it has
+// an image name (IsImageName) and is a regular file, a symbolic link to
+// one, or a symbolic link that cannot be followed (broken, a loop, or
+// unreadable), so that loading it fails naming it instead of it being
+// dropped unseen.
+func isImage(path string, e fs.DirEntry) bool {
+	if !IsImageName(e.Name()) {
+		return false
+	}
 	if e.Type().IsRegular() {
 		return true
 	}
@@ -138,7 +188,7 @@ func isFile(path string, e fs.DirEntry) bool {
 		return false
 	}
 	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
+	return err != nil || st.Mode().IsRegular()
 }
 
 // checkDir returns a clear error when dir is not an existing folder.

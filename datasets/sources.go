@@ -14,7 +14,9 @@ import (
 //
 //	train := l.Filter(Pose("ba", "bj", "bk"))
 //
-// Subfolders, hidden files and non-image files are skipped. It returns an
+// Subfolders, hidden files and non-image files are skipped (and counted
+// in List.Skipped, but for hidden ones); image-named links that cannot be
+// followed are listed, to fail when loaded. It returns an
 // error naming the file for an image whose name does not follow the scheme
 // (ErrFormat) or a subject and pose found twice, an error for a missing or
 // unreadable folder, and ErrEmpty when there are no images.
@@ -36,7 +38,9 @@ func Pose(codes ...string) func(Item) bool { return MetaIs("pose", codes...) }
 // Brodatz lists the texture album images directly in dir, named D<n>.ext
 // (see ParseBrodatzName), labelled "D<n>" (one image per class). The
 // standard album has 111 images, D1..D112 without D14. Subfolders, hidden
-// files and non-image files are skipped. It returns an error naming the
+// files and non-image files are skipped (and counted in List.Skipped, but
+// for hidden ones); image-named links that cannot be followed are listed,
+// to fail when loaded. It returns an error naming the
 // file for an image whose name does not follow the scheme (ErrFormat) or a
 // plate found twice, an error for a missing or unreadable folder, and
 // ErrEmpty when there are no images.
@@ -61,11 +65,11 @@ func flatList(kind, dir, scheme string, item func(name string) (Item, string, er
 	if err := checkDir(kind, dir); err != nil {
 		return nil, err
 	}
-	names, err := flatImages(dir)
+	names, skipped, err := flatImages(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", kind, err)
 	}
-	l := &List{Root: dir}
+	l := &List{Root: dir, Skipped: Skipped{NonImages: skipped}}
 	seen := make(map[string]string)
 	for _, name := range names {
 		it, key, err := item(name)
@@ -102,14 +106,19 @@ func flatList(kind, dir, scheme string, item func(name string) (Item, string, er
 // classes), so it is an error (ErrFormat) naming one loose image and one
 // class folder. It also returns an error naming the path for a missing or
 // unreadable folder, and ErrEmpty when there are no images. Symbolic links
-// to files are taken; links to folders are not followed, except dir
-// itself.
+// to files are taken, and so are links with an image name that cannot be
+// followed (broken links, loops), so that loading them fails naming them;
+// links to folders are not followed, except dir itself. List.Skipped
+// counts the other non-hidden files and the first-level folders without
+// images.
 func Folders(dir string, parse MetaParser) (*List, error) {
 	dir = filepath.Clean(dir)
 	if err := checkDir("folders", dir); err != nil {
 		return nil, err
 	}
 	l := &List{Root: dir}
+	// The first-level folders, and whether they hold an image.
+	classes := make(map[string]bool)
 	// The trailing separator makes WalkDir enter dir when it is a symbolic
 	// link to a folder; links below it are not followed.
 	root := dir + string(filepath.Separator)
@@ -126,16 +135,25 @@ func Folders(dir string, parse MetaParser) (*List, error) {
 			}
 			return nil
 		}
-		if d.IsDir() || !IsImageName(d.Name()) || !isFile(path, d) {
-			return nil
-		}
 		rel, err := filepath.Rel(dir, path)
 		if err != nil {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
 		class, _, nested := strings.Cut(rel, "/")
-		if !nested {
+		if d.IsDir() {
+			if !nested {
+				classes[class] = false
+			}
+			return nil
+		}
+		if !isImage(path, d) {
+			l.Skipped.NonImages++
+			return nil
+		}
+		if nested {
+			classes[class] = true
+		} else {
 			class = "" // a loose image, directly in dir
 		}
 		it := Item{Path: path, Rel: rel, Label: class}
@@ -149,6 +167,11 @@ func Folders(dir string, parse MetaParser) (*List, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("folders: %w", err)
+	}
+	for _, full := range classes {
+		if !full {
+			l.Skipped.EmptyFolders++
+		}
 	}
 	if len(l.Items) == 0 {
 		return nil, fmt.Errorf("%w: folders: no images in %s or in its class folders (%s/<label>/...)", ErrEmpty, dir, dir)

@@ -1,11 +1,14 @@
 package describe
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"image"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,11 +37,14 @@ import (
 //
 // It returns an error for invalid options, no inputs or no images, an
 // item whose path or label holds a line break, and, unless o.SkipBad, for
-// the first image (in input order) that cannot be loaded, has non-finite
-// pixels, does not fit the region layout or has a region whose descriptor
-// is not positive definite after regularisation; the error names the
-// image's path, and the region when one is at fault. It also returns the
-// context's error when ctx is cancelled, and errors writing dir.
+// the first image (in input order) that cannot be loaded (a symbolic link
+// that cannot be followed too), would take more memory than
+// o.MaxMemory (ErrMemory), has non-finite pixels, does not fit the region
+// layout or has a region whose descriptor is not positive definite after
+// regularisation; the error names the image's path, and the region when
+// one is at fault. With o.SkipBad, a run (not a shard) where every image
+// fails is an error naming the first. It also returns the context's error
+// when ctx is cancelled, and errors writing dir.
 func Describe(ctx context.Context, inputs []*datasets.List, dir string, o Options) (*Meta, error) {
 	e, err := NewExtractor(o)
 	if err != nil {
@@ -48,8 +54,9 @@ func Describe(ctx context.Context, inputs []*datasets.List, dir string, o Option
 }
 
 // Collect is Describe into memory: it returns what Read would return of
-// the folder that Describe(ctx, inputs, dir, o) writes (the same Meta,
-// Rows and Data, bit for bit), without writing any file. It returns the
+// the folder that Describe(ctx, inputs, dir, o) writes (the same Meta but
+// for its Files, which stay nil, and the same Rows and Data, bit for
+// bit), without writing any file. It returns the
 // errors of Describe but those of writing.
 func Collect(ctx context.Context, inputs []*datasets.List, o Options) (*Output, error) {
 	e, err := NewExtractor(o)
@@ -269,6 +276,8 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (Counts, error) {
 		return c, nil
 	}
 	nw := min(pool.Workers(p.workers), n)
+	mem := newBudget(p.maxMemory)
+	share := p.maxMemory / int64(nw)
 	workers := make([]*worker, nw)
 	for k := range workers {
 		w, err := p.newWorker(true)
@@ -307,13 +316,14 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (Counts, error) {
 				}
 				s := &slots[i%window]
 				if s.err = ctx.Err(); s.err == nil {
-					s.err = w.describe(s, jobs[i].item)
+					s.err = w.describeWithin(ctx, mem, share, s, jobs[i].item)
 				}
 				done <- i
 			}
 		})
 	}
 
+	var firstFailure error
 	for next := 0; next < n; {
 		s := &slots[next%window]
 		if !s.ready {
@@ -337,6 +347,9 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (Counts, error) {
 			if err := sink.Failed(j.input, j.item, s.err); err != nil {
 				return c, err
 			}
+			if c.Failed == 0 {
+				firstFailure = s.err
+			}
 			c.Failed++
 		} else {
 			if vs != nil {
@@ -354,7 +367,107 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (Counts, error) {
 		next++
 		p.rep.Advance(1)
 	}
+	// A shard of failures is no error: Merge checks the whole run.
+	if c.Described == 0 && p.shard.Count == 1 {
+		return c, fmt.Errorf("describe: all %d images failed, so no output was written; the first: %w", c.Failed, firstFailure)
+	}
 	return c, nil
+}
+
+// budget is a counting semaphore of bytes: the memory that the images in
+// progress may take.
+type budget struct {
+	mu   sync.Mutex
+	free int64
+	wake chan struct{} // closed, and replaced, by every release
+}
+
+func newBudget(n int64) *budget { return &budget{free: n, wake: make(chan struct{})} }
+
+// acquire takes n bytes, waiting until they are free or ctx is done.
+func (b *budget) acquire(ctx context.Context, n int64) error {
+	for {
+		b.mu.Lock()
+		if n <= b.free {
+			b.free -= n
+			b.mu.Unlock()
+			return nil
+		}
+		wake := b.wake
+		b.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// release returns n bytes taken by acquire.
+func (b *budget) release(n int64) {
+	b.mu.Lock()
+	b.free += n
+	close(b.wake)
+	b.wake = make(chan struct{})
+	b.mu.Unlock()
+}
+
+// imageMemory returns the estimated memory, in bytes, of describing an
+// image stored at w×h pixels: 8 bytes (a float64) per pixel of each plane
+// (see "Memory" in the package documentation), and the number of image
+// and feature planes it counts.
+func (p *plan) imageMemory(w, h int) (bytes int64, imagePlanes, featurePlanes int) {
+	imagePlanes, featurePlanes = 1, p.set.Dim()
+	if p.load.Color {
+		imagePlanes = 4 // grey, R, G, B
+	}
+	if p.vec.Features != nil {
+		featurePlanes += p.vec.Features.Dim()
+	}
+	src := int64(w) * int64(h)
+	if p.load.Width == 0 {
+		return 8 * src * int64(imagePlanes+featurePlanes), imagePlanes, featurePlanes
+	}
+	dst := int64(p.load.Width) * int64(p.load.Height)
+	return 8 * (src*int64(imagePlanes) + dst*int64(imagePlanes+featurePlanes)), imagePlanes, featurePlanes
+}
+
+// describeWithin describes the image it into s as describe does, once
+// its estimated memory, read from its header, fits in mem; it fails
+// naming the image when the estimate exceeds the whole limit, and for a
+// symbolic link that cannot be followed. When the image took more than a
+// worker's share of the limit, the worker drops its buffers afterwards,
+// so that an idle worker does not hold memory sized for it.
+func (w *worker) describeWithin(ctx context.Context, mem *budget, share int64, s *slot, it *datasets.Item) error {
+	need := int64(0)
+	f, err := os.Open(it.Path)
+	if err != nil {
+		if target, lerr := os.Readlink(it.Path); lerr == nil {
+			return fmt.Errorf("load %s: symbolic link to %s that cannot be followed: %w", it.Path, target, err)
+		}
+		return fmt.Errorf("load %s: %w", it.Path, err)
+	}
+	cfg, _, err := image.DecodeConfig(bufio.NewReader(f))
+	f.Close()
+	if err == nil { // else loading reports the error
+		var planes, fplanes int
+		need, planes, fplanes = w.p.imageMemory(cfg.Width, cfg.Height)
+		if need > w.p.maxMemory {
+			return fmt.Errorf("load %s: a %dx%d image takes about %s as %d image and %d feature planes of float64, %w of %s: raise it with --max-memory (describe.Options.MaxMemory) or shrink the images (--resize)",
+				it.Path, cfg.Width, cfg.Height, formatMemory(need), planes, fplanes, ErrMemory, formatMemory(w.p.maxMemory))
+		}
+	}
+	if err := mem.acquire(ctx, need); err != nil {
+		return err
+	}
+	defer mem.release(need)
+	err = w.describe(s, it)
+	if need > share {
+		if fresh, ferr := w.p.newWorker(true); ferr == nil {
+			*w = *fresh
+		}
+	}
+	return err
 }
 
 // window returns the number of result slots for nw workers: 32 per

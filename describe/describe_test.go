@@ -185,7 +185,7 @@ func TestMetaJSON(t *testing.T) {
 		"regions":      "whole",
 		"seed":         5.0,
 		"skip_bad":     true,
-		"inputs":       []any{map[string]any{"root": list.Root, "images": 7.0}},
+		"inputs":       []any{map[string]any{"root": list.Root, "images": 7.0, "skipped": map[string]any{"non_images": 0.0, "empty_folders": 0.0}}},
 		"counts":       map[string]any{"images": 7.0, "described": 7.0, "failed": 0.0, "descriptors": 7.0},
 	}
 	for k, v := range want {
@@ -198,12 +198,24 @@ func TestMetaJSON(t *testing.T) {
 			t.Errorf("meta.json lacks %s", k)
 		}
 	}
+	var files []string
+	for _, f := range m["files"].([]any) {
+		f := f.(map[string]any)
+		st, err := os.Stat(filepath.Join(out, f["name"].(string)))
+		if err != nil || float64(st.Size()) != f["size"] || len(f["sha256"].(string)) != 64 {
+			t.Errorf("meta.json file record %v: %v", f, err)
+		}
+		files = append(files, f["name"].(string))
+	}
+	if !slices.Equal(files, []string{DescriptorsFile, ManifestFile, FailuresFile}) {
+		t.Errorf("meta.json records files %v", files)
+	}
 	for _, k := range []string{"shard", "workers", "seconds", "time"} {
 		if _, ok := m[k]; ok {
 			t.Errorf("meta.json has %s", k)
 		}
 	}
-	if len(m) != len(want)+2 {
+	if len(m) != len(want)+3 {
 		t.Errorf("meta.json has %d fields: %s", len(m), b)
 	}
 	if !strings.HasSuffix(string(b), "}\n") {

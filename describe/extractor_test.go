@@ -49,6 +49,10 @@ func TestCollect(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if got.Meta.Files != nil {
+				t.Errorf("Collect's meta records files %v", got.Meta.Files)
+			}
+			want.Meta.Files = nil
 			if !reflect.DeepEqual(got.Meta, want.Meta) {
 				t.Errorf("meta %+v, want %+v", got.Meta, want.Meta)
 			}

@@ -1,8 +1,12 @@
 package describe
 
 import (
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -154,10 +158,18 @@ func TestBlockSeed(t *testing.T) {
 }
 
 // TestReadErrors checks that Read refuses damaged folders, naming the
-// file.
+// file: damaged files whose records in meta.json were updated to match
+// them (resealed), so that the checks of their content are reached, and,
+// as "torn", files that do not match meta.json.
 func TestReadErrors(t *testing.T) {
 	list := openFolders(t, writeImages(t, testImages[:3], 15))
 	make := func(damage func(dir string)) string {
+		dir := describeTo(t, []*datasets.List{list}, Options{Features: fset("I,x")})
+		damage(dir)
+		reseal(t, dir)
+		return dir
+	}
+	torn := func(damage func(dir string)) string {
 		dir := describeTo(t, []*datasets.List{list}, Options{Features: fset("I,x")})
 		damage(dir)
 		return dir
@@ -189,10 +201,49 @@ func TestReadErrors(t *testing.T) {
 		{"npy magic", make(edit(DescriptorsFile, "NUMPY", "NUMPX")), "not a .npy file"},
 		{"npy dtype", make(edit(DescriptorsFile, "<f8", "<f4")), `"<f4"`},
 		{"npy shape", make(edit(DescriptorsFile, "(3, 2, 2)", "(1, 2, 2)")), "truncated or corrupt"},
+		{"manifest escape", make(edit(ManifestFile, "a/1.png", `a/1\q.png`)), "malformed escape"},
+		{"torn npy size", torn(func(d string) { os.Truncate(filepath.Join(d, DescriptorsFile), 64+8) }), "descriptors.npy has 72 bytes, meta.json records"},
+		{"torn npy bytes", torn(edit(DescriptorsFile, "(3, 2, 2)", "(1, 2, 2)")), "SHA-256 of descriptors.npy"},
+		{"torn manifest", torn(edit(ManifestFile, "a/1.png", "a/9.png")), "SHA-256 of manifest.csv"},
+		{"torn missing", torn(func(d string) { os.Remove(filepath.Join(d, ManifestFile)) }), "manifest.csv is missing"},
+		{"no file records", make(edit(MetaFile, `"files"`, `"files_"`)), "unknown field"},
 	} {
 		_, err := Read(tc.dir)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrOutput) {
 			t.Errorf("%s: error %v, want ErrOutput containing %q", tc.name, err, tc.want)
 		}
+		if strings.HasPrefix(tc.name, "torn") && (!errors.Is(err, ErrTorn) || !strings.Contains(fmt.Sprint(err), "rerun covpipe describe")) {
+			t.Errorf("%s: error %v, want ErrTorn saying to rerun describe", tc.name, err)
+		}
 	}
+}
+
+// reseal rewrites the file records of dir's meta.json (when it has one)
+// to match the files in dir, as a test's deliberate damage would
+// otherwise be reported as a torn output.
+func reseal(t testing.TB, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, MetaFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := m["files"].([]any)
+	for _, f := range files {
+		f := f.(map[string]any)
+		data, err := os.ReadFile(filepath.Join(dir, f["name"].(string)))
+		if err != nil {
+			continue
+		}
+		sum := sha256.Sum256(data)
+		f["size"], f["sha256"] = len(data), hex.EncodeToString(sum[:])
+	}
+	if b, err = json.MarshalIndent(m, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, b)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/covpipe/covpipe/covariance"
 )
@@ -48,27 +49,30 @@ func appendRegion(b []byte, r covariance.Region) []byte {
 }
 
 // appendPath appends the manifest path of the item with relative path rel
-// of input k of inputs: rel itself for a single input, else "k:rel".
+// of input k of inputs: rel itself (escaped: appendEscaped) for a single
+// input, else "k:rel".
 func appendPath(b []byte, k, inputs int, rel string) []byte {
 	if inputs > 1 {
 		b = strconv.AppendInt(b, int64(k), 10)
 		b = append(b, ':')
 	}
-	return append(b, rel...)
+	return appendEscaped(b, rel)
 }
 
 // splitPath reverses appendPath: it returns the input index and the
-// relative path of a manifest path.
+// relative path, unescaped, of a manifest path.
 func splitPath(p string, inputs int) (int, string, error) {
 	if inputs <= 1 {
-		return 0, p, nil
+		rel, err := unescape(p)
+		return 0, rel, err
 	}
 	ks, rel, ok := strings.Cut(p, ":")
 	k, err := strconv.Atoi(ks)
 	if !ok || err != nil || k < 0 || k >= inputs || ks != strconv.Itoa(k) {
 		return 0, "", fmt.Errorf("path %q does not start with an input number 0..%d and a colon", p, inputs-1)
 	}
-	return k, rel, nil
+	rel, err = unescape(rel)
+	return k, rel, err
 }
 
 // oneLine replaces the line breaks of an error message by spaces, so that
@@ -76,3 +80,56 @@ func splitPath(p string, inputs int) (int, string, error) {
 func oneLine(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(s)
 }
+
+// appendEscaped appends s with every backslash doubled and every byte
+// that is not part of valid UTF-8 written as \xNN (two lower-case hex
+// digits), so that manifest.csv and failures.csv are valid UTF-8 whatever
+// the file names; unescape reverses it.
+func appendEscaped(b []byte, s string) []byte {
+	if utf8.ValidString(s) && !strings.Contains(s, `\`) {
+		return append(b, s...)
+	}
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, '\\', 'x', hex[s[i]>>4], hex[s[i]&15])
+		case r == '\\':
+			b = append(b, '\\', '\\')
+		default:
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return b
+}
+
+// unescape reverses appendEscaped. It returns an error for a backslash
+// that does not start \\ or \xNN with lower-case hex digits.
+func unescape(s string) (string, error) {
+	if !strings.Contains(s, `\`) {
+		return s, nil
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b = append(b, s[i])
+			continue
+		}
+		switch {
+		case i+1 < len(s) && s[i+1] == '\\':
+			b = append(b, '\\')
+			i++
+		case i+3 < len(s) && s[i+1] == 'x' && isLowerHex(s[i+2]) && isLowerHex(s[i+3]):
+			v, _ := strconv.ParseUint(s[i+2:i+4], 16, 8)
+			b = append(b, byte(v))
+			i += 3
+		default:
+			return "", fmt.Errorf("%q: malformed escape at byte %d (want \\\\ or \\xNN)", s, i)
+		}
+	}
+	return string(b), nil
+}
+
+func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }

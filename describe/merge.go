@@ -3,6 +3,7 @@ package describe
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +18,11 @@ import (
 // at all. It returns the merged metadata.
 //
 // It returns an error wrapping ErrOutput when a folder is not a complete
-// output, when the shards are not all of the same count N, a shard is
+// output (ErrTorn when its files are not the set its meta.json records), when the shards are not all of the same count N, a shard is
 // missing or given twice, their meta.json differ in anything but the
 // shard and counts (another version, options or inputs), a shard's files
-// disagree with its counts, or dir is one of the shard folders.
+// disagree with its counts, or dir is one of the shard folders, and an
+// error when every image of the run failed (as Describe does).
 func Merge(dir string, shardDirs []string) (*Meta, error) {
 	if len(shardDirs) == 0 {
 		return nil, fmt.Errorf("%w: merge: no shard folders", ErrOutput)
@@ -57,6 +59,9 @@ func Merge(dir string, shardDirs []string) (*Meta, error) {
 	merged.Counts = Counts{}
 	for _, i := range byIndex {
 		if err := mergeShard(out, shardDirs[i], metas[i]); err != nil {
+			for _, name := range metas[i].fileNames() {
+				err = metas[i].tornOr(shardDirs[i], name, err)
+			}
 			return nil, fmt.Errorf("merge: %w", err)
 		}
 		c := metas[i].Counts
@@ -64,6 +69,9 @@ func Merge(dir string, shardDirs []string) (*Meta, error) {
 		merged.Counts.Described += c.Described
 		merged.Counts.Failed += c.Failed
 		merged.Counts.Descriptors += c.Descriptors
+	}
+	if c := merged.Counts; c.Images > 0 && c.Described == 0 {
+		return nil, fmt.Errorf("merge: all %d images of the shards failed (see their %s), so no output was written", c.Images, FailuresFile)
 	}
 	if err := out.commit(&merged); err != nil {
 		return nil, err
@@ -136,16 +144,24 @@ func mergeShard(out *outputs, dir string, m *Meta) error {
 		return fmt.Errorf("%w: %s: shape (%d, %d, %d), want (%d, %d, %d) from %s",
 			ErrOutput, npyPath, info.n, info.d, info.d, m.Counts.Descriptors, m.Dim, m.Dim, MetaFile)
 	}
-	if _, err := f.Seek(info.offset, 0); err != nil {
+	// The whole file goes through d, to check it against m.Files.
+	d := newDigest()
+	if _, err := f.Seek(0, 0); err != nil {
 		return err
 	}
-	if err := out.rawDescriptors(f, info.n); err != nil {
+	if _, err := io.CopyN(d, f, info.offset); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrOutput, npyPath, err)
+	}
+	if err := out.rawDescriptors(io.TeeReader(f, d), info.n); err != nil {
 		return fmt.Errorf("%s: %w", npyPath, err)
+	}
+	if err := m.checkFile(dir, DescriptorsFile, d); err != nil {
+		return err
 	}
 
 	manPath := filepath.Join(dir, ManifestFile)
 	rows := 0
-	err = readManifest(manPath, func(index int, path, label, region string) error {
+	err = readManifest(dir, m, func(index int, path, label, region string) error {
 		if index != rows {
 			return fmt.Errorf("index %d, want %d", index, rows)
 		}
@@ -164,7 +180,7 @@ func mergeShard(out *outputs, dir string, m *Meta) error {
 	}
 	failPath := filepath.Join(dir, FailuresFile)
 	failed := 0
-	err = readCSV(failPath, failuresHeader, func(rec []string) error {
+	err = readCSV(dir, FailuresFile, failuresHeader, m, func(rec []string) error {
 		failed++
 		return failure(out, rec[0], rec[1])
 	})

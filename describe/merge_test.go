@@ -87,10 +87,17 @@ func TestMergeRefuses(t *testing.T) {
 	os.Remove(filepath.Join(incomplete, MetaFile))
 	truncated := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 2, Count: 3}})
 	os.Truncate(filepath.Join(truncated, DescriptorsFile), 200)
+	reseal(t, truncated)
 	shortManifest := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 2, Count: 3}})
 	man := filepath.Join(shortManifest, ManifestFile)
 	b, _ := os.ReadFile(man)
 	os.WriteFile(man, b[:strings.LastIndexByte(string(b[:len(b)-1]), '\n')+1], 0o644)
+	reseal(t, shortManifest)
+	tornNPY := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 2, Count: 3}})
+	npy := filepath.Join(tornNPY, DescriptorsFile)
+	b, _ = os.ReadFile(npy)
+	b[len(b)-1] ^= 1
+	os.WriteFile(npy, b, 0o644)
 
 	for _, tc := range []struct {
 		name string
@@ -108,6 +115,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"incomplete", []string{three[0], three[1], incomplete}, "no meta.json"},
 		{"truncated", []string{three[0], three[1], truncated}, "truncated or corrupt"},
 		{"short manifest", []string{three[0], three[1], shortManifest}, "has 2 rows, meta.json counts 3"},
+		{"torn", []string{three[0], three[1], tornNPY}, "SHA-256 of descriptors.npy"},
 		{"into a shard", three, "is the shard folder"},
 	} {
 		out := filepath.Join(t.TempDir(), "merged")

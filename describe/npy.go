@@ -129,8 +129,9 @@ type npyDescr = struct {
 }
 
 // readNPY reads the descriptors file at path with npyio: its shape and its
-// n·d·d values in C order.
-func readNPY(path string) (npyInfo, []float64, error) {
+// n·d·d values in C order. When check is not nil, it is given the digest
+// of the whole file once it is read, and its error returned.
+func readNPY(path string, check func(*digest) error) (npyInfo, []float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return npyInfo{}, nil, fmt.Errorf("%w: %v", ErrOutput, err)
@@ -145,7 +146,9 @@ func readNPY(path string) (npyInfo, []float64, error) {
 	}
 	// npyio reads 8 bytes at a time and ignores short reads; fullReader
 	// makes every read complete (the size was checked above).
-	r, err := npyio.NewReader(fullReader{bufio.NewReaderSize(f, 1<<16)})
+	d := newDigest()
+	br := bufio.NewReaderSize(io.TeeReader(f, d), 1<<16)
+	r, err := npyio.NewReader(fullReader{br})
 	if err != nil {
 		return npyInfo{}, nil, fmt.Errorf("%w: %s: %v", ErrOutput, path, err)
 	}
@@ -153,6 +156,14 @@ func readNPY(path string) (npyInfo, []float64, error) {
 	if len(data) > 0 {
 		if err := r.Read(&data); err != nil {
 			return npyInfo{}, nil, fmt.Errorf("%w: %s: %v", ErrOutput, path, err)
+		}
+	}
+	if check != nil {
+		if _, err := io.Copy(io.Discard, br); err != nil {
+			return npyInfo{}, nil, err
+		}
+		if err := check(d); err != nil {
+			return npyInfo{}, nil, err
 		}
 	}
 	return info, data, nil

@@ -3,6 +3,7 @@ package describe
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,14 @@ type Options struct {
 	// Workers is the number of images processed concurrently; 0 means
 	// GOMAXPROCS. It does not change the output.
 	Workers int
+	// MaxMemory bounds, in bytes, the planes of the images being described
+	// at once, as estimated from each file's header before it is decoded
+	// (see "Memory" in the package documentation); 0 means
+	// DefaultMaxMemory. An image whose estimate
+	// alone exceeds it fails naming its size (listed in failures.csv with
+	// SkipBad); otherwise workers wait until the images in progress leave
+	// room for theirs, so that the output does not depend on Workers.
+	MaxMemory int64
 	// SkipBad passes images that fail to the sink (failures.csv) and goes
 	// on, instead of failing the run on the first one.
 	SkipBad bool
@@ -148,18 +157,66 @@ func part(n, i, count int) int {
 	return i*q + i*r/count
 }
 
+// DefaultMaxMemory is the default Options.MaxMemory, 4 GiB: a fixed
+// amount rather than a share of the machine's memory, so that which
+// images fail does not depend on the machine. It admits one 8192×8192
+// image (imageio.MaxPixels) with the texture features (6 planes: 3 GiB),
+// or 12 million pixels with the 43 planes of the face features.
+const DefaultMaxMemory = 4 << 30
+
+// ErrMemory is wrapped by the error for an image whose estimated memory
+// exceeds Options.MaxMemory.
+var ErrMemory = errors.New("over the memory limit")
+
+// ParseMemory parses an amount of memory for Options.MaxMemory: a
+// non-negative number, possibly fractional, then optionally a unit: B,
+// KiB, MiB, GiB, TiB (powers of 1024; also K, M, G, T, as Slurm's --mem
+// writes them) or KB, MB, GB, TB (powers of 1000), in any case, such as
+// "8GiB", "512M" or "1.5GB"; a plain number is bytes. It returns an error
+// for anything else and for amounts of 2⁶³ bytes or more.
+func ParseMemory(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i < 0 {
+		i = len(t)
+	}
+	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	v, err := strconv.ParseFloat(num, 64)
+	scale, ok := map[string]float64{
+		"": 1, "b": 1,
+		"k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tib": 1 << 40,
+		"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+	}[unit]
+	if num == "" || err != nil || !ok || v*scale >= math.MaxInt64 {
+		return 0, fmt.Errorf("memory %q: want a number of bytes with an optional unit B, KiB, MiB, GiB, TiB (or K, M, G, T), KB, MB, GB or TB, e.g. 8GiB", s)
+	}
+	return int64(v * scale), nil
+}
+
+// formatMemory returns n bytes in the largest binary unit that leaves
+// at least 1, with one decimal: "3.2 GiB", "512.0 KiB", "100 bytes".
+func formatMemory(n int64) string {
+	for i, unit := range []string{"TiB", "GiB", "MiB", "KiB"} {
+		if f := float64(n) / float64(int64(1)<<(10*(4-i))); f >= 1 {
+			return fmt.Sprintf("%.1f %s", f, unit)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // plan holds the validated options of a run.
 type plan struct {
-	set     *features.Set
-	load    imageio.Options
-	layout  covariance.Layout
-	reg     covariance.Regularization // resolved: the default strength filled in
-	seed    uint64
-	skipBad bool
-	shard   Shard
-	workers int
-	rep     progress.Reporter // never nil
-	vec     VectorSpec        // Features nil: no vectors
+	set       *features.Set
+	load      imageio.Options
+	layout    covariance.Layout
+	reg       covariance.Regularization // resolved: the default strength filled in
+	seed      uint64
+	skipBad   bool
+	shard     Shard
+	workers   int
+	maxMemory int64             // resolved: > 0
+	rep       progress.Reporter // never nil
+	vec       VectorSpec        // Features nil: no vectors
 }
 
 // newPlan validates o. The errors name the offending option.
@@ -193,6 +250,13 @@ func newPlan(o Options) (*plan, error) {
 	if o.Workers < 0 {
 		return nil, fmt.Errorf("describe: %d workers: want >= 0 (0: GOMAXPROCS)", o.Workers)
 	}
+	maxMemory := o.MaxMemory
+	switch {
+	case maxMemory < 0:
+		return nil, fmt.Errorf("describe: memory limit %d bytes: want >= 0 (0: %s)", maxMemory, formatMemory(DefaultMaxMemory))
+	case maxMemory == 0:
+		maxMemory = DefaultMaxMemory
+	}
 	if v := o.Vectors; v.Features != nil {
 		switch {
 		case v.Step < 1:
@@ -205,7 +269,7 @@ func newPlan(o Options) (*plan, error) {
 	}
 	return &plan{
 		set: set, load: load, layout: o.Regions, reg: reg, seed: o.Seed,
-		skipBad: o.SkipBad, shard: o.Shard.norm(), workers: o.Workers, rep: progress.Or(o.Reporter),
+		skipBad: o.SkipBad, shard: o.Shard.norm(), workers: o.Workers, maxMemory: maxMemory, rep: progress.Or(o.Reporter),
 		vec: o.Vectors,
 	}, nil
 }

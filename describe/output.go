@@ -33,13 +33,14 @@ func (f *folder) Begin(m *Meta) (err error) {
 func (f *folder) Descriptors(input int, item *datasets.Item, regions []covariance.Region, data []float64) error {
 	o := f.out
 	o.path = appendPath(o.path[:0], input, f.inputs, item.Rel)
+	o.label = appendEscaped(o.label[:0], item.Label)
 	d2 := o.d * o.d
 	for k, r := range regions {
 		if err := o.descriptor(data[k*d2 : (k+1)*d2]); err != nil {
 			return err
 		}
 		o.region = appendRegion(o.region[:0], r)
-		if err := row(o, o.path, item.Label, o.region); err != nil {
+		if err := row(o, o.path, o.label, o.region); err != nil {
 			return err
 		}
 	}
@@ -49,7 +50,7 @@ func (f *folder) Descriptors(input int, item *datasets.Item, regions []covarianc
 func (f *folder) Failed(input int, item *datasets.Item, err error) error {
 	o := f.out
 	o.path = appendPath(o.path[:0], input, f.inputs, item.Rel)
-	return failure(o, o.path, err.Error())
+	return failure(o, o.path, string(appendEscaped(nil, oneLine(err.Error()))))
 }
 
 func (f *folder) Commit(m *Meta) error { return f.out.commit(m) }
@@ -72,16 +73,24 @@ type outputs struct {
 	npy, man, fail    *atomicfile.File
 	npyW, manW, failW *bufio.Writer
 	buf               []byte // one row or descriptor being encoded
-	path, region      []byte // fields of the row being encoded
+	path, label       []byte // fields of the row being encoded, escaped
+	region            []byte
 }
 
 // createOutputs starts the output files in dir, which it creates if
-// needed; failures.csv only with skipBad.
+// needed; failures.csv only with skipBad. It first removes the temporary
+// files of the output files that killed runs left in dir
+// (atomicfile.RemoveStale).
 func createOutputs(dir string, d int, skipBad bool) (o *outputs, err error) {
 	_, err = os.Stat(dir)
 	created := errors.Is(err, os.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
+	}
+	for _, name := range []string{DescriptorsFile, ManifestFile, FailuresFile, MetaFile} {
+		if err := atomicfile.RemoveStale(filepath.Join(dir, name)); err != nil {
+			return nil, fmt.Errorf("describe: %w", err)
+		}
 	}
 	// The error returns below set o to nil: abort through a copy.
 	started := &outputs{dir: dir, created: created, d: d}
@@ -152,8 +161,9 @@ func (o *outputs) rawDescriptors(r io.Reader, n int) error {
 }
 
 // row appends a manifest row for the next descriptor, whose index it
-// assigns; region is in its string form.
-func row[P, R ~string | ~[]byte](o *outputs, path P, label string, region R) error {
+// assigns; path and label are escaped (appendEscaped), region is in its
+// string form.
+func row[P, L, R ~string | ~[]byte](o *outputs, path P, label L, region R) error {
 	b := strconv.AppendInt(o.buf[:0], int64(o.n), 10)
 	b = append(b, ',')
 	b = appendField(b, path)
@@ -169,11 +179,12 @@ func row[P, R ~string | ~[]byte](o *outputs, path P, label string, region R) err
 	return nil
 }
 
-// failure appends a row to failures.csv; the message is put on one line.
+// failure appends a row to failures.csv; path and msg are escaped
+// (appendEscaped), msg on one line.
 func failure[P ~string | ~[]byte](o *outputs, path P, msg string) error {
 	b := appendField(o.buf[:0], path)
 	b = append(b, ',')
-	b = appendField(b, oneLine(msg))
+	b = appendField(b, msg)
 	o.buf = append(b, '\n')
 	if _, err := o.failW.Write(o.buf); err != nil {
 		return o.writeErr(FailuresFile, err)
@@ -181,12 +192,14 @@ func failure[P ~string | ~[]byte](o *outputs, path P, msg string) error {
 	return nil
 }
 
-// commit completes the output: it writes the final .npy header, renames
-// the data files into place and writes meta.json last. The previous
-// meta.json is removed first, so that a folder whose commit is cut short
-// has no meta.json and is not taken for a complete output; meta.json's
-// presence marks a complete, consistent set. Without failures.csv in this
-// run, a stale one from a previous run is removed.
+// commit completes the output: it writes the final .npy header, records
+// the size and SHA-256 of each file in meta.Files, renames the files into
+// place and writes meta.json last. The previous meta.json is removed
+// first, so that a folder whose commit is cut short has no meta.json or,
+// should the removal not reach the disk before a crash, one whose records
+// do not match the files: meta.json is the commit marker that readers
+// check (ErrTorn). Without failures.csv in this run, a stale one from a
+// previous run is removed.
 func (o *outputs) commit(meta *Meta) error {
 	for _, w := range []struct {
 		name string
@@ -202,6 +215,22 @@ func (o *outputs) commit(meta *Meta) error {
 	if _, err := o.npy.WriteAt(npyHeader(o.n, o.d), 0); err != nil {
 		return o.writeErr(DescriptorsFile, err)
 	}
+	files := make([]File, 0, 3)
+	for _, f := range []struct {
+		name string
+		f    *atomicfile.File
+	}{{DescriptorsFile, o.npy}, {ManifestFile, o.man}, {FailuresFile, o.fail}} {
+		if f.f == nil {
+			continue
+		}
+		// Read back what was written: the .npy header changed last.
+		d := newDigest()
+		if _, err := io.Copy(d, io.NewSectionReader(f.f, 0, math.MaxInt64)); err != nil {
+			return fmt.Errorf("describe: read back %s: %w", f.f.Name(), err)
+		}
+		files = append(files, d.file(f.name))
+	}
+	meta.Files = files
 	if err := os.Remove(filepath.Join(o.dir, MetaFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("describe: %w", err)
 	}
@@ -218,6 +247,7 @@ func (o *outputs) commit(meta *Meta) error {
 			return fmt.Errorf("describe: %w", err)
 		}
 	}
+	syncDir(o.dir) // the renames reach the disk before the marker
 	if err := atomicfile.WriteFile(filepath.Join(o.dir, MetaFile), meta.encode()); err != nil {
 		return fmt.Errorf("describe: %w", err)
 	}
@@ -239,5 +269,14 @@ func (o *outputs) abort() {
 	}
 	if o.created {
 		os.Remove(o.dir) // fails, harmlessly, when not empty
+	}
+}
+
+// syncDir flushes the entries of the folder dir to disk, where the system
+// allows it; errors are ignored, as some systems cannot sync folders.
+func syncDir(dir string) {
+	if f, err := os.Open(dir); err == nil {
+		f.Sync()
+		f.Close()
 	}
 }

@@ -26,7 +26,7 @@ type Matrices struct {
 
 // ReadMatrices reads the matrices at path: a describe output folder (its
 // descriptors.npy, checked against its manifest and meta.json as Read
-// does) or a .npy file of shape (n, d, d), float64, C order. It returns an
+// does, so that a torn folder is an error wrapping ErrTorn) or a .npy file of shape (n, d, d), float64, C order. It returns an
 // error naming the file for a missing or malformed file, another dtype or
 // shape, and for non-finite values (naming the matrix and entry). It does
 // not check that the matrices are SPD (spd.NewSetFromData does).
@@ -43,7 +43,7 @@ func ReadMatrices(path string) (*Matrices, error) {
 		}
 		m.Path, m.N, m.D, m.Data, m.Output = filepath.Join(path, DescriptorsFile), len(out.Rows), out.Meta.Dim, out.Data, out
 	} else {
-		info, data, err := readNPY(path)
+		info, data, err := readNPY(path, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -68,6 +68,9 @@ type QuickConfig struct {
 	// Tasks lists the tasks to keep (empty: all). Averages and bests keep
 	// the kept tasks they name.
 	Tasks []string `yaml:"tasks,omitempty" json:"tasks,omitempty"`
+	// Methods lists the methods to keep, by name (empty: all): a table's
+	// slow column (TSC on FERET) can be left out of the quick run.
+	Methods []string `yaml:"methods,omitempty" json:"methods,omitempty"`
 }
 
 // DataConfig says how images become descriptors.
@@ -498,6 +501,11 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 				return nil, fail([]any{"quick"}, "quick: no task %q", n)
 			}
 		}
+		for _, n := range q.Methods {
+			if !slices.ContainsFunc(c.Methods, func(m MethodSpec) bool { return m.Name == n }) {
+				return nil, fail([]any{"quick"}, "quick: no method %q", n)
+			}
+		}
 	}
 	if lists && c.Folds < 2 {
 		return nil, fail([]any{"folds"}, "folds = %d: parameter lists are chosen by cross-validation, which needs folds >= 2", c.Folds)
@@ -506,8 +514,8 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 }
 
 // Quick reduces the plan to its config's quick subset (the `quick:`
-// section): its repeats and tasks. It returns an error for an experiment
-// without one.
+// section): its repeats, tasks and methods. It returns an error for an
+// experiment without one.
 func (p *Plan) Quick() error {
 	q := p.Config.Quick
 	if q == nil {
@@ -515,6 +523,17 @@ func (p *Plan) Quick() error {
 	}
 	if q.Repeats > 0 {
 		p.Config.Repeats = q.Repeats
+	}
+	if len(q.Methods) > 0 {
+		var specs []MethodSpec
+		var methods []classify.Method
+		for i, m := range p.Config.Methods {
+			if slices.Contains(q.Methods, m.Name) {
+				specs = append(specs, m)
+				methods = append(methods, p.methods[i])
+			}
+		}
+		p.Config.Methods, p.methods = specs, methods
 	}
 	if len(q.Tasks) == 0 {
 		return nil

@@ -182,4 +182,17 @@ func TestQuick(t *testing.T) {
 	if _, err := Parse([]byte(strings.Replace(validYAML, "repeats: 3", "repeats: 3\nquick: {tasks: [nope]}", 1))); err == nil || !strings.Contains(err.Error(), `quick: no task "nope"`) {
 		t.Errorf("quick naming a missing task: %v", err)
 	}
+	if _, err := Parse([]byte(strings.Replace(validYAML, "repeats: 3", "repeats: 3\nquick: {methods: [nope]}", 1))); err == nil || !strings.Contains(err.Error(), `quick: no method "nope"`) {
+		t.Errorf("quick naming a missing method: %v", err)
+	}
+	two, err := Parse([]byte(strings.Replace(validYAML+"  - {name: nn, type: nn, metric: stein}\n", "repeats: 3", "repeats: 3\nquick: {methods: [nn]}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := two.Quick(); err != nil {
+		t.Fatal(err)
+	}
+	if len(two.methods) != 1 || len(two.Config.Methods) != 1 || two.Config.Methods[0].Name != "nn" {
+		t.Errorf("quick methods: kept %v", two.Config.Methods)
+	}
 }

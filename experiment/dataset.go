@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,6 +39,9 @@ func (e *engine) listData() ([]*classify.Data, error) {
 	}
 	if err := checkClasses(e.opts.DataRoot, dp.dataset, list); err != nil {
 		return nil, err
+	}
+	if s := list.Skipped.String(); s != "" {
+		e.log.Info("dataset listing skipped entries", "dataset", dp.dataset, "skipped", s)
 	}
 	byRel := make(map[string]datasets.Item, len(list.Items))
 	for _, it := range list.Items {
@@ -218,7 +223,10 @@ func datasetPath(root, spec string) (kind, path string) {
 }
 
 // descriptors returns the dataset's descriptors with the given options,
-// from the cache when possible.
+// from the cache when possible. A cache folder that is torn (its files
+// not the set its meta.json records), unreadable or holds non-finite
+// values is a miss: it is logged as a warning naming the folder and
+// recomputed.
 func (e *engine) descriptors(list *datasets.List, opts describe.Options) (*describe.Output, error) {
 	if e.opts.CacheDir == "" {
 		return describe.Collect(e.ctx, []*datasets.List{list}, opts)
@@ -228,19 +236,46 @@ func (e *engine) descriptors(list *datasets.List, opts describe.Options) (*descr
 		return nil, err
 	}
 	dir := filepath.Join(e.opts.CacheDir, "descriptors", key)
-	if ok, _ := describe.Current(dir, []*datasets.List{list}, opts); ok {
-		if out, err := describe.Read(dir); err == nil {
+	lists := []*datasets.List{list}
+	if ok, _ := describe.Current(dir, lists, opts); ok {
+		out, err := describe.Read(dir)
+		if err == nil {
+			err = finite(out)
+		}
+		if err == nil {
 			e.log.Info("descriptors read from cache", "dir", dir, "count", len(out.Rows))
 			return out, nil
 		}
+		e.log.Warn("descriptor cache unusable, recomputing it", "dir", dir, "err", err)
+	} else if _, err := describe.ReadMeta(dir); errors.Is(err, describe.ErrTorn) {
+		e.log.Warn("descriptor cache torn, recomputing it", "dir", dir, "err", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("descriptor cache: %w", err)
 	}
-	if _, err := describe.Describe(e.ctx, []*datasets.List{list}, dir, opts); err != nil {
+	if _, err := describe.Describe(e.ctx, lists, dir, opts); err != nil {
 		return nil, err
 	}
-	return describe.Read(dir)
+	out, err := describe.Read(dir)
+	if err == nil {
+		err = finite(out)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("descriptor cache %s (delete it to start afresh): %w", dir, err)
+	}
+	return out, nil
+}
+
+// finite returns an error naming the first descriptor of out with a
+// value that is NaN or infinite.
+func finite(out *describe.Output) error {
+	dd := out.Meta.Dim * out.Meta.Dim
+	for i, v := range out.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("descriptor %d holds %v", i/dd, v)
+		}
+	}
+	return nil
 }
 
 // cacheKey hashes everything that determines a dataset's descriptors.

@@ -1,14 +1,20 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/internal/imagetest"
 )
 
@@ -95,5 +101,109 @@ func TestUnknownDatasetKind(t *testing.T) {
 	_, err := openDataset(t.TempDir(), "folder:orl")
 	if err == nil || !strings.Contains(err.Error(), `unknown kind "folder"`) || !strings.Contains(err.Error(), "did you mean folders:?") {
 		t.Errorf("folder:orl: %v", err)
+	}
+}
+
+// TestDescriptorCacheRecovers checks that a descriptor cache folder that
+// holds NaN (with a meta.json that matches it) or is torn (files that do
+// not match its meta.json, as a killed run leaves them) is recomputed with
+// a warning naming the folder, instead of failing every run (issue 12).
+func TestDescriptorCacheRecovers(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeNoisePNGs(t, root, "two/cats/a.png", "two/cats/b.png", "two/dogs/a.png", "two/dogs/b.png")
+	cfg, err := Parse([]byte(`
+name: cache
+seed: 1
+repeats: 1
+data:
+  dataset: two
+  features: I,Ix,Iy
+tasks:
+  - name: t
+    split: {train_per_class: 1}
+methods:
+  - {name: nn-stein, type: nn, metric: stein}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() (string, error) {
+		var log bytes.Buffer
+		_, err := Run(context.Background(), cfg, Options{DataRoot: root, CacheDir: cache, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		return log.String(), err
+	}
+	if _, err := run(); err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(cache, "descriptors", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("cache folders %v", dirs)
+	}
+	dir := dirs[0]
+	npy := filepath.Join(dir, describe.DescriptorsFile)
+	for _, tc := range []struct {
+		name   string
+		reseal bool
+		want   string
+	}{
+		{"NaN", true, "descriptor cache unusable"},
+		{"torn", false, "descriptor cache torn"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := os.ReadFile(npy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			copy(b[len(b)-8:], []byte{1, 0, 0, 0, 0, 0, 0xf8, 0x7f}) // a NaN
+			if !tc.reseal {
+				b = b[:len(b)-8] // and a size that does not match
+			}
+			if err := os.WriteFile(npy, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.reseal {
+				resealMeta(t, dir)
+			}
+			log, err := run()
+			if err != nil {
+				t.Fatalf("run over a damaged cache: %v", err)
+			}
+			if !strings.Contains(log, tc.want) || !strings.Contains(log, dir) {
+				t.Errorf("log lacks a warning %q naming %s:\n%s", tc.want, dir, log)
+			}
+			if _, err := describe.Read(dir); err != nil {
+				t.Errorf("cache not recomputed: %v", err)
+			}
+		})
+	}
+}
+
+// resealMeta rewrites the file records of the describe folder dir's
+// meta.json to match its files.
+func resealMeta(t *testing.T, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, describe.MetaFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m["files"].([]any) {
+		f := f.(map[string]any)
+		data, err := os.ReadFile(filepath.Join(dir, f["name"].(string)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		f["size"], f["sha256"] = len(data), hex.EncodeToString(sum[:])
+	}
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

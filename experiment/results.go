@@ -290,7 +290,11 @@ func (r *Results) cells() map[[2]string]Result {
 	return cell
 }
 
-// ReadResults reads a results.json.
+// ReadResults reads a results.json written by Results.Write. It returns an
+// error naming path when the file cannot be read or parsed, or when it
+// holds no results or a result without its task and method: JSON that
+// parses but is not covpipe's (`{}`, say) is refused rather than
+// reported as an empty table.
 func ReadResults(path string) (*Results, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -300,7 +304,30 @@ func ReadResults(path string) (*Results, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if len(r.Results) == 0 {
+		return nil, fmt.Errorf("%s: no results: not a results.json written by covpipe run", path)
+	}
+	for i, x := range r.Results {
+		if x.Task == "" || x.Method == "" {
+			return nil, fmt.Errorf("%s: result %d has no task or method: not a results.json written by covpipe run", path, i)
+		}
+	}
 	return &r, nil
+}
+
+// Notes returns what the protocols had to adapt, once per task, as
+// "task: note" (a class with too few items for train_per_class, say, named
+// by its label), in the order of the results.
+func (r *Results) Notes() []string {
+	var out []string
+	for _, x := range r.Results {
+		for _, n := range x.Notes {
+			if s := x.Task + ": " + n; !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // Table renders accuracies as a Markdown table with one row per task and

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -251,5 +252,34 @@ func TestSpreadOf(t *testing.T) {
 	}
 	if spreadOf(nil) != nil {
 		t.Error("spreadOf(nil) != nil")
+	}
+}
+
+// TestReadResultsRefusesForeignJSON checks that JSON which parses but is
+// not a covpipe results.json is an error naming the file (issue 12).
+func TestReadResultsRefusesForeignJSON(t *testing.T) {
+	dir := t.TempDir()
+	for _, body := range []string{`{}`, `{"results": []}`, `{"results": [{}]}`, `{"results": [{"task": "a"}]}`} {
+		path := filepath.Join(dir, "results.json")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadResults(path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a results.json") {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}
+
+// TestResultsNotes checks that protocol notes come back once per task,
+// prefixed by the task, for the terminal.
+func TestResultsNotes(t *testing.T) {
+	r := &Results{Results: []Result{
+		{Task: "a", Method: "rsr", Notes: []string{`class "x" has 3 items: 2 for training`}},
+		{Task: "a", Method: "nn", Notes: []string{`class "x" has 3 items: 2 for training`}},
+		{Task: "b", Method: "rsr"},
+	}}
+	want := []string{`a: class "x" has 3 items: 2 for training`}
+	if got := r.Notes(); !slices.Equal(got, want) {
+		t.Errorf("Notes() = %q, want %q", got, want)
 	}
 }

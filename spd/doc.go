@@ -63,17 +63,52 @@
 //
 // # Errors and panics
 //
-// Bad data never panics. Every function that accepts a matrix, a set, a
-// parameter or a slice of matrices from a caller checks it and returns an
-// error wrapping one of the sentinel errors (ErrEmpty, ErrNotSquare,
-// ErrNotFinite, ErrNotSymmetric, ErrNotSPD, ErrDimension, ErrSigma,
-// ErrParameter), naming the offending argument or index: a nil matrix,
-// also a nil element of a slice, is ErrEmpty; a mat.Symmetric whose
-// SymmetricDim differs from its Dims is ErrNotSquare; a matrix size whose
-// square overflows is ErrDimension.
+// Bad data never panics: every exported function and method checks its
+// arguments and returns an error wrapping a sentinel, naming the argument
+// or index (badinput_test.go proves each row for every exported function
+// and method, and fails for one without cases):
+//
+//	ErrEmpty         nil or typed-nil matrix, empty (zero) matrix, nil slice element,
+//	                 nil or empty slice or Set, empty SteinMean idx
+//	ErrNotSquare     non-square mat.Matrix; mat.Symmetric whose SymmetricDim ≠ Dims
+//	ErrNotFinite     NaN or ±Inf entry; a result that would overflow (Exp, Pow,
+//	                 ExpMap, Geodesic, the ridges)
+//	ErrNotSymmetric  a mat.Matrix (not a mat.Symmetric) or a block of NewSetFromData
+//	                 asymmetric beyond DefaultSymmetryTol (ValidateTol: its tol)
+//	ErrNotSPD        not SPD enough (above)
+//	ErrDimension     sizes that differ (arguments, Sets, Workspace, dst, dst slice,
+//	                 NewSetFromData's length); a size above 46340; SteinKernel.Check(d < 1)
+//	ErrSigma         SteinKernel σ not finite and > 0, or outside Theorem 1's set
+//	                 without Pseudo
+//	ErrParameter     any other bad parameter: ridge eps, power p, geodesic t,
+//	                 tolerances (ValidateTol's tol < 0 or NaN, and those of the
+//	                 iterations), iteration cap, weights, K, Workers < 0 (KMeans),
+//	                 invalid Metric, SteinMean idx out of range, nil dst, nil or
+//	                 zero Workspace or Anchor, nil *Metric
+//	ErrNoConvergence iteration cap reached (KarcherMean, SteinMean): the last
+//	                 iterate is returned with it
+//
+// A mat.Symmetric argument is read as its upper triangle (At(i, j) for
+// i <= j); its lower triangle is never read. A general mat.Matrix (Validate,
+// ValidateTol, FromMatrix) stands for its symmetric part (A + Aᵀ)/2.
+// Matrix arguments must be SPD enough except the argument of Exp and
+// ExpTo and the tangent vector V of ExpMap (finite), VecTo's (finite), the
+// ridges' x (finite, of any sign), and Anchor.AIRM's Y, which skips the
+// test to stay cheap: it is refused (ErrNotSPD) only when a generalised
+// eigenvalue is not positive, so a singular Y may give a large distance.
+//
+// Calls that return no error: ValidSigma reports false for a bad σ or
+// d < 1; ValidSigmas(d < 1) is "sigma > 0"; VecLen is 0 for d outside
+// [1, 46340]; SteinKernel.FromDivergence is exp(−σ s) unchecked (NaN in,
+// NaN out); Anchor.Reset reports false for a nil or zero Anchor or a bad x
+// and leaves the anchor as it was; an invalid Metric's String is
+// "Metric(n)"; a nil *Set has Len 0, Dim 0 and Data nil, a nil *Workspace
+// Dim 0; GramOptions.Workers <= 0 means GOMAXPROCS, and a Workers beyond
+// the work allocates no more. The ridges leave x unchanged when they fail.
 //
 // As in gonum's mat, an index out of range is a programming error and
-// panics with a message naming the index: Set.At, Set.View, Set.LogDet and
-// Set.Subset with an index outside [0, Len()), and NewWorkspace with a
-// size below 1. Nothing else panics.
+// panics with a message naming it ("spd: Set index i out of range
+// [0, n)"): Set.At, Set.View, Set.LogDet and Set.Subset with an index
+// outside [0, Len()), also on a nil Set; and NewWorkspace panics with a
+// size outside [1, 46340]. Nothing else panics.
 package spd

@@ -222,9 +222,9 @@ func (w *Workspace) PowTo(dst *mat.SymDense, x mat.Symmetric, p float64) error {
 }
 
 func allocApply(x mat.Symmetric, fn eigenFunc, p float64) (*mat.SymDense, error) {
-	d, _ := dims(x)
-	if d == 0 {
-		return nil, fmt.Errorf("X: %w", ErrEmpty)
+	d, err := sizeOf("X", x)
+	if err != nil {
+		return nil, err
 	}
 	dst := mat.NewSymDense(d, nil)
 	if err := NewWorkspace(d).apply("X", dst, x, fn, p); err != nil {

@@ -33,18 +33,73 @@ func (w *Workspace) genEigen(x, y mat.Symmetric) error {
 }
 
 // whitenedEigen puts into w.vals the eigenvalues of U⁻ᵀ Y U⁻¹ for the
-// upper Cholesky factor u (row-major d×d) of X: those of X⁻¹Y. It returns
-// an error when they do not converge or are not all positive.
+// upper Cholesky factor u (row-major d×d) of X: those of X⁻¹Y, divided by
+// e^w.logShift. It returns an error when they do not converge, overflow or
+// are not all positive.
+//
+// When X⁻¹Y overflows or underflows (X and Y at far apart scales, such as
+// 1e-300·I and 1e300·I), it retries with X and Y scaled exactly by powers
+// of two to a largest entry of about 1, and w.logShift the log of the
+// factor; otherwise w.logShift is 0 and the results are those of the plain
+// computation, bit for bit.
 func (w *Workspace) whitenedEigen(u []float64, y mat.Symmetric) error {
+	w.logShift = 0
+	err := w.whiten(u, y, 0, 0)
+	if err == nil {
+		return nil
+	}
+	d := w.d
+	eu, ey := math.MinInt, math.MinInt // binary exponents of the largest entries
+	for i := range d {
+		for j := i; j < d; j++ {
+			if v := u[i*d+j]; v != 0 {
+				_, e := math.Frexp(v)
+				eu = max(eu, e)
+			}
+			if v := y.At(i, j); v != 0 {
+				_, e := math.Frexp(v)
+				ey = max(ey, e)
+			}
+		}
+	}
+	if eu == math.MinInt || ey == math.MinInt || (eu == 0 && ey == 0) {
+		return err
+	}
+	if err := w.whiten(u, y, eu, ey); err != nil {
+		return err
+	}
+	// X = 2^(2eu)·X', Y = 2^ey·Y', so λ(X⁻¹Y) = 2^(ey−2eu)·λ(X'⁻¹Y').
+	w.logShift = float64(ey-2*eu) * math.Ln2
+	return nil
+}
+
+// whiten puts into w.vals the eigenvalues of U'⁻ᵀ Y' U'⁻¹ for
+// U' = 2^−eu·U and Y' = 2^−ey·Y (w.c holds U' when eu != 0).
+func (w *Workspace) whiten(u []float64, y mat.Symmetric, eu, ey int) error {
 	d := w.d
 	loadFull(w.b, d, y)
+	if ey != 0 {
+		for i, v := range w.b {
+			w.b[i] = math.Ldexp(v, -ey)
+		}
+	}
+	if eu != 0 {
+		for i, v := range u {
+			w.c[i] = math.Ldexp(v, -eu)
+		}
+		u = w.c
+	}
 	t := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: u}
 	b := blas64.General{Rows: d, Cols: d, Stride: d, Data: w.b}
 	blas64.Trsm(blas.Left, blas.Trans, 1, t, b)
 	blas64.Trsm(blas.Right, blas.NoTrans, 1, t, b)
 	for i := range d {
-		for j := i + 1; j < d; j++ {
-			w.b[i*d+j] = 0.5 * (w.b[i*d+j] + w.b[j*d+i])
+		for j := i; j < d; j++ {
+			v := 0.5 * (w.b[i*d+j] + w.b[j*d+i])
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: the generalised eigenvalues of X and Y overflow", ErrNotFinite)
+			}
+			w.b[i*d+j] = v
 		}
 	}
 	if !lapack64.Syev(lapack.EVNone, blas64.Symmetric{N: d, Stride: d, Data: w.b, Uplo: blas.Upper}, w.vals, w.work, len(w.work)) {
@@ -56,11 +111,15 @@ func (w *Workspace) whitenedEigen(u []float64, y mat.Symmetric) error {
 	return nil
 }
 
-// sumLog2 returns sqrt(Σ log² λ) over w.vals.
+// genLog returns log λ for an eigenvalue l of w.vals left by
+// whitenedEigen.
+func (w *Workspace) genLog(l float64) float64 { return math.Log(l) + w.logShift }
+
+// sumLog2 returns sqrt(Σ log² λ) over the generalised eigenvalues.
 func (w *Workspace) sumLog2() float64 {
 	var s float64
 	for _, l := range w.vals {
-		v := math.Log(l)
+		v := w.genLog(l)
 		s += v * v
 	}
 	return math.Sqrt(s)
@@ -91,7 +150,7 @@ func (w *Workspace) Thompson(x, y mat.Symmetric) (float64, error) {
 	if err := w.genEigen(x, y); err != nil {
 		return 0, err
 	}
-	return math.Max(math.Abs(math.Log(w.vals[0])), math.Abs(math.Log(w.vals[w.d-1]))), nil
+	return math.Max(math.Abs(w.genLog(w.vals[0])), math.Abs(w.genLog(w.vals[w.d-1]))), nil
 }
 
 // AIRM returns the affine-invariant Riemannian distance; see Workspace.AIRM.
@@ -113,31 +172,42 @@ func Thompson(x, y mat.Symmetric) (float64, error) {
 }
 
 func pairWorkspace(x, y mat.Symmetric) (*Workspace, error) {
-	dx, _ := dims(x)
-	dy, _ := dims(y)
-	switch {
-	case dx == 0:
-		return nil, fmt.Errorf("X: %w", ErrEmpty)
-	case dy == 0:
-		return nil, fmt.Errorf("Y: %w", ErrEmpty)
-	case dx != dy:
+	dx, err := sizeOf("X", x)
+	if err != nil {
+		return nil, err
+	}
+	dy, err := sizeOf("Y", y)
+	if err != nil {
+		return nil, err
+	}
+	if dx != dy {
 		return nil, fmt.Errorf("%w: X is %d×%d, Y is %d×%d", ErrDimension, dx, dx, dy, dy)
 	}
 	return NewWorkspace(dx), nil
 }
 
 // VecLen returns the length d(d+1)/2 of the vectorisation of a d×d
-// symmetric matrix.
-func VecLen(d int) int { return d * (d + 1) / 2 }
+// symmetric matrix, and 0 for a d outside [1, 46340], the sizes of the
+// package's matrices.
+func VecLen(d int) int {
+	if d < 1 || d > maxSetDim {
+		return 0
+	}
+	return d * (d + 1) / 2
+}
 
 // VecTo writes the isometric half-vectorisation of the symmetric matrix X
 // into dst: the upper triangle row by row, diagonal entries as they are and
 // off-diagonal entries times √2, so that ‖vec(X) − vec(Y)‖₂ = ‖X − Y‖_F.
-// dst must have length VecLen(d).
+// dst must have length VecLen(d). X need not be positive definite, but
+// its entries must be finite. Only the upper triangle of X is read.
 func VecTo(dst []float64, x mat.Symmetric) error {
-	d, _ := dims(x)
-	if d == 0 {
-		return fmt.Errorf("X: %w", ErrEmpty)
+	d, err := sizeOf("X", x)
+	if err != nil {
+		return err
+	}
+	if !finite(x) {
+		return fmt.Errorf("X: %w", ErrNotFinite)
 	}
 	if len(dst) != VecLen(d) {
 		return fmt.Errorf("%w: destination length %d, want %d for %d×%d", ErrDimension, len(dst), VecLen(d), d, d)
@@ -159,6 +229,12 @@ func VecTo(dst []float64, x mat.Symmetric) error {
 // the log-Euclidean distance. dst must have length VecLen(d); tmp, if not
 // nil, is a d×d scratch matrix reused between calls.
 func (w *Workspace) LogVecTo(dst []float64, x mat.Symmetric, tmp *mat.SymDense) error {
+	if err := w.ready(); err != nil {
+		return err
+	}
+	if len(dst) != VecLen(w.d) {
+		return fmt.Errorf("%w: destination length %d, want %d for %d×%d", ErrDimension, len(dst), VecLen(w.d), w.d, w.d)
+	}
 	if tmp == nil {
 		tmp = mat.NewSymDense(w.d, nil)
 	}
@@ -238,13 +314,15 @@ func congruence(a, x mat.Symmetric) *mat.SymDense {
 	return symPart(&u)
 }
 
-// symPart returns (A + Aᵀ)/2 for a square matrix A.
+// symPart returns (A + Aᵀ)/2 for a square matrix A, and a copy of the
+// upper triangle of a mat.Symmetric.
 func symPart(a mat.Matrix) *mat.SymDense {
 	n, _ := a.Dims()
+	_, sym := a.(mat.Symmetric)
 	out := mat.NewSymDense(n, nil)
 	for i := range n {
 		for j := i; j < n; j++ {
-			out.SetSym(i, j, mean2(a.At(i, j), a.At(j, i)))
+			out.SetSym(i, j, symEntry(a, sym, i, j))
 		}
 	}
 	return out
@@ -271,14 +349,15 @@ func atBase(w *Workspace, pname string, p mat.Symmetric, inner string, v mat.Sym
 //
 //	Exp_P(V) = P^{1/2} exp(P^{−1/2} V P^{−1/2}) P^{1/2}.
 //
-// It returns an error wrapping ErrNotSPD for a bad P, ErrNotSymmetric or
-// ErrNotFinite for a bad V, ErrDimension for mismatched sizes.
+// It returns an error wrapping ErrNotSPD (or ErrNotFinite, ErrEmpty) for a
+// bad P, ErrNotFinite for a V with NaN or Inf entries or an exp that
+// overflows, ErrDimension for mismatched sizes.
 func ExpMap(p, v mat.Symmetric) (*mat.SymDense, error) {
 	w, err := basePoint(p, v)
 	if err != nil {
 		return nil, err
 	}
-	return atBase(w, "P", p, "P^{-1/2} V P^{-1/2}", v, fnExp, 0)
+	return atBase(w, "P", p, "P^{-1/2} V P^{-1/2}", symPart(v), fnExp, 0)
 }
 
 // LogMap returns the Riemannian logarithm map of the AIRM at P, the inverse
@@ -295,7 +374,7 @@ func LogMap(p, x mat.Symmetric) (*mat.SymDense, error) {
 	if err := checkSPD("X", x); err != nil {
 		return nil, err
 	}
-	return atBase(w, "P", p, "P^{-1/2} X P^{-1/2}", x, fnLog, 0)
+	return atBase(w, "P", p, "P^{-1/2} X P^{-1/2}", symPart(x), fnLog, 0)
 }
 
 // Geodesic returns the point γ(t) of the AIRM geodesic from X (t = 0) to Y
@@ -317,7 +396,7 @@ func Geodesic(x, y mat.Symmetric, t float64) (*mat.SymDense, error) {
 	if err := checkSPD("Y", y); err != nil {
 		return nil, err
 	}
-	return atBase(w, "X", x, "X^{-1/2} Y X^{-1/2}", y, fnPow, t)
+	return atBase(w, "X", x, "X^{-1/2} Y X^{-1/2}", symPart(y), fnPow, t)
 }
 
 // basePoint validates the base point p and the symmetric finite matrix v of
@@ -326,12 +405,9 @@ func basePoint(p, v mat.Symmetric) (*Workspace, error) {
 	if err := checkSPD("P", p); err != nil {
 		return nil, err
 	}
-	dv, cv := dims(v)
-	if dv == 0 {
-		return nil, fmt.Errorf("V: %w", ErrEmpty)
-	}
-	if dv != cv {
-		return nil, fmt.Errorf("V: %w: Dims %d×%d but SymmetricDim %d", ErrNotSquare, dv, dv, v.SymmetricDim())
+	dv, err := sizeOf("V", v)
+	if err != nil {
+		return nil, err
 	}
 	if !finite(v) {
 		return nil, fmt.Errorf("V: %w", ErrNotFinite)

@@ -89,7 +89,8 @@ func steinRows(data []float64, stride int, a, b *Set, upper bool, opts *GramOpti
 	if upper {
 		bname = "a"
 	}
-	bufs := make([][]float64, pool.Workers(opts.workers()))
+	// ForErr runs at most a.n workers: a huge Workers allocates no more.
+	bufs := make([][]float64, min(pool.Workers(opts.workers()), a.n))
 	return pool.ForErr(a.n, opts.workers(), func(w, i int) error {
 		if bufs[w] == nil {
 			bufs[w] = make([]float64, d*d)

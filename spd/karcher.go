@@ -54,7 +54,7 @@ func KarcherMean(xs []*mat.SymDense, opts *KarcherOptions) (*mat.SymDense, Karch
 		o.MaxIter = 100
 	}
 	var info KarcherInfo
-	if !(o.Tol > 0) || o.MaxIter < 0 {
+	if !(o.Tol > 0) || math.IsInf(o.Tol, 0) || o.MaxIter < 0 {
 		return nil, info, fmt.Errorf("%w: Karcher tolerance %v and iteration cap %d must be positive", ErrParameter, o.Tol, o.MaxIter)
 	}
 	if len(xs) == 0 {

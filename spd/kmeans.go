@@ -138,7 +138,7 @@ func kmeans(set *Set, o KMeansOptions, tr *kmeansTrace) (*KMeansResult, error) {
 		o.Tol = 1e-6
 	}
 	n, d, k := set.n, set.d, o.K
-	w := pool.Workers(o.Workers)
+	w := min(pool.Workers(o.Workers), n) // ForErr runs at most n workers (K <= n)
 	s := &kmeansState{
 		set: set, metric: o.Metric, k: k, d: d, workers: w,
 		cent:   make([]float64, k*d*d),
@@ -264,7 +264,7 @@ func (s *kmeansState) cost(w, i, c int) (float64, error) {
 	}
 	var v float64
 	for _, l := range ws.vals {
-		lg := math.Log(l)
+		lg := ws.genLog(l)
 		v += lg * lg
 	}
 	return v, nil

@@ -96,11 +96,16 @@ func (m Metric) MarshalText() ([]byte, error) {
 	return []byte(m.String()), nil
 }
 
-// UnmarshalText sets m from a name accepted by ParseMetric.
+// UnmarshalText sets m from a name accepted by ParseMetric. It returns the
+// error of ParseMetric, leaving m unchanged, for another name, and an
+// error wrapping ErrParameter for a nil m.
 func (m *Metric) UnmarshalText(text []byte) error {
 	v, err := ParseMetric(string(text))
 	if err != nil {
 		return err
+	}
+	if m == nil {
+		return fmt.Errorf("%w: UnmarshalText into a nil *Metric", ErrParameter)
 	}
 	*m = v
 	return nil

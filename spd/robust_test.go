@@ -220,3 +220,40 @@ func TestSetIndexPanics(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneralisedEigenScale checks that the AIRM and Thompson distances of
+// SPD matrices at far apart scales, whose X⁻¹Y overflows float64 although
+// its logarithm does not, are right, and that a pair whose generalised
+// eigenvalues themselves overflow is ErrNotFinite, not ErrNotSPD.
+func TestGeneralisedEigenScale(t *testing.T) {
+	for _, tc := range []struct {
+		x, y *mat.SymDense
+		lam  float64 // log of the double generalised eigenvalue
+	}{
+		{diag(1e-300, 1e-300), diag(1e300, 1e300), 600 * math.Ln10},
+		{diag(1e300, 1e300), diag(1e-300, 1e-300), -600 * math.Ln10},
+		{diag(1e-310, 1e-310), diag(1e308, 1e308), 618 * math.Ln10},
+	} {
+		airm, err := AIRM(tc.x, tc.y)
+		if err != nil {
+			t.Fatalf("AIRM: %v", err)
+		}
+		assertClose(t, "AIRM", airm, math.Sqrt2*math.Abs(tc.lam), 1e-12)
+		th, err := Thompson(tc.x, tc.y)
+		if err != nil {
+			t.Fatalf("Thompson: %v", err)
+		}
+		assertClose(t, "Thompson", th, math.Abs(tc.lam), 1e-12)
+		a, err := NewAnchor(tc.x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := a.AIRM(tc.y)
+		if err != nil || got != airm {
+			t.Errorf("Anchor.AIRM = %v, %v, want %v", got, err, airm)
+		}
+	}
+	if _, err := AIRM(diag(1e300, 1e-300), diag(1e-300, 1e300)); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("eigenvalues 1e±600: %v, want ErrNotFinite", err)
+	}
+}

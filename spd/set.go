@@ -108,15 +108,28 @@ func newSet(d int, data []float64) (*Set, error) {
 	return s, nil
 }
 
-// Len returns the number of matrices.
-func (s *Set) Len() int { return s.n }
+// Len returns the number of matrices, 0 for a nil Set.
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	return s.n
+}
 
-// Dim returns the matrix size d.
-func (s *Set) Dim() int { return s.d }
+// Dim returns the matrix size d, 0 for a nil Set.
+func (s *Set) Dim() int {
+	if s == nil {
+		return 0
+	}
+	return s.d
+}
 
 // LogDet returns the cached log det of matrix i. It panics if i is out of
 // range [0, Len()), like slice indexing: a programming error, not bad data.
-func (s *Set) LogDet(i int) float64 { return s.logdet[i] }
+func (s *Set) LogDet(i int) float64 {
+	s.index(i)
+	return s.logdet[i]
+}
 
 // View returns matrix i as a *mat.SymDense sharing the Set's storage. It
 // must not be modified; use At for a copy. It panics if i is out of range,
@@ -130,13 +143,26 @@ func (s *Set) At(i int) *mat.SymDense {
 }
 
 // Data returns the Set's storage: Len() row-major d×d blocks, the layout of
-// a NumPy array of shape (n, d, d). It must not be modified.
-func (s *Set) Data() []float64 { return s.data }
+// a NumPy array of shape (n, d, d), nil for a nil Set. It must not be
+// modified.
+func (s *Set) Data() []float64 {
+	if s == nil {
+		return nil
+	}
+	return s.data
+}
 
 // Subset returns a new Set holding the matrices at the given indices, in
 // that order, with their cached log-determinants. It panics on an index out
-// of range, like slice indexing.
+// of range, like slice indexing. An empty idx gives an empty Set (Len 0),
+// which the functions taking a Set refuse with ErrEmpty.
 func (s *Set) Subset(idx []int) *Set {
+	for _, i := range idx {
+		s.index(i)
+	}
+	if s == nil {
+		return &Set{}
+	}
 	dd := s.d * s.d
 	out := &Set{d: s.d, n: len(idx), data: make([]float64, len(idx)*dd), logdet: make([]float64, len(idx))}
 	for k, i := range idx {
@@ -146,10 +172,16 @@ func (s *Set) Subset(idx []int) *Set {
 	return out
 }
 
-func (s *Set) block(i int) []float64 {
-	if uint(i) >= uint(s.n) {
-		panic(fmt.Sprintf("spd: Set index %d out of range [0, %d)", i, s.n))
+// index panics with a message naming i when it is out of range
+// [0, s.Len()).
+func (s *Set) index(i int) {
+	if n := s.Len(); uint(i) >= uint(n) {
+		panic(fmt.Sprintf("spd: Set index %d out of range [0, %d)", i, n))
 	}
+}
+
+func (s *Set) block(i int) []float64 {
+	s.index(i)
 	dd := s.d * s.d
 	return s.data[i*dd : (i+1)*dd]
 }

@@ -40,9 +40,9 @@ func (w *Workspace) Stein(x, y mat.Symmetric) (float64, error) {
 // Stein returns the symmetric Stein divergence S(X, Y) of Eqn. 3; see
 // Workspace.Stein.
 func Stein(x, y mat.Symmetric) (float64, error) {
-	d, _ := dims(x)
-	if d == 0 {
-		return 0, fmt.Errorf("X: %w", ErrEmpty)
+	d, err := sizeOf("X", x)
+	if err != nil {
+		return 0, err
 	}
 	return NewWorkspace(d).Stein(x, y)
 }
@@ -123,9 +123,9 @@ func ValidSigmas(d int) string {
 // ErrSigma for an invalid σ (see Check) and the errors of Stein for bad
 // matrices.
 func (k SteinKernel) Eval(x, y mat.Symmetric) (float64, error) {
-	d, _ := dims(x)
-	if d == 0 {
-		return 0, fmt.Errorf("X: %w", ErrEmpty)
+	d, err := sizeOf("X", x)
+	if err != nil {
+		return 0, err
 	}
 	if err := k.Check(d); err != nil {
 		return 0, err

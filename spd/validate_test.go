@@ -135,7 +135,26 @@ func FuzzValidate(f *testing.F) {
 		if d > 0 {
 			a = mat.NewDense(d, d, vals)
 		}
-		if err := Validate(a); err != nil {
+		verr := Validate(a)
+		// Every consumer agrees with Validate (issue 12): on the symmetric
+		// part, it accepts what Validate accepts and refuses with the same
+		// sentinel what Validate refuses as not finite or not SPD.
+		if d > 0 && (verr == nil || errors.Is(verr, ErrNotSPD) || errors.Is(verr, ErrNotFinite)) {
+			for name, err := range consumers(symPart(a)) {
+				if name == "gonum Cholesky" {
+					continue
+				}
+				switch {
+				case verr == nil && err != nil:
+					t.Fatalf("Validate accepted but %s: %v", name, err)
+				case verr != nil && !errors.Is(err, ErrNotSPD) && !errors.Is(err, ErrNotFinite):
+					t.Fatalf("Validate: %v, but %s: %v", verr, name, err)
+				case verr != nil && errors.Is(verr, ErrNotSPD) != errors.Is(err, ErrNotSPD):
+					t.Fatalf("Validate: %v, but %s: %v", verr, name, err)
+				}
+			}
+		}
+		if verr != nil {
 			return
 		}
 		s, err := FromMatrix(a)

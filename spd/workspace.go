@@ -22,15 +22,19 @@ type Workspace struct {
 	c     []float64 // third operand / product scratch, row-major d×d
 	vals  []float64 // eigenvalues, ascending, of 2^−scale·X
 	scale int       // binary exponent that vals are scaled by
-	fv    []float64 // function of the eigenvalues
-	work  []float64 // LAPACK workspace
+	// logShift is log of the factor that whitenedEigen's generalised
+	// eigenvalues in vals are to be multiplied by.
+	logShift float64
+	fv       []float64 // function of the eigenvalues
+	work     []float64 // LAPACK workspace
 }
 
-// NewWorkspace returns a workspace for d×d matrices. It panics if d < 1,
-// which is a programming error rather than bad data.
+// NewWorkspace returns a workspace for d×d matrices. It panics if d is
+// out of range [1, 46340] (d·d must not overflow a 32-bit int), which is a
+// programming error rather than bad data.
 func NewWorkspace(d int) *Workspace {
-	if d < 1 {
-		panic(fmt.Sprintf("spd: NewWorkspace(%d): dimension must be >= 1", d))
+	if d < 1 || d > maxSetDim {
+		panic(fmt.Sprintf("spd: NewWorkspace(%d): dimension out of range [1, %d]", d, maxSetDim))
 	}
 	w := &Workspace{
 		d:    d,
@@ -46,11 +50,29 @@ func NewWorkspace(d int) *Workspace {
 	return w
 }
 
-// Dim returns the matrix size d the workspace was made for.
-func (w *Workspace) Dim() int { return w.d }
+// Dim returns the matrix size d the workspace was made for, 0 for a nil or
+// zero Workspace.
+func (w *Workspace) Dim() int {
+	if w == nil {
+		return 0
+	}
+	return w.d
+}
+
+// ready reports an error wrapping ErrParameter for a nil Workspace or one
+// not made by NewWorkspace.
+func (w *Workspace) ready() error {
+	if w == nil || w.d < 1 || len(w.work) == 0 {
+		return fmt.Errorf("%w: nil or zero Workspace (use NewWorkspace)", ErrParameter)
+	}
+	return nil
+}
 
 // check verifies that x is a non-empty d×d matrix for this workspace.
 func (w *Workspace) check(name string, x mat.Matrix) error {
+	if err := w.ready(); err != nil {
+		return err
+	}
 	r, c := dims(x)
 	switch {
 	case r == 0 || c == 0:
@@ -83,7 +105,8 @@ func loadUpperTo(dst []float64, d int, x mat.Matrix) {
 	}
 }
 
-// loadFull copies the whole of x into dst (row-major d×d).
+// loadFull copies the symmetric matrix x into dst (row-major d×d): its
+// upper triangle, mirrored.
 func loadFull(dst []float64, d int, x mat.Matrix) {
 	if rs, ok := x.(mat.RawSymmetricer); ok {
 		raw := rs.RawSymmetric()
@@ -99,8 +122,10 @@ func loadFull(dst []float64, d int, x mat.Matrix) {
 		}
 	}
 	for i := range d {
-		for j := range d {
-			dst[i*d+j] = x.At(i, j)
+		for j := i; j < d; j++ {
+			v := x.At(i, j)
+			dst[i*d+j] = v
+			dst[j*d+i] = v
 		}
 	}
 }
@@ -234,23 +259,9 @@ func notSPDEnough(d int) string {
 
 // LogDet returns log det X by Cholesky factorisation; see Workspace.LogDet.
 func LogDet(x mat.Symmetric) (float64, error) {
-	d, _ := dims(x)
-	if d == 0 {
-		return 0, fmt.Errorf("X: %w", ErrEmpty)
+	d, err := sizeOf("X", x)
+	if err != nil {
+		return 0, err
 	}
 	return NewWorkspace(d).LogDet(x)
-}
-
-// finite reports whether every entry of x is finite.
-func finite(x mat.Matrix) bool {
-	r, c := x.Dims()
-	for i := range r {
-		for j := range c {
-			v := x.At(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return false
-			}
-		}
-	}
-	return true
 }

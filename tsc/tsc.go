@@ -135,7 +135,9 @@ type Workspace struct {
 	trQ     []float64 // tr R⁻¹Â_i
 	g, y    []float64 // gradient; Newton system solution
 	dx, xt  []float64 // step; trial point
-	h       []float64 // Newton matrix, N×N
+	h       []float64 // Newton matrix: N×N, or 2m×2m when N > 2m
+	tau     []float64 // Householder scales of the QR of Ũ (N > 2m)
+	work    []float64 // LAPACK scratch
 	v       []float64 // length 2m
 	acc     []float64 // the classes' reconstructions, k×d×d
 }
@@ -144,7 +146,7 @@ type Workspace struct {
 func (c *Coder) NewWorkspace() *Workspace {
 	d, n := c.d, c.n
 	m := d * (d + 1) / 2
-	return &Workspace{
+	ws := &Workspace{
 		d: d, n: n, m: m,
 		ls: make([]float64, d*d), b: make([]float64, n*d*d), bu: make([]float64, n*m), cost: make([]float64, n),
 		lm: make([]float64, d*d), lr: make([]float64, d*d), linv: make([]float64, d*d), mu: make([]float64, m), dmu: make([]float64, m),
@@ -152,8 +154,20 @@ func (c *Coder) NewWorkspace() *Workspace {
 		u: make([]float64, n*2*m), us: make([]float64, n*2*m),
 		trP: make([]float64, n), trQ: make([]float64, n),
 		g: make([]float64, n), y: make([]float64, n), dx: make([]float64, n), xt: make([]float64, n),
-		h: make([]float64, n*n), v: make([]float64, 2*m),
+		v: make([]float64, 2*m),
 	}
+	if k := 2 * m; n > k {
+		ws.h, ws.tau = make([]float64, k*k), make([]float64, k)
+		u := blas64.General{Rows: n, Cols: k, Stride: k, Data: ws.us}
+		var q [1]float64
+		lapack64.Geqrf(u, ws.tau, q[:], -1)
+		lw := max(int(q[0]), k)
+		lapack64.Ormqr(blas.Left, blas.Trans, u, ws.tau, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: ws.y}, q[:], -1)
+		ws.work = make([]float64, max(lw, int(q[0])))
+	} else {
+		ws.h = make([]float64, n*n)
+	}
+	return ws
 }
 
 // Code returns the tensor sparse code x of the query and its certificate;
@@ -463,27 +477,62 @@ func (c *Coder) factor(mu []float64, ws *Workspace) (ldm, ldr float64, ok bool) 
 }
 
 // solve overwrites ws.y, holding the right-hand side r, with
-// (I + ŨŨᵀ)⁻¹ r, Ũ = ws.us, by Cholesky factorisation. It reports false
+// (I + ŨŨᵀ)⁻¹ r, Ũ = ws.us (N×2m), overwriting ws.us. It reports false
 // when the matrix cannot be factorised (only in round-off disasters: it is
-// >= I). The Woodbury identity, through the 2m×2m matrix I + ŨᵀŨ, would be
-// cheaper for N > 2m, but it subtracts nearly equal vectors once t is
-// large and stalls the method short of the tolerance.
+// >= I).
+//
+// For N <= 2m it factorises the N×N matrix. For N > 2m it factorises
+// Ũ = QR by Householder reflections instead: I + ŨŨᵀ = Q(I + R̃R̃ᵀ)Qᵀ
+// with R̃ = [R; 0], so only the leading 2m entries of Qᵀr meet the
+// 2m×2m matrix I + RRᵀ and the rest pass unchanged. That costs O(N·m²)
+// rather than O(N³), and unlike the Woodbury identity
+// r − Ũ(I + ŨᵀŨ)⁻¹Ũᵀr, which subtracts nearly equal vectors once t is
+// large and stalls the method short of the tolerance, it is backward
+// stable: the solution is as accurate as the N×N factorisation's.
 func (c *Coder) solve(ws *Workspace) bool {
 	n, k := ws.n, 2*ws.m
 	u := blas64.General{Rows: n, Cols: k, Stride: k, Data: ws.us}
-	h := blas64.Symmetric{N: n, Stride: n, Data: ws.h[:n*n], Uplo: blas.Upper}
-	for i := range n {
-		for j := i; j < n; j++ {
-			h.Data[i*n+j] = 0
+	if n <= k {
+		h := blas64.Symmetric{N: n, Stride: n, Data: ws.h[:n*n], Uplo: blas.Upper}
+		for i := range n {
+			for j := i; j < n; j++ {
+				h.Data[i*n+j] = 0
+			}
+			h.Data[i*n+i] = 1
 		}
-		h.Data[i*n+i] = 1
+		blas64.Syrk(blas.NoTrans, 1, u, 1, h)
+		f, ok := lapack64.Potrf(h)
+		if !ok {
+			return false
+		}
+		lapack64.Potrs(f, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: ws.y})
+		return true
 	}
-	blas64.Syrk(blas.NoTrans, 1, u, 1, h)
+	lapack64.Geqrf(u, ws.tau, ws.work, len(ws.work))
+	y := blas64.General{Rows: n, Cols: 1, Stride: 1, Data: ws.y}
+	lapack64.Ormqr(blas.Left, blas.Trans, u, ws.tau, y, ws.work, len(ws.work))
+	// I + RRᵀ, upper triangle: R_il is zero for l < i.
+	for i := range k {
+		ri := u.Data[i*k : (i+1)*k]
+		for j := i; j < k; j++ {
+			rj := u.Data[j*k : (j+1)*k]
+			var s float64
+			for l := j; l < k; l++ {
+				s += ri[l] * rj[l]
+			}
+			if i == j {
+				s++
+			}
+			ws.h[i*k+j] = s
+		}
+	}
+	h := blas64.Symmetric{N: k, Stride: k, Data: ws.h, Uplo: blas.Upper}
 	f, ok := lapack64.Potrf(h)
 	if !ok {
 		return false
 	}
-	lapack64.Potrs(f, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: ws.y})
+	lapack64.Potrs(f, blas64.General{Rows: k, Cols: 1, Stride: 1, Data: ws.y[:k]})
+	lapack64.Ormqr(blas.Left, blas.NoTrans, u, ws.tau, y, ws.work, len(ws.work))
 	return true
 }
 

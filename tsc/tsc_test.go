@@ -517,3 +517,78 @@ func TestErrors(t *testing.T) {
 		t.Error("class index out of range accepted")
 	}
 }
+
+// TestSolvePaths checks the Newton solve on both of its paths, the N×N
+// factorisation (N <= 2m) and the QR of Ũ (N > 2m): against gonum's dense
+// Cholesky solve of I + ŨŨᵀ when Ũ's columns span two orders of
+// magnitude, and by a backward-stable residual when they span eight, as
+// large t makes them (there the reference is no more accurate than the
+// code under test).
+func TestSolvePaths(t *testing.T) {
+	const d = 3 // 2m = 12
+	for _, tc := range []struct {
+		n      int
+		spread int // Ũ's columns are scaled by up to 10^spread
+	}{{5, 2}, {12, 2}, {13, 2}, {50, 2}, {5, 8}, {13, 8}, {50, 8}, {200, 8}} {
+		n := tc.n
+		rng := rand.New(rand.NewPCG(uint64(n), 5))
+		var atoms []*mat.SymDense
+		for range n {
+			atoms = append(atoms, randSPD(rng, d))
+		}
+		set, err := spd.NewSet(atoms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewCoder(set, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := c.NewWorkspace()
+		k := 2 * ws.m
+		u := mat.NewDense(n, k, nil)
+		for i := range n {
+			for j := range k {
+				u.Set(i, j, rng.NormFloat64()*math.Pow(10, float64(j%(tc.spread+1))))
+			}
+		}
+		r := make([]float64, n)
+		for i := range r {
+			r[i] = rng.NormFloat64()
+		}
+		copy(ws.us, u.RawMatrix().Data)
+		copy(ws.y, r)
+		if !c.solve(ws) {
+			t.Fatalf("N=%d: solve failed", n)
+		}
+		var a mat.SymDense
+		a.SymOuterK(1, u)
+		for i := range n {
+			a.SetSym(i, i, a.At(i, i)+1)
+		}
+		if tc.spread > 2 {
+			// ‖(I + ŨŨᵀ)y − r‖ within a small multiple of ε‖I + ŨŨᵀ‖‖y‖.
+			var res mat.VecDense
+			y := mat.NewVecDense(n, ws.y)
+			res.MulVec(&a, y)
+			res.SubVec(&res, mat.NewVecDense(n, r))
+			if bound := 1e3 * 0x1p-52 * mat.Norm(&a, 2) * mat.Norm(y, 2); mat.Norm(&res, 2) > bound {
+				t.Errorf("N=%d spread 1e%d: residual %g > %g", n, tc.spread, mat.Norm(&res, 2), bound)
+			}
+			continue
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(&a) {
+			t.Fatalf("N=%d: reference factorisation failed", n)
+		}
+		var want mat.VecDense
+		if err := ch.SolveVecTo(&want, mat.NewVecDense(n, r)); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if math.Abs(ws.y[i]-want.AtVec(i)) > 1e-8*(1+math.Abs(want.AtVec(i))) {
+				t.Errorf("N=%d: y[%d] = %v, want %v", n, i, ws.y[i], want.AtVec(i))
+			}
+		}
+	}
+}

@@ -42,7 +42,8 @@ func describeCommand() *cli.Command {
 			&cli.StringFlag{Name: "ridge-kind", Value: covariance.TraceRidge.String(), Usage: "`KIND` of ridge: trace-ridge (C + EPS·tr(C)/d·I), diag-ridge (C + EPS·diag C, equivariant to feature units: use it when features of very different scales are mixed, such as x,y with intensities) or ridge (C + EPS·I)"},
 			&cli.IntFlag{Name: "workers", Usage: "number `N` of images processed at once (0: all cores); the output does not depend on it"},
 			&cli.StringFlag{Name: "shard", Usage: "describe only part `I/N` (0 <= I < N) of the images"},
-			&cli.BoolFlag{Name: "skip-bad", Usage: "list failing images in failures.csv and go on, instead of stopping at the first"},
+			&cli.BoolFlag{Name: "skip-bad", Usage: "list failing images in failures.csv and go on, instead of stopping at the first (a run where every image fails is still an error)"},
+			&cli.StringFlag{Name: "max-memory", Value: "4GiB", Usage: "bound `BYTES` (e.g. 8GiB, 512MiB) on the float64 planes of the images in progress, estimated from each file's header: images over it fail, the others wait for room"},
 		},
 		OnUsageError: usageError("describe"),
 		Action: func(c *cli.Context) error {
@@ -73,6 +74,13 @@ func describeCommand() *cli.Command {
 			n := meta.Counts
 			fmt.Fprintf(c.App.Writer, "described %d images: %d descriptors of %dx%d in %s (%.1f s, %.0f images/s)\n",
 				n.Described, n.Descriptors, meta.Dim, meta.Dim, filepath.Join(out, describe.DescriptorsFile), secs, float64(n.Images)/secs)
+			var skipped datasets.Skipped
+			for _, in := range meta.Inputs {
+				skipped = skipped.Add(in.Skipped)
+			}
+			if s := skipped.String(); s != "" {
+				fmt.Fprintf(c.App.Writer, "skipped %s while listing the inputs (counted in %s)\n", s, filepath.Join(out, describe.MetaFile))
+			}
 			if meta.SkipBad {
 				fmt.Fprintf(c.App.Writer, "%d images failed, listed in %s\n", n.Failed, filepath.Join(out, describe.FailuresFile))
 			}
@@ -117,6 +125,9 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 	// covariance.DefaultEps; --ridge 0 is none.
 	if o.Reg, err = covariance.NewRegularization(c.String("ridge-kind"), c.Float64("ridge")); err != nil {
 		return o, fmt.Errorf("describe: --ridge %v --ridge-kind %s: %w", c.Float64("ridge"), c.String("ridge-kind"), err)
+	}
+	if o.MaxMemory, err = describe.ParseMemory(c.String("max-memory")); err != nil {
+		return o, fmt.Errorf("describe: --max-memory: %w", err)
 	}
 	if c.Int("workers") < 0 {
 		return o, fmt.Errorf("describe: --workers %d, want >= 0 (0: all cores)", c.Int("workers"))

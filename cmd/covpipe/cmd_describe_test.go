@@ -177,6 +177,9 @@ func TestDescribeCommandErrors(t *testing.T) {
 		{[]string{"describe", src, "--out", out, "--ridge-kind", "bogus"}, `--ridge-kind bogus: covariance: unknown regularisation kind "bogus"`},
 		{[]string{"describe", src, "--out", out, "--ridge-kind", "none"}, "--ridge-kind none: covariance: ridge kind none with strength 0.0001: give strength 0 for none"},
 		{[]string{"describe", src, "--out", out, "--shard", "2/2"}, `--shard: describe: invalid shard: "2/2"`},
+		{[]string{"describe", src, "--out", out, "--max-memory", "lots"}, `--max-memory: memory "lots"`},
+		{[]string{"describe", src, "--out", out, "--max-memory", "1KiB"}, "over the memory limit of 1.0 KiB: raise it with --max-memory"},
+		{[]string{"describe", bad, "--out", out, "--max-memory", "1KiB", "--skip-bad"}, "all 3 images failed, so no output was written"},
 		{[]string{"describe", filepath.Join(src, "nope"), "--out", out}, "nope"},
 		{[]string{"describe", bad, "--out", out}, "load " + filepath.Join(bad, "p1", "z.png")},
 		{[]string{"describe", mixed, "--out", out}, "image " + filepath.Join(mixed, "a.png") + " lies directly in the folder, but class folder " + filepath.Join(mixed, "p1")},
@@ -263,6 +266,59 @@ func TestDescribeHelp(t *testing.T) {
 		stdout, _, err := runCLI(t, cmd, "--help")
 		if err != nil || !strings.Contains(stdout, "--out") || !strings.Contains(stdout, "shard") {
 			t.Errorf("%s --help: %q, %v", cmd, stdout, err)
+		}
+	}
+}
+
+// TestDescribeNotes checks the terminal note on the entries that listing
+// skipped, and that --max-memory sends an image over it to failures.csv
+// with --skip-bad (issue 12).
+func TestDescribeNotes(t *testing.T) {
+	src := imageFolder(t, 2)
+	os.WriteFile(filepath.Join(src, "p1", "notes.txt"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(src, "README"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(src, ".DS_Store"), []byte("x"), 0o644)
+	os.Mkdir(filepath.Join(src, "empty"), 0o755)
+	imagetest.Write(t, filepath.Join(src, "p2", "zbig.png"), imagetest.NoiseNRGBA(rand.New(rand.NewPCG(9, 9)), 64, 64))
+	out := filepath.Join(t.TempDir(), "out")
+	// 16×24 images take 16·24·6·8 = 18432 bytes, 64×64 ones 196608.
+	stdout, stderr, err := runCLI(t, "describe", src, "--out", out, "--skip-bad", "--max-memory", "100000")
+	if err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "skipped 2 non-image files, 1 empty class folder while listing the inputs") || !strings.Contains(stdout, "1 images failed") {
+		t.Errorf("stdout: %q", stdout)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, describe.FailuresFile))
+	if !strings.Contains(string(b), "p2/zbig.png,") || !strings.Contains(string(b), "64x64") {
+		t.Errorf("failures.csv:\n%s", b)
+	}
+}
+
+// TestTornInputs checks that learn and encode refuse a describe folder
+// whose files are not one set, asking to rerun describe (issue 12).
+func TestTornInputs(t *testing.T) {
+	src := imageFolder(t, 3)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, run := range []struct{ out, ridge string }{{a, "0.001"}, {b, "0.01"}} {
+		if _, stderr, err := runCLI(t, "describe", src, "--out", run.out, "--ridge", run.ridge); err != nil {
+			t.Fatalf("describe: %v\n%s", err, stderr)
+		}
+	}
+	dict := filepath.Join(dir, "dict")
+	if _, stderr, err := runCLI(t, "learn", "--atoms", "2", "--iters", "1", "--out", dict, a); err != nil {
+		t.Fatalf("learn: %v\n%s", err, stderr)
+	}
+	// A run killed between its renames: b's descriptors beside a's meta.
+	data, _ := os.ReadFile(filepath.Join(b, describe.DescriptorsFile))
+	os.WriteFile(filepath.Join(a, describe.DescriptorsFile), data, 0o644)
+	for _, args := range [][]string{
+		{"learn", "--atoms", "2", "--out", filepath.Join(dir, "d2"), a},
+		{"encode", "--dict", dict, "--out", filepath.Join(dir, "codes"), a},
+	} {
+		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), "torn output") || !strings.Contains(err.Error(), "rerun covpipe describe") {
+			t.Errorf("%s of a torn folder: %v", args[0], err)
 		}
 	}
 }

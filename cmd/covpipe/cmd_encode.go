@@ -55,7 +55,7 @@ func encodeCommand() *cli.Command {
 				return errors.New("encode: want one DESCRIPTORS folder or .npy file (see covpipe encode --help)")
 			}
 			input := c.Args().First()
-			queries, err := readSPD(input)
+			queries, inputMeta, err := readSPD(input)
 			if err != nil {
 				return fmt.Errorf("encode: %w", err)
 			}
@@ -69,7 +69,7 @@ func encodeCommand() *cli.Command {
 					}
 				}
 			}
-			atoms, err := readSPD(atomsFile)
+			atoms, _, err := readSPD(atomsFile)
 			if err != nil {
 				return fmt.Errorf("encode: dictionary: %w", err)
 			}
@@ -109,9 +109,14 @@ func encodeCommand() *cli.Command {
 			if err := describe.WriteNPY(filepath.Join(out, codesFile), []int{n, natoms}, codes.RawMatrix().Data); err != nil {
 				return fmt.Errorf("encode: %w", err)
 			}
-			if st, err := os.Stat(input); err == nil && st.IsDir() {
+			if inputMeta != nil {
 				b, err := os.ReadFile(filepath.Join(input, describe.ManifestFile))
 				if err != nil {
+					return fmt.Errorf("encode: %w", err)
+				}
+				// The manifest read again must be the one read with the
+				// descriptors, not one a describe wrote since.
+				if err := inputMeta.CheckFile(input, describe.ManifestFile, b); err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
 				if err := atomicfile.WriteFile(filepath.Join(out, describe.ManifestFile), b); err != nil {

@@ -89,7 +89,7 @@ func learnCommand() *cli.Command {
 				return fmt.Errorf("learn: --atoms %d: want the dictionary size N >= 1", c.Int("atoms"))
 			}
 			input := c.Args().First()
-			set, err := readSPD(input)
+			set, _, err := readSPD(input)
 			if err != nil {
 				return fmt.Errorf("learn: %w", err)
 			}
@@ -167,17 +167,22 @@ func firstJ(d *rsr.Dictionary) float64 {
 }
 
 // readSPD reads a describe folder or (n, d, d) .npy file and checks that
-// every matrix is SPD; errors name the file and the matrix.
-func readSPD(path string) (*spd.Set, error) {
+// every matrix is SPD; errors name the file and the matrix. It also
+// returns the folder's meta, nil for a .npy file. A torn describe folder
+// is an error (describe.ErrTorn) asking to rerun describe.
+func readSPD(path string) (*spd.Set, *describe.Meta, error) {
 	m, err := describe.ReadMatrices(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	set, err := spd.NewSetFromData(m.D, m.Data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.Path, err)
+		return nil, nil, fmt.Errorf("%s: %w", m.Path, err)
 	}
-	return set, nil
+	if m.Output == nil {
+		return set, nil, nil
+	}
+	return set, &m.Output.Meta, nil
 }
 
 // lassoFlags reads --lambda and --lambda-ratio: one of them, the ratio 0.1

@@ -99,6 +99,9 @@ func runCommand() *cli.Command {
 			}
 			fmt.Fprintf(c.App.Writer, "%s: accuracy %% (mean ± std over %d repeats)\n\n%s\nwall time %.1f s; results in %s\n",
 				res.Name, res.Repeats, res.Table(), res.Seconds, filepath.Join(out, "results.json"))
+			for _, n := range res.Notes() {
+				fmt.Fprintf(c.App.Writer, "note: %s\n", n)
+			}
 			for _, w := range res.Warnings() {
 				fmt.Fprintf(c.App.Writer, "warning: %s\n", w)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -12,12 +13,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/internal/imagetest"
 )
 
 // TestDescribeSIGTERM stops a running describe with SIGTERM, as Slurm and
-// Kubernetes stop a job, once it is writing its output, and checks that it
-// exits non-zero with a message and leaves no temporary file behind.
+// Kubernetes stop a job, or kills it with SIGKILL, once it is writing its
+// output over an earlier complete one, and checks that SIGTERM gives a
+// non-zero exit status with a message and leaves no temporary file
+// behind, that the earlier output is still whole, and that a rerun (which
+// removes a killed run's temporary files) writes the same bytes as an
+// uninterrupted run (issue 12).
 func TestDescribeSIGTERM(t *testing.T) {
 	switch runtime.GOOS {
 	case "windows", "plan9", "js", "wasip1":
@@ -39,10 +45,59 @@ func TestDescribeSIGTERM(t *testing.T) {
 	in := filepath.Join(tmp, "images")
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range 200 {
-		imagetest.Write(t, filepath.Join(in, "c", string(rune('a'+i/26))+string(rune('a'+i%26))+".png"), imagetest.NoiseNRGBA(rng, 96, 96))
+		imagetest.Write(t, filepath.Join(in, "c", string(rune('a'+i/26))+string(rune('a'+i%26))+".png"), imagetest.NoiseNRGBA(rng, 64, 64))
 	}
-	out := filepath.Join(tmp, "out")
-	cmd := exec.Command(bin, "describe", "--features", "face", "--workers", "1", "--out", out, in)
+	args := func(out string, workers string, extra ...string) []string {
+		return append([]string{"describe", "--features", "face", "--workers", workers, "--out", out, in}, extra...)
+	}
+	ref := filepath.Join(tmp, "ref")
+	if out, err := exec.Command(bin, args(ref, "0")...).CombinedOutput(); err != nil {
+		t.Fatalf("uninterrupted describe: %v\n%s", err, out)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			// An earlier complete output of other options.
+			if b, err := exec.Command(bin, args(out, "0", "--ridge", "0.01")...).CombinedOutput(); err != nil {
+				t.Fatalf("earlier describe: %v\n%s", err, b)
+			}
+			earlier, err := describe.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			interrupt(t, bin, args(out, "1"), out, sig)
+			switch left := tempFiles(t, out); {
+			case sig == syscall.SIGTERM && len(left) > 0:
+				t.Errorf("temporary files left after SIGTERM: %v", left)
+			case sig == syscall.SIGKILL && len(left) == 0:
+				t.Error("no temporary files after SIGKILL: the rerun's clean-up goes untested")
+			}
+			if got, err := describe.Read(out); err != nil || got.Meta.Ridge != earlier.Meta.Ridge {
+				t.Errorf("the earlier output after %v: %v", sig, err)
+			}
+			if b, err := exec.Command(bin, args(out, "0")...).CombinedOutput(); err != nil {
+				t.Fatalf("rerun: %v\n%s", err, b)
+			}
+			if left := tempFiles(t, out); len(left) > 0 {
+				t.Errorf("temporary files left after the rerun: %v", left)
+			}
+			for _, name := range []string{describe.DescriptorsFile, describe.ManifestFile, describe.MetaFile} {
+				a, _ := os.ReadFile(filepath.Join(ref, name))
+				b, _ := os.ReadFile(filepath.Join(out, name))
+				if len(a) == 0 || !bytes.Equal(a, b) {
+					t.Errorf("%s of the rerun differs from the uninterrupted run's", name)
+				}
+			}
+		})
+	}
+}
+
+// interrupt starts bin with args and sends it sig once it is writing its
+// output (a temporary file is in the folder out); for SIGTERM it checks
+// that describe exits non-zero with a message.
+func interrupt(t *testing.T, bin string, args []string, out string, sig syscall.Signal) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -50,9 +105,6 @@ func TestDescribeSIGTERM(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-
-	// Signal once describe is writing: a temporary file is in the output
-	// folder.
 	deadline := time.Now().Add(60 * time.Second)
 	for len(tempFiles(t, out)) == 0 {
 		select {
@@ -67,14 +119,18 @@ func TestDescribeSIGTERM(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	start := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
+	var err error
 	select {
 	case err = <-done:
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("describe did not stop within 30 s of SIGTERM")
+		t.Fatalf("describe did not stop within 30 s of %v", sig)
+	}
+	if sig != syscall.SIGTERM {
+		return
 	}
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() <= 0 {
@@ -82,9 +138,6 @@ func TestDescribeSIGTERM(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "covpipe: ") {
 		t.Errorf("no error message on stderr after SIGTERM:\n%s", stderr.String())
-	}
-	if left := tempFiles(t, out); len(left) > 0 {
-		t.Errorf("temporary files left after SIGTERM: %v", left)
 	}
 	t.Logf("stopped %v after SIGTERM: %s", time.Since(start).Round(time.Millisecond), strings.TrimSpace(stderr.String()[max(0, stderr.Len()-200):]))
 }

@@ -21,10 +21,12 @@ type Candidate[P comparable] struct {
 
 // Memo remembers parameter choices, so that tasks sharing a training set
 // (FERET's four test poses) share the choice instead of repeating the
-// cross-validation. The zero value is ready; it is safe for concurrent use.
+// cross-validation. A choice being made is shared too: tasks running
+// concurrently wait for the first one's cross-validation rather than
+// repeat it. The zero value is ready; it is safe for concurrent use.
 type Memo[P comparable] struct {
 	mu     sync.Mutex
-	chosen map[memoKey]Candidate[P]
+	chosen map[memoKey]*memoCall[P]
 }
 
 type memoKey struct {
@@ -34,20 +36,35 @@ type memoKey struct {
 	seed  uint64
 }
 
-func (m *Memo[P]) lookup(k memoKey) (Candidate[P], bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c, ok := m.chosen[k]
-	return c, ok
+type memoCall[P comparable] struct {
+	done chan struct{} // closed when c and err are set
+	c    Candidate[P]
+	err  error
 }
 
-func (m *Memo[P]) store(k memoKey, c Candidate[P]) {
+// do returns the choice for k, calling choose once for all concurrent
+// callers. A failed choice is forgotten, so a later call tries again.
+func (m *Memo[P]) do(k memoKey, choose func() (Candidate[P], error)) (Candidate[P], error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.chosen == nil {
-		m.chosen = map[memoKey]Candidate[P]{}
+		m.chosen = map[memoKey]*memoCall[P]{}
 	}
-	m.chosen[k] = c
+	if call, ok := m.chosen[k]; ok {
+		m.mu.Unlock()
+		<-call.done
+		return call.c, call.err
+	}
+	call := &memoCall[P]{done: make(chan struct{})}
+	m.chosen[k] = call
+	m.mu.Unlock()
+	call.c, call.err = choose()
+	if call.err != nil {
+		m.mu.Lock()
+		delete(m.chosen, k)
+		m.mu.Unlock()
+	}
+	close(call.done)
+	return call.c, call.err
 }
 
 // Runner classifies test from train on one Data with parameters p.
@@ -76,13 +93,11 @@ func Select[P comparable](s *Split, params []P, memo *Memo[P], run Runner[P]) (*
 	best := cands[0]
 	if len(cands) > 1 {
 		key := memoKey{data[0], HashInts(s.Train), s.Folds, s.Seed}
-		c, ok := memo.lookup(key)
-		if !ok {
-			var err error
-			if c, err = crossValidate(data, s.Train, s.Folds, s.Seed, cands, run); err != nil {
-				return nil, best, nil, err
-			}
-			memo.store(key, c)
+		c, err := memo.do(key, func() (Candidate[P], error) {
+			return crossValidate(data, s.Train, s.Folds, s.Seed, cands, run)
+		})
+		if err != nil {
+			return nil, best, nil, err
 		}
 		best = c
 	}

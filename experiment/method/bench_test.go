@@ -1,9 +1,11 @@
 package method
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/covpipe/covpipe/experiment/classify"
+	"gonum.org/v1/gonum/mat"
 )
 
 // BenchmarkRSRSynthetic measures one RSR repeat of the hard synthetic task:
@@ -27,6 +29,25 @@ func benchMethod(b *testing.B, typ, params string) {
 	}
 	for b.Loop() {
 		if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPCAGram fits PCA to 100 dimensions on FERET's shape of data
+// (600 training faces of 2560 Gabor values, 1400 items in all) and
+// returns the projections' Gram matrix: the fit of pca-src and gsr.
+func BenchmarkPCAGram(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := mat.NewDense(1400, 2560, nil)
+	for i := range 1400 {
+		for j := range 2560 {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	train := classify.Seq(0, 600)
+	for b.Loop() {
+		if _, _, err := pcaGram(x, train, 100); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/spd"
 	"go.yaml.in/yaml/v3"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -380,5 +381,117 @@ func TestMoreFoldsThanItems(t *testing.T) {
 	_, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test[len(test)-5:], Folds: 5, Seed: 1})
 	if err == nil || !strings.Contains(err.Error(), "a fold is empty") {
 		t.Errorf("5 folds of 4 items: %v", err)
+	}
+}
+
+// TestPCAGramAgainstSVD checks the dual PCA of pcaGram against PCA by the
+// thin SVD of the centred training rows: the same number of components and
+// the same Gram matrix of normalised projections, for more dimensions than
+// training rows (the faces' case), fewer, and a rank-deficient training
+// set where dims exceeds the rank.
+func TestPCAGramAgainstSVD(t *testing.T) {
+	for _, tc := range []struct{ n, m, train, rank, dims, want int }{
+		{40, 60, 25, 60, 8, 8},
+		{40, 12, 25, 12, 5, 5},
+		{40, 30, 25, 6, 10, 6}, // rank-6 data: 6 components although 10 asked
+	} {
+		rng := rand.New(rand.NewPCG(uint64(tc.m), 3))
+		basis := mat.NewDense(tc.rank, tc.m, nil)
+		for i := range tc.rank {
+			for j := range tc.m {
+				basis.Set(i, j, rng.NormFloat64())
+			}
+		}
+		coef := mat.NewDense(tc.n, tc.rank, nil)
+		for i := range tc.n {
+			for j := range tc.rank {
+				coef.Set(i, j, rng.NormFloat64()*float64(tc.rank-j))
+			}
+		}
+		var x mat.Dense
+		x.Mul(coef, basis)
+		train := classify.Seq(0, tc.train)
+		g, k, err := pcaGram(&x, train, tc.dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Reference: thin SVD of the centred training rows.
+		mean := make([]float64, tc.m)
+		for _, i := range train {
+			for j := range tc.m {
+				mean[j] += x.At(i, j) / float64(tc.train)
+			}
+		}
+		centred := mat.NewDense(tc.n, tc.m, nil)
+		for i := range tc.n {
+			for j := range tc.m {
+				centred.Set(i, j, x.At(i, j)-mean[j])
+			}
+		}
+		var svd mat.SVD
+		if !svd.Factorize(centred.Slice(0, tc.train, 0, tc.m), mat.SVDThin) {
+			t.Fatal("reference SVD failed")
+		}
+		sv := svd.Values(nil)
+		kr := 0
+		for kr < min(tc.dims, len(sv)) && sv[kr] > 1e-7*sv[0] {
+			kr++
+		}
+		if k != kr || k != tc.want {
+			t.Errorf("%+v: %d components, SVD %d", tc, k, kr)
+			continue
+		}
+		var v, y mat.Dense
+		svd.VTo(&v)
+		y.Mul(centred, v.Slice(0, tc.m, 0, kr))
+		for i := range tc.n {
+			row := y.RawRowView(i)
+			nrm := floats.Norm(row, 2)
+			floats.Scale(1/nrm, row)
+		}
+		var want mat.Dense
+		want.Mul(&y, y.T())
+		for i := range tc.n {
+			for j := range tc.n {
+				if math.Abs(g.At(i, j)-want.At(i, j)) > 1e-8 {
+					t.Fatalf("%+v: G[%d,%d] = %v, SVD %v", tc, i, j, g.At(i, j), want.At(i, j))
+				}
+			}
+		}
+	}
+}
+
+// TestNormalisePlanes checks the per-plane standardisation of gsr's
+// vectors: every block of every row has mean 0 and variance 1, a constant
+// block becomes zeros, the input is untouched, and a length that does not
+// split into the planes is an error.
+func TestNormalisePlanes(t *testing.T) {
+	x := mat.NewDense(2, 6, []float64{1, 2, 3, 10, 10, 10, -4, 0, 4, 100, 200, 600})
+	orig := mat.DenseCopyOf(x)
+	y, err := normalisePlanes(x, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]float64{
+		{-math.Sqrt(1.5), 0, math.Sqrt(1.5), 0, 0, 0},
+		{-math.Sqrt(1.5), 0, math.Sqrt(1.5)},
+	}
+	for i, w := range want {
+		for j, v := range w {
+			if math.Abs(y.At(i, j)-v) > 1e-12 {
+				t.Errorf("row %d: %v, want %v", i, y.RawRowView(i), w)
+				break
+			}
+		}
+	}
+	b := y.RawRowView(1)[3:]
+	if m, s := floats.Sum(b)/3, floats.Norm(b, 2)/math.Sqrt(3); math.Abs(m) > 1e-12 || math.Abs(s-1) > 1e-12 {
+		t.Errorf("row 1 plane 1: mean %v, rms %v", m, s)
+	}
+	if !mat.Equal(x, orig) {
+		t.Error("input changed")
+	}
+	if _, err := normalisePlanes(x, 4); err == nil {
+		t.Error("6 values into 4 planes: no error")
 	}
 }

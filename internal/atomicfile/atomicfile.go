@@ -5,10 +5,12 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File is a pending output file. Write to it, then Commit or Abort.
@@ -19,9 +21,10 @@ type File struct {
 }
 
 // Create starts writing dst. The temporary file lives beside dst (so that
-// the final rename stays on one file system) with a name starting with '.'.
+// the final rename stays on one file system), named ".NAME.tmp-DIGITS" for
+// dst's base name NAME (see RemoveStale).
 func Create(dst string) (*File, error) {
-	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
+	f, err := os.CreateTemp(filepath.Dir(dst), tempPrefix(dst)+"*")
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", dst, err)
 	}
@@ -86,4 +89,36 @@ func WriteFile(path string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// tempPrefix is the name of dst's temporary files without their random
+// digits.
+func tempPrefix(dst string) string { return "." + filepath.Base(dst) + ".tmp-" }
+
+// RemoveStale removes the temporary files of dst that a writer killed
+// before Commit or Abort left behind: the files beside dst named
+// ".NAME.tmp-DIGITS", NAME dst's base name, as Create names them; other
+// files are not touched. Call it only when no other process is writing
+// dst, since it also removes a live writer's file. It returns the first
+// error of reading the folder or removing a file, naming it; a missing
+// folder is no error.
+func RemoveStale(dst string) error {
+	dir, prefix := filepath.Dir(dst), tempPrefix(dst)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("remove stale temporary files of %s: %w", dst, err)
+	}
+	for _, e := range entries {
+		digits, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove stale temporary file: %w", err)
+		}
+	}
+	return nil
 }

@@ -71,3 +71,38 @@ func TestWriteError(t *testing.T) {
 		t.Errorf("failed write left %v", entries)
 	}
 }
+
+// TestRemoveStale checks that RemoveStale removes the temporary files a
+// killed writer of dst left, and nothing else.
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "out.txt")
+	f, err := Create(dst) // left as a killed writer leaves it
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.File.Close()
+	keep := []string{"out.txt", ".out.txt.tmp-", ".out.txt.tmp-12x", ".other.txt.tmp-123", "out.txt.tmp-123", ".out.txt.tmp-9.bak"}
+	for _, name := range keep {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".out.txt.tmp-42"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveStale(dst); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if len(got) != len(keep) {
+		t.Errorf("left %v, want %v", got, keep)
+	}
+	if err := RemoveStale(filepath.Join(dir, "missing", "x")); err != nil {
+		t.Errorf("missing folder: %v", err)
+	}
+}

@@ -1,0 +1,71 @@
+package classify
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestSelectSharesCrossValidation checks that tasks sharing a training set
+// cross-validate once, also when they run at the same time, that every
+// task gets the same choice, and that a failed choice is retried.
+func TestSelectSharesCrossValidation(t *testing.T) {
+	labels := make([]int, 40)
+	for i := range labels {
+		labels[i] = i % 2
+	}
+	data := &Data{Labels: labels}
+	train, test := Seq(0, 30), Seq(30, 40)
+	var calls atomic.Int64
+	run := func(d *Data, tr, te []int, p float64) (*Outcome, error) {
+		calls.Add(1)
+		pred := Pick(d.Labels, te)
+		if p == 1 { // candidate 1 predicts everything wrong
+			for i := range pred {
+				pred[i] = 1 - pred[i]
+			}
+		}
+		return &Outcome{Pred: pred}, nil
+	}
+	var memo Memo[float64]
+	var wg sync.WaitGroup
+	chosen := make([]float64, 8)
+	for k := range chosen {
+		wg.Go(func() {
+			s := &Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}
+			_, c, _, err := Select(s, []float64{1, 2}, &memo, run)
+			if err != nil {
+				t.Error(err)
+			}
+			chosen[k] = c.Params
+		})
+	}
+	wg.Wait()
+	// 2 candidates × 3 folds once, then one final run per task.
+	if got, want := calls.Load(), int64(2*3+len(chosen)); got != want {
+		t.Errorf("%d runs, want %d", got, want)
+	}
+	for k, c := range chosen {
+		if c != 2 {
+			t.Errorf("task %d chose %v, want 2", k, c)
+		}
+	}
+
+	var failing Memo[float64]
+	fail := true
+	flaky := func(d *Data, tr, te []int, p float64) (*Outcome, error) {
+		if fail {
+			return nil, errors.New("boom")
+		}
+		return run(d, tr, te, p)
+	}
+	s := &Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}
+	if _, _, _, err := Select(s, []float64{1, 2}, &failing, flaky); err == nil {
+		t.Fatal("no error from a failing runner")
+	}
+	fail = false
+	if _, c, _, err := Select(s, []float64{1, 2}, &failing, flaky); err != nil || c.Params != 2 {
+		t.Errorf("after a failure: %v, %v", c, err)
+	}
+}
