@@ -10,14 +10,16 @@ import (
 )
 
 // BenchmarkCode codes one query against 256 atoms at d = 3 (the synthetic
-// protocol) and d = 17 (re-identification descriptors), to the default
-// tolerance, reusing one workspace.
+// protocol) and d = 17 (re-identification descriptors), and 600 atoms at
+// d = 43 (FERET's training faces), to the default tolerance, reusing one
+// workspace.
 func BenchmarkCode(b *testing.B) {
-	for _, d := range []int{3, 17} {
-		b.Run(fmt.Sprintf("N=256/d=%d", d), func(b *testing.B) {
+	for _, c := range []struct{ n, d int }{{256, 3}, {256, 17}, {600, 43}} {
+		n, d := c.n, c.d
+		b.Run(fmt.Sprintf("N=%d/d=%d", n, d), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(uint64(d), 1))
 			var atoms []*mat.SymDense
-			for range 256 {
+			for range n {
 				atoms = append(atoms, randSPD(rng, d))
 			}
 			set, err := spd.NewSet(atoms)
@@ -30,7 +32,7 @@ func BenchmarkCode(b *testing.B) {
 			}
 			q := randSPD(rng, d)
 			ws := c.NewWorkspace()
-			x := make([]float64, 256)
+			x := make([]float64, n)
 			var iters int
 			for b.Loop() {
 				cert, err := c.CodeTo(x, q, ws)

@@ -45,8 +45,13 @@ type Options struct {
 	// Factor divides the barrier parameter μ after each centring.
 	// Default 20.
 	Factor float64
-	// MaxIter caps the Newton steps of one Code. Default 500.
+	// MaxIter caps the Newton steps of one barrier solve. Default 500.
 	MaxIter int
+	// WorkingSet is the number of atoms the first barrier solve of a
+	// query uses when the dictionary has more than twice as many and no
+	// more than d(d+1) (see CodeTo); 0 means 32, a negative value always
+	// uses every atom.
+	WorkingSet int
 }
 
 // Certificate reports how good a code is.
@@ -63,8 +68,11 @@ type Certificate struct {
 	// Bound is (N + d)·μ, the duality gap of the exact barrier minimiser
 	// for μ (the barrier's degree N + d times μ).
 	Bound float64
-	// Iterations counts Newton steps.
+	// Iterations counts Newton steps, over all barrier solves.
 	Iterations int
+	// Atoms is the number of atoms of the last barrier solve: every atom,
+	// or the final working set (CodeTo).
+	Atoms int
 	// Converged reports Gap <= Tol·(1 + |Objective|) within MaxIter steps.
 	Converged bool
 }
@@ -104,6 +112,9 @@ func NewCoder(atoms *spd.Set, o Options) (*Coder, error) {
 	if o.MaxIter < 0 {
 		return nil, fmt.Errorf("tsc: max iterations = %d, want > 0", o.MaxIter)
 	}
+	if o.WorkingSet == 0 {
+		o.WorkingSet = 32
+	}
 	return &Coder{d: atoms.Dim(), n: atoms.Len(), atoms: atoms.Data(), opt: o}, nil
 }
 
@@ -140,11 +151,23 @@ type Workspace struct {
 	work    []float64 // LAPACK scratch
 	v       []float64 // length 2m
 	acc     []float64 // the classes' reconstructions, k×d×d
+
+	// Working-set solves (CodeTo): the sub-problems' workspaces by size,
+	// the atoms' order, the working set, its code, and d×d matrices of the
+	// full problem's dual point.
+	subs           map[int]*Workspace
+	code           []float64 // a sub-problem's code, in its own workspace
+	order, set     []int
+	worst          []int
+	score, xs, sn  []float64
+	yn, zn, rinv   []float64
+	minv, dm, tmp2 []float64
 }
 
 // NewWorkspace returns a workspace for c.
-func (c *Coder) NewWorkspace() *Workspace {
-	d, n := c.d, c.n
+func (c *Coder) NewWorkspace() *Workspace { return newWorkspace(c.d, c.n) }
+
+func newWorkspace(d, n int) *Workspace {
 	m := d * (d + 1) / 2
 	ws := &Workspace{
 		d: d, n: n, m: m,
@@ -193,17 +216,42 @@ func (c *Coder) Code(query mat.Symmetric) ([]float64, Certificate, error) {
 // z_i = tr Â_i + λ − tr(Y Â_i) + tr(Z Â_i) >= 0, whose dual objective
 // d + log det Y − tr Z bounds f(x*) from below, giving
 // Gap = Σ x_i c_i − d + s tr R⁻¹.
+//
+// Forming the N×N Newton matrix costs O(N²m) per step, m = d(d+1)/2, for
+// N <= 2m (above, solve's QR makes it O(Nm²)). There, when N is more than
+// twice Options.WorkingSet, CodeTo generates columns: it solves the
+// problem on the WorkingSet atoms nearest the query in the Burg
+// divergence, checks the solution's dual point against every other atom
+// (its slack z_i must be nonnegative), adds up to WorkingSet of the atoms
+// that violate it, and solves again, until none does. The final dual
+// point is then feasible for the whole problem, so the certificate is the
+// whole problem's; the code is zero outside the final set. On FERET's
+// 600 atoms at d = 43 this is 12 times faster than one solve on every
+// atom (BenchmarkCode).
 func (c *Coder) CodeTo(x []float64, query mat.Symmetric, ws *Workspace) (Certificate, error) {
-	d, n, m := c.d, c.n, ws.m
-	if len(x) != n {
-		return Certificate{}, fmt.Errorf("tsc: code of length %d, want %d", len(x), n)
+	if len(x) != c.n {
+		return Certificate{}, fmt.Errorf("tsc: code of length %d, want %d", len(x), c.n)
 	}
 	if err := c.whiten(query, ws); err != nil {
 		return Certificate{}, err
 	}
+	for i := range c.n {
+		ws.cost[i] += c.opt.Lambda
+	}
+	if k := c.opt.WorkingSet; k > 0 && c.n > 2*k && c.n <= 2*ws.m {
+		return c.codeWorking(x, k, ws)
+	}
+	cert, err := c.barrier(x, ws)
+	cert.Atoms = c.n
+	return cert, err
+}
+
+// barrier runs the barrier method on the ws.n whitened atoms of ws (ws.b,
+// ws.bu, ws.cost with λ added), writing the code into x.
+func (c *Coder) barrier(x []float64, ws *Workspace) (Certificate, error) {
+	d, n, m := c.d, ws.n, ws.m
 	var sum float64
 	for i := range n {
-		ws.cost[i] += c.opt.Lambda
 		sum += trace(ws.b[i*d*d:(i+1)*d*d], d)
 	}
 	x0 := 1 / (2 * sum)
@@ -568,10 +616,11 @@ func (c *Coder) Objective(query mat.Symmetric, x []float64) (float64, error) {
 // which equals tr(S⁻¹X_k) − log det(S⁻¹X_k) − d for the unwhitened
 // X_k = Σ x_i A_i. class[i] in [0, len(dst)) names atom i's class. A class
 // whose part is singular (it has no atom, or all its coefficients are
-// zero) gets +Inf: it explains nothing of the query. Codes from Code are
-// strictly positive, so every class that has atoms gets a finite
-// residual, large for the classes the code dropped (of order
-// −d·log x_i for their tiny coefficients). It returns an error for a bad
+// zero) gets +Inf: it explains nothing of the query. Codes solved on
+// every atom are strictly positive, so every class that has atoms gets a
+// finite residual, large for the classes the code dropped (of order
+// −d·log x_i for their tiny coefficients); with a working set (CodeTo)
+// the classes with no atom in the set get +Inf. It returns an error for a bad
 // query or class index.
 func (c *Coder) ClassResidualsTo(dst []float64, query mat.Symmetric, x []float64, class []int, ws *Workspace) error {
 	d, dd := c.d, c.d*c.d

@@ -20,6 +20,10 @@ type tscParams struct {
 	// Tolerance is the relative duality gap at which coding stops
 	// (default 1e-8, tsc.Options.Tol).
 	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
+	// WorkingSet is the first working set's size of large dictionaries
+	// (tsc.Options.WorkingSet: default 32, -1 solves on every atom; the
+	// certificate is the whole problem's either way).
+	WorkingSet int `yaml:"working_set,omitempty" json:"working_set,omitempty"`
 }
 
 // tscMethod is tensor sparse coding (Sivalingam et al., ECCV 2010), the
@@ -42,6 +46,9 @@ func newTSC(n *yaml.Node) (classify.Method, error) {
 	if t := m.p.Tolerance; math.IsNaN(t) || t < 0 || t >= 1 {
 		return nil, fmt.Errorf("tolerance = %v, want in (0, 1) (default 1e-8)", t)
 	}
+	if m.p.WorkingSet < -1 {
+		return nil, fmt.Errorf("working_set = %d, want >= 1, 0 (default 32) or -1 (every atom)", m.p.WorkingSet)
+	}
 	return m, nil
 }
 
@@ -53,7 +60,7 @@ func (m *tscMethod) Params() any { return m.p }
 
 func (m *tscMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	o, c, d, err := classify.Select(s, m.p.Lambda, &m.memo, func(d *classify.Data, train, test []int, lambda float64) (*classify.Outcome, error) {
-		return tscClassify(d, train, test, tsc.Options{Lambda: lambda, Tol: m.p.Tolerance}, s.Workers)
+		return tscClassify(d, train, test, tsc.Options{Lambda: lambda, Tol: m.p.Tolerance, WorkingSet: m.p.WorkingSet}, s.Workers)
 	})
 	if err != nil {
 		return nil, err
