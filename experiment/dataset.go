@@ -109,22 +109,16 @@ func (e *engine) vectors(variants []*classify.Data) error {
 		}
 		o := e.describeOptions(dp.regs[0])
 		o.Vectors = describe.VectorSpec{Features: set, Step: step}
-		t0 := time.Now()
-		out, err := describe.Collect(e.ctx, []*datasets.List{list}, o)
+		n := variants[0].Set.Len()
+		paths := make([]string, n)
+		for i, m := range variants[0].Meta {
+			paths[i] = m["path"]
+		}
+		length, values, err := e.vectorRows(list, o, key, paths)
 		if err != nil {
 			return fmt.Errorf("vectors %s of %s: %w", key, dp.dataset, err)
 		}
-		e.addTime("extraction", t0)
-		n := variants[0].Set.Len()
-		if len(out.Rows) != n || out.VectorLen == 0 {
-			return fmt.Errorf("vectors %s of %s: %d vectors for %d items", key, dp.dataset, len(out.Rows), n)
-		}
-		for i, r := range out.Rows {
-			if r.Path != variants[0].Meta[i]["path"] {
-				return fmt.Errorf("vectors %s of %s: row %d is %s, the descriptors' %s", key, dp.dataset, i, r.Path, variants[0].Meta[i]["path"])
-			}
-		}
-		vecs := mat.NewDense(n, out.VectorLen, out.Vectors)
+		vecs := mat.NewDense(n, length, values)
 		for _, d := range variants {
 			if d.Vectors == nil {
 				d.Vectors = map[string]*mat.Dense{}
@@ -133,6 +127,49 @@ func (e *engine) vectors(variants []*classify.Data) error {
 		}
 	}
 	return nil
+}
+
+// vectorRows returns the vectors of o.Vectors for the dataset's images,
+// in the order of paths (the descriptors' rows), from the vector cache
+// when there is one (an unusable cache folder is logged and recomputed).
+func (e *engine) vectorRows(list *datasets.List, o describe.Options, key string, paths []string) (int, []float64, error) {
+	var dir string
+	if e.opts.CacheDir != "" {
+		ck, err := cacheKey(list, o)
+		if err != nil {
+			return 0, nil, err
+		}
+		sum := sha256.Sum256([]byte(ck + "/" + key))
+		dir = filepath.Join(e.opts.CacheDir, "vectors", hex.EncodeToString(sum[:12]))
+		length, data, ok, err := readVectorCache(dir, paths)
+		if ok {
+			e.log.Info("vectors read from cache", "dir", dir, "count", len(paths))
+			return length, data, nil
+		}
+		if err != nil {
+			e.log.Warn("vector cache unusable, recomputing it", "dir", dir, "err", err)
+		}
+	}
+	t0 := time.Now()
+	out, err := describe.Collect(e.ctx, []*datasets.List{list}, o)
+	if err != nil {
+		return 0, nil, err
+	}
+	e.addTime("extraction", t0)
+	if len(out.Rows) != len(paths) || out.VectorLen == 0 {
+		return 0, nil, fmt.Errorf("%d vectors for %d items", len(out.Rows), len(paths))
+	}
+	for i, r := range out.Rows {
+		if r.Path != paths[i] {
+			return 0, nil, fmt.Errorf("row %d is %s, the descriptors' %s", i, r.Path, paths[i])
+		}
+	}
+	if dir != "" {
+		if err := writeVectorCache(dir, paths, out.VectorLen, out.Vectors); err != nil {
+			e.log.Warn("vector cache not written", "dir", dir, "err", err)
+		}
+	}
+	return out.VectorLen, out.Vectors, nil
 }
 
 // describeOptions are the extraction options of the data section with

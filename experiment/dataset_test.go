@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -205,5 +206,70 @@ func resealMeta(t *testing.T, dir string) {
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestVectorCache checks that pca-src's vectors are cached beside the
+// descriptors: a second run reads them back with the same results, and a
+// damaged vectors.bin is logged naming its folder and recomputed, again
+// with the same results.
+func TestVectorCache(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	var rels []string
+	for _, c := range []string{"cats", "dogs"} {
+		for _, f := range []string{"a", "b", "c", "d"} {
+			rels = append(rels, "two/"+c+"/"+f+".png")
+		}
+	}
+	writeNoisePNGs(t, root, rels...)
+	cfg, err := Parse([]byte(`
+name: vectors
+seed: 1
+repeats: 2
+data:
+  dataset: two
+  features: I,Ix,Iy
+tasks:
+  - name: t
+    split: {train_per_class: 2}
+methods:
+  - {name: pca-src, type: pca-src, dims: 3, lambda: 0.01}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() (string, []float64) {
+		t.Helper()
+		var log bytes.Buffer
+		res, err := Run(context.Background(), cfg, Options{DataRoot: root, CacheDir: cache, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return log.String(), res.Results[0].Runs
+	}
+	log, first := run()
+	if strings.Contains(log, "vectors read from cache") {
+		t.Fatal("first run read vectors from an empty cache")
+	}
+	log, again := run()
+	if !strings.Contains(log, "vectors read from cache") || !slices.Equal(first, again) {
+		t.Errorf("second run: %v against %v; log:\n%s", again, first, log)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(cache, "vectors", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("vector cache folders %v", dirs)
+	}
+	bin := filepath.Join(dirs[0], "vectors.bin")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 1
+	if err := os.WriteFile(bin, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log, third := run()
+	if !strings.Contains(log, "vector cache unusable") || !strings.Contains(log, dirs[0]) || !slices.Equal(first, third) {
+		t.Errorf("over a damaged cache: %v against %v; log:\n%s", third, first, log)
 	}
 }

@@ -99,7 +99,12 @@ func runCommand() *cli.Command {
 			}
 			fmt.Fprintf(c.App.Writer, "%s: accuracy %% (mean ± std over %d repeats)\n\n%s\nwall time %.1f s; results in %s\n",
 				res.Name, res.Repeats, res.Table(), res.Seconds, filepath.Join(out, "results.json"))
-			for _, n := range res.Notes() {
+			notes := res.Notes()
+			for i, n := range notes {
+				if i == maxNotes {
+					fmt.Fprintf(c.App.Writer, "note: %d more in %s\n", len(notes)-i, filepath.Join(out, "summary.md"))
+					break
+				}
 				fmt.Fprintf(c.App.Writer, "note: %s\n", n)
 			}
 			for _, w := range res.Warnings() {
@@ -109,6 +114,10 @@ func runCommand() *cli.Command {
 		},
 	}
 }
+
+// maxNotes bounds the protocol notes printed after the table (a mosaic
+// protocol has three per mosaic); summary.md has them all.
+const maxNotes = 12
 
 // dataRoot resolves the data root: the flag value if set, else
 // $COVPIPE_DATA, else ./data.
