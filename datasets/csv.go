@@ -25,7 +25,9 @@ import (
 //
 // It returns an error naming the file and line for a malformed row
 // (ErrFormat: wrong number of fields, an empty path, a blank label, a path
-// listed twice), for a missing header column, and for a listed file that
+// listed twice, a cell holding a carriage return, which CSV readers turn
+// into a newline inside quotes, so that it could not be written back as
+// read), for a missing header column, and for a listed file that
 // does not exist or is not a regular file; ErrEmpty when there are no
 // rows.
 func CSV(path string) (*List, error) {
@@ -98,6 +100,11 @@ func readCSV(r io.Reader, name, dir string) (*List, error) {
 // exists.
 func csvItem(rec, header []string, pathCol, labelCol int, dir string) (Item, error) {
 	p, label := rec[pathCol], rec[labelCol]
+	for i, v := range rec {
+		if strings.ContainsRune(v, '\r') {
+			return Item{}, fmt.Errorf("%w: column %q holds a carriage return", ErrFormat, header[i])
+		}
+	}
 	if p == "" {
 		return Item{}, fmt.Errorf("%w: empty path", ErrFormat)
 	}

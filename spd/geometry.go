@@ -106,9 +106,55 @@ func (w *Workspace) whiten(u []float64, y mat.Symmetric, eu, ey int) error {
 		return fmt.Errorf("%w: generalised eigenvalues did not converge", ErrNotFinite)
 	}
 	if !(w.vals[0] > 0) {
+		// Forming U⁻ᵀYU⁻¹ loses its small eigenvalues to round-off of
+		// order ε·cond(X), which an SPD-enough X with badly scaled rows
+		// exceeds (AIRM(X, X) then finds negative ones). The singular
+		// values of V U⁻¹, Y = VᵀV, give them as squares, which cannot be
+		// negative, with errors of order ε·√cond instead.
+		if w.whitenSVD(u, y, ey) {
+			return nil
+		}
 		return fmt.Errorf("Y: %w: generalised eigenvalue %g <= 0", ErrNotSPD, w.vals[0])
 	}
 	return nil
+}
+
+// whitenSVD puts into w.vals, ascending, the squared singular values of
+// V U⁻¹ for the upper Cholesky factors U = u of X and V of
+// Y' = 2^−ey·Y: the eigenvalues of U⁻ᵀY'U⁻¹. It reports false when Y' is
+// not SPD enough or a value is not positive.
+func (w *Workspace) whitenSVD(u []float64, y mat.Symmetric, ey int) bool {
+	d := w.d
+	loadFull(w.b, d, y)
+	if ey != 0 {
+		for i, v := range w.b {
+			w.b[i] = math.Ldexp(v, -ey)
+		}
+	}
+	if _, ok := cholLogDet(w.b, d); !ok {
+		return false
+	}
+	for i := range d {
+		for j := range i {
+			w.b[i*d+j] = 0
+		}
+	}
+	t := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: u}
+	b := blas64.General{Rows: d, Cols: d, Stride: d, Data: w.b}
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, t, b)
+	none := blas64.General{Stride: 1}
+	if len(w.svdWork) == 0 {
+		var q [1]float64
+		lapack64.Gesvd(lapack.SVDNone, lapack.SVDNone, b, none, none, w.fv, q[:], -1)
+		w.svdWork = make([]float64, int(q[0]))
+	}
+	if !lapack64.Gesvd(lapack.SVDNone, lapack.SVDNone, b, none, none, w.fv, w.svdWork, len(w.svdWork)) {
+		return false
+	}
+	for i, s := range w.fv { // descending
+		w.vals[d-1-i] = s * s
+	}
+	return w.vals[0] > 0 && !math.IsInf(w.vals[d-1], 1)
 }
 
 // genLog returns log λ for an eigenvalue l of w.vals left by

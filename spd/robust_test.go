@@ -257,3 +257,34 @@ func TestGeneralisedEigenScale(t *testing.T) {
 		t.Errorf("eigenvalues 1e±600: %v, want ErrNotFinite", err)
 	}
 }
+
+// TestAIRMNearSingular checks the AIRM and Thompson metrics on the
+// FuzzValidate finding a3a94b6cdf0cff66: an SPD-enough matrix (its last
+// Cholesky pivot is 1e-14 of its diagonal entry, above the d·ε of the
+// package's definition) whose whitened self U⁻ᵀXU⁻¹ has a negative
+// computed eigenvalue. Both must accept what Validate accepts: the
+// distance to itself is 0, and to its multiples finite. (Those are not
+// accurate to the closed form √d·|log c|: the last pivot, left by
+// cancellation, has about one significant digit, which no algorithm
+// working from X's entries recovers.)
+func TestAIRMNearSingular(t *testing.T) {
+	x := symPart(fuzzMatrix(0xaf, []byte("00000100000000000000000000000\x1000000000000000000200000000000000000000000000000000000000000000000000000000000000000000000000000010")))
+	if err := Validate(x); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []float64{1, 2, 1e-3, 1e10} {
+		var y mat.SymDense
+		y.ScaleSym(c, x)
+		g, err := AIRM(x, &y)
+		if err != nil || math.IsInf(g, 0) || math.IsNaN(g) {
+			t.Fatalf("AIRM(X, %gX) = %v, %v", c, g, err)
+		}
+		th, err := Thompson(x, &y)
+		if err != nil || math.IsInf(th, 0) || math.IsNaN(th) {
+			t.Fatalf("Thompson(X, %gX) = %v, %v", c, th, err)
+		}
+		if c == 1 && (g > 1e-12 || th > 1e-12) {
+			t.Errorf("AIRM(X, X) = %v, Thompson(X, X) = %v, want 0", g, th)
+		}
+	}
+}

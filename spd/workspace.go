@@ -27,6 +27,7 @@ type Workspace struct {
 	logShift float64
 	fv       []float64 // function of the eigenvalues
 	work     []float64 // LAPACK workspace
+	svdWork  []float64 // Gesvd's workspace, made when first needed
 }
 
 // NewWorkspace returns a workspace for d×d matrices. It panics if d is
