@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"weak"
 )
 
 // Candidate is one setting of a method's parameters, P, on one of a
@@ -29,8 +30,12 @@ type Memo[P comparable] struct {
 	chosen map[memoKey]*memoCall[P]
 }
 
+// memoKey identifies a choice. It holds its Data weakly: a protocol that
+// draws new data every repeat (synthetic, 100 repeats) would otherwise
+// keep every repeat's Data and its pairwise matrices alive through the
+// memo, about 1 GB for Table 1.
 type memoKey struct {
-	data  *Data
+	data  weak.Pointer[Data]
 	train uint64 // HashInts of the training indices
 	folds int
 	seed  uint64
@@ -92,7 +97,7 @@ func Select[P comparable](s *Split, params []P, memo *Memo[P], run Runner[P]) (*
 	}
 	best := cands[0]
 	if len(cands) > 1 {
-		key := memoKey{data[0], HashInts(s.Train), s.Folds, s.Seed}
+		key := memoKey{weak.Make(data[0]), HashInts(s.Train), s.Folds, s.Seed}
 		c, err := memo.do(key, func() (Candidate[P], error) {
 			return crossValidate(data, s.Train, s.Folds, s.Seed, cands, run)
 		})
