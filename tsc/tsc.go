@@ -82,7 +82,10 @@ type Certificate struct {
 type Coder struct {
 	d, n  int
 	atoms []float64 // n row-major d×d blocks
-	opt   Options
+	// logdets are log det A_i, which order the atoms for working sets:
+	// D_Burg(Â_i, I) = tr Â_i − log det A_i + log det S − d.
+	logdets []float64
+	opt     Options
 }
 
 // NewCoder returns a coder over the atoms of set. It returns an error when
@@ -115,7 +118,11 @@ func NewCoder(atoms *spd.Set, o Options) (*Coder, error) {
 	if o.WorkingSet == 0 {
 		o.WorkingSet = 32
 	}
-	return &Coder{d: atoms.Dim(), n: atoms.Len(), atoms: atoms.Data(), opt: o}, nil
+	logdets := make([]float64, atoms.Len())
+	for i := range logdets {
+		logdets[i] = atoms.LogDet(i)
+	}
+	return &Coder{d: atoms.Dim(), n: atoms.Len(), atoms: atoms.Data(), logdets: logdets, opt: o}, nil
 }
 
 // Len returns the number of atoms N.
@@ -159,6 +166,7 @@ type Workspace struct {
 	code           []float64 // a sub-problem's code, in its own workspace
 	order, set     []int
 	worst          []int
+	in             []bool // membership of the working set
 	score, xs, sn  []float64
 	yn, zn, rinv   []float64
 	minv, dm, tmp2 []float64

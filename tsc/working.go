@@ -20,22 +20,19 @@ func (c *Coder) codeWorking(x []float64, k int, ws *Workspace) (Certificate, err
 	dd := d * d
 	if ws.order == nil {
 		ws.order, ws.set = make([]int, n), make([]int, 0, n)
-		ws.score, ws.xs, ws.sn = make([]float64, n), make([]float64, n), make([]float64, n)
+		ws.score, ws.sn, ws.in = make([]float64, n), make([]float64, n), make([]bool, n)
 		ws.yn, ws.zn, ws.rinv = make([]float64, dd), make([]float64, dd), make([]float64, dd)
 		ws.minv, ws.dm, ws.tmp2 = make([]float64, dd), make([]float64, dd), make([]float64, dd)
 		ws.subs = map[int]*Workspace{}
 	}
+	// D_Burg(Â_i, I) up to the query's constant log det S − d: the atoms'
+	// log-determinants are the Coder's, computed once.
 	for i := range n {
-		bi := ws.b[i*dd : (i+1)*dd]
-		copy(ws.full, bi)
-		ws.score[i] = math.Inf(1)
-		if cholLower(ws.full, d) {
-			ws.score[i] = trace(bi, d) - logDetChol(ws.full, d)
-		}
+		ws.score[i] = trace(ws.b[i*dd:(i+1)*dd], d) - c.logdets[i]
 		ws.order[i] = i
 	}
 	slices.SortFunc(ws.order, func(a, b int) int { return cmp.Or(cmp.Compare(ws.score[a], ws.score[b]), a-b) })
-	in := ws.xs // 1 for atoms in the set, during the pricing below
+	in := ws.in
 	set := append(ws.set[:0], ws.order[:k]...)
 	var cert Certificate
 	iters := 0
@@ -61,10 +58,10 @@ func (c *Coder) codeWorking(x []float64, k int, ws *Workspace) (Certificate, err
 			return cert, err
 		}
 		for i := range x {
-			x[i], in[i] = 0, 0
+			x[i], in[i] = 0, false
 		}
 		for a, i := range set {
-			x[i], in[i] = xsub[a], 1
+			x[i], in[i] = xsub[a], true
 		}
 		worst := c.violators(x, in, 1/cert.Mu, sub, ws)
 		if len(worst) == 0 {
@@ -86,7 +83,7 @@ func subCode(sub *Workspace) []float64 {
 	return sub.code
 }
 
-// violators returns the atoms outside the working set (in[i] = 0) under
+// violators returns the atoms outside the working set (in[i] false) under
 // which the dual point certifying the set's solution x is infeasible,
 // worst first. The point is the better, over the set's atoms, of the two
 // the barrier method builds (CodeTo): with M and R = I − M at x
@@ -103,7 +100,7 @@ func subCode(sub *Workspace) []float64 {
 // certificate is the whole problem's. The matrices here are formed
 // explicitly, which is less accurate than the factored forms of eval and
 // newtonGap but only decides which atoms join the set.
-func (c *Coder) violators(x, in []float64, t float64, sub, ws *Workspace) []int {
+func (c *Coder) violators(x []float64, in []bool, t float64, sub, ws *Workspace) []int {
 	d, n, dd := c.d, c.n, c.d*c.d
 	var f float64
 	for i, xi := range x {
@@ -155,13 +152,13 @@ func (c *Coder) violators(x, in []float64, t float64, sub, ws *Workspace) []int 
 		bi := ws.b[i*dd : (i+1)*dd]
 		r := dot(ws.rinv, bi)
 		sb[i] = -(ws.cost[i] - dot(ws.minv, bi)) / r
-		if in[i] == 1 {
+		if in[i] {
 			sInB = math.Max(sInB, sb[i])
 		}
 		if newton {
 			v := -(ws.cost[i] - dot(ws.yn, bi) + dot(ws.zn, bi)) / r
 			sn[i] = v
-			if in[i] == 1 {
+			if in[i] {
 				sInN = math.Max(sInN, v)
 			}
 		}
@@ -175,7 +172,7 @@ func (c *Coder) violators(x, in []float64, t float64, sub, ws *Workspace) []int 
 	}
 	worst := ws.worst[:0]
 	for i := range n {
-		if in[i] == 0 && score[i] > sIn {
+		if !in[i] && score[i] > sIn {
 			worst = append(worst, i)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"sync"
 	"weak"
 )
 
@@ -22,12 +21,10 @@ type Candidate[P comparable] struct {
 
 // Memo remembers parameter choices, so that tasks sharing a training set
 // (FERET's four test poses) share the choice instead of repeating the
-// cross-validation. A choice being made is shared too: tasks running
-// concurrently wait for the first one's cross-validation rather than
-// repeat it. The zero value is ready; it is safe for concurrent use.
+// cross-validation, also when they run at the same time (Once). The zero
+// value is ready; it is safe for concurrent use.
 type Memo[P comparable] struct {
-	mu     sync.Mutex
-	chosen map[memoKey]*memoCall[P]
+	chosen Once[memoKey, Candidate[P]]
 }
 
 // memoKey identifies a choice. It holds its Data weakly: a protocol that
@@ -39,37 +36,6 @@ type memoKey struct {
 	train uint64 // HashInts of the training indices
 	folds int
 	seed  uint64
-}
-
-type memoCall[P comparable] struct {
-	done chan struct{} // closed when c and err are set
-	c    Candidate[P]
-	err  error
-}
-
-// do returns the choice for k, calling choose once for all concurrent
-// callers. A failed choice is forgotten, so a later call tries again.
-func (m *Memo[P]) do(k memoKey, choose func() (Candidate[P], error)) (Candidate[P], error) {
-	m.mu.Lock()
-	if m.chosen == nil {
-		m.chosen = map[memoKey]*memoCall[P]{}
-	}
-	if call, ok := m.chosen[k]; ok {
-		m.mu.Unlock()
-		<-call.done
-		return call.c, call.err
-	}
-	call := &memoCall[P]{done: make(chan struct{})}
-	m.chosen[k] = call
-	m.mu.Unlock()
-	call.c, call.err = choose()
-	if call.err != nil {
-		m.mu.Lock()
-		delete(m.chosen, k)
-		m.mu.Unlock()
-	}
-	close(call.done)
-	return call.c, call.err
 }
 
 // Runner classifies test from train on one Data with parameters p.
@@ -98,7 +64,7 @@ func Select[P comparable](s *Split, params []P, memo *Memo[P], run Runner[P]) (*
 	best := cands[0]
 	if len(cands) > 1 {
 		key := memoKey{weak.Make(data[0]), HashInts(s.Train), s.Folds, s.Seed}
-		c, err := memo.do(key, func() (Candidate[P], error) {
+		c, err := memo.chosen.Do(key, func() (Candidate[P], error) {
 			return crossValidate(data, s.Train, s.Folds, s.Seed, cands, run)
 		})
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/features"
@@ -48,52 +47,25 @@ type pcaSRC struct {
 	features string
 	planes   int // planes per vector
 	p        pcaParams
-	grams    gramCache
+	grams    classify.Once[gramKey, gramFit]
 }
 
-// gramCache keeps the last PCA Gram matrices by training set: the PCA
-// depends on the training items only, so the sparsity candidates of a
-// cross-validation fold, and tasks sharing a training set, share one fit,
-// also when they ask for it at the same time. It is safe for concurrent
-// use.
-type gramCache struct {
-	mu      sync.Mutex
-	entries []*gramEntry // most recent last
-}
-
-type gramEntry struct {
+// gramKey identifies a PCA fit: the data and the training set. The
+// sparsity candidates of a cross-validation fold, and tasks sharing a
+// training set, share one fit through a classify.Once of gramCacheSize
+// entries (a fold per cross-validation fold and the final training set,
+// with room for repeats run in parallel).
+type gramKey struct {
 	data  *classify.Data
 	train uint64
-	done  chan struct{} // closed when g, dims and err are set
-	g     *mat.SymDense
-	dims  int
-	err   error
 }
 
-// gramCacheSize bounds the fits kept: a fold per cross-validation fold
-// and the final training set, with room for repeats run in parallel.
+type gramFit struct {
+	g    *mat.SymDense
+	dims int
+}
+
 const gramCacheSize = 8
-
-func (c *gramCache) get(d *classify.Data, train []int, fit func() (*mat.SymDense, int, error)) (*mat.SymDense, int, error) {
-	key := classify.HashInts(train)
-	c.mu.Lock()
-	for _, e := range c.entries {
-		if e.data == d && e.train == key {
-			c.mu.Unlock()
-			<-e.done
-			return e.g, e.dims, e.err
-		}
-	}
-	e := &gramEntry{data: d, train: key, done: make(chan struct{})}
-	c.entries = append(c.entries, e)
-	if len(c.entries) > gramCacheSize {
-		c.entries = c.entries[1:]
-	}
-	c.mu.Unlock()
-	e.g, e.dims, e.err = fit()
-	close(e.done)
-	return e.g, e.dims, e.err
-}
 
 func newPCASRC(n *yaml.Node) (classify.Method, error) { return newPCA(n, "pca-src", "I", 1, "none") }
 
@@ -101,6 +73,7 @@ func newGSR(n *yaml.Node) (classify.Method, error) { return newPCA(n, "gsr", "ga
 
 func newPCA(n *yaml.Node, typ, spec string, step int, normalise string) (classify.Method, error) {
 	m := &pcaSRC{features: spec}
+	m.grams.Max = gramCacheSize
 	if err := decode(n, &m.p, typ); err != nil {
 		return nil, err
 	}
@@ -152,21 +125,22 @@ func (m *pcaSRC) Classify(s *classify.Split) (*classify.Outcome, error) {
 		if x == nil {
 			return nil, errors.New("no feature vectors: the protocol's data stage does not make them (an image dataset with regions: whole is needed)")
 		}
-		g, dims, err := m.grams.get(d, train, func() (*mat.SymDense, int, error) {
+		fit, err := m.grams.Do(gramKey{d, classify.HashInts(train)}, func() (gramFit, error) {
+			v := x
 			if m.p.Normalise == "plane" {
-				xn, err := normalisePlanes(x, m.planes)
-				if err != nil {
-					return nil, 0, err
+				var err error
+				if v, err = normalisePlanes(x, m.planes); err != nil {
+					return gramFit{}, err
 				}
-				return pcaGram(xn, train, m.p.Dims)
 			}
-			return pcaGram(x, train, m.p.Dims)
+			g, dims, err := pcaGram(v, train, m.p.Dims)
+			return gramFit{g, dims}, err
 		})
 		if err != nil {
 			return nil, err
 		}
-		used = dims
-		return src(g, classify.Identity, d.Labels, train, test, w.set(opts), s.Workers)
+		used = fit.dims
+		return src(fit.g, classify.Identity, d.Labels, train, test, w.set(opts), s.Workers)
 	})
 	if err != nil {
 		return nil, err
