@@ -525,15 +525,9 @@ func (p *Plan) Quick() error {
 		p.Config.Repeats = q.Repeats
 	}
 	if len(q.Methods) > 0 {
-		var specs []MethodSpec
-		var methods []classify.Method
-		for i, m := range p.Config.Methods {
-			if slices.Contains(q.Methods, m.Name) {
-				specs = append(specs, m)
-				methods = append(methods, p.methods[i])
-			}
+		if err := p.KeepMethods(q.Methods); err != nil {
+			return err
 		}
-		p.Config.Methods, p.methods = specs, methods
 	}
 	if len(q.Tasks) == 0 {
 		return nil
@@ -552,6 +546,31 @@ func (p *Plan) Quick() error {
 		}
 	}
 	p.Config.Tasks, p.tasks = specs, tasks
+	return nil
+}
+
+// KeepMethods reduces the plan to the methods named, in the config's
+// order (`covpipe run --methods`). It returns an error naming a method the
+// config does not have, and the ones it has.
+func (p *Plan) KeepMethods(names []string) error {
+	var have []string
+	for _, m := range p.Config.Methods {
+		have = append(have, m.Name)
+	}
+	for _, n := range names {
+		if !slices.Contains(have, n) {
+			return fmt.Errorf("%w: %s has no method %q (it has %s)", ErrConfig, p.Config.Name, n, strings.Join(have, ", "))
+		}
+	}
+	var specs []MethodSpec
+	var methods []classify.Method
+	for i, m := range p.Config.Methods {
+		if slices.Contains(names, m.Name) {
+			specs = append(specs, m)
+			methods = append(methods, p.methods[i])
+		}
+	}
+	p.Config.Methods, p.methods = specs, methods
 	return nil
 }
 

@@ -60,7 +60,8 @@ func (p *syntheticTask) open(e *engine, ti int) (*drawer, error) {
 		if err != nil {
 			return nil, err
 		}
-		data := classify.NewData(set, append(train.Labels, test.Labels...), 1)
+		_, inner := e.parallelism()
+		data := classify.NewData(set, append(train.Labels, test.Labels...), inner)
 		return &instance{split: &classify.Split{Data: data, Train: classify.Seq(0, len(train.X)), Test: classify.Seq(len(train.X), set.Len())}}, nil
 	}
 	return &drawer{classes: p.Synthetic.Classes, draw: draw}, nil

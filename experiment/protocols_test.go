@@ -132,7 +132,9 @@ func TestProtocolsEndToEnd(t *testing.T) {
 			cfg.Repeats = 2
 			for _, task := range plan.tasks {
 				if st, ok := task.(*syntheticTask); ok {
-					st.Synthetic.Samples = 64
+					// 64 samples, half for training (scale.yaml trains
+					// on 2% of 50,000).
+					st.Synthetic.Samples, st.Synthetic.Train = 64, 0.5
 				}
 			}
 			res, err := Run(context.Background(), plan, Options{DataRoot: root, CacheDir: cache})

@@ -127,19 +127,32 @@ func (e *engine) images() ([]*classify.Data, error) {
 	return e.imageData, e.imagesErr
 }
 
-// prepare lets the methods compute what they share on each Data (Stein
-// divergences, Gram matrices), timed as its own stage.
+// parallelism returns how many repeats run at once and the workers inside
+// each: repeats run in parallel as far as there are workers for them; the
+// rest work inside each repeat (over its test items and pairwise blocks).
+func (e *engine) parallelism() (outer, inner int) {
+	outer = max(1, min(e.workers, e.cfg.Repeats))
+	return outer, max(1, e.workers/outer)
+}
+
+// prepare sets the parallelism of each Data's pairwise computations.
 func (e *engine) prepare(variants []*classify.Data) error {
 	for _, d := range variants {
 		d.Workers = e.workers
-		d.Reporter = e.rep
-		for _, m := range e.plan.methods {
-			if p, ok := m.(classify.Preparer); ok {
-				t0 := time.Now()
-				if err := p.Prepare(d); err != nil {
-					return err
-				}
-				e.addTime("pairwise", t0)
+	}
+	return nil
+}
+
+// prepareSplit lets the methods compute ahead the pairwise quantities they
+// will read on a split (Stein divergences of the training set and the test
+// items against it), timed as its own stage.
+func (e *engine) prepareSplit(s *classify.Split) error {
+	t0 := time.Now()
+	defer e.addTime("pairwise", t0)
+	for _, m := range e.plan.methods {
+		if p, ok := m.(classify.Preparer); ok {
+			if err := p.Prepare(s); err != nil {
+				return err
 			}
 		}
 	}
@@ -155,9 +168,10 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 	// synthetic task draws new data, with its pairwise matrices, in every
 	// repeat.
 	type record struct {
-		out          []*classify.Outcome
+		out          []*classify.Outcome // without predictions and rankings
+		acc          []float64
+		cmc          [][]float64
 		secs         []float64
-		test         []int
 		train, tests int
 		notes        []string
 	}
@@ -178,10 +192,15 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 		return nil, err
 	}
 	classNames := first.split.Data.Classes
-	// Repeats run in parallel as far as there are workers for them; the
-	// rest work inside each repeat (over its test items).
-	outer := min(e.workers, n)
-	inner := max(1, e.workers/outer)
+	// Each repeat's predictions are scored as soon as its methods finish
+	// and then dropped: they are n_test × classes per method and repeat.
+	// The confusion counts are sums, the same in any order.
+	evs := make([]*evaluation, len(methods))
+	for mi := range evs {
+		evs[mi] = newEvaluation(dr.classes, e.cfg.CMC)
+	}
+	var evMu sync.Mutex
+	outer, inner := e.parallelism()
 	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", task, n, len(methods)), n*len(methods))
 	err = pool.ForErr(n, outer, func(_, r int) error {
 		if err := e.ctx.Err(); err != nil {
@@ -200,7 +219,11 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 		// only, so tasks sharing a training set share the selection.
 		in.split.Seed = deriveSeed(e.cfg.Seed, classify.HashInts(in.split.Train))
 		in.split.Ranks = e.cfg.CMC
-		rec := record{test: classify.Pick(in.split.Data.Labels, in.split.Test), train: len(in.split.Train), tests: len(in.split.Test), notes: in.notes}
+		truth := classify.Pick(in.split.Data.Labels, in.split.Test)
+		rec := record{train: len(in.split.Train), tests: len(in.split.Test), notes: in.notes}
+		if err := e.prepareSplit(in.split); err != nil {
+			return fmt.Errorf("repeat %d: %w", r, err)
+		}
 		for mi, m := range methods {
 			t0 := time.Now()
 			out, err := m.Classify(in.split)
@@ -208,7 +231,16 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 				return fmt.Errorf("repeat %d, method %q: %w", r, e.cfg.Methods[mi].Name, err)
 			}
 			rec.secs = append(rec.secs, time.Since(t0).Seconds())
+			evMu.Lock()
+			acc, cmc, err := evs[mi].add(out.Pred, truth, out.Ranking)
+			evMu.Unlock()
+			if err != nil {
+				return fmt.Errorf("method %q, repeat %d: %w", e.cfg.Methods[mi].Name, r, err)
+			}
+			out.Pred, out.Ranking = nil, nil
 			rec.out = append(rec.out, out)
+			rec.acc = append(rec.acc, acc)
+			rec.cmc = append(rec.cmc, cmc)
 			e.rep.Advance(1)
 		}
 		recs[r] = rec
@@ -221,16 +253,12 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 	out := make([]Result, len(methods))
 	for mi := range methods {
 		res := Result{Task: task, Method: e.cfg.Methods[mi].Name, Notes: slices.Clone(dr.notes)}
-		ev := newEvaluation(dr.classes, e.cfg.CMC)
+		ev := evs[mi]
 		var cmcRuns [][]float64
 		var lambdas []float64
-		for r, rec := range recs {
-			o := rec.out[mi]
-			acc, cmc, err := ev.add(o.Pred, rec.test, o.Ranking)
-			if err != nil {
-				return nil, fmt.Errorf("method %q, repeat %d: %w", res.Method, r, err)
-			}
-			res.Runs = append(res.Runs, acc)
+		for _, rec := range recs {
+			o, cmc := rec.out[mi], rec.cmc[mi]
+			res.Runs = append(res.Runs, rec.acc[mi])
 			res.Seconds += rec.secs[mi]
 			res.Degenerate = append(res.Degenerate, o.Degenerate)
 			res.Unconverged = append(res.Unconverged, o.Unconverged)

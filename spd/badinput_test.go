@@ -400,6 +400,25 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			setCases(t, func(s *Set) error { return errOf(SteinDivergences(set, s, nil)) }),
 			[]badCase{{"sets of 2×2 and 3×3", func() error { return errOf(SteinDivergences(set, set3, nil)) }, ErrDimension, ""}},
 			optsCases(func(o *GramOptions) error { return errOf(SteinDivergences(set, set, o)) })),
+		"SteinBlockTo": slices.Concat(
+			setCases(t, func(s *Set) error { return SteinBlockTo(mat.NewDense(1, 1, nil), s, []int{0}, set, []int{0}, nil) }),
+			setCases(t, func(s *Set) error { return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{0}, s, []int{0}, nil) }),
+			[]badCase{
+				{"sets of 2×2 and 3×3", func() error { return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{0}, set3, []int{0}, nil) }, ErrDimension, ""},
+				{"nil destination", func() error { return SteinBlockTo(nil, set, []int{0}, set, []int{0}, nil) }, ErrParameter, ""},
+				{"destination of the wrong shape", func() error { return SteinBlockTo(mat.NewDense(2, 1, nil), set, []int{0}, set, []int{0}, nil) }, ErrDimension, ""},
+				{"row index out of range", func() error { return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{set.Len()}, set, []int{0}, nil) }, ErrParameter, ""},
+				{"negative column index", func() error { return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{0}, set, []int{-1}, nil) }, ErrParameter, ""},
+				{"no rows", func() error { return SteinBlockTo(&mat.Dense{}, set, nil, set, nil, nil) }, nil, ""},
+			},
+			optsCases(func(o *GramOptions) error { return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{0}, set, []int{0}, o) })),
+		"SteinSymBlock": slices.Concat(
+			setCases(t, func(s *Set) error { return errOf(SteinSymBlock(s, []int{0}, nil)) }),
+			[]badCase{
+				{"no items", func() error { return errOf(SteinSymBlock(set, nil, nil)) }, ErrEmpty, ""},
+				{"item out of range", func() error { return errOf(SteinSymBlock(set, []int{0, set.Len()}, nil)) }, ErrParameter, ""},
+			},
+			optsCases(func(o *GramOptions) error { return errOf(SteinSymBlock(set, []int{0, 1}, o)) })),
 		"SteinDivergencesSym": slices.Concat(
 			setCases(t, func(s *Set) error { return errOf(SteinDivergencesSym(s, nil)) }),
 			optsCases(func(o *GramOptions) error { return errOf(SteinDivergencesSym(set, o)) })),

@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/urfave/cli/v2"
@@ -34,7 +36,9 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "data", Usage: "data root `DIR` that dataset paths in the config are relative to (default: $COVPIPE_DATA, else ./data)"},
 			&cli.StringFlag{Name: "cache", Usage: "descriptor cache `DIR` (default: $COVPIPE_CACHE, else the user cache folder/covpipe)"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "extract descriptors without reading or writing the cache"},
+			&cli.StringFlag{Name: "methods", Usage: "run only the methods `NAMES` of the config (comma-separated), e.g. --methods rsr,nn-stein"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to `FILE` (for go tool pprof)"},
+			&cli.StringFlag{Name: "memprofile", Usage: "write a heap profile of all allocations to `FILE` when the run ends (go tool pprof -sample_index=alloc_space)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -48,6 +52,11 @@ func runCommand() *cli.Command {
 			if c.Bool("quick") {
 				if err := plan.Quick(); err != nil {
 					return err
+				}
+			}
+			if c.IsSet("methods") {
+				if err := plan.KeepMethods(strings.Split(c.String("methods"), ",")); err != nil {
+					return fmt.Errorf("run: --methods: %w", err)
 				}
 			}
 			if c.IsSet("repeats") {
@@ -79,6 +88,13 @@ func runCommand() *cli.Command {
 					return fmt.Errorf("cpu profile: %w", err)
 				}
 				defer pprof.StopCPUProfile()
+			}
+			if p := c.String("memprofile"); p != "" {
+				defer func() {
+					if err := writeHeapProfile(p); err != nil {
+						fmt.Fprintf(c.App.ErrWriter, "memory profile: %v\n", err)
+					}
+				}()
 			}
 			cache := ""
 			if !c.Bool("no-cache") {
@@ -113,6 +129,21 @@ func runCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// writeHeapProfile writes the heap profile to path, after a collection so
+// that it is up to date.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // maxNotes bounds the protocol notes printed after the table (a mosaic

@@ -2,8 +2,8 @@
 // a Split of labelled Data into training and test items, the Method
 // interface a method implements, its Outcome, and cross-validated choice
 // among a method's parameter candidates (Select). Data computes the
-// pairwise matrices that methods share (Stein divergences, the
-// log-Euclidean Gram matrix) once.
+// pairwise quantities that methods share (Stein divergences, log-Euclidean
+// distances) in the blocks that splits need, once (Pairs).
 //
 // The experiment engine (package experiment) builds the splits of each
 // protocol; the methods (package experiment/method) classify them.
@@ -11,22 +11,19 @@ package classify
 
 import (
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 
-	"github.com/covpipe/covpipe/progress"
 	"github.com/covpipe/covpipe/spd"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
 // Data is a labelled set of SPD matrices with lazily computed, shared
-// pairwise quantities. Methods evaluated on the same Data reuse them across
-// methods and random splits: the Stein divergence matrix over all items is
-// computed at most once, and any σ's Gram matrix is exp(−σ S) of it.
-// Data is safe for concurrent use.
+// pairwise quantities (Pairs). Methods and cross-validation folds on the
+// same split reuse them: the Stein divergences between a training set and
+// the other items are computed at most once while the split is in use,
+// and any σ's kernel values are exp(−σ S) of them. Memory grows with
+// n_train·n, never n². Data is safe for concurrent use.
 type Data struct {
 	Set    *spd.Set
 	Labels []int
@@ -43,23 +40,19 @@ type Data struct {
 	Vectors map[string]*mat.Dense
 	// Workers bounds the parallelism of the pairwise computations.
 	Workers int
-	// Reporter, if not nil, receives the progress of pairwise computations.
-	Reporter progress.Reporter
 
-	steinOnce sync.Once
-	stein     *mat.SymDense
-	steinErr  error
-	// steinComputations counts Stein divergence matrix computations, so
-	// that tests can prove the reuse.
-	steinComputations atomic.Int64
+	// steinPairs keeps the Stein divergences of the most recent training
+	// sets (Pairs).
+	steinPairs     Once[uint64, *steinPairs]
+	steinPairsInit sync.Once
+	// pairwiseNanos and steinEntries count the pairwise work, for the
+	// engine's timings and for tests.
+	pairwiseNanos atomic.Int64
+	steinEntries  atomic.Int64
 
-	logOnce sync.Once
-	logGram *mat.SymDense
-	logErr  error
-
-	leOnce sync.Once
-	leDist *mat.SymDense
-	leErr  error
+	logOnce    sync.Once
+	logVectors *logVectors
+	logErr     error
 }
 
 // NewData wraps a validated set and its labels.
@@ -74,106 +67,6 @@ func (d *Data) NumClasses() int {
 		n = max(n, l+1)
 	}
 	return max(n, len(d.Classes))
-}
-
-// SteinDivergences returns the symmetric matrix S_ij = S(X_i, X_j) over all
-// items, computing it on first use.
-func (d *Data) SteinDivergences() (*mat.SymDense, error) {
-	d.steinOnce.Do(func() {
-		d.steinComputations.Add(1)
-		n := d.Set.Len()
-		opts := &spd.GramOptions{Workers: d.Workers}
-		if d.Reporter != nil {
-			d.Reporter.Begin(fmt.Sprintf("Stein divergences of %d×%d matrices (%d pairs)", d.Set.Dim(), d.Set.Dim(), n*(n-1)/2), n*(n+1)/2)
-			opts.Progress = d.Reporter.Advance
-			defer d.Reporter.End()
-		}
-		d.stein, d.steinErr = spd.SteinDivergencesSym(d.Set, opts)
-	})
-	return d.stein, d.steinErr
-}
-
-// SteinComputations reports how many times the Stein divergence matrix was
-// computed (0 or 1).
-func (d *Data) SteinComputations() int64 { return d.steinComputations.Load() }
-
-// LogEuclideanGram returns the cosine Gram matrix of the log-Euclidean
-// vectors v_i = vec(log X_i) (spd.LogVecTo: upper triangle, off-diagonals
-// times √2), G_ij = v_iᵀv_j / (‖v_i‖‖v_j‖), computing it on first use. The
-// unit normalisation is the one Wright et al.'s SRC applies to dictionary
-// atoms and queries; it also gives k(x, x) = 1 as for the Stein kernel.
-func (d *Data) LogEuclideanGram() (*mat.SymDense, error) {
-	d.logOnce.Do(func() {
-		n := d.Set.Len()
-		vecs, m, err := d.logVectors()
-		if err != nil {
-			d.logErr = err
-			return
-		}
-		for i := range n {
-			v := vecs[i*m : (i+1)*m]
-			var ss float64
-			for _, x := range v {
-				ss += x * x
-			}
-			if !(ss > 0) {
-				d.logErr = fmt.Errorf("log of matrix %d is zero: cannot normalise", i)
-				return
-			}
-			inv := 1 / math.Sqrt(ss)
-			for j := range v {
-				v[j] *= inv
-			}
-		}
-		g := mat.NewSymDense(n, nil)
-		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: n, Cols: m, Stride: m, Data: vecs}, 0, g.RawSymmetric())
-		d.logGram = g
-	})
-	return d.logGram, d.logErr
-}
-
-// logVectors returns the isometric log-vectors vec(log X_i) of all items
-// (spd.LogVecTo), m values each, one after another.
-func (d *Data) logVectors() ([]float64, int, error) {
-	n, dim := d.Set.Len(), d.Set.Dim()
-	m := spd.VecLen(dim)
-	vecs := make([]float64, n*m)
-	w := spd.NewWorkspace(dim)
-	tmp := mat.NewSymDense(dim, nil)
-	for i := range n {
-		if err := w.LogVecTo(vecs[i*m:(i+1)*m], d.Set.View(i), tmp); err != nil {
-			return nil, 0, fmt.Errorf("log of matrix %d: %w", i, err)
-		}
-	}
-	return vecs, m, nil
-}
-
-// LogEuclideanDistances returns the symmetric matrix of squared
-// log-Euclidean distances ‖log X_i − log X_j‖²_F over all items (Arsigny
-// et al. 2007), the exponent of the log-Euclidean kernel
-// exp(−γ ‖log X − log Y‖²_F) of Li et al. (ICCV 2013), which is positive
-// definite for every γ > 0. It is computed on first use from the Gram
-// matrix of the isometric log-vectors (spd.LogVecTo), D_ij = G_ii + G_jj −
-// 2G_ij, clamped at 0 against round-off.
-func (d *Data) LogEuclideanDistances() (*mat.SymDense, error) {
-	d.leOnce.Do(func() {
-		n := d.Set.Len()
-		vecs, m, err := d.logVectors()
-		if err != nil {
-			d.leErr = err
-			return
-		}
-		g := mat.NewSymDense(n, nil)
-		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: n, Cols: m, Stride: m, Data: vecs}, 0, g.RawSymmetric())
-		dist := mat.NewSymDense(n, nil)
-		for i := range n {
-			for j := i + 1; j < n; j++ {
-				dist.SetSym(i, j, math.Max(0, g.At(i, i)+g.At(j, j)-2*g.At(i, j)))
-			}
-		}
-		d.leDist = dist
-	})
-	return d.leDist, d.leErr
 }
 
 // Split is one train/test partition of a Data, as item indices.
@@ -224,10 +117,11 @@ type DimChecker interface {
 	CheckDim(d int) error
 }
 
-// Preparer is implemented by methods that warm a Data's shared caches, so
-// that the engine can time that work as its own stage.
+// Preparer is implemented by methods that compute ahead the pairwise
+// quantities they will ask for on a split (Data.Pairs), so that the engine
+// can time that work as its own stage, before the methods run.
 type Preparer interface {
-	Prepare(d *Data) error
+	Prepare(s *Split) error
 }
 
 // VectorUser is implemented by methods that classify per-item feature
@@ -269,19 +163,5 @@ type Outcome struct {
 	Lambdas []float64
 }
 
-// Gather returns the |rows|×|cols| submatrix of the symmetric s mapped
-// through f (Identity for none).
-func Gather(s mat.Symmetric, rows, cols []int, f func(float64) float64) *mat.Dense {
-	out := mat.NewDense(len(rows), len(cols), nil)
-	raw := out.RawMatrix()
-	for a, i := range rows {
-		row := raw.Data[a*raw.Stride : a*raw.Stride+len(cols)]
-		for b, j := range cols {
-			row[b] = f(s.At(i, j))
-		}
-	}
-	return out
-}
-
-// Identity is the map of Gather that keeps the entries.
+// Identity is the map of Pairs.Block that keeps the values.
 func Identity(x float64) float64 { return x }

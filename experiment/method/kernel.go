@@ -6,7 +6,6 @@ import (
 
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/spd"
-	"gonum.org/v1/gonum/mat"
 )
 
 // kernelKind is a kernel-based method's choice of kernel on SPD matrices,
@@ -47,22 +46,27 @@ func (k kernelKind) checkDim(sigma float64, d int, pseudo bool) error {
 	return spd.SteinKernel{Sigma: sigma, Pseudo: pseudo}.Check(d)
 }
 
-// matrix returns the pairwise matrix over all items that the kernel maps,
-// computed once per Data, and the map to kernel values with parameter σ.
-func (k kernelKind) matrix(d *classify.Data, sigma float64, pseudo bool) (mat.Symmetric, func(float64) float64, error) {
+// quantity returns the pairwise quantity that the kernel maps.
+func (k kernelKind) quantity() classify.Quantity {
 	if k == logEuclideanKernel {
-		m, err := d.LogEuclideanDistances()
-		return m, func(x float64) float64 { return math.Exp(-sigma * x) }, err
+		return classify.LogEuclideanSq
 	}
-	m, err := d.SteinDivergences()
-	return m, spd.SteinKernel{Sigma: sigma, Pseudo: pseudo}.FromDivergence, err
+	return classify.Stein
 }
 
-// prepare computes the kernel's pairwise matrix.
-func (k kernelKind) prepare(d *classify.Data) error {
-	_, _, err := k.matrix(d, 1, true)
-	return err
+// pairs returns the kernel's pairwise quantity between d's items and the
+// training set train (Data.Pairs), and the map to kernel values with
+// parameter σ.
+func (k kernelKind) pairs(d *classify.Data, train []int, sigma float64, pseudo bool) (classify.Pairs, func(float64) float64, error) {
+	p, err := d.Pairs(k.quantity(), train)
+	if k == logEuclideanKernel {
+		return p, func(x float64) float64 { return math.Exp(-sigma * x) }, err
+	}
+	return p, spd.SteinKernel{Sigma: sigma, Pseudo: pseudo}.FromDivergence, err
 }
+
+// prepare computes ahead the kernel's pairwise quantity on the split.
+func (k kernelKind) prepare(s *classify.Split) error { return classify.PrepareSplit(s, k.quantity()) }
 
 // checkKernel checks a kernel method's σ list (required, each > 0, none
 // twice) and resolves its kernel kind.

@@ -35,16 +35,15 @@ func (m *logESR) Candidates() int { return len(m.cands) }
 // Params returns the decoded parameters, for the record of the run.
 func (m *logESR) Params() any { return m.p }
 
-// Prepare computes the log-Euclidean Gram matrix.
-func (m *logESR) Prepare(d *classify.Data) error {
-	_, err := d.LogEuclideanGram()
-	return err
+// Prepare computes the items' log-vectors.
+func (m *logESR) Prepare(s *classify.Split) error {
+	return classify.PrepareSplit(s, classify.LogCosine)
 }
 
 func (m *logESR) Classify(s *classify.Split) (*classify.Outcome, error) {
 	opts, _, _ := m.p.options() // checked in newLogESR
 	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
-		g, err := d.LogEuclideanGram()
+		g, err := d.Pairs(classify.LogCosine, s.Train)
 		if err != nil {
 			return nil, err
 		}

@@ -147,33 +147,46 @@ func (w weight) set(o rsr.ClassifierOptions) rsr.ClassifierOptions {
 }
 
 // src classifies the test items by kernel SRC (rsr.Classifier) over the
-// training items, with kernel values k(X_i, X_j) = f(g_ij) of the pairwise
-// matrix g over all items. Both kernels used are normalised, k(X, X) = 1:
-// exp(−σ·0) for the Stein kernel, unit vectors for logE-SR.
-func src(g mat.Symmetric, f func(float64) float64, labels, train, test []int, opts rsr.ClassifierOptions, workers int) (*classify.Outcome, error) {
-	c, err := rsr.NewClassifier(classify.Gather(g, train, train, f), classify.Pick(labels, train), opts)
+// training items, with kernel values k(X_i, X_j) = f(P_ij) of the pairwise
+// quantity p, the test items in blocks (classify.ForBlocks). Both kernels
+// used are normalised, k(X, X) = 1: exp(−σ·0) for the Stein kernel, unit
+// vectors for logE-SR.
+func src(p classify.Pairs, f func(float64) float64, labels, train, test []int, opts rsr.ClassifierOptions, workers int) (*classify.Outcome, error) {
+	ktr, err := p.Block(train, train, f)
 	if err != nil {
 		return nil, err
 	}
-	kxx := make([]float64, len(test))
+	c, err := rsr.NewClassifier(ktr, classify.Pick(labels, train), opts)
+	if err != nil {
+		return nil, err
+	}
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Lambdas: make([]float64, len(test))}
+	kxx := make([]float64, min(len(test), classify.BlockSize))
 	for i := range kxx {
 		kxx[i] = 1
 	}
-	ds, err := c.ClassifyBatch(classify.Gather(g, test, train, f), kxx, workers)
+	err = classify.ForBlocks(p, test, train, f, func(off int, k *mat.Dense) error {
+		n, _ := k.Dims()
+		ds, err := c.ClassifyBatch(k, kxx[:n], workers)
+		if err != nil {
+			return err
+		}
+		for q, d := range ds {
+			i := off + q
+			out.Pred[i] = d.Label
+			out.Ranking[i] = c.Rank(d)
+			out.Lambdas[i] = d.Lambda
+			if d.Degenerate {
+				out.Degenerate++
+			}
+			if !d.Converged {
+				out.Unconverged++
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	out := &classify.Outcome{Pred: make([]int, len(ds)), Ranking: make([][]int, len(ds)), Lambdas: make([]float64, len(ds))}
-	for i, d := range ds {
-		out.Pred[i] = d.Label
-		out.Ranking[i] = c.Rank(d)
-		out.Lambdas[i] = d.Lambda
-		if d.Degenerate {
-			out.Degenerate++
-		}
-		if !d.Converged {
-			out.Unconverged++
-		}
 	}
 	return out, nil
 }

@@ -100,8 +100,15 @@ func TestNNSteinAndLogESR(t *testing.T) {
 			}
 		}
 	}
-	// nn-stein ranks classes by their nearest member's divergence.
-	div, _ := data.SteinDivergences()
+	// nn-stein ranks classes by their nearest member's divergence,
+	// computed here directly.
+	div := func(i, j int) float64 {
+		s, err := spd.Stein(data.Set.View(i), data.Set.View(j))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	m := newMethod(t, "nn", "metric: stein")
 	out, _ := m.Classify(&classify.Split{Data: data, Train: train, Test: test[:5], Ranks: 4})
 	for q, i := range test[:5] {
@@ -111,8 +118,8 @@ func TestNNSteinAndLogESR(t *testing.T) {
 		}
 		best := map[int]float64{}
 		for _, j := range train {
-			if b, ok := best[data.Labels[j]]; !ok || div.At(i, j) < b {
-				best[data.Labels[j]] = div.At(i, j)
+			if b, ok := best[data.Labels[j]]; !ok || div(i, j) < b {
+				best[data.Labels[j]] = div(i, j)
 			}
 		}
 		var all []cd
@@ -133,7 +140,11 @@ func TestNNSteinAndLogESR(t *testing.T) {
 // u = vec log X/‖log X‖_F.
 func TestLogEuclideanGram(t *testing.T) {
 	data, _, _ := syntheticData(t, 2, 3, 8, 0.5, 13)
-	g, err := data.LogEuclideanGram()
+	p, err := data.Pairs(classify.LogCosine, classify.Seq(0, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := p.Block(classify.Seq(0, 8), classify.Seq(0, 8), classify.Identity)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +289,12 @@ func TestCodes(t *testing.T) {
 // accuracy on separable classes.
 func TestLogEuclideanKernel(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 200, 0.2, 16)
-	dist, err := data.LogEuclideanDistances()
+	p, err := data.Pairs(classify.LogEuclideanSq, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := classify.Seq(0, data.Set.Len())
+	dist, err := p.Block(all, all, classify.Identity)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +427,12 @@ func TestPCAGramAgainstSVD(t *testing.T) {
 		var x mat.Dense
 		x.Mul(coef, basis)
 		train := classify.Seq(0, tc.train)
-		g, k, err := pcaGram(&x, train, tc.dims)
+		gp, k, err := pcaGram(&x, train, tc.dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := classify.Seq(0, tc.n)
+		g, err := gp.Block(all, all, classify.Identity)
 		if err != nil {
 			t.Fatal(err)
 		}

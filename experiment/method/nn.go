@@ -11,6 +11,7 @@ import (
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/spd"
 	"go.yaml.in/yaml/v3"
+	"gonum.org/v1/gonum/mat"
 )
 
 // nnParams are the parameters of method type nn.
@@ -56,12 +57,11 @@ func metricNames() string {
 // Params returns the decoded parameters, for the record of the run.
 func (m *nn) Params() any { return m.p }
 
-// Prepare computes the Stein divergences, which the Stein and AIRM
+// Prepare computes the split's Stein divergences, which the Stein and AIRM
 // rankings read.
-func (m *nn) Prepare(d *classify.Data) error {
+func (m *nn) Prepare(s *classify.Split) error {
 	if m.metric == spd.SteinMetric || m.metric == spd.AIRMMetric {
-		_, err := d.SteinDivergences()
-		return err
+		return classify.PrepareSplit(s, classify.Stein)
 	}
 	return nil
 }
@@ -70,20 +70,35 @@ func (m *nn) Classify(s *classify.Split) (*classify.Outcome, error) {
 	o, _, d, err := classify.Select(s, []struct{}{{}}, &m.memo, func(d *classify.Data, train, test []int, _ struct{}) (*classify.Outcome, error) {
 		switch m.metric {
 		case spd.AIRMMetric:
-			return airmRanking(d, train, test, s.Ranks, s.Workers)
-		case spd.SteinMetric:
-			div, err := d.SteinDivergences()
+			p, err := d.Pairs(classify.Stein, s.Train)
 			if err != nil {
 				return nil, err
 			}
-			return nearest(d.Labels, train, test, 1, func(_, i, j int) (float64, error) { return div.At(i, j), nil })
+			return airmRanking(d, p, train, test, s.Ranks, s.Workers)
+		case spd.SteinMetric:
+			p, err := d.Pairs(classify.Stein, s.Train)
+			if err != nil {
+				return nil, err
+			}
+			out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
+			err = classify.ForBlocks(p, test, train, classify.Identity, func(off int, k *mat.Dense) error {
+				n, _ := k.Dims()
+				o, err := nearest(d.Labels, train, test[off:off+n], 1, func(_, q, a int) (float64, error) { return k.At(q, a), nil })
+				if err != nil {
+					return err
+				}
+				copy(out.Pred[off:], o.Pred)
+				copy(out.Ranking[off:], o.Ranking)
+				return nil
+			})
+			return out, err
 		}
 		ws := make([]*spd.Workspace, pool.Workers(s.Workers))
-		return nearest(d.Labels, train, test, s.Workers, func(w, i, j int) (float64, error) {
+		return nearest(d.Labels, train, test, s.Workers, func(w, q, a int) (float64, error) {
 			if ws[w] == nil {
 				ws[w] = spd.NewWorkspace(d.Set.Dim())
 			}
-			return ws[w].Distance(m.metric, d.Set.View(i), d.Set.View(j))
+			return ws[w].Distance(m.metric, d.Set.View(test[q]), d.Set.View(train[a]))
 		})
 	})
 	if err != nil {
@@ -94,8 +109,8 @@ func (m *nn) Classify(s *classify.Split) (*classify.Outcome, error) {
 }
 
 // nearest ranks the classes of train for each test item by their nearest
-// member under dist(worker, test item, training item), ties by label, on
-// workers goroutines.
+// member under dist(worker, q, a) between test[q] and train[a], ties by
+// label, on workers goroutines.
 func nearest(labels, train, test []int, workers int, dist func(w, i, j int) (float64, error)) (*classify.Outcome, error) {
 	classes := classify.SortedKeys(classify.ByClass(labels, train))
 	class := make([]int, len(train)) // position in classes of each training item
@@ -113,9 +128,8 @@ func nearest(labels, train, test []int, workers int, dist func(w, i, j int) (flo
 		for k := range best {
 			best[k] = math.Inf(1)
 		}
-		i := test[q]
-		for a, j := range train {
-			v, err := dist(w, i, j)
+		for a := range train {
+			v, err := dist(w, q, a)
 			if err != nil {
 				return err
 			}

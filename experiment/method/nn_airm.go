@@ -7,6 +7,7 @@ import (
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/mat"
 )
 
 // airmRanking ranks the classes of train for each test item by their
@@ -20,12 +21,12 @@ import (
 // unvisited member), and a class is emitted once its exact minimum is no
 // larger than every other bound. The first ranks classes (at least one)
 // come out in exact order; the rest follow by their bounds.
-func airmRanking(d *classify.Data, train, test []int, ranks, workers int) (*classify.Outcome, error) {
-	div, err := d.SteinDivergences()
-	if err != nil {
-		return nil, err
+func airmRanking(d *classify.Data, p classify.Pairs, train, test []int, ranks, workers int) (*classify.Outcome, error) {
+	// Members of each class by their position in train.
+	groups := map[int][]int{}
+	for a, j := range train {
+		groups[d.Labels[j]] = append(groups[d.Labels[j]], a)
 	}
-	groups := classify.ByClass(d.Labels, train)
 	labels := classify.SortedKeys(groups)
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
 	// Each worker keeps its classes, their members (one buffer over all
@@ -37,56 +38,61 @@ func airmRanking(d *classify.Data, train, test []int, ranks, workers int) (*clas
 	}
 	states := make([]*state, pool.Workers(workers))
 	ranks = max(1, ranks)
-	err = pool.ForErr(len(test), workers, func(w, qi int) error {
-		i := test[qi]
-		st := states[w]
-		if st == nil {
-			a, err := spd.NewAnchor(d.Set.View(i))
-			if err != nil {
-				return err
+	err := classify.ForBlocks(p, test, train, classify.Identity, func(off int, div *mat.Dense) error {
+		n, _ := div.Dims()
+		return pool.ForErr(n, workers, func(w, qb int) error {
+			qi := off + qb
+			i := test[qi]
+			st := states[w]
+			if st == nil {
+				a, err := spd.NewAnchor(d.Set.View(i))
+				if err != nil {
+					return err
+				}
+				st = &state{anchor: a, classes: make([]classState, len(labels)), q: make(classQueue, 0, len(labels))}
+				buf := make([]member, len(train))
+				for k, l := range labels {
+					n := len(groups[l])
+					st.classes[k] = classState{label: l, all: buf[:n:n]}
+					buf = buf[n:]
+				}
+				states[w] = st
 			}
-			st = &state{anchor: a, classes: make([]classState, len(labels)), q: make(classQueue, 0, len(labels))}
-			buf := make([]member, len(train))
+			st.anchor.Reset(d.Set.View(i))
+			st.q = st.q[:0]
+			row := div.RawRowView(qb)
 			for k, l := range labels {
-				n := len(groups[l])
-				st.classes[k] = classState{label: l, all: buf[:n:n]}
-				buf = buf[n:]
+				c := &st.classes[k]
+				for m, a := range groups[l] {
+					c.all[m] = member{s: row[a], j: train[a]}
+				}
+				c.reset()
+				st.q = append(st.q, c)
 			}
-			states[w] = st
-		}
-		st.anchor.Reset(d.Set.View(i))
-		st.q = st.q[:0]
-		for k, l := range labels {
-			c := &st.classes[k]
-			for a, j := range groups[l] {
-				c.all[a] = member{s: div.At(i, j), j: j}
+			heap.Init(&st.q)
+			ranking := make([]int, 0, len(labels))
+			for st.q.Len() > 0 && len(ranking) < ranks {
+				c := st.q[0]
+				if c.resolved() {
+					heap.Pop(&st.q)
+					ranking = append(ranking, c.label)
+					continue
+				}
+				dist, err := st.anchor.AIRM(d.Set.View(c.pop()))
+				if err != nil {
+					return err
+				}
+				c.best = math.Min(c.best, dist)
+				c.bound = c.key()
+				heap.Fix(&st.q, 0)
 			}
-			c.reset()
-			st.q = append(st.q, c)
-		}
-		heap.Init(&st.q)
-		ranking := make([]int, 0, len(labels))
-		for st.q.Len() > 0 && len(ranking) < ranks {
-			c := st.q[0]
-			if c.resolved() {
-				heap.Pop(&st.q)
-				ranking = append(ranking, c.label)
-				continue
+			for st.q.Len() > 0 {
+				ranking = append(ranking, heap.Pop(&st.q).(*classState).label)
 			}
-			dist, err := st.anchor.AIRM(d.Set.View(c.pop()))
-			if err != nil {
-				return err
-			}
-			c.best = math.Min(c.best, dist)
-			c.bound = c.key()
-			heap.Fix(&st.q, 0)
-		}
-		for st.q.Len() > 0 {
-			ranking = append(ranking, heap.Pop(&st.q).(*classState).label)
-		}
-		out.Ranking[qi] = ranking
-		out.Pred[qi] = ranking[0]
-		return nil
+			out.Ranking[qi] = ranking
+			out.Pred[qi] = ranking[0]
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err

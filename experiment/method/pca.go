@@ -8,8 +8,6 @@ import (
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/features"
 	"go.yaml.in/yaml/v3"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -61,7 +59,7 @@ type gramKey struct {
 }
 
 type gramFit struct {
-	g    *mat.SymDense
+	g    classify.Pairs
 	dims int
 }
 
@@ -180,7 +178,8 @@ func normalisePlanes(x *mat.Dense, planes int) (*mat.Dense, error) {
 // pcaGram fits PCA on the rows train of x (centred on their mean), keeps
 // the leading dims components (fewer when the training rank is lower),
 // projects every row, scales each projection to unit length and returns
-// their linear Gram matrix, with the number of components kept.
+// their linear kernel (classify.LinearPairs), with the number of
+// components kept.
 //
 // The fit is dual PCA (Turk and Pentland's eigenfaces trick): with n_t
 // training rows of m > n_t values, the components are V = X_cᵀ U Σ⁻¹ for
@@ -188,7 +187,7 @@ func normalisePlanes(x *mat.Dense, planes int) (*mat.Dense, error) {
 // O(n_t² m) against the O(n_t m²) of the thin SVD of X_c, 4× faster on
 // FERET's 600 training faces. Components whose variance is below 1e-14 of
 // the largest are dropped: the Gram matrix resolves no smaller ones.
-func pcaGram(x *mat.Dense, train []int, dims int) (*mat.SymDense, int, error) {
+func pcaGram(x *mat.Dense, train []int, dims int) (classify.Pairs, int, error) {
 	n, m := x.Dims()
 	nt := len(train)
 	mean := make([]float64, m)
@@ -251,8 +250,5 @@ func pcaGram(x *mat.Dense, train []int, dims int) (*mat.SymDense, int, error) {
 			}
 		}
 	}
-	g := mat.NewSymDense(n, nil)
-	raw := y.RawMatrix()
-	blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: n, Cols: k, Stride: raw.Stride, Data: raw.Data}, 0, g.RawSymmetric())
-	return g, k, nil
+	return classify.LinearPairs(&y), k, nil
 }

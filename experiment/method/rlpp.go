@@ -122,8 +122,8 @@ func (m *rlppMethod) CheckDim(d int) error {
 	return m.p.Kernel.checkSigmas(m.p.Sigma, d, m.p.PseudoKernel)
 }
 
-// Prepare computes the kernel's pairwise matrix.
-func (m *rlppMethod) Prepare(d *classify.Data) error { return m.p.Kernel.prepare(d) }
+// Prepare computes the kernel's pairwise quantity on the split.
+func (m *rlppMethod) Prepare(s *classify.Split) error { return m.p.Kernel.prepare(s) }
 
 func (m *rlppMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
@@ -133,7 +133,7 @@ func (m *rlppMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	// so used ends as that run's candidate with its defaults resolved.
 	var used rlppCandidate
 	o, _, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, error) {
-		o, c, err := m.run(d, train, test, c, s.Workers)
+		o, c, err := m.run(d, s.Train, train, test, c, s.Workers)
 		used = c
 		return o, err
 	})
@@ -144,10 +144,11 @@ func (m *rlppMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	return o, nil
 }
 
-// run fits RLPP on train and classifies test by nearest neighbour in the
-// projection. It returns the candidate with the defaults it resolved.
-func (m *rlppMethod) run(d *classify.Data, train, test []int, c rlppCandidate, workers int) (*classify.Outcome, rlppCandidate, error) {
-	div, f, err := m.p.Kernel.matrix(d, c.sigma, m.p.PseudoKernel)
+// run fits RLPP on train (a subset of the split's training set all) and
+// classifies test by nearest neighbour in the projection. It returns the
+// candidate with the defaults it resolved.
+func (m *rlppMethod) run(d *classify.Data, all, train, test []int, c rlppCandidate, workers int) (*classify.Outcome, rlppCandidate, error) {
+	div, f, err := m.p.Kernel.pairs(d, all, c.sigma, m.p.PseudoKernel)
 	if err != nil {
 		return nil, c, err
 	}
@@ -156,7 +157,10 @@ func (m *rlppMethod) run(d *classify.Data, train, test []int, c rlppCandidate, w
 		c.dims = max(1, len(classify.ByClass(d.Labels, train))-1)
 	}
 	c.neighbours = cmp.Or(c.neighbours, lpp.DefaultNeighbours)
-	ktr := classify.Gather(div, train, train, f)
+	ktr, err := div.Block(train, train, f)
+	if err != nil {
+		return nil, c, err
+	}
 	p, err := lpp.Fit(mat.NewSymDense(len(train), ktr.RawMatrix().Data), labels, lpp.Options{
 		Dims: c.dims, Supervised: true, Center: true, Neighbours: c.neighbours, HeatT: c.heat,
 	})
@@ -168,20 +172,21 @@ func (m *rlppMethod) run(d *classify.Data, train, test []int, c rlppCandidate, w
 	if err != nil {
 		return nil, c, err
 	}
-	yte, err := p.Project(classify.Gather(div, test, train, f))
+	yte := mat.NewDense(len(test), c.dims, nil)
+	err = classify.ForBlocks(div, test, train, f, func(off int, k *mat.Dense) error {
+		y, err := p.Project(k)
+		if err != nil {
+			return err
+		}
+		n, _ := y.Dims()
+		yte.Slice(off, off+n, 0, c.dims).(*mat.Dense).Copy(y)
+		return nil
+	})
 	if err != nil {
 		return nil, c, err
 	}
-	// Rows in yte and ytr by item index (an item may be in both).
-	pos, posTrain := make([]int, d.Set.Len()), make([]int, d.Set.Len())
-	for q, i := range test {
-		pos[i] = q
-	}
-	for a, j := range train {
-		posTrain[j] = a
-	}
-	o, err := nearest(d.Labels, train, test, workers, func(_, i, j int) (float64, error) {
-		u, v := yte.RawRowView(pos[i]), ytr.RawRowView(posTrain[j])
+	o, err := nearest(d.Labels, train, test, workers, func(_, q, a int) (float64, error) {
+		u, v := yte.RawRowView(q), ytr.RawRowView(a)
 		var s float64
 		for k := range u {
 			s += (u[k] - v[k]) * (u[k] - v[k])

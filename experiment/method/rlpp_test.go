@@ -221,7 +221,7 @@ func BenchmarkRLPP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := m.(classify.Preparer).Prepare(data); err != nil {
+	if err := m.(classify.Preparer).Prepare(&classify.Split{Data: data, Train: train, Test: test}); err != nil {
 		b.Fatal(err)
 	}
 	for _, w := range []int{1, 0} {

@@ -64,9 +64,9 @@ func (m *rsrMethod) Params() any { return m.p }
 // CheckDim checks every σ against Theorem 1 for d×d matrices.
 func (m *rsrMethod) CheckDim(d int) error { return m.p.Kernel.checkSigmas(m.p.Sigma, d, m.pseudo) }
 
-// Prepare computes the kernel's pairwise matrix (Stein divergences, or
-// squared log-Euclidean distances).
-func (m *rsrMethod) Prepare(d *classify.Data) error { return m.p.Kernel.prepare(d) }
+// Prepare computes the kernel's pairwise quantity on the split (Stein
+// divergences, or squared log-Euclidean distances).
+func (m *rsrMethod) Prepare(s *classify.Split) error { return m.p.Kernel.prepare(s) }
 
 func (m *rsrMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
@@ -74,7 +74,7 @@ func (m *rsrMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	}
 	opts, _, _ := m.p.options() // checked in newRSR
 	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p rsrCandidate) (*classify.Outcome, error) {
-		g, k, err := m.p.Kernel.matrix(d, p.sigma, m.pseudo)
+		g, k, err := m.p.Kernel.pairs(d, s.Train, p.sigma, m.pseudo)
 		if err != nil {
 			return nil, err
 		}

@@ -74,15 +74,15 @@ func (m *steinSVM) CheckDim(d int) error {
 	return m.p.Kernel.checkSigmas(m.p.Sigma, d, m.p.PseudoKernel)
 }
 
-// Prepare computes the kernel's pairwise matrix.
-func (m *steinSVM) Prepare(d *classify.Data) error { return m.p.Kernel.prepare(d) }
+// Prepare computes the kernel's pairwise quantity on the split.
+func (m *steinSVM) Prepare(s *classify.Split) error { return m.p.Kernel.prepare(s) }
 
 func (m *steinSVM) Classify(s *classify.Split) (*classify.Outcome, error) {
 	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
 		return nil, err
 	}
 	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
-		return m.run(d, train, test, p, s.Workers)
+		return m.run(d, s.Train, train, test, p, s.Workers)
 	})
 	if err != nil {
 		return nil, err
@@ -95,28 +95,37 @@ func (m *steinSVM) Classify(s *classify.Split) (*classify.Outcome, error) {
 // Every test item's decision uses every binary machine, so when any
 // machine stopped at its iteration cap all test items count as
 // unconverged.
-func (m *steinSVM) run(d *classify.Data, train, test []int, p steinSVMCandidate, workers int) (*classify.Outcome, error) {
-	div, k, err := m.p.Kernel.matrix(d, p.sigma, m.p.PseudoKernel)
+func (m *steinSVM) run(d *classify.Data, all, train, test []int, p steinSVMCandidate, workers int) (*classify.Outcome, error) {
+	div, k, err := m.p.Kernel.pairs(d, all, p.sigma, m.p.PseudoKernel)
 	if err != nil {
 		return nil, err
 	}
-	gram := classify.Gather(div, train, train, k)
+	gram, err := div.Block(train, train, k)
+	if err != nil {
+		return nil, err
+	}
 	model, err := svm.Train(mat.NewSymDense(len(train), gram.RawMatrix().Data), classify.Pick(d.Labels, train),
 		svm.Options{C: p.c, Tol: m.p.Tolerance, Workers: workers})
 	if err != nil {
 		return nil, fmt.Errorf("stein-svm (sigma = %v, c = %v): %w", p.sigma, p.c, err)
 	}
-	ds, err := model.Decide(classify.Gather(div, test, train, k), workers)
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
+	err = classify.ForBlocks(div, test, train, k, func(off int, kb *mat.Dense) error {
+		ds, err := model.Decide(kb, workers)
+		if err != nil {
+			return err
+		}
+		for q, dec := range ds {
+			out.Pred[off+q] = dec.Label
+			out.Ranking[off+q] = model.Rank(dec)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("stein-svm (sigma = %v, c = %v): %w", p.sigma, p.c, err)
 	}
-	out := &classify.Outcome{Pred: make([]int, len(ds)), Ranking: make([][]int, len(ds))}
-	for i, dec := range ds {
-		out.Pred[i] = dec.Label
-		out.Ranking[i] = model.Rank(dec)
-	}
 	if model.Unconverged() > 0 {
-		out.Unconverged = len(ds)
+		out.Unconverged = len(test)
 	}
 	return out, nil
 }

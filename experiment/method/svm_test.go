@@ -32,10 +32,11 @@ func TestSteinSVM(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := m.(classify.Preparer).Prepare(data); err != nil {
+		split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2, Folds: 3, Seed: 1}
+		if err := m.(classify.Preparer).Prepare(split); err != nil {
 			t.Fatal(err)
 		}
-		out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2, Folds: 3, Seed: 1})
+		out, err := m.Classify(split)
 		if err != nil {
 			t.Fatal(err)
 		}

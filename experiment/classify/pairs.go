@@ -1,0 +1,405 @@
+package classify
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/covpipe/covpipe/internal/pool"
+	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Quantity names a symmetric pairwise quantity between the items of a
+// Data that kernel methods map to kernel values.
+type Quantity int
+
+const (
+	// Stein is the Stein divergence S(X_i, X_j) of the paper's Eqn. 3;
+	// exp(−σ S) is the Stein kernel (Eqn. 5).
+	Stein Quantity = iota
+	// LogEuclideanSq is the squared log-Euclidean distance
+	// ‖log X_i − log X_j‖²_F (Arsigny et al. 2007), the exponent of the
+	// log-Euclidean Gaussian kernel exp(−γ ‖log X − log Y‖²_F) (Li et al.,
+	// ICCV 2013), positive definite for every γ > 0.
+	LogEuclideanSq
+	// LogCosine is the cosine v_iᵀv_j / (‖v_i‖‖v_j‖) of the isometric
+	// log-vectors v_i = vec(log X_i) (spd.LogVecTo: upper triangle,
+	// off-diagonals times √2): the linear Gram matrix of logE-SR. The unit
+	// normalisation is the one Wright et al.'s SRC applies to dictionary
+	// atoms and queries; it also gives k(x, x) = 1 as for the Stein kernel.
+	LogCosine
+)
+
+// String returns the quantity's name.
+func (q Quantity) String() string {
+	switch q {
+	case Stein:
+		return "Stein divergence"
+	case LogEuclideanSq:
+		return "squared log-Euclidean distance"
+	case LogCosine:
+		return "log-Euclidean cosine"
+	case linear:
+		return "linear kernel"
+	}
+	return fmt.Sprintf("Quantity(%d)", int(q))
+}
+
+// Pairs gives blocks of a pairwise quantity between any items of a Data
+// (rows) and the items of one training set (columns). Methods ask for the
+// training set against itself, folds of it, and the test items in blocks
+// (ForBlocks), so that no method needs the n×n matrix over all items:
+// memory is O(n_train·n) at most, whatever the size of the test set.
+type Pairs interface {
+	// Block returns the |rows|×|cols| matrix of f(P(rows[a], cols[b])),
+	// f = Identity for the quantity itself. Every item of cols must be in
+	// the training set the Pairs was made for.
+	Block(rows, cols []int, f func(float64) float64) (*mat.Dense, error)
+	// Prepare computes ahead what Block will need for these rows, so that
+	// the engine can time it as its own stage.
+	Prepare(rows []int) error
+}
+
+// BlockSize is the number of test items whose kernel values a method holds
+// at once (ForBlocks): 1024 queries against 1,000 training items are 8 MB.
+const BlockSize = 1024
+
+// ForBlocks calls fn for consecutive blocks of at most BlockSize test
+// items, with the block's offset in test and f of the pairwise quantity
+// between the block and train.
+func ForBlocks(p Pairs, test, train []int, f func(float64) float64, fn func(off int, k *mat.Dense) error) error {
+	for off := 0; off < len(test); off += BlockSize {
+		block := test[off:min(len(test), off+BlockSize)]
+		k, err := p.Block(block, train, f)
+		if err != nil {
+			return err
+		}
+		if err := fn(off, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Pairs returns the quantity q between the Data's items and those of
+// train. Stein divergences are computed when first asked for and kept: the
+// training set against itself once, and each other item's divergences to
+// the training set once, so that all methods and cross-validation folds of
+// a split (and the splits of other tasks with the same training set, such
+// as FERET's four test poses) share them. The log-Euclidean quantities
+// are computed per block from the items' log-vectors, which the Data
+// computes once (n·d(d+1)/2 values).
+func (d *Data) Pairs(q Quantity, train []int) (Pairs, error) {
+	if len(train) == 0 {
+		return nil, fmt.Errorf("%v: empty training set", q)
+	}
+	switch q {
+	case Stein:
+		d.steinPairsInit.Do(func() { d.steinPairs.Max = keptTrainingSets })
+		return d.steinPairs.Do(HashInts(train), func() (*steinPairs, error) {
+			return newSteinPairs(d, train)
+		})
+	case LogEuclideanSq, LogCosine:
+		lv, err := d.logVecs()
+		if err != nil {
+			return nil, err
+		}
+		return &vectorPairs{lv: lv, q: q}, nil
+	}
+	return nil, fmt.Errorf("unknown pairwise quantity %v", q)
+}
+
+// keptTrainingSets bounds the training sets whose Stein divergences a Data
+// keeps: enough for the repeats that run at the same time on a 2-core
+// machine and a task that shares the previous one's training set. A split
+// in progress holds its own reference, so a set dropped here is only
+// recomputed if a later split asks for it again.
+const keptTrainingSets = 4
+
+// PairwiseSeconds returns the time spent computing Stein divergences for
+// the Data's Pairs, summed over goroutines.
+func (d *Data) PairwiseSeconds() float64 {
+	return time.Duration(d.pairwiseNanos.Load()).Seconds()
+}
+
+// SteinComputations reports how many Stein divergence entries were
+// computed, so that tests can prove the reuse.
+func (d *Data) SteinComputations() int64 { return d.steinEntries.Load() }
+
+// steinPairs holds Stein divergences between a training set T and the
+// items of a Data: T×T, computed on first use (one triangle), and the
+// divergences of each other item to T, computed when a block first needs
+// them.
+type steinPairs struct {
+	d     *Data
+	train []int
+	pos   []int32 // position in train of each item, −1 if not in it
+
+	ttOnce sync.Once
+	tt     *mat.SymDense
+	ttErr  error
+
+	mu   sync.Mutex
+	rows [][]float64 // divergences to train of each item not in it, once computed
+}
+
+func newSteinPairs(d *Data, train []int) (*steinPairs, error) {
+	n := d.Set.Len()
+	p := &steinPairs{d: d, train: append([]int(nil), train...), pos: make([]int32, n), rows: make([][]float64, n)}
+	for i := range p.pos {
+		p.pos[i] = -1
+	}
+	for a, j := range train {
+		if j < 0 || j >= n {
+			return nil, fmt.Errorf("training item %d out of range [0, %d)", j, n)
+		}
+		if p.pos[j] >= 0 {
+			return nil, fmt.Errorf("training item %d listed twice", j)
+		}
+		p.pos[j] = int32(a)
+	}
+	return p, nil
+}
+
+// trainBlock returns the divergences of the training set to itself.
+func (p *steinPairs) trainBlock() (*mat.SymDense, error) {
+	p.ttOnce.Do(func() {
+		t0 := time.Now()
+		p.tt, p.ttErr = spd.SteinSymBlock(p.d.Set, p.train, &spd.GramOptions{Workers: p.d.Workers})
+		p.d.pairwiseNanos.Add(int64(time.Since(t0)))
+		m := int64(len(p.train))
+		p.d.steinEntries.Add(m * (m - 1) / 2)
+	})
+	return p.tt, p.ttErr
+}
+
+// Prepare computes the divergences of rows to the training set.
+func (p *steinPairs) Prepare(rows []int) error {
+	var inTrain bool
+	var missing []int
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, i := range rows {
+		if i < 0 || i >= len(p.pos) {
+			return fmt.Errorf("item %d out of range [0, %d)", i, len(p.pos))
+		}
+		switch {
+		case p.pos[i] >= 0:
+			inTrain = true
+		case p.rows[i] == nil:
+			p.rows[i] = []float64{} // marks i as listed; filled below
+			missing = append(missing, i)
+		}
+	}
+	if inTrain {
+		if _, err := p.trainBlock(); err != nil {
+			return err
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	m := len(p.train)
+	out := mat.NewDense(len(missing), m, nil)
+	err := spd.SteinBlockTo(out, p.d.Set, missing, p.d.Set, p.train, &spd.GramOptions{Workers: p.d.Workers})
+	p.d.pairwiseNanos.Add(int64(time.Since(t0)))
+	if err != nil {
+		for _, i := range missing {
+			p.rows[i] = nil
+		}
+		return err
+	}
+	p.d.steinEntries.Add(int64(len(missing) * m))
+	raw := out.RawMatrix()
+	for r, i := range missing {
+		p.rows[i] = raw.Data[r*raw.Stride : r*raw.Stride+m : r*raw.Stride+m]
+	}
+	return nil
+}
+
+// Block returns f of the divergences between rows and cols ⊆ train.
+func (p *steinPairs) Block(rows, cols []int, f func(float64) float64) (*mat.Dense, error) {
+	cpos := make([]int, len(cols))
+	for b, j := range cols {
+		if j < 0 || j >= len(p.pos) || p.pos[j] < 0 {
+			return nil, fmt.Errorf("Stein divergences: column item %d is not in the training set", j)
+		}
+		cpos[b] = int(p.pos[j])
+	}
+	if err := p.Prepare(rows); err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 || len(cols) == 0 {
+		return &mat.Dense{}, nil
+	}
+	out := mat.NewDense(len(rows), len(cols), nil)
+	raw := out.RawMatrix()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for a, i := range rows {
+		dst := raw.Data[a*raw.Stride : a*raw.Stride+len(cols)]
+		if r := p.pos[i]; r >= 0 {
+			tt := p.tt.RawSymmetric()
+			for b, c := range cpos {
+				lo, hi := min(int(r), c), max(int(r), c)
+				dst[b] = f(tt.Data[lo*tt.Stride+hi])
+			}
+			continue
+		}
+		src := p.rows[i]
+		for b, c := range cpos {
+			dst[b] = f(src[c])
+		}
+	}
+	return out, nil
+}
+
+// logVectors holds one vector per item: the isometric log-vectors of a
+// Data's items and their norms, or the rows of LinearPairs (no norms).
+type logVectors struct {
+	n, m   int       // items, values per vector (d(d+1)/2 for log-vectors)
+	vecs   []float64 // one row of m values per item
+	stride int       // row stride of vecs
+	sq     []float64 // squared Euclidean norm of each row
+	inv    []float64 // reciprocal Euclidean norm of each row
+}
+
+func (lv *logVectors) row(i int) []float64 { return lv.vecs[i*lv.stride : i*lv.stride+lv.m] }
+
+// logVecs returns the items' log-vectors, computing them on first use on
+// the Data's workers.
+func (d *Data) logVecs() (*logVectors, error) {
+	d.logOnce.Do(func() {
+		n, dim := d.Set.Len(), d.Set.Dim()
+		m := spd.VecLen(dim)
+		lv := &logVectors{n: n, m: m, vecs: make([]float64, n*m), stride: m, sq: make([]float64, n), inv: make([]float64, n)}
+		ws := make([]*spd.Workspace, pool.Workers(d.Workers))
+		tmps := make([]*mat.SymDense, len(ws))
+		d.logErr = pool.ForErr(n, d.Workers, func(w, i int) error {
+			if ws[w] == nil {
+				ws[w], tmps[w] = spd.NewWorkspace(dim), mat.NewSymDense(dim, nil)
+			}
+			v := lv.vecs[i*m : (i+1)*m]
+			if err := ws[w].LogVecTo(v, d.Set.View(i), tmps[w]); err != nil {
+				return fmt.Errorf("log of matrix %d: %w", i, err)
+			}
+			// Squared norms as a dot product, the diagonal of the vectors'
+			// Gram matrix that the distances are made from.
+			x := blas64.Vector{N: m, Inc: 1, Data: v}
+			lv.sq[i] = blas64.Dot(x, x)
+			var ss float64
+			for _, e := range v {
+				ss += e * e
+			}
+			lv.inv[i] = 1 / math.Sqrt(ss)
+			return nil
+		})
+		if d.logErr == nil {
+			d.logVectors = lv
+		}
+	})
+	return d.logVectors, d.logErr
+}
+
+// linear is the quantity of LinearPairs: plain dot products.
+const linear Quantity = -1
+
+// LinearPairs returns the linear kernel P_ij = y_iᵀy_j of the rows of y
+// (row i: item i), computed per block by one matrix product, for methods
+// that map items to vectors of their own (PCA projections). It keeps y.
+func LinearPairs(y *mat.Dense) Pairs {
+	raw := y.RawMatrix()
+	lv := &logVectors{n: raw.Rows, m: raw.Cols, vecs: raw.Data, stride: raw.Stride}
+	return &vectorPairs{lv: lv, q: linear}
+}
+
+// vectorPairs computes quantities of item vectors per block: a block is
+// one matrix product.
+type vectorPairs struct {
+	lv *logVectors
+	q  Quantity
+}
+
+// Prepare does nothing: blocks are computed when asked for.
+func (p *vectorPairs) Prepare([]int) error { return nil }
+
+// Block returns f of the quantity between rows and cols.
+func (p *vectorPairs) Block(rows, cols []int, f func(float64) float64) (*mat.Dense, error) {
+	if len(rows) == 0 || len(cols) == 0 {
+		return &mat.Dense{}, nil
+	}
+	lv := p.lv
+	n := lv.n
+	for _, items := range [][]int{rows, cols} {
+		for _, i := range items {
+			if i < 0 || i >= n {
+				return nil, fmt.Errorf("%v: item %d out of range [0, %d)", p.q, i, n)
+			}
+			if p.q == LogCosine && !(lv.sq[i] > 0) {
+				return nil, fmt.Errorf("log of matrix %d is zero: cannot normalise", i)
+			}
+		}
+	}
+	a, b := p.gather(rows), p.gather(cols)
+	out := mat.NewDense(len(rows), len(cols), nil)
+	raw := out.RawMatrix()
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, raw)
+	for r, i := range rows {
+		dst := raw.Data[r*raw.Stride : r*raw.Stride+len(cols)]
+		for c, j := range cols {
+			if p.q == LogEuclideanSq {
+				dst[c] = math.Max(0, lv.sq[i]+lv.sq[j]-2*dst[c])
+			}
+			dst[c] = f(dst[c])
+		}
+	}
+	return out, nil
+}
+
+// gather copies the vectors of items into a matrix, each unit normalised
+// for LogCosine.
+func (p *vectorPairs) gather(items []int) blas64.General {
+	lv := p.lv
+	m := lv.m
+	g := blas64.General{Rows: len(items), Cols: m, Stride: m, Data: make([]float64, len(items)*m)}
+	for r, i := range items {
+		dst := g.Data[r*m : (r+1)*m]
+		copy(dst, lv.row(i))
+		if p.q == LogCosine {
+			inv := lv.inv[i]
+			for k := range dst {
+				dst[k] *= inv
+			}
+		}
+	}
+	return g
+}
+
+// PrepareSplit computes ahead the quantity q between the split's training
+// set and itself on each ridge variant, and between its test items and
+// the training set when there is one variant. With several, only the
+// variant that cross-validation chooses needs its test rows, which are
+// then computed when asked for.
+func PrepareSplit(s *Split, q Quantity) error {
+	vs := s.AllVariants()
+	for _, d := range vs {
+		p, err := d.Pairs(q, s.Train)
+		if err != nil {
+			return err
+		}
+		rows := s.Train
+		if len(vs) == 1 {
+			rows = append(slices.Clip(s.Train), s.Test...)
+		}
+		if err := p.Prepare(rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package classify
+
+import (
+	"math"
+	"sync"
+	"testing"
+
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/mat"
+)
+
+func pairsData(t testing.TB, n int) *Data {
+	t.Helper()
+	train, test, err := datasets.Synthetic(datasets.SyntheticOptions{Classes: 3, Dim: 4, Samples: n, Train: 0.5, Spread: 1, Variance: 0.5}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := spd.NewSet(append(train.X, test.X...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewData(set, append(train.Labels, test.Labels...), 2)
+}
+
+// TestPairsBlocks checks every block shape methods ask for (training set
+// against itself, a fold against a fold, test items, items in both)
+// against Stein divergences and log-Euclidean quantities computed directly
+// by package spd, with a map applied.
+func TestPairsBlocks(t *testing.T) {
+	data := pairsData(t, 42)
+	train := []int{1, 3, 4, 8, 9, 15, 20, 21, 33}
+	fold := []int{3, 9, 20}
+	rest := Without(train, fold)
+	test := []int{0, 41, 2, 5, 3} // unsorted, one training item
+	f := func(x float64) float64 { return 2*x + 1 }
+	direct := map[Quantity]func(i, j int) float64{
+		Stein: func(i, j int) float64 {
+			s, err := spd.Stein(data.Set.View(i), data.Set.View(j))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+		LogEuclideanSq: func(i, j int) float64 {
+			d, err := spd.LogEuclidean(data.Set.View(i), data.Set.View(j))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d * d
+		},
+		LogCosine: func(i, j int) float64 {
+			li, _ := spd.Log(data.Set.View(i))
+			lj, _ := spd.Log(data.Set.View(j))
+			var dot, ni, nj float64
+			for a := range 4 {
+				for b := range 4 {
+					dot += li.At(a, b) * lj.At(a, b)
+					ni += li.At(a, b) * li.At(a, b)
+					nj += lj.At(a, b) * lj.At(a, b)
+				}
+			}
+			return dot / math.Sqrt(ni*nj)
+		},
+	}
+	for q, want := range direct {
+		p, err := data.Pairs(q, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range []struct{ rows, cols []int }{{train, train}, {fold, rest}, {test, train}, {test, fold}, {test[:1], train[:1]}} {
+			got, err := p.Block(b.rows, b.cols, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r, i := range b.rows {
+				for c, j := range b.cols {
+					w := f(want(i, j))
+					if g := got.At(r, c); math.Abs(g-w) > 1e-10*(1+math.Abs(w)) {
+						t.Errorf("%v[%d][%d] = %v, want %v", q, i, j, g, w)
+					}
+				}
+			}
+		}
+		if _, err := p.Block(test, []int{0}, f); err == nil && q == Stein {
+			t.Errorf("%v: a column outside the training set was accepted", q)
+		}
+		if _, err := p.Block([]int{42}, train, f); err == nil {
+			t.Errorf("%v: row 42 of 42 items was accepted", q)
+		}
+	}
+}
+
+// TestPairsComputeOnce checks that concurrent blocks of one training set
+// share the divergences (each pair computed once), that another training
+// set gets its own, and that a Data keeps at most keptTrainingSets of them.
+func TestPairsComputeOnce(t *testing.T) {
+	data := pairsData(t, 60)
+	train := Seq(0, 20)
+	test := Seq(20, 60)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := data.Pairs(Stein, train)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := p.Block(test, train, Identity); err != nil {
+				t.Error(err)
+			}
+			if _, err := p.Block(train, train, Identity); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if got, want := data.SteinComputations(), int64(20*19/2+40*20); got != want {
+		t.Fatalf("%d divergences computed, want %d", got, want)
+	}
+	for k := range keptTrainingSets + 2 {
+		p, err := data.Pairs(Stein, Seq(k, k+10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Block(Seq(30, 31), Seq(k, k+10), Identity); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(data.steinPairs.calls); n > keptTrainingSets {
+		t.Errorf("%d training sets kept, want at most %d", n, keptTrainingSets)
+	}
+	if data.PairwiseSeconds() <= 0 {
+		t.Error("no pairwise time recorded")
+	}
+}
+
+// TestForBlocks checks that the blocks cover the test items in order, at
+// most BlockSize at a time, with the values of one whole block.
+func TestForBlocks(t *testing.T) {
+	data := pairsData(t, 21)
+	train := Seq(0, 3)
+	p, err := data.Pairs(LogCosine, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := Seq(0, 2*BlockSize+5)
+	for i := range test {
+		test[i] %= 21
+	}
+	whole, err := p.Block(test, train, Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := 0
+	err = ForBlocks(p, test, train, Identity, func(off int, k *mat.Dense) error {
+		n, c := k.Dims()
+		if off != next || n > BlockSize || c != len(train) {
+			t.Fatalf("block at %d of %d×%d, want at %d, at most %d rows", off, n, c, next, BlockSize)
+		}
+		if !mat.Equal(k, whole.Slice(off, off+n, 0, c)) {
+			t.Fatalf("block at %d differs from the whole", off)
+		}
+		next += n
+		return nil
+	})
+	if err != nil || next != len(test) {
+		t.Fatalf("blocks covered %d of %d items (%v)", next, len(test), err)
+	}
+}
