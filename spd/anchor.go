@@ -8,9 +8,10 @@ import (
 
 // Anchor holds the Cholesky factor of a fixed SPD matrix X, so that many
 // AIRM distances d_g(X, Y) (nearest-neighbour search, distance rows) cost
-// one congruence U⁻ᵀ Y U⁻¹ and one symmetric eigenvalue problem each,
-// without refactorising X or revalidating matrices taken from a Set. An
-// Anchor is not safe for concurrent use.
+// one factorisation of Y, a triangular solve and one symmetric eigenvalue
+// problem each (see Workspace.fastEigen), without refactorising X or
+// revalidating matrices taken from a Set. An Anchor is not safe for
+// concurrent use.
 type Anchor struct {
 	w *Workspace
 	u []float64 // X = UᵀU, upper triangle

@@ -26,7 +26,9 @@
 // allocate in hot loops have Workspace methods writing into caller-owned
 // destinations; a Set stores many matrices contiguously with their
 // log-determinants cached for Gram matrix computations. Log-determinants use
-// a Cholesky factorisation by lapack64.Potrf on reused buffers; matrix
+// a plain-loop Cholesky factorisation on reused buffers (lapack64.Potrf
+// above 128×128); the AIRM and Thompson metrics diagonalise the Gram
+// matrix of L⁻¹M for the Cholesky factors X = LLᵀ, Y = MMᵀ; matrix
 // functions use the symmetric eigendecomposition (lapack64.Syev).
 //
 // # SPD enough

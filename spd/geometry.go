@@ -12,8 +12,7 @@ import (
 )
 
 // genEigen puts into w.vals the eigenvalues of X^{−1/2} Y X^{−1/2}, which
-// are those of X⁻¹Y. With X = UᵀU it diagonalises the congruence
-// U⁻ᵀ Y U⁻¹ (two triangular solves) instead of forming X^{−1/2}.
+// are those of X⁻¹Y (up to the factor e^w.logShift): see whitenedEigen.
 func (w *Workspace) genEigen(x, y mat.Symmetric) error {
 	if err := w.check("X", x); err != nil {
 		return err
@@ -21,28 +20,39 @@ func (w *Workspace) genEigen(x, y mat.Symmetric) error {
 	if err := w.check("Y", y); err != nil {
 		return err
 	}
-	// Validate Y first: its Cholesky factor is discarded.
-	if _, err := w.logDet("Y", y); err != nil {
-		return err
+	// Validate Y first, keeping its factor M (Y = MMᵀ) in w.b for
+	// fastEigen.
+	loadUpperTo(w.b, w.d, y)
+	if _, ok := cholLogDet(w.b, w.d); !ok {
+		if !finite(y) {
+			return fmt.Errorf("Y: %w", ErrNotFinite)
+		}
+		return fmt.Errorf("Y: %w: %s", ErrNotSPD, notSPDEnough(w.d))
 	}
 	if _, err := w.logDet("X", x); err != nil {
 		return err
 	}
-	// w.a now holds U with X = UᵀU in its upper triangle.
+	// w.a now holds X's factor as cholLogDet leaves it.
+	if w.fastEigen(w.a, y, true) {
+		return nil
+	}
 	return w.whitenedEigen(w.a, y)
 }
 
 // whitenedEigen puts into w.vals the eigenvalues of U⁻ᵀ Y U⁻¹ for the
-// upper Cholesky factor u (row-major d×d) of X: those of X⁻¹Y, divided by
-// e^w.logShift. It returns an error when they do not converge, overflow or
-// are not all positive.
+// Cholesky factor u (row-major d×d, as cholLogDet leaves it) of X = UᵀU:
+// those of X⁻¹Y, divided by e^w.logShift. It returns an error when they do
+// not converge, overflow or are not all positive.
 //
-// When X⁻¹Y overflows or underflows (X and Y at far apart scales, such as
-// 1e-300·I and 1e300·I), it retries with X and Y scaled exactly by powers
-// of two to a largest entry of about 1, and w.logShift the log of the
-// factor; otherwise w.logShift is 0 and the results are those of the plain
-// computation, bit for bit.
+// It takes fastEigen's route when it can. Otherwise it diagonalises the
+// congruence U⁻ᵀ Y U⁻¹ (whiten); when X⁻¹Y overflows or underflows there
+// (X and Y at far apart scales, such as 1e-300·I and 1e300·I), it retries
+// with X and Y scaled exactly by powers of two to a largest entry of about
+// 1, and w.logShift the log of the factor.
 func (w *Workspace) whitenedEigen(u []float64, y mat.Symmetric) error {
+	if w.fastEigen(u, y, false) {
+		return nil
+	}
 	w.logShift = 0
 	err := w.whiten(u, y, 0, 0)
 	if err == nil {

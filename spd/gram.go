@@ -33,17 +33,23 @@ func (o *GramOptions) progress(n int) {
 }
 
 // steinEntry returns S(X, Y) for row-major d×d matrices with cached
-// log-determinants, factorising (X+Y)/2 in buf. Only the upper triangles are
-// read, which is all Potrf needs.
+// log-determinants, factorising (X+Y)/2 into buf (cholLower: its lower
+// triangle). Only the upper triangles of x and y are read.
 func steinEntry(buf, x, y []float64, d int, ldx, ldy float64) (float64, bool) {
-	for i := range d {
-		r := i*d + i
-		xr, yr, br := x[r:i*d+d], y[r:i*d+d], buf[r:i*d+d]
-		for j := range br {
-			br[j] = 0.5*xr[j] + 0.5*yr[j] // no overflow near math.MaxFloat64
+	var ld float64
+	var ok bool
+	if d <= plainMaxD {
+		ld, ok = cholLower(buf, x, y, d)
+	} else {
+		for i := range d {
+			r := i*d + i
+			xr, yr, br := x[r:i*d+d], y[r:i*d+d], buf[r:i*d+d]
+			for j := range br {
+				br[j] = 0.5*xr[j] + 0.5*yr[j] // no overflow near math.MaxFloat64
+			}
 		}
+		ld, ok = cholLogDet(buf, d)
 	}
-	ld, ok := cholLogDet(buf, d)
 	return math.Max(0, ld-0.5*(ldx+ldy)), ok
 }
 

@@ -84,12 +84,12 @@ func TestDistanceDiagonalClosedForms(t *testing.T) {
 }
 
 // TestDistanceProperties checks symmetry, d(X, X) = 0 and the invariances
-// on random matrices, on both sides of smallD (plain-loop Cholesky versus
+// on random matrices, on both sides of plainMaxD (cholLower versus
 // Potrf).
 func TestDistanceProperties(t *testing.T) {
 	congruenceInvariant := map[Metric]bool{AIRMMetric: true, SteinMetric: true, ThompsonMetric: true}
 	r := newRand(90)
-	for _, d := range []int{1, 2, 3, 7, smallD + 6} {
+	for _, d := range []int{1, 2, 3, 7, plainMaxD + 6} {
 		w := NewWorkspace(d)
 		for range 3 {
 			x, y := randSPD(r, d, 2), randSPD(r, d, 2)
@@ -141,7 +141,7 @@ func TestDistanceProperties(t *testing.T) {
 // computations through gonum's EigenSym and Cholesky (to round-off).
 func TestDistanceMatchesDefinitions(t *testing.T) {
 	r := newRand(91)
-	for _, d := range []int{2, 5, smallD + 3} {
+	for _, d := range []int{2, 5, plainMaxD + 3} {
 		x, y := randSPD(r, d, 1.5), randSPD(r, d, 1.5)
 		w := NewWorkspace(d)
 
@@ -387,7 +387,7 @@ func TestDistanceErrors(t *testing.T) {
 
 func TestDistanceAllocatesNothing(t *testing.T) {
 	r := newRand(93)
-	for _, d := range []int{3, smallD + 6} {
+	for _, d := range []int{3, 30, 64} {
 		x, y := randSPD(r, d, 1), randSPD(r, d, 1)
 		w := NewWorkspace(d)
 		for _, m := range Metrics() {

@@ -259,11 +259,12 @@ func TestGramPositiveSemiDefinite(t *testing.T) {
 	}
 }
 
-// TestSmallCholeskyMatchesPotrf checks the plain-loop factorisation used for
-// d <= smallD against lapack64.Potrf, including failure on indefinite input.
+// TestSmallCholeskyMatchesPotrf checks cholSmall, the factorisation of
+// SteinMean's normal equations, against lapack64.Potrf, including failure
+// on indefinite input.
 func TestSmallCholeskyMatchesPotrf(t *testing.T) {
 	r := newRand(8)
-	for d := 1; d <= smallD+1; d++ {
+	for d := 1; d <= 30; d++ {
 		for trial := range 20 {
 			x := randSPD(r, d, 3)
 			if trial%5 == 4 {

@@ -47,7 +47,7 @@ func NewWorkspace(d int) *Workspace {
 	}
 	var q [1]float64
 	lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: d, Stride: d, Data: w.a, Uplo: blas.Upper}, w.vals, q[:], -1)
-	w.work = make([]float64, int(q[0]))
+	w.work = make([]float64, max(int(q[0]), 3*d)) // fastEigen needs 3d
 	return w
 }
 
@@ -131,46 +131,44 @@ func loadFull(dst []float64, d int, x mat.Matrix) {
 	}
 }
 
-// smallD is the largest size factorised by the plain-loop Cholesky: below
-// it lapack64.Potrf's per-call overhead dominates (at d = 3 it executes
-// ~1700 instructions against ~160; at d = 17, the re-identification
-// descriptors, the plain loops are ~20% faster), above it Potrf's blocked
-// kernels win.
-const smallD = 24
+// plainMaxD is the largest size factorised by cholLower; above it
+// lapack64.Potrf's blocked kernels, which stay in cache, take over.
+const plainMaxD = 128
 
 // cholLogDet factorises the d×d upper triangle in a (row-major) in place,
-// a = U with X = UᵀU, and returns log det X = 2 Σ log U_ii. It uses
-// lapack64.Potrf, or for d <= smallD the same unblocked algorithm in plain
-// loops. The product of the diagonal is accumulated as mantissa and binary
-// exponent (math.Frexp): one logarithm instead of d, and no overflow or
-// underflow where det X would.
+// a = U with X = UᵀU, and returns log det X, or false when X is not SPD
+// enough. Up to plainMaxD it uses cholLower, leaving L = Uᵀ in the lower
+// triangle as well; above, lapack64.Potrf, with the pivot test of
+// pivotsOK, and the lower triangle untouched.
 func cholLogDet(a []float64, d int) (float64, bool) {
-	if d <= smallD {
-		if !cholSmall(a, d) {
+	if d <= plainMaxD {
+		ld, ok := cholLower(a, a, nil, d)
+		if !ok {
 			return 0, false
 		}
-	} else if _, ok := lapack64.Potrf(blas64.Symmetric{N: d, Stride: d, Data: a, Uplo: blas.Upper}); !ok {
+		for i := range d {
+			for j := i + 1; j < d; j++ {
+				a[i*d+j] = a[j*d+i]
+			}
+		}
+		return ld, true
+	}
+	if _, ok := lapack64.Potrf(blas64.Symmetric{N: d, Stride: d, Data: a, Uplo: blas.Upper}); !ok {
 		return 0, false
 	}
-	m, e := 1.0, 0
+	ld := logProd{m: 1}
 	for i := 0; i < d; i++ {
 		u := a[i*d+i]
-		if !(u > 0) || math.IsInf(u, 1) {
+		p := u * u
+		if !(u > 0) || !(p <= math.MaxFloat64) {
 			return 0, false
 		}
-		f, k := math.Frexp(u) // f in [0.5, 1): 64 of them multiply to > 2^-64
-		m *= f
-		e += k
-		if i%64 == 63 {
-			m, k = math.Frexp(m)
-			e += k
-		}
+		ld.mul(p)
 	}
 	if !pivotsOK(a, d) {
 		return 0, false
 	}
-	fm, fe := math.Frexp(m)
-	return 2 * (math.Log(fm) + float64(e+fe)*math.Ln2), true
+	return ld.log(), true
 }
 
 // pivotTol returns δ = d·ε (ε = 2⁻⁵², the float64 machine epsilon), the
@@ -201,7 +199,8 @@ func pivotsOK(u []float64, d int) bool {
 
 // cholSmall is the right-looking upper Cholesky factorisation a = UᵀU of a
 // small row-major matrix, reading and writing the upper triangle only, like
-// Potrf. It reports false when a pivot is not positive (or NaN).
+// Potrf, without the SPD-enough test. It reports false when a pivot is not
+// positive (or NaN).
 func cholSmall(a []float64, d int) bool {
 	for j := range d {
 		rj := a[j*d : j*d+d]
