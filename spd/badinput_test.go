@@ -411,7 +411,9 @@ func badInputTable(t *testing.T) map[string][]badCase {
 				{"negative column index", func() error { return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{0}, set, []int{-1}, nil) }, ErrParameter, ""},
 				{"no rows", func() error { return SteinBlockTo(&mat.Dense{}, set, nil, set, nil, nil) }, nil, ""},
 			},
-			optsCases(func(o *GramOptions) error { return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{0}, set, []int{0}, o) })),
+			optsCases(func(o *GramOptions) error {
+				return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{0}, set, []int{0}, o)
+			})),
 		"SteinSymBlock": slices.Concat(
 			setCases(t, func(s *Set) error { return errOf(SteinSymBlock(s, []int{0}, nil)) }),
 			[]badCase{

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"weak"
+
+	"github.com/covpipe/covpipe/internal/pool"
 )
 
 // Candidate is one setting of a method's parameters, P, on one of a
@@ -65,7 +67,7 @@ func Select[P comparable](s *Split, params []P, memo *Memo[P], run Runner[P]) (*
 	if len(cands) > 1 {
 		key := memoKey{weak.Make(data[0]), HashInts(s.Train), s.Folds, s.Seed}
 		c, err := memo.chosen.Do(key, func() (Candidate[P], error) {
-			return crossValidate(data, s.Train, s.Folds, s.Seed, cands, run)
+			return crossValidate(data, s.Train, s.Folds, s.Seed, s.Workers, cands, run)
 		})
 		if err != nil {
 			return nil, best, nil, err
@@ -81,8 +83,11 @@ func Select[P comparable](s *Split, params []P, memo *Memo[P], run Runner[P]) (*
 }
 
 // crossValidate returns the candidate with the best mean accuracy over
-// stratified folds of train (ties go to the first candidate).
-func crossValidate[P comparable](data []*Data, train []int, nfolds int, seed uint64, cands []Candidate[P], run Runner[P]) (Candidate[P], error) {
+// stratified folds of train (ties go to the first candidate). The runs of
+// all candidates and folds are independent: they share out workers, so
+// that a method's serial parts (an eigendecomposition, SVM training) do
+// not leave cores idle; the accuracies are summed in a fixed order.
+func crossValidate[P comparable](data []*Data, train []int, nfolds int, seed uint64, workers int, cands []Candidate[P], run Runner[P]) (Candidate[P], error) {
 	if nfolds < 2 {
 		return Candidate[P]{}, fmt.Errorf("%d parameter candidates but %d validation folds: want folds >= 2", len(cands), nfolds)
 	}
@@ -94,15 +99,24 @@ func crossValidate[P comparable](data []*Data, train []int, nfolds int, seed uin
 		}
 		trains[k] = Without(train, f)
 	}
+	accs := make([]float64, len(cands)*len(fs))
+	err := pool.ForErr(len(accs), workers, func(_, r int) error {
+		c, k := cands[r/len(fs)], r%len(fs)
+		o, err := run(data[c.Variant], trains[k], fs[k], c.Params)
+		if err != nil {
+			return fmt.Errorf("validation: %w", err)
+		}
+		accs[r] = Accuracy(o.Pred, Pick(data[c.Variant].Labels, fs[k]))
+		return nil
+	})
+	if err != nil {
+		return Candidate[P]{}, err
+	}
 	best, bestAcc := cands[0], math.Inf(-1)
-	for _, c := range cands {
+	for ci, c := range cands {
 		var acc float64
-		for k, f := range fs {
-			o, err := run(data[c.Variant], trains[k], f, c.Params)
-			if err != nil {
-				return Candidate[P]{}, fmt.Errorf("validation: %w", err)
-			}
-			acc += Accuracy(o.Pred, Pick(data[c.Variant].Labels, f)) / float64(len(fs))
+		for k := range fs {
+			acc += accs[ci*len(fs)+k] / float64(len(fs))
 		}
 		if acc > bestAcc {
 			best, bestAcc = c, acc
