@@ -23,6 +23,7 @@ methods:
   - name: rsr
     sigma: 1
     lambda: 0.05
+  - {name: nn-stein, type: nn, metric: stein}
 `
 
 func runCLI(t *testing.T, args ...string) (string, string, error) {
@@ -39,7 +40,7 @@ func TestRunCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "results")
-	stdout, stderr, err := runCLI(t, "run", cfg, "--out", out, "--repeats", "3", "--workers", "2", "--seed", "9")
+	stdout, stderr, err := runCLI(t, "run", cfg, "--out", out, "--repeats", "3", "--workers", "2", "--seed", "9", "--memprofile", filepath.Join(dir, "mem.prof"))
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr)
 	}
@@ -57,6 +58,14 @@ func TestRunCommand(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "level=INFO") {
 		t.Errorf("no progress log lines on a non-terminal stderr:\n%s", stderr)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "mem.prof")); err != nil || st.Size() == 0 {
+		t.Errorf("--memprofile: %v", err)
+	}
+	// --methods keeps the named methods only.
+	stdout, _, err = runCLI(t, "run", cfg, "--out", out, "--repeats", "1", "--methods", "nn-stein")
+	if err != nil || strings.Contains(stdout, "| rsr") || !strings.Contains(stdout, "nn-stein") {
+		t.Errorf("--methods nn-stein: %v\n%s", err, stdout)
 	}
 }
 
@@ -88,6 +97,9 @@ func TestRunCommandErrors(t *testing.T) {
 	os.WriteFile(good, []byte(tinyConfig), 0o644)
 	if _, _, err := runCLI(t, "run", good, "--repeats", "0"); err == nil || !strings.Contains(err.Error(), "--repeats 0") {
 		t.Errorf("--repeats 0: %v", err)
+	}
+	if _, _, err := runCLI(t, "run", good, "--methods", "rsr,nosuch"); err == nil || !strings.Contains(err.Error(), `no method "nosuch" (it has `) {
+		t.Errorf("--methods nosuch: %v", err)
 	}
 }
 
