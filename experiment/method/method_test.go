@@ -135,38 +135,6 @@ func TestNNSteinAndLogESR(t *testing.T) {
 	}
 }
 
-// TestLogEuclideanGram checks the cosine Gram matrix of log-vectors against
-// log-Euclidean distances: ‖u − v‖² = 2 − 2 G_uv for unit vectors, with
-// u = vec log X/‖log X‖_F.
-func TestLogEuclideanGram(t *testing.T) {
-	data, _, _ := syntheticData(t, 2, 3, 8, 0.5, 13)
-	p, err := data.Pairs(classify.LogCosine, classify.Seq(0, 8))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := p.Block(classify.Seq(0, 8), classify.Seq(0, 8), classify.Identity)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 8 {
-		li, _ := spd.Log(data.Set.View(i))
-		for j := range 8 {
-			lj, _ := spd.Log(data.Set.View(j))
-			var dot, ni, nj float64
-			for a := range 3 {
-				for b := range 3 {
-					dot += li.At(a, b) * lj.At(a, b)
-					ni += li.At(a, b) * li.At(a, b)
-					nj += lj.At(a, b) * lj.At(a, b)
-				}
-			}
-			if want := dot / math.Sqrt(ni*nj); math.Abs(g.At(i, j)-want) > 1e-12 {
-				t.Fatalf("G[%d][%d] = %g, want %g", i, j, g.At(i, j), want)
-			}
-		}
-	}
-}
-
 // TestSelectionNeverSeesTest checks that parameter selection depends on the
 // training items only: scrambling the test labels changes nothing chosen.
 func TestSelectionNeverSeesTest(t *testing.T) {
