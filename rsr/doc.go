@@ -23,9 +23,10 @@
 // starts at small λ. When atoms are nearly collinear (near-duplicate
 // samples, consecutive video frames) coordinate descent crawls; then
 // feature-sign steps (Lee, Battle, Raina and Ng, NIPS 2007) solve the
-// active face exactly, on a Cholesky factor of K_AA that is downdated as
-// atoms leave, and null-space steps drop atoms that are linearly dependent
-// in feature space. It stops on a duality-gap and KKT certificate, which
+// active face, on a Cholesky factor of K_AA + μI that is downdated as atoms
+// leave: the small ridge μ keeps every step defined when K_AA is singular
+// (duplicate atoms, more atoms than feature dimensions), where it drops
+// the redundant atoms. It stops on a duality-gap and KKT certificate, which
 // it returns with every code. Classification follows Wright et al. (PAMI
 // 2009) with the class residuals of Eqn. 9, or the paper's two similarity
 // rules (sum and max of class coefficients).

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 
 	"github.com/covpipe/covpipe/internal/pool"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -175,11 +175,11 @@ func (l *Lasso) Options() LassoOptions { return l.opts }
 type LassoWorkspace struct {
 	g      []float64 // g = K v
 	active []int
-	// Newton step on the active set.
-	kaa, u, prev []float64
-	scale        float64 // largest diagonal entry of the factorised K_AA
-	// Null-space step: eigenvalues and LAPACK workspace.
-	vals, work []float64
+	// Newton steps on the active set: the factor of K_AA + μI, the step
+	// and K_AA v_A, the iterate to return to.
+	kaa, u, r, b, prev []float64
+	cross              []crossing
+	mu                 float64
 }
 
 // NewWorkspace returns buffers for solving with l.
@@ -341,11 +341,18 @@ func (l *Lasso) solve(v, kx []float64, kxx float64, ws *LassoWorkspace, kmax flo
 			cert.Converged = true
 			return cert, nil
 		}
-		// A round that does not cut the KKT violation fourfold is crawling
-		// along nearly collinear atoms: resolve the face exactly.
-		stalled := cert.KKT > 0.25*prevKKT || len(ws.active) <= 8
+		// Coordinate descent crawls along nearly collinear atoms: resolve
+		// the face exactly when the rounds that the last one's rate of
+		// decrease projects would cost more (6·N·|A| each) than the
+		// factorisation (|A|³/3), or when the face is tiny anyway.
+		m := float64(len(ws.active))
+		rounds := math.Inf(1)
+		if rate := cert.KKT / prevKKT; rate < 1 {
+			rounds = math.Log(kktTol/cert.KKT) / math.Log(rate)
+		}
+		stalled := m <= 8 || rounds*18*float64(l.n) >= m*m
 		prevKKT = cert.KKT
-		if stalled && len(ws.active) <= newtonMax && l.newton(v, kx, kxx, ws, cert.Objective) {
+		if stalled && l.newton(v, kx, kxx, ws, cert.Objective, kktTol) {
 			l.certify(&cert, v, kx, kxx, ws.g, kktTol)
 			if cert.KKT <= kktTol {
 				cert.Converged = true
@@ -362,40 +369,60 @@ func (l *Lasso) solve(v, kx []float64, kxx float64, ws *LassoWorkspace, kmax flo
 // full sweeps and Newton steps.
 const activeSweeps = 5
 
-// Newton steps factorise the active block of K, O(m³) each: worth it for
-// the sparse codes SRC uses, not for dense ones (a λ far below the kernel's
-// scale), which coordinate descent handles in O(m·N) per sweep.
 const (
-	newtonMax = 256 // largest active set for Newton steps
-	faceSteps = 32  // feature-sign steps per Newton call
-	nullMax   = 128 // largest active set for null-space steps (an eigendecomposition)
+	// faceRidge is μ relative to the largest diagonal entry of K_AA in the
+	// regularised face solves (see newton): far above the round-off of a
+	// factorisation (|A|·ε), far below the eigenvalues that matter.
+	faceRidge = 1e-10
+	// faceSlack is how many face steps a Newton call may take beyond one
+	// per atom of the support it starts from.
+	faceSlack = 16
+	// faceDone is the fraction of the KKT tolerance below which the face
+	// gradient counts as zero.
+	faceDone = 0.1
 )
 
-// newton runs feature-sign steps (Lee et al., NIPS 2007) on the support of
-// v. With A the support and s_A its signs, the objective restricted to the
-// orthant face is the quadratic k(X,X) − 2v_Aᵀk_A + v_Aᵀ K_AA v_A +
-// λ s_Aᵀ v_A, minimised by u_A = K_AA⁻¹ (k_A − λ s_A/2). Each step goes
-// from v towards u and stops where the objective is lowest among the
-// points where a coordinate reaches zero, and u itself; that coordinate
-// leaves the support. Steps repeat until the face minimiser is
-// sign-consistent, at most |A| times. Coordinate descent alone crawls when
-// atoms are nearly collinear (classes of near-identical samples,
-// consecutive video frames); these steps settle the active set exactly, and
-// the next full sweep adds any coordinate whose KKT condition still fails.
+// newton runs feature-sign steps (Lee et al., NIPS 2007) on the support A
+// of v. With s_A the signs, the objective restricted to the orthant face is
+// the quadratic k(X,X) − 2v_Aᵀk_A + v_Aᵀ K_AA v_A + λ s_Aᵀ v_A. Each step
+// solves
 //
-// K_AA is factorised once per call: when an atom leaves, its row and column
-// are deleted from the Cholesky factor by Givens rotations in O(|A|²), so a
-// call costs one O(|A|³) factorisation however many atoms it drops.
+//	(K_AA + μI) d = k_A − λ s_A/2 − K_AA v_A        (μ = faceRidge·max_i K_ii)
+//
+// and goes from v along d to the point of lowest objective among those
+// where a coordinate reaches zero and v + d; that coordinate leaves the
+// support. Steps repeat until the face gradient vanishes. Coordinate
+// descent alone crawls when atoms are nearly collinear (classes of
+// near-identical samples, consecutive video frames); these steps settle the
+// active set, and the next full sweep adds any coordinate whose KKT
+// condition still fails.
+//
+// The ridge μ makes every step well defined when K_AA is singular or
+// nearly so (duplicate atoms, more atoms than feature dimensions): it is a
+// Levenberg–Marquardt step, equivalently a proximal-point step
+// argmin face(v + d) + μ‖d‖². Along eigenvectors of K_AA with eigenvalue
+// far above μ it is the Newton step; along a null vector z of K_AA (Φ_A z =
+// 0, so k_Aᵀz = 0) the face objective changes only through λ s_Aᵀz, and d
+// moves by λ s_Aᵀz/(2μ) against it, so far that the line search stops at
+// the first coefficient that reaches zero: the redundant atom leaves at a
+// strict decrease, as LARS keeps its active set independent. When s_Aᵀz =
+// 0 the face is flat along z and the step leaves that component alone.
+// Directions with eigenvalues near μ converge linearly over the steps.
+//
+// K_AA + μI is factorised once per call: when an atom leaves, its row and
+// column are deleted from the Cholesky factor by Givens rotations in
+// O(|A|²), so a call costs one O(|A|³) factorisation and O(|A|²) per step.
 //
 // It reports whether v changed (and g = K v was recomputed); steps that do
-// not lower the objective, or a singular K_AA, leave v as it was.
-func (l *Lasso) newton(v, kx []float64, kxx float64, ws *LassoWorkspace, before float64) bool {
+// not lower the objective, or a factorisation that fails (an indefinite
+// K), leave v as it was.
+func (l *Lasso) newton(v, kx []float64, kxx float64, ws *LassoWorkspace, before, kktTol float64) bool {
 	copy(ws.prev, v)
-	// fresh: the factor was just computed, so a non-finite solve means
-	// K_AA is numerically singular rather than that downdates drifted.
-	factored, fresh := false, false
+	factored := false
 	ld := 0 // row stride of the factor in ws.kaa
-	for range min(len(ws.active)+1, faceSteps) {
+	limit, lost := 0, 0
+loop:
+	for step := 0; ; step++ {
 		if !factored {
 			a := ws.active[:0]
 			for j, x := range v {
@@ -403,28 +430,38 @@ func (l *Lasso) newton(v, kx []float64, kxx float64, ws *LassoWorkspace, before 
 					a = append(a, j)
 				}
 			}
+			// Deleting position p from the factor costs O((|A|−p)·|A|), and
+			// the atoms that leave are mostly the small coefficients that
+			// coordinate descent spread over near-duplicates: put them last.
+			slices.SortStableFunc(a, func(i, j int) int { return cmpFloat(math.Abs(v[j]), math.Abs(v[i])) })
 			ws.active = a
-			if len(a) == 0 {
+			if len(a) == 0 || !l.factor(ws) {
 				break
 			}
-			if !l.factor(ws) {
-				if !l.dropDependent(v, ws) {
-					break
+			if step == 0 {
+				limit = len(a) + faceSlack
+				for p, i := range a {
+					ws.r[p] = ws.g[i] // g = K v on entry
 				}
-				continue
+			} else {
+				l.faceProduct(v, ws)
 			}
-			factored, fresh, ld = true, true, len(a)
+			factored, ld = true, len(a)
 		}
-		t, ok := l.faceStep(v, kx, ws, ld)
-		if !ok {
+		if step >= limit {
+			break
+		}
+		switch l.faceStep(v, kx, ws, ld, faceDone*kktTol) {
+		case faceSolved:
+			break loop
+		case faceFailed:
+			// Downdates lose accuracy over many deletions: refactorise once.
+			if lost++; lost == 2 {
+				break loop
+			}
 			factored = false
-			if fresh && !l.dropDependent(v, ws) {
-				break
-			}
-			continue
 		}
-		fresh = false
-		if t == 1 || len(ws.active) == 0 {
+		if len(ws.active) == 0 {
 			break
 		}
 	}
@@ -437,139 +474,155 @@ func (l *Lasso) newton(v, kx []float64, kxx float64, ws *LassoWorkspace, before 
 	return true
 }
 
-// dropDependent takes a null-space step on a singular K_AA; when none
-// applies it restores v from ws.prev and reports false.
-func (l *Lasso) dropDependent(v []float64, ws *LassoWorkspace) bool {
-	if len(ws.active) <= nullMax {
-		if l.nullStep(v, ws) {
-			return true
-		}
-	}
-	copy(v, ws.prev)
-	return false
-}
-
-// factor writes the upper Cholesky factor of K_AA, A = ws.active, into
-// ws.kaa (row-major, stride |A|) and reports whether Potrf succeeded;
-// faceStep checks the pivots (pivotsOK) before every solve, fresh factor
-// or downdated.
+// factor writes the upper Cholesky factor of K_AA + μI, A = ws.active,
+// into ws.kaa (row-major, stride |A|) and reports whether Potrf succeeded.
 func (l *Lasso) factor(ws *LassoWorkspace) bool {
 	a := ws.active
 	m := len(a)
 	if cap(ws.kaa) < m*m {
 		ws.kaa = make([]float64, m*m)
 		ws.u = make([]float64, m)
+		ws.r = make([]float64, m)
+		ws.b = make([]float64, m)
+		ws.cross = make([]crossing, 0, m)
 	}
 	kaa := ws.kaa[:m*m]
 	n := l.n
+	scale := 0.0
+	for _, i := range a {
+		scale = math.Max(scale, l.k[i*n+i])
+	}
+	ws.mu = faceRidge * scale
 	for p, i := range a {
 		row := l.k[i*n : i*n+n]
 		for q, j := range a[p:] {
 			kaa[p*m+p+q] = row[j]
 		}
-	}
-	ws.scale = 0
-	for _, i := range a {
-		ws.scale = math.Max(ws.scale, l.k[i*n+i])
+		kaa[p*m+p] += ws.mu
 	}
 	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: kaa})
 	return ok
 }
 
 // pivotsOK reports whether every pivot r_ii² of the Cholesky factor r
-// (order m, stride ld) is above 1e-10 of the largest diagonal entry of the
-// factorised matrix, the threshold nullStep uses for null eigenvalues.
-// Below it the block is singular up to round-off: Potrf can still succeed
-// on a rank-deficient K_AA, and its solution is then finite but
-// meaningless, of a size at which objective values lose all precision.
-func pivotsOK(r []float64, ld, m int, scale float64) bool {
-	tol := 1e-10 * scale
+// (order m, stride ld) of K_AA + μI is above μ/2. In exact arithmetic each
+// is at least the smallest eigenvalue, so at least μ for a positive
+// semi-definite K: a smaller one means that downdates lost accuracy, or that
+// K is indefinite.
+func pivotsOK(r []float64, ld, m int, mu float64) bool {
 	for i := range m {
-		if p := r[i*ld+i]; !(p*p > tol) {
+		if p := r[i*ld+i]; !(p*p > 0.5*mu) {
 			return false
 		}
 	}
 	return true
 }
 
-// faceStep takes one feature-sign step on the support ws.active, whose K_AA
-// has its upper Cholesky factor in ws.kaa with row stride ld, and returns
-// its length t in (0, 1] (1: the face minimiser was reached). Atoms that
-// reach zero leave ws.active and the factor. It reports false, leaving v
-// unchanged, when the factor no longer gives a finite solution.
-func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace, ld int) (float64, bool) {
+// faceResult is the outcome of faceStep.
+type faceResult int
+
+const (
+	faceMoved  faceResult = iota // a step, and the factor follows the support
+	faceSolved                   // the face gradient vanishes; v is unchanged
+	faceFailed                   // the factor gives no finite step; v is unchanged
+)
+
+// faceStep takes one feature-sign step on the support ws.active, whose
+// K_AA + μI has its upper Cholesky factor in ws.kaa with row stride ld and
+// for which ws.r holds K_AA v_A. Atoms that reach zero leave ws.active
+// and the factor. The face counts as solved when its gradient is at most
+// gradTol.
+func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace, ld int, gradTol float64) faceResult {
 	a := ws.active
 	m := len(a)
-	u := ws.u[:m]
-	n := l.n
-	if !pivotsOK(ws.kaa, ld, m, ws.scale) { // rank-deficient K_AA, or downdates lost accuracy
-		return 0, false
+	d, kv, kd := ws.u[:m], ws.r[:m], ws.b[:m]
+	if !pivotsOK(ws.kaa, ld, m, ws.mu) {
+		return faceFailed
 	}
 	half := 0.5 * l.opts.Lambda
-	for p, i := range a {
-		u[p] = kx[i] - math.Copysign(half, v[i])
+	rhs := func() (worst float64) { // −½ the face gradient, into kd
+		for p, i := range a {
+			kd[p] = kx[i] - math.Copysign(half, v[i]) - kv[p]
+			worst = math.Max(worst, math.Abs(kd[p]))
+		}
+		return worst
 	}
-	cholSolve(ws.kaa, ld, u)
-	for _, x := range u {
+	if 2*rhs() <= gradTol {
+		// K_AA v_A is kept by updates: confirm with the exact product.
+		l.faceProduct(v, ws)
+		if 2*rhs() <= gradTol {
+			return faceSolved
+		}
+	}
+	copy(d, kd)
+	cholSolve(ws.kaa, ld, d)
+	for _, x := range d {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, false
+			return faceFailed
 		}
 	}
 	// Discrete line search (Lee et al.): among the points where the
-	// segment from v to u crosses zero in some coordinate, and u itself,
-	// take the one with the lowest true objective. Along y(t) = v + t·d,
-	// d = u − v, the smooth part is −2(k·v + t k·d) + vKv + 2t vKd + t² dKd.
+	// segment from v to v + d crosses zero in some coordinate, and v + d
+	// itself, take the one with the lowest objective. Along y(t) = v + t·d
+	// the smooth part is −2(k·v + t k·d) + vKv + 2t vKd + t² dKd, with
+	// K_AA d = rhs − μd from the solve, and ‖y(t)‖₁ is linear between
+	// crossings, so one pass over the sorted crossings prices them all.
 	// Under NonNegative only the first crossing is feasible.
-	var kd, vkd, dkd float64
-	for p, i := range a {
-		d := u[p] - v[i]
-		kd += kx[i] * d
-		row := l.k[i*n : i*n+n]
-		var rd float64
-		for q, j := range a {
-			rd += row[j] * (u[q] - v[j])
-		}
-		vkd += v[i] * rd
-		dkd += d * rd
-	}
-	f := func(t float64) float64 { // objective at y(t), up to a constant
-		var l1 float64
-		for p, i := range a {
-			l1 += math.Abs(v[i] + t*(u[p]-v[i]))
-		}
-		return -2*t*kd + 2*t*vkd + t*t*dkd + 2*half*l1
-	}
+	var kdot, vkd, dkd, l1, slope float64
 	first := 1.0
+	cross := ws.cross[:0]
 	for p, i := range a {
-		if u[p]*v[i] <= 0 { // reaches zero at v + τ(u − v) = 0
-			first = math.Min(first, v[i]/(v[i]-u[p]))
-		}
-	}
-	t := first
-	if !l.opts.NonNegative {
-		best := f(first)
-		if f1 := f(1); f1 < best {
-			t, best = 1, f1
-		}
-		for p, i := range a {
-			if u[p]*v[i] <= 0 {
-				if c := v[i] / (v[i] - u[p]); c > first && c < 1 {
-					if fc := f(c); fc < best {
-						t, best = c, fc
-					}
-				}
+		kd[p] -= ws.mu * d[p]
+		kdot += kx[i] * d[p]
+		vkd += kv[p] * d[p]
+		dkd += d[p] * kd[p]
+		l1 += math.Abs(v[i])
+		slope += math.Copysign(1, v[i]) * d[p]
+		if d[p]*v[i] < 0 { // reaches zero at v + τd = 0
+			c := -v[i] / d[p]
+			first = math.Min(first, c)
+			if c < 1 {
+				cross = append(cross, crossing{c, p})
 			}
 		}
 	}
+	ws.cross = cross
+	lin := 2 * (vkd - kdot)
+	f := func(t float64) float64 { // objective at y(t), up to a constant
+		return lin*t + dkd*t*t + l.opts.Lambda*(l1+slope*t)
+	}
+	t, best := first, f(first)
+	if !l.opts.NonNegative && len(cross) > 0 {
+		slices.SortFunc(cross, func(x, y crossing) int {
+			if c := cmpFloat(x.t, y.t); c != 0 {
+				return c
+			}
+			return x.p - y.p
+		})
+		best = math.Inf(1)
+		for _, x := range cross {
+			// Past its crossing, coordinate p contributes −s_p(v_p + t d_p).
+			vi := v[a[x.p]]
+			l1 -= 2 * math.Abs(vi)
+			slope -= 2 * math.Copysign(1, vi) * d[x.p]
+			if fc := f(x.t); fc < best {
+				t, best = x.t, fc
+			}
+		}
+		if f1 := f(1); f1 < best {
+			t, best = 1, f1
+		}
+	}
 	for p, i := range a {
-		next := v[i] + t*(u[p]-v[i])
+		next := v[i] + t*d[p]
 		if math.Abs(next) <= 1e-14*math.Abs(v[i]) || (l.opts.NonNegative && next < 0) {
 			next = 0
 		}
-		if t < 1 && u[p]*v[i] <= 0 && v[i]/(v[i]-u[p]) == t {
+		if d[p]*v[i] < 0 && -v[i]/d[p] == t {
 			next = 0 // the crossing chosen by the line search, exactly
 		}
 		v[i] = next
+		kv[p] += t * kd[p]
 	}
 	// Delete the atoms that reached zero, last first so that positions of
 	// the others stay valid.
@@ -577,12 +630,33 @@ func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace, ld int) (float64, 
 		if v[a[p]] == 0 {
 			cholDelete(ws.kaa, ld, m, p)
 			copy(a[p:], a[p+1:])
+			copy(kv[p:], kv[p+1:])
 			m--
 			a = a[:m]
 		}
 	}
 	ws.active = a
-	return t, true
+	return faceMoved
+}
+
+// crossing is where a coefficient of a face step reaches zero: at step
+// length t, coordinate p of the support.
+type crossing struct {
+	t float64
+	p int
+}
+
+// faceProduct sets ws.r to K_AA v_A, A = ws.active.
+func (l *Lasso) faceProduct(v []float64, ws *LassoWorkspace) {
+	n := l.n
+	for p, i := range ws.active {
+		row := l.k[i*n : i*n+n]
+		var s float64
+		for _, j := range ws.active {
+			s += row[j] * v[j]
+		}
+		ws.r[p] = s
+	}
 }
 
 // cholSolve overwrites b with the solution of RᵀR x = b for the upper
@@ -595,18 +669,12 @@ func cholSolve(r []float64, ld int, b []float64) {
 		row := r[i*ld : i*ld+m]
 		b[i] /= row[i]
 		if y := b[i]; y != 0 {
-			for k := i + 1; k < m; k++ {
-				b[k] -= row[k] * y
-			}
+			floats.AddScaled(b[i+1:], -y, row[i+1:])
 		}
 	}
 	for i := m - 1; i >= 0; i-- { // R x = y
 		row := r[i*ld : i*ld+m]
-		s := b[i]
-		for k := i + 1; k < m; k++ {
-			s -= row[k] * b[k]
-		}
-		b[i] = s / row[i]
+		b[i] = (b[i] - floats.Dot(row[i+1:], b[i+1:])) / row[i]
 	}
 }
 
@@ -635,126 +703,6 @@ func cholDelete(r []float64, ld, m, p int) {
 			r[(j+1)*ld+k] = c*y - s*x
 		}
 	}
-}
-
-// nullStep handles a singular K_AA: the atoms of the support are linearly
-// dependent in feature space (near-duplicate samples, or more atoms than the
-// feature space has dimensions, as for 3×3 log-Euclidean vectors). For a
-// null vector z, K_AA z = 0 means Φ_A z = 0, so k_Aᵀz = φᵀΦ_A z = 0 and
-// along z the face objective changes only through λ s_Aᵀz: moving in the
-// direction that lowers it until the first coefficient reaches zero strictly
-// decreases the objective and removes a redundant atom (as LARS keeps its
-// active set independent). One eigendecomposition gives the whole null
-// space; after each step, Gaussian elimination keeps the remaining null
-// vectors zero on the dropped coordinate, so every redundant atom goes for
-// O(m·k) more work. It reports whether the support changed (false when
-// K_AA is not singular or no step helps).
-func (l *Lasso) nullStep(v []float64, ws *LassoWorkspace) bool {
-	a := ws.active
-	m := len(a)
-	n := l.n
-	kaa := ws.kaa[:m*m]
-	for p, i := range a {
-		row := l.k[i*n : i*n+n]
-		for q, j := range a {
-			kaa[p*m+q] = row[j]
-		}
-	}
-	if cap(ws.vals) < m {
-		ws.vals = make([]float64, m)
-	}
-	vals := ws.vals[:m]
-	sym := blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: kaa}
-	var q [1]float64
-	lapack64.Syev(lapack.EVCompute, sym, vals, q[:], -1)
-	if len(ws.work) < int(q[0]) {
-		ws.work = make([]float64, int(q[0]))
-	}
-	if !lapack64.Syev(lapack.EVCompute, sym, vals, ws.work, len(ws.work)) {
-		return false
-	}
-	// The eigenvectors are the columns of kaa, ascending eigenvalues: the
-	// first k span the (numerical) null space.
-	tol := 1e-10 * math.Max(vals[m-1], math.SmallestNonzeroFloat64)
-	k := 0
-	for k < m && vals[k] <= tol {
-		k++
-	}
-	if k == 0 {
-		return false
-	}
-	z := func(p, c int) float64 { return kaa[p*m+c] }
-	changed := false
-	for k > 0 {
-		// The null direction with the largest effect on the l1 term.
-		best, bc := 0.0, -1
-		for c := range k {
-			var sc float64
-			for p, i := range a {
-				if v[i] != 0 {
-					sc += math.Copysign(1, v[i]) * z(p, c)
-				}
-			}
-			if math.Abs(sc) > math.Abs(best) {
-				best, bc = sc, c
-			}
-		}
-		if bc < 0 {
-			break
-		}
-		// With s·z ≈ 0 the face objective is flat along z: moving to the
-		// first zero drops a dependent atom at no cost.
-		dir := -math.Copysign(1, best)
-		if math.Abs(best) < 1e-12 {
-			bc, dir = 0, 1
-		}
-		t, drop := math.Inf(1), -1
-		for p, i := range a {
-			if d := dir * z(p, bc); v[i] != 0 && d*v[i] < 0 {
-				if s := -v[i] / d; s < t {
-					t, drop = s, p
-				}
-			}
-		}
-		if drop < 0 {
-			break
-		}
-		for p, i := range a {
-			if v[i] == 0 {
-				continue
-			}
-			next := v[i] + t*dir*z(p, bc)
-			if p == drop || next*v[i] <= 0 || math.Abs(next) <= 1e-14*math.Abs(v[i]) {
-				next = 0
-			}
-			v[i] = next
-		}
-		changed = true
-		// Keep the remaining null vectors zero on the dropped coordinate:
-		// pivot on the column with the largest entry there and drop it.
-		piv := 0
-		for c := 1; c < k; c++ {
-			if math.Abs(z(drop, c)) > math.Abs(z(drop, piv)) {
-				piv = c
-			}
-		}
-		if zp := z(drop, piv); zp != 0 {
-			for c := range k {
-				if c == piv {
-					continue
-				}
-				f := z(drop, c) / zp
-				for p := range m {
-					kaa[p*m+c] -= f * kaa[p*m+piv]
-				}
-			}
-		}
-		k--
-		for p := range m {
-			kaa[p*m+piv] = kaa[p*m+k]
-		}
-	}
-	return changed
 }
 
 // objective returns f(v) given g = K v.

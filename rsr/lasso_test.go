@@ -542,3 +542,75 @@ func TestCholDelete(t *testing.T) {
 		}
 	}
 }
+
+// TestNewtonSolvesFace runs the feature-sign phase alone from a point
+// with the optimal sign pattern, perturbed, plus a spurious atom of small
+// weight, on problems with an exact duplicate atom (so K_AA is singular
+// whenever both twins are in the support, and the regularised face solve
+// must cope). Newton steps never add atoms, so the test checks what they
+// promise: a lower objective, and the stationarity of the face they end on,
+// 2(Kv − k)_j + λ sign(v_j) = 0 on the support; and that most runs reach
+// the brute-force optimum, the spurious atom dropped.
+func TestNewtonSolvesFace(t *testing.T) {
+	r := newRand(11)
+	tried, reached := 0, 0
+	for trial := range 300 {
+		K, kx, kxx := featureProblem(r, 4, 6)
+		// Atom 1 duplicates atom 0.
+		for j := range 6 {
+			K.SetSym(1, j, K.At(0, j))
+		}
+		K.SetSym(1, 1, K.At(0, 0))
+		kx[1] = kx[0]
+		lambda := 0.2 + r.Float64()
+		want, wantF := bruteForce(K, kx, kxx, lambda, false)
+		spurious := -1
+		for j, x := range want {
+			if x == 0 && j > 1 {
+				spurious = j
+			}
+		}
+		if allZero(want) || spurious < 0 {
+			continue
+		}
+		tried++
+		l, err := NewLasso(K, LassoOptions{Lambda: lambda, Tol: 1e-10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := l.NewWorkspace()
+		v := make([]float64, 6)
+		for j, x := range want {
+			v[j] = x * (1 + 0.3*r.Float64())
+		}
+		if want[0] != 0 { // split the weight over both twins
+			v[1], v[0] = 0.5*v[0], 0.5*v[0]
+		}
+		v[spurious] = 0.01 * (r.Float64() - 0.5)
+		l.gradient(ws.g, v)
+		before := l.objective(v, kx, kxx, ws.g)
+		if !l.newton(v, kx, kxx, ws, before, 1e-12) {
+			t.Fatalf("trial %d: no Newton step from %v (optimum %v)", trial, v, want)
+		}
+		var kv mat.VecDense
+		kv.MulVec(K, mat.NewVecDense(6, v))
+		for j, x := range v {
+			if x == 0 {
+				continue
+			}
+			if g := 2*(kv.AtVec(j)-kx[j]) + math.Copysign(lambda, x); math.Abs(g) > 1e-8 {
+				t.Errorf("trial %d: face gradient %g at atom %d (v = %v)", trial, g, j, v)
+			}
+		}
+		got := objective(K, kx, kxx, lambda, v)
+		if got >= before || got < wantF-1e-9*math.Max(1, math.Abs(wantF)) {
+			t.Errorf("trial %d: objective %.12g after Newton, %.12g before, optimum %.12g", trial, got, before, wantF)
+		}
+		if math.Abs(got-wantF) <= 1e-9*math.Max(1, math.Abs(wantF)) && v[spurious] == 0 {
+			reached++
+		}
+	}
+	if tried < 50 || 2*reached < tried {
+		t.Errorf("%d of %d runs reached the optimum", reached, tried)
+	}
+}
