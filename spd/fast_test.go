@@ -301,3 +301,56 @@ func assertRel(t *testing.T, what string, got, want, tol float64) {
 		t.Errorf("%s = %.17g, want %.17g (relative error %.3g > %g)", what, got, want, math.Abs(got-want)/math.Max(1, math.Abs(want)), tol)
 	}
 }
+
+// TestTridiagonalizeEigenvalues checks the fused Householder reduction
+// against gonum's Dsyev on the same matrix: random symmetric matrices and
+// ones whose reflections are partly the identity (zero rows beyond the
+// subdiagonal: τ = 0 inside the fused loop), for n = 1..20 and 43.
+func TestTridiagonalizeEigenvalues(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 17))
+	sizes := []int{43}
+	for n := 1; n <= 20; n++ {
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
+		for kind := range 4 {
+			a := make([]float64, n*n)
+			for i := range n {
+				for j := i; j < n; j++ {
+					v := r.Float64()*2 - 1
+					switch {
+					case kind == 1 && j > i: // diagonal
+						v = 0
+					case kind == 2 && j > i+1: // already tridiagonal
+						v = 0
+					case kind == 3 && (i%3 == 1 || j%4 == 2) && j > i: // decoupled rows
+						v = 0
+					}
+					a[i*n+j] = v
+					a[j*n+i] = v
+				}
+			}
+			want := make([]float64, n)
+			ref := append([]float64(nil), a...)
+			work := make([]float64, 4*n*n+10)
+			if !lapack64.Syev('N', blas64.Symmetric{N: n, Stride: n, Data: ref, Uplo: blas.Upper}, want, work, len(work)) {
+				t.Fatal("Syev failed")
+			}
+			diag, off := make([]float64, n), make([]float64, n)
+			scratch := make([]float64, 3*n)
+			tridiagonalize(a, n, diag, off, scratch[:n], scratch[n:2*n])
+			if n > 1 && !tridiagEigen(diag, off[:n-1], scratch[n:]) {
+				t.Fatalf("n=%d kind %d: no convergence", n, kind)
+			}
+			var norm float64
+			for _, v := range want {
+				norm = math.Max(norm, math.Abs(v))
+			}
+			for i := range want {
+				if math.Abs(diag[i]-want[i]) > 1e-13*float64(n)*norm {
+					t.Fatalf("n=%d kind %d: λ_%d = %v, Syev %v", n, kind, i, diag[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -20,10 +20,17 @@ func (w *Workspace) genEigen(x, y mat.Symmetric) error {
 	if err := w.check("Y", y); err != nil {
 		return err
 	}
-	// Validate Y first, keeping its factor M (Y = MMᵀ) in w.b for
-	// fastEigen.
+	// Validate Y first, keeping its factor M (Y = MMᵀ) in w.b's lower
+	// triangle for fastEigen (cholLower, without cholLogDet's copy into the
+	// upper triangle, up to plainMaxD, beyond which fastEigen is not used).
 	loadUpperTo(w.b, w.d, y)
-	if _, ok := cholLogDet(w.b, w.d); !ok {
+	var ok bool
+	if w.d <= plainMaxD {
+		_, ok = cholLower(w.b, w.b, nil, w.d)
+	} else {
+		_, ok = cholLogDet(w.b, w.d)
+	}
+	if !ok {
 		if !finite(y) {
 			return fmt.Errorf("Y: %w", ErrNotFinite)
 		}

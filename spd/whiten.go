@@ -41,15 +41,21 @@ func (w *Workspace) fastEigen(u []float64, y mat.Symmetric, haveM bool) bool {
 		}
 	}
 	z, g := w.c, w.b
-	if !solveLowerT(z, u, w.b, d) {
-		return false
-	}
+	solveLowerT(z, u, w.b, w.work[:d], d)
 	// Scale Z by 2^−s, exactly, so that G's entries are at most d: no
-	// overflow in G or in the Householder norms, and λ = 2^2s·λ(G').
+	// overflow in G or in the Householder norms, and λ = 2^2s·λ(G'). The
+	// scan for Z's largest entry, over Zᵀ's upper triangle (the rest is
+	// zero), also rejects entries that are not finite.
 	var zmax float64
-	for _, v := range z {
-		if v = math.Abs(v); v > zmax {
-			zmax = v
+	for j := range d {
+		for _, v := range z[j*d+j : j*d+d] {
+			v = math.Abs(v)
+			if !(v <= math.MaxFloat64) { // NaN or ±Inf
+				return false
+			}
+			if v > zmax {
+				zmax = v
+			}
 		}
 	}
 	_, s := math.Frexp(zmax) // zmax in [2^(s−1), 2^s)
@@ -58,13 +64,16 @@ func (w *Workspace) fastEigen(u []float64, y mat.Symmetric, haveM bool) bool {
 	}
 	if s != 0 {
 		f := math.Ldexp(1, -s)
-		for i := range z {
-			z[i] *= f
+		for j := range d {
+			r := z[j*d+j : j*d+d]
+			for i := range r {
+				r[i] *= f
+			}
 		}
 	}
 	gramUpperT(g, z, d)
 	diag, off := w.vals, w.fv
-	tridiagonalize(g, d, diag, off, w.work[:d])
+	tridiagonalize(g, d, diag, off, w.work[:d], w.work[d:2*d])
 	if !tridiagEigen(diag, off[:d-1], w.work[d:]) {
 		return false
 	}
@@ -77,32 +86,49 @@ func (w *Workspace) fastEigen(u []float64, y mat.Symmetric, haveM bool) bool {
 
 // solveLowerT writes Zᵀ for Z = L⁻¹M into the upper triangle of the
 // row-major d×d matrix z and zeros into its strict lower triangle, for the
-// lower triangular L and M held in the lower triangles of l and m. It
-// reports false when an entry is not finite.
+// lower triangular L and M held in the lower triangles of l and m.
 //
 // Row j of Zᵀ, column j of Z, is found by forward substitution,
 //
 //	Z_ij = (M_ij − Σ_{k=j}^{i−1} L_ik Z_kj) / L_ii,  i >= j,
 //
 // a dot product of two contiguous rows, L's row i and Zᵀ's row j. Three
-// rows of Zᵀ share the loads of L's row: with the zeros below the diagonal
-// their sums all run over k >= j.
-func solveLowerT(z, l, m []float64, d int) bool {
+// rows of Zᵀ share the loads of two rows of L: with the zeros below the
+// diagonal their sums all run over k >= j.
+//
+// Below the diagonal the quotient is a product with 1/L_ii, from rl
+// (scratch of length d): d divisions instead of d(d+1)/2, each as costly
+// as several multiplications. The diagonal,
+// Z_jj = M_jj/L_jj, is divided so that Z = L⁻¹L is exactly I (each sum
+// below the diagonal is then exactly M_ij, the entry exactly 0) and
+// d(X, X) exactly 0.
+func solveLowerT(z, l, m, rl []float64, d int) {
 	n := d * d
-	z, l, m = z[:n], l[:n], m[:n]
+	z, l, m, rl = z[:n], l[:n], m[:n], rl[:d]
 	clear(z)
-	// entry computes Z_ij from the sum t over k < i. It divides rather
-	// than multiplying by a reciprocal so that Z = L⁻¹L is exactly I and
-	// d(X, X) exactly 0.
+	for i := range rl {
+		rl[i] = 1 / l[i*d+i]
+	}
+	// entry computes Z_ij, i > j, from the sum t over k < i.
 	entry := func(i, j int, t float64) float64 {
-		v := (m[i*d+j] - t) / l[i*d+i]
+		v := (m[i*d+j] - t) * rl[i]
 		z[j*d+i] = v
+		return v
+	}
+	// diag computes Z_jj.
+	diag := func(j int) float64 {
+		v := m[j*d+j] / l[j*d+j]
+		z[j*d+j] = v
 		return v
 	}
 	// single completes row j of Zᵀ from column i0 on.
 	single := func(j, i0 int) {
 		zj := z[j*d : j*d+d]
 		for i := i0; i < d; i++ {
+			if i == j {
+				diag(j)
+				continue
+			}
 			li := l[i*d+j : i*d+i]
 			zr := zj[j:i]
 			zr = zr[:len(li)]
@@ -117,16 +143,42 @@ func solveLowerT(z, l, m []float64, d int) bool {
 	for ; j+2 < d; j += 3 {
 		j1, j2 := j+1, j+2
 		// The 3×3 corner: Z_jj, Z_{j+1,j}, Z_{j+1,j+1}, Z_{j+2,·}.
-		a := entry(j, j, 0)
+		a := diag(j)
 		b := entry(j1, j, l[j1*d+j]*a)
-		c := entry(j1, j1, 0)
+		c := diag(j1)
 		entry(j2, j, l[j2*d+j]*a+l[j2*d+j1]*b)
 		entry(j2, j1, l[j2*d+j1]*c)
-		entry(j2, j2, 0)
+		diag(j2)
 		z0 := z[j*d : j*d+d]
 		z1 := z[j1*d : j1*d+d]
 		z2 := z[j2*d : j2*d+d]
-		for i := j + 3; i < d; i++ {
+		i := j + 3
+		for ; i+1 < d; i += 2 {
+			// Rows i and i+1 of L together: six sums hide the addition
+			// latency. Row i+1's last term, k = i, waits for Z_i·.
+			li := l[i*d+j : i*d+i]
+			lk := l[(i+1)*d+j : (i+1)*d+i]
+			r0, r1, r2 := z0[j:i], z1[j:i], z2[j:i]
+			lk, r0, r1, r2 = lk[:len(li)], r0[:len(li)], r1[:len(li)], r2[:len(li)]
+			var t0, t1, t2, u0, u1, u2 float64
+			for k, v := range li {
+				w := lk[k]
+				x := r0[k]
+				t0 += v * x
+				u0 += w * x
+				x = r1[k]
+				t1 += v * x
+				u1 += w * x
+				x = r2[k]
+				t2 += v * x
+				u2 += w * x
+			}
+			c := l[(i+1)*d+i]
+			entry(i+1, j, u0+c*entry(i, j, t0))
+			entry(i+1, j1, u1+c*entry(i, j1, t1))
+			entry(i+1, j2, u2+c*entry(i, j2, t2))
+		}
+		if i < d {
 			li := l[i*d+j : i*d+i]
 			r0, r1, r2 := z0[j:i], z1[j:i], z2[j:i]
 			r0, r1, r2 = r0[:len(li)], r1[:len(li)], r2[:len(li)]
@@ -144,47 +196,70 @@ func solveLowerT(z, l, m []float64, d int) bool {
 	for ; j < d; j++ {
 		single(j, j)
 	}
-	for _, v := range z {
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return false
-		}
-	}
-	return true
 }
 
 // gramUpperT writes into the upper triangle of g that of G = ZᵀZ for the
 // upper triangular zt = Zᵀ: G_ab = Σ_{k>=b} Zᵀ_ak Zᵀ_bk, a <= b, dot
-// products of contiguous rows, four rows a sharing the loads of row b.
+// products of contiguous rows. Columns b and b+1 are computed together,
+// three rows a sharing the loads of rows b and b+1: six sums hide the
+// addition latency (eight would not stay in registers). Column b's first
+// term, k = b, is added first, as in the plain sum.
 func gramUpperT(g, zt []float64, d int) {
-	for b := range d {
-		rb := zt[b*d+b : b*d+d]
+	b := 0
+	for ; b+1 < d; b += 2 {
+		b1 := b + 1
+		rb := zt[b*d+b1 : b*d+d]
+		rc := zt[b1*d+b1 : b1*d+d]
+		rc = rc[:len(rb)]
+		zbb := zt[b*d+b]
 		a := 0
-		for ; a+3 <= b; a += 4 {
-			r0 := zt[a*d+b : a*d+d]
-			r1 := zt[(a+1)*d+b : (a+1)*d+d]
-			r2 := zt[(a+2)*d+b : (a+2)*d+d]
-			r3 := zt[(a+3)*d+b : (a+3)*d+d]
-			r0, r1, r2, r3 = r0[:len(rb)], r1[:len(rb)], r2[:len(rb)], r3[:len(rb)]
-			var t0, t1, t2, t3 float64
+		for ; a+2 <= b; a += 3 {
+			r0 := zt[a*d+b1 : a*d+d]
+			r1 := zt[(a+1)*d+b1 : (a+1)*d+d]
+			r2 := zt[(a+2)*d+b1 : (a+2)*d+d]
+			r0, r1, r2 = r0[:len(rb)], r1[:len(rb)], r2[:len(rb)]
+			t0 := zt[a*d+b] * zbb
+			t1 := zt[(a+1)*d+b] * zbb
+			t2 := zt[(a+2)*d+b] * zbb
+			var u0, u1, u2 float64
 			for k, v := range rb {
-				t0 += v * r0[k]
-				t1 += v * r1[k]
-				t2 += v * r2[k]
-				t3 += v * r3[k]
+				w := rc[k]
+				x := r0[k]
+				t0 += v * x
+				u0 += w * x
+				x = r1[k]
+				t1 += v * x
+				u1 += w * x
+				x = r2[k]
+				t2 += v * x
+				u2 += w * x
 			}
-			g[a*d+b] = t0
-			g[(a+1)*d+b] = t1
-			g[(a+2)*d+b] = t2
-			g[(a+3)*d+b] = t3
+			g[a*d+b], g[a*d+b1] = t0, u0
+			g[(a+1)*d+b], g[(a+1)*d+b1] = t1, u1
+			g[(a+2)*d+b], g[(a+2)*d+b1] = t2, u2
 		}
-		for ; a <= b; a++ {
-			ra := zt[a*d+b : a*d+d]
+		for ; a <= b1; a++ {
+			ra := zt[a*d+b1 : a*d+d]
 			ra = ra[:len(rb)]
-			var t float64
-			for k, v := range rb {
-				t += v * ra[k]
+			var t, u float64
+			if a <= b {
+				t = zt[a*d+b] * zbb
 			}
-			g[a*d+b] = t
+			for k, v := range rb {
+				x := ra[k]
+				t += v * x
+				u += rc[k] * x
+			}
+			if a <= b {
+				g[a*d+b] = t
+			}
+			g[a*d+b1] = u
+		}
+	}
+	if b < d { // the last column of an odd d
+		rb := zt[b*d+b : b*d+d]
+		for a := 0; a <= b; a++ {
+			g[a*d+b] = zt[a*d+b] * rb[0]
 		}
 	}
 }
@@ -196,88 +271,172 @@ func gramUpperT(g, zt []float64, d int) {
 // plain loops: at the small n of the package's descriptors, the BLAS-2
 // calls of Dsytd2 cost more in overhead than in arithmetic. Entries of a
 // must be at most about n in magnitude (no scaling guards the norms).
-// p is scratch of length n.
-func tridiagonalize(a []float64, n int, diag, off, p []float64) {
+// p and q are scratch of length n.
+//
+// Step k reflects row k with H = I − τvvᵀ and updates the trailing block,
+// A₂₂ −= vwᵀ + wvᵀ with w = τq − (τ²/2)(qᵀv)v, q = A₂₂v. The update of
+// step k is fused with step k+1's product q' = A₂₂'v' (A₂₂' = A₂₂ without
+// its first row and column): once the update has reached row k+1, v' is
+// known, and each updated entry of the rows below is multiplied by v'
+// while still in a register, so every step passes over A₂₂ once instead
+// of twice. Two rows share the loads and stores of v, w, v' and q' per
+// column. The sums that would each take a serial pass, ‖x‖² for the next
+// reflection and q'ᵀv', are accumulated in the same loops: q'_i is final
+// once row i has been updated.
+func tridiagonalize(a []float64, n int, diag, off, p, q []float64) {
 	a = a[:n*n]
-	for k := 0; k+2 < n; k++ {
-		diag[k] = a[k*n+k]
-		// The reflection H = I − τvvᵀ with Hx = βe₁ for x = A[k, k+1:],
-		// row k above the diagonal (column k below it).
-		v := a[k*n+k+1 : k*n+n]
-		m := len(v)
-		alpha := v[0]
-		var xn float64
-		for _, x := range v[1:] {
-			xn += x * x
+	if n < 3 {
+		if n == 2 {
+			diag[0] = a[0]
+			off[0] = a[1]
 		}
-		if xn == 0 {
-			off[k] = alpha
-			continue
-		}
-		beta := -math.Copysign(math.Sqrt(alpha*alpha+xn), alpha)
-		tau := (beta - alpha) / beta
-		scal := 1 / (alpha - beta)
-		v[0] = 1
-		for j := 1; j < m; j++ {
-			v[j] *= scal
-		}
-		off[k] = beta
-		// p = τ A₂₂ v from the upper triangle of A₂₂ = A[k+1:, k+1:]:
-		// row i contributes a dot product to p_i and A_ij v_i to p_j.
-		p := p[:m]
-		clear(p)
-		o := (k+1)*n + k + 1 // A₂₂[0][0]
+		diag[n-1] = a[n*n-1]
+		return
+	}
+	// Step 0's reflection and product: no update precedes them.
+	diag[0] = a[0]
+	var xn float64
+	for _, x := range a[2:n] {
+		xn += x * x
+	}
+	tau := house(a[1:n], xn, off)
+	var qv float64 // qᵀv for the product q = A₂₂v in p
+	{
+		m := n - 1
+		o := n + 1 // A₂₂[0][0]
+		v := a[1:n]
+		qk := p[:m]
+		clear(qk)
 		i := 0
-		for ; i+1 < m; i += 2 {
-			// Rows i and i+1 together share the loads and stores of v_j
-			// and p_j.
-			a0 := a[o+i*n+i : o+i*n+m]
-			a1 := a[o+(i+1)*n+i+1 : o+(i+1)*n+m]
-			vr := v[i+2 : m]
-			pr := p[i+2 : m]
-			a0, a1, pr = a0[2:2+len(vr)], a1[1:1+len(vr)], pr[:len(vr)]
-			v0, v1 := v[i], v[i+1]
-			a00, a01, a11 := a[o+i*n+i], a[o+i*n+i+1], a[o+(i+1)*n+i+1]
-			s0 := a00*v0 + a01*v1
-			s1 := a01*v0 + a11*v1
+		for ; i+1 < m; i += 2 { // two rows, as in the fused loop below
+			i1 := i + 1
+			vi, vi1 := v[i], v[i1]
+			x01 := a[o+i*n+i1]
+			s0 := a[o+i*n+i]*vi + x01*vi1
+			s1 := x01*vi + a[o+i1*n+i1]*vi1
+			vr, qr := v[i+2:m], qk[i+2:m]
+			a0 := a[o+i*n+i+2 : o+i*n+m]
+			a1 := a[o+i1*n+i+2 : o+i1*n+m]
+			a0, a1, qr = a0[:len(vr)], a1[:len(vr)], qr[:len(vr)]
 			for j, vj := range vr {
 				x, y := a0[j], a1[j]
 				s0 += x * vj
 				s1 += y * vj
-				pr[j] += x*v0 + y*v1
+				qr[j] += x*vi + y*vi1
 			}
-			p[i] += s0
-			p[i+1] += s1
+			s0 += qk[i]
+			s1 += qk[i1]
+			qk[i], qk[i1] = s0, s1
+			qv += s0*vi + s1*vi1
 		}
 		if i < m {
-			p[i] += a[o+i*n+i] * v[i]
+			s := qk[i] + a[o+i*n+i]*v[i]
+			qk[i] = s
+			qv += s * v[i]
 		}
-		var pv float64
-		for i := range p {
-			p[i] *= tau
-			pv += p[i] * v[i]
-		}
-		// w = p − (τ/2)(pᵀv) v, then A₂₂ −= v wᵀ + w vᵀ.
-		kk := -0.5 * tau * pv
-		for i := range p {
-			p[i] += kk * v[i]
-		}
-		for i := range m {
-			ar := a[o+i*n+i : o+i*n+m]
-			vr := v[i:]
-			wr := p[i:]
-			vr, wr = vr[:len(ar)], wr[:len(ar)]
-			vi, wi := vr[0], wr[0]
-			for j := range ar {
-				ar[j] -= vi*wr[j] + wi*vr[j]
+	}
+	for k := 0; k+2 < n; k++ {
+		m := n - k - 1
+		o := (k+1)*n + k + 1 // A₂₂[0][0]
+		v := a[k*n+k+1 : k*n+n]
+		// w = τq − (τ²/2)(qᵀv)v, in place of q = A₂₂v in p, computed in the
+		// update of row 0 of A₂₂, row k+1 of A. Updated, that row gives T's
+		// next diagonal entry and step k+1's reflection v' (in its own
+		// row, from column k+2 on).
+		w := p[:m]
+		kk := -0.5 * tau * (tau * qv)
+		xn = 0
+		{
+			ar := a[o : o+m]
+			vr, wr := v[:len(ar)], w[:len(ar)]
+			v0 := vr[0]
+			w0 := tau*wr[0] + kk*v0
+			w1 := tau*wr[1] + kk*vr[1]
+			wr[0], wr[1] = w0, w1
+			ar[0] -= v0*w0 + w0*v0
+			ar[1] -= v0*w1 + w0*vr[1]
+			for j := 2; j < len(ar); j++ {
+				vj := vr[j]
+				wj := tau*wr[j] + kk*vj
+				wr[j] = wj
+				x := ar[j] - (v0*wj + w0*vj)
+				ar[j] = x
+				xn += x * x
 			}
 		}
+		diag[k+1] = a[o]
+		if k+3 >= n { // the last 2×2 block: no further reflection
+			a[o+n+1] -= 2 * v[1] * w[1]
+			off[k+1] = a[o+1]
+			diag[k+2] = a[o+n+1]
+			return
+		}
+		tau = house(a[o+1:o+m], xn, off[k+1:])
+		// nv[j] = v'_{j−1} for j >= 1: v' indexed as A₂₂'s columns.
+		nv := a[o : o+m]
+		qk := q[:m] // qk[j] accumulates q'_{j−1}, j >= 1
+		clear(qk)
+		qv = 0
+		i := 1
+		for ; i+1 < m; i += 2 {
+			i1 := i + 1
+			a0 := a[o+i*n+i : o+i*n+m]
+			a1 := a[o+i1*n+i1 : o+i1*n+m]
+			ui, ui1, wi, wi1 := v[i], v[i1], w[i], w[i1]
+			ni, ni1 := nv[i], nv[i1]
+			x00 := a0[0] - (ui*wi + wi*ui)
+			x01 := a0[1] - (ui*w[i1] + wi*v[i1])
+			x11 := a1[0] - (ui1*wi1 + wi1*ui1)
+			a0[0], a0[1], a1[0] = x00, x01, x11
+			s0 := x00*ni + x01*ni1
+			s1 := x01*ni + x11*ni1
+			a0, a1 = a0[2:], a1[1:]
+			vr, wr, nr, qr := v[i+2:m], w[i+2:m], nv[i+2:m], qk[i+2:m]
+			a0, a1, wr, nr, qr = a0[:len(vr)], a1[:len(vr)], wr[:len(vr)], nr[:len(vr)], qr[:len(vr)]
+			for j, vj := range vr {
+				wj, nj := wr[j], nr[j]
+				x := a0[j] - (ui*wj + wi*vj)
+				y := a1[j] - (ui1*wj + wi1*vj)
+				a0[j], a1[j] = x, y
+				s0 += x * nj
+				s1 += y * nj
+				qr[j] += x*ni + y*ni1
+			}
+			s0 += qk[i]
+			s1 += qk[i1]
+			qk[i], qk[i1] = s0, s1
+			qv += s0*ni + s1*ni1
+		}
+		if i < m {
+			x := a[o+i*n+i] - 2*v[i]*w[i]
+			a[o+i*n+i] = x
+			s := qk[i] + x*nv[i]
+			qk[i] = s
+			qv += s * nv[i]
+		}
+		// q' is step k+1's p; p serves as the next q.
+		p, q = q[1:], p
 	}
-	if n >= 2 {
-		diag[n-2] = a[(n-2)*n+n-2]
-		off[n-2] = a[(n-2)*n+n-1]
+}
+
+// house computes the reflection H = I − τvvᵀ with Hx = βe₁ for the vector
+// x held in v, xn = Σ_{j>=1} x_j² (dlarfg), leaving v in its place with
+// v₀ = 1, β in off[0], and returning τ; τ = 0 (H = I) when xn = 0.
+func house(v []float64, xn float64, off []float64) float64 {
+	alpha := v[0]
+	if xn == 0 {
+		off[0] = alpha
+		return 0
 	}
-	diag[n-1] = a[n*n-1]
+	beta := -math.Copysign(math.Sqrt(alpha*alpha+xn), alpha)
+	tau := (beta - alpha) / beta
+	scal := 1 / (alpha - beta)
+	v[0] = 1
+	for j := 1; j < len(v); j++ {
+		v[j] *= scal
+	}
+	off[0] = beta
+	return tau
 }
 
 // tridiagEigen replaces diag by the eigenvalues, ascending, of the
@@ -338,10 +497,10 @@ func pwk(d, e []float64) bool {
 		}
 		var anorm float64
 		for i := l; i <= lend; i++ {
-			anorm = math.Max(anorm, math.Abs(d[i]))
+			anorm = max(anorm, math.Abs(d[i])) // the builtin: inline, NaN-propagating
 		}
 		for i := l; i < lend; i++ {
-			anorm = math.Max(anorm, math.Abs(e[i]))
+			anorm = max(anorm, math.Abs(e[i]))
 			e[i] *= e[i]
 		}
 		if !(anorm >= 1e-60 && anorm <= 1e60) {
