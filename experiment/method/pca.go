@@ -116,24 +116,17 @@ func (m *pcaSRC) Candidates() int { return len(m.cands) }
 
 func (m *pcaSRC) Classify(s *classify.Split) (*classify.Outcome, error) {
 	opts, _, _ := m.p.options() // checked in newPCA
-	key := classify.VectorKey(m.VectorSpec())
+	if len(m.cands) > 1 {
+		// The fit on the whole training set is only needed after
+		// cross-validation, whose runs fit the folds; starting it now lets
+		// its serial eigendecomposition overlap them.
+		for _, d := range s.AllVariants() {
+			go m.fit(d, s.Train) // an error surfaces in the later call
+		}
+	}
 	used := 0
 	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
-		x := d.Vectors[key]
-		if x == nil {
-			return nil, errors.New("no feature vectors: the protocol's data stage does not make them (an image dataset with regions: whole is needed)")
-		}
-		fit, err := m.grams.Do(gramKey{d, classify.HashInts(train)}, func() (gramFit, error) {
-			v := x
-			if m.p.Normalise == "plane" {
-				var err error
-				if v, err = normalisePlanes(x, m.planes); err != nil {
-					return gramFit{}, err
-				}
-			}
-			g, dims, err := pcaGram(v, train, m.p.Dims)
-			return gramFit{g, dims}, err
-		})
+		fit, err := m.fit(d, train)
 		if err != nil {
 			return nil, err
 		}
@@ -145,6 +138,26 @@ func (m *pcaSRC) Classify(s *classify.Split) (*classify.Outcome, error) {
 	}
 	o.Params = map[string]float64{c.Params.key(): c.Params.value, "dims": float64(used), "ridge": d.Ridge}
 	return o, nil
+}
+
+// fit returns the PCA fit on the training items train of d's vectors,
+// computed once per training set (grams).
+func (m *pcaSRC) fit(d *classify.Data, train []int) (gramFit, error) {
+	return m.grams.Do(gramKey{d, classify.HashInts(train)}, func() (gramFit, error) {
+		x := d.Vectors[classify.VectorKey(m.VectorSpec())]
+		if x == nil {
+			return gramFit{}, errors.New("no feature vectors: the protocol's data stage does not make them (an image dataset with regions: whole is needed)")
+		}
+		v := x
+		if m.p.Normalise == "plane" {
+			var err error
+			if v, err = normalisePlanes(x, m.planes); err != nil {
+				return gramFit{}, err
+			}
+		}
+		g, dims, err := pcaGram(v, train, m.p.Dims)
+		return gramFit{g, dims}, err
+	})
 }
 
 // normalisePlanes returns a copy of x whose rows are each made of planes
