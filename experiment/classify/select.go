@@ -41,6 +41,9 @@ type memoKey struct {
 }
 
 // Runner classifies test from train on one Data with parameters p.
+// Select calls it concurrently for the candidates and folds of
+// cross-validation, so it must not write variables that other calls
+// share; a run's own findings go in its Outcome.
 type Runner[P comparable] func(d *Data, train, test []int, p P) (*Outcome, error)
 
 // Select runs a method on the split with the best of its parameter

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/features"
@@ -120,23 +121,33 @@ func (m *pcaSRC) Classify(s *classify.Split) (*classify.Outcome, error) {
 		// The fit on the whole training set is only needed after
 		// cross-validation, whose runs fit the folds; starting it now lets
 		// its serial eigendecomposition overlap them.
+		// Classify waits for it, so that no work outlives the call.
+		var wg sync.WaitGroup
+		defer wg.Wait()
 		for _, d := range s.AllVariants() {
-			go m.fit(d, s.Train) // an error surfaces in the later call
+			wg.Go(func() { m.fit(d, s.Train) }) // an error surfaces in the later call
 		}
 	}
-	used := 0
+	// Each run records the PCA dimensions it used; Select returns the
+	// chosen candidate's run. (Validation runs go in parallel: they must
+	// not share a variable.)
 	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
 		fit, err := m.fit(d, train)
 		if err != nil {
 			return nil, err
 		}
-		used = fit.dims
-		return src(fit.g, classify.Identity, d.Labels, train, test, w.set(opts), s.Workers)
+		o, err := src(fit.g, classify.Identity, d.Labels, train, test, w.set(opts), s.Workers)
+		if err != nil {
+			return nil, err
+		}
+		o.Params = map[string]float64{"dims": float64(fit.dims)}
+		return o, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	o.Params = map[string]float64{c.Params.key(): c.Params.value, "dims": float64(used), "ridge": d.Ridge}
+	o.Params[c.Params.key()] = c.Params.value
+	o.Params["ridge"] = d.Ridge
 	return o, nil
 }
 

@@ -129,18 +129,21 @@ func (m *rlppMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
 		return nil, err
 	}
-	// Select runs the chosen candidate last (after any validation runs),
-	// so used ends as that run's candidate with its defaults resolved.
-	var used rlppCandidate
+	// Each run records its candidate with the defaults it resolved; Select
+	// returns the chosen candidate's run, whose record this is. (Validation
+	// runs go in parallel: they must not share a variable.)
 	o, _, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, error) {
 		o, c, err := m.run(d, s.Train, train, test, c, s.Workers)
-		used = c
-		return o, err
+		if err != nil {
+			return nil, err
+		}
+		o.Params = map[string]float64{"sigma": c.sigma, "dims": float64(c.dims), "neighbours": float64(c.neighbours), "heat": c.heat}
+		return o, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	o.Params = map[string]float64{"sigma": used.sigma, "dims": float64(used.dims), "neighbours": float64(used.neighbours), "heat": used.heat, "ridge": d.Ridge}
+	o.Params["ridge"] = d.Ridge
 	return o, nil
 }
 
