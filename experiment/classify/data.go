@@ -94,6 +94,9 @@ type Split struct {
 	// Ranks is how many top classes must be ranked exactly (CMC length);
 	// 0 means the prediction alone.
 	Ranks int
+
+	pairsMu sync.Mutex
+	pairs   map[splitPairsKey]Pairs // Pairs in use by the split's methods
 }
 
 // AllVariants returns the split's ridge variants: Variants, or Data alone.

@@ -115,10 +115,10 @@ func (d *Data) Pairs(q Quantity, train []int) (Pairs, error) {
 }
 
 // keptTrainingSets bounds the training sets whose Stein divergences a Data
-// keeps: enough for the repeats that run at the same time on a 2-core
-// machine and a task that shares the previous one's training set. A split
-// in progress holds its own reference, so a set dropped here is only
-// recomputed if a later split asks for it again.
+// keeps beyond the splits in progress, which hold their own (Split.Pairs):
+// enough for a task that shares an earlier task's training set (FERET's
+// four poses). A set dropped here is only recomputed if a later split
+// asks for it again.
 const keptTrainingSets = 4
 
 // PairwiseSeconds returns the time spent computing Stein divergences for
@@ -389,7 +389,7 @@ func (p *vectorPairs) gather(items []int) blas64.General {
 func PrepareSplit(s *Split, q Quantity) error {
 	vs := s.AllVariants()
 	for _, d := range vs {
-		p, err := d.Pairs(q, s.Train)
+		p, err := s.Pairs(d, q)
 		if err != nil {
 			return err
 		}
@@ -402,4 +402,33 @@ func PrepareSplit(s *Split, q Quantity) error {
 		}
 	}
 	return nil
+}
+
+// splitPairsKey identifies a split's Pairs: one per ridge variant and
+// quantity.
+type splitPairsKey struct {
+	d *Data
+	q Quantity
+}
+
+// Pairs returns d.Pairs(q, s.Train) for one of the split's ridge variants
+// d, and keeps it for the split's lifetime: however many splits run at
+// once, the Data's bounded cache never makes a split in progress compute
+// its divergences twice. Methods ask their split rather than the Data.
+func (s *Split) Pairs(d *Data, q Quantity) (Pairs, error) {
+	s.pairsMu.Lock()
+	defer s.pairsMu.Unlock()
+	k := splitPairsKey{d, q}
+	if p, ok := s.pairs[k]; ok {
+		return p, nil
+	}
+	p, err := d.Pairs(q, s.Train)
+	if err != nil {
+		return nil, err
+	}
+	if s.pairs == nil {
+		s.pairs = map[splitPairsKey]Pairs{}
+	}
+	s.pairs[k] = p
+	return p, nil
 }

@@ -170,3 +170,33 @@ func TestForBlocks(t *testing.T) {
 		t.Fatalf("blocks covered %d of %d items (%v)", next, len(test), err)
 	}
 }
+
+// TestSplitKeepsItsPairs checks that a split in progress never computes
+// its divergences twice, however many other training sets push it out of
+// the Data's bounded cache.
+func TestSplitKeepsItsPairs(t *testing.T) {
+	data := pairsData(t, 60)
+	var splits []*Split
+	for k := range keptTrainingSets + 3 {
+		splits = append(splits, &Split{Data: data, Train: Seq(k, k+10), Test: Seq(40, 60)})
+	}
+	use := func(s *Split) {
+		p, err := s.Pairs(data, Stein)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Block(s.Test, s.Train, Identity); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range splits {
+		use(s)
+	}
+	n := data.SteinComputations()
+	for _, s := range splits {
+		use(s)
+	}
+	if m := data.SteinComputations(); m != n {
+		t.Errorf("%d divergences computed again by splits in progress", m-n)
+	}
+}

@@ -55,10 +55,10 @@ func (k kernelKind) quantity() classify.Quantity {
 }
 
 // pairs returns the kernel's pairwise quantity between d's items and the
-// training set train (Data.Pairs), and the map to kernel values with
+// split's training set (Split.Pairs), and the map to kernel values with
 // parameter σ.
-func (k kernelKind) pairs(d *classify.Data, train []int, sigma float64, pseudo bool) (classify.Pairs, func(float64) float64, error) {
-	p, err := d.Pairs(k.quantity(), train)
+func (k kernelKind) pairs(s *classify.Split, d *classify.Data, sigma float64, pseudo bool) (classify.Pairs, func(float64) float64, error) {
+	p, err := s.Pairs(d, k.quantity())
 	if k == logEuclideanKernel {
 		return p, func(x float64) float64 { return math.Exp(-sigma * x) }, err
 	}

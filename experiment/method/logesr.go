@@ -43,7 +43,7 @@ func (m *logESR) Prepare(s *classify.Split) error {
 func (m *logESR) Classify(s *classify.Split) (*classify.Outcome, error) {
 	opts, _, _ := m.p.options() // checked in newLogESR
 	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
-		g, err := d.Pairs(classify.LogCosine, s.Train)
+		g, err := s.Pairs(d, classify.LogCosine)
 		if err != nil {
 			return nil, err
 		}

@@ -150,9 +150,7 @@ func TestSelectionNeverSeesTest(t *testing.T) {
 		labels[i] = (labels[i] + 1) % 4
 	}
 	scrambled := classify.NewData(data.Set, labels, 2)
-	split2 := *split
-	split2.Data = scrambled
-	b, err := m.Classify(&split2)
+	b, err := m.Classify(&classify.Split{Data: scrambled, Train: train, Test: test, Folds: 3, Seed: 5, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

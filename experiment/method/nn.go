@@ -70,13 +70,13 @@ func (m *nn) Classify(s *classify.Split) (*classify.Outcome, error) {
 	o, _, d, err := classify.Select(s, []struct{}{{}}, &m.memo, func(d *classify.Data, train, test []int, _ struct{}) (*classify.Outcome, error) {
 		switch m.metric {
 		case spd.AIRMMetric:
-			p, err := d.Pairs(classify.Stein, s.Train)
+			p, err := s.Pairs(d, classify.Stein)
 			if err != nil {
 				return nil, err
 			}
 			return airmRanking(d, p, train, test, s.Ranks, s.Workers)
 		case spd.SteinMetric:
-			p, err := d.Pairs(classify.Stein, s.Train)
+			p, err := s.Pairs(d, classify.Stein)
 			if err != nil {
 				return nil, err
 			}

@@ -133,7 +133,7 @@ func (m *rlppMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	// returns the chosen candidate's run, whose record this is. (Validation
 	// runs go in parallel: they must not share a variable.)
 	o, _, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, error) {
-		o, c, err := m.run(d, s.Train, train, test, c, s.Workers)
+		o, c, err := m.run(s, d, train, test, c)
 		if err != nil {
 			return nil, err
 		}
@@ -147,11 +147,12 @@ func (m *rlppMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	return o, nil
 }
 
-// run fits RLPP on train (a subset of the split's training set all) and
-// classifies test by nearest neighbour in the projection. It returns the
-// candidate with the defaults it resolved.
-func (m *rlppMethod) run(d *classify.Data, all, train, test []int, c rlppCandidate, workers int) (*classify.Outcome, rlppCandidate, error) {
-	div, f, err := m.p.Kernel.pairs(d, all, c.sigma, m.p.PseudoKernel)
+// run fits RLPP on train (a subset of the split's training set) of the
+// split's variant d and classifies test by nearest neighbour in the
+// projection. It returns the candidate with the defaults it resolved.
+func (m *rlppMethod) run(s *classify.Split, d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, rlppCandidate, error) {
+	workers := s.Workers
+	div, f, err := m.p.Kernel.pairs(s, d, c.sigma, m.p.PseudoKernel)
 	if err != nil {
 		return nil, c, err
 	}

@@ -74,7 +74,7 @@ func (m *rsrMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 	}
 	opts, _, _ := m.p.options() // checked in newRSR
 	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p rsrCandidate) (*classify.Outcome, error) {
-		g, k, err := m.p.Kernel.pairs(d, s.Train, p.sigma, m.pseudo)
+		g, k, err := m.p.Kernel.pairs(s, d, p.sigma, m.pseudo)
 		if err != nil {
 			return nil, err
 		}

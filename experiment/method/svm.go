@@ -82,7 +82,7 @@ func (m *steinSVM) Classify(s *classify.Split) (*classify.Outcome, error) {
 		return nil, err
 	}
 	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
-		return m.run(d, s.Train, train, test, p, s.Workers)
+		return m.run(s, d, train, test, p)
 	})
 	if err != nil {
 		return nil, err
@@ -95,8 +95,9 @@ func (m *steinSVM) Classify(s *classify.Split) (*classify.Outcome, error) {
 // Every test item's decision uses every binary machine, so when any
 // machine stopped at its iteration cap all test items count as
 // unconverged.
-func (m *steinSVM) run(d *classify.Data, all, train, test []int, p steinSVMCandidate, workers int) (*classify.Outcome, error) {
-	div, k, err := m.p.Kernel.pairs(d, all, p.sigma, m.p.PseudoKernel)
+func (m *steinSVM) run(s *classify.Split, d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
+	workers := s.Workers
+	div, k, err := m.p.Kernel.pairs(s, d, p.sigma, m.p.PseudoKernel)
 	if err != nil {
 		return nil, err
 	}
