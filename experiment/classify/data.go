@@ -45,10 +45,8 @@ type Data struct {
 	// sets (Pairs).
 	steinPairs     Once[uint64, *steinPairs]
 	steinPairsInit sync.Once
-	// pairwiseNanos and steinEntries count the pairwise work, for the
-	// engine's timings and for tests.
-	pairwiseNanos atomic.Int64
-	steinEntries  atomic.Int64
+	// steinEntries counts the Stein divergences computed, for tests.
+	steinEntries atomic.Int64
 
 	logOnce    sync.Once
 	logVectors *logVectors

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/spd"
@@ -93,7 +92,8 @@ func ForBlocks(p Pairs, test, train []int, f func(float64) float64, fn func(off 
 // a split (and the splits of other tasks with the same training set, such
 // as FERET's four test poses) share them. The log-Euclidean quantities
 // are computed per block from the items' log-vectors, which the Data
-// computes once (n·d(d+1)/2 values).
+// computes once (n·d(d+1)/2 values). Methods ask through Split.Pairs,
+// which keeps the result while the split is in use.
 func (d *Data) Pairs(q Quantity, train []int) (Pairs, error) {
 	if len(train) == 0 {
 		return nil, fmt.Errorf("%v: empty training set", q)
@@ -120,12 +120,6 @@ func (d *Data) Pairs(q Quantity, train []int) (Pairs, error) {
 // four poses). A set dropped here is only recomputed if a later split
 // asks for it again.
 const keptTrainingSets = 4
-
-// PairwiseSeconds returns the time spent computing Stein divergences for
-// the Data's Pairs, summed over goroutines.
-func (d *Data) PairwiseSeconds() float64 {
-	return time.Duration(d.pairwiseNanos.Load()).Seconds()
-}
 
 // SteinComputations reports how many Stein divergence entries were
 // computed, so that tests can prove the reuse.
@@ -169,9 +163,7 @@ func newSteinPairs(d *Data, train []int) (*steinPairs, error) {
 // trainBlock returns the divergences of the training set to itself.
 func (p *steinPairs) trainBlock() (*mat.SymDense, error) {
 	p.ttOnce.Do(func() {
-		t0 := time.Now()
 		p.tt, p.ttErr = spd.SteinSymBlock(p.d.Set, p.train, &spd.GramOptions{Workers: p.d.Workers})
-		p.d.pairwiseNanos.Add(int64(time.Since(t0)))
 		m := int64(len(p.train))
 		p.d.steinEntries.Add(m * (m - 1) / 2)
 	})
@@ -204,11 +196,9 @@ func (p *steinPairs) Prepare(rows []int) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	t0 := time.Now()
 	m := len(p.train)
 	out := mat.NewDense(len(missing), m, nil)
 	err := spd.SteinBlockTo(out, p.d.Set, missing, p.d.Set, p.train, &spd.GramOptions{Workers: p.d.Workers})
-	p.d.pairwiseNanos.Add(int64(time.Since(t0)))
 	if err != nil {
 		for _, i := range missing {
 			p.rows[i] = nil

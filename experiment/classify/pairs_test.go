@@ -132,9 +132,6 @@ func TestPairsComputeOnce(t *testing.T) {
 	if n := len(data.steinPairs.calls); n > keptTrainingSets {
 		t.Errorf("%d training sets kept, want at most %d", n, keptTrainingSets)
 	}
-	if data.PairwiseSeconds() <= 0 {
-		t.Error("no pairwise time recorded")
-	}
 }
 
 // TestForBlocks checks that the blocks cover the test items in order, at
