@@ -192,15 +192,6 @@ func newMeta(p *plan, inputs []*datasets.List) Meta {
 	return m
 }
 
-// skipped returns the sum of the inputs' skipped counts.
-func (m *Meta) skipped() datasets.Skipped {
-	var s datasets.Skipped
-	for _, in := range m.Inputs {
-		s = s.Add(in.Skipped)
-	}
-	return s
-}
-
 // totalImages returns the number of images of all inputs.
 func (m *Meta) totalImages() int {
 	n := 0

@@ -591,7 +591,7 @@ func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace, ld int, gradTol fl
 	f := func(t float64) float64 { // objective at y(t), up to a constant
 		return lin*t + dkd*t*t + l.opts.Lambda*(l1+slope*t)
 	}
-	t, best := first, f(first)
+	t := first
 	if !l.opts.NonNegative && len(cross) > 0 {
 		slices.SortFunc(cross, func(x, y crossing) int {
 			if c := cmpFloat(x.t, y.t); c != 0 {
@@ -599,7 +599,7 @@ func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace, ld int, gradTol fl
 			}
 			return x.p - y.p
 		})
-		best = math.Inf(1)
+		best := math.Inf(1)
 		for _, x := range cross {
 			// Past its crossing, coordinate p contributes −s_p(v_p + t d_p).
 			vi := v[a[x.p]]

@@ -131,8 +131,6 @@ func pairCases(fn func(x, y mat.Symmetric) (any, error)) []badCase {
 		matCases("Y", needSPD|sized, func(y mat.Symmetric) (any, error) { return fn(good, y) }))
 }
 
-func r2[T any](v T, err error) (any, error) { return v, err }
-
 func errOf[T any](_ T, err error) error { return err }
 
 // check returns nil when ok, else an error saying what went wrong.

@@ -167,7 +167,7 @@ type Workspace struct {
 	order, set     []int
 	worst          []int
 	in             []bool // membership of the working set
-	score, xs, sn  []float64
+	score, sn      []float64
 	yn, zn, rinv   []float64
 	minv, dm, tmp2 []float64
 }

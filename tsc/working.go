@@ -145,7 +145,7 @@ func (c *Coder) violators(x []float64, in []bool, t float64, sub, ws *Workspace)
 	if newton && !cholLower(ws.tmp2, d) {
 		newton = false
 	}
-	// Each atom's least s under each point (score: basic, xs: Newton).
+	// Each atom's least s under each point (score: basic, sn: Newton).
 	sb, sn := ws.score, ws.sn
 	var sInB, sInN float64
 	for i := range n {
