@@ -98,9 +98,7 @@ func (p *mosaicTask) open(e *engine, ti int) (*drawer, error) {
 		return nil, err
 	}
 	e.addTime("extraction", t0)
-	if err := e.prepare(variants); err != nil {
-		return nil, err
-	}
+	e.setWorkers(variants)
 	d := randomDrawer(e, ti, variants, p.Split.TrainPerClass)
 	d.notes = notes
 	return d, nil

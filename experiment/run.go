@@ -113,7 +113,7 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Results, error) {
 }
 
 // images returns the data section's dataset, one Data per ridge
-// candidate, with the methods' shared matrices computed.
+// candidate, with its vectors made and its parallelism set.
 func (e *engine) images() ([]*classify.Data, error) {
 	e.imagesOnce.Do(func() {
 		e.imageData, e.imagesErr = e.listData()
@@ -121,7 +121,7 @@ func (e *engine) images() ([]*classify.Data, error) {
 			e.imagesErr = e.vectors(e.imageData)
 		}
 		if e.imagesErr == nil {
-			e.imagesErr = e.prepare(e.imageData)
+			e.setWorkers(e.imageData)
 		}
 	})
 	return e.imageData, e.imagesErr
@@ -135,12 +135,11 @@ func (e *engine) parallelism() (outer, inner int) {
 	return outer, max(1, e.workers/outer)
 }
 
-// prepare sets the parallelism of each Data's pairwise computations.
-func (e *engine) prepare(variants []*classify.Data) error {
+// setWorkers sets the parallelism of each Data's pairwise computations.
+func (e *engine) setWorkers(variants []*classify.Data) {
 	for _, d := range variants {
 		d.Workers = e.workers
 	}
-	return nil
 }
 
 // prepareSplit lets the methods compute ahead the pairwise quantities they

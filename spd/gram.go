@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/covpipe/covpipe/internal/pool"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -63,60 +62,28 @@ func SteinDivergences(a, b *Set, opts *GramOptions) (*mat.Dense, error) {
 		return nil, err
 	}
 	out := mat.NewDense(a.n, b.n, nil)
-	raw := out.RawMatrix()
-	if err := steinRows(raw.Data, raw.Stride, a, b, false, opts); err != nil {
+	if err := SteinBlockTo(out, a, seq(a.n), b, seq(b.n), opts); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // SteinDivergencesSym returns the symmetric |a|×|a| matrix of Stein
-// divergences S(a_i, a_j). Only the upper triangle is computed (the
-// diagonal is exactly 0); rows are handed out dynamically so the triangle's
-// uneven rows balance across workers.
+// divergences S(a_i, a_j): SteinSymBlock over every item.
 func SteinDivergencesSym(a *Set, opts *GramOptions) (*mat.SymDense, error) {
 	if a == nil || a.n == 0 {
 		return nil, fmt.Errorf("%w: empty set", ErrEmpty)
 	}
-	out := mat.NewSymDense(a.n, nil)
-	raw := out.RawSymmetric()
-	if err := steinRows(raw.Data, raw.Stride, a, a, true, opts); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return SteinSymBlock(a, seq(a.n), opts)
 }
 
-// steinRows writes S(a_i, b_j) into data[i*stride+j] on a bounded worker
-// pool, for every j, or for j > i only when upper is set (a and b are then
-// the same set and the zero diagonal is left as it is).
-func steinRows(data []float64, stride int, a, b *Set, upper bool, opts *GramOptions) error {
-	d := a.d
-	bname := "b"
-	if upper {
-		bname = "a"
+// seq returns the indices 0, 1, ..., n−1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
 	}
-	// ForErr runs at most a.n workers: a huge Workers allocates no more.
-	bufs := make([][]float64, min(pool.Workers(opts.workers()), a.n))
-	return pool.ForErr(a.n, opts.workers(), func(w, i int) error {
-		if bufs[w] == nil {
-			bufs[w] = make([]float64, d*d)
-		}
-		j0, entries := 0, b.n
-		if upper {
-			j0, entries = i+1, b.n-i // the diagonal counts as computed
-		}
-		xi, ldi := a.block(i), a.logdet[i]
-		row := data[i*stride : i*stride+b.n]
-		for j := j0; j < b.n; j++ {
-			s, ok := steinEntry(bufs[w], xi, b.block(j), d, ldi, b.logdet[j])
-			if !ok {
-				return fmt.Errorf("Stein divergence of a[%d] and %s[%d]: %w: Cholesky factorisation of (X+Y)/2 failed", i, bname, j, ErrNotSPD)
-			}
-			row[j] = s
-		}
-		opts.progress(entries)
-		return nil
-	})
+	return s
 }
 
 // Gram returns the |a|×|b| Stein kernel matrix K_ij = exp(−σ S(a_i, b_j))

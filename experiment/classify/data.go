@@ -49,7 +49,7 @@ type Data struct {
 	steinEntries atomic.Int64
 
 	logOnce    sync.Once
-	logVectors *logVectors
+	logVectors *itemVectors
 	logErr     error
 }
 

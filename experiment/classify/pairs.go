@@ -250,9 +250,9 @@ func (p *steinPairs) Block(rows, cols []int, f func(float64) float64) (*mat.Dens
 	return out, nil
 }
 
-// logVectors holds one vector per item: the isometric log-vectors of a
+// itemVectors holds one vector per item: the isometric log-vectors of a
 // Data's items and their norms, or the rows of LinearPairs (no norms).
-type logVectors struct {
+type itemVectors struct {
 	n, m   int       // items, values per vector (d(d+1)/2 for log-vectors)
 	vecs   []float64 // one row of m values per item
 	stride int       // row stride of vecs
@@ -260,15 +260,15 @@ type logVectors struct {
 	inv    []float64 // reciprocal Euclidean norm of each row
 }
 
-func (lv *logVectors) row(i int) []float64 { return lv.vecs[i*lv.stride : i*lv.stride+lv.m] }
+func (lv *itemVectors) row(i int) []float64 { return lv.vecs[i*lv.stride : i*lv.stride+lv.m] }
 
 // logVecs returns the items' log-vectors, computing them on first use on
 // the Data's workers.
-func (d *Data) logVecs() (*logVectors, error) {
+func (d *Data) logVecs() (*itemVectors, error) {
 	d.logOnce.Do(func() {
 		n, dim := d.Set.Len(), d.Set.Dim()
 		m := spd.VecLen(dim)
-		lv := &logVectors{n: n, m: m, vecs: make([]float64, n*m), stride: m, sq: make([]float64, n), inv: make([]float64, n)}
+		lv := &itemVectors{n: n, m: m, vecs: make([]float64, n*m), stride: m, sq: make([]float64, n), inv: make([]float64, n)}
 		ws := make([]*spd.Workspace, pool.Workers(d.Workers))
 		tmps := make([]*mat.SymDense, len(ws))
 		d.logErr = pool.ForErr(n, d.Workers, func(w, i int) error {
@@ -305,14 +305,14 @@ const linear Quantity = -1
 // that map items to vectors of their own (PCA projections). It keeps y.
 func LinearPairs(y *mat.Dense) Pairs {
 	raw := y.RawMatrix()
-	lv := &logVectors{n: raw.Rows, m: raw.Cols, vecs: raw.Data, stride: raw.Stride}
+	lv := &itemVectors{n: raw.Rows, m: raw.Cols, vecs: raw.Data, stride: raw.Stride}
 	return &vectorPairs{lv: lv, q: linear}
 }
 
 // vectorPairs computes quantities of item vectors per block: a block is
 // one matrix product.
 type vectorPairs struct {
-	lv *logVectors
+	lv *itemVectors
 	q  Quantity
 }
 
