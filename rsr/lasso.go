@@ -39,7 +39,9 @@ type LassoOptions struct {
 	// Tol·max(λ, 2‖k‖∞), the scale of the gradient at v = 0. The duality
 	// gap is then at most ‖v‖₁ times that bound.
 	Tol float64
-	// MaxSweeps caps the number of coordinate sweeps (default 10000).
+	// MaxSweeps caps the number of coordinate sweeps (default 10000),
+	// summed over the regularisation path's stages and the working sets'
+	// subproblems (see SolveTo).
 	MaxSweeps int
 	// NonNegative constrains the code to v >= 0.
 	NonNegative bool
@@ -86,7 +88,8 @@ type Certificate struct {
 	// 2(Kv − k)_j + λ sign(v_j) = 0 for v_j ≠ 0, |2(Kv − k)_j| <= λ for
 	// v_j = 0 (one-sided under NonNegative).
 	KKT float64
-	// Sweeps counts coordinate sweeps, full and over the active set.
+	// Sweeps counts coordinate sweeps, full and over the active set, of
+	// the whole dictionary or of a working set's subproblem.
 	Sweeps int
 	// NonZeros counts the non-zero coefficients of v.
 	NonZeros int
@@ -180,6 +183,8 @@ type LassoWorkspace struct {
 	kaa, u, r, b, prev []float64
 	cross              []crossing
 	mu                 float64
+	// The working-set solver's buffers, made on first use.
+	*setBuffers
 }
 
 // NewWorkspace returns buffers for solving with l.
@@ -203,9 +208,13 @@ func (l *Lasso) Solve(kx []float64, kxx float64) ([]float64, Certificate, error)
 }
 
 // SolveTo solves the kernel Lasso into v, which on entry is the warm start
-// (all zeros for a cold start) and on return the code. It allocates
-// nothing once ws has grown to the largest active set it has seen. It returns an error wrapping ErrInput for malformed input
-// (lengths, NaN), and the last iterate with an error wrapping
+// (all zeros for a cold start) and on return the code. Dictionaries of
+// more than 64 atoms are solved over working sets (solveWorkingSet),
+// smaller ones by coordinate descent and feature-sign steps on the whole
+// dictionary; either way the certificate is the whole problem's. It
+// allocates nothing once ws has grown to the largest working and active
+// sets it has seen. It returns an error wrapping ErrInput for malformed
+// input (lengths, NaN), and the last iterate with an error wrapping
 // ErrNoConvergence when MaxSweeps is reached.
 func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certificate, error) {
 	var cert Certificate
@@ -243,22 +252,37 @@ func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certi
 		q.opts.Lambda, q.opts.LambdaRatio = r*LambdaMax(kx, l.opts.NonNegative), 0
 		return q.SolveTo(v, kx, kxx, ws)
 	}
-	// From a cold start far below λ_max = 2‖k‖∞ (where v = 0 is optimal),
-	// follow the regularisation path as glmnet does: loose solves at
-	// λ_max/4, λ_max/16, ... warm-start the next, so that the sign pattern
-	// grows a few atoms at a time instead of being guessed all at once.
+	if n > workingSetFrom {
+		return l.solveWorkingSet(v, kx, kxx, ws, kmax)
+	}
+	return l.solvePath(v, kx, kxx, ws, kmax)
+}
+
+// solvePath solves from the warm start v. From a cold start far below
+// λ_max = 2‖k‖∞ (where v = 0 is optimal) it follows the regularisation
+// path as glmnet does: loose solves at λ_max/4, λ_max/16, ... warm-start
+// the next, so that the sign pattern grows a few atoms at a time instead
+// of being guessed all at once.
+func (l *Lasso) solvePath(v, kx []float64, kxx float64, ws *LassoWorkspace, kmax float64) (Certificate, error) {
+	var sweeps int
 	if lam := l.opts.Lambda; lam > 0 && lam < pathFrom*2*kmax && allZero(v) {
 		path := *l
 		path.opts.Tol = math.Max(l.opts.Tol, 1e-3)
-		for step := 0.5 * kmax; step > 2*lam; step /= 4 {
+		for step := 0.5 * kmax; step > 2*lam && sweeps < l.opts.MaxSweeps; step /= 4 {
 			path.opts.Lambda = step
+			path.opts.MaxSweeps = l.opts.MaxSweeps - sweeps
 			c, _ := path.solve(v, kx, kxx, ws, kmax)
-			cert.Sweeps += c.Sweeps
+			sweeps += c.Sweeps
 		}
 	}
-	c, err := l.solve(v, kx, kxx, ws, kmax)
-	c.Sweeps += cert.Sweeps
-	return c, err
+	rest := *l
+	rest.opts.MaxSweeps -= sweeps
+	c, err := rest.solve(v, kx, kxx, ws, kmax)
+	c.Sweeps += sweeps
+	if err != nil {
+		return c, noConvergence(c, l.kktTol(kmax))
+	}
+	return c, nil
 }
 
 // LambdaMax returns λ_max(x), the smallest λ for which v = 0 minimises
@@ -307,7 +331,7 @@ func allZero(v []float64) bool {
 func (l *Lasso) solve(v, kx []float64, kxx float64, ws *LassoWorkspace, kmax float64) (Certificate, error) {
 	lam := l.opts.Lambda
 	cert := Certificate{Lambda: lam}
-	kktTol := l.opts.Tol * math.Max(math.Max(lam, 2*kmax), math.SmallestNonzeroFloat64)
+	kktTol := l.kktTol(kmax)
 	// Active-set sweeps stop when no coordinate lowers the objective by
 	// more than this.
 	settle := 1e-3 * l.opts.Tol * math.Max(math.Abs(kxx), math.SmallestNonzeroFloat64)
@@ -361,7 +385,21 @@ func (l *Lasso) solve(v, kx []float64, kxx float64, ws *LassoWorkspace, kmax flo
 			prevKKT = math.Inf(1)
 		}
 	}
-	return cert, fmt.Errorf("%w: %d sweeps reached with KKT violation %.3g (tolerance %.3g), duality gap %.3g",
+	// The cap: certify the last iterate (the loop may not have run).
+	l.gradient(ws.g, v)
+	l.certify(&cert, v, kx, kxx, ws.g, kktTol)
+	return cert, noConvergence(cert, kktTol)
+}
+
+// kktTol is the absolute KKT tolerance of LassoOptions.Tol for a query
+// with ‖k‖∞ = kmax.
+func (l *Lasso) kktTol(kmax float64) float64 {
+	return l.opts.Tol * math.Max(math.Max(l.opts.Lambda, 2*kmax), math.SmallestNonzeroFloat64)
+}
+
+// noConvergence is the error for a code that reached the sweep cap.
+func noConvergence(cert Certificate, kktTol float64) error {
+	return fmt.Errorf("%w: %d sweeps reached with KKT violation %.3g (tolerance %.3g), duality gap %.3g",
 		ErrNoConvergence, cert.Sweeps, cert.KKT, kktTol, cert.Gap)
 }
 
