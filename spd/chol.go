@@ -32,7 +32,21 @@ import "math"
 // log det A = Σ_j log p_j is accumulated as mantissa and binary exponent:
 // one logarithm instead of d, and no overflow or underflow where det A
 // would.
+//
+// On a CPU with AVX2 and FMA, d >= vecMinD takes cholLowerVec instead:
+// the same algorithm with the dot products four lanes wide in assembly
+// (dot2AVX), one call per column pair. The scalar loops are latency
+// bound; the kernel made the Stein entry at d = 43 1.8× as fast (3.0 to
+// 1.7 µs) and at d = 17 about 3% faster. cholLowerGo is the plain path.
 func cholLower(l, x, y []float64, d int) (float64, bool) {
+	if haveFMA && d >= vecMinD {
+		return cholLowerVec(l, x, y, d)
+	}
+	return cholLowerGo(l, x, y, d)
+}
+
+// cholLowerGo is cholLower in plain Go.
+func cholLowerGo(l, x, y []float64, d int) (float64, bool) {
 	n := d * d
 	l, x = l[:n], x[:n]
 	two := y != nil

@@ -169,8 +169,9 @@ func TestCholLowerDecision(t *testing.T) {
 			xs := make([]float64, d*d)
 			loadFull(xs, d, x)
 			_, okStein := steinEntry(buf, xs, xs, d, 0, 0)
-			if okChol != want || okRef != want || okStein != want {
-				t.Errorf("d=%d, pivot %d at %g·δ·X_jj: cholLogDet %v, steinEntry %v, Potrf+pivotsOK %v, want %v", d, j, f, okChol, okStein, okRef, want)
+			_, okGo := cholLowerGo(buf, xs, nil, d) // the plain path too
+			if okChol != want || okRef != want || okStein != want || okGo != want {
+				t.Errorf("d=%d, pivot %d at %g·δ·X_jj: cholLogDet %v, steinEntry %v, cholLowerGo %v, Potrf+pivotsOK %v, want %v", d, j, f, okChol, okStein, okGo, okRef, want)
 			}
 		}
 	}

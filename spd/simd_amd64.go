@@ -1,0 +1,20 @@
+//go:build amd64 && !purego
+
+package spd
+
+import "golang.org/x/sys/cpu"
+
+// haveFMA reports whether the AVX2 and FMA kernels of simd_amd64.s may be
+// used; it is set once, from the CPU's features, and only read after.
+var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// dot2AVX sets t0[r] = Σ_{k<n} R_rk x0[k] and t1[r] = Σ_{k<n} R_rk x1[k]
+// for the m rows R_r = a[r·stride : r·stride+n]: a product of an m×n
+// strided matrix with two vectors, in AVX2 with FMA, four rows at a time
+// (eight accumulators of four lanes, each row load shared by both
+// vectors), the last n mod 4 columns by masked loads, which read nothing
+// beyond a row. The lanes are summed pairwise at the end, so a sum is
+// rounded differently from the plain loop's, by a few ulps.
+//
+//go:noescape
+func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64)

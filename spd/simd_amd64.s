@@ -1,0 +1,158 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// masks for the last n mod 4 columns: lanes below n mod 4 set.
+DATA tailmask<>+0(SB)/8, $0
+DATA tailmask<>+8(SB)/8, $0
+DATA tailmask<>+16(SB)/8, $0
+DATA tailmask<>+24(SB)/8, $0
+DATA tailmask<>+32(SB)/8, $-1
+DATA tailmask<>+40(SB)/8, $0
+DATA tailmask<>+48(SB)/8, $0
+DATA tailmask<>+56(SB)/8, $0
+DATA tailmask<>+64(SB)/8, $-1
+DATA tailmask<>+72(SB)/8, $-1
+DATA tailmask<>+80(SB)/8, $0
+DATA tailmask<>+88(SB)/8, $0
+DATA tailmask<>+96(SB)/8, $-1
+DATA tailmask<>+104(SB)/8, $-1
+DATA tailmask<>+112(SB)/8, $-1
+DATA tailmask<>+120(SB)/8, $0
+GLOBL tailmask<>(SB), RODATA|NOPTR, $128
+
+// func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64)
+TEXT ·dot2AVX(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), DI
+	MOVQ stride+8(FP), BX
+	SHLQ $3, BX
+	MOVQ m+16(FP), CX
+	MOVQ n+24(FP), AX
+	MOVQ x0+32(FP), SI
+	MOVQ x1+40(FP), DX
+	MOVQ t0+48(FP), R8
+	MOVQ t1+56(FP), R9
+	MOVQ AX, R15
+	ANDQ $3, R15
+	SHLQ $5, R15
+	LEAQ tailmask<>(SB), R10
+	VMOVDQU (R10)(R15*1), Y15
+	ANDQ $-4, AX
+	SHLQ $3, AX // bytes of whole vectors
+
+rows4:
+	CMPQ CX, $4
+	JLT  rows1
+	MOVQ DI, R10
+	LEAQ (DI)(BX*1), R11
+	LEAQ (R11)(BX*1), R12
+	LEAQ (R12)(BX*1), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ R14, R14
+
+loop4:
+	CMPQ R14, AX
+	JGE  tail4
+	VMOVUPD (SI)(R14*1), Y8
+	VMOVUPD (DX)(R14*1), Y9
+	VMOVUPD (R10)(R14*1), Y10
+	VFMADD231PD Y8, Y10, Y0
+	VFMADD231PD Y9, Y10, Y1
+	VMOVUPD (R11)(R14*1), Y11
+	VFMADD231PD Y8, Y11, Y2
+	VFMADD231PD Y9, Y11, Y3
+	VMOVUPD (R12)(R14*1), Y12
+	VFMADD231PD Y8, Y12, Y4
+	VFMADD231PD Y9, Y12, Y5
+	VMOVUPD (R13)(R14*1), Y13
+	VFMADD231PD Y8, Y13, Y6
+	VFMADD231PD Y9, Y13, Y7
+	ADDQ $32, R14
+	JMP  loop4
+
+tail4:
+	CMPQ R15, $0
+	JEQ  sum4
+	VMASKMOVPD (SI)(R14*1), Y15, Y8
+	VMASKMOVPD (DX)(R14*1), Y15, Y9
+	VMASKMOVPD (R10)(R14*1), Y15, Y10
+	VFMADD231PD Y8, Y10, Y0
+	VFMADD231PD Y9, Y10, Y1
+	VMASKMOVPD (R11)(R14*1), Y15, Y11
+	VFMADD231PD Y8, Y11, Y2
+	VFMADD231PD Y9, Y11, Y3
+	VMASKMOVPD (R12)(R14*1), Y15, Y12
+	VFMADD231PD Y8, Y12, Y4
+	VFMADD231PD Y9, Y12, Y5
+	VMASKMOVPD (R13)(R14*1), Y15, Y13
+	VFMADD231PD Y8, Y13, Y6
+	VFMADD231PD Y9, Y13, Y7
+
+sum4:
+	// [Σ row 0, Σ row 1, Σ row 2, Σ row 3] for x0, then for x1.
+	VHADDPD Y2, Y0, Y10
+	VHADDPD Y6, Y4, Y11
+	VPERM2F128 $0x20, Y11, Y10, Y12
+	VPERM2F128 $0x31, Y11, Y10, Y13
+	VADDPD Y13, Y12, Y12
+	VMOVUPD Y12, (R8)
+	VHADDPD Y3, Y1, Y10
+	VHADDPD Y7, Y5, Y11
+	VPERM2F128 $0x20, Y11, Y10, Y12
+	VPERM2F128 $0x31, Y11, Y10, Y13
+	VADDPD Y13, Y12, Y12
+	VMOVUPD Y12, (R9)
+	LEAQ (R13)(BX*1), DI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	SUBQ $4, CX
+	JMP  rows4
+
+rows1:
+	CMPQ CX, $0
+	JLE  done
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	XORQ R14, R14
+
+loop1:
+	CMPQ R14, AX
+	JGE  tail1
+	VMOVUPD (DI)(R14*1), Y10
+	VFMADD231PD (SI)(R14*1), Y10, Y0
+	VFMADD231PD (DX)(R14*1), Y10, Y1
+	ADDQ $32, R14
+	JMP  loop1
+
+tail1:
+	CMPQ R15, $0
+	JEQ  sum1
+	VMASKMOVPD (SI)(R14*1), Y15, Y8
+	VMASKMOVPD (DX)(R14*1), Y15, Y9
+	VMASKMOVPD (DI)(R14*1), Y15, Y10
+	VFMADD231PD Y8, Y10, Y0
+	VFMADD231PD Y9, Y10, Y1
+
+sum1:
+	// [Σ x0, Σ x1] in the low lanes.
+	VHADDPD Y1, Y0, Y10
+	VEXTRACTF128 $1, Y10, X11
+	VADDPD X11, X10, X10
+	VMOVSD X10, (R8)
+	VMOVHPD X10, (R9)
+	ADDQ BX, DI
+	ADDQ $8, R8
+	ADDQ $8, R9
+	DECQ CX
+	JMP  rows1
+
+done:
+	VZEROUPPER
+	RET

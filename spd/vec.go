@@ -1,0 +1,133 @@
+package spd
+
+import "math"
+
+// dot2Go is the plain-Go reference of dot2AVX: t0[r] = Σ_{k<n} R_rk x0[k]
+// and t1[r] = Σ_{k<n} R_rk x1[k] for the m rows R_r = a[r·stride:][:n].
+func dot2Go(a []float64, stride, m, n int, x0, x1, t0, t1 []float64) {
+	x0, x1 = x0[:n], x1[:n]
+	for r := range m {
+		row := a[r*stride : r*stride+n]
+		var s0, s1 float64
+		for k, v := range row {
+			s0 += v * x0[k]
+			s1 += v * x1[k]
+		}
+		t0[r], t1[r] = s0, s1
+	}
+}
+
+// cholLowerVec is cholLower with the dot products in dot2AVX: for each
+// pair of columns i, i+1, one call computes the sums Σ_{k<i} L_jk L_ik
+// and Σ_{k<i} L_jk L_{i+1,k} of every row j >= i, the pair's own pivots'
+// sums included, so the call overhead is paid d/2 times per
+// factorisation. Only used when haveFMA.
+func cholLowerVec(l, x, y []float64, d int) (float64, bool) {
+	n := d * d
+	l, x = l[:n], x[:n]
+	two := y != nil
+	if two {
+		y = y[:n]
+	}
+	at := func(o int) float64 { // A_ij at offset o = i*d+j, i <= j
+		if two {
+			return 0.5*x[o] + 0.5*y[o]
+		}
+		return x[o]
+	}
+	var buf [2 * plainMaxD]float64
+	t0, t1 := buf[:d], buf[plainMaxD:plainMaxD+d]
+	tol := pivotTol(d)
+	ld := logProd{m: 1}
+	var s00, s01, s11 float64 // Σ_{k<i} of L_ik², L_ik L_{i+1,k}, L_{i+1,k}²
+	i := 0
+	for ; i+1 < d; i += 2 {
+		i1 := i + 1
+		oi, o1 := i*d, i1*d
+		a00 := at(oi + i)
+		p0 := a00 - s00
+		b := at(oi+i1) - s01
+		a11 := at(o1 + i1)
+		if !pivotOK(p0, a00, tol) {
+			return 0, false
+		}
+		p1 := a11 - s11 - b*(b/p0)
+		l00 := math.Sqrt(p0)
+		inv0 := 1 / l00
+		l10 := b * inv0
+		if !pivotOK(p1, a11, tol) {
+			p1 = a11 - s11 - l10*l10
+			if !pivotOK(p1, a11, tol) {
+				return 0, false
+			}
+		}
+		l11 := math.Sqrt(p1)
+		inv1 := 1 / l11
+		l[oi+i] = l00
+		l[o1+i] = l10
+		l[o1+i1] = l11
+		ld.mul(p0)
+		ld.mul(p1)
+		m := d - i - 2 // rows i+2 on
+		if m <= 0 {
+			continue
+		}
+		o2 := oi + 2*d
+		if i > 0 {
+			dot2AVX(&l[o2], d, m, i, &l[oi], &l[o1], &t0[0], &t1[0])
+		} else {
+			clear(t0[:m])
+			clear(t1[:m])
+		}
+		s0, s1 := t0[:m], t1[:m]
+		finish := func(r int) (float64, float64) {
+			j := i + 2 + r
+			lj0 := (at(oi+j) - s0[r]) * inv0
+			lj1 := (at(o1+j) - s1[r] - lj0*l10) * inv1
+			l[j*d+i] = lj0
+			l[j*d+i1] = lj1
+			return lj0, lj1
+		}
+		// Rows i+2 and i+3 first, and with them the next pair's pivot
+		// sums, so that its square roots and divisions overlap the
+		// remaining rows.
+		r := 0
+		if m >= 2 {
+			var q0, q1 [2]float64
+			if i > 0 {
+				dot2AVX(&l[o2], d, 2, i, &l[o2], &l[o2+d], &q0[0], &q1[0])
+			}
+			lj0, lj1 := finish(0)
+			lk0, lk1 := finish(1)
+			s00 = q0[0] + lj0*lj0 + lj1*lj1
+			s01 = q1[0] + lj0*lk0 + lj1*lk1
+			s11 = q1[1] + lk0*lk0 + lk1*lk1
+			r = 2
+		} else {
+			var q0, q1 [1]float64
+			if i > 0 {
+				dot2AVX(&l[o2], d, 1, i, &l[o2], &l[o2], &q0[0], &q1[0])
+			}
+			lj0, lj1 := finish(0)
+			s00 = q0[0] + lj0*lj0 + lj1*lj1
+			r = 1
+		}
+		for ; r < m; r++ {
+			finish(r)
+		}
+	}
+	if i < d { // the last column of an odd d; s00 holds its sum
+		o := i*d + i
+		a := at(o)
+		p := a - s00
+		if !pivotOK(p, a, tol) {
+			return 0, false
+		}
+		l[o] = math.Sqrt(p)
+		ld.mul(p)
+	}
+	return ld.log(), true
+}
+
+// vecMinD is the smallest d for which cholLower takes cholLowerVec.
+const vecMinD = 8
