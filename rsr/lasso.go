@@ -140,7 +140,9 @@ func NewLasso(K mat.Matrix, opts LassoOptions) (*Lasso, error) {
 	}
 	scale := 0.0
 	for i := range n {
-		scale = math.Max(scale, l.k[i*n+i])
+		if kii := l.k[i*n+i]; kii > scale {
+			scale = kii
+		}
 	}
 	for i := range n {
 		if !(l.k[i*n+i] > 0) {
@@ -239,7 +241,9 @@ func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certi
 		if math.IsNaN(v[j]) || math.IsInf(v[j], 0) || (l.opts.NonNegative && v[j] < 0) {
 			return cert, fmt.Errorf("%w: warm start entry %d = %v", ErrInput, j, v[j])
 		}
-		kmax = math.Max(kmax, math.Abs(kx[j]))
+		if a := math.Abs(kx[j]); a > kmax {
+			kmax = a
+		}
 	}
 	if ws == nil {
 		return cert, fmt.Errorf("%w: nil workspace", ErrInput)
@@ -528,7 +532,9 @@ func (l *Lasso) factor(ws *LassoWorkspace) bool {
 	n := l.n
 	scale := 0.0
 	for _, i := range a {
-		scale = math.Max(scale, l.k[i*n+i])
+		if kii := l.k[i*n+i]; kii > scale {
+			scale = kii
+		}
 	}
 	ws.mu = faceRidge * scale
 	for p, i := range a {
@@ -581,7 +587,9 @@ func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace, ld int, gradTol fl
 	rhs := func() (worst float64) { // −½ the face gradient, into kd
 		for p, i := range a {
 			kd[p] = kx[i] - math.Copysign(half, v[i]) - kv[p]
-			worst = math.Max(worst, math.Abs(kd[p]))
+			if a := math.Abs(kd[p]); a > worst {
+				worst = a
+			}
 		}
 		return worst
 	}
@@ -618,7 +626,9 @@ func (l *Lasso) faceStep(v, kx []float64, ws *LassoWorkspace, ld int, gradTol fl
 		slope += math.Copysign(1, v[i]) * d[p]
 		if d[p]*v[i] < 0 { // reaches zero at v + τd = 0
 			c := -v[i] / d[p]
-			first = math.Min(first, c)
+			if c < first {
+				first = c
+			}
 			if c < 1 {
 				cross = append(cross, crossing{c, p})
 			}

@@ -84,21 +84,27 @@ func (l *Lasso) solveWorkingSet(v, kx []float64, kxx float64, ws *LassoWorkspace
 		// The violators outside the support.
 		cand := b.cand[:0]
 		nnz, worst := 0, 0.0
+		g := ws.g[:len(v)]
 		for j, x := range v {
 			if x != 0 {
 				nnz++
 				continue
 			}
-			r := kx[j] - ws.g[j]
+			r := kx[j] - g[j]
 			if !nonneg {
 				r = math.Abs(r)
 			}
 			if viol := 2*r - lam; viol > kktTol {
 				cand = append(cand, violator{viol, j})
-				worst = math.Max(worst, viol)
+				if viol > worst {
+					worst = viol
+				}
 			}
 		}
 		b.cand = cand
+		if DebugWS {
+			println("round", round, "nnz", nnz, "cand", len(cand), "size", size, "worst", worst/kktTol, "exact", exact, "sweeps", sweeps)
+		}
 		if worst <= kktTol && exact {
 			break
 		}
@@ -232,3 +238,5 @@ func selectWorst(c []violator, k int) {
 		}
 	}
 }
+
+var DebugWS bool
