@@ -228,10 +228,19 @@ func (p *steinPairs) Block(rows, cols []int, f func(float64) float64) (*mat.Dens
 	if len(rows) == 0 || len(cols) == 0 {
 		return &mat.Dense{}, nil
 	}
+	// Rows, once computed, never change: hold the lock only to look them
+	// up, so that concurrent blocks (cross-validation folds) apply f in
+	// parallel.
+	srcs := make([][]float64, len(rows))
+	p.mu.Lock()
+	for a, i := range rows {
+		if p.pos[i] < 0 {
+			srcs[a] = p.rows[i]
+		}
+	}
+	p.mu.Unlock()
 	out := mat.NewDense(len(rows), len(cols), nil)
 	raw := out.RawMatrix()
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	for a, i := range rows {
 		dst := raw.Data[a*raw.Stride : a*raw.Stride+len(cols)]
 		if r := p.pos[i]; r >= 0 {
@@ -242,7 +251,7 @@ func (p *steinPairs) Block(rows, cols []int, f func(float64) float64) (*mat.Dens
 			}
 			continue
 		}
-		src := p.rows[i]
+		src := srcs[a]
 		for b, c := range cpos {
 			dst[b] = f(src[c])
 		}
