@@ -16,5 +16,10 @@ var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // beyond a row. The lanes are summed pairwise at the end, so a sum is
 // rounded differently from the plain loop's, by a few ulps.
 //
+// With tri, R_rk is taken as zero for k < r rounded down to a multiple of
+// 4, and not read: for the rows of an upper triangular matrix with zeros
+// below the diagonal (then m <= n) the sums are the same, for about half
+// the work.
+//
 //go:noescape
-func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64)
+func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64, tri bool)

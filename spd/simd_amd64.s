@@ -21,8 +21,8 @@ DATA tailmask<>+112(SB)/8, $-1
 DATA tailmask<>+120(SB)/8, $0
 GLOBL tailmask<>(SB), RODATA|NOPTR, $128
 
-// func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64)
-TEXT ·dot2AVX(SB), NOSPLIT, $0-64
+// func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64, tri bool)
+TEXT ·dot2AVX(SB), NOSPLIT, $0-65
 	MOVQ a+0(FP), DI
 	MOVQ stride+8(FP), BX
 	SHLQ $3, BX
@@ -37,6 +37,7 @@ TEXT ·dot2AVX(SB), NOSPLIT, $0-64
 	SHLQ $5, R15
 	LEAQ tailmask<>(SB), R10
 	VMOVDQU (R10)(R15*1), Y15
+	MOVQ R8, R15 // t0, for the row index under tri
 	ANDQ $-4, AX
 	SHLQ $3, AX // bytes of whole vectors
 
@@ -56,6 +57,11 @@ rows4:
 	VXORPD Y6, Y6, Y6
 	VXORPD Y7, Y7, Y7
 	XORQ R14, R14
+	CMPB tri+64(FP), $0
+	JEQ  loop4
+	MOVQ R8, R14
+	SUBQ R15, R14
+	ANDQ $-32, R14
 
 loop4:
 	CMPQ R14, AX
@@ -78,7 +84,7 @@ loop4:
 	JMP  loop4
 
 tail4:
-	CMPQ R15, $0
+	TESTQ $3, n+24(FP)
 	JEQ  sum4
 	VMASKMOVPD (SI)(R14*1), Y15, Y8
 	VMASKMOVPD (DX)(R14*1), Y15, Y9
@@ -121,6 +127,11 @@ rows1:
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	XORQ R14, R14
+	CMPB tri+64(FP), $0
+	JEQ  loop1
+	MOVQ R8, R14
+	SUBQ R15, R14
+	ANDQ $-32, R14
 
 loop1:
 	CMPQ R14, AX
@@ -132,7 +143,7 @@ loop1:
 	JMP  loop1
 
 tail1:
-	CMPQ R15, $0
+	TESTQ $3, n+24(FP)
 	JEQ  sum1
 	VMASKMOVPD (SI)(R14*1), Y15, Y8
 	VMASKMOVPD (DX)(R14*1), Y15, Y9
@@ -156,3 +167,4 @@ sum1:
 done:
 	VZEROUPPER
 	RET
+

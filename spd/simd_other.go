@@ -7,6 +7,6 @@ package spd
 const haveFMA = false
 
 // dot2AVX is dot2Go where there is no assembly; it is never called.
-func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64) {
+func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64, tri bool) {
 	panic("spd: dot2AVX without amd64 assembly")
 }

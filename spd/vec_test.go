@@ -9,10 +9,11 @@ import (
 )
 
 // TestDot2AVXMatchesGo compares the assembly kernel with the plain loop
-// for lengths 0..70, row counts 0..9, strides longer than the rows and
-// starts at every offset mod 4 (unaligned), to a relative 1e-13 of the
-// sum of absolute products. Entries beyond each row are NaN: the masked
-// tail must not read them.
+// for lengths 0..70, row counts 0..9 (m <= n with tri), strides longer
+// than the rows and starts at every offset mod 4 (unaligned), to a
+// relative 1e-13 of the sum of absolute products. Entries beyond each row,
+// and with tri those before its first column, are NaN: the kernel must not
+// read them.
 func TestDot2AVXMatchesGo(t *testing.T) {
 	if !haveFMA {
 		t.Skip("no AVX2/FMA")
@@ -21,48 +22,54 @@ func TestDot2AVXMatchesGo(t *testing.T) {
 	for n := 0; n <= 70; n++ {
 		for m := 0; m <= 9; m++ {
 			for off := range 4 {
-				stride := n + 1 + r.IntN(5)
-				a := make([]float64, off+m*stride+8)
-				for i := range a {
-					a[i] = math.NaN()
-				}
-				abs := make([]float64, len(a))
-				for rr := range m {
-					for k := range n {
-						v := r.NormFloat64()
-						a[off+rr*stride+k] = v
-						abs[off+rr*stride+k] = math.Abs(v)
+				for _, tri := range []bool{false, true} {
+					if tri && m > n {
+						continue
 					}
-				}
-				x := make([]float64, 2*n+off+1)
-				for i := range x {
-					x[i] = r.NormFloat64()
-				}
-				x0, x1 := x[off:off+n], x[off+n:off+2*n]
-				got0, got1 := make([]float64, m+1), make([]float64, m+1)
-				want0, want1 := make([]float64, m), make([]float64, m)
-				bnd0, bnd1 := make([]float64, m), make([]float64, m)
-				got0[m], got1[m] = 42, 42 // must stay
-				ax0, ax1 := absAll(x0), absAll(x1)
-				dot2Go(a[off:], stride, m, n, x0, x1, want0, want1)
-				dot2Go(abs[off:], stride, m, n, ax0, ax1, bnd0, bnd1)
-				if m > 0 {
-					var p0, p1 *float64
-					if n > 0 {
-						p0, p1 = &x0[0], &x1[0]
-					} else {
-						p0, p1 = &x[0], &x[0]
+					stride := n + 1 + r.IntN(5)
+					a := make([]float64, off+m*stride+8)
+					for i := range a {
+						a[i] = math.NaN()
 					}
-					dot2AVX(&a[off], stride, m, n, p0, p1, &got0[0], &got1[0])
-				}
-				name := fmt.Sprintf("n=%d m=%d off=%d", n, m, off)
-				for i := range m {
-					if math.Abs(got0[i]-want0[i]) > 1e-13*bnd0[i] || math.Abs(got1[i]-want1[i]) > 1e-13*bnd1[i] {
-						t.Fatalf("%s row %d: got %v %v, want %v %v", name, i, got0[i], got1[i], want0[i], want1[i])
+					ref := make([]float64, len(a))
+					abs := make([]float64, len(a))
+					for rr := range m {
+						for k := range n {
+							v := r.NormFloat64()
+							o := off + rr*stride + k
+							ref[o], abs[o] = v, math.Abs(v)
+							if !tri || k >= rr&^3 {
+								a[o] = v
+							}
+						}
 					}
-				}
-				if got0[m] != 42 || got1[m] != 42 {
-					t.Fatalf("%s: wrote beyond m rows", name)
+					x := make([]float64, 2*n+off+1)
+					for i := range x {
+						x[i] = r.NormFloat64()
+					}
+					x0, x1 := x[off:off+n], x[off+n:off+2*n]
+					got0, got1 := make([]float64, m+1), make([]float64, m+1)
+					want0, want1 := make([]float64, m), make([]float64, m)
+					bnd0, bnd1 := make([]float64, m), make([]float64, m)
+					got0[m], got1[m] = 42, 42 // must stay
+					dot2Go(ref[off:], stride, m, n, x0, x1, want0, want1, tri)
+					dot2Go(abs[off:], stride, m, n, absAll(x0), absAll(x1), bnd0, bnd1, tri)
+					if m > 0 {
+						p0, p1 := &x[0], &x[0]
+						if n > 0 {
+							p0, p1 = &x0[0], &x1[0]
+						}
+						dot2AVX(&a[off], stride, m, n, p0, p1, &got0[0], &got1[0], tri)
+					}
+					name := fmt.Sprintf("n=%d m=%d off=%d tri=%v", n, m, off, tri)
+					for i := range m {
+						if math.Abs(got0[i]-want0[i]) > 1e-13*bnd0[i] || math.Abs(got1[i]-want1[i]) > 1e-13*bnd1[i] {
+							t.Fatalf("%s row %d: got %v %v, want %v %v", name, i, got0[i], got1[i], want0[i], want1[i])
+						}
+					}
+					if got0[m] != 42 || got1[m] != 42 {
+						t.Fatalf("%s: wrote beyond m rows", name)
+					}
 				}
 			}
 		}
@@ -151,6 +158,69 @@ func TestCholLowerPaths(t *testing.T) {
 							t.Fatalf("%s: L[%d][%d] = %v, plain Go %v", name, i, k, lv[i*d+k], lg[i*d+k])
 						}
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestSolveGramPaths compares fastEigen's Z solve and G product in plain
+// Go (solveLowerTGo, gramUpperTGo) and with dot2AVX (solveLowerTVec,
+// gramUpperTVec), d = 1..50, to a relative 1e-12 of the entries' scale,
+// and checks that both solves give Z = L⁻¹L = I exactly.
+func TestSolveGramPaths(t *testing.T) {
+	if !haveFMA {
+		t.Skip("no AVX2/FMA")
+	}
+	r := newRand(104)
+	for d := 1; d <= 50; d++ {
+		l, m := make([]float64, d*d), make([]float64, d*d)
+		for i := range d {
+			for k := 0; k <= i; k++ {
+				l[i*d+k] = r.NormFloat64() / math.Sqrt(float64(d))
+				m[i*d+k] = r.NormFloat64()
+			}
+			l[i*d+i] = 1 + r.Float64()
+			m[i*d+i] = 1 + r.Float64()
+			// NaN above the diagonal: neither path may read it.
+			for k := i + 1; k < d; k++ {
+				l[i*d+k], m[i*d+k] = math.NaN(), math.NaN()
+			}
+		}
+		rl := make([]float64, d)
+		zg, zv := make([]float64, d*d), make([]float64, d*d)
+		solveLowerTGo(zg, l, m, rl, d)
+		solveLowerTVec(zv, l, m, rl, d)
+		gg, gv := make([]float64, d*d), make([]float64, d*d)
+		gramUpperTGo(gg, zg, d)
+		gramUpperTVec(gv, zv, d)
+		for _, c := range []struct {
+			what      string
+			got, want []float64
+		}{{"Zᵀ", zv, zg}, {"G", gv, gg}} {
+			var scale float64
+			for _, v := range c.want {
+				scale = math.Max(scale, math.Abs(v))
+			}
+			for a := range d {
+				for b := a; b < d; b++ {
+					if e := math.Abs(c.got[a*d+b] - c.want[a*d+b]); !(e <= 1e-12*scale) {
+						t.Fatalf("d=%d %s[%d][%d] = %v, plain Go %v", d, c.what, a, b, c.got[a*d+b], c.want[a*d+b])
+					}
+				}
+			}
+		}
+		// Z = L⁻¹L: exactly I on both paths.
+		solveLowerTGo(zg, l, l, rl, d)
+		solveLowerTVec(zv, l, l, rl, d)
+		for a := range d {
+			for b := range d {
+				want := 0.0
+				if a == b {
+					want = 1
+				}
+				if zg[a*d+b] != want || zv[a*d+b] != want {
+					t.Fatalf("d=%d: L⁻¹L[%d][%d] = %v (Go), %v (AVX)", d, b, a, zg[a*d+b], zv[a*d+b])
 				}
 			}
 		}

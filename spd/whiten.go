@@ -103,6 +103,15 @@ func (w *Workspace) fastEigen(u []float64, y mat.Symmetric, haveM bool) bool {
 // below the diagonal is then exactly M_ij, the entry exactly 0) and
 // d(X, X) exactly 0.
 func solveLowerT(z, l, m, rl []float64, d int) {
+	if haveFMA && d >= vecMinD {
+		solveLowerTVec(z, l, m, rl, d)
+		return
+	}
+	solveLowerTGo(z, l, m, rl, d)
+}
+
+// solveLowerTGo is solveLowerT in plain Go.
+func solveLowerTGo(z, l, m, rl []float64, d int) {
 	n := d * d
 	z, l, m, rl = z[:n], l[:n], m[:n], rl[:d]
 	clear(z)
@@ -205,6 +214,15 @@ func solveLowerT(z, l, m, rl []float64, d int) {
 // addition latency (eight would not stay in registers). Column b's first
 // term, k = b, is added first, as in the plain sum.
 func gramUpperT(g, zt []float64, d int) {
+	if haveFMA && d >= vecMinD {
+		gramUpperTVec(g, zt, d)
+		return
+	}
+	gramUpperTGo(g, zt, d)
+}
+
+// gramUpperTGo is gramUpperT in plain Go.
+func gramUpperTGo(g, zt []float64, d int) {
 	b := 0
 	for ; b+1 < d; b += 2 {
 		b1 := b + 1
