@@ -23,3 +23,13 @@ var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64, tri bool)
+
+// tridiagPairsAVX is the loop over row pairs of one step of
+// tridiagonalize, for the m×m trailing block A₂₂ at a (row stride n):
+// rows i, i+1 = 1, 2; 3, 4; ... while i+1 < m are updated,
+// A₂₂ −= vwᵀ + wvᵀ, and multiplied by nv (v'), their sums added to q,
+// as the plain loop does, four columns a vector. It returns the pairs'
+// part of q'ᵀv'. The odd last row, if any, is left to the caller.
+//
+//go:noescape
+func tridiagPairsAVX(a *float64, n, m int, v, w, nv, q *float64) (qv float64)

@@ -302,6 +302,12 @@ func gramUpperTGo(g, zt []float64, d int) {
 // reflection and q'ᵀv', are accumulated in the same loops: q'_i is final
 // once row i has been updated.
 func tridiagonalize(a []float64, n int, diag, off, p, q []float64) {
+	tridiag(a, n, diag, off, p, q, haveFMA && n >= vecMinD)
+}
+
+// tridiag is tridiagonalize, the loop over row pairs of each step in
+// tridiagPairsAVX when vec is set (haveFMA required).
+func tridiag(a []float64, n int, diag, off, p, q []float64, vec bool) {
 	a = a[:n*n]
 	if n < 3 {
 		if n == 2 {
@@ -396,6 +402,12 @@ func tridiagonalize(a []float64, n int, diag, off, p, q []float64) {
 		clear(qk)
 		qv = 0
 		i := 1
+		if vec {
+			_ = a[o+(m-1)*n+m-1] // the block's last entry: tridiagPairsAVX stays inside a
+			_, _, _ = v[m-1], w[m-1], qk[m-1]
+			qv = tridiagPairsAVX(&a[o], n, m, &v[0], &w[0], &nv[0], &qk[0])
+			i += (m - 1) &^ 1
+		}
 		for ; i+1 < m; i += 2 {
 			i1 := i + 1
 			a0 := a[o+i*n+i : o+i*n+m]
