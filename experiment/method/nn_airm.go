@@ -13,11 +13,11 @@ import (
 // airmRanking ranks the classes of train for each test item by their
 // nearest member under the affine-invariant Riemannian metric.
 //
-// It is exact but evaluates few AIRM distances: by Property 1 (Sra 2012),
-// S(X, Y) <= d_g²(X, Y)/8, so √(8 S) is a lower bound on d_g computable
-// from the Stein divergences the data already caches. Each class visits its
+// It is exact but evaluates few AIRM distances: spd.AIRMLowerBound, a
+// sharpening of Property 1 (Sra 2012, S(X, Y) <= d_g²(X, Y)/8), bounds d_g
+// from below by the Stein divergences the data already caches. Each class visits its
 // members in ascending S; a priority queue orders classes by a lower bound
-// on their nearest member's distance, min(best found, √(8 S) of the next
+// on their nearest member's distance, min(best found, the bound of the next
 // unvisited member), and a class is emitted once its exact minimum is no
 // larger than every other bound. The first ranks classes (at least one)
 // come out in exact order; the rest follow by their bounds.
@@ -28,6 +28,7 @@ func airmRanking(d *classify.Data, p classify.Pairs, train, test []int, ranks, w
 		groups[d.Labels[j]] = append(groups[d.Labels[j]], a)
 	}
 	labels := classify.SortedKeys(groups)
+	dim := d.Set.Dim()
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
 	// Each worker keeps its classes, their members (one buffer over all
 	// of train) and its queue from query to query.
@@ -53,7 +54,7 @@ func airmRanking(d *classify.Data, p classify.Pairs, train, test []int, ranks, w
 				buf := make([]member, len(train))
 				for k, l := range labels {
 					n := len(groups[l])
-					st.classes[k] = classState{label: l, all: buf[:n:n]}
+					st.classes[k] = classState{label: l, all: buf[:n:n], dim: dim}
 					buf = buf[n:]
 				}
 				states[w] = st
@@ -118,6 +119,7 @@ type classState struct {
 	members []member // min-heap of the unvisited members of all
 	best    float64  // smallest AIRM distance found
 	bound   float64  // lower bound on the class's nearest distance
+	dim     int      // d of the d×d matrices
 }
 
 // reset starts the search over all: every member unvisited, none found.
@@ -159,14 +161,14 @@ func (c *classState) down(i int) {
 	}
 }
 
-// lower returns the Property 1 bound √(8 S) on the AIRM distance of the
-// next unvisited member, shrunk by a relative 1e-9 so that round-off in S
-// cannot make it exceed the true distance.
+// lower returns spd.AIRMLowerBound on the AIRM distance of the next
+// unvisited member, shrunk by a relative 1e-9 so that round-off in S cannot
+// make it exceed the true distance.
 func (c *classState) lower() float64 {
 	if len(c.members) == 0 {
 		return math.Inf(1)
 	}
-	return math.Sqrt(8*c.members[0].s) * (1 - 1e-9)
+	return spd.AIRMLowerBound(c.members[0].s, c.dim) * (1 - 1e-9)
 }
 
 func (c *classState) key() float64 { return math.Min(c.best, c.lower()) }
