@@ -3,6 +3,7 @@ package spd
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -221,6 +222,53 @@ func TestSolveGramPaths(t *testing.T) {
 				}
 				if zg[a*d+b] != want || zv[a*d+b] != want {
 					t.Fatalf("d=%d: L⁻¹L[%d][%d] = %v (Go), %v (AVX)", d, b, a, zg[a*d+b], zv[a*d+b])
+				}
+			}
+		}
+	}
+}
+
+// TestPWKMatchesDsterf compares pwk's two-sweep iteration with gonum's
+// Dsterf, with no fallback, on random symmetric tridiagonal matrices, n = 1..60, with entries
+// of one scale, graded over twelve orders of magnitude (either way up, so
+// that both the QL and the QR branch run) and with clusters of equal
+// diagonal entries, to a relative 1e-13·n of the largest eigenvalue.
+func TestPWKMatchesDsterf(t *testing.T) {
+	r := newRand(105)
+	for n := 1; n <= 60; n++ {
+		for kind := range 4 {
+			d, e := make([]float64, n), make([]float64, n)
+			for i := range n {
+				d[i] = r.Float64()*2 - 1
+				e[i] = r.Float64()*2 - 1
+				switch kind {
+				case 1, 2: // graded, decreasing or increasing
+					g := math.Pow(10, -12*float64(i)/float64(n))
+					if kind == 2 {
+						g = math.Pow(10, -12*float64(n-1-i)/float64(n))
+					}
+					d[i] = math.Abs(d[i]) * g
+					e[i] *= g
+				case 3: // clusters
+					d[i] = float64(i / 4)
+					e[i] *= 1e-3
+				}
+			}
+			wd, we := append([]float64(nil), d...), append([]float64(nil), e...)
+			if n > 1 && !gonumLapack.Dsterf(n, wd, we[:n-1]) {
+				t.Fatalf("n=%d kind %d: Dsterf failed", n, kind)
+			}
+			if !pwk(d, e[:max(n-1, 0)]) { // not tridiagEigen: no fallback
+				t.Fatalf("n=%d kind %d: pwk failed", n, kind)
+			}
+			slices.Sort(d)
+			var norm float64
+			for _, v := range wd {
+				norm = math.Max(norm, math.Abs(v))
+			}
+			for i := range n {
+				if math.Abs(d[i]-wd[i]) > 1e-13*float64(n)*norm {
+					t.Fatalf("n=%d kind %d: λ_%d = %v, Dsterf %v", n, kind, i, d[i], wd[i])
 				}
 			}
 		}

@@ -478,9 +478,10 @@ func house(v []float64, xn float64, off []float64) float64 {
 // underflow, is left to gonum's Dsterf, as is a result that is not
 // finite), and with each step rearranged so that its two divisions depend
 // only on the previous step's p: the serial chain of a sweep is one
-// division and a few multiplications per step instead of two divisions. work, of length at least
-// 2n, keeps a copy of the input for that fallback. It reports false when
-// the iteration does not converge.
+// division and a few multiplications per step instead of two divisions;
+// two sweeps run at once (see pwk). work, of length at least 2n, keeps a
+// copy of the input for that fallback. It reports false when the
+// iteration does not converge.
 func tridiagEigen(diag, off, work []float64) bool {
 	n := len(diag)
 	if n == 1 {
@@ -501,6 +502,16 @@ func tridiagEigen(diag, off, work []float64) bool {
 }
 
 // pwk is the iteration of tridiagEigen; false asks for the fallback.
+//
+// Each iteration makes two sweeps over the unreduced block, shifted by
+// the two eigenvalues of its leading 2×2 block (the Wilkinson shift
+// first), the second pwkLag steps behind the first: a sweep's steps are a
+// serial chain of divisions, and the second sweep's chain, which needs
+// only entries the first has finished, runs in the first's latency. Per
+// eigenvalue the pair of sweeps costs about as much as one sweep did
+// (d = 43: 76 sweeps of 1920 steps in all became 48 pairs of 1228) and
+// the iteration took 11.5 instead of 14 µs at d = 43, 1.9 instead of
+// 2.55 µs at d = 17.
 func pwk(d, e []float64) bool {
 	const (
 		eps  = 0x1p-53 // dlamchE
@@ -573,34 +584,71 @@ func pwk(d, e []float64) bool {
 				// block nearer to p: one square root and one division.
 				half := 0.5 * (d[l+1] - p)
 				sigma := p - e[l]/(half+math.Copysign(math.Sqrt(half*half+e[l]), half))
+				// Two sweeps, a step apart (see the doc comment), the second
+				// shifted by the block's other eigenvalue.
+				sigma2 := p + d[l+1] - sigma
 				c, s := 1.0, 0.0
 				gamma := d[m] - sigma
 				p = gamma * gamma
-				for i := m - 1; i >= l; i-- {
-					bb := e[i]
-					r := p + bb
-					if i != m-1 {
-						e[i+1] = s * r
+				var c2, s2, gamma2, p2 float64
+				for i := m - 1; i >= l-pwkLag; i-- {
+					if i >= l {
+						bb := e[i]
+						r := p + bb
+						if i != m-1 {
+							e[i+1] = s * r
+						}
+						alpha := d[i]
+						// With c = p/r and s = bb/r, γ' = c(α−σ) − sγ = N/r and
+						// p' = γ'²/c = N²/(rp) for N = p(α−σ) − bb·γ: the two
+						// divisions wait only for p, not for each other.
+						num := p*(alpha-sigma) - bb*gamma
+						ir, irp := 1/r, 1/(r*p)
+						oldc := c
+						c, s = p*ir, bb*ir
+						oldgam := gamma
+						gamma = num * ir
+						d[i+1] = oldgam + (alpha - gamma)
+						if p != 0 {
+							p = num * num * irp
+						} else {
+							p = oldc * bb
+						}
+					} else if i == l-1 {
+						e[l] = s * p
+						d[l] = sigma + gamma
 					}
-					alpha := d[i]
-					// With c = p/r and s = bb/r, γ' = c(α−σ) − sγ = N/r and
-					// p' = γ'²/c = N²/(rp) for N = p(α−σ) − bb·γ: the two
-					// divisions wait only for p, not for each other.
-					num := p*(alpha-sigma) - bb*gamma
-					ir, irp := 1/r, 1/(r*p)
-					oldc := c
-					c, s = p*ir, bb*ir
-					oldgam := gamma
-					gamma = num * ir
-					d[i+1] = oldgam + (alpha - gamma)
-					if p != 0 {
-						p = num * num * irp
+					j := i + pwkLag // sweep 2
+					if j > m {
+						continue
+					}
+					if j == m {
+						c2, s2 = 1, 0
+						gamma2 = d[m] - sigma2
+						p2 = gamma2 * gamma2
+						continue
+					}
+					bb := e[j]
+					r := p2 + bb
+					if j != m-1 {
+						e[j+1] = s2 * r
+					}
+					alpha := d[j]
+					num := p2*(alpha-sigma2) - bb*gamma2
+					ir, irp := 1/r, 1/(r*p2)
+					oldc := c2
+					c2, s2 = p2*ir, bb*ir
+					oldgam := gamma2
+					gamma2 = num * ir
+					d[j+1] = oldgam + (alpha - gamma2)
+					if p2 != 0 {
+						p2 = num * num * irp
 					} else {
-						p = oldc * bb
+						p2 = oldc * bb
 					}
 				}
-				e[l] = s * p
-				d[l] = sigma + gamma
+				e[l] = s2 * p2
+				d[l] = sigma2 + gamma2
 			}
 		} else { // QR iteration
 			for {
@@ -636,31 +684,66 @@ func pwk(d, e []float64) bool {
 				// block nearer to p: one square root and one division.
 				half := 0.5 * (d[l-1] - p)
 				sigma := p - e[l-1]/(half+math.Copysign(math.Sqrt(half*half+e[l-1]), half))
+				sigma2 := p + d[l-1] - sigma
 				c, s := 1.0, 0.0
 				gamma := d[m] - sigma
 				p = gamma * gamma
-				for i := m; i < l; i++ {
-					bb := e[i]
-					r := p + bb
-					if i != m {
-						e[i-1] = s * r
+				var c2, s2, gamma2, p2 float64
+				for i := m; i <= l+pwkLag-1; i++ {
+					if i < l {
+						bb := e[i]
+						r := p + bb
+						if i != m {
+							e[i-1] = s * r
+						}
+						alpha := d[i+1]
+						num := p*(alpha-sigma) - bb*gamma
+						ir, irp := 1/r, 1/(r*p)
+						oldc := c
+						c, s = p*ir, bb*ir
+						oldgam := gamma
+						gamma = num * ir
+						d[i] = oldgam + alpha - gamma
+						if p != 0 {
+							p = num * num * irp
+						} else {
+							p = oldc * bb
+						}
+					} else if i == l {
+						e[l-1] = s * p
+						d[l] = sigma + gamma
 					}
-					alpha := d[i+1]
-					num := p*(alpha-sigma) - bb*gamma
-					ir, irp := 1/r, 1/(r*p)
-					oldc := c
-					c, s = p*ir, bb*ir
-					oldgam := gamma
-					gamma = num * ir
-					d[i] = oldgam + alpha - gamma
-					if p != 0 {
-						p = num * num * irp
+					j := i - pwkLag // sweep 2
+					if j < m-1 {
+						continue
+					}
+					if j == m-1 {
+						c2, s2 = 1, 0
+						gamma2 = d[m] - sigma2
+						p2 = gamma2 * gamma2
+						continue
+					}
+					bb := e[j]
+					r := p2 + bb
+					if j != m {
+						e[j-1] = s2 * r
+					}
+					alpha := d[j+1]
+					num := p2*(alpha-sigma2) - bb*gamma2
+					ir, irp := 1/r, 1/(r*p2)
+					oldc := c2
+					c2, s2 = p2*ir, bb*ir
+					oldgam := gamma2
+					gamma2 = num * ir
+					d[j] = oldgam + alpha - gamma2
+					if p2 != 0 {
+						p2 = num * num * irp
 					} else {
-						p = oldc * bb
+						p2 = oldc * bb
 					}
 				}
-				e[l-1] = s * p
-				d[l] = sigma + gamma
+				e[l-1] = s2 * p2
+				d[l] = sigma2 + gamma2
 			}
 		}
 	}
@@ -671,6 +754,11 @@ func pwk(d, e []float64) bool {
 	}
 	return true
 }
+
+// pwkLag is how many steps pwk's second sweep runs behind its first: one
+// is the least the data allow, two measured 10% faster (the first
+// sweep's stores are not reloaded at once), three or four no better.
+const pwkLag = 2
 
 // gonumLapack calls gonum's native LAPACK routines that lapack64 does not
 // export.
