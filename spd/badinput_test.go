@@ -364,6 +364,13 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			}, nil, ""},
 			{"d < 1 is false", func() error { return check(!ValidSigma(1, 0) && !ValidSigma(1, -5), "ValidSigma(1, d < 1) = true") }, nil, ""},
 		},
+		"AIRMLowerBound": {
+			{"s <= 0, d < 1, NaN and +Inf", func() error {
+				return check(AIRMLowerBound(0, 3) == 0 && AIRMLowerBound(-1, 3) == 0 && AIRMLowerBound(1, 0) == 0 &&
+					AIRMLowerBound(1, -2) == 0 && math.IsNaN(AIRMLowerBound(math.NaN(), 3)) &&
+					math.IsInf(AIRMLowerBound(math.Inf(1), 3), 1), "wrong edge values")
+			}, nil, ""},
+		},
 		"ValidSigmas": {
 			{"d < 1", func() error {
 				return check(ValidSigmas(0) == "sigma > 0" && ValidSigmas(-7) == "sigma > 0", "ValidSigmas(0), (-7) = %q, %q", ValidSigmas(0), ValidSigmas(-7))

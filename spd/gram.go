@@ -37,9 +37,12 @@ func (o *GramOptions) progress(n int) {
 func steinEntry(buf, x, y []float64, d int, ldx, ldy float64) (float64, bool) {
 	var ld float64
 	var ok bool
-	if d <= plainMaxD {
+	switch {
+	case d <= tinyMaxD:
+		ld, ok = cholTiny(x, y, d)
+	case d <= plainMaxD:
 		ld, ok = cholLower(buf, x, y, d)
-	} else {
+	default:
 		for i := range d {
 			r := i*d + i
 			xr, yr, br := x[r:i*d+d], y[r:i*d+d], buf[r:i*d+d]

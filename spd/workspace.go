@@ -142,14 +142,24 @@ const plainMaxD = 128
 // pivotsOK, and the lower triangle untouched.
 func cholLogDet(a []float64, d int) (float64, bool) {
 	if d <= plainMaxD {
+		// Up to tinyMaxD the log-determinant is cholTiny's, the routine
+		// of steinEntry there: S(X, X) = 0 exactly needs both from the
+		// same arithmetic.
+		tiny, okTiny := 0.0, true
+		if d <= tinyMaxD {
+			tiny, okTiny = cholTiny(a, a, d)
+		}
 		ld, ok := cholLower(a, a, nil, d)
-		if !ok {
+		if !ok || !okTiny {
 			return 0, false
 		}
 		for i := range d {
 			for j := i + 1; j < d; j++ {
 				a[i*d+j] = a[j*d+i]
 			}
+		}
+		if d <= tinyMaxD {
+			ld = tiny
 		}
 		return ld, true
 	}
