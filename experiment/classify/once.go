@@ -53,3 +53,10 @@ func (o *Once[K, V]) Do(k K, f func() (V, error)) (V, error) {
 	close(call.done)
 	return call.v, call.err
 }
+
+// Len returns the number of keys remembered or under way.
+func (o *Once[K, V]) Len() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.calls)
+}

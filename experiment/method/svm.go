@@ -2,6 +2,7 @@ package method
 
 import (
 	"fmt"
+	"weak"
 
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/svm"
@@ -32,16 +33,31 @@ type steinSVMParams struct {
 // decision values.
 type steinSVM struct {
 	memo  classify.Memo[steinSVMCandidate]
+	grams classify.Once[svmGramKey, *mat.SymDense]
 	cands []steinSVMCandidate
 	p     steinSVMParams
 }
+
+// svmGramKey names a training Gram matrix: the candidates that differ only
+// in C share it, within a cross-validation fold and on the whole training
+// set, instead of each applying the kernel to the same divergences.
+type svmGramKey struct {
+	data  weak.Pointer[classify.Data]
+	train uint64 // classify.HashInts of the training items
+	n     int
+	sigma float64
+}
+
+// svmGramCacheSize bounds the Gram matrices a steinSVM keeps: the folds and
+// final training sets of the splits in progress.
+const svmGramCacheSize = 8
 
 type steinSVMCandidate struct {
 	sigma, c float64
 }
 
 func newSteinSVM(n *yaml.Node) (classify.Method, error) {
-	m := &steinSVM{}
+	m := &steinSVM{grams: classify.Once[svmGramKey, *mat.SymDense]{Max: svmGramCacheSize}}
 	if err := decode(n, &m.p, "stein-svm"); err != nil {
 		return nil, err
 	}
@@ -101,11 +117,18 @@ func (m *steinSVM) run(s *classify.Split, d *classify.Data, train, test []int, p
 	if err != nil {
 		return nil, err
 	}
-	gram, err := div.Block(train, train, k)
+	key := svmGramKey{weak.Make(d), classify.HashInts(train), len(train), p.sigma}
+	gram, err := m.grams.Do(key, func() (*mat.SymDense, error) {
+		g, err := div.Block(train, train, k)
+		if err != nil {
+			return nil, err
+		}
+		return mat.NewSymDense(len(train), g.RawMatrix().Data), nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	model, err := svm.Train(mat.NewSymDense(len(train), gram.RawMatrix().Data), classify.Pick(d.Labels, train),
+	model, err := svm.Train(gram, classify.Pick(d.Labels, train),
 		svm.Options{C: p.c, Tol: m.p.Tolerance, Workers: workers})
 	if err != nil {
 		return nil, fmt.Errorf("stein-svm (sigma = %v, c = %v): %w", p.sigma, p.c, err)

@@ -21,6 +21,25 @@ func newSVM(t testing.TB, params string) (classify.Method, error) {
 	return newSteinSVM(n.Content[0])
 }
 
+// TestSteinSVMSharesGrams checks that candidates differing only in C share
+// the Gram matrix of each training set: with 3 values of C and 2 folds
+// the method keeps 3 matrices (2 folds and the whole training set), not
+// one per candidate.
+func TestSteinSVMSharesGrams(t *testing.T) {
+	data, train, test := syntheticData(t, 4, 3, 120, 0.2, 13)
+	m, err := newSVM(t, "{sigma: 1, c: [1, 10, 100]}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 1, Folds: 2, Seed: 1}
+	if _, err := m.Classify(split); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.(*steinSVM).grams.Len(); n != 3 {
+		t.Errorf("%d Gram matrices kept, want 3 (2 folds and the training set)", n)
+	}
+}
+
 // TestSteinSVM checks the Stein-kernel SVM on well-separated synthetic
 // classes (chance: 25%), its rankings, the parameters it records, and its
 // predictions against an SVM trained on Gram matrices computed directly by
