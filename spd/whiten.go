@@ -584,8 +584,39 @@ func pwk(d, e []float64) bool {
 				// block nearer to p: one square root and one division.
 				half := 0.5 * (d[l+1] - p)
 				sigma := p - e[l]/(half+math.Copysign(math.Sqrt(half*half+e[l]), half))
-				// Two sweeps, a step apart (see the doc comment), the second
-				// shifted by the block's other eigenvalue.
+				if m-l < pwkMinDouble {
+					c, s := 1.0, 0.0
+					gamma := d[m] - sigma
+					p = gamma * gamma
+					for i := m - 1; i >= l; i-- {
+						bb := e[i]
+						r := p + bb
+						if i != m-1 {
+							e[i+1] = s * r
+						}
+						alpha := d[i]
+						// With c = p/r and s = bb/r, γ' = c(α−σ) − sγ = N/r and
+						// p' = γ'²/c = N²/(rp) for N = p(α−σ) − bb·γ: the two
+						// divisions wait only for p, not for each other.
+						num := p*(alpha-sigma) - bb*gamma
+						ir, irp := 1/r, 1/(r*p)
+						oldc := c
+						c, s = p*ir, bb*ir
+						oldgam := gamma
+						gamma = num * ir
+						d[i+1] = oldgam + (alpha - gamma)
+						if p != 0 {
+							p = num * num * irp
+						} else {
+							p = oldc * bb
+						}
+					}
+					e[l] = s * p
+					d[l] = sigma + gamma
+					continue
+				}
+				// Two sweeps (see the doc comment), the second shifted by the
+				// block's other eigenvalue.
 				sigma2 := p + d[l+1] - sigma
 				c, s := 1.0, 0.0
 				gamma := d[m] - sigma
@@ -684,6 +715,34 @@ func pwk(d, e []float64) bool {
 				// block nearer to p: one square root and one division.
 				half := 0.5 * (d[l-1] - p)
 				sigma := p - e[l-1]/(half+math.Copysign(math.Sqrt(half*half+e[l-1]), half))
+				if l-m < pwkMinDouble {
+					c, s := 1.0, 0.0
+					gamma := d[m] - sigma
+					p = gamma * gamma
+					for i := m; i < l; i++ {
+						bb := e[i]
+						r := p + bb
+						if i != m {
+							e[i-1] = s * r
+						}
+						alpha := d[i+1]
+						num := p*(alpha-sigma) - bb*gamma
+						ir, irp := 1/r, 1/(r*p)
+						oldc := c
+						c, s = p*ir, bb*ir
+						oldgam := gamma
+						gamma = num * ir
+						d[i] = oldgam + alpha - gamma
+						if p != 0 {
+							p = num * num * irp
+						} else {
+							p = oldc * bb
+						}
+					}
+					e[l-1] = s * p
+					d[l] = sigma + gamma
+					continue
+				}
 				sigma2 := p + d[l-1] - sigma
 				c, s := 1.0, 0.0
 				gamma := d[m] - sigma
@@ -759,6 +818,12 @@ func pwk(d, e []float64) bool {
 // is the least the data allow, two measured 10% faster (the first
 // sweep's stores are not reloaded at once), three or four no better.
 const pwkLag = 2
+
+// pwkMinDouble is the least block length, less one, for which pwk makes
+// two sweeps at once; shorter blocks take one at a time, which made the
+// AIRM distance at d = 5 about 10% faster than two (no change at d = 17
+// and 43).
+const pwkMinDouble = 6
 
 // gonumLapack calls gonum's native LAPACK routines that lapack64 does not
 // export.
