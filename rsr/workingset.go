@@ -102,9 +102,6 @@ func (l *Lasso) solveWorkingSet(v, kx []float64, kxx float64, ws *LassoWorkspace
 			}
 		}
 		b.cand = cand
-		if DebugWS {
-			println("round", round, "nnz", nnz, "cand", len(cand), "size", size, "worst", worst/kktTol, "exact", exact, "sweeps", sweeps)
-		}
 		if worst <= kktTol && exact {
 			break
 		}
@@ -238,5 +235,3 @@ func selectWorst(c []violator, k int) {
 		}
 	}
 }
-
-var DebugWS bool
