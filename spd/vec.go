@@ -135,8 +135,12 @@ func cholLowerVec(l, x, y []float64, d int) (float64, bool) {
 	return ld.log(), true
 }
 
-// vecMinD is the smallest d for which cholLower takes cholLowerVec.
-const vecMinD = 8
+// vecMinD is the smallest d for which cholLower, solveLowerT, gramUpperT
+// and tridiagonalize take their assembly kernels: below it the kernels'
+// calls and horizontal sums cost more than their four lanes save (each
+// measured against its plain loop at d = 5 to 16: the four cross over
+// between d = 10 and 14; at d = 8 every one was 10–25% slower).
+const vecMinD = 13
 
 // solveLowerTVec is solveLowerT with the dot products in dot2AVX: for
 // each pair of rows i, i+1 of Z, one call computes Σ_k L_ik Z_kj and

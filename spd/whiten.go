@@ -102,6 +102,10 @@ func (w *Workspace) fastEigen(u []float64, y mat.Symmetric, haveM bool) bool {
 // Z_jj = M_jj/L_jj, is divided so that Z = L⁻¹L is exactly I (each sum
 // below the diagonal is then exactly M_ij, the entry exactly 0) and
 // d(X, X) exactly 0.
+//
+// On a CPU with AVX2 and FMA, d >= vecMinD takes solveLowerTVec, the dot
+// products four lanes wide in assembly (dot2AVX): 2.9 to 1.35 µs at
+// d = 43, 0.32 to 0.24 µs at d = 17. solveLowerTGo is the plain path.
 func solveLowerT(z, l, m, rl []float64, d int) {
 	if haveFMA && d >= vecMinD {
 		solveLowerTVec(z, l, m, rl, d)
@@ -213,6 +217,10 @@ func solveLowerTGo(z, l, m, rl []float64, d int) {
 // three rows a sharing the loads of rows b and b+1: six sums hide the
 // addition latency (eight would not stay in registers). Column b's first
 // term, k = b, is added first, as in the plain sum.
+//
+// On a CPU with AVX2 and FMA, d >= vecMinD takes gramUpperTVec (dot2AVX,
+// one call per column pair): 2.8 to 1.05 µs at d = 43, 0.27 to 0.17 µs
+// at d = 17. gramUpperTGo is the plain path.
 func gramUpperT(g, zt []float64, d int) {
 	if haveFMA && d >= vecMinD {
 		gramUpperTVec(g, zt, d)
@@ -306,7 +314,10 @@ func tridiagonalize(a []float64, n int, diag, off, p, q []float64) {
 }
 
 // tridiag is tridiagonalize, the loop over row pairs of each step in
-// tridiagPairsAVX when vec is set (haveFMA required).
+// tridiagPairsAVX when vec is set (haveFMA required; tridiagonalize sets
+// it for n >= vecMinD): four columns a vector, 12.5 to 6.2 µs at n = 43.
+// At n = 17 (1.09 to 0.97 µs) the steps' serial chain (the norm, the
+// reflection's square root and divisions, the product's sums) dominates.
 func tridiag(a []float64, n int, diag, off, p, q []float64, vec bool) {
 	a = a[:n*n]
 	if n < 3 {
