@@ -14,7 +14,15 @@ import (
 // against itself, a block of queries against the training set) instead of
 // the whole n×n matrix. Rows are shared out on a bounded worker pool; each
 // entry costs one Cholesky factorisation thanks to the sets' cached
-// log-determinants, and the pool allocates one d×d buffer per worker.
+// log-determinants, and the pool allocates one buffer per worker.
+//
+// For 4 <= d <= plainMaxD, each row's entries are computed four columns
+// at a time by stein4, the four factorisations lane-interleaved so that
+// their serial pivot chains (square roots, divisions) overlap: bit for bit
+// steinEntry's values, at d = 17 about 2× as fast (64×320 block, one
+// worker: 365 → 180 ns an entry), at d = 43 1.75× (1.85 → 1.05 µs), at
+// d = 5 1.2× (76 → 63 ns). The entries do not depend on the number of
+// workers.
 //
 // It returns an error wrapping ErrDimension for sets of different matrix
 // sizes or a dst of the wrong shape, ErrEmpty for an empty set,
@@ -47,22 +55,55 @@ func SteinBlockTo(dst *mat.Dense, a *Set, rows []int, b *Set, cols []int, opts *
 	// once the column set outgrows the caches (600 matrices of 43×43 are
 	// 8.9 MB).
 	tiles := (len(rows) + rowTile - 1) / rowTile
-	bufs := make([][]float64, min(pool.Workers(opts.workers()), tiles))
+	bufs := make([]*stein4Buf, min(pool.Workers(opts.workers()), tiles))
+	four := d >= stein4MinD && d <= stein4MaxD
 	return pool.ForErr(tiles, opts.workers(), func(w, t int) error {
 		if bufs[w] == nil {
-			bufs[w] = make([]float64, d*d)
+			bufs[w] = newStein4Buf(d)
 		}
+		buf := bufs[w]
 		r0, r1 := t*rowTile, min(len(rows), (t+1)*rowTile)
-		for c, j := range cols {
-			yj, ldj := b.block(j), b.logdet[j]
-			for r := r0; r < r1; r++ {
-				i := rows[r]
-				s, ok := steinEntry(bufs[w], a.block(i), yj, d, a.logdet[i], ldj)
-				if !ok {
-					return fmt.Errorf("Stein divergence of a[%d] and b[%d]: %w: Cholesky factorisation of (X+Y)/2 failed", i, j, ErrNotSPD)
+		// single computes the tile's entries from column c0 on one at a time.
+		single := func(c0 int) error {
+			for c := c0; c < len(cols); c++ {
+				j := cols[c]
+				yj, ldj := b.block(j), b.logdet[j]
+				for r := r0; r < r1; r++ {
+					i := rows[r]
+					s, ok := steinEntry(buf.one, a.block(i), yj, d, a.logdet[i], ldj)
+					if !ok {
+						return fmt.Errorf("Stein divergence of a[%d] and b[%d]: %w: Cholesky factorisation of (X+Y)/2 failed", i, j, ErrNotSPD)
+					}
+					raw.Data[r*raw.Stride+c] = s
 				}
-				raw.Data[r*raw.Stride+c] = s
 			}
+			return nil
+		}
+		c := 0
+		if four {
+			// Columns four at a time (stein4), each group's halves
+			// packed once for the tile's rows.
+		groups:
+			for ; c+3 < len(cols); c += 4 {
+				js := (*[4]int)(cols[c : c+4])
+				packHalf4(buf.h, b.block(js[0]), b.block(js[1]), b.block(js[2]), b.block(js[3]), d)
+				ldy := [4]float64{b.logdet[js[0]], b.logdet[js[1]], b.logdet[js[2]], b.logdet[js[3]]}
+				for r := r0; r < r1; r++ {
+					i := rows[r]
+					x := a.block(i)
+					s, ok := stein4(buf, x, d, a.logdet[i], &ldy)
+					if !ok {
+						// A pivot failed: the tile one entry at a time,
+						// in today's order, for today's error.
+						c = 0
+						break groups
+					}
+					copy(raw.Data[r*raw.Stride+c:r*raw.Stride+c+4], s[:])
+				}
+			}
+		}
+		if err := single(c); err != nil {
+			return err
 		}
 		opts.progress((r1 - r0) * len(cols))
 		return nil
@@ -75,7 +116,9 @@ const rowTile = 8
 // SteinSymBlock returns the symmetric |items|×|items| matrix of Stein
 // divergences S(X_i, X_j) between the items of a, computing one triangle
 // (the diagonal is exactly 0) with rows handed out dynamically so that the
-// triangle's uneven rows balance across workers. It returns an error
+// triangle's uneven rows balance across workers; each row's entries are
+// computed four at a time by stein4 as in SteinBlockTo (d = 17, 256
+// items: 385 → 210 ns an entry). It returns an error
 // wrapping ErrEmpty for an empty set or no items, and the errors of
 // SteinBlockTo.
 func SteinSymBlock(a *Set, items []int, opts *GramOptions) (*mat.SymDense, error) {
@@ -89,21 +132,47 @@ func SteinSymBlock(a *Set, items []int, opts *GramOptions) (*mat.SymDense, error
 	out := mat.NewSymDense(m, nil)
 	raw := out.RawSymmetric()
 	d := a.d
-	bufs := make([][]float64, min(pool.Workers(opts.workers()), m))
+	bufs := make([]*stein4Buf, min(pool.Workers(opts.workers()), m))
+	four := d >= stein4MinD && d <= stein4MaxD
 	err := pool.ForErr(m, opts.workers(), func(w, r int) error {
 		if bufs[w] == nil {
-			bufs[w] = make([]float64, d*d)
+			bufs[w] = newStein4Buf(d)
 		}
+		buf := bufs[w]
 		i := items[r]
 		xi, ldi := a.block(i), a.logdet[i]
 		row := raw.Data[r*raw.Stride : r*raw.Stride+m]
-		for c := r + 1; c < m; c++ {
-			j := items[c]
-			s, ok := steinEntry(bufs[w], xi, a.block(j), d, ldi, a.logdet[j])
-			if !ok {
-				return fmt.Errorf("Stein divergence of a[%d] and a[%d]: %w: Cholesky factorisation of (X+Y)/2 failed", i, j, ErrNotSPD)
+		// single computes the row's entries from column c0 on one at a time.
+		single := func(c0 int) error {
+			for c := c0; c < m; c++ {
+				j := items[c]
+				s, ok := steinEntry(buf.one, xi, a.block(j), d, ldi, a.logdet[j])
+				if !ok {
+					return fmt.Errorf("Stein divergence of a[%d] and a[%d]: %w: Cholesky factorisation of (X+Y)/2 failed", i, j, ErrNotSPD)
+				}
+				row[c] = s
 			}
-			row[c] = s
+			return nil
+		}
+		c := r + 1
+		if four {
+			// Columns four at a time (stein4).
+			for ; c+3 < m; c += 4 {
+				js := (*[4]int)(items[c : c+4])
+				packHalf4(buf.h, a.block(js[0]), a.block(js[1]), a.block(js[2]), a.block(js[3]), d)
+				ldy := [4]float64{a.logdet[js[0]], a.logdet[js[1]], a.logdet[js[2]], a.logdet[js[3]]}
+				s, ok := stein4(buf, xi, d, ldi, &ldy)
+				if !ok {
+					// A pivot failed: the row one entry at a time, for
+					// steinEntry's error.
+					c = r + 1
+					break
+				}
+				copy(row[c:c+4], s[:])
+			}
+		}
+		if err := single(c); err != nil {
+			return err
 		}
 		opts.progress(m - r)
 		return nil

@@ -1,0 +1,352 @@
+package spd
+
+import "math"
+
+// Four Stein entries at once.
+//
+// At d = 17 a single steinEntry is bound by latency, not arithmetic: each
+// column pair's pivots need square roots and divisions (some 35 cycles
+// each) that wait for the previous pair, and its dot products are too
+// short to fill the machine. The entries of a block row share the row
+// matrix X, so stein4 factorises the four matrices A_q = (X+Y_q)/2 of four
+// consecutive columns together, lane-interleaved: element (i, j) of the
+// four matrices is stored as four consecutive float64s. The four pivot
+// chains then overlap, and with AVX2 each step of the factorisation is one
+// vector operation on the four lanes.
+//
+// Each lane performs exactly the floating-point operations of cholLower
+// on its matrix, in the same order: chol4Go those of cholLowerGo,
+// chol4Vec those of cholLowerVec (dot2AVX's four partial sums per dot
+// product, added pairwise, become four accumulators per lane). The
+// divergences are therefore bit for bit steinEntry's, as Distance
+// promises; the SPD-enough decisions are the same; and S(X, X) = 0 exactly
+// for byte-identical matrices, since the cached log-determinants come from
+// the same arithmetic. When a pivot of any lane fails, the caller
+// recomputes the four entries with steinEntry, for today's error.
+
+// stein4MinD and stein4MaxD bound the matrix sizes d for which the Stein
+// blocks compute four entries at once; outside them, and for the last
+// columns of a block that do not make a group of four, each entry is
+// steinEntry. Below 4, steinEntry's closed form (cholTiny) is used.
+const (
+	stein4MinD = tinyMaxD + 1
+	stein4MaxD = plainMaxD
+)
+
+// stein4Buf is a worker's scratch for stein4: the four factors and the
+// packed halves of the four column matrices, lane-interleaved, 4·d·d
+// float64s each, and a d×d buffer for steinEntry.
+type stein4Buf struct {
+	l, h, one []float64
+}
+
+// newStein4Buf returns scratch for stein4 at matrix size d.
+func newStein4Buf(d int) *stein4Buf {
+	return &stein4Buf{l: make([]float64, 4*d*d), h: make([]float64, 4*d*d), one: make([]float64, d*d)}
+}
+
+// packHalf4 writes ½Y_q, q < 4, into h lane-interleaved: h[4(i·d+j)+q] =
+// ½·y_q[i·d+j] for the upper triangle j >= i of the row-major d×d y_q.
+// The halving is cholLower's, so that ½x + h is its A exactly.
+func packHalf4(h, y0, y1, y2, y3 []float64, d int) {
+	n := d * d
+	h = h[:4*n]
+	y0, y1, y2, y3 = y0[:n], y1[:n], y2[:n], y3[:n]
+	for i := range d {
+		for o := i*d + i; o < i*d+d; o++ {
+			v := (*[4]float64)(h[4*o : 4*o+4])
+			v[0] = 0.5 * y0[o]
+			v[1] = 0.5 * y1[o]
+			v[2] = 0.5 * y2[o]
+			v[3] = 0.5 * y3[o]
+		}
+	}
+}
+
+// stein4 returns S(X, Y_q) for the four column matrices whose halves
+// packHalf4 left in b.h, given the cached log-determinants ldx of X and
+// ldy of the Y_q: bit for bit steinEntry's values. It returns false when
+// a pivot of any of the four fails cholLower's SPD-enough test; the caller
+// then computes each entry with steinEntry.
+func stein4(b *stein4Buf, x []float64, d int, ldx float64, ldy *[4]float64) ([4]float64, bool) {
+	var ld [4]float64
+	var ok bool
+	if haveFMA && d >= vecMinD {
+		ld, ok = chol4Vec(b.l, x, b.h, d, true)
+	} else {
+		ld, ok = chol4Go(b.l, x, b.h, d)
+	}
+	var s [4]float64
+	for q := range s {
+		s[q] = math.Max(0, ld[q]-0.5*(ldx+ldy[q]))
+	}
+	return s, ok
+}
+
+// chol4Go is cholLowerGo on the four matrices A_q = ½x + h_q (h from
+// packHalf4), lane-interleaved into l (L_jk of lane q at 4(j·d+k)+q, lower
+// triangle): for each column pair, lane by lane, the same operations in
+// the same order, so that each lane's log-determinant is cholLowerGo's to
+// the last bit. The lanes' column pairs are independent, so the processor
+// overlaps one lane's pivots with another's dot products. It returns
+// false when any lane's pivot fails.
+func chol4Go(l, x, h []float64, d int) ([4]float64, bool) {
+	n := d * d
+	l, x, h = l[:4*n], x[:n], h[:4*n]
+	tol := pivotTol(d)
+	ld := [4]logProd{{m: 1}, {m: 1}, {m: 1}, {m: 1}}
+	var s00, s01, s11 [4]float64 // Σ_{k<i} of L_ik², L_ik L_{i+1,k}, L_{i+1,k}², per lane
+	i := 0
+	for ; i+1 < d; i += 2 {
+		for q := range 4 {
+			if !chol4GoPair(l, x, h, d, i, q, tol, &ld[q], &s00[q], &s01[q], &s11[q]) {
+				return [4]float64{}, false
+			}
+		}
+	}
+	var out [4]float64
+	for q := range 4 {
+		if i < d { // the last column of an odd d
+			o := i*d + i
+			a := 0.5*x[o] + h[4*o+q]
+			p := a - s00[q]
+			if !pivotOK(p, a, tol) {
+				return [4]float64{}, false
+			}
+			l[4*o+q] = math.Sqrt(p)
+			ld[q].mul(p)
+		}
+		out[q] = ld[q].log()
+	}
+	return out, true
+}
+
+// chol4GoPair is one column pair i, i+1 of cholLowerGo for lane q of
+// chol4Go, the sums of the pair's pivots in s00, s01, s11 on entry and
+// the next pair's on return.
+func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00, ps01, ps11 *float64) bool {
+	at := func(o int) float64 { return 0.5*x[o] + h[4*o+q] }
+	// L(j, k) is the index of L_jk of lane q.
+	L := func(j, k int) int { return 4*(j*d+k) + q }
+	s00, s01, s11 := *ps00, *ps01, *ps11
+	i1 := i + 1
+	oi, o1 := i*d, i1*d
+	a00 := at(oi + i)
+	p0 := a00 - s00
+	b := at(oi+i1) - s01
+	a11 := at(o1 + i1)
+	if !pivotOK(p0, a00, tol) {
+		return false
+	}
+	p1 := a11 - s11 - b*(b/p0)
+	l00 := math.Sqrt(p0)
+	inv0 := 1 / l00
+	l10 := b * inv0
+	if !pivotOK(p1, a11, tol) {
+		p1 = a11 - s11 - l10*l10
+		if !pivotOK(p1, a11, tol) {
+			return false
+		}
+	}
+	l11 := math.Sqrt(p1)
+	inv1 := 1 / l11
+	l[L(i, i)] = l00
+	l[L(i1, i)] = l10
+	l[L(i1, i1)] = l11
+	ld.mul(p0)
+	ld.mul(p1)
+	finish := func(j int, t0, t1 float64) (float64, float64) {
+		lj0 := (at(oi+j) - t0) * inv0
+		lj1 := (at(o1+j) - t1 - lj0*l10) * inv1
+		l[L(j, i)] = lj0
+		l[L(j, i1)] = lj1
+		return lj0, lj1
+	}
+	ri, r1 := L(i, 0), L(i1, 0)
+	j := i + 2
+	switch {
+	case j+1 < d:
+		rj, rk := L(j, 0), L(j+1, 0)
+		var t00, t01, t10, t11, q00, q01, q11 float64
+		for k := 0; k < 4*i; k += 4 {
+			v, w, x, y := l[ri+k], l[r1+k], l[rj+k], l[rk+k]
+			t00 += x * v
+			t01 += x * w
+			t10 += y * v
+			t11 += y * w
+			q00 += x * x
+			q01 += x * y
+			q11 += y * y
+		}
+		lj0, lj1 := finish(j, t00, t01)
+		lk0, lk1 := finish(j+1, t10, t11)
+		s00 = q00 + lj0*lj0 + lj1*lj1
+		s01 = q01 + lj0*lk0 + lj1*lk1
+		s11 = q11 + lk0*lk0 + lk1*lk1
+		j += 2
+	case j < d:
+		rj := L(j, 0)
+		var t00, t01, q00 float64
+		for k := 0; k < 4*i; k += 4 {
+			x := l[rj+k]
+			t00 += x * l[ri+k]
+			t01 += x * l[r1+k]
+			q00 += x * x
+		}
+		lj0, lj1 := finish(j, t00, t01)
+		s00 = q00 + lj0*lj0 + lj1*lj1
+		j++
+	}
+	for ; j+2 < d; j += 3 {
+		r0, r1_, r2 := L(j, 0), L(j+1, 0), L(j+2, 0)
+		var t00, t01, t10, t11, t20, t21 float64
+		for k := 0; k < 4*i; k += 4 {
+			v, w := l[ri+k], l[r1+k]
+			x := l[r0+k]
+			t00 += x * v
+			t01 += x * w
+			x = l[r1_+k]
+			t10 += x * v
+			t11 += x * w
+			x = l[r2+k]
+			t20 += x * v
+			t21 += x * w
+		}
+		finish(j, t00, t01)
+		finish(j+1, t10, t11)
+		finish(j+2, t20, t21)
+	}
+	for ; j < d; j++ {
+		rj := L(j, 0)
+		var t00, t01 float64
+		for k := 0; k < 4*i; k += 4 {
+			x := l[rj+k]
+			t00 += x * l[ri+k]
+			t01 += x * l[r1+k]
+		}
+		finish(j, t00, t01)
+	}
+	*ps00, *ps01, *ps11 = s00, s01, s11
+	return true
+}
+
+// chol4Vec is cholLowerVec on the four lane-interleaved matrices A_q =
+// ½x + h_q, as chol4Go is cholLowerGo: the pivots, lane by lane, in Go,
+// written as cholLowerVec writes them, and for each column pair one
+// call of chol4PairAVX (asm) or chol4PairGo for the rows below, which
+// keeps dot2AVX's summation order in each lane. It returns false when any
+// lane's pivot fails.
+func chol4Vec(l, x, h []float64, d int, asm bool) ([4]float64, bool) {
+	n := d * d
+	l, x, h = l[:4*n], x[:n], h[:4*n]
+	tol := pivotTol(d)
+	ld := [4]logProd{{m: 1}, {m: 1}, {m: 1}, {m: 1}}
+	var s00, s01, s11 [4]float64
+	var c, qs [3][4]float64 // 1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}; the next pivots' dot products
+	i := 0
+	for ; i+1 < d; i += 2 {
+		i1 := i + 1
+		oi, o1 := i*d, i1*d
+		for q := range 4 {
+			a00 := 0.5*x[oi+i] + h[4*(oi+i)+q]
+			p0 := a00 - s00[q]
+			b := 0.5*x[oi+i1] + h[4*(oi+i1)+q] - s01[q]
+			a11 := 0.5*x[o1+i1] + h[4*(o1+i1)+q]
+			if !pivotOK(p0, a00, tol) {
+				return [4]float64{}, false
+			}
+			p1 := a11 - s11[q] - b*(b/p0)
+			l00 := math.Sqrt(p0)
+			inv0 := 1 / l00
+			l10 := b * inv0
+			if !pivotOK(p1, a11, tol) {
+				p1 = a11 - s11[q] - l10*l10
+				if !pivotOK(p1, a11, tol) {
+					return [4]float64{}, false
+				}
+			}
+			l11 := math.Sqrt(p1)
+			inv1 := 1 / l11
+			l[4*(oi+i)+q] = l00
+			l[4*(o1+i)+q] = l10
+			l[4*(o1+i1)+q] = l11
+			ld[q].mul(p0)
+			ld[q].mul(p1)
+			c[0][q], c[1][q], c[2][q] = inv0, inv1, l10
+		}
+		m := d - i - 2 // rows i+2 on
+		if m <= 0 {
+			continue
+		}
+		if asm {
+			chol4PairAVX(&l[0], &x[0], &h[0], d, i, &c, &qs)
+		} else {
+			chol4PairGo(l, x, h, d, i, &c, &qs)
+		}
+		o2 := 4 * (oi + 2*d)
+		for q := range 4 {
+			lj0, lj1 := l[o2+4*i+q], l[o2+4*i1+q]
+			s00[q] = qs[0][q] + lj0*lj0 + lj1*lj1
+			if m >= 2 {
+				lk0, lk1 := l[o2+4*d+4*i+q], l[o2+4*d+4*i1+q]
+				s01[q] = qs[1][q] + lj0*lk0 + lj1*lk1
+				s11[q] = qs[2][q] + lk0*lk0 + lk1*lk1
+			}
+		}
+	}
+	var out [4]float64
+	for q := range 4 {
+		if i < d { // the last column of an odd d; s00 holds its sum
+			o := i*d + i
+			a := 0.5*x[o] + h[4*o+q]
+			p := a - s00[q]
+			if !pivotOK(p, a, tol) {
+				return [4]float64{}, false
+			}
+			l[4*o+q] = math.Sqrt(p)
+			ld[q].mul(p)
+		}
+		out[q] = ld[q].log()
+	}
+	return out, true
+}
+
+// chol4PairGo is chol4PairAVX in plain Go, math.FMA for its fused
+// multiply-adds: for the column pair i, i+1 it sets qs to the lanes'
+// sums Σ_{k<i} L_{i+2,k}², L_{i+2,k}L_{i+3,k} and L_{i+3,k}² (those rows
+// that exist), then computes L_ji and L_{j,i+1} for the rows j >= i+2 from
+// c = (1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}). Each sum Σ_{k<i} u_k v_k is
+// dot2AVX's: four partial sums s_r over k ≡ r (mod 4), fused, added as
+// (s_0+s_1) + (s_2+s_3).
+func chol4PairGo(l, x, h []float64, d, i int, c, qs *[3][4]float64) {
+	dot := func(u, v int) (s [4]float64) {
+		var p [4][4]float64
+		for k := range i {
+			for q := range 4 {
+				p[k&3][q] = math.FMA(l[u+4*k+q], l[v+4*k+q], p[k&3][q])
+			}
+		}
+		for q := range 4 {
+			s[q] = (p[0][q] + p[1][q]) + (p[2][q] + p[3][q])
+		}
+		return s
+	}
+	i1 := i + 1
+	oi, o1 := i*d, i1*d
+	rj := 4 * (i + 2) * d
+	qs[0] = dot(rj, rj)
+	if i+3 < d {
+		qs[1] = dot(rj, rj+4*d)
+		qs[2] = dot(rj+4*d, rj+4*d)
+	}
+	for j := i + 2; j < d; j++ {
+		r := 4 * j * d
+		t0, t1 := dot(r, 4*oi), dot(r, 4*o1)
+		for q := range 4 {
+			lj0 := (0.5*x[oi+j] + h[4*(oi+j)+q] - t0[q]) * c[0][q]
+			lj1 := (0.5*x[o1+j] + h[4*(o1+j)+q] - t1[q] - lj0*c[2][q]) * c[1][q]
+			l[r+4*i+q] = lj0
+			l[r+4*i1+q] = lj1
+		}
+	}
+}

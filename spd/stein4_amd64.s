@@ -1,0 +1,268 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+DATA half4<>+0(SB)/8, $0.5
+GLOBL half4<>(SB), RODATA|NOPTR, $8
+
+// func chol4PairAVX(l, x, h *float64, d, i int, c, qs *[3][4]float64)
+//
+// Registers: BX the bytes of a lane-interleaved row (32·d), CX the bytes
+// of a dot product (32·i, also the offset of column i in a row), R8 those
+// of its whole groups of four, R9 the offset k, SI and DX rows i and i+1,
+// R10 row j, R15 the rows left. A dot product of row RA with rows RB0 and
+// RB1 leaves its sums in Y0 and Y4.
+TEXT ·chol4PairAVX(SB), NOSPLIT, $0-56
+	MOVQ l+0(FP), DI
+	MOVQ d+24(FP), AX
+	MOVQ AX, BX
+	SHLQ $5, BX
+	MOVQ i+32(FP), CX
+	MOVQ CX, R15
+	SHLQ $5, CX
+	MOVQ CX, R8
+	ANDQ $-128, R8
+	MOVQ i+32(FP), SI
+	IMULQ BX, SI
+	ADDQ DI, SI
+	LEAQ (SI)(BX*1), DX
+	// m = d - i - 2 rows
+	NEGQ R15
+	ADDQ AX, R15
+	SUBQ $2, R15
+	JLE  done
+
+	// The next pivots' sums: rows i+2 and i+3 with themselves and each other.
+	LEAQ (DX)(BX*1), R10
+	MOVQ R10, R11
+	CMPQ R15, $2
+	JLT  qone
+	ADDQ BX, R11
+
+qone:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ R9, R9
+
+qaloop:
+	CMPQ R9, R8
+	JGE  qatail
+	VMOVUPD (R10)(R9*1), Y8
+	VFMADD231PD (R10)(R9*1), Y8, Y0
+	VFMADD231PD (R11)(R9*1), Y8, Y4
+	VMOVUPD 32(R10)(R9*1), Y9
+	VFMADD231PD 32(R10)(R9*1), Y9, Y1
+	VFMADD231PD 32(R11)(R9*1), Y9, Y5
+	VMOVUPD 64(R10)(R9*1), Y10
+	VFMADD231PD 64(R10)(R9*1), Y10, Y2
+	VFMADD231PD 64(R11)(R9*1), Y10, Y6
+	VMOVUPD 96(R10)(R9*1), Y11
+	VFMADD231PD 96(R10)(R9*1), Y11, Y3
+	VFMADD231PD 96(R11)(R9*1), Y11, Y7
+	ADDQ $128, R9
+	JMP  qaloop
+
+qatail:
+	CMPQ R9, CX
+	JGE  qasum
+	VMOVUPD (R10)(R9*1), Y8
+	VFMADD231PD (R10)(R9*1), Y8, Y0
+	VFMADD231PD (R11)(R9*1), Y8, Y4
+	ADDQ $32, R9
+	CMPQ R9, CX
+	JGE  qasum
+	VMOVUPD (R10)(R9*1), Y8
+	VFMADD231PD (R10)(R9*1), Y8, Y1
+	VFMADD231PD (R11)(R9*1), Y8, Y5
+	ADDQ $32, R9
+	CMPQ R9, CX
+	JGE  qasum
+	VMOVUPD (R10)(R9*1), Y8
+	VFMADD231PD (R10)(R9*1), Y8, Y2
+	VFMADD231PD (R11)(R9*1), Y8, Y6
+	ADDQ $32, R9
+
+qasum:
+	// (s0+s1) + (s2+s3), as dot2AVX adds its partial sums.
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VADDPD Y5, Y4, Y4
+	VADDPD Y7, Y6, Y6
+	VADDPD Y6, Y4, Y4
+
+	MOVQ qs+48(FP), R12
+	VMOVUPD Y0, (R12)
+	CMPQ R15, $2
+	JLT  rowsinit
+	VMOVUPD Y4, 32(R12)
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ R9, R9
+
+qbloop:
+	CMPQ R9, R8
+	JGE  qbtail
+	VMOVUPD (R11)(R9*1), Y8
+	VFMADD231PD (R11)(R9*1), Y8, Y0
+	VFMADD231PD (R11)(R9*1), Y8, Y4
+	VMOVUPD 32(R11)(R9*1), Y9
+	VFMADD231PD 32(R11)(R9*1), Y9, Y1
+	VFMADD231PD 32(R11)(R9*1), Y9, Y5
+	VMOVUPD 64(R11)(R9*1), Y10
+	VFMADD231PD 64(R11)(R9*1), Y10, Y2
+	VFMADD231PD 64(R11)(R9*1), Y10, Y6
+	VMOVUPD 96(R11)(R9*1), Y11
+	VFMADD231PD 96(R11)(R9*1), Y11, Y3
+	VFMADD231PD 96(R11)(R9*1), Y11, Y7
+	ADDQ $128, R9
+	JMP  qbloop
+
+qbtail:
+	CMPQ R9, CX
+	JGE  qbsum
+	VMOVUPD (R11)(R9*1), Y8
+	VFMADD231PD (R11)(R9*1), Y8, Y0
+	VFMADD231PD (R11)(R9*1), Y8, Y4
+	ADDQ $32, R9
+	CMPQ R9, CX
+	JGE  qbsum
+	VMOVUPD (R11)(R9*1), Y8
+	VFMADD231PD (R11)(R9*1), Y8, Y1
+	VFMADD231PD (R11)(R9*1), Y8, Y5
+	ADDQ $32, R9
+	CMPQ R9, CX
+	JGE  qbsum
+	VMOVUPD (R11)(R9*1), Y8
+	VFMADD231PD (R11)(R9*1), Y8, Y2
+	VFMADD231PD (R11)(R9*1), Y8, Y6
+	ADDQ $32, R9
+
+qbsum:
+	// (s0+s1) + (s2+s3), as dot2AVX adds its partial sums.
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VADDPD Y5, Y4, Y4
+	VADDPD Y7, Y6, Y6
+	VADDPD Y6, Y4, Y4
+
+	VMOVUPD Y0, 64(R12)
+
+rowsinit:
+	MOVQ c+40(FP), R9
+	VMOVUPD (R9), Y12
+	VMOVUPD 32(R9), Y13
+	VMOVUPD 64(R9), Y14
+	VBROADCASTSD half4<>(SB), Y15
+	// R11 = &x[i·d+i+2], R12 = &x[(i+1)·d+i+2]; R13, R14 the same in h.
+	MOVQ i+32(FP), R11
+	IMULQ AX, R11
+	ADDQ i+32(FP), R11
+	ADDQ $2, R11
+	MOVQ R11, R13
+	SHLQ $3, R11
+	ADDQ x+8(FP), R11
+	LEAQ (R11)(AX*8), R12
+	SHLQ $5, R13
+	ADDQ h+16(FP), R13
+	LEAQ (R13)(BX*1), R14
+	LEAQ (DX)(BX*1), R10
+
+rows:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ R9, R9
+
+rloop:
+	CMPQ R9, R8
+	JGE  rtail
+	VMOVUPD (R10)(R9*1), Y8
+	VFMADD231PD (SI)(R9*1), Y8, Y0
+	VFMADD231PD (DX)(R9*1), Y8, Y4
+	VMOVUPD 32(R10)(R9*1), Y9
+	VFMADD231PD 32(SI)(R9*1), Y9, Y1
+	VFMADD231PD 32(DX)(R9*1), Y9, Y5
+	VMOVUPD 64(R10)(R9*1), Y10
+	VFMADD231PD 64(SI)(R9*1), Y10, Y2
+	VFMADD231PD 64(DX)(R9*1), Y10, Y6
+	VMOVUPD 96(R10)(R9*1), Y11
+	VFMADD231PD 96(SI)(R9*1), Y11, Y3
+	VFMADD231PD 96(DX)(R9*1), Y11, Y7
+	ADDQ $128, R9
+	JMP  rloop
+
+rtail:
+	CMPQ R9, CX
+	JGE  rsum
+	VMOVUPD (R10)(R9*1), Y8
+	VFMADD231PD (SI)(R9*1), Y8, Y0
+	VFMADD231PD (DX)(R9*1), Y8, Y4
+	ADDQ $32, R9
+	CMPQ R9, CX
+	JGE  rsum
+	VMOVUPD (R10)(R9*1), Y8
+	VFMADD231PD (SI)(R9*1), Y8, Y1
+	VFMADD231PD (DX)(R9*1), Y8, Y5
+	ADDQ $32, R9
+	CMPQ R9, CX
+	JGE  rsum
+	VMOVUPD (R10)(R9*1), Y8
+	VFMADD231PD (SI)(R9*1), Y8, Y2
+	VFMADD231PD (DX)(R9*1), Y8, Y6
+	ADDQ $32, R9
+
+rsum:
+	// (s0+s1) + (s2+s3), as dot2AVX adds its partial sums.
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VADDPD Y5, Y4, Y4
+	VADDPD Y7, Y6, Y6
+	VADDPD Y6, Y4, Y4
+
+	// L_ji = (½x_ij + h_ij − t0)·(1/L_ii)
+	VBROADCASTSD (R11), Y8
+	VMULPD Y15, Y8, Y8
+	VADDPD (R13), Y8, Y8
+	VSUBPD Y0, Y8, Y8
+	VMULPD Y12, Y8, Y8
+	VMOVUPD Y8, (R10)(CX*1)
+	// L_{j,i+1} = (½x_{i+1,j} + h_{i+1,j} − t1 − L_ji·L_{i+1,i})·(1/L_{i+1,i+1})
+	VBROADCASTSD (R12), Y9
+	VMULPD Y15, Y9, Y9
+	VADDPD (R14), Y9, Y9
+	VSUBPD Y4, Y9, Y9
+	VMULPD Y14, Y8, Y10
+	VSUBPD Y10, Y9, Y9
+	VMULPD Y13, Y9, Y9
+	VMOVUPD Y9, 32(R10)(CX*1)
+	ADDQ BX, R10
+	ADDQ $8, R11
+	ADDQ $8, R12
+	ADDQ $32, R13
+	ADDQ $32, R14
+	DECQ R15
+	JNZ  rows
+
+done:
+	VZEROUPPER
+	RET
