@@ -39,14 +39,21 @@ import "math"
 // bound; the kernel made the Stein entry at d = 43 1.8× as fast (3.0 to
 // 1.7 µs) and at d = 17 about 3% faster. cholLowerGo is the plain path.
 func cholLower(l, x, y []float64, d int) (float64, bool) {
-	if haveFMA && d >= vecMinD {
-		return cholLowerVec(l, x, y, d)
-	}
-	return cholLowerGo(l, x, y, d)
+	return cholLowerOn(l, x, y, d, haveFMA && d >= vecMinD)
 }
 
 // cholLowerGo is cholLower in plain Go.
 func cholLowerGo(l, x, y []float64, d int) (float64, bool) {
+	return cholLowerOn(l, x, y, d, false)
+}
+
+// cholLowerOn is cholLowerVec when vec is set, else the plain loops.
+// cholLower and cholLowerGo call it in one call each, so that they are
+// inlined and the plain path costs no extra call at small d.
+func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
+	if vec {
+		return cholLowerVec(l, x, y, d)
+	}
 	n := d * d
 	l, x = l[:n], x[:n]
 	two := y != nil

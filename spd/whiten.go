@@ -107,15 +107,21 @@ func (w *Workspace) fastEigen(u []float64, y mat.Symmetric, haveM bool) bool {
 // products four lanes wide in assembly (dot2AVX): 2.9 to 1.35 µs at
 // d = 43, 0.32 to 0.24 µs at d = 17. solveLowerTGo is the plain path.
 func solveLowerT(z, l, m, rl []float64, d int) {
-	if haveFMA && d >= vecMinD {
-		solveLowerTVec(z, l, m, rl, d)
-		return
-	}
-	solveLowerTGo(z, l, m, rl, d)
+	solveLowerTOn(z, l, m, rl, d, haveFMA && d >= vecMinD)
 }
 
 // solveLowerTGo is solveLowerT in plain Go.
 func solveLowerTGo(z, l, m, rl []float64, d int) {
+	solveLowerTOn(z, l, m, rl, d, false)
+}
+
+// solveLowerTOn is solveLowerTVec when vec is set, else the plain loops
+// (one call from solveLowerT: inlined, no extra call at small d).
+func solveLowerTOn(z, l, m, rl []float64, d int, vec bool) {
+	if vec {
+		solveLowerTVec(z, l, m, rl, d)
+		return
+	}
 	n := d * d
 	z, l, m, rl = z[:n], l[:n], m[:n], rl[:d]
 	clear(z)
@@ -222,15 +228,21 @@ func solveLowerTGo(z, l, m, rl []float64, d int) {
 // one call per column pair): 2.8 to 1.05 µs at d = 43, 0.27 to 0.17 µs
 // at d = 17. gramUpperTGo is the plain path.
 func gramUpperT(g, zt []float64, d int) {
-	if haveFMA && d >= vecMinD {
-		gramUpperTVec(g, zt, d)
-		return
-	}
-	gramUpperTGo(g, zt, d)
+	gramUpperTOn(g, zt, d, haveFMA && d >= vecMinD)
 }
 
 // gramUpperTGo is gramUpperT in plain Go.
 func gramUpperTGo(g, zt []float64, d int) {
+	gramUpperTOn(g, zt, d, false)
+}
+
+// gramUpperTOn is gramUpperTVec when vec is set, else the plain loops
+// (one call from gramUpperT: inlined, no extra call at small d).
+func gramUpperTOn(g, zt []float64, d int, vec bool) {
+	if vec {
+		gramUpperTVec(g, zt, d)
+		return
+	}
 	b := 0
 	for ; b+1 < d; b += 2 {
 		b1 := b + 1
