@@ -83,18 +83,11 @@ func BenchmarkSteinBlock(b *testing.B) {
 // naming the items.
 func TestSteinBlocksFourAtOnce(t *testing.T) {
 	for d := 1; d <= 50; d++ {
-		for k, kind := range []string{"random", "cond 1e10", "scaled 1e±150"} {
+		for k, kind := range matrixKinds {
 			r := newRand(uint64(7000 + 10*d + k))
 			ms := make([]*mat.SymDense, 11)
 			for i := range ms {
-				switch kind {
-				case "random":
-					ms[i] = randSPD(r, d, 3)
-				case "cond 1e10":
-					ms[i] = randSPD(r, d, condSpread)
-				default:
-					ms[i] = scaled(randScales(r, d), randSPD(r, d, 3))
-				}
+				ms[i] = randOfKind(r, d, kind)
 			}
 			ms[9] = ms[2] // byte-identical to item 2
 			s, err := NewSet(ms)

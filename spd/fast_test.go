@@ -59,6 +59,22 @@ func scaled(s []float64, x mat.Symmetric) *mat.SymDense {
 // condSpread is the randSPD spread of condition number 1e10.
 var condSpread = 0.5 * math.Log(1e10)
 
+// matrixKinds are the kinds of test matrix that randOfKind draws.
+var matrixKinds = []string{"random", "cond 1e10", "scaled 1e±150"}
+
+// randOfKind returns a random d×d SPD matrix of a kind of matrixKinds:
+// eigenvalues log-uniform in [e^-3, e^3], condition number 1e10, or such a
+// matrix scaled to D X D with D = diag(10^±150) (randScales).
+func randOfKind(r *rand.Rand, d int, kind string) *mat.SymDense {
+	switch kind {
+	case "random":
+		return randSPD(r, d, 3)
+	case "cond 1e10":
+		return randSPD(r, d, condSpread)
+	}
+	return scaled(randScales(r, d), randSPD(r, d, 3))
+}
+
 // TestCholLowerMatchesPotrf checks the log-determinants of cholLogDet and
 // steinEntry (cholLower) against lapack64.Potrf's to 1e-12 relative for
 // random and badly scaled matrices (to their conditioning for condition
@@ -67,18 +83,10 @@ var condSpread = 0.5 * math.Log(1e10)
 func TestCholLowerMatchesPotrf(t *testing.T) {
 	r := newRand(101)
 	for d := 1; d <= 50; d++ {
-		for _, kind := range []string{"random", "cond 1e10", "scaled 1e±150"} {
+		for _, kind := range matrixKinds {
 			for trial := range 3 {
 				name := fmt.Sprintf("d=%d %s #%d", d, kind, trial)
-				var x, y *mat.SymDense
-				switch kind {
-				case "random":
-					x, y = randSPD(r, d, 3), randSPD(r, d, 3)
-				case "cond 1e10":
-					x, y = randSPD(r, d, condSpread), randSPD(r, d, condSpread)
-				default:
-					x, y = scaled(randScales(r, d), randSPD(r, d, 3)), scaled(randScales(r, d), randSPD(r, d, 3))
-				}
+				x, y := randOfKind(r, d, kind), randOfKind(r, d, kind)
 				want, ok := potrfLogDet(x)
 				if !ok {
 					t.Fatalf("%s: Potrf refuses X", name)

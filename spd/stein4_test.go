@@ -2,8 +2,6 @@ package spd
 
 import (
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // stein4Inputs returns four matrices X, Y_0..Y_3 of size d of the given
@@ -12,17 +10,8 @@ func stein4Inputs(t *testing.T, seed uint64, d int, kind string) (x []float64, y
 	t.Helper()
 	r := newRand(seed)
 	gen := func() []float64 {
-		var m *mat.SymDense
-		switch kind {
-		case "random":
-			m = randSPD(r, d, 3)
-		case "cond 1e10":
-			m = randSPD(r, d, condSpread)
-		default:
-			m = scaled(randScales(r, d), randSPD(r, d, 3))
-		}
 		b := make([]float64, d*d)
-		loadFull(b, d, m)
+		loadFull(b, d, randOfKind(r, d, kind))
 		return b
 	}
 	x = gen()
@@ -51,7 +40,7 @@ func TestChol4MatchesCholLower(t *testing.T) {
 		paths = append(paths, path{"chol4Vec/AVX", func(l, x, h []float64, d int) ([4]float64, bool) { return chol4Vec(l, x, h, d, true) }, cholLowerVec})
 	}
 	for d := 1; d <= 50; d++ {
-		for k, kind := range []string{"random", "cond 1e10", "scaled 1e±150"} {
+		for k, kind := range matrixKinds {
 			x, ys := stein4Inputs(t, uint64(1000*d+k), d, kind)
 			b := newStein4Buf(d)
 			packHalf4(b.h, ys[0], ys[1], ys[2], ys[3], d)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // TestCholTinyMatchesCholLower checks the closed-form log-determinant of
@@ -17,19 +15,10 @@ import (
 func TestCholTinyMatchesCholLower(t *testing.T) {
 	r := newRand(131)
 	for d := 1; d <= tinyMaxD; d++ {
-		for _, kind := range []string{"random", "cond 1e10", "scaled 1e±150"} {
+		for _, kind := range matrixKinds {
 			for trial := range 50 {
 				name := fmt.Sprintf("d=%d %s #%d", d, kind, trial)
-				var x, y *mat.SymDense
-				switch kind {
-				case "random":
-					x, y = randSPD(r, d, 3), randSPD(r, d, 3)
-				case "cond 1e10":
-					x, y = randSPD(r, d, condSpread), randSPD(r, d, condSpread)
-				default:
-					s := randScales(r, d)
-					x, y = scaled(s, randSPD(r, d, 3)), scaled(s, randSPD(r, d, 3))
-				}
+				x, y := randOfKind(r, d, kind), randOfKind(r, d, kind)
 				xs, ys := make([]float64, d*d), make([]float64, d*d)
 				loadUpperTo(xs, d, x)
 				loadUpperTo(ys, d, y)
