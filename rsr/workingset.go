@@ -20,8 +20,8 @@ const (
 	innerFraction = 0.3
 )
 
-// violator is an atom outside the working set whose KKT condition fails
-// by viol.
+// violator is an atom outside the support whose KKT condition fails by
+// viol.
 type violator struct {
 	viol float64
 	j    int
@@ -65,9 +65,9 @@ func newSetBuffers(n int) *setBuffers {
 // Coordinate descent on the whole dictionary pays an N-long update of
 // K v for every coefficient that moves, although a code uses a few dozen
 // atoms of hundreds; on W each costs |W|, and only the checks between
-// rounds cost N·nnz. Codes of the synthetic protocol (N = 256) are 1.5–2×
-// faster, FERET-sized ones (N = 600) 2–3×, the dense re-identification
-// regime 2.8× (docs/benchmarks.md).
+// rounds cost N·nnz. Codes of the synthetic protocol (N = 256) are 1.5–2.1×
+// faster, FERET-sized ones (N = 600) 2.2×, the dense re-identification
+// regime 2.5× (docs/benchmarks.md, issue 13).
 func (l *Lasso) solveWorkingSet(v, kx []float64, kxx float64, ws *LassoWorkspace, kmax float64) (Certificate, error) {
 	n := l.n
 	lam := l.opts.Lambda
