@@ -56,7 +56,7 @@ func newSetBuffers(n int) *setBuffers {
 // tolerance, the worst first, up to |W| = max(workingSetMin, 2·nnz, the
 // last |W|); the Lasso restricted to W (solvePath on K_WW, a contiguous
 // copy) is solved, warm, to a tolerance that tightens with the worst
-// violation outside W. Rounds end when no atom outside W violates its
+// violation outside W while the violators are many. Rounds end when no atom outside W violates its
 // condition and W's subproblem was solved to the full tolerance; the
 // certificate is then the whole problem's, from g = K v. Each round keeps
 // the support and adds a violator, so the objective falls strictly and no
@@ -124,11 +124,13 @@ func (l *Lasso) solveWorkingSet(v, kx []float64, kxx float64, ws *LassoWorkspace
 		if sweeps >= l.opts.MaxSweeps {
 			break
 		}
-		// While atoms outside W violate their conditions by much, W will
-		// change: solve its subproblem only to a fraction of the worst
-		// violation (Celer's inner tolerance).
+		// While many atoms outside W violate their conditions by much, W
+		// will change: solve its subproblem only to a fraction of the worst
+		// violation (Celer's inner tolerance). With few violators W is
+		// likely final, and a loose solve would only need a second, exact
+		// one (6–9% slower codes on the benchmarks).
 		tol := l.opts.Tol
-		if loose := innerFraction * worst / kktTol * tol; loose > tol {
+		if loose := innerFraction * worst / kktTol * tol; loose > tol && 4*len(cand) > nnz {
 			tol = min(loose, 0.1)
 		}
 		exact = tol == l.opts.Tol
