@@ -77,23 +77,10 @@ func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 		p0 := a00 - s00
 		b := at(oi+i1) - s01
 		a11 := at(o1 + i1)
-		if !pivotOK(p0, a00, tol) {
+		l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11, tol)
+		if !ok {
 			return 0, false
 		}
-		// L_{i+1,i}² = b·(b/p0): p1 need not wait for the square root.
-		p1 := a11 - s11 - b*(b/p0)
-		l00 := math.Sqrt(p0)
-		inv0 := 1 / l00
-		l10 := b * inv0
-		if !pivotOK(p1, a11, tol) {
-			// b/p0 may have overflowed where L_{i+1,i} = b/√p0 does not.
-			p1 = a11 - s11 - l10*l10
-			if !pivotOK(p1, a11, tol) {
-				return 0, false
-			}
-		}
-		l11 := math.Sqrt(p1)
-		inv1 := 1 / l11
 		l[oi+i] = l00
 		l[o1+i] = l10
 		l[o1+i1] = l11
@@ -194,6 +181,34 @@ func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 		ld.mul(p)
 	}
 	return ld.log(), true
+}
+
+// pivotPair factorises the 2×2 pivot block of columns i, i+1 of the
+// left-looking Cholesky factorisation, given a00 = A_ii, its pivot
+// p0 = a00 − Σ_{k<i} L_ik², b = A_{i,i+1} − Σ_{k<i} L_ik L_{i+1,k},
+// a11 = A_{i+1,i+1} and s11 = Σ_{k<i} L_{i+1,k}²: it returns L_ii, L_{i+1,i},
+// L_{i+1,i+1}, their reciprocal diagonal and the pivot p1 = L_{i+1,i+1}²,
+// or false when either pivot fails pivotOK. Every factorisation of the
+// package (cholLowerGo, cholLowerVec, the four lanes of stein4) takes its
+// pivots here, so that their results agree to the last bit.
+func pivotPair(a00, p0, b, a11, s11, tol float64) (l00, l10, l11, inv0, inv1, p1 float64, ok bool) {
+	if !pivotOK(p0, a00, tol) {
+		return
+	}
+	// L_{i+1,i}² = b·(b/p0): p1 need not wait for the square root.
+	p1 = a11 - s11 - b*(b/p0)
+	l00 = math.Sqrt(p0)
+	inv0 = 1 / l00
+	l10 = b * inv0
+	if !pivotOK(p1, a11, tol) {
+		// b/p0 may have overflowed where L_{i+1,i} = b/√p0 does not.
+		p1 = a11 - s11 - l10*l10
+		if !pivotOK(p1, a11, tol) {
+			return
+		}
+	}
+	l11 = math.Sqrt(p1)
+	return l00, l10, l11, inv0, 1 / l11, p1, true
 }
 
 // pivotOK reports whether the pivot p = L_jj² of a diagonal entry ajj is

@@ -135,21 +135,10 @@ func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00,
 	p0 := a00 - s00
 	b := at(oi+i1) - s01
 	a11 := at(o1 + i1)
-	if !pivotOK(p0, a00, tol) {
+	l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11, tol)
+	if !ok {
 		return false
 	}
-	p1 := a11 - s11 - b*(b/p0)
-	l00 := math.Sqrt(p0)
-	inv0 := 1 / l00
-	l10 := b * inv0
-	if !pivotOK(p1, a11, tol) {
-		p1 = a11 - s11 - l10*l10
-		if !pivotOK(p1, a11, tol) {
-			return false
-		}
-	}
-	l11 := math.Sqrt(p1)
-	inv1 := 1 / l11
 	l[L(i, i)] = l00
 	l[L(i1, i)] = l10
 	l[L(i1, i1)] = l11
@@ -252,21 +241,10 @@ func chol4Vec(l, x, h []float64, d int, asm bool) ([4]float64, bool) {
 			p0 := a00 - s00[q]
 			b := 0.5*x[oi+i1] + h[4*(oi+i1)+q] - s01[q]
 			a11 := 0.5*x[o1+i1] + h[4*(o1+i1)+q]
-			if !pivotOK(p0, a00, tol) {
+			l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11[q], tol)
+			if !ok {
 				return [4]float64{}, false
 			}
-			p1 := a11 - s11[q] - b*(b/p0)
-			l00 := math.Sqrt(p0)
-			inv0 := 1 / l00
-			l10 := b * inv0
-			if !pivotOK(p1, a11, tol) {
-				p1 = a11 - s11[q] - l10*l10
-				if !pivotOK(p1, a11, tol) {
-					return [4]float64{}, false
-				}
-			}
-			l11 := math.Sqrt(p1)
-			inv1 := 1 / l11
 			l[4*(oi+i)+q] = l00
 			l[4*(o1+i)+q] = l10
 			l[4*(o1+i1)+q] = l11

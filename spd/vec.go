@@ -54,21 +54,10 @@ func cholLowerVec(l, x, y []float64, d int) (float64, bool) {
 		p0 := a00 - s00
 		b := at(oi+i1) - s01
 		a11 := at(o1 + i1)
-		if !pivotOK(p0, a00, tol) {
+		l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11, tol)
+		if !ok {
 			return 0, false
 		}
-		p1 := a11 - s11 - b*(b/p0)
-		l00 := math.Sqrt(p0)
-		inv0 := 1 / l00
-		l10 := b * inv0
-		if !pivotOK(p1, a11, tol) {
-			p1 = a11 - s11 - l10*l10
-			if !pivotOK(p1, a11, tol) {
-				return 0, false
-			}
-		}
-		l11 := math.Sqrt(p1)
-		inv1 := 1 / l11
 		l[oi+i] = l00
 		l[o1+i] = l10
 		l[o1+i1] = l11
