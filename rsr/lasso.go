@@ -89,7 +89,8 @@ type Certificate struct {
 	// v_j = 0 (one-sided under NonNegative).
 	KKT float64
 	// Sweeps counts coordinate sweeps, full and over the active set, of
-	// the whole dictionary or of a working set's subproblem.
+	// the whole dictionary or of a working set's subproblem: 0 for a code
+	// that the homotopy solved (see SolveTo).
 	Sweeps int
 	// NonZeros counts the non-zero coefficients of v.
 	NonZeros int
@@ -104,6 +105,9 @@ type Lasso struct {
 	n    int
 	k    []float64 // row-major n×n copy of K (both triangles)
 	opts LassoOptions
+	// lowRank reports a numerical rank of K of at most
+	// homotopyMaxActive, for which cold starts follow the homotopy.
+	lowRank bool
 }
 
 // NewLasso returns a solver for the dictionary Gram matrix K (N×N,
@@ -154,6 +158,7 @@ func NewLasso(K mat.Matrix, opts LassoOptions) (*Lasso, error) {
 			}
 		}
 	}
+	l.lowRank = rankAtMost(l.k, n, homotopyMaxActive, homotopyDegenerate*scale)
 	return l, nil
 }
 
@@ -185,8 +190,10 @@ type LassoWorkspace struct {
 	kaa, u, r, b, prev []float64
 	cross              []crossing
 	mu                 float64
-	// The working-set solver's buffers, made on first use.
+	// The working-set solver's and the homotopy's buffers, made on first
+	// use.
 	*setBuffers
+	*pathBuffers
 }
 
 // NewWorkspace returns buffers for solving with l.
@@ -210,10 +217,13 @@ func (l *Lasso) Solve(kx []float64, kxx float64) ([]float64, Certificate, error)
 }
 
 // SolveTo solves the kernel Lasso into v, which on entry is the warm start
-// (all zeros for a cold start) and on return the code. Dictionaries of
-// more than 64 atoms are solved over working sets (solveWorkingSet),
-// smaller ones by coordinate descent and feature-sign steps on the whole
-// dictionary; either way the certificate is the whole problem's. It
+// (all zeros for a cold start) and on return the code. Cold starts on a
+// Gram matrix of numerical rank at most 16 follow the exact homotopy
+// (LARS-Lasso) path from λ_max down to λ; otherwise, or when the
+// homotopy stops early (degenerate atoms), dictionaries of more than 64
+// atoms are solved over working sets (solveWorkingSet), smaller ones by
+// coordinate descent and feature-sign steps on the whole dictionary.
+// Either way the certificate is the whole problem's. It
 // allocates nothing once ws has grown to the largest working and active
 // sets it has seen. It returns an error wrapping ErrInput for malformed
 // input (lengths, NaN), and the last iterate with an error wrapping
@@ -255,6 +265,16 @@ func (l *Lasso) SolveTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Certi
 		q := *l
 		q.opts.Lambda, q.opts.LambdaRatio = r*LambdaMax(kx, l.opts.NonNegative), 0
 		return q.SolveTo(v, kx, kxx, ws)
+	}
+	if l.lowRank && allZero(v) && l.homotopy(v, kx, ws) {
+		l.gradient(ws.g, v)
+		cert := Certificate{Lambda: l.opts.Lambda}
+		kktTol := l.kktTol(kmax)
+		l.certify(&cert, v, kx, kxx, ws.g, kktTol)
+		if cert.KKT <= kktTol {
+			cert.Converged = true
+			return cert, nil
+		}
 	}
 	if n > workingSetFrom {
 		return l.solveWorkingSet(v, kx, kxx, ws, kmax)
