@@ -163,6 +163,3 @@ type Outcome struct {
 	// coded with (λ_max-relative weights give one per item).
 	Lambdas []float64
 }
-
-// Identity is the map of Pairs.Block that keeps the values.
-func Identity(x float64) float64 { return x }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/covpipe/covpipe/internal/pool"
+	"github.com/covpipe/covpipe/internal/symm"
 	"github.com/covpipe/covpipe/spd"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -58,10 +59,52 @@ type Pairs interface {
 	// Block returns the |rows|×|cols| matrix of f(P(rows[a], cols[b])),
 	// f = Identity for the quantity itself. Every item of cols must be in
 	// the training set the Pairs was made for.
-	Block(rows, cols []int, f func(float64) float64) (*mat.Dense, error)
+	Block(rows, cols []int, f Map) (*mat.Dense, error)
 	// Prepare computes ahead what Block will need for these rows, so that
 	// the engine can time it as its own stage.
 	Prepare(rows []int) error
+}
+
+// Map is what Pairs.Block applies to the pairwise quantity P: Identity
+// keeps it; Exp(σ) gives exp(−σ P), the Stein kernel (the paper's Eqn. 5)
+// of Stein divergences and the log-Euclidean Gaussian kernel of squared
+// log-Euclidean distances. It is a value rather than a function so that a
+// Pairs can recognise the same kernel asked for again, by other folds,
+// candidates and methods, and keep the training set's kernel matrix once
+// instead of exponentiating it for each of them, and so that it applies
+// to whole rows instead of one call per value.
+type Map float64
+
+// Identity is the Map that keeps the quantity.
+const Identity Map = 0
+
+// Exp returns the Map P ↦ exp(−σ P). It panics unless σ is finite and
+// positive: kernel methods check σ when they load.
+func Exp(sigma float64) Map {
+	if !(sigma > 0) || math.IsInf(sigma, 0) {
+		panic(fmt.Sprintf("classify: Exp(%v), want a finite σ > 0", sigma))
+	}
+	return Map(sigma)
+}
+
+// Apply returns the map of one value.
+func (f Map) Apply(x float64) float64 {
+	if f == Identity {
+		return x
+	}
+	return math.Exp(-float64(f) * x)
+}
+
+// applyTo maps v in place. exp(−σ·x) is computed as exp((−σ)·x), the same
+// product since negation is exact, so the values are Apply's bit for bit.
+func (f Map) applyTo(v []float64) {
+	if f == Identity {
+		return
+	}
+	s := -float64(f)
+	for i, x := range v {
+		v[i] = math.Exp(s * x)
+	}
 }
 
 // BlockSize is the number of test items whose kernel values a method holds
@@ -71,7 +114,7 @@ const BlockSize = 1024
 // ForBlocks calls fn for consecutive blocks of at most BlockSize test
 // items, with the block's offset in test and f of the pairwise quantity
 // between the block and train.
-func ForBlocks(p Pairs, test, train []int, f func(float64) float64, fn func(off int, k *mat.Dense) error) error {
+func ForBlocks(p Pairs, test, train []int, f Map, fn func(off int, k *mat.Dense) error) error {
 	for off := 0; off < len(test); off += BlockSize {
 		block := test[off:min(len(test), off+BlockSize)]
 		k, err := p.Block(block, train, f)
@@ -128,23 +171,33 @@ func (d *Data) SteinComputations() int64 { return d.steinEntries.Load() }
 // steinPairs holds Stein divergences between a training set T and the
 // items of a Data: T×T, computed on first use (one triangle), and the
 // divergences of each other item to T, computed when a block first needs
-// them.
+// them. It also keeps T's kernel matrices, exp(−σ S) of T×T for the most
+// recent σ, which every cross-validation fold and candidate of a kernel
+// method, and every method with that σ, takes its training blocks from.
 type steinPairs struct {
 	d     *Data
 	train []int
 	pos   []int32 // position in train of each item, −1 if not in it
 
 	ttOnce sync.Once
-	tt     *mat.SymDense
+	tt     []float64 // divergences of T×T, row-major, both triangles
 	ttErr  error
+
+	kernels Once[Map, []float64] // f of tt, row-major, per Map
 
 	mu   sync.Mutex
 	rows [][]float64 // divergences to train of each item not in it, once computed
 }
 
+// keptKernels bounds the kernel matrices of a training set that a
+// steinPairs keeps, n_train² values each: the σ candidates of the shipped
+// configs (at most three) all stay.
+const keptKernels = 4
+
 func newSteinPairs(d *Data, train []int) (*steinPairs, error) {
 	n := d.Set.Len()
 	p := &steinPairs{d: d, train: append([]int(nil), train...), pos: make([]int32, n), rows: make([][]float64, n)}
+	p.kernels.Max = keptKernels
 	for i := range p.pos {
 		p.pos[i] = -1
 	}
@@ -160,14 +213,49 @@ func newSteinPairs(d *Data, train []int) (*steinPairs, error) {
 	return p, nil
 }
 
-// trainBlock returns the divergences of the training set to itself.
-func (p *steinPairs) trainBlock() (*mat.SymDense, error) {
+// trainBlock returns the divergences of the training set to itself, both
+// triangles, so that a row of them is contiguous.
+func (p *steinPairs) trainBlock() ([]float64, error) {
 	p.ttOnce.Do(func() {
-		p.tt, p.ttErr = spd.SteinSymBlock(p.d.Set, p.train, &spd.GramOptions{Workers: p.d.Workers})
-		m := int64(len(p.train))
-		p.d.steinEntries.Add(m * (m - 1) / 2)
+		s, err := spd.SteinSymBlock(p.d.Set, p.train, &spd.GramOptions{Workers: p.d.Workers})
+		if err != nil {
+			p.ttErr = err
+			return
+		}
+		m := len(p.train)
+		p.d.steinEntries.Add(int64(m * (m - 1) / 2))
+		raw := s.RawSymmetric()
+		tt := raw.Data
+		if raw.Stride != m {
+			tt = make([]float64, m*m)
+		}
+		for i := range m {
+			copy(tt[i*m+i:(i+1)*m], raw.Data[i*raw.Stride+i:i*raw.Stride+m])
+		}
+		symm.Mirror(tt, m, m)
+		p.tt = tt
 	})
 	return p.tt, p.ttErr
+}
+
+// trainKernel returns f of the training set's divergences to itself, both
+// triangles, mapping each pair once.
+func (p *steinPairs) trainKernel(f Map) ([]float64, error) {
+	tt, err := p.trainBlock()
+	if err != nil || f == Identity {
+		return tt, err
+	}
+	return p.kernels.Do(f, func() ([]float64, error) {
+		m := len(p.train)
+		k := make([]float64, m*m)
+		for i := range m {
+			row := k[i*m+i : (i+1)*m]
+			copy(row, tt[i*m+i:(i+1)*m])
+			f.applyTo(row)
+		}
+		symm.Mirror(k, m, m)
+		return k, nil
+	})
 }
 
 // Prepare computes the divergences of rows to the training set.
@@ -213,8 +301,10 @@ func (p *steinPairs) Prepare(rows []int) error {
 	return nil
 }
 
-// Block returns f of the divergences between rows and cols ⊆ train.
-func (p *steinPairs) Block(rows, cols []int, f func(float64) float64) (*mat.Dense, error) {
+// Block returns f of the divergences between rows and cols ⊆ train. Rows
+// of training items are copied from the training set's kernel matrix
+// (trainKernel), which is mapped once; other rows are mapped per block.
+func (p *steinPairs) Block(rows, cols []int, f Map) (*mat.Dense, error) {
 	cpos := make([]int, len(cols))
 	for b, j := range cols {
 		if j < 0 || j >= len(p.pos) || p.pos[j] < 0 {
@@ -232,31 +322,61 @@ func (p *steinPairs) Block(rows, cols []int, f func(float64) float64) (*mat.Dens
 	// up, so that concurrent blocks (cross-validation folds) apply f in
 	// parallel.
 	srcs := make([][]float64, len(rows))
+	inTrain := false
 	p.mu.Lock()
 	for a, i := range rows {
 		if p.pos[i] < 0 {
 			srcs[a] = p.rows[i]
+		} else {
+			inTrain = true
 		}
 	}
 	p.mu.Unlock()
+	var kt []float64
+	if inTrain {
+		var err error
+		if kt, err = p.trainKernel(f); err != nil {
+			return nil, err
+		}
+	}
+	m := len(p.train)
+	if len(cpos) == m && ascending(cpos) {
+		cpos = nil // the columns are train itself: gather copies whole rows
+	}
 	out := mat.NewDense(len(rows), len(cols), nil)
 	raw := out.RawMatrix()
 	for a, i := range rows {
 		dst := raw.Data[a*raw.Stride : a*raw.Stride+len(cols)]
-		if r := p.pos[i]; r >= 0 {
-			tt := p.tt.RawSymmetric()
-			for b, c := range cpos {
-				lo, hi := min(int(r), c), max(int(r), c)
-				dst[b] = f(tt.Data[lo*tt.Stride+hi])
-			}
+		if r := int(p.pos[i]); r >= 0 {
+			gather(dst, kt[r*m:(r+1)*m], cpos)
 			continue
 		}
-		src := srcs[a]
-		for b, c := range cpos {
-			dst[b] = f(src[c])
-		}
+		gather(dst, srcs[a], cpos)
+		f.applyTo(dst)
 	}
 	return out, nil
+}
+
+// ascending reports whether pos is 0, 1, ..., len(pos)−1.
+func ascending(pos []int) bool {
+	for b, c := range pos {
+		if c != b {
+			return false
+		}
+	}
+	return true
+}
+
+// gather sets dst[b] = src[idx[b]], or copies src for a nil idx.
+func gather(dst, src []float64, idx []int) {
+	if idx == nil {
+		copy(dst, src)
+		return
+	}
+	dst = dst[:len(idx)]
+	for b, c := range idx {
+		dst[b] = src[c]
+	}
 }
 
 // itemVectors holds one vector per item: the isometric log-vectors of a
@@ -329,7 +449,7 @@ type vectorPairs struct {
 func (p *vectorPairs) Prepare([]int) error { return nil }
 
 // Block returns f of the quantity between rows and cols.
-func (p *vectorPairs) Block(rows, cols []int, f func(float64) float64) (*mat.Dense, error) {
+func (p *vectorPairs) Block(rows, cols []int, f Map) (*mat.Dense, error) {
 	if len(rows) == 0 || len(cols) == 0 {
 		return &mat.Dense{}, nil
 	}
@@ -351,12 +471,12 @@ func (p *vectorPairs) Block(rows, cols []int, f func(float64) float64) (*mat.Den
 	blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, raw)
 	for r, i := range rows {
 		dst := raw.Data[r*raw.Stride : r*raw.Stride+len(cols)]
-		for c, j := range cols {
-			if p.q == LogEuclideanSq {
+		if p.q == LogEuclideanSq {
+			for c, j := range cols {
 				dst[c] = math.Max(0, lv.sq[i]+lv.sq[j]-2*dst[c])
 			}
-			dst[c] = f(dst[c])
 		}
+		f.applyTo(dst)
 	}
 	return out, nil
 }

@@ -33,7 +33,7 @@ func TestPairsBlocks(t *testing.T) {
 	fold := []int{3, 9, 20}
 	rest := Without(train, fold)
 	test := []int{0, 41, 2, 5, 3} // unsorted, one training item
-	f := func(x float64) float64 { return 2*x + 1 }
+	f := Exp(0.7)
 	direct := map[Quantity]func(i, j int) float64{
 		Stein: func(i, j int) float64 {
 			s, err := spd.Stein(data.Set.View(i), data.Set.View(j))
@@ -75,7 +75,7 @@ func TestPairsBlocks(t *testing.T) {
 			}
 			for r, i := range b.rows {
 				for c, j := range b.cols {
-					w := f(want(i, j))
+					w := f.Apply(want(i, j))
 					if g := got.At(r, c); math.Abs(g-w) > 1e-10*(1+math.Abs(w)) {
 						t.Errorf("%v[%d][%d] = %v, want %v", q, i, j, g, w)
 					}
@@ -195,5 +195,55 @@ func TestSplitKeepsItsPairs(t *testing.T) {
 	}
 	if m := data.SteinComputations(); m != n {
 		t.Errorf("%d divergences computed again by splits in progress", m-n)
+	}
+}
+
+// TestSteinKernelBlocks checks the kernel blocks that a training set's
+// kernel matrices serve (its rows, folds of it, in any order) and those
+// mapped per block (other items) against the Stein kernel applied to the
+// divergences one value at a time, bit for bit, for more σ than a
+// steinPairs keeps, asked for again after they were dropped, with a
+// training set that spans several of symm.Mirror's tiles.
+func TestSteinKernelBlocks(t *testing.T) {
+	data := pairsData(t, 110)
+	train := Seq(5, 80)
+	fold := []int{70, 6, 33, 34, 79}
+	rest := Without(train, []int{6, 33, 34, 70, 79})
+	test := append([]int{0, 100, 33}, Seq(81, 90)...)
+	p, err := data.Pairs(Stein, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigmas := []float64{1, 0.5, 2, 3, 4, 1.5, 1}
+	for _, sigma := range sigmas {
+		f := Exp(sigma)
+		for _, b := range []struct{ rows, cols []int }{{train, train}, {fold, rest}, {rest, rest}, {test, train}, {test, fold}} {
+			got, err := p.Block(b.rows, b.cols, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			div, err := p.Block(b.rows, b.cols, Identity)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := spd.SteinKernel{Sigma: sigma}
+			for r, i := range b.rows {
+				for c, j := range b.cols {
+					s, err := spd.Stein(data.Set.View(i), data.Set.View(j))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := div.At(r, c); i != j && math.Abs(d-s) > 1e-12*(1+s) || i == j && d != 0 {
+						t.Fatalf("S(%d, %d) = %v, want %v", i, j, d, s)
+					}
+					if g, w := got.At(r, c), k.FromDivergence(div.At(r, c)); g != w {
+						t.Fatalf("σ = %v: k(%d, %d) = %v, want exp(−σ S) = %v", sigma, i, j, g, w)
+					}
+				}
+			}
+		}
+	}
+	if n := p.(*steinPairs).kernels.Len(); n != keptKernels {
+		t.Errorf("%d kernel matrices kept, want %d", n, keptKernels)
 	}
 }

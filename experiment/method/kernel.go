@@ -56,13 +56,14 @@ func (k kernelKind) quantity() classify.Quantity {
 
 // pairs returns the kernel's pairwise quantity between d's items and the
 // split's training set (Split.Pairs), and the map to kernel values with
-// parameter σ.
-func (k kernelKind) pairs(s *classify.Split, d *classify.Data, sigma float64, pseudo bool) (classify.Pairs, func(float64) float64, error) {
-	p, err := s.Pairs(d, k.quantity())
-	if k == logEuclideanKernel {
-		return p, func(x float64) float64 { return math.Exp(-sigma * x) }, err
+// parameter σ: exp(−σ P) for both kinds (spd.SteinKernel.FromDivergence
+// for the Stein kernel), after checking σ for d's matrices.
+func (k kernelKind) pairs(s *classify.Split, d *classify.Data, sigma float64, pseudo bool) (classify.Pairs, classify.Map, error) {
+	if err := k.checkDim(sigma, d.Set.Dim(), pseudo); err != nil {
+		return nil, classify.Identity, err
 	}
-	return p, spd.SteinKernel{Sigma: sigma, Pseudo: pseudo}.FromDivergence, err
+	p, err := s.Pairs(d, k.quantity())
+	return p, classify.Exp(sigma), err
 }
 
 // prepare computes ahead the kernel's pairwise quantity on the split.

@@ -151,7 +151,7 @@ func (w weight) set(o rsr.ClassifierOptions) rsr.ClassifierOptions {
 // quantity p, the test items in blocks (classify.ForBlocks). Both kernels
 // used are normalised, k(X, X) = 1: exp(−σ·0) for the Stein kernel, unit
 // vectors for logE-SR.
-func src(p classify.Pairs, f func(float64) float64, labels, train, test []int, opts rsr.ClassifierOptions, workers int) (*classify.Outcome, error) {
+func src(p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.ClassifierOptions, workers int) (*classify.Outcome, error) {
 	ktr, err := p.Block(train, train, f)
 	if err != nil {
 		return nil, err
