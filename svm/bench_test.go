@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/covpipe/covpipe/datasets"
@@ -11,7 +12,7 @@ import (
 // steinProblem returns the Stein Gram matrix (σ = 2) of 320 training
 // matrices of 32 classes (10 each; 4×4, synthetic) and the kernel values of
 // 5000 queries against them.
-func steinProblem(b *testing.B) (k *mat.SymDense, labels []int, kq *mat.Dense, truth []int) {
+func steinProblem(b testing.TB) (k *mat.SymDense, labels []int, kq *mat.Dense, truth []int) {
 	b.Helper()
 	o := datasets.SyntheticOptions{Classes: 32, Dim: 4, Samples: 32 * 167, Train: 10.0 / 167, Spread: 1, Variance: 0.5}
 	model, err := datasets.NewSyntheticModel(o, 1)
@@ -82,4 +83,31 @@ func BenchmarkSteinSVM(b *testing.B) {
 	}
 	b.Logf("%d machines, %.1f support vectors and %.1f SMO steps per machine, %d unconverged; accuracy %.1f%% on the queries",
 		len(m.Machines), float64(svs)/float64(len(m.Machines)), float64(iters)/float64(len(m.Machines)), m.Unconverged(), 100*float64(right)/float64(len(ds)))
+}
+
+// BenchmarkSyntheticSVM trains the one-vs-one machines of the synthetic
+// protocol (configs/synthetic.yaml, easy task): 256 training matrices on
+// Sym+^3 in 4 classes, Stein kernel with σ = 1, for each C candidate.
+func BenchmarkSyntheticSVM(b *testing.B) {
+	train, _, err := datasets.Synthetic(datasets.SyntheticOptions{Classes: 4, Dim: 3, Samples: 512, Train: 0.5, Spread: 1, Variance: 0.85}, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := spd.NewSet(train.X)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, err := spd.SteinKernel{Sigma: 1}.GramSym(a, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []float64{1, 10, 100} {
+		b.Run(fmt.Sprintf("train-256x4-C%v", c), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Train(k, train.Labels, Options{C: c, Workers: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

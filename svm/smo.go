@@ -27,54 +27,70 @@ type solution struct {
 // y_t = −1} and I_low = {t : α_t < C, y_t = −1, or α_t > 0, y_t = 1}, α
 // is optimal iff m(α) = max_{I_up} v ≤ M(α) = min_{I_low} v; the solver
 // stops when m − M ≤ tol or after maxIter pair updates.
+//
+// Each step makes two passes over the items instead of three: the pass
+// that updates v also finds the next step's i, m and M, so only the
+// choice of j, which needs i's kernel row, takes a pass of its own. It
+// keeps v rather than ∇f: since y_t = ±1, v_t − δ(K_ti − K_tj) rounds
+// exactly as −y_t(∇f_t + y_t δ (K_ti − K_tj)), so the iterates are those
+// of the plain three-pass form on ∇f, bit for bit (TestSolveMatchesPlain).
 func solve(k []float64, y []float64, c, tol float64, maxIter int) solution {
 	n := len(y)
 	alpha := make([]float64, n)
-	grad := make([]float64, n) // ∇f(α) = Qα − e
-	for t := range grad {
-		grad[t] = -1
+	v := make([]float64, n)    // v_t = −y_t ∇f(α)_t, ∇f(α) = Qα − e
+	diag := make([]float64, n) // K_tt, contiguous for the j scan
+	up := make([]bool, n)      // t ∈ I_up
+	low := make([]bool, n)     // t ∈ I_low
+	i, m, bigM := -1, math.Inf(-1), math.Inf(1)
+	for t := range n {
+		v[t] = y[t] // ∇f(0) = −e
+		diag[t] = k[t*n+t]
+		up[t], low[t] = inUp(0, y[t], c), inLow(0, y[t], c)
+		if up[t] && v[t] > m {
+			i, m = t, v[t]
+		}
+		if low[t] {
+			bigM = min(bigM, v[t])
+		}
 	}
 	s := solution{alpha: alpha}
 	for s.iters = 0; ; s.iters++ {
-		// i maximises v over I_up (first order); m is that maximum.
-		i, m := -1, math.Inf(-1)
-		for t := range n {
-			if inUp(alpha[t], y[t], c) {
-				if v := -y[t] * grad[t]; v > m {
-					i, m = t, v
-				}
-			}
+		// i maximises v over I_up (first order), m is that maximum and M
+		// the minimum of v over I_low: found by the previous pass.
+		s.gap = m - bigM
+		if i < 0 || s.gap <= tol {
+			s.converged = true
+			break
 		}
 		// j minimises −b²/ā over t ∈ I_low with v_t < m, where b = m − v_t
 		// is the first-order decrease and ā the curvature along the pair
-		// (second order); M is the minimum of v over I_low.
-		j, best, bigM := -1, math.Inf(1), math.Inf(1)
-		var kii float64
-		var ki []float64
-		if i >= 0 {
-			ki = k[i*n : (i+1)*n]
-			kii = ki[i]
-		}
-		for t := range n {
-			if !inLow(alpha[t], y[t], c) {
+		// (second order). A candidate beats best only if b²/ā > −best,
+		// which b² < lim·ā, lim = (1 − 2⁻¹⁰)(−best), rules out without
+		// the division: the two products' roundings (2⁻⁵³ relative each)
+		// stay far inside the margin, so exactly the candidates whose
+		// quotient would have lost are skipped (none while best is +∞,
+		// where lim is −∞), and the choice is the plain scan's.
+		ki := k[i*n : (i+1)*n]
+		kii := ki[i]
+		j, best, lim := -1, math.Inf(1), math.Inf(-1)
+		for t, vt := range v {
+			if !low[t] || vt >= m {
 				continue
 			}
-			v := -y[t] * grad[t]
-			bigM = min(bigM, v)
-			if i < 0 || v >= m {
-				continue
-			}
-			b := m - v
-			a := kii + k[t*n+t] - 2*ki[t]
+			b := m - vt
+			a := kii + diag[t] - 2*ki[t]
 			if a <= 0 {
 				a = tau
 			}
-			if obj := -b * b / a; obj < best {
-				j, best = t, obj
+			q := b * b
+			if q < lim*a {
+				continue
+			}
+			if obj := -q / a; obj < best { // −q is −b·b exactly
+				j, best, lim = t, obj, -obj*(1-0x1p-10)
 			}
 		}
-		s.gap = m - bigM
-		if i < 0 || j < 0 || s.gap <= tol {
+		if j < 0 {
 			s.converged = true
 			break
 		}
@@ -89,28 +105,28 @@ func solve(k []float64, y []float64, c, tol float64, maxIter int) solution {
 		if a <= 0 {
 			a = tau
 		}
-		delta := (m + y[j]*grad[j]) / a
-		capI, capJ := room(alpha[i], y[i], c), room(alpha[j], -y[j], c)
-		switch {
-		case delta >= capI && capI <= capJ:
-			delta = capI
-			alpha[i] = bound(y[i], c)
-			alpha[j] -= y[j] * delta
-			if capJ == capI {
-				alpha[j] = bound(-y[j], c)
+		delta := step(alpha, y, i, j, (m-v[j])/a, c)
+		for _, t := range [2]int{i, j} {
+			up[t], low[t] = inUp(alpha[t], y[t], c), inLow(alpha[t], y[t], c)
+		}
+		// ∇f_t changes by Q_ti Δα_i + Q_tj Δα_j = y_t δ (K_ti − K_tj), so
+		// v_t by −δ (K_ti − K_tj); the next i, m and M come with it.
+		i, m, bigM = -1, math.Inf(-1), math.Inf(1)
+		ki, kj, low, up = ki[:n], kj[:n], low[:n], up[:n]
+		for t := range v {
+			vt := v[t] - float64(delta*(ki[t]-kj[t]))
+			v[t] = vt
+			if up[t] && vt > m {
+				i, m = t, vt
 			}
-		case delta >= capJ:
-			delta = capJ
-			alpha[i] += y[i] * delta
-			alpha[j] = bound(-y[j], c)
-		default:
-			alpha[i] += y[i] * delta
-			alpha[j] -= y[j] * delta
+			if low[t] {
+				bigM = min(bigM, vt)
+			}
 		}
-		// ∇f_t changes by Q_ti Δα_i + Q_tj Δα_j = y_t δ (K_ti − K_tj).
-		for t := range n {
-			grad[t] += y[t] * delta * (ki[t] - kj[t])
-		}
+	}
+	grad := v // ∇f_t = −y_t v_t, in place
+	for t := range grad {
+		grad[t] = -y[t] * v[t]
 	}
 	s.bias = bias(alpha, y, grad, c)
 	// With ∇f = Qα − e, αᵀQα = αᵀ(∇f + e), so D(α) = −½ αᵀ(∇f − e).
@@ -118,6 +134,30 @@ func solve(k []float64, y []float64, c, tol float64, maxIter int) solution {
 		s.objective -= 0.5 * a * (grad[t] - 1)
 	}
 	return s
+}
+
+// step moves α_i by y_i δ and α_j by −y_j δ, δ clipped so that both stay
+// in [0, C], and returns the δ taken. An α that reaches its bound is set
+// to it exactly.
+func step(alpha, y []float64, i, j int, delta, c float64) float64 {
+	capI, capJ := room(alpha[i], y[i], c), room(alpha[j], -y[j], c)
+	switch {
+	case delta >= capI && capI <= capJ:
+		delta = capI
+		alpha[i] = bound(y[i], c)
+		alpha[j] -= y[j] * delta
+		if capJ == capI {
+			alpha[j] = bound(-y[j], c)
+		}
+	case delta >= capJ:
+		delta = capJ
+		alpha[i] += y[i] * delta
+		alpha[j] = bound(-y[j], c)
+	default:
+		alpha[i] += y[i] * delta
+		alpha[j] -= y[j] * delta
+	}
+	return delta
 }
 
 // inUp reports whether α_t may move so that y_t α_t grows.

@@ -30,6 +30,8 @@ import (
 	"slices"
 
 	"github.com/covpipe/covpipe/internal/pool"
+	"github.com/covpipe/covpipe/internal/symm"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -126,12 +128,8 @@ func Train(k mat.Symmetric, labels []int, o Options) (*Model, error) {
 	case o.MaxIter < 0:
 		return nil, fmt.Errorf("svm: MaxIter = %d, want >= 0 (0: the default)", o.MaxIter)
 	}
-	for i := range n {
-		for j := i; j < n; j++ {
-			if v := k.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("svm: kernel matrix entry (%d, %d) = %v", i, j, v)
-			}
-		}
+	if i, j, v, ok := finite(k); !ok {
+		return nil, fmt.Errorf("svm: kernel matrix entry (%d, %d) = %v", i, j, v)
 	}
 	tol := o.Tol
 	if tol == 0 {
@@ -181,6 +179,34 @@ func Train(k mat.Symmetric, labels []int, o Options) (*Model, error) {
 	return m, nil
 }
 
+// finite reports whether every entry of K is finite, and otherwise
+// returns the first entry of its upper triangle, row by row, that is not.
+// It reads a stored upper triangle's rows directly rather than through At,
+// which would cost as much as the training of a small problem.
+func finite(k mat.Symmetric) (i, j int, v float64, ok bool) {
+	n := k.SymmetricDim()
+	if r, isRaw := k.(mat.RawSymmetricer); isRaw {
+		if raw := r.RawSymmetric(); raw.Uplo == blas.Upper {
+			for i := range n {
+				for j, v := range raw.Data[i*raw.Stride+i : i*raw.Stride+n] {
+					if v-v != 0 { // NaN or ±Inf: v − v is NaN; else +0
+						return i, i + j, v, false
+					}
+				}
+			}
+			return 0, 0, 0, true
+		}
+	}
+	for i := range n {
+		for j := i; j < n; j++ {
+			if v := k.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return i, j, v, false
+			}
+		}
+	}
+	return 0, 0, 0, true
+}
+
 // merge returns the union of two ascending index lists, ascending.
 func merge(a, b []int) []int {
 	out := make([]int, 0, len(a)+len(b))
@@ -189,20 +215,24 @@ func merge(a, b []int) []int {
 	return out
 }
 
-// block returns K's rows and columns idx as a dense row-major matrix.
+// block returns K's rows and columns idx as a dense row-major matrix. From
+// a stored upper triangle it copies the block's upper triangle row by row
+// and mirrors it (symm.Mirror), so that neither its reads nor its writes
+// walk down columns.
 func block(k mat.Symmetric, idx []int) []float64 {
 	n := len(idx)
 	out := make([]float64, n*n)
 	if r, ok := k.(mat.RawSymmetricer); ok {
 		raw := r.RawSymmetric()
-		if raw.Uplo == 'U' {
+		if raw.Uplo == blas.Upper {
 			for a, i := range idx {
+				src := raw.Data[i*raw.Stride:] // row i, valid from column i
+				dst := out[a*n : (a+1)*n]
 				for b := a; b < n; b++ {
-					j := idx[b]
-					v := raw.Data[i*raw.Stride+j] // idx ascending: i <= j
-					out[a*n+b], out[b*n+a] = v, v
+					dst[b] = src[idx[b]] // idx ascending: i <= idx[b]
 				}
 			}
+			symm.Mirror(out, n, n)
 			return out
 		}
 	}
