@@ -152,7 +152,11 @@ func Train(k mat.Symmetric, labels []int, o Options) (*Model, error) {
 			m.Machines = append(m.Machines, Binary{Pos: a, Neg: b})
 		}
 	}
-	pool.For(len(m.Machines), o.Workers, func(_, p int) {
+	// Machines run one after another on each worker: one block buffer per
+	// worker, not per machine, halves the allocations of a protocol's SVM
+	// stage (every fold and C candidate trains a Model).
+	bufs := make([][]float64, min(pool.Workers(o.Workers), len(m.Machines)))
+	pool.For(len(m.Machines), o.Workers, func(w, p int) {
 		bm := &m.Machines[p]
 		idx := merge(members[m.Classes[bm.Pos]], members[m.Classes[bm.Neg]])
 		y := make([]float64, len(idx))
@@ -166,7 +170,8 @@ func Train(k mat.Symmetric, labels []int, o Options) (*Model, error) {
 		if maxIter == 0 {
 			maxIter = max(100000, 100*len(idx))
 		}
-		s := solve(block(k, idx), y, o.C, tol, maxIter)
+		bufs[w] = blockTo(bufs[w], k, idx)
+		s := solve(bufs[w], y, o.C, tol, maxIter)
 		for t, a := range s.alpha {
 			if a > 0 {
 				bm.SV = append(bm.SV, idx[t])
@@ -215,13 +220,17 @@ func merge(a, b []int) []int {
 	return out
 }
 
-// block returns K's rows and columns idx as a dense row-major matrix. From
+// blockTo returns K's rows and columns idx as a dense row-major matrix, in
+// buf when it is large enough (else in a new slice). From
 // a stored upper triangle it copies the block's upper triangle row by row
 // and mirrors it (symm.Mirror), so that neither its reads nor its writes
 // walk down columns.
-func block(k mat.Symmetric, idx []int) []float64 {
+func blockTo(buf []float64, k mat.Symmetric, idx []int) []float64 {
 	n := len(idx)
-	out := make([]float64, n*n)
+	if cap(buf) < n*n {
+		buf = make([]float64, n*n)
+	}
+	out := buf[:n*n]
 	if r, ok := k.(mat.RawSymmetricer); ok {
 		raw := r.RawSymmetric()
 		if raw.Uplo == blas.Upper {

@@ -662,7 +662,7 @@ func TestSolveMatchesPlain(t *testing.T) {
 	for a, i := range idx {
 		y[a] = float64(1 - 2*labels[i])
 	}
-	problems = append(problems, problem{"stein", block(ks, idx), y})
+	problems = append(problems, problem{"stein", blockTo(nil, ks, idx), y})
 	n := 30
 	ind := make([]float64, n*n)
 	for a := range n {
@@ -726,7 +726,12 @@ func TestBlock(t *testing.T) {
 		}
 	}
 	for _, km := range []mat.Symmetric{k, atOnly{k}} {
-		b := block(km, idx)
+		// A buffer larger than the block, and stale, must not matter.
+		buf := make([]float64, 2*len(idx)*len(idx))
+		for i := range buf {
+			buf[i] = math.NaN()
+		}
+		b := blockTo(buf, km, idx)
 		for r, i := range idx {
 			for c, j := range idx {
 				if got, want := b[r*len(idx)+c], k.At(i, j); got != want {
