@@ -112,21 +112,31 @@ func (a member) less(b member) bool { return a.s < b.s || (a.s == b.s && a.j < b
 
 // classState tracks one class's nearest-member search for one query. Most
 // classes are settled after a member or two, so the unvisited members are
-// kept in a binary min-heap (O(n) to build) rather than sorted.
+// kept in a binary min-heap (O(n) to build) rather than sorted, and most
+// are never visited at all: the heap is built at the first pop, and until
+// then only the least member, which the bound needs, is found.
 type classState struct {
 	label   int
 	all     []member // the class's members, filled in for each query
-	members []member // min-heap of the unvisited members of all
-	best    float64  // smallest AIRM distance found
-	bound   float64  // lower bound on the class's nearest distance
-	dim     int      // d of the d×d matrices
+	members []member // the unvisited members of all, least first; a min-heap once heaped
+	heaped  bool
+	best    float64 // smallest AIRM distance found
+	bound   float64 // lower bound on the class's nearest distance
+	dim     int     // d of the d×d matrices
 }
 
 // reset starts the search over all: every member unvisited, none found.
 func (c *classState) reset() {
-	c.members, c.best = c.all, math.Inf(1)
-	for i := len(c.members)/2 - 1; i >= 0; i-- {
-		c.down(i)
+	c.members, c.best, c.heaped = c.all, math.Inf(1), false
+	h := c.members
+	least := 0
+	for i := 1; i < len(h); i++ {
+		if h[i].less(h[least]) {
+			least = i
+		}
+	}
+	if len(h) > 0 {
+		h[0], h[least] = h[least], h[0]
 	}
 	c.bound = c.key()
 }
@@ -134,6 +144,12 @@ func (c *classState) reset() {
 // pop removes the unvisited member of least divergence and returns its
 // index.
 func (c *classState) pop() int {
+	if !c.heaped {
+		for i := len(c.members)/2 - 1; i >= 0; i-- {
+			c.down(i)
+		}
+		c.heaped = true
+	}
 	h := c.members
 	j := h[0].j
 	last := len(h) - 1
