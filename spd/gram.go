@@ -52,7 +52,7 @@ func steinEntry(buf, x, y []float64, d int, ldx, ldy float64) (float64, bool) {
 		}
 		ld, ok = cholLogDet(buf, d)
 	}
-	return math.Max(0, ld-0.5*(ldx+ldy)), ok
+	return nonNegative(ld - 0.5*(ldx+ldy)), ok
 }
 
 // SteinDivergences returns the |a|×|b| matrix D with D_ij = S(a_i, b_j), the
@@ -151,4 +151,14 @@ func sameDim(a, b *Set) error {
 		return fmt.Errorf("%w: sets of %d×%d and %d×%d matrices", ErrDimension, a.d, a.d, b.d, b.d)
 	}
 	return nil
+}
+
+// nonNegative returns max(0, x) as math.Max(0, x) does (NaN stays NaN, −0
+// becomes +0), without its call: Stein entries at d <= 3 take 45 ns, and
+// math.Max's NaN and signed-zero handling cost a tenth of that.
+func nonNegative(x float64) float64 {
+	if x <= 0 {
+		return 0
+	}
+	return x
 }

@@ -78,7 +78,7 @@ func stein4(b *stein4Buf, x []float64, d int, ldx float64, ldy *[4]float64) ([4]
 	}
 	var s [4]float64
 	for q := range s {
-		s[q] = math.Max(0, ld[q]-0.5*(ldx+ldy[q]))
+		s[q] = nonNegative(ld[q] - 0.5*(ldx+ldy[q]))
 	}
 	return s, ok
 }

@@ -73,3 +73,14 @@ func TestCholTinyMatchesCholLower(t *testing.T) {
 		}
 	}
 }
+
+// TestNonNegativeMatchesMax checks nonNegative against math.Max(0, x) bit
+// for bit, signed zeros and NaN included.
+func TestNonNegativeMatchesMax(t *testing.T) {
+	for _, x := range []float64{0, math.Copysign(0, -1), 1e-300, -1e-300, 2.5, -2.5, math.Inf(1), math.Inf(-1), math.NaN()} {
+		got, want := nonNegative(x), math.Max(0, x)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("nonNegative(%v) = %v, math.Max(0, %v) = %v", x, got, x, want)
+		}
+	}
+}
