@@ -133,13 +133,23 @@ func NewLasso(K mat.Matrix, opts LassoOptions) (*Lasso, error) {
 	}
 	n := r
 	l := &Lasso{n: n, k: make([]float64, n*n), opts: opts}
-	for i := range n {
-		for j := range n {
-			v := K.At(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: Gram matrix entry [%d][%d] = %v", ErrInput, i, j, v)
+	// A dense K is copied row by row: At costs an interface call and
+	// bounds checks per entry.
+	if d, ok := K.(mat.RawMatrixer); ok {
+		raw := d.RawMatrix()
+		for i := range n {
+			copy(l.k[i*n:i*n+n], raw.Data[i*raw.Stride:i*raw.Stride+n])
+		}
+	} else {
+		for i := range n {
+			for j := range n {
+				l.k[i*n+j] = K.At(i, j)
 			}
-			l.k[i*n+j] = v
+		}
+	}
+	for t, v := range l.k {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: Gram matrix entry [%d][%d] = %v", ErrInput, t/n, t%n, v)
 		}
 	}
 	scale := 0.0

@@ -360,6 +360,10 @@ func TestLassoErrors(t *testing.T) {
 			_, err := NewLasso(mat.NewDense(2, 2, []float64{1, math.NaN(), math.NaN(), 1}), good)
 			return err
 		}},
+		{"Inf in symmetric K", func() error {
+			_, err := NewLasso(mat.NewSymDense(2, []float64{1, math.Inf(1), 0, 1}), good)
+			return err
+		}},
 		{"asymmetric K", func() error { _, err := NewLasso(mat.NewDense(2, 2, []float64{1, 0.2, 0.3, 1}), good); return err }},
 		{"zero diagonal", func() error { _, err := NewLasso(mat.NewSymDense(2, []float64{1, 0, 0, 0}), good); return err }},
 		{"short kx", func() error { _, _, err := l.Solve([]float64{1}, 1); return err }},
@@ -618,5 +622,31 @@ func TestNewtonSolvesFace(t *testing.T) {
 	}
 	if tried < 50 || 2*reached < tried {
 		t.Errorf("%d of %d runs reached the optimum", reached, tried)
+	}
+}
+
+// TestNewLassoCopiesViews checks that a Gram matrix given as a strided
+// view of a larger dense matrix gives the same solver as the symmetric
+// matrix of its values.
+func TestNewLassoCopiesViews(t *testing.T) {
+	K, kx := steinProblem(t, 8, 30, 3)
+	big := mat.NewDense(40, 45, nil)
+	view := big.Slice(5, 35, 7, 37).(*mat.Dense)
+	view.Copy(K)
+	for _, src := range []mat.Matrix{K, view} {
+		l, err := NewLasso(src, LassoOptions{Lambda: 0.01})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 30 {
+			for j := range 30 {
+				if got, want := l.k[i*30+j], K.At(i, j); got != want {
+					t.Fatalf("%T: K[%d][%d] = %v, want %v", src, i, j, got, want)
+				}
+			}
+		}
+		if _, _, err := l.Solve(kx, 1); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
