@@ -32,6 +32,7 @@ type violator struct {
 // kernel vector and code, and its solver and workspace.
 type setBuffers struct {
 	set      []int
+	supp     []int
 	cand     []violator
 	kw       []float64
 	kxw, vw  []float64
@@ -42,6 +43,7 @@ type setBuffers struct {
 func newSetBuffers(n int) *setBuffers {
 	return &setBuffers{
 		set:  make([]int, 0, n),
+		supp: make([]int, 0, n),
 		cand: make([]violator, 0, n),
 		kxw:  make([]float64, n),
 		vw:   make([]float64, n),
@@ -82,12 +84,12 @@ func (l *Lasso) solveWorkingSet(v, kx []float64, kxx float64, ws *LassoWorkspace
 	exact := false // the last subproblem was solved to the tolerance
 	for round := 0; round < maxRounds; round++ {
 		// The violators outside the support.
-		cand := b.cand[:0]
-		nnz, worst := 0, 0.0
+		cand, supp := b.cand[:0], b.supp[:0]
+		worst := 0.0
 		g := ws.g[:len(v)]
 		for j, x := range v {
 			if x != 0 {
-				nnz++
+				supp = append(supp, j)
 				continue
 			}
 			r := kx[j] - g[j]
@@ -101,7 +103,8 @@ func (l *Lasso) solveWorkingSet(v, kx []float64, kxx float64, ws *LassoWorkspace
 				}
 			}
 		}
-		b.cand = cand
+		b.cand, b.supp = cand, supp
+		nnz := len(supp)
 		if worst <= kktTol && exact {
 			break
 		}
@@ -110,16 +113,20 @@ func (l *Lasso) solveWorkingSet(v, kx []float64, kxx float64, ws *LassoWorkspace
 			selectWorst(cand, k)
 			cand = cand[:k]
 		}
+		// W, ascending: the support (ascending) merged with the chosen
+		// violators, sorted, which are fewer than the whole set.
+		slices.SortFunc(cand, func(x, y violator) int { return x.j - y.j })
 		set := b.set[:0]
-		for j, x := range v {
-			if x != 0 {
-				set = append(set, j)
+		p := 0
+		for _, j := range supp {
+			for ; p < len(cand) && cand[p].j < j; p++ {
+				set = append(set, cand[p].j)
 			}
+			set = append(set, j)
 		}
-		for _, c := range cand {
+		for _, c := range cand[p:] {
 			set = append(set, c.j)
 		}
-		slices.Sort(set)
 		b.set = set
 		if sweeps >= l.opts.MaxSweeps {
 			break
