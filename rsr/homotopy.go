@@ -107,9 +107,7 @@ func (l *Lasso) homotopy(v, kx []float64, ws *LassoWorkspace) bool {
 			return false
 		}
 		clear(a)
-		for p, i := range act {
-			floats.AddScaled(a, d[p], l.k[i*n:i*n+n])
-		}
+		addRows(a, l.k, n, act, d)
 		// The ratio test below never picks an atom with c_j = γ s_j and
 		// a_j = s_j exactly (the denominator on its side is zero, the
 		// other side's δ is γ): that is the support, where the path keeps

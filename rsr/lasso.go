@@ -794,16 +794,25 @@ func (l *Lasso) objective(v, kx []float64, kxx float64, g []float64) float64 {
 	return f
 }
 
-// gradient sets g = K v, visiting only the non-zero coefficients.
+// gradient sets g = K v, visiting only the non-zero coefficients, four
+// rows of K at a time (addRows).
 func (l *Lasso) gradient(g, v []float64) {
 	n := l.n
 	clear(g)
+	var idx [4]int
+	var coef [4]float64
+	q := 0
 	for j, x := range v {
 		if x == 0 {
 			continue
 		}
-		floats.AddScaled(g, x, l.k[j*n:j*n+n])
+		idx[q], coef[q] = j, x
+		if q++; q == 4 {
+			addRows(g, l.k, n, idx[:], coef[:])
+			q = 0
+		}
 	}
+	addRows(g, l.k, n, idx[:q], coef[:q])
 }
 
 // sweep runs one cycle of exact coordinate minimisation over idx (all
