@@ -28,10 +28,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/internal/symm"
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -54,6 +56,61 @@ type Options struct {
 	// Workers bounds how many binary machines train at once (0:
 	// GOMAXPROCS). The model does not depend on it.
 	Workers int
+	// Workspace, when not nil, lends the buffers of the binary machines
+	// (each its pair's block of K), so that many Train calls, such as
+	// every fold and C candidate of a cross-validation, reuse them
+	// instead of allocating their own. The model does not depend on it.
+	Workspace *Workspace
+}
+
+// Workspace keeps the buffers that Train's workers solve binary machines
+// in between Train calls. The zero value is ready. It is safe for
+// concurrent use: each worker of each Train call takes buffers of its own
+// and gives them back when the call returns, so a Workspace keeps no more
+// of them than were ever in use at once.
+type Workspace struct {
+	mu   sync.Mutex
+	free []*machineBufs
+}
+
+// machineBufs holds what one worker needs for a binary machine: its
+// block of K, its items as positions in the training set and in K, and
+// their ±1 labels.
+type machineBufs struct {
+	block     []float64
+	idx, kidx []int
+	y         []float64
+}
+
+// get lends a worker's buffers, new ones for a nil w.
+func (w *Workspace) get() *machineBufs {
+	if w == nil {
+		return &machineBufs{}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	last := len(w.free) - 1
+	if last < 0 {
+		return &machineBufs{}
+	}
+	b := w.free[last]
+	w.free[last] = nil
+	w.free = w.free[:last]
+	return b
+}
+
+// put takes back the buffers that get lent; nil buffers are skipped.
+func (w *Workspace) put(bufs []*machineBufs) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, b := range bufs {
+		if b != nil {
+			w.free = append(w.free, b)
+		}
+	}
 }
 
 // Model is a trained one-vs-one SVM.
@@ -117,7 +174,26 @@ func (b *Binary) Decision(row []float64) float64 {
 // al.), but the dual is then not convex. A binary machine copies its items'
 // block of K, so memory peaks at the largest pair's (n_a + n_b)² values.
 func Train(k mat.Symmetric, labels []int, o Options) (*Model, error) {
+	return TrainOn(k, nil, labels, o)
+}
+
+// TrainOn is Train on the rows and columns items of K, strictly
+// ascending (nil: all of K), with labels[t] the label of items[t]: the
+// model is Train's on that submatrix, bit for bit, its support vectors
+// indexing items, but the submatrix is never copied out. Methods whose
+// cross-validation folds are subsets of one training set train them all
+// on that set's kernel matrix. Only the entries among items are checked
+// for NaN and infinities.
+func TrainOn(k mat.Symmetric, items, labels []int, o Options) (*Model, error) {
 	n := k.SymmetricDim()
+	if items != nil {
+		for t, i := range items {
+			if i < 0 || i >= n || t > 0 && i <= items[t-1] {
+				return nil, fmt.Errorf("svm: item %d (%d) out of range [0, %d) or not above the one before", t, i, n)
+			}
+		}
+		n = len(items)
+	}
 	switch {
 	case n != len(labels):
 		return nil, fmt.Errorf("svm: kernel matrix is %d×%d but there are %d labels", n, n, len(labels))
@@ -128,7 +204,7 @@ func Train(k mat.Symmetric, labels []int, o Options) (*Model, error) {
 	case o.MaxIter < 0:
 		return nil, fmt.Errorf("svm: MaxIter = %d, want >= 0 (0: the default)", o.MaxIter)
 	}
-	if i, j, v, ok := finite(k); !ok {
+	if i, j, v, ok := finite(k, items); !ok {
 		return nil, fmt.Errorf("svm: kernel matrix entry (%d, %d) = %v", i, j, v)
 	}
 	tol := o.Tol
@@ -152,14 +228,21 @@ func Train(k mat.Symmetric, labels []int, o Options) (*Model, error) {
 			m.Machines = append(m.Machines, Binary{Pos: a, Neg: b})
 		}
 	}
-	// Machines run one after another on each worker: one block buffer per
-	// worker, not per machine, halves the allocations of a protocol's SVM
-	// stage (every fold and C candidate trains a Model).
-	bufs := make([][]float64, min(pool.Workers(o.Workers), len(m.Machines)))
+	// Machines run one after another on each worker: one set of buffers
+	// per worker, not per machine, lent by o.Workspace across Train calls
+	// (every fold and C candidate of a protocol's SVM stage trains a Model).
+	bufs := make([]*machineBufs, min(pool.Workers(o.Workers), len(m.Machines)))
+	defer o.Workspace.put(bufs)
 	pool.For(len(m.Machines), o.Workers, func(w, p int) {
+		if bufs[w] == nil {
+			bufs[w] = o.Workspace.get()
+		}
+		b := bufs[w]
 		bm := &m.Machines[p]
-		idx := merge(members[m.Classes[bm.Pos]], members[m.Classes[bm.Neg]])
-		y := make([]float64, len(idx))
+		b.idx = mergeTo(b.idx, members[m.Classes[bm.Pos]], members[m.Classes[bm.Neg]])
+		idx := b.idx
+		b.y = slices.Grow(b.y[:0], len(idx))[:len(idx)]
+		y := b.y
 		for t, i := range idx {
 			y[t] = -1
 			if labels[i] == m.Classes[bm.Pos] {
@@ -170,8 +253,16 @@ func Train(k mat.Symmetric, labels []int, o Options) (*Model, error) {
 		if maxIter == 0 {
 			maxIter = max(100000, 100*len(idx))
 		}
-		bufs[w] = blockTo(bufs[w], k, idx)
-		s := solve(bufs[w], y, o.C, tol, maxIter)
+		kidx := idx
+		if items != nil {
+			b.kidx = slices.Grow(b.kidx[:0], len(idx))
+			for _, t := range idx {
+				b.kidx = append(b.kidx, items[t])
+			}
+			kidx = b.kidx
+		}
+		b.block = blockTo(b.block, k, kidx)
+		s := solve(b.block, y, o.C, tol, maxIter)
 		for t, a := range s.alpha {
 			if a > 0 {
 				bm.SV = append(bm.SV, idx[t])
@@ -184,11 +275,30 @@ func Train(k mat.Symmetric, labels []int, o Options) (*Model, error) {
 	return m, nil
 }
 
-// finite reports whether every entry of K is finite, and otherwise
-// returns the first entry of its upper triangle, row by row, that is not.
-// It reads a stored upper triangle's rows directly rather than through At,
-// which would cost as much as the training of a small problem.
-func finite(k mat.Symmetric) (i, j int, v float64, ok bool) {
+// finite reports whether every entry of K among items (nil: all) is
+// finite, and otherwise returns the first entry of that submatrix's upper
+// triangle, row by row, that is not, indexed in items. It reads a stored
+// upper triangle's rows directly rather than through At, which would cost
+// as much as the training of a small problem.
+func finite(k mat.Symmetric, items []int) (i, j int, v float64, ok bool) {
+	if items != nil {
+		at := k.At
+		var raw blas64.Symmetric
+		if r, isRaw := k.(mat.RawSymmetricer); isRaw {
+			if raw = r.RawSymmetric(); raw.Uplo == blas.Upper {
+				// items ascending: item a's row holds b's entry for b >= a.
+				at = func(i, j int) float64 { return raw.Data[i*raw.Stride+j] }
+			}
+		}
+		for a, i := range items {
+			for b := a; b < len(items); b++ {
+				if v := at(i, items[b]); v-v != 0 {
+					return a, b, v, false
+				}
+			}
+		}
+		return 0, 0, 0, true
+	}
 	n := k.SymmetricDim()
 	if r, isRaw := k.(mat.RawSymmetricer); isRaw {
 		if raw := r.RawSymmetric(); raw.Uplo == blas.Upper {
@@ -212,10 +322,10 @@ func finite(k mat.Symmetric) (i, j int, v float64, ok bool) {
 	return 0, 0, 0, true
 }
 
-// merge returns the union of two ascending index lists, ascending.
-func merge(a, b []int) []int {
-	out := make([]int, 0, len(a)+len(b))
-	out = append(append(out, a...), b...)
+// mergeTo returns the union of two ascending index lists, ascending, in
+// dst's storage when it is large enough.
+func mergeTo(dst, a, b []int) []int {
+	out := append(append(dst[:0], a...), b...)
 	slices.Sort(out)
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -657,7 +658,7 @@ func TestSolveMatchesPlain(t *testing.T) {
 		problems = append(problems, problem{"rbf", rbf(x, x, 1).RawMatrix().Data, y})
 	}
 	ks, labels, _, _ := steinProblem(t)
-	idx := merge(classMembers(labels, 0), classMembers(labels, 1))
+	idx := mergeTo(nil, classMembers(labels, 0), classMembers(labels, 1))
 	y := make([]float64, len(idx))
 	for a, i := range idx {
 		y[a] = float64(1 - 2*labels[i])
@@ -739,5 +740,101 @@ func TestBlock(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTrainOnMatchesSubmatrix checks that TrainOn on items of a larger
+// kernel matrix gives Train's model on the submatrix copied out entry by
+// entry, bit for bit, for subsets as cross-validation makes them, with
+// Train calls sharing a Workspace concurrently and one after another; and
+// that it checks items and reports non-finite entries among them only.
+func TestTrainOnMatchesSubmatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	x, labels := blobs(rng, [][]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}}, []int{0, 1, 2, 3}, 20, 0.6)
+	k := sym(rbf(x, x, 1))
+	n := len(labels)
+	var subsets [][]int
+	for f := range 5 {
+		var items []int
+		for i := range n {
+			if i%5 != f {
+				items = append(items, i)
+			}
+		}
+		subsets = append(subsets, items)
+	}
+	subsets = append(subsets, nil)
+	want := make([]*Model, len(subsets))
+	for s, items := range subsets {
+		sub, lab := k, labels
+		if items != nil {
+			sub, lab = mat.NewSymDense(len(items), nil), make([]int, len(items))
+			for a, i := range items {
+				lab[a] = labels[i]
+				for b, j := range items {
+					sub.SetSym(a, b, k.At(i, j))
+				}
+			}
+		}
+		m, err := Train(sub, lab, Options{C: 5, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[s] = m
+	}
+	var ws Workspace
+	train := func(s int) (*Model, error) {
+		items, lab := subsets[s], labels
+		if items != nil {
+			lab = make([]int, len(items))
+			for a, i := range items {
+				lab[a] = labels[i]
+			}
+		}
+		return TrainOn(k, items, lab, Options{C: 5, Workers: 1 + s%3, Workspace: &ws})
+	}
+	for round := range 2 {
+		got := make([]*Model, len(subsets))
+		errs := make([]error, len(subsets))
+		var wg sync.WaitGroup
+		for s := range subsets {
+			if round == 0 {
+				wg.Go(func() { got[s], errs[s] = train(s) })
+			} else {
+				got[s], errs[s] = train(s)
+			}
+		}
+		wg.Wait()
+		for s := range subsets {
+			if errs[s] != nil {
+				t.Fatal(errs[s])
+			}
+			if !reflect.DeepEqual(got[s], want[s]) {
+				t.Errorf("round %d, subset %d: TrainOn's model differs from Train's on the submatrix", round, s)
+			}
+		}
+	}
+	if len(ws.free) == 0 {
+		t.Error("the workspace kept no buffers")
+	}
+	nan := mat.NewSymDense(4, nil)
+	nan.CopySym(k.SliceSym(0, 4))
+	nan.SetSym(0, 1, math.NaN())
+	for _, tc := range []struct {
+		items []int
+		want  string
+	}{
+		{[]int{0, 2, 2}, "item 2 (2) out of range [0, 4) or not above"},
+		{[]int{2, 1, 3}, "item 1 (1) out of range"},
+		{[]int{0, 2, 4}, "item 2 (4) out of range"},
+		{[]int{1, 2}, "2×2 but there are 3 labels"},
+		{[]int{0, 1, 3}, "entry (0, 1) = NaN"},
+	} {
+		if _, err := TrainOn(nan, tc.items, []int{0, 1, 1}, Options{C: 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("items %v: error %v, want %q", tc.items, err, tc.want)
+		}
+	}
+	if _, err := TrainOn(nan, []int{0, 2, 3}, []int{0, 1, 1}, Options{C: 1}); err != nil {
+		t.Errorf("a NaN outside the items: %v", err)
 	}
 }
