@@ -60,6 +60,10 @@ type Pairs interface {
 	// f = Identity for the quantity itself. Every item of cols must be in
 	// the training set the Pairs was made for.
 	Block(rows, cols []int, f Map) (*mat.Dense, error)
+	// BlockTo writes Block's values into dst, which must be
+	// |rows|×|cols|, so that callers that go through many blocks
+	// (ForBlocks with a Scratch) reuse one buffer.
+	BlockTo(dst *mat.Dense, rows, cols []int, f Map) error
 	// Prepare computes ahead what Block will need for these rows, so that
 	// the engine can time it as its own stage.
 	Prepare(rows []int) error
@@ -113,19 +117,84 @@ const BlockSize = 1024
 
 // ForBlocks calls fn for consecutive blocks of at most BlockSize test
 // items, with the block's offset in test and f of the pairwise quantity
-// between the block and train.
-func ForBlocks(p Pairs, test, train []int, f Map, fn func(off int, k *mat.Dense) error) error {
+// between the block and train. With a nil Scratch each block is a new
+// matrix that fn may keep; with one, the blocks are lent by it and are
+// valid only until fn returns, so that a method's many small blocks
+// (cross-validation folds, repeats) reuse the same few buffers.
+func ForBlocks(p Pairs, test, train []int, f Map, s *Scratch, fn func(off int, k *mat.Dense) error) error {
 	for off := 0; off < len(test); off += BlockSize {
 		block := test[off:min(len(test), off+BlockSize)]
-		k, err := p.Block(block, train, f)
+		k, err := s.Block(p, block, train, f)
 		if err != nil {
 			return err
 		}
-		if err := fn(off, k); err != nil {
+		err = fn(off, k)
+		s.Release(k)
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Scratch lends the buffers of kernel blocks (ForBlocks, Block) to the
+// calls of one method, which run concurrently on several splits and
+// cross-validation folds, and takes them back, so that the method
+// allocates a buffer per concurrent call rather than per block. It keeps
+// no more buffers than were ever in use at once, each at most
+// BlockSize×n_train values. The zero value is ready; a nil *Scratch lends
+// nothing and every block is a new matrix. Scratch is safe for concurrent
+// use.
+type Scratch struct {
+	mu   sync.Mutex
+	free [][]float64
+}
+
+// Block returns p's block of rows×cols, f applied, in a buffer lent by s:
+// the caller gives it back by Release once it no longer reads it. With a
+// nil s it is p.Block.
+func (s *Scratch) Block(p Pairs, rows, cols []int, f Map) (*mat.Dense, error) {
+	if s == nil || len(rows) == 0 || len(cols) == 0 {
+		return p.Block(rows, cols, f)
+	}
+	k := mat.NewDense(len(rows), len(cols), s.get(len(rows)*len(cols)))
+	if err := p.BlockTo(k, rows, cols, f); err != nil {
+		s.Release(k)
+		return nil, err
+	}
+	return k, nil
+}
+
+// Release takes back the buffer of a block that s.Block lent. It does
+// nothing for a nil s or an empty k.
+func (s *Scratch) Release(k *mat.Dense) {
+	if s == nil || k == nil || k.IsEmpty() {
+		return
+	}
+	buf := k.RawMatrix().Data
+	s.mu.Lock()
+	s.free = append(s.free, buf[:0])
+	s.mu.Unlock()
+}
+
+// get returns a buffer of n values, a free one when one is large enough;
+// otherwise a new one replaces the last free one (too small to keep).
+func (s *Scratch) get(n int) []float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, b := range s.free {
+		if cap(b) >= n {
+			last := len(s.free) - 1
+			s.free[i], s.free[last] = s.free[last], nil
+			s.free = s.free[:last]
+			return b[:n]
+		}
+	}
+	if last := len(s.free) - 1; last >= 0 {
+		s.free[last] = nil
+		s.free = s.free[:last]
+	}
+	return make([]float64, n)
 }
 
 // Pairs returns the quantity q between the Data's items and those of
@@ -258,6 +327,32 @@ func (p *steinPairs) trainKernel(f Map) ([]float64, error) {
 	})
 }
 
+// TrainKernel returns f of the pairwise quantity between the training set
+// that p was made for and itself, as a symmetric matrix that p shares
+// (callers must not modify it), and the positions in it of items, which
+// must be in that training set; nil and no error when p keeps no such
+// matrix (it computes every block). A method whose cross-validation
+// folds are subsets of the training set reads them all from it, instead
+// of copying out a fold's block (Block) that it only reads.
+func TrainKernel(p Pairs, items []int, f Map) (*mat.SymDense, []int, error) {
+	sp, ok := p.(*steinPairs)
+	if !ok {
+		return nil, nil, nil
+	}
+	pos := make([]int, len(items))
+	for a, j := range items {
+		if j < 0 || j >= len(sp.pos) || sp.pos[j] < 0 {
+			return nil, nil, fmt.Errorf("Stein divergences: item %d is not in the training set", j)
+		}
+		pos[a] = int(sp.pos[j])
+	}
+	kt, err := sp.trainKernel(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return mat.NewSymDense(len(sp.train), kt), pos, nil
+}
+
 // Prepare computes the divergences of rows to the training set.
 func (p *steinPairs) Prepare(rows []int) error {
 	var inTrain bool
@@ -305,30 +400,48 @@ func (p *steinPairs) Prepare(rows []int) error {
 // of training items are copied from the training set's kernel matrix
 // (trainKernel), which is mapped once; other rows are mapped per block.
 func (p *steinPairs) Block(rows, cols []int, f Map) (*mat.Dense, error) {
-	cpos := make([]int, len(cols))
-	for b, j := range cols {
-		if j < 0 || j >= len(p.pos) || p.pos[j] < 0 {
-			return nil, fmt.Errorf("Stein divergences: column item %d is not in the training set", j)
-		}
-		cpos[b] = int(p.pos[j])
+	return newBlock(p, rows, cols, f)
+}
+
+// newBlock is the Block of a Pairs: its BlockTo into a new matrix. An
+// empty block still goes through BlockTo, which checks the items (and
+// computes a steinPairs' rows).
+func newBlock(p Pairs, rows, cols []int, f Map) (*mat.Dense, error) {
+	out := &mat.Dense{}
+	if len(rows) > 0 && len(cols) > 0 {
+		out = mat.NewDense(len(rows), len(cols), nil)
 	}
-	if err := p.Prepare(rows); err != nil {
+	if err := p.BlockTo(out, rows, cols, f); err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// BlockTo writes Block's values into dst.
+func (p *steinPairs) BlockTo(dst *mat.Dense, rows, cols []int, f Map) error {
+	for _, j := range cols {
+		if j < 0 || j >= len(p.pos) || p.pos[j] < 0 {
+			return fmt.Errorf("Stein divergences: column item %d is not in the training set", j)
+		}
+	}
+	if err := p.Prepare(rows); err != nil {
+		return err
+	}
 	if len(rows) == 0 || len(cols) == 0 {
-		return &mat.Dense{}, nil
+		return nil
+	}
+	if err := checkDims(dst, rows, cols); err != nil {
+		return err
 	}
 	// Rows, once computed, never change: hold the lock only to look them
 	// up, so that concurrent blocks (cross-validation folds) apply f in
 	// parallel.
-	srcs := make([][]float64, len(rows))
 	inTrain := false
 	p.mu.Lock()
-	for a, i := range rows {
-		if p.pos[i] < 0 {
-			srcs[a] = p.rows[i]
-		} else {
+	for _, i := range rows {
+		if p.pos[i] >= 0 {
 			inTrain = true
+			break
 		}
 	}
 	p.mu.Unlock()
@@ -336,47 +449,50 @@ func (p *steinPairs) Block(rows, cols []int, f Map) (*mat.Dense, error) {
 	if inTrain {
 		var err error
 		if kt, err = p.trainKernel(f); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	m := len(p.train)
-	if len(cpos) == m && ascending(cpos) {
-		cpos = nil // the columns are train itself: gather copies whole rows
+	// The columns are train itself (gather copies whole rows) unless some
+	// column is out of its place.
+	whole := len(cols) == m
+	for b, j := range cols {
+		if int(p.pos[j]) != b {
+			whole = false
+			break
+		}
 	}
-	out := mat.NewDense(len(rows), len(cols), nil)
-	raw := out.RawMatrix()
+	raw := dst.RawMatrix()
 	for a, i := range rows {
-		dst := raw.Data[a*raw.Stride : a*raw.Stride+len(cols)]
+		out := raw.Data[a*raw.Stride : a*raw.Stride+len(cols)]
+		var src []float64
 		if r := int(p.pos[i]); r >= 0 {
-			gather(dst, kt[r*m:(r+1)*m], cpos)
-			continue
+			src = kt[r*m : (r+1)*m]
+		} else {
+			p.mu.Lock()
+			src = p.rows[i]
+			p.mu.Unlock()
 		}
-		gather(dst, srcs[a], cpos)
-		f.applyTo(dst)
+		if whole {
+			copy(out, src)
+		} else {
+			for b, j := range cols {
+				out[b] = src[p.pos[j]]
+			}
+		}
+		if r := int(p.pos[i]); r < 0 {
+			f.applyTo(out)
+		}
 	}
-	return out, nil
+	return nil
 }
 
-// ascending reports whether pos is 0, 1, ..., len(pos)−1.
-func ascending(pos []int) bool {
-	for b, c := range pos {
-		if c != b {
-			return false
-		}
+// checkDims checks that dst is |rows|×|cols|.
+func checkDims(dst *mat.Dense, rows, cols []int) error {
+	if r, c := dst.Dims(); r != len(rows) || c != len(cols) {
+		return fmt.Errorf("block of %d×%d items into a %d×%d matrix", len(rows), len(cols), r, c)
 	}
-	return true
-}
-
-// gather sets dst[b] = src[idx[b]], or copies src for a nil idx.
-func gather(dst, src []float64, idx []int) {
-	if idx == nil {
-		copy(dst, src)
-		return
-	}
-	dst = dst[:len(idx)]
-	for b, c := range idx {
-		dst[b] = src[c]
-	}
+	return nil
 }
 
 // itemVectors holds one vector per item: the isometric log-vectors of a
@@ -450,35 +566,42 @@ func (p *vectorPairs) Prepare([]int) error { return nil }
 
 // Block returns f of the quantity between rows and cols.
 func (p *vectorPairs) Block(rows, cols []int, f Map) (*mat.Dense, error) {
+	return newBlock(p, rows, cols, f)
+}
+
+// BlockTo writes Block's values into dst: one matrix product.
+func (p *vectorPairs) BlockTo(dst *mat.Dense, rows, cols []int, f Map) error {
 	if len(rows) == 0 || len(cols) == 0 {
-		return &mat.Dense{}, nil
+		return nil
+	}
+	if err := checkDims(dst, rows, cols); err != nil {
+		return err
 	}
 	lv := p.lv
 	n := lv.n
 	for _, items := range [][]int{rows, cols} {
 		for _, i := range items {
 			if i < 0 || i >= n {
-				return nil, fmt.Errorf("%v: item %d out of range [0, %d)", p.q, i, n)
+				return fmt.Errorf("%v: item %d out of range [0, %d)", p.q, i, n)
 			}
 			if p.q == LogCosine && !(lv.sq[i] > 0) {
-				return nil, fmt.Errorf("log of matrix %d is zero: cannot normalise", i)
+				return fmt.Errorf("log of matrix %d is zero: cannot normalise", i)
 			}
 		}
 	}
 	a, b := p.gather(rows), p.gather(cols)
-	out := mat.NewDense(len(rows), len(cols), nil)
-	raw := out.RawMatrix()
+	raw := dst.RawMatrix()
 	blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, raw)
 	for r, i := range rows {
-		dst := raw.Data[r*raw.Stride : r*raw.Stride+len(cols)]
+		out := raw.Data[r*raw.Stride : r*raw.Stride+len(cols)]
 		if p.q == LogEuclideanSq {
 			for c, j := range cols {
-				dst[c] = math.Max(0, lv.sq[i]+lv.sq[j]-2*dst[c])
+				out[c] = math.Max(0, lv.sq[i]+lv.sq[j]-2*out[c])
 			}
 		}
-		f.applyTo(dst)
+		f.applyTo(out)
 	}
-	return out, nil
+	return nil
 }
 
 // gather copies the vectors of items into a matrix, each unit normalised

@@ -135,36 +135,110 @@ func TestPairsComputeOnce(t *testing.T) {
 }
 
 // TestForBlocks checks that the blocks cover the test items in order, at
-// most BlockSize at a time, with the values of one whole block.
+// most BlockSize at a time, with the values of one whole block, whether
+// new (nil Scratch) or lent by a Scratch from buffers that earlier blocks
+// of other shapes filled, with a kernel and without.
 func TestForBlocks(t *testing.T) {
 	data := pairsData(t, 21)
 	train := Seq(0, 3)
-	p, err := data.Pairs(LogCosine, train)
-	if err != nil {
-		t.Fatal(err)
-	}
 	test := Seq(0, 2*BlockSize+5)
 	for i := range test {
 		test[i] %= 21
 	}
-	whole, err := p.Block(test, train, Identity)
+	var s Scratch
+	for _, q := range []Quantity{LogCosine, LogEuclideanSq, Stein} {
+		p, err := data.Pairs(q, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []Map{Identity, Exp(0.5)} {
+			whole, err := p.Block(test, train, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, scratch := range []*Scratch{nil, &s} {
+				next := 0
+				err = ForBlocks(p, test, train, f, scratch, func(off int, k *mat.Dense) error {
+					n, c := k.Dims()
+					if off != next || n > BlockSize || c != len(train) {
+						t.Fatalf("block at %d of %d×%d, want at %d, at most %d rows", off, n, c, next, BlockSize)
+					}
+					if !mat.Equal(k, whole.Slice(off, off+n, 0, c)) {
+						t.Fatalf("%v: block at %d differs from the whole", q, off)
+					}
+					k.Set(0, 0, math.NaN()) // a later block must not see it
+					next += n
+					return nil
+				})
+				if err != nil || next != len(test) {
+					t.Fatalf("blocks covered %d of %d items (%v)", next, len(test), err)
+				}
+			}
+		}
+	}
+}
+
+// TestScratchLends checks that a Scratch lends a buffer at most once at a
+// time, keeps only what was returned, and that its blocks of a training
+// set and its folds equal new ones bit for bit however dirty the buffer.
+func TestScratchLends(t *testing.T) {
+	data := pairsData(t, 42)
+	train := Seq(0, 21)
+	fold := []int{2, 7, 20}
+	rest := Without(train, fold)
+	p, err := data.Pairs(Stein, train)
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := 0
-	err = ForBlocks(p, test, train, Identity, func(off int, k *mat.Dense) error {
-		n, c := k.Dims()
-		if off != next || n > BlockSize || c != len(train) {
-			t.Fatalf("block at %d of %d×%d, want at %d, at most %d rows", off, n, c, next, BlockSize)
+	var s Scratch
+	f := Exp(0.5)
+	held := map[*float64]bool{}
+	var blocks []*mat.Dense
+	for _, b := range []struct{ rows, cols []int }{{train, train}, {fold, rest}, {Seq(21, 42), fold}, {rest, rest}} {
+		want, err := p.Block(b.rows, b.cols, f)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !mat.Equal(k, whole.Slice(off, off+n, 0, c)) {
-			t.Fatalf("block at %d differs from the whole", off)
+		got, err := s.Block(p, b.rows, b.cols, f)
+		if err != nil {
+			t.Fatal(err)
 		}
-		next += n
-		return nil
-	})
-	if err != nil || next != len(test) {
-		t.Fatalf("blocks covered %d of %d items (%v)", next, len(test), err)
+		if !mat.Equal(got, want) {
+			t.Errorf("lent block %d×%d differs from a new one", len(b.rows), len(b.cols))
+		}
+		first := &got.RawMatrix().Data[0]
+		if held[first] {
+			t.Fatal("a buffer in use was lent again")
+		}
+		held[first] = true
+		blocks = append(blocks, got)
+	}
+	for _, k := range blocks {
+		raw := k.RawMatrix()
+		for i := range raw.Data {
+			raw.Data[i] = math.NaN()
+		}
+		s.Release(k)
+	}
+	if len(s.free) != len(blocks) {
+		t.Errorf("%d free buffers, want the %d returned", len(s.free), len(blocks))
+	}
+	for range 2 {
+		want, _ := p.Block(train, train, f)
+		got, err := s.Block(p, train, train, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(got, want) {
+			t.Error("block in a reused buffer differs from a new one")
+		}
+		s.Release(got)
+	}
+	if _, err := s.Block(p, []int{42}, train, f); err == nil {
+		t.Error("row 42 of 42 items was accepted")
+	}
+	if len(s.free) != len(blocks) {
+		t.Errorf("%d free buffers after a failed block, want %d", len(s.free), len(blocks))
 	}
 }
 

@@ -10,9 +10,10 @@ import (
 // a Euclidean Lasso on unit-normalised vectors (rsr's solver with the
 // linear Gram matrix that the Data computes once).
 type logESR struct {
-	memo  classify.Memo[weight]
-	cands []weight
-	p     sparse
+	memo   classify.Memo[weight]
+	blocks classify.Scratch // kernel blocks of the method's runs (src)
+	cands  []weight
+	p      sparse
 }
 
 func newLogESR(n *yaml.Node) (classify.Method, error) {
@@ -47,7 +48,7 @@ func (m *logESR) Classify(s *classify.Split) (*classify.Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		return src(g, classify.Identity, d.Labels, train, test, w.set(opts), s.Workers)
+		return src(g, classify.Identity, d.Labels, train, test, w.set(opts), s.Workers, &m.blocks)
 	})
 	if err != nil {
 		return nil, err

@@ -150,13 +150,16 @@ func (w weight) set(o rsr.ClassifierOptions) rsr.ClassifierOptions {
 // training items, with kernel values k(X_i, X_j) = f(P_ij) of the pairwise
 // quantity p, the test items in blocks (classify.ForBlocks). Both kernels
 // used are normalised, k(X, X) = 1: exp(−σ·0) for the Stein kernel, unit
-// vectors for logE-SR.
-func src(p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.ClassifierOptions, workers int) (*classify.Outcome, error) {
-	ktr, err := p.Block(train, train, f)
+// vectors for logE-SR. The training block and the test blocks are lent
+// by scratch: rsr.NewClassifier copies the former, and the latter are
+// read only while their block is classified.
+func src(p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.ClassifierOptions, workers int, scratch *classify.Scratch) (*classify.Outcome, error) {
+	ktr, err := scratch.Block(p, train, train, f)
 	if err != nil {
 		return nil, err
 	}
 	c, err := rsr.NewClassifier(ktr, classify.Pick(labels, train), opts)
+	scratch.Release(ktr)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +168,7 @@ func src(p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.C
 	for i := range kxx {
 		kxx[i] = 1
 	}
-	err = classify.ForBlocks(p, test, train, f, func(off int, k *mat.Dense) error {
+	err = classify.ForBlocks(p, test, train, f, scratch, func(off int, k *mat.Dense) error {
 		n, _ := k.Dims()
 		ds, err := c.ClassifyBatch(k, kxx[:n], workers)
 		if err != nil {

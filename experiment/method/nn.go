@@ -26,6 +26,7 @@ type nnParams struct {
 // other metrics compute every query-to-training distance.
 type nn struct {
 	memo   classify.Memo[struct{}]
+	blocks classify.Scratch // divergence blocks of the method's runs
 	metric spd.Metric
 	p      nnParams
 }
@@ -74,14 +75,14 @@ func (m *nn) Classify(s *classify.Split) (*classify.Outcome, error) {
 			if err != nil {
 				return nil, err
 			}
-			return airmRanking(d, p, train, test, s.Ranks, s.Workers)
+			return airmRanking(d, p, train, test, s.Ranks, s.Workers, &m.blocks)
 		case spd.SteinMetric:
 			p, err := s.Pairs(d, classify.Stein)
 			if err != nil {
 				return nil, err
 			}
 			out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
-			err = classify.ForBlocks(p, test, train, classify.Identity, func(off int, k *mat.Dense) error {
+			err = classify.ForBlocks(p, test, train, classify.Identity, &m.blocks, func(off int, k *mat.Dense) error {
 				n, _ := k.Dims()
 				o, err := nearest(d.Labels, train, test[off:off+n], 1, func(_, q, a int) (float64, error) { return k.At(q, a), nil })
 				if err != nil {

@@ -21,7 +21,7 @@ import (
 // unvisited member), and a class is emitted once its exact minimum is no
 // larger than every other bound. The first ranks classes (at least one)
 // come out in exact order; the rest follow by their bounds.
-func airmRanking(d *classify.Data, p classify.Pairs, train, test []int, ranks, workers int) (*classify.Outcome, error) {
+func airmRanking(d *classify.Data, p classify.Pairs, train, test []int, ranks, workers int, scratch *classify.Scratch) (*classify.Outcome, error) {
 	// Members of each class by their position in train.
 	groups := map[int][]int{}
 	for a, j := range train {
@@ -39,7 +39,7 @@ func airmRanking(d *classify.Data, p classify.Pairs, train, test []int, ranks, w
 	}
 	states := make([]*state, pool.Workers(workers))
 	ranks = max(1, ranks)
-	err := classify.ForBlocks(p, test, train, classify.Identity, func(off int, div *mat.Dense) error {
+	err := classify.ForBlocks(p, test, train, classify.Identity, scratch, func(off int, div *mat.Dense) error {
 		n, _ := div.Dims()
 		return pool.ForErr(n, workers, func(w, qb int) error {
 			qi := off + qb

@@ -42,6 +42,7 @@ type pcaParams struct {
 // protocol does not need).
 type pcaSRC struct {
 	memo     classify.Memo[weight]
+	blocks   classify.Scratch // kernel blocks of the method's runs (src)
 	cands    []weight
 	features string
 	planes   int // planes per vector
@@ -136,7 +137,7 @@ func (m *pcaSRC) Classify(s *classify.Split) (*classify.Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		o, err := src(fit.g, classify.Identity, d.Labels, train, test, w.set(opts), s.Workers)
+		o, err := src(fit.g, classify.Identity, d.Labels, train, test, w.set(opts), s.Workers, &m.blocks)
 		if err != nil {
 			return nil, err
 		}

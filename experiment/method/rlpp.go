@@ -43,9 +43,10 @@ type rlppParams struct {
 // rank by their nearest training member's Euclidean distance there (the
 // CMC of the re-identification protocol).
 type rlppMethod struct {
-	memo  classify.Memo[rlppCandidate]
-	cands []rlppCandidate
-	p     rlppParams
+	memo   classify.Memo[rlppCandidate]
+	blocks classify.Scratch // test blocks of the method's runs
+	cands  []rlppCandidate
+	p      rlppParams
 }
 
 // rlppCandidate is one parameter setting; dims, neighbours and heat are 0
@@ -177,7 +178,7 @@ func (m *rlppMethod) run(s *classify.Split, d *classify.Data, train, test []int,
 		return nil, c, err
 	}
 	yte := mat.NewDense(len(test), c.dims, nil)
-	err = classify.ForBlocks(div, test, train, f, func(off int, k *mat.Dense) error {
+	err = classify.ForBlocks(div, test, train, f, &m.blocks, func(off int, k *mat.Dense) error {
 		y, err := p.Project(k)
 		if err != nil {
 			return err

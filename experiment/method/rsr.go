@@ -23,6 +23,7 @@ type rsrParams struct {
 // that the Data computes once.
 type rsrMethod struct {
 	memo   classify.Memo[rsrCandidate]
+	blocks classify.Scratch // kernel blocks of the method's runs (src)
 	cands  []rsrCandidate
 	pseudo bool
 	p      rsrParams
@@ -78,7 +79,7 @@ func (m *rsrMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		return src(g, k, d.Labels, train, test, p.weight.set(opts), s.Workers)
+		return src(g, k, d.Labels, train, test, p.weight.set(opts), s.Workers, &m.blocks)
 	})
 	if err != nil {
 		return nil, err

@@ -32,15 +32,19 @@ type steinSVMParams struct {
 // once. Classes rank by their one-vs-one votes, then by their summed
 // decision values.
 type steinSVM struct {
-	memo  classify.Memo[steinSVMCandidate]
-	grams classify.Once[svmGramKey, *mat.SymDense]
-	cands []steinSVMCandidate
-	p     steinSVMParams
+	memo     classify.Memo[steinSVMCandidate]
+	blocks   classify.Scratch // test blocks of the method's runs
+	machines svm.Workspace    // buffers of the binary machines of its runs
+	grams    classify.Once[svmGramKey, *mat.SymDense]
+	cands    []steinSVMCandidate
+	p        steinSVMParams
 }
 
-// svmGramKey names a training Gram matrix: the candidates that differ only
-// in C share it, within a cross-validation fold and on the whole training
-// set, instead of each applying the kernel to the same divergences.
+// svmGramKey names a training Gram matrix of a kernel whose Pairs keep
+// no training kernel matrix (classify.TrainKernel: the log-Euclidean
+// kernel): the candidates that differ only in C share it, within a
+// cross-validation fold and on the whole training set, instead of each
+// applying the kernel to the same quantities.
 type svmGramKey struct {
 	data  weak.Pointer[classify.Data]
 	train uint64 // classify.HashInts of the training items
@@ -117,24 +121,30 @@ func (m *steinSVM) run(s *classify.Split, d *classify.Data, train, test []int, p
 	if err != nil {
 		return nil, err
 	}
-	key := svmGramKey{weak.Make(d), classify.HashInts(train), len(train), p.sigma}
-	gram, err := m.grams.Do(key, func() (*mat.SymDense, error) {
-		g, err := div.Block(train, train, k)
-		if err != nil {
-			return nil, err
-		}
-		return mat.NewSymDense(len(train), g.RawMatrix().Data), nil
-	})
+	labels := classify.Pick(d.Labels, train)
+	opts := svm.Options{C: p.c, Tol: m.p.Tolerance, Workers: workers, Workspace: &m.machines}
+	// The Stein kernel's folds and final training set are items of the
+	// split's training kernel matrix, which the Pairs keeps: train on it.
+	gram, items, err := classify.TrainKernel(div, train, k)
+	if err == nil && gram == nil {
+		key := svmGramKey{weak.Make(d), classify.HashInts(train), len(train), p.sigma}
+		gram, err = m.grams.Do(key, func() (*mat.SymDense, error) {
+			g, err := div.Block(train, train, k)
+			if err != nil {
+				return nil, err
+			}
+			return mat.NewSymDense(len(train), g.RawMatrix().Data), nil
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
-	model, err := svm.Train(gram, classify.Pick(d.Labels, train),
-		svm.Options{C: p.c, Tol: m.p.Tolerance, Workers: workers})
+	model, err := svm.TrainOn(gram, items, labels, opts)
 	if err != nil {
 		return nil, fmt.Errorf("stein-svm (sigma = %v, c = %v): %w", p.sigma, p.c, err)
 	}
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
-	err = classify.ForBlocks(div, test, train, k, func(off int, kb *mat.Dense) error {
+	err = classify.ForBlocks(div, test, train, k, &m.blocks, func(off int, kb *mat.Dense) error {
 		ds, err := model.Decide(kb, workers)
 		if err != nil {
 			return err

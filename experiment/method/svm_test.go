@@ -3,6 +3,7 @@ package method
 import (
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/covpipe/covpipe/experiment/classify"
@@ -23,20 +24,27 @@ func newSVM(t testing.TB, params string) (classify.Method, error) {
 
 // TestSteinSVMSharesGrams checks that candidates differing only in C share
 // the Gram matrix of each training set: with 3 values of C and 2 folds
-// the method keeps 3 matrices (2 folds and the whole training set), not
-// one per candidate.
+// the log-Euclidean kernel keeps 3 matrices (2 folds and the whole
+// training set), not one per candidate, and the Stein kernel none, since
+// every run trains on the training set's kernel matrix that the split's
+// Pairs keep (classify.TrainKernel).
 func TestSteinSVMSharesGrams(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 120, 0.2, 13)
-	m, err := newSVM(t, "{sigma: 1, c: [1, 10, 100]}")
-	if err != nil {
-		t.Fatal(err)
-	}
-	split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 1, Folds: 2, Seed: 1}
-	if _, err := m.Classify(split); err != nil {
-		t.Fatal(err)
-	}
-	if n := m.(*steinSVM).grams.Len(); n != 3 {
-		t.Errorf("%d Gram matrices kept, want 3 (2 folds and the training set)", n)
+	for _, tc := range []struct {
+		kernel string
+		want   int
+	}{{"stein", 0}, {"log-euclidean", 3}} {
+		m, err := newSVM(t, "{sigma: 1, c: [1, 10, 100], kernel: "+tc.kernel+"}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 1, Folds: 2, Seed: 1}
+		if _, err := m.Classify(split); err != nil {
+			t.Fatal(err)
+		}
+		if n := m.(*steinSVM).grams.Len(); n != tc.want {
+			t.Errorf("%s kernel: %d Gram matrices kept, want %d", tc.kernel, n, tc.want)
+		}
 	}
 }
 
@@ -100,6 +108,56 @@ func TestSteinSVM(t *testing.T) {
 		for q, d := range ds {
 			if d.Label != out.Pred[q] || !reflect.DeepEqual(model.Rank(d), out.Ranking[q]) {
 				t.Fatalf("%s: test item %d: method %d %v, direct SVM %d %v", params, q, out.Pred[q], out.Ranking[q], d.Label, model.Rank(d))
+			}
+		}
+	}
+}
+
+// TestSteinSVMFolds checks the runs on cross-validation folds, which
+// train on items of the whole training set's kernel matrix, against SVMs
+// trained on each fold's Gram matrix computed directly by spd.SteinKernel,
+// with folds run concurrently as classify.Select runs them.
+func TestSteinSVMFolds(t *testing.T) {
+	data, train, test := syntheticData(t, 4, 3, 160, 0.3, 14)
+	m, err := newSVM(t, "{sigma: 1, c: [1, 10]}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 4, Folds: 3, Seed: 1}
+	folds := classify.Folds(data.Labels, train, 3, 5)
+	kern := spd.SteinKernel{Sigma: 1}
+	outs := make([]*classify.Outcome, len(folds))
+	errs := make([]error, len(folds))
+	var wg sync.WaitGroup
+	for k, f := range folds {
+		wg.Go(func() { outs[k], errs[k] = m.(*steinSVM).run(split, data, classify.Without(train, f), f, steinSVMCandidate{1, 10}) })
+	}
+	wg.Wait()
+	for k, f := range folds {
+		if errs[k] != nil {
+			t.Fatal(errs[k])
+		}
+		rest := classify.Without(train, f)
+		restSet, foldSet := data.Set.Subset(rest), data.Set.Subset(f)
+		gram, err := kern.GramSym(restSet, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model, err := svm.Train(gram, classify.Pick(data.Labels, rest), svm.Options{C: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kq, err := kern.Gram(foldSet, restSet, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := model.Decide(kq, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q, d := range ds {
+			if d.Label != outs[k].Pred[q] || !reflect.DeepEqual(model.Rank(d), outs[k].Ranking[q]) {
+				t.Fatalf("fold %d, item %d: method %d %v, direct SVM %d %v", k, q, outs[k].Pred[q], outs[k].Ranking[q], d.Label, model.Rank(d))
 			}
 		}
 	}
