@@ -1,6 +1,7 @@
 package method
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -83,33 +84,11 @@ func TestSteinSVM(t *testing.T) {
 			t.Errorf("%s: chose sigma %v, c %v", params, sigma, c)
 		}
 
-		kern := spd.SteinKernel{Sigma: sigma}
-		trainSet, testSet := data.Set.Subset(train), data.Set.Subset(test)
-		gram, err := kern.GramSym(trainSet, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		tol := 1e-4
 		if !strings.Contains(params, "tolerance") {
 			tol = 0
 		}
-		model, err := svm.Train(gram, classify.Pick(data.Labels, train), svm.Options{C: c, Tol: tol})
-		if err != nil {
-			t.Fatal(err)
-		}
-		kq, err := kern.Gram(testSet, trainSet, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ds, err := model.Decide(kq, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for q, d := range ds {
-			if d.Label != out.Pred[q] || !reflect.DeepEqual(model.Rank(d), out.Ranking[q]) {
-				t.Fatalf("%s: test item %d: method %d %v, direct SVM %d %v", params, q, out.Pred[q], out.Ranking[q], d.Label, model.Rank(d))
-			}
-		}
+		checkDirectSVM(t, params, data, train, test, sigma, svm.Options{C: c, Tol: tol}, out)
 	}
 }
 
@@ -125,40 +104,50 @@ func TestSteinSVMFolds(t *testing.T) {
 	}
 	split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 4, Folds: 3, Seed: 1}
 	folds := classify.Folds(data.Labels, train, 3, 5)
-	kern := spd.SteinKernel{Sigma: 1}
 	outs := make([]*classify.Outcome, len(folds))
 	errs := make([]error, len(folds))
 	var wg sync.WaitGroup
 	for k, f := range folds {
-		wg.Go(func() { outs[k], errs[k] = m.(*steinSVM).run(split, data, classify.Without(train, f), f, steinSVMCandidate{1, 10}) })
+		wg.Go(func() {
+			outs[k], errs[k] = m.(*steinSVM).run(split, data, classify.Without(train, f), f, steinSVMCandidate{1, 10})
+		})
 	}
 	wg.Wait()
 	for k, f := range folds {
 		if errs[k] != nil {
 			t.Fatal(errs[k])
 		}
-		rest := classify.Without(train, f)
-		restSet, foldSet := data.Set.Subset(rest), data.Set.Subset(f)
-		gram, err := kern.GramSym(restSet, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		model, err := svm.Train(gram, classify.Pick(data.Labels, rest), svm.Options{C: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		kq, err := kern.Gram(foldSet, restSet, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ds, err := model.Decide(kq, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for q, d := range ds {
-			if d.Label != outs[k].Pred[q] || !reflect.DeepEqual(model.Rank(d), outs[k].Ranking[q]) {
-				t.Fatalf("fold %d, item %d: method %d %v, direct SVM %d %v", k, q, outs[k].Pred[q], outs[k].Ranking[q], d.Label, model.Rank(d))
-			}
+		checkDirectSVM(t, fmt.Sprintf("fold %d", k), data, classify.Without(train, f), f, 1, svm.Options{C: 10}, outs[k])
+	}
+}
+
+// checkDirectSVM checks a stein-svm outcome on test against an SVM
+// trained on the Gram matrix of train computed directly by
+// spd.SteinKernel with σ = sigma, rather than from the Data's cached
+// divergences.
+func checkDirectSVM(t *testing.T, name string, data *classify.Data, train, test []int, sigma float64, o svm.Options, out *classify.Outcome) {
+	t.Helper()
+	kern := spd.SteinKernel{Sigma: sigma}
+	trainSet, testSet := data.Set.Subset(train), data.Set.Subset(test)
+	gram, err := kern.GramSym(trainSet, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := svm.Train(gram, classify.Pick(data.Labels, train), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kq, err := kern.Gram(testSet, trainSet, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := model.Decide(kq, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, d := range ds {
+		if d.Label != out.Pred[q] || !reflect.DeepEqual(model.Rank(d), out.Ranking[q]) {
+			t.Fatalf("%s: test item %d: method %d %v, direct SVM %d %v", name, q, out.Pred[q], out.Ranking[q], d.Label, model.Rank(d))
 		}
 	}
 }
