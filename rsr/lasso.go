@@ -835,7 +835,7 @@ func (l *Lasso) sweep(v, kx, g []float64, idx []int) float64 {
 			next := soft(kx[j]-g[j]+kjj*v[j], half, kjj, nonneg)
 			if d := next - v[j]; d != 0 {
 				v[j] = next
-				floats.AddScaled(g, d, k[j*n:j*n+n])
+				addRow(g, d, k[j*n:j*n+n])
 				if c := kjj * d * d; c > change {
 					change = c
 				}
@@ -848,7 +848,7 @@ func (l *Lasso) sweep(v, kx, g []float64, idx []int) float64 {
 		next := soft(kx[j]-g[j]+kjj*v[j], half, kjj, nonneg)
 		if d := next - v[j]; d != 0 {
 			v[j] = next
-			floats.AddScaled(g, d, k[j*n:j*n+n])
+			addRow(g, d, k[j*n:j*n+n])
 			if c := kjj * d * d; c > change {
 				change = c
 			}

@@ -36,3 +36,11 @@ func addRows4Go(dst []float64, a [4]float64, r0, r1, r2, r3 []float64) {
 		dst[i] = x
 	}
 }
+
+// addRowGo is addRow in plain Go.
+func addRowGo(dst []float64, a float64, r []float64) {
+	r = r[:len(dst)]
+	for i, x := range r {
+		dst[i] += float64(a * x)
+	}
+}

@@ -27,3 +27,18 @@ func addRows4(dst []float64, a [4]float64, r0, r1, r2, r3 []float64) {
 //
 //go:noescape
 func addRows4AVX(n int, dst *float64, a *[4]float64, r0, r1, r2, r3 *float64)
+
+// addRow sets dst[i] += a·r[i], the product rounded before the add, as
+// floats.AddScaled does on amd64. r must be at least as long as dst.
+func addRow(dst []float64, a float64, r []float64) {
+	n := len(dst)
+	if !haveAVX || n == 0 {
+		addRowGo(dst, a, r)
+		return
+	}
+	_ = r[n-1]
+	addRowAVX(n, &dst[0], a, &r[0])
+}
+
+//go:noescape
+func addRowAVX(n int, dst *float64, a float64, r *float64)

@@ -68,3 +68,41 @@ one:
 done:
 	VZEROUPPER
 	RET
+
+// func addRowAVX(n int, dst *float64, a float64, r *float64)
+TEXT ·addRowAVX(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ r+24(FP), R8
+	VBROADCASTSD a+16(FP), Y0
+	XORQ SI, SI
+	MOVQ CX, DX
+	SHRQ $3, DX
+	JZ   rest1
+
+eight1:
+	VMULPD  (R8)(SI*8), Y0, Y5
+	VMULPD  32(R8)(SI*8), Y0, Y7
+	VADDPD  (DI)(SI*8), Y5, Y5
+	VADDPD  32(DI)(SI*8), Y7, Y7
+	VMOVUPD Y5, (DI)(SI*8)
+	VMOVUPD Y7, 32(DI)(SI*8)
+	ADDQ    $8, SI
+	DECQ    DX
+	JNZ     eight1
+
+rest1:
+	ANDQ $7, CX
+	JZ   done1
+
+one1:
+	VMULSD (R8)(SI*8), X0, X5
+	VADDSD (DI)(SI*8), X5, X5
+	VMOVSD X5, (DI)(SI*8)
+	INCQ   SI
+	DECQ   CX
+	JNZ    one1
+
+done1:
+	VZEROUPPER
+	RET

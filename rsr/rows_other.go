@@ -8,3 +8,7 @@ package rsr
 func addRows4(dst []float64, a [4]float64, r0, r1, r2, r3 []float64) {
 	addRows4Go(dst, a, r0, r1, r2, r3)
 }
+
+// addRow sets dst[i] += a·r[i], the product rounded before the add. r must
+// be at least as long as dst.
+func addRow(dst []float64, a float64, r []float64) { addRowGo(dst, a, r) }

@@ -60,3 +60,34 @@ func TestAddRowsMatchesAddScaled(t *testing.T) {
 		}
 	}
 }
+
+// TestAddRowMatchesAddScaled checks addRow and addRowGo against
+// floats.AddScaled bit for bit, for lengths 0 to 70 at unaligned starts.
+func TestAddRowMatchesAddScaled(t *testing.T) {
+	r := newRand(22)
+	for trial := range 300 {
+		m := r.IntN(71)
+		x := make([]float64, m+3)
+		y := make([]float64, m+3)
+		for i := range x {
+			x[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(61)-30))
+			y[i] = r.NormFloat64()
+		}
+		a := r.NormFloat64() * math.Pow(10, float64(r.IntN(21)-10))
+		off := r.IntN(4)
+		if off+m > len(x) {
+			off = 0
+		}
+		want := append([]float64(nil), y...)
+		floats.AddScaled(want[off:off+m], a, x[off:off+m])
+		for _, f := range []func([]float64, float64, []float64){addRow, addRowGo} {
+			got := append([]float64(nil), y...)
+			f(got[off:off+m], a, x[off:])
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("trial %d (m=%d off=%d): entry %d = %v, AddScaled gives %v", trial, m, off, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
