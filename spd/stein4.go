@@ -104,21 +104,7 @@ func chol4Go(l, x, h []float64, d int) ([4]float64, bool) {
 			}
 		}
 	}
-	var out [4]float64
-	for q := range 4 {
-		if i < d { // the last column of an odd d
-			o := i*d + i
-			a := 0.5*x[o] + h[4*o+q]
-			p := a - s00[q]
-			if !pivotOK(p, a, tol) {
-				return [4]float64{}, false
-			}
-			l[4*o+q] = math.Sqrt(p)
-			ld[q].mul(p)
-		}
-		out[q] = ld[q].log()
-	}
-	return out, true
+	return chol4Finish(l, x, h, d, i, tol, &ld, &s00)
 }
 
 // chol4GoPair is one column pair i, i+1 of cholLowerGo for lane q of
@@ -272,21 +258,7 @@ func chol4Vec(l, x, h []float64, d int, asm bool) ([4]float64, bool) {
 			}
 		}
 	}
-	var out [4]float64
-	for q := range 4 {
-		if i < d { // the last column of an odd d; s00 holds its sum
-			o := i*d + i
-			a := 0.5*x[o] + h[4*o+q]
-			p := a - s00[q]
-			if !pivotOK(p, a, tol) {
-				return [4]float64{}, false
-			}
-			l[4*o+q] = math.Sqrt(p)
-			ld[q].mul(p)
-		}
-		out[q] = ld[q].log()
-	}
-	return out, true
+	return chol4Finish(l, x, h, d, i, tol, &ld, &s00)
 }
 
 // chol4PairGo is chol4PairAVX in plain Go, math.FMA for its fused
@@ -327,4 +299,25 @@ func chol4PairGo(l, x, h []float64, d, i int, c, qs *[3][4]float64) {
 			l[r+4*i1+q] = lj1
 		}
 	}
+}
+
+// chol4Finish ends chol4Go and chol4Vec after their column pairs, at
+// column i: the last column of an odd d (s00 holds the lanes' sums of its
+// squares), then each lane's log-determinant.
+func chol4Finish(l, x, h []float64, d, i int, tol float64, ld *[4]logProd, s00 *[4]float64) ([4]float64, bool) {
+	var out [4]float64
+	for q := range 4 {
+		if i < d {
+			o := i*d + i
+			a := 0.5*x[o] + h[4*o+q]
+			p := a - s00[q]
+			if !pivotOK(p, a, tol) {
+				return [4]float64{}, false
+			}
+			l[4*o+q] = math.Sqrt(p)
+			ld[q].mul(p)
+		}
+		out[q] = ld[q].log()
+	}
+	return out, true
 }
