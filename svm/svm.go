@@ -281,41 +281,35 @@ func TrainOn(k mat.Symmetric, items, labels []int, o Options) (*Model, error) {
 // upper triangle's rows directly rather than through At, which would cost
 // as much as the training of a small problem.
 func finite(k mat.Symmetric, items []int) (i, j int, v float64, ok bool) {
-	if items != nil {
-		at := k.At
-		var raw blas64.Symmetric
-		if r, isRaw := k.(mat.RawSymmetricer); isRaw {
-			if raw = r.RawSymmetric(); raw.Uplo == blas.Upper {
-				// items ascending: item a's row holds b's entry for b >= a.
-				at = func(i, j int) float64 { return raw.Data[i*raw.Stride+j] }
-			}
-		}
-		for a, i := range items {
-			for b := a; b < len(items); b++ {
-				if v := at(i, items[b]); v-v != 0 {
-					return a, b, v, false
+	n := k.SymmetricDim()
+	var raw blas64.Symmetric
+	if r, isRaw := k.(mat.RawSymmetricer); isRaw {
+		raw = r.RawSymmetric()
+	}
+	if items == nil && raw.Uplo == blas.Upper { // whole rows, contiguous
+		for i := range n {
+			for j, v := range raw.Data[i*raw.Stride+i : i*raw.Stride+n] {
+				if v-v != 0 { // NaN or ±Inf: v − v is NaN; else +0
+					return i, i + j, v, false
 				}
 			}
 		}
 		return 0, 0, 0, true
 	}
-	n := k.SymmetricDim()
-	if r, isRaw := k.(mat.RawSymmetricer); isRaw {
-		if raw := r.RawSymmetric(); raw.Uplo == blas.Upper {
-			for i := range n {
-				for j, v := range raw.Data[i*raw.Stride+i : i*raw.Stride+n] {
-					if v-v != 0 { // NaN or ±Inf: v − v is NaN; else +0
-						return i, i + j, v, false
-					}
-				}
-			}
-			return 0, 0, 0, true
-		}
+	at := k.At
+	if raw.Uplo == blas.Upper {
+		at = func(i, j int) float64 { return raw.Data[i*raw.Stride+j] }
 	}
-	for i := range n {
-		for j := i; j < n; j++ {
-			if v := k.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return i, j, v, false
+	item := func(t int) int { return t }
+	if items != nil {
+		n = len(items)
+		item = func(t int) int { return items[t] }
+	}
+	for a := range n {
+		i := item(a)
+		for b := a; b < n; b++ {
+			if v := at(i, item(b)); v-v != 0 {
+				return a, b, v, false
 			}
 		}
 	}
