@@ -423,6 +423,7 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 		return nil, fail(nil, "no tasks")
 	}
 	names := map[string]bool{}
+	planned := map[string]protocol{}
 	for i := range c.Tasks {
 		t := &c.Tasks[i]
 		path := []any{"tasks", i}
@@ -439,7 +440,11 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 			}
 			return nil, fail(path, "task %q: %v", t.Name, err)
 		}
+		if err := checkProtocol(pr, planned); err != nil {
+			return nil, fail(path, "task %q: %v", t.Name, err)
+		}
 		names[t.Name] = true
+		planned[t.Name] = pr
 		p.tasks = append(p.tasks, pr)
 	}
 	if len(c.Methods) == 0 {

@@ -15,12 +15,6 @@ type curver interface {
 	Energy(train, atoms *spd.Set, workers int) (float64, error)
 }
 
-// runner is a protocol that makes its results itself instead of
-// classifying splits (the energy curves of Fig. 7).
-type runner interface {
-	run(e *engine, task int) ([]Result, error)
-}
-
 // EnergyCurveConfig is the paper's Fig. 7 experiment: synthetic mixtures
 // of source points (datasets.Mixture) and the energy J of Eqn. 10 of
 // dictionaries of Atoms atoms over Iters iterations.
@@ -59,8 +53,6 @@ func newEnergyCurve(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, erro
 }
 
 func (p *energyCurveTask) dims() []int { return []int{p.Energy.Dim} }
-
-func (p *energyCurveTask) open(*engine, int) (*drawer, error) { return nil, nil }
 
 func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 	c := p.Energy
