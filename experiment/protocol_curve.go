@@ -115,13 +115,13 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 		if mi < len(e.plan.methods) {
 			name, note = e.cfg.Methods[mi].Name, ""
 		}
-		res := Result{Task: p.Name, Method: name, Seconds: cm.secs}
+		res := Result{Task: p.Name, Method: name, Kind: KindEnergy, Seconds: cm.secs}
 		if note != "" {
 			res.Notes = []string{note}
 		}
-		res.Curve, res.CurveStd = meanStdColumns(cm.runs)
-		res.CurveRuns = cm.runs
-		res.AccuracyMean, res.AccuracyStd = res.Curve[len(res.Curve)-1], res.CurveStd[len(res.CurveStd)-1]
+		res.Energy, res.EnergyStd = meanStdColumns(cm.runs)
+		res.EnergyRuns = cm.runs
+		res.FinalEnergy, res.FinalEnergyStd = res.Energy[len(res.Energy)-1], res.EnergyStd[len(res.EnergyStd)-1]
 		out = append(out, res)
 	}
 	e.timings["methods"] += sumSecs(out)

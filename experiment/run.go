@@ -319,8 +319,8 @@ func meanStdColumns(rows [][]float64) (mean, std []float64) {
 	return mean, std
 }
 
-// warn logs what the table does not show. All-zero codes are reported by
-// Results.Warnings once the run is over.
+// warn logs what the table does not show. All-zero codes are reported
+// with the results (package experiment/report) once the run is over.
 func warn(log *slog.Logger, r Result) {
 	if n := sum(r.Unconverged); n > 0 {
 		log.Warn("sparse coding hit its sweep cap; codes used as they were", "task", r.Task, "method", r.Method, "queries", n)
