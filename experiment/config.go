@@ -47,11 +47,9 @@ type Config struct {
 	// CMC is the length of the cumulative matching characteristic to
 	// report (ranks 1..CMC); 0 reports accuracy only.
 	CMC int `yaml:"cmc,omitempty" json:"cmc,omitempty"`
-	// Plot selects the report figure: "cmc" (one curve per method and
-	// task), "bars" (accuracy per task with standard deviations, like the
-	// paper's Fig. 4), "energy" (J against the iteration, Fig. 7) or ""
-	// for none.
-	Plot string `yaml:"plot,omitempty" json:"plot,omitempty"`
+	// Plot selects the report figure: cmc, bars, energy or none (see
+	// Plot); cmc needs CMC > 0.
+	Plot Plot `yaml:"plot,omitempty" json:"plot,omitempty"`
 	// Quick is the documented subset that `covpipe run --quick` runs
 	// (Plan.Quick): fewer repeats and tasks.
 	Quick *QuickConfig `yaml:"quick,omitempty" json:"quick,omitempty"`
@@ -404,12 +402,7 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 	if c.CMC < 0 {
 		return nil, fail([]any{"cmc"}, "cmc = %d, want >= 0", c.CMC)
 	}
-	switch c.Plot {
-	case "", "cmc", "bars", "energy":
-	default:
-		return nil, fail([]any{"plot"}, "plot %q, want cmc, bars, energy or nothing", c.Plot)
-	}
-	if c.Plot == "cmc" && c.CMC == 0 {
+	if c.Plot == PlotCMC && c.CMC == 0 {
 		return nil, fail([]any{"plot"}, "plot: cmc needs cmc: R (the number of ranks)")
 	}
 	p := &Plan{Config: c}
@@ -423,6 +416,7 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 		return nil, fail(nil, "no tasks")
 	}
 	names := map[string]bool{}
+	planned := map[string]protocol{}
 	for i := range c.Tasks {
 		t := &c.Tasks[i]
 		path := []any{"tasks", i}
@@ -439,7 +433,11 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 			}
 			return nil, fail(path, "task %q: %v", t.Name, err)
 		}
+		if err := checkProtocol(pr, planned); err != nil {
+			return nil, fail(path, "task %q: %v", t.Name, err)
+		}
 		names[t.Name] = true
+		planned[t.Name] = pr
 		p.tasks = append(p.tasks, pr)
 	}
 	if len(c.Methods) == 0 {

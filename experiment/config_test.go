@@ -23,6 +23,9 @@ methods:
     lambda: 0.05
 `
 
+// energyTask is a task line of energy curves (Fig. 7) to add to validYAML.
+const energyTask = "  - {name: fig7, energy_curve: {sources: 4, dim: 3, points: 20, samples: 16, mix: 2, atoms: 4, iters: 2}}\n"
+
 func TestParseValid(t *testing.T) {
 	plan, err := Parse([]byte(validYAML))
 	if err != nil {
@@ -78,6 +81,13 @@ func TestParseErrors(t *testing.T) {
 		{"two data sources", strings.Replace(validYAML, "    synthetic:", "    average: [x]\n    synthetic:", 1), []string{`unknown key "average" in a synthetic task (allowed: name, synthetic)`}},
 		{"average of nothing", strings.Replace(validYAML, "methods:", "  - {name: avg, average: []}\nmethods:", 1), []string{"average lists no tasks"}},
 		{"negative folds", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nfolds: -1", 1), []string{"folds = -1"}},
+		{"unknown plot", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: pie", 1), []string{`line 5: plot "pie", want cmc, bars, energy or none`}},
+		{"plot not a name", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: [cmc]", 1), []string{"line 5: plot is one of cmc, bars, energy or none"}},
+		{"cmc plot without ranks", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: cmc", 1), []string{"line 5: plot: cmc needs cmc: R"}},
+		{"average of energy curves", strings.Replace(validYAML, "methods:", energyTask+"  - {name: avg, average: [easy, fig7]}\nmethods:", 1),
+			[]string{`task "avg": task "fig7" gives energy curves, not accuracies`}},
+		{"best of energy curves", strings.Replace(validYAML, "methods:", energyTask+"  - {name: top, best: [fig7]}\nmethods:", 1),
+			[]string{`task "top": task "fig7" gives energy curves, not accuracies`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -194,5 +204,59 @@ func TestQuick(t *testing.T) {
 	}
 	if len(two.methods) != 1 || len(two.Config.Methods) != 1 || two.Config.Methods[0].Name != "nn" {
 		t.Errorf("quick methods: kept %v", two.Config.Methods)
+	}
+}
+
+func TestParsePlot(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Plot
+	}{{"", PlotNone}, {"none", PlotNone}, {"cmc", PlotCMC}, {"bars", PlotBars}, {"energy", PlotEnergy}} {
+		got, err := ParsePlot(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("ParsePlot(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+		if tc.in != "" && got.String() != tc.in {
+			t.Errorf("%v.String() = %q, want %q", got, got.String(), tc.in)
+		}
+	}
+	for _, bad := range []string{"CMC", "bar", "pie", " cmc"} {
+		if _, err := ParsePlot(bad); err == nil || !strings.Contains(err.Error(), "want cmc, bars, energy or none") {
+			t.Errorf("ParsePlot(%q): %v", bad, err)
+		}
+	}
+	// The record of the config names the plot; none is left out.
+	plan, err := Parse([]byte(strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: bars", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(plan.Config); !strings.Contains(string(b), `"plot":"bars"`) {
+		t.Errorf("config recorded as %s", b)
+	}
+	plan.Config.Plot = PlotNone
+	if b, _ := json.Marshal(plan.Config); strings.Contains(string(b), `"plot"`) {
+		t.Errorf("config recorded as %s", b)
+	}
+	if _, err := json.Marshal(Plot(9)); err == nil {
+		t.Error("an invalid Plot marshals")
+	}
+}
+
+// twoRoles is a protocol that would both run and combine.
+type twoRoles struct{ averageTask }
+
+func (*twoRoles) run(*engine, int) ([]Result, error) { return nil, nil }
+
+// TestCheckProtocol checks that every protocol of the table has exactly
+// one role, and that one with two is refused.
+func TestCheckProtocol(t *testing.T) {
+	for _, p := range []protocol{&syntheticTask{}, &mosaicTask{}, &averageTask{}, &bestTask{}, &energyCurveTask{},
+		&dictionaryTask{}, &selectorsTask{}, &groupSplitTask{}, &randomSplitTask{}} {
+		if err := checkProtocol(p, nil); err != nil {
+			t.Errorf("%T: %v", p, err)
+		}
+	}
+	if err := checkProtocol(&twoRoles{}, nil); err == nil || !strings.Contains(err.Error(), "is 2 of splitter, runner and combiner") {
+		t.Errorf("two roles: %v", err)
 	}
 }

@@ -108,7 +108,7 @@ func TestUnknownDatasetKind(t *testing.T) {
 // TestDescriptorCacheRecovers checks that a descriptor cache folder that
 // holds NaN (with a meta.json that matches it) or is torn (files that do
 // not match its meta.json, as a killed run leaves them) is recomputed with
-// a warning naming the folder, instead of failing every run (issue 12).
+// a warning naming the folder, instead of failing every run.
 func TestDescriptorCacheRecovers(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
 	writeNoisePNGs(t, root, "two/cats/a.png", "two/cats/b.png", "two/dogs/a.png", "two/dogs/b.png")

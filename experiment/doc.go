@@ -12,13 +12,17 @@
 // from the experiment seed and the task and repeat indices only, runs the
 // methods (package experiment/method) on it, and returns Results with
 // accuracies, per-class accuracies, confusion matrices, CMC curves, the
-// parameters cross-validation chose and stage timings; Results.Write
-// writes results.json, summary.md and figures.
+// parameters cross-validation chose and stage timings, or, for
+// energy-curve tasks, the representation energy of learned dictionaries
+// (a Result's Kind says which). Results.WriteJSON writes results.json and
+// ReadResults reads it back; package experiment/report renders the
+// tables, summary.md and figures.
 //
 // Protocols (task kinds) are one file each, protocol_*.go, registered in
 // the table of protocols.go: synthetic SPD classes (Table 1), fixed
 // metadata selectors (FERET, Table 2), random per-class splits and camera
 // splits of a dataset (re-identification, Fig. 6), texture mosaics
-// (Fig. 4) and averages of earlier tasks. Image descriptors come from
+// (Fig. 4), dictionary-learning splits (Table 3), energy curves (Fig. 7)
+// and averages and bests of earlier tasks. Image descriptors come from
 // package describe, cached on disk under a hash of what determines them.
 package experiment

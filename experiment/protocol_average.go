@@ -30,7 +30,7 @@ func newAverage(t *TaskSpec, _ *dataPlan, earlier map[string]bool) (protocol, er
 
 func (p *averageTask) dims() []int { return nil }
 
-func (p *averageTask) open(*engine, int) (*drawer, error) { return nil, nil }
+func (p *averageTask) sources() []string { return p.Average }
 
 func (p *averageTask) combine(done []Result, methods []MethodSpec) ([]Result, error) {
 	var out []Result

@@ -15,12 +15,6 @@ type curver interface {
 	Energy(train, atoms *spd.Set, workers int) (float64, error)
 }
 
-// runner is a protocol that makes its results itself instead of
-// classifying splits (the energy curves of Fig. 7).
-type runner interface {
-	run(e *engine, task int) ([]Result, error)
-}
-
 // EnergyCurveConfig is the paper's Fig. 7 experiment: synthetic mixtures
 // of source points (datasets.Mixture) and the energy J of Eqn. 10 of
 // dictionaries of Atoms atoms over Iters iterations.
@@ -59,8 +53,6 @@ func newEnergyCurve(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, erro
 }
 
 func (p *energyCurveTask) dims() []int { return []int{p.Energy.Dim} }
-
-func (p *energyCurveTask) open(*engine, int) (*drawer, error) { return nil, nil }
 
 func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 	c := p.Energy
@@ -123,13 +115,13 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 		if mi < len(e.plan.methods) {
 			name, note = e.cfg.Methods[mi].Name, ""
 		}
-		res := Result{Task: p.Name, Method: name, Seconds: cm.secs}
+		res := Result{Task: p.Name, Method: name, Kind: KindEnergy, Seconds: cm.secs}
 		if note != "" {
 			res.Notes = []string{note}
 		}
-		res.Curve, res.CurveStd = meanStdColumns(cm.runs)
-		res.CurveRuns = cm.runs
-		res.AccuracyMean, res.AccuracyStd = res.Curve[len(res.Curve)-1], res.CurveStd[len(res.CurveStd)-1]
+		res.Energy, res.EnergyStd = meanStdColumns(cm.runs)
+		res.EnergyRuns = cm.runs
+		res.FinalEnergy, res.FinalEnergyStd = res.Energy[len(res.Energy)-1], res.EnergyStd[len(res.EnergyStd)-1]
 		out = append(out, res)
 	}
 	e.timings["methods"] += sumSecs(out)

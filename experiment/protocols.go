@@ -10,23 +10,70 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// A protocol is a task kind: how a task gets its data and draws the
-// train/test split of each repeat. Each protocol decodes its own keys of
-// the task's mapping, checks them when the experiment loads, and lives in
-// its own file (protocol_*.go); adding one is that file and a line in
-// protocolTypes.
+// A protocol is a task kind: how a task's results are made. Each protocol
+// decodes its own keys of the task's mapping, checks them when the
+// experiment loads, and lives in its own file (protocol_*.go); adding one
+// is that file and a line in protocolTypes. Every protocol is exactly one
+// of splitter, runner and combiner (checkProtocol, when the plan is
+// built), and Run treats it as such.
 type protocol interface {
-	// dims lists the sizes d of the matrices the task classifies, so that
-	// parameters that depend on d (Theorem 1's σ) are checked at load.
+	// dims lists the sizes d of the matrices the task's methods see, so
+	// that parameters that depend on d (Theorem 1's σ) are checked at load;
+	// none for a combiner.
 	dims() []int
+}
+
+// splitter is a protocol whose tasks classify: it draws the train/test
+// split of each repeat and every method classifies it, giving accuracy
+// results.
+type splitter interface {
+	protocol
 	// open prepares the task's data for a run.
 	open(e *engine, task int) (*drawer, error)
 }
 
+// runner is a protocol that makes its results itself instead of
+// classifying splits: the energy curves of Fig. 7, whose results are not
+// accuracies, so that no combiner takes its tasks.
+type runner interface {
+	protocol
+	run(e *engine, task int) ([]Result, error)
+}
+
 // combiner is a protocol whose results are made from earlier tasks'
-// results rather than by running the methods (average).
+// accuracy results rather than by running the methods (average, best).
 type combiner interface {
+	protocol
+	// sources names the earlier tasks it combines.
+	sources() []string
 	combine(done []Result, methods []MethodSpec) ([]Result, error)
+}
+
+// checkProtocol checks that p is exactly one of splitter, runner and
+// combiner and, for a combiner, that the tasks it combines (in planned,
+// by name) give accuracies.
+func checkProtocol(p protocol, planned map[string]protocol) error {
+	_, split := p.(splitter)
+	_, run := p.(runner)
+	c, comb := p.(combiner)
+	n := 0
+	for _, is := range []bool{split, run, comb} {
+		if is {
+			n++
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("protocol %T is %d of splitter, runner and combiner, want exactly one", p, n)
+	}
+	if !comb {
+		return nil
+	}
+	for _, name := range c.sources() {
+		if _, ok := planned[name].(runner); ok {
+			return fmt.Errorf("task %q gives energy curves, not accuracies, so it cannot be combined", name)
+		}
+	}
+	return nil
 }
 
 // drawer draws the instances of a task: repeat r's split.

@@ -1,4 +1,4 @@
-package experiment
+package experiment_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/experiment/report"
 	"github.com/covpipe/covpipe/internal/shareddata"
 	"golang.org/x/image/tiff"
 )
@@ -103,7 +105,8 @@ func tinyDataRoot(t *testing.T) string {
 }
 
 // TestProtocolsEndToEnd runs every shipped config on the miniature data
-// with 2 repeats and checks the reports.
+// with 2 repeats and checks the results and their reports: the files, and
+// that results.json read back gives the same summary.
 func TestProtocolsEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end protocols: skipped in -short mode")
@@ -111,15 +114,16 @@ func TestProtocolsEndToEnd(t *testing.T) {
 	root := tinyDataRoot(t)
 	cache := t.TempDir()
 	figures := map[string][]string{
-		"reid":              {"cmc-reid.png"},
-		"reid-cross-camera": {"cmc-cross-camera.png"},
-		"brodatz-mosaics":   {"accuracy.png"},
+		"reid":                 {"cmc-reid.png"},
+		"reid-cross-camera":    {"cmc-cross-camera.png"},
+		"brodatz-mosaics":      {"accuracy.png"},
+		"dictionary-synthetic": {"energy-fig7.png"},
 	}
 	paths, _ := filepath.Glob("../configs/*.yaml")
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			plan, err := Load(p)
+			plan, err := experiment.Load(p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,25 +134,31 @@ func TestProtocolsEndToEnd(t *testing.T) {
 				}
 			}
 			cfg.Repeats = 2
-			for _, task := range plan.tasks {
-				if st, ok := task.(*syntheticTask); ok {
-					// 64 samples, half for training (scale.yaml trains
-					// on 2% of 50,000).
-					st.Synthetic.Samples, st.Synthetic.Train = 64, 0.5
-				}
-			}
-			res, err := Run(context.Background(), plan, Options{DataRoot: root, CacheDir: cache})
+			// 64 samples, half for training (scale.yaml trains on 2% of
+			// 50,000).
+			experiment.ShrinkSynthetic(plan, 64, 0.5)
+			res, err := experiment.Run(context.Background(), plan, experiment.Options{DataRoot: root, CacheDir: cache})
 			if err != nil {
 				t.Fatal(err)
 			}
 			out := t.TempDir()
-			if err := res.Write(out); err != nil {
+			if err := res.WriteJSON(out); err != nil {
+				t.Fatal(err)
+			}
+			if err := report.Write(out, res); err != nil {
 				t.Fatal(err)
 			}
 			for _, f := range append([]string{"results.json", "summary.md"}, figures[name]...) {
 				if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 					t.Errorf("%s: %v", f, err)
 				}
+			}
+			back, err := experiment.ReadResults(filepath.Join(out, "results.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := report.Summary(back), report.Summary(res); got != want {
+				t.Errorf("summary of the results read back:\n%s\nwant:\n%s", got, want)
 			}
 			extra := 0
 			if name == "dictionary-synthetic" {
@@ -170,11 +180,15 @@ func TestProtocolsEndToEnd(t *testing.T) {
 				floor = 90
 			}
 			for _, r := range res.Results {
-				if len(r.Curve) > 0 {
+				if r.Kind == experiment.KindEnergy {
 					// Energy curves (Fig. 7): Algorithm 1 and k-means
 					// lower J from their starting dictionaries.
-					if r.Method != "sources" && !(r.Curve[len(r.Curve)-1] < r.Curve[0]) {
-						t.Errorf("%s/%s: energy %v does not fall", r.Task, r.Method, r.Curve)
+					last := len(r.Energy) - 1
+					if r.Method != "sources" && !(r.Energy[last] < r.Energy[0]) {
+						t.Errorf("%s/%s: energy %v does not fall", r.Task, r.Method, r.Energy)
+					}
+					if len(r.EnergyRuns) != 2 || r.FinalEnergy != r.Energy[last] || r.FinalEnergyStd != r.EnergyStd[last] || r.AccuracyMean != 0 || r.Runs != nil {
+						t.Errorf("%s/%s: energy result %+v", r.Task, r.Method, r)
 					}
 					continue
 				}
@@ -189,11 +203,11 @@ func TestProtocolsEndToEnd(t *testing.T) {
 // TestMissingDataset checks that a missing dataset names the folder
 // expected and what it should hold.
 func TestMissingDataset(t *testing.T) {
-	plan, err := Load("../configs/feret.yaml")
+	plan, err := experiment.Load("../configs/feret.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), plan, Options{DataRoot: t.TempDir()})
+	_, err = experiment.Run(context.Background(), plan, experiment.Options{DataRoot: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "feret-b-32 not found") || !strings.Contains(err.Error(), "SSSSSxx") {
 		t.Errorf("got %v", err)
 	}
@@ -207,12 +221,12 @@ func TestMosaicsOnSharedData(t *testing.T) {
 	}
 	dir := shareddata.Dir(t, "brodatz")
 	shareddata.Dir(t, "usc-sipi-mosaics")
-	plan, err := Load("../configs/brodatz-mosaics.yaml")
+	plan, err := experiment.Load("../configs/brodatz-mosaics.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	plan.Config.Repeats = 2
-	res, err := Run(context.Background(), plan, Options{DataRoot: filepath.Dir(dir)})
+	res, err := experiment.Run(context.Background(), plan, experiment.Options{DataRoot: filepath.Dir(dir)})
 	if err != nil {
 		t.Fatal(err)
 	}

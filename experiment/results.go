@@ -6,13 +6,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/covpipe/covpipe/internal/atomicfile"
-	"github.com/covpipe/covpipe/plots"
 )
 
 // Results is everything a run measured: the content of results.json.
@@ -37,17 +34,25 @@ type Results struct {
 	Results []Result `json:"results"`
 }
 
-// Result holds one method's numbers on one task. Accuracies are in percent.
+// Result holds one method's numbers on one task. Its Kind says what it
+// measures and so which fields hold them: an accuracy result (tasks that
+// classify, and their averages and bests) fills AccuracyMean through
+// Confusion and the CMC fields, an energy result (energy-curve tasks,
+// Fig. 7) fills the Energy fields; Task, Method, Kind, Seconds and Notes
+// are common. Accuracies are in percent.
 type Result struct {
 	Task   string `json:"task"`
 	Method string `json:"method"`
+	// Kind is what the result measures. results.json records it for
+	// energy results only: a result without a kind is an accuracy.
+	Kind Kind `json:"kind,omitempty"`
 	// AccuracyMean and AccuracyStd summarise Runs; the standard deviation
 	// is the sample one (n−1 denominator), 0 for a single run.
 	AccuracyMean float64 `json:"accuracy_mean"`
 	AccuracyStd  float64 `json:"accuracy_std"`
 	// Seconds is the time spent in this method summed over repeats
-	// (kernel matrices, sparse coding, classification), as measured on the
-	// worker that ran each repeat.
+	// (kernel matrices, sparse coding, classification, dictionary
+	// learning), as measured on the worker that ran each repeat.
 	Seconds float64 `json:"seconds"`
 	// Runs is the accuracy of every repeat.
 	Runs []float64 `json:"runs"`
@@ -77,16 +82,92 @@ type Result struct {
 	CMC     []float64   `json:"cmc_mean,omitempty"`
 	CMCStd  []float64   `json:"cmc_std,omitempty"`
 	CMCRuns [][]float64 `json:"cmc_runs,omitempty"`
-	// Curve and CurveStd are, for energy-curve tasks (Fig. 7), the mean and
-	// standard deviation over repeats of the energy J of Eqn. 10 after 0,
-	// 1, ... iterations; CurveRuns holds every repeat's. AccuracyMean and
-	// AccuracyStd then hold the final J, not an accuracy.
-	Curve     []float64   `json:"energy_mean,omitempty"`
-	CurveStd  []float64   `json:"energy_std,omitempty"`
-	CurveRuns [][]float64 `json:"energy_runs,omitempty"`
+	// Energy and EnergyStd are, for an energy result, the mean and sample
+	// standard deviation over repeats of the representation energy J of
+	// Eqn. 10 after 0, 1, ... iterations of dictionary learning (0: the
+	// initial dictionary); EnergyRuns holds every repeat's series.
+	Energy     []float64   `json:"energy_mean,omitempty"`
+	EnergyStd  []float64   `json:"energy_std,omitempty"`
+	EnergyRuns [][]float64 `json:"energy_runs,omitempty"`
+	// FinalEnergy and FinalEnergyStd are J after the last iteration: the
+	// last entries of Energy and EnergyStd.
+	FinalEnergy    float64 `json:"final_energy_mean,omitempty"`
+	FinalEnergyStd float64 `json:"final_energy_std,omitempty"`
 	// Notes records what the protocol had to adapt (dropped classes or
 	// regions, short classes).
 	Notes []string `json:"notes,omitempty"`
+}
+
+// Kind is what a Result measures.
+type Kind uint8
+
+const (
+	// KindAccuracy is recognition accuracy in percent over repeated
+	// train/test splits.
+	KindAccuracy Kind = iota
+	// KindEnergy is the representation energy J of Eqn. 10 of learned
+	// dictionaries against the iteration (Fig. 7).
+	KindEnergy
+)
+
+// kindNames are the names of the kinds in results.json, by Kind.
+var kindNames = [...]string{KindAccuracy: "accuracy", KindEnergy: "energy"}
+
+// String returns the kind's name in results.json.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// MarshalText writes the kind's name.
+func (k Kind) MarshalText() ([]byte, error) {
+	if int(k) >= len(kindNames) {
+		return nil, fmt.Errorf("invalid %v", k)
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText reads a kind's name, accuracy or energy.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for i, name := range kindNames {
+		if string(b) == name {
+			*k = Kind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("result kind %q, want accuracy or energy", b)
+}
+
+// resultJSON is Result without its methods: an accuracy result's record.
+type resultJSON Result
+
+// energyJSON is an energy result's record: the fields it fills.
+type energyJSON struct {
+	Task           string      `json:"task"`
+	Method         string      `json:"method"`
+	Kind           Kind        `json:"kind"`
+	FinalEnergy    float64     `json:"final_energy_mean"`
+	FinalEnergyStd float64     `json:"final_energy_std"`
+	Seconds        float64     `json:"seconds"`
+	Energy         []float64   `json:"energy_mean"`
+	EnergyStd      []float64   `json:"energy_std"`
+	EnergyRuns     [][]float64 `json:"energy_runs"`
+	Notes          []string    `json:"notes,omitempty"`
+}
+
+// MarshalJSON records an accuracy result with all its fields and an
+// energy result with the fields of its kind only.
+func (x Result) MarshalJSON() ([]byte, error) {
+	if x.Kind != KindEnergy {
+		return json.Marshal(resultJSON(x))
+	}
+	return json.Marshal(energyJSON{
+		Task: x.Task, Method: x.Method, Kind: x.Kind,
+		FinalEnergy: x.FinalEnergy, FinalEnergyStd: x.FinalEnergyStd, Seconds: x.Seconds,
+		Energy: x.Energy, EnergyStd: x.EnergyStd, EnergyRuns: x.EnergyRuns, Notes: x.Notes,
+	})
 }
 
 // Spread summarises a sample: its extremes, median and mean.
@@ -114,56 +195,6 @@ func spreadOf(v []float64) *Spread {
 	return &Spread{Min: v[0], Median: med, Max: v[len(v)-1], Mean: mean}
 }
 
-// zeroCodeShare is the share of all-zero sparse codes above which a
-// result's warning suggests lambda_ratio.
-const zeroCodeShare = 0.01
-
-// Warnings returns one line per result whose all-zero sparse codes exceed
-// 1% of its test queries, naming the λ and σ in force and suggesting
-// lambda_ratio, for the terminal and summary.md.
-func (r *Results) Warnings() []string {
-	var out []string
-	for _, x := range r.Results {
-		zero, total := sum(x.Degenerate), sum(x.TestItems)
-		if total == 0 || float64(zero) <= zeroCodeShare*float64(total) {
-			continue
-		}
-		var used []string
-		for _, key := range []string{"lambda", "lambda_ratio", "sigma"} {
-			var vals []string
-			for _, p := range x.Params {
-				if v, ok := p[key]; ok && !slices.Contains(vals, fmt.Sprint(v)) {
-					vals = append(vals, fmt.Sprint(v))
-				}
-			}
-			if len(vals) > 0 {
-				used = append(used, key+" = "+strings.Join(vals, ", "))
-			}
-		}
-		msg := fmt.Sprintf("%s / %s: %d of %d sparse codes (%.1f%%) are all zero, so their predictions are arbitrary (%s)",
-			x.Task, x.Method, zero, total, 100*float64(zero)/float64(total), strings.Join(used, "; "))
-		if x.Lambda != nil && x.Lambda.Min != x.Lambda.Max {
-			msg += fmt.Sprintf("; λ per query %.3g to %.3g", x.Lambda.Min, x.Lambda.Max)
-		}
-		if _, relative := firstParam(x.Params, "lambda_ratio"); !relative {
-			msg += ". λ is too large for this kernel's values, which move with σ, the ridge and d: try lambda_ratio (e.g. 0.1), which sets λ relative to each query's λ_max"
-		} else {
-			msg += ". Lower lambda_ratio"
-		}
-		out = append(out, msg+".")
-	}
-	return out
-}
-
-// firstParam returns the first repeat's value of a parameter.
-func firstParam(ps []map[string]float64, key string) (float64, bool) {
-	if len(ps) == 0 {
-		return 0, false
-	}
-	v, ok := ps[0][key]
-	return v, ok
-}
-
 // meanStd returns the mean and the sample standard deviation.
 func meanStd(v []float64) (mean, std float64) {
 	if len(v) == 0 {
@@ -182,9 +213,9 @@ func meanStd(v []float64) (mean, std float64) {
 	return mean, math.Sqrt(std / float64(len(v)-1))
 }
 
-// Write writes results.json, summary.md and the configured figures into
-// dir (created if needed), each atomically.
-func (r *Results) Write(dir string) error {
+// WriteJSON writes results.json into dir (created if needed),
+// atomically. Package experiment/report writes summary.md and figures.
+func (r *Results) WriteJSON(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
@@ -192,109 +223,18 @@ func (r *Results) Write(dir string) error {
 	if err != nil {
 		return fmt.Errorf("encode results: %w", err)
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n')); err != nil {
-		return err
-	}
-	return r.WriteReport(dir)
+	return atomicfile.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'))
 }
 
-// WriteReport writes summary.md and the figures into dir from the results
-// alone, as `covpipe report` does without recomputing anything.
-func (r *Results) WriteReport(dir string) error {
-	figs, err := r.writePlots(dir)
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(r.summary(figs)))
-}
-
-// writePlots draws the figure the config asks for and returns the file
-// names written.
-func (r *Results) writePlots(dir string) ([]string, error) {
-	if r.Config == nil {
-		return nil, nil
-	}
-	tasks, methods := r.axes()
-	cell := r.cells()
-	var files []string
-	switch r.Config.Plot {
-	case "cmc":
-		for _, t := range tasks {
-			var series []plots.Series
-			for _, m := range methods {
-				if x, ok := cell[[2]string{t, m}]; ok && len(x.CMC) > 0 {
-					series = append(series, plots.Series{Name: m, Y: x.CMC, Err: x.CMCStd})
-				}
-			}
-			if len(series) == 0 {
-				continue
-			}
-			name := "cmc-" + fileSafe(t) + ".png"
-			title := fmt.Sprintf("%s: %s (mean over %d repeats)", r.Name, t, r.Repeats)
-			if err := plots.CMC(filepath.Join(dir, name), title, series); err != nil {
-				return nil, fmt.Errorf("CMC plot: %w", err)
-			}
-			files = append(files, name)
-		}
-	case "bars":
-		b := plots.Bars{Title: fmt.Sprintf("%s: accuracy (mean ± std over %d repeats)", r.Name, r.Repeats), YLabel: "Recognition accuracy (%)", Groups: tasks}
-		for _, m := range methods {
-			s := plots.Series{Name: m}
-			for _, t := range tasks {
-				x := cell[[2]string{t, m}]
-				s.Y = append(s.Y, x.AccuracyMean)
-				s.Err = append(s.Err, x.AccuracyStd)
-			}
-			b.Series = append(b.Series, s)
-		}
-		if err := plots.BarChart(filepath.Join(dir, "accuracy.png"), b); err != nil {
-			return nil, fmt.Errorf("bar chart: %w", err)
-		}
-		files = append(files, "accuracy.png")
-	case "energy":
-		for _, t := range tasks {
-			var series []plots.Series
-			for _, m := range methods {
-				if x, ok := cell[[2]string{t, m}]; ok && len(x.Curve) > 0 {
-					series = append(series, plots.Series{Name: m, Y: x.Curve})
-				}
-			}
-			if len(series) == 0 {
-				continue
-			}
-			name := "energy-" + fileSafe(t) + ".png"
-			title := fmt.Sprintf("%s: %s, representation energy J (Eqn. 10), mean over %d repeats", r.Name, t, r.Repeats)
-			if err := plots.Lines(filepath.Join(dir, name), title, "Iteration", "J", 0, series); err != nil {
-				return nil, fmt.Errorf("energy plot: %w", err)
-			}
-			files = append(files, name)
-		}
-	}
-	return files, nil
-}
-
-func fileSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ' ' || r == ':' {
-			return '_'
-		}
-		return r
-	}, s)
-}
-
-func (r *Results) cells() map[[2]string]Result {
-	cell := map[[2]string]Result{}
-	for _, x := range r.Results {
-		cell[[2]string{x.Task, x.Method}] = x
-	}
-	return cell
-}
-
-// ReadResults reads a results.json written by Results.Write. It returns an
+// ReadResults reads a results.json written by Results.WriteJSON. It returns an
 // error naming path when the file cannot be read or parsed, or when it
 // holds no results or a result without its task and method: JSON that
 // parses but is not covpipe's (`{}`, say) is refused rather than
 // reported as an empty table.
+//
+// The first layout of results.json recorded energy curves without a kind,
+// their final J in accuracy_mean and accuracy_std; ReadResults reads such
+// results as energy results, with FinalEnergy and FinalEnergyStd.
 func ReadResults(path string) (*Results, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -307,252 +247,16 @@ func ReadResults(path string) (*Results, error) {
 	if len(r.Results) == 0 {
 		return nil, fmt.Errorf("%s: no results: not a results.json written by covpipe run", path)
 	}
-	for i, x := range r.Results {
+	for i := range r.Results {
+		x := &r.Results[i]
 		if x.Task == "" || x.Method == "" {
 			return nil, fmt.Errorf("%s: result %d has no task or method: not a results.json written by covpipe run", path, i)
 		}
+		if x.Kind == KindAccuracy && len(x.Energy) > 0 {
+			x.Kind = KindEnergy
+			x.FinalEnergy, x.FinalEnergyStd = x.AccuracyMean, x.AccuracyStd
+			x.AccuracyMean, x.AccuracyStd = 0, 0
+		}
 	}
 	return &r, nil
-}
-
-// Notes returns what the protocols had to adapt, once per task, as
-// "task: note" (a class with too few items for train_per_class, say, named
-// by its label), in the order of the results.
-func (r *Results) Notes() []string {
-	var out []string
-	for _, x := range r.Results {
-		for _, n := range x.Notes {
-			if s := x.Task + ": " + n; !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
-// Table renders accuracies as a Markdown table with one row per task and
-// one column per method (the layout of the paper's Tables 1 and 2),
-// mean ± std, and a final row of run time per method in seconds.
-func (r *Results) Table() string {
-	tasks, methods := r.axes()
-	cell := r.cells()
-	var b strings.Builder
-	b.WriteString("| task |")
-	for _, m := range methods {
-		fmt.Fprintf(&b, " %s |", m)
-	}
-	b.WriteString("\n|---|")
-	for range methods {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
-	for _, t := range tasks {
-		fmt.Fprintf(&b, "| %s |", t)
-		for _, m := range methods {
-			if x, ok := cell[[2]string{t, m}]; ok && len(x.Curve) > 0 {
-				fmt.Fprintf(&b, " J %.4g ± %.2g |", x.AccuracyMean, x.AccuracyStd)
-			} else if ok {
-				fmt.Fprintf(&b, " %.2f ± %.1f |", x.AccuracyMean, x.AccuracyStd)
-			} else {
-				b.WriteString(" – |")
-			}
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("| run time (s) |")
-	for _, m := range methods {
-		var s float64
-		for _, x := range r.Results {
-			if x.Method == m {
-				s += x.Seconds
-			}
-		}
-		fmt.Fprintf(&b, " %.1f |", s)
-	}
-	b.WriteString("\n")
-	return b.String()
-}
-
-// Summary renders summary.md: the table and how it was made.
-func (r *Results) Summary() string { return r.summary(nil) }
-
-func (r *Results) summary(figs []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", r.Name)
-	if r.Config != nil && r.Config.Description != "" {
-		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(r.Config.Description))
-	}
-	fmt.Fprintf(&b, "Recognition accuracy in %% (mean ± sample standard deviation over %d repeats). "+
-		"Run time: seconds spent in each method (kernel matrices, sparse coding, classification), "+
-		"summed over tasks and repeats, on %d worker(s).\n\n", r.Repeats, r.Workers)
-	b.WriteString(r.Table())
-	tasks, methods := r.axes()
-	cell := r.cells()
-	for _, t := range tasks {
-		r.seriesTable(&b, t, methods, cell, "rank", 1,
-			"cumulative matching characteristic\n\nRecognition rate in % at rank r (mean ± std over repeats).",
-			func(x Result) ([]float64, []float64) { return x.CMC, x.CMCStd }, "%.2f ± %.1f")
-	}
-	for _, t := range tasks {
-		r.seriesTable(&b, t, methods, cell, "iteration", 0,
-			"representation energy\n\nJ of Eqn. 10 after each iteration (0: the initial dictionary), mean ± std over repeats; cells of the table above give the last.",
-			func(x Result) ([]float64, []float64) { return x.Curve, x.CurveStd }, "%.5g ± %.2g")
-	}
-	if ps := r.paramSummary(); ps != "" {
-		b.WriteString("\n## Parameters\n\n" + ps)
-	}
-	if len(figs) > 0 {
-		b.WriteString("\n## Figures\n\n")
-		for _, f := range figs {
-			fmt.Fprintf(&b, "![%s](%s)\n", f, f)
-		}
-	}
-	fmt.Fprintf(&b, "\nWall time %.1f s on %d cores; seed %d; covpipe %s; started %s.",
-		r.Seconds, r.Cores, r.Seed, r.Version, r.Started.Format(time.RFC3339))
-	if len(r.Timings) > 0 {
-		var parts []string
-		for _, k := range []string{"data", "extraction", "pairwise", "methods"} {
-			if v, ok := r.Timings[k]; ok {
-				parts = append(parts, fmt.Sprintf("%s %.1f s", k, v))
-			}
-		}
-		fmt.Fprintf(&b, " Stages: %s.", strings.Join(parts, ", "))
-	}
-	b.WriteString("\n")
-	var notes []string
-	for _, w := range r.Warnings() {
-		notes = append(notes, "- "+w)
-	}
-	for _, x := range r.Results {
-		if n := sum(x.Degenerate); n > 0 && float64(n) <= zeroCodeShare*float64(sum(x.TestItems)) {
-			notes = append(notes, fmt.Sprintf("- %s / %s: %d test queries had all-zero sparse codes (arbitrary predictions).", x.Task, x.Method, n))
-		}
-		if n := sum(x.Unconverged); n > 0 {
-			notes = append(notes, fmt.Sprintf("- %s / %s: %d sparse codes hit the solver's sweep cap.", x.Task, x.Method, n))
-		}
-	}
-	seen := map[string]bool{}
-	for _, x := range r.Results {
-		for _, n := range x.Notes {
-			if key := x.Task + n; !seen[key] {
-				seen[key] = true
-				notes = append(notes, fmt.Sprintf("- %s: %s.", x.Task, n))
-			}
-		}
-	}
-	if len(notes) > 0 {
-		b.WriteString("\nNotes:\n\n" + strings.Join(notes, "\n") + "\n")
-	}
-	return b.String()
-}
-
-// seriesTable writes, for task t, a section titled title with a table of
-// the series that get gives each method (CMC or energy curves): one row
-// per index from first, one column per method that has the series, cells
-// "mean ± std" in the format cellFmt.
-func (r *Results) seriesTable(b *strings.Builder, t string, methods []string, cell map[[2]string]Result, index string, first int,
-	title string, get func(Result) (mean, std []float64), cellFmt string) {
-	var rows []Result
-	for _, m := range methods {
-		if x, ok := cell[[2]string{t, m}]; ok {
-			if mean, _ := get(x); len(mean) > 0 {
-				rows = append(rows, x)
-			}
-		}
-	}
-	if len(rows) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "\n## %s: %s\n\n| %s |", t, title, index)
-	for _, x := range rows {
-		fmt.Fprintf(b, " %s |", x.Method)
-	}
-	b.WriteString("\n|---:|")
-	for range rows {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
-	n, _ := get(rows[0])
-	for k := range n {
-		fmt.Fprintf(b, "| %d |", k+first)
-		for _, x := range rows {
-			if mean, std := get(x); k < len(mean) {
-				fmt.Fprintf(b, " "+cellFmt+" |", mean[k], std[k])
-			} else {
-				b.WriteString(" – |")
-			}
-		}
-		b.WriteString("\n")
-	}
-}
-
-// paramSummary lists, per method, the parameter values used and how often
-// cross-validation chose each (when it had a choice).
-func (r *Results) paramSummary() string {
-	var b strings.Builder
-	_, methods := r.axes()
-	for _, m := range methods {
-		counts := map[string]int{}
-		var total int
-		for _, x := range r.Results {
-			if x.Method != m {
-				continue
-			}
-			for _, p := range x.Params {
-				if len(p) == 0 {
-					continue
-				}
-				keys := make([]string, 0, len(p))
-				for k := range p {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				var kv []string
-				for _, k := range keys {
-					kv = append(kv, fmt.Sprintf("%s=%g", k, p[k]))
-				}
-				counts[strings.Join(kv, " ")]++
-				total++
-			}
-		}
-		if total == 0 {
-			continue
-		}
-		type pc struct {
-			p string
-			n int
-		}
-		var list []pc
-		for p, n := range counts {
-			list = append(list, pc{p, n})
-		}
-		sort.Slice(list, func(a, c int) bool {
-			if list[a].n != list[c].n {
-				return list[a].n > list[c].n
-			}
-			return list[a].p < list[c].p
-		})
-		var parts []string
-		for _, x := range list {
-			parts = append(parts, fmt.Sprintf("%s (%d of %d)", x.p, x.n, total))
-		}
-		fmt.Fprintf(&b, "- %s: %s\n", m, strings.Join(parts, "; "))
-	}
-	return b.String()
-}
-
-// axes returns task and method names in first-appearance order.
-func (r *Results) axes() (tasks, methods []string) {
-	seenT, seenM := map[string]bool{}, map[string]bool{}
-	for _, x := range r.Results {
-		if !seenT[x.Task] {
-			seenT[x.Task] = true
-			tasks = append(tasks, x.Task)
-		}
-		if !seenM[x.Method] {
-			seenM[x.Method] = true
-			methods = append(methods, x.Method)
-		}
-	}
-	return tasks, methods
 }

@@ -90,13 +90,14 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Results, error) {
 		name := cfg.Tasks[ti].Name
 		var rs []Result
 		var err error
-		if c, ok := task.(combiner); ok {
-			rs, err = c.combine(res.Results, cfg.Methods)
-		} else if r, ok := task.(runner); ok {
-			rs, err = r.run(e, ti)
-		} else {
+		switch t := task.(type) { // one of the three (checkProtocol)
+		case combiner:
+			rs, err = t.combine(res.Results, cfg.Methods)
+		case runner:
+			rs, err = t.run(e, ti)
+		case splitter:
 			var dr *drawer
-			if dr, err = task.open(e, ti); err == nil {
+			if dr, err = t.open(e, ti); err == nil {
 				rs, err = e.repeat(name, dr)
 			}
 		}
@@ -318,8 +319,8 @@ func meanStdColumns(rows [][]float64) (mean, std []float64) {
 	return mean, std
 }
 
-// warn logs what the table does not show. All-zero codes are reported by
-// Results.Warnings once the run is over.
+// warn logs what the table does not show. All-zero codes are reported
+// with the results (package experiment/report) once the run is over.
 func warn(log *slog.Logger, r Result) {
 	if n := sum(r.Unconverged); n > 0 {
 		log.Warn("sparse coding hit its sweep cap; codes used as they were", "task", r.Task, "method", r.Method, "queries", n)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -99,13 +98,15 @@ func TestRunCanceled(t *testing.T) {
 	}
 }
 
+// TestResultsFiles checks results.json: its keys, and that ReadResults
+// gives back the results written.
 func TestResultsFiles(t *testing.T) {
 	res, err := Run(context.Background(), tinyConfig(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "out")
-	if err := res.Write(dir); err != nil {
+	if err := res.WriteJSON(dir); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
@@ -127,16 +128,17 @@ func TestResultsFiles(t *testing.T) {
 			t.Errorf("result entry lacks %q", k)
 		}
 	}
+	if _, ok := first["kind"]; ok {
+		t.Error("an accuracy result records its kind")
+	}
 	back, err := ReadResults(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Summary() != res.Summary() {
-		t.Error("summary from the re-read results differs")
-	}
-	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
-	if !strings.Contains(string(md), "| easy |") || !strings.Contains(string(md), "±") {
-		t.Errorf("summary.md:\n%s", md)
+	got, _ := json.Marshal(back.Results)
+	want, _ := json.Marshal(res.Results)
+	if string(got) != string(want) {
+		t.Errorf("results read back:\n%s\nwritten:\n%s", got, want)
 	}
 }
 
@@ -198,7 +200,8 @@ func TestMeanStdAndAccuracy(t *testing.T) {
 // TestLambdaRatioRun checks that lambda_ratio codes each query at its own
 // λ = ratio·λ_max(x), recorded in results, and that an absolute λ at or
 // above every query's λ_max (= 2·max_j k(X, D_j) <= 2 for the normalised
-// Stein kernel) gives all-zero codes that the warnings report.
+// Stein kernel) gives all-zero codes, counted in the results (the report
+// warns of them).
 func TestLambdaRatioRun(t *testing.T) {
 	ratio, err := Parse([]byte(strings.Replace(validYAML, "lambda: 0.05", "lambda_ratio: 0.2", 1)))
 	if err != nil {
@@ -215,8 +218,8 @@ func TestLambdaRatioRun(t *testing.T) {
 	if !(r.Lambda.Min <= r.Lambda.Median && r.Lambda.Median <= r.Lambda.Max) {
 		t.Errorf("lambda spread %+v out of order", r.Lambda)
 	}
-	if r.Params[0]["lambda_ratio"] != 0.2 || sum(r.Degenerate) != 0 || len(res.Warnings()) != 0 {
-		t.Errorf("params %v, %d all-zero codes, warnings %q", r.Params[0], sum(r.Degenerate), res.Warnings())
+	if r.Params[0]["lambda_ratio"] != 0.2 || sum(r.Degenerate) != 0 {
+		t.Errorf("params %v, %d all-zero codes", r.Params[0], sum(r.Degenerate))
 	}
 
 	big, err := Parse([]byte(strings.Replace(validYAML, "lambda: 0.05", "lambda: 2", 1)))
@@ -231,13 +234,8 @@ func TestLambdaRatioRun(t *testing.T) {
 	if sum(r.Degenerate) != sum(r.TestItems) || r.Lambda.Min != 2 || r.Lambda.Max != 2 {
 		t.Errorf("λ = 2: %d of %d codes all zero, spread %+v", sum(r.Degenerate), sum(r.TestItems), r.Lambda)
 	}
-	w := res.Warnings()
-	if len(w) != 1 || !strings.Contains(w[0], "(100.0%) are all zero") || !strings.Contains(w[0], "lambda = 2; sigma = 1") ||
-		!strings.Contains(w[0], "try lambda_ratio") {
-		t.Errorf("warnings %q", w)
-	}
-	if s := res.Summary(); !strings.Contains(s, "try lambda_ratio") {
-		t.Errorf("summary lacks the warning:\n%s", s)
+	if r.Params[0]["lambda"] != 2 || r.Params[0]["sigma"] != 1 {
+		t.Errorf("λ = 2: params %v", r.Params[0])
 	}
 }
 
@@ -261,7 +259,7 @@ func TestSpreadOf(t *testing.T) {
 }
 
 // TestReadResultsRefusesForeignJSON checks that JSON which parses but is
-// not a covpipe results.json is an error naming the file (issue 12).
+// not a covpipe results.json is an error naming the file.
 func TestReadResultsRefusesForeignJSON(t *testing.T) {
 	dir := t.TempDir()
 	for _, body := range []string{`{}`, `{"results": []}`, `{"results": [{}]}`, `{"results": [{"task": "a"}]}`} {
@@ -272,19 +270,5 @@ func TestReadResultsRefusesForeignJSON(t *testing.T) {
 		if _, err := ReadResults(path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a results.json") {
 			t.Errorf("%s: %v", body, err)
 		}
-	}
-}
-
-// TestResultsNotes checks that protocol notes come back once per task,
-// prefixed by the task, for the terminal.
-func TestResultsNotes(t *testing.T) {
-	r := &Results{Results: []Result{
-		{Task: "a", Method: "rsr", Notes: []string{`class "x" has 3 items: 2 for training`}},
-		{Task: "a", Method: "nn", Notes: []string{`class "x" has 3 items: 2 for training`}},
-		{Task: "b", Method: "rsr"},
-	}}
-	want := []string{`a: class "x" has 3 items: 2 for training`}
-	if got := r.Notes(); !slices.Equal(got, want) {
-		t.Errorf("Notes() = %q, want %q", got, want)
 	}
 }

@@ -28,3 +28,15 @@ func barsSample() Bars {
 		},
 	}
 }
+
+// linesSample resembles the energy curves of Fig. 7: J against the
+// iteration for two dictionaries and the true sources.
+func linesSample() []Series {
+	learned, kmeans, sources := make([]float64, 21), make([]float64, 21), make([]float64, 21)
+	for i := range learned {
+		learned[i] = 61 + 10/float64(i+1)
+		kmeans[i] = 64.5 + 2/float64(i+1)
+		sources[i] = 70
+	}
+	return []Series{{Name: "learned", Y: learned}, {Name: "kmeans", Y: kmeans}, {Name: "sources", Y: sources}}
+}

@@ -2,10 +2,11 @@
 // gonum.org/v1/plot: cumulative matching characteristic (CMC) curves, as in
 // Fig. 6 of Harandi et al., "Sparse Coding and Dictionary Learning for
 // Symmetric Positive Definite Matrices: A Kernel Approach", ECCV 2012, and
-// grouped bar charts with standard-deviation error bars, as in its Fig. 4.
+// grouped bar charts with standard-deviation error bars, as in its Fig. 4,
+// and line plots such as the energy curves of its Fig. 7.
 //
-// The package takes plain slices and imports nothing else from covpipe, so
-// the experiment engine and the report command can both call it.
+// The package takes plain slices and imports nothing else from covpipe;
+// package experiment/report draws an experiment's figures with it.
 //
 // Figures are 800×600 pixels when written as PNG (600×450 pt for SVG and
 // PDF, the same physical size at 96 dpi). The format follows the file

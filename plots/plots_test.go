@@ -132,37 +132,43 @@ func TestBarChartPNG(t *testing.T) {
 	}
 }
 
-func TestVectorFormats(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct{ name, magic string }{
-		{"cmc.svg", "<?xml"},
-		{"cmc.pdf", "%PDF-"},
-		{"bars.svg", "<?xml"},
-		{"bars.pdf", "%PDF-"},
+// TestFormats writes each kind of figure in each format and checks the
+// files: a PNG decodes to a whole 800×600 figure, an SVG or PDF starts as
+// its format does and holds a drawing. With COVPIPE_PLOTS_SAMPLES=DIR
+// the figures are written into DIR and kept for visual review, which
+// pixel checks cannot replace.
+func TestFormats(t *testing.T) {
+	dir := os.Getenv("COVPIPE_PLOTS_SAMPLES")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	for _, fig := range []struct {
+		name string
+		draw func(path string) error
+	}{
+		{"cmc", func(p string) error { return CMC(p, "ETHZ Sequence 1", cmcSample()) }},
+		{"texture", func(p string) error { return BarChart(p, barsSample()) }},
+		{"energy", func(p string) error { return Lines(p, "Representation energy", "Iteration", "J", 0, linesSample()) }},
 	} {
-		path := filepath.Join(dir, tc.name)
-		var err error
-		if strings.HasPrefix(tc.name, "cmc") {
-			err = CMC(path, "t", cmcSample())
-		} else {
-			err = BarChart(path, barsSample())
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.HasPrefix(data, []byte(tc.magic)) || len(data) < 5000 {
-			t.Errorf("%s: %d bytes starting %q, want a figure starting %q", tc.name, len(data), data[:min(len(data), 8)], tc.magic)
+		for _, tc := range []struct{ ext, magic string }{{".png", "\x89PNG"}, {".svg", "<?xml"}, {".pdf", "%PDF-"}} {
+			path := filepath.Join(dir, fig.name+tc.ext)
+			if err := fig.draw(path); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(data, []byte(tc.magic)) || len(data) < 5000 {
+				t.Errorf("%s: %d bytes starting %q, want a figure starting %q", path, len(data), data[:min(len(data), 8)], tc.magic)
+			}
+			if tc.ext == ".png" {
+				decodePNG(t, path)
+			}
 		}
 	}
 }
 
-// TestDifferentInputs is a golden-style check without stored images: the
-// same input renders to the same bytes, and changing one value changes
-// the picture.
 func TestDifferentInputs(t *testing.T) {
 	dir := t.TempDir()
 	render := func(name string, edit func([]Series, *Bars)) (cmc, bars []byte) {

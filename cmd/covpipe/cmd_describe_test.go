@@ -272,7 +272,7 @@ func TestDescribeHelp(t *testing.T) {
 
 // TestDescribeNotes checks the terminal note on the entries that listing
 // skipped, and that --max-memory sends an image over it to failures.csv
-// with --skip-bad (issue 12).
+// with --skip-bad.
 func TestDescribeNotes(t *testing.T) {
 	src := imageFolder(t, 2)
 	os.WriteFile(filepath.Join(src, "p1", "notes.txt"), []byte("x"), 0o644)
@@ -296,7 +296,7 @@ func TestDescribeNotes(t *testing.T) {
 }
 
 // TestTornInputs checks that learn and encode refuse a describe folder
-// whose files are not one set, asking to rerun describe (issue 12).
+// whose files are not one set, asking to rerun describe.
 func TestTornInputs(t *testing.T) {
 	src := imageFolder(t, 3)
 	dir := t.TempDir()

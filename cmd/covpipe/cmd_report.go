@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/experiment/report"
 	"github.com/urfave/cli/v2"
 )
 
@@ -33,10 +34,10 @@ func reportCommand() *cli.Command {
 			if dir == "" {
 				dir = filepath.Dir(path)
 			}
-			if err := res.WriteReport(dir); err != nil {
+			if err := report.Write(dir, res); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.App.Writer, "%s\nreport written to %s\n", res.Table(), filepath.Join(dir, "summary.md"))
+			fmt.Fprintf(c.App.Writer, "%s\nreport written to %s\n", report.Tables(res), filepath.Join(dir, "summary.md"))
 			return nil
 		},
 	}

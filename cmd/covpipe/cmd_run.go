@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/experiment/report"
 	"github.com/urfave/cli/v2"
 )
 
@@ -21,7 +22,7 @@ func runCommand() *cli.Command {
 		Usage:     "run an experiment described by a YAML file",
 		ArgsUsage: "CONFIG",
 		Description: "Runs every task and method of the experiment CONFIG (see configs/), prints the\n" +
-			"accuracy table and writes OUT/results.json (every repeat's numbers, the config as\n" +
+			"table of results and writes OUT/results.json (every repeat's numbers, the config as\n" +
 			"run, version, seed, timings), OUT/summary.md and the config's figures. Flags\n" +
 			"override the config. Descriptors of image datasets are cached (keyed by a hash of\n" +
 			"their options and input files), so a second run skips extraction.\n\n" +
@@ -110,12 +111,15 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := res.Write(out); err != nil {
+			if err := res.WriteJSON(out); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.App.Writer, "%s: accuracy %% (mean ± std over %d repeats)\n\n%s\nwall time %.1f s; results in %s\n",
-				res.Name, res.Repeats, res.Table(), res.Seconds, filepath.Join(out, "results.json"))
-			notes := res.Notes()
+			if err := report.Write(out, res); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "%s\nwall time %.1f s; results in %s\n",
+				report.Tables(res), res.Seconds, filepath.Join(out, "results.json"))
+			notes := report.Notes(res)
 			for i, n := range notes {
 				if i == maxNotes {
 					fmt.Fprintf(c.App.Writer, "note: %d more in %s\n", len(notes)-i, filepath.Join(out, "summary.md"))
@@ -123,7 +127,7 @@ func runCommand() *cli.Command {
 				}
 				fmt.Fprintf(c.App.Writer, "note: %s\n", n)
 			}
-			for _, w := range res.Warnings() {
+			for _, w := range report.Warnings(res) {
 				fmt.Fprintf(c.App.Writer, "warning: %s\n", w)
 			}
 			return nil

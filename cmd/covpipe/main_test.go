@@ -33,12 +33,20 @@ func runCLI(t *testing.T, args ...string) (string, string, error) {
 	return stdout.String(), stderr.String(), err
 }
 
-func TestRunCommand(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "tiny.yaml")
+// writeTinyConfig writes tinyConfig into a new folder and returns the
+// folder and the config's path.
+func writeTinyConfig(t *testing.T) (dir, cfg string) {
+	t.Helper()
+	dir = t.TempDir()
+	cfg = filepath.Join(dir, "tiny.yaml")
 	if err := os.WriteFile(cfg, []byte(tinyConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir, cfg
+}
+
+func TestRunCommand(t *testing.T) {
+	dir, cfg := writeTinyConfig(t)
 	out := filepath.Join(dir, "results")
 	stdout, stderr, err := runCLI(t, "run", cfg, "--out", out, "--repeats", "3", "--workers", "2", "--seed", "9", "--memprofile", filepath.Join(dir, "mem.prof"))
 	if err != nil {
@@ -66,6 +74,38 @@ func TestRunCommand(t *testing.T) {
 	stdout, _, err = runCLI(t, "run", cfg, "--out", out, "--repeats", "1", "--methods", "nn-stein")
 	if err != nil || strings.Contains(stdout, "| rsr") || !strings.Contains(stdout, "nn-stein") {
 		t.Errorf("--methods nn-stein: %v\n%s", err, stdout)
+	}
+}
+
+// TestReportCommand checks that covpipe report rewrites summary.md from
+// results.json alone, the same as the run wrote, and reads energy curves
+// recorded in the first results.json layout.
+func TestReportCommand(t *testing.T) {
+	dir, cfg := writeTinyConfig(t)
+	out := filepath.Join(dir, "results")
+	if _, stderr, err := runCLI(t, "run", cfg, "--out", out); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	again := filepath.Join(dir, "again")
+	stdout, _, err := runCLI(t, "report", filepath.Join(out, "results.json"), "--out", again)
+	if err != nil || !strings.Contains(stdout, "tiny: accuracy % (mean ± std over 2 repeats)") || !strings.Contains(stdout, "| easy |") {
+		t.Fatalf("report: %v\n%s", err, stdout)
+	}
+	first, _ := os.ReadFile(filepath.Join(out, "summary.md"))
+	second, err := os.ReadFile(filepath.Join(again, "summary.md"))
+	if err != nil || string(first) != string(second) {
+		t.Errorf("summary.md rewritten as\n%s\nwritten by run as\n%s", second, first)
+	}
+	old := filepath.Join(dir, "old")
+	stdout, _, err = runCLI(t, "report", filepath.Join("..", "..", "experiment", "testdata", "results-v1-energy.json"), "--out", old)
+	if err != nil || !strings.Contains(stdout, "representation energy J (Eqn. 10)") || !strings.Contains(stdout, "| fig7 | 61.5 ± 0.71 |") {
+		t.Errorf("report of the first layout: %v\n%s", err, stdout)
+	}
+	if _, err := os.Stat(filepath.Join(old, "energy-fig7.png")); err != nil {
+		t.Errorf("energy figure: %v", err)
+	}
+	if _, _, err := runCLI(t, "report", filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("missing results: %v", err)
 	}
 }
 

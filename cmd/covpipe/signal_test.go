@@ -23,7 +23,7 @@ import (
 // non-zero exit status with a message and leaves no temporary file
 // behind, that the earlier output is still whole, and that a rerun (which
 // removes a killed run's temporary files) writes the same bytes as an
-// uninterrupted run (issue 12).
+// uninterrupted run.
 func TestDescribeSIGTERM(t *testing.T) {
 	switch runtime.GOOS {
 	case "windows", "plan9", "js", "wasip1":

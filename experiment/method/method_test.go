@@ -350,7 +350,7 @@ func TestPCASRC(t *testing.T) {
 }
 
 // TestMoreFoldsThanItems checks that cross-validation with more folds than
-// training items is an error, not a panic (issue 12, defect 3).
+// training items is an error, not a panic.
 func TestMoreFoldsThanItems(t *testing.T) {
 	data, _, test := syntheticData(t, 2, 3, 40, 0.2, 19)
 	m := newMethod(t, "rsr", "{sigma: [0.5, 1], lambda: 0.01}")

@@ -209,9 +209,9 @@ func normalisePlanes(x *mat.Dense, planes int) (*mat.Dense, error) {
 // The fit is dual PCA (Turk and Pentland's eigenfaces trick): with n_t
 // training rows of m > n_t values, the components are V = X_cᵀ U Σ⁻¹ for
 // the eigenpairs (U, Σ²) of the n_t×n_t Gram matrix X_c X_cᵀ, which costs
-// O(n_t² m) against the O(n_t m²) of the thin SVD of X_c, 4× faster on
-// FERET's 600 training faces. Components whose variance is below 1e-14 of
-// the largest are dropped: the Gram matrix resolves no smaller ones.
+// O(n_t² m) against the O(n_t m²) of the thin SVD of X_c. Components
+// whose variance is below 1e-14 of the largest are dropped: the Gram
+// matrix resolves no smaller ones.
 func pcaGram(x *mat.Dense, train []int, dims int) (classify.Pairs, int, error) {
 	n, m := x.Dims()
 	nt := len(train)

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/plots"
+)
+
+// writeFigures draws the figure r's config asks for into dir and returns
+// the names of the files written.
+func writeFigures(dir string, r *experiment.Results) ([]string, error) {
+	if r.Config == nil {
+		return nil, nil
+	}
+	switch r.Config.Plot {
+	case experiment.PlotCMC:
+		return perTask(dir, layoutOf(r.Results, experiment.KindAccuracy), "cmc",
+			func(x experiment.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.CMC, Err: x.CMCStd} },
+			func(path, task string, series []plots.Series) error {
+				return plots.CMC(path, fmt.Sprintf("%s: %s (mean over %d repeats)", r.Name, task, r.Repeats), series)
+			})
+	case experiment.PlotBars:
+		return barChart(dir, r)
+	case experiment.PlotEnergy:
+		return perTask(dir, layoutOf(r.Results, experiment.KindEnergy), "energy",
+			func(x experiment.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.Energy} },
+			func(path, task string, series []plots.Series) error {
+				title := fmt.Sprintf("%s: %s, representation energy J (Eqn. 10), mean over %d repeats", r.Name, task, r.Repeats)
+				return plots.Lines(path, title, "Iteration", "J", 0, series)
+			})
+	}
+	return nil, nil
+}
+
+// perTask draws one figure per task of l, named prefix-TASK.png, with the
+// non-empty series that get makes of each method's result; tasks without
+// any are left out.
+func perTask(dir string, l layout, prefix string, get func(experiment.Result) plots.Series,
+	draw func(path, task string, series []plots.Series) error) ([]string, error) {
+	var files []string
+	for _, t := range l.tasks {
+		var series []plots.Series
+		for _, m := range l.methods {
+			if x, ok := l.cell[[2]string{t, m}]; ok {
+				if s := get(x); len(s.Y) > 0 {
+					series = append(series, s)
+				}
+			}
+		}
+		if len(series) == 0 {
+			continue
+		}
+		name := prefix + "-" + fileSafe(t) + ".png"
+		if err := draw(filepath.Join(dir, name), t, series); err != nil {
+			return nil, fmt.Errorf("task %q: %w", t, err)
+		}
+		files = append(files, name)
+	}
+	return files, nil
+}
+
+// barChart draws accuracy.png: the accuracy of every method on every
+// task, with standard deviations, as the paper's Fig. 4.
+func barChart(dir string, r *experiment.Results) ([]string, error) {
+	l := layoutOf(r.Results, experiment.KindAccuracy)
+	b := plots.Bars{Title: fmt.Sprintf("%s: accuracy (mean ± std over %d repeats)", r.Name, r.Repeats), YLabel: "Recognition accuracy (%)", Groups: l.tasks}
+	for _, m := range l.methods {
+		s := plots.Series{Name: m}
+		for _, t := range l.tasks {
+			x := l.cell[[2]string{t, m}]
+			s.Y = append(s.Y, x.AccuracyMean)
+			s.Err = append(s.Err, x.AccuracyStd)
+		}
+		b.Series = append(b.Series, s)
+	}
+	if err := plots.BarChart(filepath.Join(dir, "accuracy.png"), b); err != nil {
+		return nil, err // plots names the figure and its path
+	}
+	return []string{"accuracy.png"}, nil
+}
+
+// fileSafe replaces the characters of a task name that file systems
+// refuse or that separate paths.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,110 @@
+package report_test
+
+import (
+	"flag"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/experiment/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden summaries testdata/*.md from the fixtures")
+
+// TestWriteGolden pins summary.md, byte for byte, for fixed results of
+// each kind (testdata/*.json): accuracies with averages, warnings and
+// notes; CMC curves; energy curves; both kinds in one run. An energy
+// run recorded in the first results.json layout gives the same report as
+// one in the current layout. Every figure the config asks for is written
+// and decodes as an 800×600 PNG.
+func TestWriteGolden(t *testing.T) {
+	for _, tc := range []struct {
+		fixture, golden string
+		figures         []string
+	}{
+		{"testdata/accuracy.json", "testdata/accuracy.md", []string{"accuracy.png"}},
+		{"testdata/cmc.json", "testdata/cmc.md", []string{"cmc-reid.png", "cmc-reid_one_camera.png"}},
+		{"testdata/energy.json", "testdata/energy.md", []string{"energy-fig7.png"}},
+		{"../testdata/results-v1-energy.json", "testdata/energy.md", []string{"energy-fig7.png"}},
+		{"testdata/mixed.json", "testdata/mixed.md", nil},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			r, err := experiment.ReadResults(tc.fixture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(t.TempDir(), "new") // Write makes it
+			if err := report.Write(dir, r); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *update && strings.HasPrefix(tc.fixture, "testdata/") {
+				if err := os.WriteFile(tc.golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(tc.golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("summary.md differs from %s (go test -update rewrites it):\n%s", tc.golden, lineDiff(string(want), string(got)))
+			}
+			if s := report.Summary(r); !strings.HasPrefix(string(got), s[:strings.Index(s, "\nWall time")]) {
+				t.Error("Summary differs from summary.md before the figures")
+			}
+			written, _ := filepath.Glob(filepath.Join(dir, "*"))
+			files := []string{filepath.Join(dir, "summary.md")}
+			for _, f := range tc.figures {
+				files = append(files, filepath.Join(dir, f))
+			}
+			if slices.Sort(files); !slices.Equal(written, files) {
+				t.Errorf("wrote %v, want %v", written, files)
+			}
+			for _, f := range tc.figures {
+				checkPNG(t, filepath.Join(dir, f))
+			}
+		})
+	}
+}
+
+// checkPNG fails unless path is an 800×600 PNG.
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil || cfg.Width != 800 || cfg.Height != 600 {
+		t.Errorf("%s: %dx%d, %v; want an 800x600 PNG", path, cfg.Width, cfg.Height, err)
+	}
+}
+
+// lineDiff lists the lines where got departs from want.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := range max(len(w), len(g)) {
+		var a, c string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			c = g[i]
+		}
+		if a != c {
+			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, a, c)
+		}
+	}
+	return b.String()
+}

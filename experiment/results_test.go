@@ -1,0 +1,70 @@
+package experiment
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestReadResultsFirstLayout reads energy curves recorded in the first
+// layout of results.json (no kind; the final J in accuracy_mean and
+// accuracy_std) as energy results.
+func TestReadResultsFirstLayout(t *testing.T) {
+	r, err := ReadResults("testdata/results-v1-energy.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 3 {
+		t.Fatalf("%d results, want 3", len(r.Results))
+	}
+	for _, x := range r.Results {
+		last := len(x.Energy) - 1
+		if x.Kind != KindEnergy || len(x.Energy) != 4 || len(x.EnergyRuns) != 2 || x.AccuracyMean != 0 || x.AccuracyStd != 0 ||
+			x.FinalEnergy != x.Energy[last] || x.FinalEnergyStd != x.EnergyStd[last] {
+			t.Errorf("%s: read as %+v", x.Method, x)
+		}
+	}
+	if x := r.Results[0]; x.Method != "learned" || x.FinalEnergy != 61.5 || !slices.Equal(x.EnergyRuns[1], []float64{70, 65, 62, 61}) {
+		t.Errorf("learned: %+v", x)
+	}
+	if r.Config.Plot != PlotEnergy {
+		t.Errorf("plot %v, want energy", r.Config.Plot)
+	}
+}
+
+// TestEnergyResultJSON checks the record of an energy result: its kind
+// and the fields of its kind only, read back unchanged.
+func TestEnergyResultJSON(t *testing.T) {
+	x := Result{Task: "fig7", Method: "learned", Kind: KindEnergy, Seconds: 0.5,
+		Energy: []float64{3, 2}, EnergyStd: []float64{0.5, 0.25}, EnergyRuns: [][]float64{{3.5, 2.25}, {2.5, 1.75}},
+		FinalEnergy: 2, FinalEnergyStd: 0.25, Notes: []string{"n"}}
+	b, err := json.Marshal(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"task":"fig7","method":"learned","kind":"energy","final_energy_mean":2,"final_energy_std":0.25,"seconds":0.5,` +
+		`"energy_mean":[3,2],"energy_std":[0.5,0.25],"energy_runs":[[3.5,2.25],[2.5,1.75]],"notes":["n"]}`
+	if string(b) != want {
+		t.Errorf("recorded as\n%s\nwant\n%s", b, want)
+	}
+	dir := t.TempDir()
+	if err := (&Results{Results: []Result{x, {Task: "easy", Method: "rsr", AccuracyMean: 50, Runs: []float64{50}}}}).WriteJSON(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadResults(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(back.Results[0])
+	if string(got) != want || back.Results[1].Kind != KindAccuracy || back.Results[1].AccuracyMean != 50 {
+		t.Errorf("read back as %s and %+v", got, back.Results[1])
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"results": [{"task": "a", "method": "b", "kind": "speed"}]}`), 0o644)
+	if _, err := ReadResults(bad); err == nil || !strings.Contains(err.Error(), `result kind "speed", want accuracy or energy`) {
+		t.Errorf("unknown kind: %v", err)
+	}
+}
