@@ -232,8 +232,8 @@ func newPlan(o Options) (*plan, error) {
 	if _, err := imageio.NewLoader(load); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
 	}
-	if err := checkLayout(o.Regions); err != nil {
-		return nil, fmt.Errorf("describe: %w", err)
+	if err := o.Regions.Check(); err != nil {
+		return nil, fmt.Errorf("describe: region layout %v: %w", o.Regions, err)
 	}
 	if _, err := covariance.NewExtractor(set.Dim(), covariance.Options{Reg: o.Reg}); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
@@ -272,29 +272,6 @@ func newPlan(o Options) (*plan, error) {
 		skipBad: o.SkipBad, shard: o.Shard.norm(), workers: o.Workers, maxMemory: maxMemory, rep: progress.Or(o.Reporter),
 		vec: o.Vectors,
 	}, nil
-}
-
-// checkLayout checks the parameters of l that do not depend on the image,
-// as covariance.ParseLayout does for the text form: a known kind, R, C ≥ 1
-// for a grid, N ≥ 1 and S ≥ 2 for blocks. The error wraps
-// covariance.ErrRegion. (covariance checks the same privately; this copy
-// goes once covariance exports its check.)
-func checkLayout(l covariance.Layout) error {
-	switch l.Kind {
-	case covariance.LayoutWhole:
-		return nil
-	case covariance.LayoutGrid:
-		if l.Rows >= 1 && l.Cols >= 1 {
-			return nil
-		}
-		return fmt.Errorf("%w: region layout %v: grid rows and columns must be >= 1", covariance.ErrRegion, l)
-	case covariance.LayoutBlocks:
-		if l.N >= 1 && l.Side >= 2 {
-			return nil
-		}
-		return fmt.Errorf("%w: region layout %v: want a block count >= 1 and a side >= 2 (a covariance needs at least 2 pixels)", covariance.ErrRegion, l)
-	}
-	return fmt.Errorf("%w: unknown region layout kind %d", covariance.ErrRegion, int(l.Kind))
 }
 
 // ridge returns the regularisation as recorded in meta.json.
