@@ -48,11 +48,10 @@ func (e *RegionError) Unwrap() error { return e.Err }
 const (
 	// autoAreaRatio is the ratio of the regions' total area to the image
 	// area above which Auto uses integral images. Building them writes m =
-	// d + d(d+1)/2 values per image pixel (about 2.6 ns each, bound by
-	// memory bandwidth), where the direct path spends about 0.33 ns per
-	// product and 0.5 ns per feature per region pixel: BenchmarkSliding
-	// puts the break-even between 3.5 (d = 5) and 7 (d = 17) times the
-	// image area.
+	// d + d(d+1)/2 values per image pixel, bound by memory bandwidth,
+	// where the direct path pays for every product and feature of every
+	// region pixel: BenchmarkSliding puts the break-even between 3.5
+	// (d = 5) and 7 (d = 17) times the image area (docs/benchmarks.md).
 	autoAreaRatio = 5
 	// autoIntegralValues bounds the size in float64s (64 MiB) of the
 	// integral images that Auto builds.

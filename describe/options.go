@@ -8,10 +8,8 @@ import (
 	"strings"
 
 	"github.com/covpipe/covpipe/covariance"
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
-	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/progress"
 	"github.com/covpipe/covpipe/store"
 )
@@ -202,37 +200,3 @@ func newPlan(o Options) (*plan, error) {
 		vec: o.Vectors,
 	}, nil
 }
-
-// newMeta returns the metadata of a run of p over inputs, without counts.
-func newMeta(p *plan, inputs []*datasets.List) store.Meta {
-	m := store.Meta{
-		Format:      store.Format,
-		Version:     version.String(),
-		FeatureSpec: p.set.String(),
-		Features:    p.set.Names(),
-		Dim:         p.set.Dim(),
-		Ridge:       store.Ridge{Kind: p.reg.Kind.String(), Eps: p.reg.Eps},
-		Regions:     p.layout.String(),
-		Seed:        p.seed,
-		SkipBad:     p.skipBad,
-	}
-	if p.set.HasGabor() {
-		m.GaborBorder = p.set.GaborBorder().String()
-	}
-	if p.load.Width > 0 {
-		m.Resize = &store.Size{Width: p.load.Width, Height: p.load.Height}
-		m.Filter = filterName(p.load.Filter)
-	}
-	if v := p.vec; v.Features != nil {
-		m.Vectors = &store.Vectors{FeatureSpec: v.Features.String(), Step: v.Step}
-	}
-	m.Inputs, m.ItemsSHA256 = store.Inputs(inputs)
-	if p.shard.Count > 1 {
-		sh := p.shard
-		m.Shard = &sh
-	}
-	return m
-}
-
-// filterName returns the lower-case name of f, as the CLI spells it.
-func filterName(f imageio.Filter) string { return strings.ToLower(f.String()) }

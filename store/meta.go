@@ -16,13 +16,14 @@ import (
 	"github.com/covpipe/covpipe/datasets"
 )
 
-// Format is the value of Meta.Format, the version of the folder layout.
-// Version 2 added Meta.Files (the commit marker), the escaping of
-// manifest fields and the skipped-entry counts of the inputs.
+// Format is the value of Meta.Format, the version of the folder layout
+// this package reads and writes: with the file records of Meta.Files (the
+// commit marker), escaped manifest fields and the skipped-entry counts of
+// the inputs.
 const Format = "covpipe-descriptors/2"
 
-// formatV1 is the layout of covpipe releases before Format 2, whose
-// folders ReadMeta refuses with a request to rerun describe.
+// formatV1 is the layout without file records, whose folders ReadMeta
+// refuses with a request to rerun describe.
 const formatV1 = "covpipe-descriptors/1"
 
 // File names inside a descriptor folder.
