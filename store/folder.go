@@ -45,8 +45,8 @@ type File struct {
 // marker is removed before the renames, so a folder whose commit was cut
 // short has no marker, or one whose records do not match its files: a
 // reader that checks the records (as ReadMeta and Read do) refuses it as
-// torn (ErrTorn). A failed or aborted Folder leaves the previous set in
-// place.
+// torn (ErrTorn). A Folder that fails or is aborted before Commit
+// removes the previous marker leaves the previous set in place.
 //
 // A Folder must not be used concurrently, and only one process at a time
 // may write a folder.

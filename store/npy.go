@@ -117,23 +117,24 @@ func WriteNPY(path string, shape []int, data []float64) error {
 // numpy.save leaves it) and rewritten in place by Close, so the array is
 // never held in memory.
 type NPYWriter struct {
-	w interface {
-		io.Writer
-		io.WriterAt
-	}
+	w    NPYFile
 	dims []int
 	item int // values per entry of the first axis
 	n    int
 	buf  []byte
 }
 
-// NewNPYWriter starts an array of shape (n, dims...) at the start of w
-// (such as a Pending file of a Folder). It returns an error for a
-// negative dimension and the error of writing the header.
-func NewNPYWriter(w interface {
+// NPYFile is what an NPYWriter streams to: appended to, and written at
+// offset 0 for the final header; a Pending file of a Folder, an *os.File.
+type NPYFile interface {
 	io.Writer
 	io.WriterAt
-}, dims ...int) (*NPYWriter, error) {
+}
+
+// NewNPYWriter starts an array of shape (n, dims...) at the start of w.
+// It returns an error for a negative dimension and the error of writing
+// the header.
+func NewNPYWriter(w NPYFile, dims ...int) (*NPYWriter, error) {
 	item := 1
 	for _, d := range dims {
 		if d < 0 {
@@ -155,10 +156,10 @@ func (a *NPYWriter) Len() int { return a.n }
 // order one after another. It returns an error when len(values) is not a
 // multiple of an entry's size, and errors of writing.
 func (a *NPYWriter) Append(values []float64) error {
+	if len(values) == 0 {
+		return nil
+	}
 	if a.item == 0 || len(values)%a.item != 0 {
-		if len(values) == 0 {
-			return nil
-		}
 		return fmt.Errorf("store: %d values for entries of shape %v", len(values), a.dims)
 	}
 	a.buf = a.buf[:0]
