@@ -85,7 +85,7 @@ func TestClosedForm(t *testing.T) {
 			e := mustExtractor(t, 2, covariance.Options{Reg: covariance.Regularization{Kind: covariance.None}, Method: m})
 			err := e.Compute(got[:4], planes[:2], w, h, []covariance.Region{r})
 			if r.W == 1 || r.H == 1 {
-				if !errors.Is(err, spd.ErrNotSPD) {
+				if !errors.Is(err, covariance.ErrNotSPD) {
 					t.Errorf("%v %v: a constant coordinate gave error %v, want ErrNotSPD", m, r, err)
 				}
 				continue
@@ -147,8 +147,8 @@ func TestConstantFeature(t *testing.T) {
 		e := mustExtractor(t, 2, covariance.Options{Reg: covariance.Regularization{Kind: covariance.None}, Method: m})
 		err := e.Compute(dst, planes, w, h, regions)
 		var re *covariance.RegionError
-		if !errors.As(err, &re) || !errors.Is(err, spd.ErrNotSPD) || re.Index != 0 || re.Region != regions[0] {
-			t.Fatalf("%v: error %v, want a RegionError for region 0 wrapping spd.ErrNotSPD", m, err)
+		if !errors.As(err, &re) || !errors.Is(err, covariance.ErrNotSPD) || !errors.Is(err, spd.ErrNotSPD) || re.Index != 0 || re.Region != regions[0] {
+			t.Fatalf("%v: error %v, want a RegionError for region 0 wrapping covariance.ErrNotSPD, which is spd.ErrNotSPD", m, err)
 		}
 		if msg := fmt.Errorf("image a.png: %w", err).Error(); !strings.HasPrefix(msg, "image a.png: region 0 (8x8+0+0): spd: matrix is not positive definite") {
 			t.Errorf("%v: message %q", m, msg)
@@ -158,7 +158,7 @@ func TestConstantFeature(t *testing.T) {
 		}
 		// All features constant: the trace is zero, so is the trace ridge.
 		err = mustExtractor(t, 1, covariance.Options{Method: m}).Compute(dst[:4], planes[1:], w, h, regions)
-		if !errors.Is(err, spd.ErrNotSPD) {
+		if !errors.Is(err, covariance.ErrNotSPD) {
 			t.Errorf("%v: constant image with trace ridge: error %v, want ErrNotSPD", m, err)
 		}
 		err = mustExtractor(t, 1, covariance.Options{Method: m, Reg: covariance.Regularization{Kind: covariance.Ridge}}).Compute(dst[:4], planes[1:], w, h, regions)
@@ -287,7 +287,7 @@ func TestNonFinite(t *testing.T) {
 		for _, m := range methods {
 			dst := make([]float64, len(regions)*9)
 			err := mustExtractor(t, 3, covariance.Options{Method: m}).Compute(dst, planes, w, h, regions)
-			if !errors.Is(err, spd.ErrNotFinite) || !strings.Contains(err.Error(), fmt.Sprintf("feature 2 at pixel (9, 13) is %v", bad)) {
+			if !errors.Is(err, covariance.ErrNotFinite) || !errors.Is(err, spd.ErrNotFinite) || !strings.Contains(err.Error(), fmt.Sprintf("feature 2 at pixel (9, 13) is %v", bad)) {
 				t.Errorf("%v with %v: error %v", m, bad, err)
 			}
 			var re *covariance.RegionError
@@ -295,7 +295,7 @@ func TestNonFinite(t *testing.T) {
 				t.Errorf("direct with %v: error %v does not name region 5", bad, err)
 			}
 		}
-		if err := covariance.Of(make([]float64, 9), planes, w, h, regions[5]); !errors.Is(err, spd.ErrNotFinite) {
+		if err := covariance.Of(make([]float64, 9), planes, w, h, regions[5]); !errors.Is(err, covariance.ErrNotFinite) {
 			t.Errorf("Of with %v: error %v", bad, err)
 		}
 		// The direct path reads only the regions' pixels.
@@ -307,7 +307,7 @@ func TestNonFinite(t *testing.T) {
 	planes := [][]float64{feature(w, h, func(x, y int) float64 { return 1e200 * float64(x%2) })}
 	for _, m := range methods {
 		err := mustExtractor(t, 1, covariance.Options{Method: m}).Compute(make([]float64, 1), planes, w, h, regions[:1])
-		if !errors.Is(err, spd.ErrNotFinite) {
+		if !errors.Is(err, covariance.ErrNotFinite) {
 			t.Errorf("%v: overflow gave error %v", m, err)
 		}
 	}

@@ -71,8 +71,8 @@ func direct(c []float64, planes [][]float64, w int, r Region, cen, gram, sums, m
 // kernels keep several independent sums (at least four but for the last
 // diagonal block), so the loops are bound by the throughput of the
 // multiplications and additions rather than by their latency or by loads,
-// and no entry is computed twice. On amd64 without
-// FMA (GOAMD64=v1) a product costs about 3 instructions, 0.3 ns per pixel.
+// and no entry is computed twice (docs/benchmarks.md gives the cost of a
+// product per pixel).
 func gramUpper(s, a []float64, d, n int) {
 	row := func(i int) []float64 { return a[i*n : (i+1)*n : (i+1)*n] }
 	for i := 0; i < d; i += 4 {

@@ -32,6 +32,6 @@
 // layout of a NumPy array of shape (n, d, d) and of spd.NewSetFromData.
 //
 // Errors name what is wrong: a *RegionError gives the region (the caller
-// adds the image), wrapping ErrRegion, spd.ErrNotFinite or spd.ErrNotSPD;
+// adds the image), wrapping ErrRegion, ErrNotFinite or ErrNotSPD;
 // ErrShape reports inconsistent sizes.
 package covariance

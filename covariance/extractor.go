@@ -9,7 +9,16 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 
-	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/internal/matrixerr"
+)
+
+// ErrNotFinite and ErrNotSPD are wrapped by the errors for a non-finite
+// feature or covariance and for a descriptor that is not positive
+// definite after regularisation. They are the values of ErrNotFinite
+// and ErrNotSPD, so errors.Is matches either name.
+var (
+	ErrNotFinite = matrixerr.NotFinite
+	ErrNotSPD    = matrixerr.NotSPD
 )
 
 // ErrShape is wrapped by the errors for inputs of inconsistent sizes:
@@ -17,8 +26,8 @@ import (
 var ErrShape = errors.New("covariance: size mismatch")
 
 // RegionError reports a failure specific to one region: a non-finite
-// feature inside it (wrapping spd.ErrNotFinite), a descriptor that is not
-// positive definite after regularisation (wrapping spd.ErrNotSPD), or a
+// feature inside it (wrapping ErrNotFinite), a descriptor that is not
+// positive definite after regularisation (wrapping ErrNotSPD), or a
 // region that does not fit the image (wrapping ErrRegion). Its message,
 // "region 3 (32x32+96+0): ...", is meant to be wrapped by the caller with
 // the image: fmt.Errorf("image %s: %w", path, err).
@@ -39,11 +48,10 @@ func (e *RegionError) Unwrap() error { return e.Err }
 const (
 	// autoAreaRatio is the ratio of the regions' total area to the image
 	// area above which Auto uses integral images. Building them writes m =
-	// d + d(d+1)/2 values per image pixel (about 2.6 ns each, bound by
-	// memory bandwidth), where the direct path spends about 0.33 ns per
-	// product and 0.5 ns per feature per region pixel: BenchmarkSliding
-	// puts the break-even between 3.5 (d = 5) and 7 (d = 17) times the
-	// image area.
+	// d + d(d+1)/2 values per image pixel, bound by memory bandwidth,
+	// where the direct path pays for every product and feature of every
+	// region pixel: BenchmarkSliding puts the break-even between 3.5
+	// (d = 5) and 7 (d = 17) times the image area (docs/benchmarks.md).
 	autoAreaRatio = 5
 	// autoIntegralValues bounds the size in float64s (64 MiB) of the
 	// integral images that Auto builds.
@@ -123,8 +131,8 @@ func (e *Extractor) Dim() int { return e.d }
 // Compute returns an error wrapping ErrShape when the sizes disagree, and a
 // *RegionError for a region outside the image or smaller than 2 pixels
 // (ErrRegion), a NaN or ±Inf feature inside a region or a covariance that
-// overflows (spd.ErrNotFinite), and a descriptor that is not positive
-// definite (spd.ErrNotSPD). With integral images every feature of the image
+// overflows (ErrNotFinite), and a descriptor that is not positive
+// definite (ErrNotSPD). With integral images every feature of the image
 // must be finite, and a non-finite one is reported by pixel, not region.
 // On error the contents of dst are unspecified.
 func (e *Extractor) Compute(dst []float64, planes [][]float64, w, h int, regions []Region) error {
@@ -212,18 +220,18 @@ func (e *Extractor) finish(c []float64) error {
 	copy(e.chol, c)
 	if _, ok := lapack64.Potrf(blas64.Symmetric{N: d, Stride: d, Data: e.chol, Uplo: blas.Upper}); !ok {
 		return fmt.Errorf("%w: Cholesky factorisation of the %dx%d covariance failed after %v regularisation (trace %.6g): a constant feature, a feature that is a linear combination of others, or fewer pixels than features",
-			spd.ErrNotSPD, d, d, e.reg, trace(c, d))
+			ErrNotSPD, d, d, e.reg, trace(c, d))
 	}
 	return nil
 }
 
-// checkFinite returns an error wrapping spd.ErrNotFinite when an entry of
+// checkFinite returns an error wrapping ErrNotFinite when an entry of
 // the covariance c is NaN or ±Inf: the sums of products overflowed although
 // the means did not.
 func checkFinite(c []float64) error {
 	for _, v := range c {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: the covariance overflows (features too large)", spd.ErrNotFinite)
+			return fmt.Errorf("%w: the covariance overflows (features too large)", ErrNotFinite)
 		}
 	}
 	return nil
@@ -243,7 +251,7 @@ func trace(c []float64, d int) float64 {
 // direct two-pass method, without regularisation or SPD check: C may be
 // singular. It allocates scratch space; an Extractor does not. It returns
 // an error wrapping ErrShape or ErrRegion for bad sizes, and a *RegionError
-// wrapping spd.ErrNotFinite for a NaN or ±Inf feature in r or an
+// wrapping ErrNotFinite for a NaN or ±Inf feature in r or an
 // overflowing covariance.
 func Of(dst []float64, planes [][]float64, w, h int, r Region) error {
 	if err := checkPlanes(planes, w, h); err != nil {
@@ -290,10 +298,10 @@ func nonFinite(planes [][]float64, w int, r Region) error {
 		for y := r.Y; y < r.Y+r.H; y++ {
 			for x := r.X; x < r.X+r.W; x++ {
 				if v := p[y*w+x]; math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%w: feature %d at pixel (%d, %d) is %v", spd.ErrNotFinite, k, x, y, v)
+					return fmt.Errorf("%w: feature %d at pixel (%d, %d) is %v", ErrNotFinite, k, x, y, v)
 				}
 			}
 		}
 	}
-	return fmt.Errorf("%w: the sum of a feature overflows (features too large)", spd.ErrNotFinite)
+	return fmt.Errorf("%w: the sum of a feature overflows (features too large)", ErrNotFinite)
 }

@@ -14,7 +14,7 @@ import (
 //
 // for 0 ≤ x ≤ w, 0 ≤ y ≤ h. The m = d + d(d+1)/2 values of a point are
 // contiguous, P first and then Q row by row, so a region reads 4·m
-// consecutive runs. It returns an error wrapping spd.ErrNotFinite, naming
+// consecutive runs. It returns an error wrapping ErrNotFinite, naming
 // the pixel, when a feature of the image is NaN or ±Inf, and one wrapping
 // ErrShape when the images would exceed maxIntegralValues.
 func (e *Extractor) integral(planes [][]float64, w, h int) error {

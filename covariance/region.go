@@ -166,7 +166,7 @@ func ParseLayout(s string) (Layout, error) {
 	if why != "" {
 		return bad(why)
 	}
-	if err := l.check(); err != nil {
+	if err := l.Check(); err != nil {
 		return Layout{}, fmt.Errorf("region layout %q: %w", s, err)
 	}
 	return l, nil
@@ -190,8 +190,10 @@ func parseCounts(args, sep, need, first, second string) (a, b int, why string) {
 	return a, b, ""
 }
 
-// check validates the parameters of l that do not depend on the image.
-func (l Layout) check() error {
+// Check validates the parameters of l that do not depend on the image, as
+// ParseLayout does for the text form: a known kind, R, C ≥ 1 for a grid,
+// N ≥ 1 and S ≥ 2 for blocks. The error wraps ErrRegion.
+func (l Layout) Check() error {
 	switch l.Kind {
 	case LayoutWhole:
 		return nil
@@ -209,7 +211,7 @@ func (l Layout) check() error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: unknown layout kind %d", ErrRegion, int(l.Kind))
+	return fmt.Errorf("%w: unknown region layout kind %d", ErrRegion, int(l.Kind))
 }
 
 // String returns the specification of l that ParseLayout reads back.
@@ -235,7 +237,7 @@ func (l Layout) Regions(w, h int, seed uint64) ([]Region, error) {
 // AppendRegions is Regions appending to dst, so that a caller processing
 // many images reuses one slice. On error dst is returned unchanged.
 func (l Layout) AppendRegions(dst []Region, w, h int, seed uint64) ([]Region, error) {
-	if err := l.check(); err != nil {
+	if err := l.Check(); err != nil {
 		return dst, err
 	}
 	if w < 1 || h < 1 {
@@ -262,7 +264,7 @@ func (l Layout) AppendRegions(dst []Region, w, h int, seed uint64) ([]Region, er
 // the image to a multiple instead. The error wraps ErrRegion and also
 // reports rows or cols < 1 and cells of fewer than 2 pixels.
 func Grid(w, h, rows, cols int) ([]Region, error) {
-	if err := (Layout{Kind: LayoutGrid, Rows: rows, Cols: cols}).check(); err != nil {
+	if err := (Layout{Kind: LayoutGrid, Rows: rows, Cols: cols}).Check(); err != nil {
 		return nil, err
 	}
 	return appendGrid(nil, w, h, rows, cols)
@@ -302,7 +304,7 @@ const blockStream = 0x636f7670697065
 // The error wraps ErrRegion and reports n < 1, side < 2 and a side larger
 // than the image.
 func RandomBlocks(w, h, n, side int, seed uint64) ([]Region, error) {
-	if err := (Layout{Kind: LayoutBlocks, N: n, Side: side}).check(); err != nil {
+	if err := (Layout{Kind: LayoutBlocks, N: n, Side: side}).Check(); err != nil {
 		return nil, err
 	}
 	return appendBlocks(make([]Region, 0, n), w, h, n, side, seed)

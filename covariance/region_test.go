@@ -229,3 +229,31 @@ func TestLayoutErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutCheck: Check accepts the layouts ParseLayout returns and
+// refuses, wrapping ErrRegion, the typed values ParseLayout would refuse.
+func TestLayoutCheck(t *testing.T) {
+	for _, spec := range []string{"whole", "grid:1x1", "grid:8x8", "blocks:1:2", "blocks:50:32"} {
+		l, err := covariance.ParseLayout(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Check(); err != nil {
+			t.Errorf("%s: %v", spec, err)
+		}
+	}
+	for _, tc := range []struct {
+		l   covariance.Layout
+		msg string
+	}{
+		{covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2}, "rows and columns must be >= 1"},
+		{covariance.Layout{Kind: covariance.LayoutGrid, Cols: 2}, "rows and columns must be >= 1"},
+		{covariance.Layout{Kind: covariance.LayoutBlocks, Side: 4}, "count must be >= 1"},
+		{covariance.Layout{Kind: covariance.LayoutBlocks, N: 3, Side: 1}, "must be >= 2"},
+		{covariance.Layout{Kind: 7}, "unknown region layout kind 7"},
+	} {
+		if err := tc.l.Check(); !errors.Is(err, covariance.ErrRegion) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%v: error %v, want one saying %q", tc.l, err, tc.msg)
+		}
+	}
+}

@@ -17,6 +17,10 @@ var ErrFormat = errors.New("datasets: malformed input")
 // ErrEmpty reports a source that holds no items.
 var ErrEmpty = errors.New("datasets: no items")
 
+// ErrConfig reports invalid options: of a mosaic, of region labels, or an
+// empty or unusable dataset spec.
+var ErrConfig = errors.New("datasets: invalid configuration")
+
 // Item is one labelled image of a List.
 type Item struct {
 	// Path is the file's path: the list's Root joined with Rel, or the

@@ -11,7 +11,7 @@ import (
 // TestListingLinksAndSkipped checks that image-named symbolic links that
 // cannot be followed (broken, loops) are listed, so that loading them
 // fails naming them, rather than dropped, and that the entries a listing
-// passes over are counted (issue 12, defects 9 and 12).
+// passes over are counted.
 func TestListingLinksAndSkipped(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need privileges on Windows")

@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"image"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -18,14 +17,15 @@ import (
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/pool"
+	"github.com/covpipe/covpipe/store"
 )
 
 // Describe computes the covariance descriptors of the images of inputs,
 // concatenated in order (each datasets.List in its own order, sorted by
 // relative path), or of the part o.Shard selects, and writes them into the
-// folder dir, which it creates if needed: descriptors.npy, manifest.csv,
-// meta.json and, with o.SkipBad, failures.csv (see the package
-// documentation). Each image is loaded (resized if asked), its feature
+// folder dir, which it creates if needed, in package store's format
+// (store.Create): descriptors.npy, manifest.csv, meta.json and, with
+// o.SkipBad, failures.csv, with o.Vectors vectors.npy. Each image is loaded (resized if asked), its feature
 // planes F(x, y) computed (paper, Sec. 5.1) and, for each region of
 // o.Regions, the regularised covariance C_R = 1/(n−1) Σ (z−μ)(z−μ)ᵀ
 // (Tuzel et al. 2006, eq. 1) written, in input order whatever the number
@@ -33,7 +33,8 @@ import (
 //
 // The files are written to temporary files in dir and renamed into place
 // only when the run has succeeded, so that a failed or cancelled run
-// leaves dir as it was. Describe returns the metadata it wrote.
+// leaves dir as it was. Describe returns the metadata it wrote; store.Read
+// reads the folder back.
 //
 // It returns an error for invalid options, no inputs or no images, an
 // item whose path or label holds a line break, and, unless o.SkipBad, for
@@ -45,7 +46,7 @@ import (
 // one is at fault. With o.SkipBad, a run (not a shard) where every image
 // fails is an error naming the first. It also returns the context's error
 // when ctx is cancelled, and errors writing dir.
-func Describe(ctx context.Context, inputs []*datasets.List, dir string, o Options) (*Meta, error) {
+func Describe(ctx context.Context, inputs []*datasets.List, dir string, o Options) (*store.Meta, error) {
 	e, err := NewExtractor(o)
 	if err != nil {
 		return nil, err
@@ -53,12 +54,12 @@ func Describe(ctx context.Context, inputs []*datasets.List, dir string, o Option
 	return e.Run(ctx, inputs, &folder{dir: dir})
 }
 
-// Collect is Describe into memory: it returns what Read would return of
-// the folder that Describe(ctx, inputs, dir, o) writes (the same Meta but
-// for its Files, which stay nil, and the same Rows and Data, bit for
-// bit), without writing any file. It returns the
+// Collect is Describe into memory: it returns what store.Read would
+// return of the folder that Describe(ctx, inputs, dir, o) writes (the
+// same Meta but for its Files, which stay nil, and the same Rows, Data
+// and Vectors, bit for bit), without writing any file. It returns the
 // errors of Describe but those of writing.
-func Collect(ctx context.Context, inputs []*datasets.List, o Options) (*Output, error) {
+func Collect(ctx context.Context, inputs []*datasets.List, o Options) (*store.Output, error) {
 	e, err := NewExtractor(o)
 	if err != nil {
 		return nil, err
@@ -68,63 +69,6 @@ func Collect(ctx context.Context, inputs []*datasets.List, o Options) (*Output, 
 		return nil, err
 	}
 	return &c.out, nil
-}
-
-// prepare validates the options and inputs of a run and returns its plan
-// and metadata without counts.
-func prepare(inputs []*datasets.List, o Options) (*plan, Meta, error) {
-	p, err := newPlan(o)
-	if err != nil {
-		return nil, Meta{}, err
-	}
-	m, err := p.meta(inputs)
-	return p, m, err
-}
-
-// meta validates the inputs of a run of p and returns its metadata
-// without counts.
-func (p *plan) meta(inputs []*datasets.List) (Meta, error) {
-	if len(inputs) == 0 {
-		return Meta{}, errors.New("describe: no inputs")
-	}
-	total := 0
-	for k, l := range inputs {
-		if l == nil {
-			return Meta{}, fmt.Errorf("describe: input %d is nil", k)
-		}
-		for _, it := range l.Items {
-			if strings.ContainsAny(it.Rel, "\r\n") || strings.ContainsAny(it.Label, "\r\n") {
-				return Meta{}, fmt.Errorf("describe: %q (label %q): a line break in a path or label cannot be written to a manifest", it.Path, it.Label)
-			}
-		}
-		total += len(l.Items)
-	}
-	if total == 0 {
-		return Meta{}, fmt.Errorf("describe: %w: the inputs list no images", datasets.ErrEmpty)
-	}
-	return newMeta(p, inputs), nil
-}
-
-// Current reports whether dir holds the output of Describe(ctx, inputs,
-// dir, o): whether its meta.json, but for the counts, is the one that run
-// would write (same covpipe version, options, shard and inputs, down to
-// the hash of their items). It does not read the other files; Read checks
-// them. A folder without a readable meta.json (ErrOutput) is not current.
-// Current returns the errors of invalid options or inputs, as Describe
-// does, and of reading meta.json.
-func Current(dir string, inputs []*datasets.List, o Options) (bool, error) {
-	_, want, err := prepare(inputs, o)
-	if err != nil {
-		return false, err
-	}
-	got, err := ReadMeta(dir)
-	if errors.Is(err, ErrOutput) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return got.diff(&want) == "" && (got.Shard == nil) == (want.Shard == nil) && (got.Shard == nil || *got.Shard == *want.Shard), nil
 }
 
 // Extractor computes covariance descriptors with validated Options: of
@@ -159,13 +103,13 @@ func (e *Extractor) Dim() int { return e.p.set.Dim() }
 // counts filled in. When the run fails after Begin, Run calls Abort,
 // whether or not Commit was called, and returns the error. It returns
 // the metadata it committed.
-func (e *Extractor) Run(ctx context.Context, inputs []*datasets.List, sink Sink) (*Meta, error) {
+func (e *Extractor) Run(ctx context.Context, inputs []*datasets.List, sink Sink) (*store.Meta, error) {
 	p := e.p
 	meta, err := p.meta(inputs)
 	if err != nil {
 		return nil, err
 	}
-	total := meta.totalImages()
+	total := meta.TotalImages()
 	lo, hi := p.shard.Range(total)
 	jobs := make([]job, 0, hi-lo)
 	i := 0
@@ -207,7 +151,7 @@ func (e *Extractor) Run(ctx context.Context, inputs []*datasets.List, sink Sink)
 // at fault, for an image the features refuse (missing planes,
 // non-finite pixels), a region that does not fit the image or has fewer
 // than 2 pixels, and a descriptor that is not positive definite after
-// regularisation (wrapping spd.ErrNotSPD).
+// regularisation (wrapping covariance.ErrNotSPD).
 func (e *Extractor) Regions(img *imageio.Image, regions []covariance.Region) ([]float64, error) {
 	d := e.Dim()
 	dst := make([]float64, len(regions)*d*d)
@@ -260,14 +204,14 @@ type slot struct {
 // passes the results to sink in job order. Workers finish images in any
 // order; a window of slots bounds how far they run ahead of the sink, so
 // that memory does not grow with the number of images.
-func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (Counts, error) {
+func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (store.Counts, error) {
 	n := len(jobs)
-	c := Counts{Images: n}
+	c := store.Counts{Images: n}
 	var vs VectorSink
 	if p.vec.Features != nil {
 		var ok bool
 		if vs, ok = sink.(VectorSink); !ok {
-			return c, errors.New("describe: vectors were asked for, but the output does not take them (Collect does)")
+			return c, errors.New("describe: vectors were asked for, but the sink does not take them (Describe's and Collect's do)")
 		}
 	}
 	p.rep.Begin("describe", n)
@@ -324,6 +268,7 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (Counts, error) {
 	}
 
 	var firstFailure error
+	vecLen := 0 // of the vectors, once the first is passed on
 	for next := 0; next < n; {
 		s := &slots[next%window]
 		if !s.ready {
@@ -353,6 +298,10 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (Counts, error) {
 			c.Failed++
 		} else {
 			if vs != nil {
+				if c.Described > 0 && len(s.vector) != vecLen {
+					return c, fmt.Errorf("describe: vector of %s has %d values, the earlier images' %d (images of different sizes: resize them)", j.item.Path, len(s.vector), vecLen)
+				}
+				vecLen = len(s.vector)
 				if err := vs.Vector(j.input, j.item, s.vector); err != nil {
 					return c, err
 				}
@@ -368,7 +317,7 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (Counts, error) {
 		p.rep.Advance(1)
 	}
 	// A shard of failures is no error: Merge checks the whole run.
-	if c.Described == 0 && p.shard.Count == 1 {
+	if c.Described == 0 && p.shard.Count <= 1 {
 		return c, fmt.Errorf("describe: all %d images failed, so no output was written; the first: %w", c.Failed, firstFailure)
 	}
 	return c, nil

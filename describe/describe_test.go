@@ -18,14 +18,16 @@ import (
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/covtest"
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/store"
 )
 
 // naiveCov is the unbiased covariance 1/(n−1) Σ (z−μ)(z−μ)ᵀ of the
 // features over region r, by the textbook two-pass formula, plus the
 // ridge of reg: the independent truth for the descriptors.
-func naiveCov(planes [][]float64, w int, r covariance.Region, reg Ridge) []float64 {
+func naiveCov(planes [][]float64, w int, r covariance.Region, reg store.Ridge) []float64 {
 	d := len(planes)
 	c := covtest.Naive(planes, w, r)
 	var ridge float64
@@ -47,7 +49,7 @@ func naiveCov(planes [][]float64, w int, r covariance.Region, reg Ridge) []float
 // checkNaive fails t at the first entry of the d×d descriptor got (d
 // features) that differs from naiveCov(planes, w, r, reg) by more than
 // 1e-12 relative; what names the descriptor.
-func checkNaive(t testing.TB, what string, got []float64, planes [][]float64, w int, r covariance.Region, reg Ridge) {
+func checkNaive(t testing.TB, what string, got []float64, planes [][]float64, w int, r covariance.Region, reg store.Ridge) {
 	t.Helper()
 	d := len(planes)
 	if len(got) != d*d {
@@ -105,20 +107,20 @@ func TestDescribeValues(t *testing.T) {
 			set, load := loading(tc.o)
 			d := set.Dim()
 			n := len(testImages) * tc.per
-			shape, data := readNPYDirect(t, filepath.Join(out, DescriptorsFile))
+			shape, data := readNPYDirect(t, filepath.Join(out, store.DescriptorsFile))
 			if !slices.Equal(shape, []int{n, d, d}) || len(data) != n*d*d {
 				t.Fatalf("shape %v with %d values, want (%d, %d, %d)", shape, len(data), n, d, d)
 			}
-			got, err := Read(out)
+			got, err := store.Read(out)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got.Data, data) {
-				t.Error("Read's data differ from npyio's")
+				t.Error("store.Read's data differ from npyio's")
 			}
 			m := got.Meta
 			if m.Dim != d || !slices.Equal(m.Features, set.Names()) || m.Regions != tc.o.Regions.String() || m.Seed != tc.o.Seed ||
-				m.Counts != (Counts{Images: 7, Described: 7, Descriptors: n}) || len(m.Inputs) != 1 || m.Inputs[0] != (Input{Root: src, Images: 7}) {
+				m.Counts != (store.Counts{Images: 7, Described: 7, Descriptors: n}) || len(m.Inputs) != 1 || m.Inputs[0] != (store.Input{Root: src, Images: 7}) {
 				t.Errorf("meta %+v", m)
 			}
 			if len(got.Rows) != n {
@@ -154,7 +156,7 @@ func TestDescribeValues(t *testing.T) {
 			if _, err := spd.NewSetFromData(d, got.Data); err != nil {
 				t.Errorf("descriptors are not a valid SPD set: %v", err)
 			}
-			if _, err := os.Stat(filepath.Join(out, FailuresFile)); !errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Stat(filepath.Join(out, store.FailuresFile)); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("failures.csv without SkipBad: %v", err)
 			}
 		})
@@ -166,7 +168,7 @@ func TestDescribeValues(t *testing.T) {
 func TestMetaJSON(t *testing.T) {
 	list := openFolders(t, writeImages(t, testImages, 1))
 	out := describeTo(t, []*datasets.List{list}, Options{Features: fset("reid"), Width: 8, Height: 16, Filter: imageio.Lanczos3, Seed: 5, SkipBad: true})
-	b, err := os.ReadFile(filepath.Join(out, MetaFile))
+	b, err := os.ReadFile(filepath.Join(out, store.MetaFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +177,7 @@ func TestMetaJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"format":       Format,
+		"format":       store.Format,
 		"feature_spec": "x,y,R,G,B,Rx,Ry,Gx,Gy,Bx,By,Rxx,Ryy,Gxx,Gyy,Bxx,Byy",
 		"features":     []any{"x", "y", "R", "G", "B", "Rx", "Ry", "Gx", "Gy", "Bx", "By", "Rxx", "Ryy", "Gxx", "Gyy", "Bxx", "Byy"},
 		"dim":          17.0,
@@ -207,7 +209,7 @@ func TestMetaJSON(t *testing.T) {
 		}
 		files = append(files, f["name"].(string))
 	}
-	if !slices.Equal(files, []string{DescriptorsFile, ManifestFile, FailuresFile}) {
+	if !slices.Equal(files, []string{store.DescriptorsFile, store.ManifestFile, store.FailuresFile}) {
 		t.Errorf("meta.json records files %v", files)
 	}
 	for _, k := range []string{"shard", "workers", "seconds", "time"} {
@@ -240,21 +242,21 @@ func TestDeterministic(t *testing.T) {
 	for _, w := range []int{2, 3, 16, 0} {
 		o.Workers = w
 		out := describeTo(t, []*datasets.List{list}, o)
-		if d := sameFiles(t, ref, out); d != "" {
+		if d := foldertest.Same(t, ref, out); d != "" {
 			t.Errorf("workers %d: %s", w, d)
 		}
 	}
-	before := readDir(t, ref)
+	before := foldertest.Files(t, ref)
 	if _, err := Describe(context.Background(), []*datasets.List{list}, ref, o); err != nil {
 		t.Fatal(err)
 	}
-	if d := diffFiles(before, readDir(t, ref)); d != "" {
+	if d := foldertest.Diff(before, foldertest.Files(t, ref)); d != "" {
 		t.Errorf("second run changed the output: %s", d)
 	}
 	o.Seed = 10
 	other := describeTo(t, []*datasets.List{list}, o)
-	a, _ := os.ReadFile(filepath.Join(ref, ManifestFile))
-	b, _ := os.ReadFile(filepath.Join(other, ManifestFile))
+	a, _ := os.ReadFile(filepath.Join(ref, store.ManifestFile))
+	b, _ := os.ReadFile(filepath.Join(other, store.ManifestFile))
 	if string(a) == string(b) {
 		t.Error("another seed gave the same blocks")
 	}
@@ -265,7 +267,7 @@ func TestDeterministic(t *testing.T) {
 // previous output untouched; and that SkipBad lists it and goes on.
 func TestBadImage(t *testing.T) {
 	src := writeImages(t, testImages, 3)
-	writeFile(t, filepath.Join(src, "b", "0bad.png"), []byte("\x89PNG\r\n\x1a\n truncated"))
+	foldertest.WriteFile(t, filepath.Join(src, "b", "0bad.png"), []byte("\x89PNG\r\n\x1a\n truncated"))
 	imagetest.Write(t, filepath.Join(src, "c,1", "0flat.png"), flat(8, 8))
 	list := openFolders(t, src)
 	ctx := context.Background()
@@ -295,24 +297,24 @@ func TestBadImage(t *testing.T) {
 	noCorrupt := list.Filter(func(it datasets.Item) bool { return !strings.HasSuffix(it.Rel, "0bad.png") })
 	none := Options{Features: fset("I,x"), Reg: covariance.Regularization{Kind: covariance.None}, Workers: 3}
 	prev := describeTo(t, []*datasets.List{openFolders(t, writeImages(t, testImages, 3))}, none)
-	before := readDir(t, prev)
+	before := foldertest.Files(t, prev)
 	_, err := Describe(ctx, []*datasets.List{noCorrupt}, prev, none)
 	flat := filepath.Join(src, "c,1", "0flat.png")
 	if err == nil || !strings.Contains(err.Error(), "covariance of "+flat+": region 0 (8x8+0+0)") || !errors.Is(err, spd.ErrNotSPD) {
 		t.Errorf("error %v, want one naming %s and its region, wrapping spd.ErrNotSPD", err, flat)
 	}
-	if d := diffFiles(before, readDir(t, prev)); d != "" {
+	if d := foldertest.Diff(before, foldertest.Files(t, prev)); d != "" {
 		t.Errorf("failed run changed the previous output: %s", d)
 	}
 
 	// SkipBad lists both and describes the others.
 	none.SkipBad = true
 	out := describeTo(t, []*datasets.List{list}, none)
-	got, err := Read(out)
+	got, err := store.Read(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Meta.Counts != (Counts{Images: 9, Described: 7, Failed: 2, Descriptors: 7}) {
+	if got.Meta.Counts != (store.Counts{Images: 9, Described: 7, Failed: 2, Descriptors: 7}) {
 		t.Errorf("counts %+v", got.Meta.Counts)
 	}
 	for _, r := range got.Rows {
@@ -320,7 +322,7 @@ func TestBadImage(t *testing.T) {
 			t.Errorf("bad image %s described", r.Path)
 		}
 	}
-	b, _ := os.ReadFile(filepath.Join(out, FailuresFile))
+	b, _ := os.ReadFile(filepath.Join(out, store.FailuresFile))
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	if len(lines) != 3 || lines[0] != "path,error" || !strings.HasPrefix(lines[1], "b/0bad.png,load ") ||
 		!strings.HasPrefix(lines[2], `"c,1/0flat.png","covariance of `) || !strings.Contains(lines[2], "region 0 (8x8+0+0)") {
@@ -331,7 +333,7 @@ func TestBadImage(t *testing.T) {
 	if _, err := Describe(ctx, []*datasets.List{noCorrupt}, out, Options{Features: fset("I,x")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(out, FailuresFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(out, store.FailuresFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("stale failures.csv left: %v", err)
 	}
 }
@@ -357,11 +359,11 @@ func TestSeveralInputs(t *testing.T) {
 	a := openFolders(t, writeImages(t, testImages[:3], 5))
 	b := openFolders(t, writeImages(t, testImages[:2], 6))
 	out := describeTo(t, []*datasets.List{a, b}, Options{Workers: 2})
-	got, err := Read(out)
+	got, err := store.Read(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	man, _ := os.ReadFile(filepath.Join(out, ManifestFile))
+	man, _ := os.ReadFile(filepath.Join(out, store.ManifestFile))
 	want := "index,path,label,region\n" +
 		"0,0:a/1.png,a,16x12+0+0\n1,0:a/2.pgm,a,12x16+0+0\n2,0:a/sub/3.png,a,20x20+0+0\n" +
 		"3,1:a/1.png,a,16x12+0+0\n4,1:a/2.pgm,a,12x16+0+0\n"
@@ -371,7 +373,7 @@ func TestSeveralInputs(t *testing.T) {
 	if got.Rows[3].Input != 1 || got.Rows[3].Path != "a/1.png" || got.Rows[2].Input != 0 {
 		t.Errorf("rows %+v", got.Rows)
 	}
-	if len(got.Meta.Inputs) != 2 || got.Meta.Inputs[1] != (Input{Root: b.Root, Images: 2}) {
+	if len(got.Meta.Inputs) != 2 || got.Meta.Inputs[1] != (store.Input{Root: b.Root, Images: 2}) {
 		t.Errorf("inputs %+v", got.Meta.Inputs)
 	}
 	// Same images, same blocks: the block seed depends on the relative path.
@@ -400,7 +402,7 @@ func TestDescribeErrors(t *testing.T) {
 		{ok, Options{Regions: covariance.Layout{Kind: 7}}, "unknown region layout kind 7"},
 		{ok, Options{Reg: covariance.Regularization{Eps: -1}}, "regularisation strength -1"},
 		{ok, Options{Reg: covariance.Regularization{Kind: covariance.None, Eps: 1}}, "kind none"},
-		{ok, Options{Shard: Shard{Index: 2, Count: 2}}, "2/2"},
+		{ok, Options{Shard: store.Shard{Index: 2, Count: 2}}, "2/2"},
 		{ok, Options{Workers: -1}, "-1 workers"},
 		{nil, Options{}, "no inputs"},
 		{[]*datasets.List{{Root: dir}}, Options{}, "no images"},
@@ -422,7 +424,7 @@ func TestDescribeErrors(t *testing.T) {
 func TestReporter(t *testing.T) {
 	list := openFolders(t, writeImages(t, testImages, 8))
 	rep := &countReporter{}
-	describeTo(t, []*datasets.List{list}, Options{Reporter: rep, Shard: Shard{Index: 1, Count: 2}})
+	describeTo(t, []*datasets.List{list}, Options{Reporter: rep, Shard: store.Shard{Index: 1, Count: 2}})
 	if rep.begin != "describe" || rep.total != 4 || rep.done != 4 || rep.ends != 1 {
 		t.Errorf("reporter %+v, want Begin(describe, 4), 4 advanced, End once", rep)
 	}
@@ -445,11 +447,18 @@ func TestCurrent(t *testing.T) {
 	inputs := []*datasets.List{list}
 	o := Options{Features: fset("I,x,y"), Workers: 1}
 	out := describeTo(t, inputs, o)
-	shard := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 1, Count: 2}})
+	shard := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: store.Shard{Index: 1, Count: 2}})
 	imagetest.Write(t, filepath.Join(src, "a", "4.png"), flat(4, 4))
 	more := openFolders(t, src)
 	o2 := o
 	o2.Workers, o2.Reporter = 7, &countReporter{}
+	// A torn folder: out's files with the shard's manifest.
+	torn := describeTo(t, inputs, o)
+	man, err := os.ReadFile(filepath.Join(shard, store.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	foldertest.WriteFile(t, filepath.Join(torn, store.ManifestFile), man)
 	for _, tc := range []struct {
 		name   string
 		dir    string
@@ -463,10 +472,11 @@ func TestCurrent(t *testing.T) {
 		{"other features", out, inputs, Options{Features: fset("I,y,x")}, false},
 		{"other images", out, []*datasets.List{more}, o, false},
 		{"two inputs", out, []*datasets.List{list, list}, o, false},
-		{"shard", shard, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 1, Count: 2}}, true},
-		{"other shard", shard, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 0, Count: 2}}, false},
+		{"shard", shard, inputs, Options{Features: fset("I,x,y"), Shard: store.Shard{Index: 1, Count: 2}}, true},
+		{"other shard", shard, inputs, Options{Features: fset("I,x,y"), Shard: store.Shard{Index: 0, Count: 2}}, false},
 		{"not a shard", shard, inputs, o, false},
 		{"missing", filepath.Join(out, "nope"), inputs, o, false},
+		{"torn", torn, inputs, o, false},
 	} {
 		got, err := Current(tc.dir, tc.inputs, tc.o)
 		if err != nil || got != tc.want {

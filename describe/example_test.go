@@ -15,6 +15,7 @@ import (
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/store"
 )
 
 // Describe a folder of two classes, one image each, with the texture
@@ -45,7 +46,7 @@ func ExampleDescribe() {
 	}
 	fmt.Println(meta.Features, meta.Regions, meta.Counts.Descriptors)
 
-	got, err := describe.Read(out)
+	got, err := store.Read(out)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func ExampleDescribe() {
 	// 8 SPD matrices of size 5
 }
 
-// Collect describes a folder into memory, as Describe and Read would,
+// Collect describes a folder into memory, as Describe and store.Read would,
 // without writing a file.
 func ExampleCollect() {
 	root, err := os.MkdirTemp("", "collect-example")
@@ -133,8 +134,8 @@ func ExampleExtractor_Regions() {
 }
 
 // Describe a folder in two shards, as two jobs of a cluster array would,
-// then merge them into the output of the unsharded run.
-func ExampleMerge() {
+// then merge them (store.Merge) into the output of the unsharded run.
+func Example_shards() {
 	root, err := os.MkdirTemp("", "merge-example")
 	if err != nil {
 		log.Fatal(err)
@@ -151,14 +152,14 @@ func ExampleMerge() {
 	var shards []string
 	for i := range 2 {
 		dir := filepath.Join(root, fmt.Sprintf("shard%d", i))
-		meta, err := describe.Describe(context.Background(), []*datasets.List{list}, dir, describe.Options{Shard: describe.Shard{Index: i, Count: 2}})
+		meta, err := describe.Describe(context.Background(), []*datasets.List{list}, dir, describe.Options{Shard: store.Shard{Index: i, Count: 2}})
 		if err != nil {
 			log.Fatal(err)
 		}
 		fmt.Printf("shard %v: %d images\n", meta.Shard, meta.Counts.Images)
 		shards = append(shards, dir)
 	}
-	meta, err := describe.Merge(filepath.Join(root, "all"), shards)
+	meta, err := store.Merge(filepath.Join(root, "all"), shards)
 	if err != nil {
 		log.Fatal(err)
 	}

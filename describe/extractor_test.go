@@ -14,15 +14,17 @@ import (
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/store"
 )
 
-// TestCollect checks that Collect returns what Read returns of the folder
+// TestCollect checks that Collect returns what store.Read returns of the folder
 // Describe writes, for single and several inputs, shards, failures and
 // each layout, and that it writes no file, not even a temporary one.
 func TestCollect(t *testing.T) {
 	src := writeImages(t, testImages, 21)
-	writeFile(t, filepath.Join(src, "b", "0bad.png"), []byte("\x89PNG\r\n\x1a\n truncated"))
+	foldertest.WriteFile(t, filepath.Join(src, "b", "0bad.png"), []byte("\x89PNG\r\n\x1a\n truncated"))
 	withBad := openFolders(t, src)
 	good := withBad.Filter(func(it datasets.Item) bool { return !strings.HasSuffix(it.Rel, "0bad.png") })
 	other := openFolders(t, writeImages(t, testImages[:3], 22))
@@ -35,11 +37,11 @@ func TestCollect(t *testing.T) {
 		{"default", []*datasets.List{good}, Options{}},
 		{"reid grid", []*datasets.List{good}, Options{Features: fset("reid"), Width: 8, Height: 6, Regions: covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 2}, Workers: 3}},
 		{"blocks, two inputs", []*datasets.List{good, other}, Options{Features: fset("I,x,y"), Regions: blocks, Seed: 3}},
-		{"shard", []*datasets.List{good, other}, Options{Regions: blocks, Shard: Shard{Index: 1, Count: 3}}},
+		{"shard", []*datasets.List{good, other}, Options{Regions: blocks, Shard: store.Shard{Index: 1, Count: 3}}},
 		{"skip bad", []*datasets.List{withBad}, Options{Features: fset("I,Ix"), SkipBad: true, Workers: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want, err := Read(describeTo(t, tc.inputs, tc.o))
+			want, err := store.Read(describeTo(t, tc.inputs, tc.o))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +80,7 @@ func bitsEqual(a, b []float64) bool {
 // the image.
 func TestCollectErrors(t *testing.T) {
 	src := writeImages(t, testImages[:2], 23)
-	writeFile(t, filepath.Join(src, "a", "0bad.png"), []byte("not a png"))
+	foldertest.WriteFile(t, filepath.Join(src, "a", "0bad.png"), []byte("not a png"))
 	list := openFolders(t, src)
 	if _, err := Collect(context.Background(), []*datasets.List{list}, Options{}); err == nil || !strings.Contains(err.Error(), "load "+filepath.Join(src, "a", "0bad.png")) {
 		t.Errorf("error %v, want one naming the bad image", err)
@@ -108,7 +110,7 @@ func TestExtractorRegions(t *testing.T) {
 		{"diag ridge", Options{Features: fset("I,x,y"), Reg: covariance.Regularization{Kind: covariance.DiagRidge, Eps: 0.1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := Read(describeTo(t, []*datasets.List{list}, tc.o))
+			out, err := store.Read(describeTo(t, []*datasets.List{list}, tc.o))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +196,7 @@ func TestExtractorRegionsErrors(t *testing.T) {
 		t.Fatalf("after errors: %v, %v", got, err)
 	}
 	fm, _ := fset("I,x").Compute(noisy)
-	truth := naiveCov(fm.Planes, 4, whole[0], Ridge{Kind: "none"})
+	truth := naiveCov(fm.Planes, 4, whole[0], store.Ridge{Kind: "none"})
 	for k, v := range got {
 		if math.Abs(v-truth[k]) > 1e-12 {
 			t.Errorf("[%d] = %v, want %v", k, v, truth[k])
@@ -241,22 +243,22 @@ func (r *recorder) call(name string) error {
 	return nil
 }
 
-func (r *recorder) Begin(m *Meta) error { return r.call("begin") }
+func (r *recorder) Begin(m *store.Meta) error { return r.call("begin") }
 func (r *recorder) Descriptors(input int, it *datasets.Item, regions []covariance.Region, data []float64) error {
 	return r.call("image " + it.Rel)
 }
 func (r *recorder) Failed(input int, it *datasets.Item, err error) error {
 	return r.call("failed " + it.Rel)
 }
-func (r *recorder) Commit(m *Meta) error { return r.call("commit") }
-func (r *recorder) Abort()               { r.calls = append(r.calls, "abort") }
+func (r *recorder) Commit(m *store.Meta) error { return r.call("commit") }
+func (r *recorder) Abort()                     { r.calls = append(r.calls, "abort") }
 
 // TestRunSink checks the calls a Sink gets, in order, and that Run
 // aborts it and returns its error when a call fails, or when an image
 // fails without SkipBad.
 func TestRunSink(t *testing.T) {
 	src := writeImages(t, testImages[:3], 25)
-	writeFile(t, filepath.Join(src, "a", "2bad.png"), []byte("not a png"))
+	foldertest.WriteFile(t, filepath.Join(src, "a", "2bad.png"), []byte("not a png"))
 	list := openFolders(t, src)
 	run := func(o Options, fail string) ([]string, error) {
 		e, err := NewExtractor(o)

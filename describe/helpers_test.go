@@ -1,21 +1,17 @@
 package describe
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"image"
-	"maps"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/imagetest"
+	"github.com/covpipe/covpipe/store"
 )
 
 // fset returns the feature set of spec, for test tables; it panics on a
@@ -76,16 +72,6 @@ func writeImages(t testing.TB, specs []imageSpec, seed uint64) string {
 	return dir
 }
 
-func writeFile(t testing.TB, path string, data []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // flat returns a w×h image of one grey level: every feature but x and y
 // is constant, so texture descriptors without a ridge are singular.
 func flat(w, h int) *image.Gray {
@@ -115,43 +101,15 @@ func describeTo(t testing.TB, inputs []*datasets.List, o Options) string {
 	return out
 }
 
-// readDir returns the files of dir (names and contents); it fails on
-// subfolders.
-func readDir(t testing.TB, dir string) map[string][]byte {
+// shardRun describes shards 0..n−1 of a run, each on another number of
+// workers, and returns their folders.
+func shardRun(t *testing.T, inputs []*datasets.List, o Options, n int) []string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
+	dirs := make([]string, n)
+	for i := range n {
+		o.Shard = store.Shard{Index: i, Count: n}
+		o.Workers = 1 + i%3
+		dirs[i] = describeTo(t, inputs, o)
 	}
-	files := make(map[string][]byte)
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[e.Name()] = b
-	}
-	return files
-}
-
-// sameFiles reports the first difference between the files of two
-// folders, or "" when they hold the same names and bytes.
-func sameFiles(t testing.TB, a, b string) string {
-	t.Helper()
-	return diffFiles(readDir(t, a), readDir(t, b))
-}
-
-// diffFiles reports the first difference between two sets of files read
-// by readDir, or "" when they hold the same names and bytes.
-func diffFiles(fa, fb map[string][]byte) string {
-	na, nb := slices.Sorted(maps.Keys(fa)), slices.Sorted(maps.Keys(fb))
-	if !slices.Equal(na, nb) {
-		return fmt.Sprint("files ", na, " vs ", nb)
-	}
-	for name, x := range fa {
-		if !bytes.Equal(x, fb[name]) {
-			return name + " differs"
-		}
-	}
-	return ""
+	return dirs
 }

@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/covpipe/covpipe/covariance"
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/progress"
+	"github.com/covpipe/covpipe/store"
 )
 
 // DefaultFeatures is the feature spec of the set used when
@@ -24,7 +24,7 @@ const DefaultFeatures = "texture"
 // and the default trace ridge (covariance.DefaultRegularization), on all
 // cores. Every setting is typed: parse user text once, where it is read
 // (features.Parse, covariance.ParseLayout, covariance.NewRegularization,
-// ParseShard), and pass the values.
+// store.ParseShard), and pass the values.
 type Options struct {
 	// Features is the feature set F(x, y); nil means the set of
 	// DefaultFeatures.
@@ -60,14 +60,15 @@ type Options struct {
 	SkipBad bool
 	// Shard selects a contiguous part of the inputs; the zero value is
 	// the whole.
-	Shard Shard
+	Shard store.Shard
 	// Reporter, if not nil, receives progress: Begin("describe", n) with
 	// the number of images of the run (or shard), Advance as images reach
 	// the sink, End at the end, all from one goroutine.
 	Reporter progress.Reporter
 	// Vectors, when its Features are set, asks for a feature vector per
-	// image beside the descriptors (see VectorSpec); only sinks that
-	// implement VectorSink take them (Collect's does).
+	// image beside the descriptors (see VectorSpec), which meta.json
+	// records (store.Vectors); only sinks that implement VectorSink take
+	// them (Describe's, into vectors.npy, and Collect's do).
 	Vectors VectorSpec
 }
 
@@ -81,80 +82,6 @@ type Options struct {
 type VectorSpec struct {
 	Features *features.Set
 	Step     int
-}
-
-// VectorSink is implemented by sinks that take the vectors of
-// Options.Vectors: Vector receives the next image's vector just before
-// its Descriptors; the slice is reused once Vector returns.
-type VectorSink interface {
-	Vector(input int, item *datasets.Item, v []float64) error
-}
-
-// Shard is part Index of Count (0 ≤ Index < Count) of a run: of the n
-// images of the concatenated inputs it takes the contiguous slice
-// [Index·n/Count, (Index+1)·n/Count), so that the slices of shards
-// 0..Count−1 cover every image once, in order, and differ in size by at
-// most one. The zero value, like Count 1, is the whole run.
-type Shard struct {
-	Index int `json:"index"`
-	Count int `json:"count"`
-}
-
-// MaxShards bounds the number of shards of a run: more parts than any
-// cluster array runs is a mistake, and merge allocates per shard.
-const MaxShards = 1 << 20
-
-// ErrShard is wrapped by the errors for a malformed or out-of-range shard.
-var ErrShard = errors.New("describe: invalid shard")
-
-// ParseShard parses "I/N", the shard I (0-based) of N, such as "0/4"; the
-// error wraps ErrShard. A SLURM array job can pass
-// $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT when its array is 0..N−1.
-func ParseShard(s string) (Shard, error) {
-	is, ns, ok := strings.Cut(s, "/")
-	i, erri := strconv.Atoi(is)
-	n, errn := strconv.Atoi(ns)
-	if !ok || erri != nil || errn != nil || is[0] == '+' || ns[0] == '+' {
-		return Shard{}, fmt.Errorf("%w: %q: want I/N with 0 <= I < N, e.g. 0/4", ErrShard, s)
-	}
-	if n < 1 || i < 0 || i >= n || n > MaxShards {
-		return Shard{}, fmt.Errorf("%w: %q: want I/N with 1 <= N <= %d and 0 <= I < N", ErrShard, s, MaxShards)
-	}
-	return Shard{Index: i, Count: n}, nil
-}
-
-// String returns "I/N", or "0/1" for the zero value.
-func (s Shard) String() string {
-	s = s.norm()
-	return fmt.Sprintf("%d/%d", s.Index, s.Count)
-}
-
-// norm returns s with the zero value replaced by 0/1.
-func (s Shard) norm() Shard {
-	if s == (Shard{}) {
-		return Shard{Index: 0, Count: 1}
-	}
-	return s
-}
-
-func (s Shard) check() error {
-	s = s.norm()
-	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count || s.Count > MaxShards {
-		return fmt.Errorf("%w: %d/%d: want I/N with 1 <= N <= %d and 0 <= I < N", ErrShard, s.Index, s.Count, MaxShards)
-	}
-	return nil
-}
-
-// Range returns the slice [lo, hi) of n images that shard s takes.
-func (s Shard) Range(n int) (lo, hi int) {
-	s = s.norm()
-	return part(n, s.Index, s.Count), part(n, s.Index+1, s.Count)
-}
-
-// part returns ⌊i·n/count⌋ without overflow.
-func part(n, i, count int) int {
-	q, r := n/count, n%count
-	return i*q + i*r/count
 }
 
 // DefaultMaxMemory is the default Options.MaxMemory, 4 GiB: a fixed
@@ -212,7 +139,7 @@ type plan struct {
 	reg       covariance.Regularization // resolved: the default strength filled in
 	seed      uint64
 	skipBad   bool
-	shard     Shard
+	shard     store.Shard
 	workers   int
 	maxMemory int64             // resolved: > 0
 	rep       progress.Reporter // never nil
@@ -232,8 +159,8 @@ func newPlan(o Options) (*plan, error) {
 	if _, err := imageio.NewLoader(load); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
 	}
-	if err := checkLayout(o.Regions); err != nil {
-		return nil, fmt.Errorf("describe: %w", err)
+	if err := o.Regions.Check(); err != nil {
+		return nil, fmt.Errorf("describe: region layout %v: %w", o.Regions, err)
 	}
 	if _, err := covariance.NewExtractor(set.Dim(), covariance.Options{Reg: o.Reg}); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
@@ -244,7 +171,7 @@ func newPlan(o Options) (*plan, error) {
 	if reg.Kind != covariance.None && reg.Eps == 0 {
 		reg.Eps = covariance.DefaultEps
 	}
-	if err := o.Shard.check(); err != nil {
+	if err := o.Shard.Check(); err != nil {
 		return nil, err
 	}
 	if o.Workers < 0 {
@@ -269,38 +196,7 @@ func newPlan(o Options) (*plan, error) {
 	}
 	return &plan{
 		set: set, load: load, layout: o.Regions, reg: reg, seed: o.Seed,
-		skipBad: o.SkipBad, shard: o.Shard.norm(), workers: o.Workers, maxMemory: maxMemory, rep: progress.Or(o.Reporter),
+		skipBad: o.SkipBad, shard: o.Shard, workers: o.Workers, maxMemory: maxMemory, rep: progress.Or(o.Reporter),
 		vec: o.Vectors,
 	}, nil
 }
-
-// checkLayout checks the parameters of l that do not depend on the image,
-// as covariance.ParseLayout does for the text form: a known kind, R, C ≥ 1
-// for a grid, N ≥ 1 and S ≥ 2 for blocks. The error wraps
-// covariance.ErrRegion. (covariance checks the same privately; this copy
-// goes once covariance exports its check.)
-func checkLayout(l covariance.Layout) error {
-	switch l.Kind {
-	case covariance.LayoutWhole:
-		return nil
-	case covariance.LayoutGrid:
-		if l.Rows >= 1 && l.Cols >= 1 {
-			return nil
-		}
-		return fmt.Errorf("%w: region layout %v: grid rows and columns must be >= 1", covariance.ErrRegion, l)
-	case covariance.LayoutBlocks:
-		if l.N >= 1 && l.Side >= 2 {
-			return nil
-		}
-		return fmt.Errorf("%w: region layout %v: want a block count >= 1 and a side >= 2 (a covariance needs at least 2 pixels)", covariance.ErrRegion, l)
-	}
-	return fmt.Errorf("%w: unknown region layout kind %d", covariance.ErrRegion, int(l.Kind))
-}
-
-// ridge returns the regularisation as recorded in meta.json.
-func (p *plan) ridge() Ridge {
-	return Ridge{Kind: p.reg.Kind.String(), Eps: p.reg.Eps}
-}
-
-// filterName returns the lower-case name of f, as the CLI spells it.
-func filterName(f imageio.Filter) string { return strings.ToLower(f.String()) }

@@ -15,7 +15,7 @@ import (
 // benchPipeline measures features + covariance descriptors of in-memory
 // images (Extractor.RegionsTo, the per-image code of Describe) on 2
 // workers, each with its own Extractor, and reports images/s:
-// the throughput targets of issue #3 (image decoding excluded).
+// the figures of docs/benchmarks.md (image decoding excluded).
 func benchPipeline(b *testing.B, spec string, w, h int, layout string) {
 	fs, err := features.Parse(spec)
 	if err != nil {

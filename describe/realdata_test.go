@@ -7,7 +7,9 @@ import (
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/internal/shareddata"
+	"github.com/covpipe/covpipe/store"
 )
 
 // miniMars opens the mini-mars dataset, or skips when it is absent.
@@ -37,7 +39,7 @@ func TestMiniMars(t *testing.T) {
 	o := reidOptions()
 	inputs := []*datasets.List{list}
 	whole := describeTo(t, inputs, o)
-	got, err := Read(whole)
+	got, err := store.Read(whole)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +58,10 @@ func TestMiniMars(t *testing.T) {
 	}
 	checkNaive(t, list.Items[i].Rel, got.Data[i*289:(i+1)*289], fm.Planes, 32, got.Rows[i].Region, got.Meta.Ridge)
 	merged := filepath.Join(t.TempDir(), "merged")
-	if _, err := Merge(merged, shardRun(t, inputs, o, 2)); err != nil {
+	if _, err := store.Merge(merged, shardRun(t, inputs, o, 2)); err != nil {
 		t.Fatal(err)
 	}
-	if d := sameFiles(t, whole, merged); d != "" {
+	if d := foldertest.Same(t, whole, merged); d != "" {
 		t.Errorf("merged shards differ from the whole run: %s", d)
 	}
 }

@@ -3,7 +3,6 @@ package describe
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,166 +12,19 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/internal/imagetest"
+	"github.com/covpipe/covpipe/store"
 )
 
-// The tests of this file are the regression tests of issue 12, defects 8
-// to 12: torn output sets, links that cannot be followed, non-UTF-8
-// names, the memory bound and runs where every image fails.
-
-// TestTornOutput mixes the files of two runs into one folder, as a run
-// killed between the renames of its commit leaves it, and checks that
-// every reader refuses the folder as torn (ErrTorn, asking to rerun
-// describe), Current does not take it for a cache hit, and merge refuses
-// it as a shard.
-func TestTornOutput(t *testing.T) {
-	list := openFolders(t, writeImages(t, testImages, 31))
-	inputs := []*datasets.List{list}
-	oa := Options{Features: fset("I,x")}
-	ob := Options{Features: fset("I,x"), Reg: covariance.Regularization{Kind: covariance.Ridge, Eps: 1e-3}}
-	a, b := describeTo(t, inputs, oa), describeTo(t, inputs, ob)
-	sa, sb := describeTo(t, inputs, Options{Features: fset("I,x"), Shard: Shard{Index: 0, Count: 2}}),
-		describeTo(t, inputs, Options{Features: fset("I,x"), Shard: Shard{Index: 1, Count: 2}})
-	sbOther := describeTo(t, inputs, Options{Features: fset("I,x"), Shard: Shard{Index: 1, Count: 2}, Width: 8, Height: 8})
-	c := describeTo(t, inputs, Options{Features: fset("I,x"), Width: 8, Height: 8})
-	mix := func(dst, src string, names ...string) {
-		for _, name := range names {
-			data, err := os.ReadFile(filepath.Join(src, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			writeFile(t, filepath.Join(dst, name), data)
-		}
-	}
-	for _, tc := range []struct {
-		name  string
-		from  string   // the other run
-		files []string // taken from it
-		meta  bool     // whether ReadMeta, which checks sizes only, sees it
-	}{
-		// The same shape: only the checksum tells.
-		{"new descriptors, old manifest and meta", b, []string{DescriptorsFile}, false},
-		{"new descriptors and meta, old manifest", c, []string{DescriptorsFile, MetaFile}, false},
-		{"new manifest", sbOther, []string{ManifestFile}, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "out")
-			mix(dir, a, DescriptorsFile, ManifestFile, MetaFile)
-			mix(dir, tc.from, tc.files...)
-			check := func(what string, err error) {
-				t.Helper()
-				if !errors.Is(err, ErrTorn) || !errors.Is(err, ErrOutput) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "rerun covpipe describe") {
-					t.Errorf("%s: %v, want ErrTorn naming %s and asking to rerun describe", what, err, dir)
-				}
-			}
-			_, err := Read(dir)
-			check("Read", err)
-			_, err = ReadMatrices(dir)
-			check("ReadMatrices", err)
-			if _, err := ReadMeta(dir); tc.meta {
-				check("ReadMeta", err)
-			}
-			if ok, err := Current(dir, inputs, oa); ok && tc.meta {
-				t.Errorf("Current of a torn folder: %v, %v", ok, err)
-			}
-		})
-	}
-	t.Run("merge", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "shard")
-		mix(dir, sb, DescriptorsFile, ManifestFile, MetaFile)
-		mix(dir, sbOther, DescriptorsFile)
-		out := filepath.Join(t.TempDir(), "merged")
-		if _, err := Merge(out, []string{sa, dir}); !errors.Is(err, ErrTorn) {
-			t.Errorf("merge of a torn shard: %v", err)
-		}
-		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("failed merge left %s", out)
-		}
-	})
-}
-
-// TestOlderFormat checks that a folder of format 1, without file
-// records, is refused as written by an older covpipe.
-func TestOlderFormat(t *testing.T) {
-	dir := describeTo(t, []*datasets.List{openFolders(t, writeImages(t, testImages[:2], 32))}, Options{})
-	p := filepath.Join(dir, MetaFile)
-	b, _ := os.ReadFile(p)
-	writeFile(t, p, []byte(strings.Replace(string(b), Format, formatV1, 1)))
-	if _, err := Read(dir); !errors.Is(err, ErrOutput) || !strings.Contains(fmt.Sprint(err), "older covpipe") || !strings.Contains(fmt.Sprint(err), "rerun covpipe describe") {
-		t.Errorf("format 1: %v", err)
-	}
-}
-
-// TestStaleTempFiles checks that Describe and Merge remove the temporary
-// files of their own outputs that killed runs left in the folder, and no
-// other file.
-func TestStaleTempFiles(t *testing.T) {
-	inputs := []*datasets.List{openFolders(t, writeImages(t, testImages[:3], 33))}
-	stale := []string{".descriptors.npy.tmp-123", ".manifest.csv.tmp-4", ".failures.csv.tmp-55", ".meta.json.tmp-987654"}
-	keep := []string{".other.csv.tmp-1", "notes.txt", ".descriptors.npy.tmp-x1"}
-	for _, run := range []string{"describe", "merge"} {
-		t.Run(run, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "out")
-			for _, name := range append(slices.Clone(stale), keep...) {
-				writeFile(t, filepath.Join(dir, name), []byte("x"))
-			}
-			var err error
-			if run == "describe" {
-				_, err = Describe(context.Background(), inputs, dir, Options{})
-			} else {
-				_, err = Merge(dir, []string{describeTo(t, inputs, Options{})})
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, name := range stale {
-				if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
-					t.Errorf("stale %s left: %v", name, err)
-				}
-			}
-			for _, name := range keep {
-				if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-					t.Errorf("%s removed: %v", name, err)
-				}
-			}
-		})
-	}
-}
-
-// TestEscape checks the escaping of manifest and failures fields: valid
-// UTF-8 stays as it is, backslashes are doubled and other bytes written
-// \xNN, reversibly.
-func TestEscape(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"a/b.png", "a/b.png"},
-		{"ünï/x.jpg", "ünï/x.jpg"},
-		{`a\b.png`, `a\\b.png`},
-		{"caf\xe9.png", `caf\xe9.png`},
-		{"\xff\xfe", `\xff\xfe`},
-		{`\x41`, `\\x41`},
-		{"\xc3", `\xc3`}, // a cut UTF-8 sequence
-		{"", ""},
-	} {
-		got := string(appendEscaped(nil, tc.in))
-		if got != tc.want || !utf8.ValidString(got) {
-			t.Errorf("escape %q = %q, want %q", tc.in, got, tc.want)
-		}
-		if back, err := unescape(got); err != nil || back != tc.in {
-			t.Errorf("unescape %q = %q, %v, want %q", got, back, err, tc.in)
-		}
-	}
-	for _, bad := range []string{`a\`, `\q`, `\x4`, `\xZZ`, `\xAB`} {
-		if _, err := unescape(bad); err == nil {
-			t.Errorf("unescape %q: no error", bad)
-		}
-	}
-}
+// The tests of this file cover what goes wrong with real inputs: file
+// names that are not UTF-8, links that cannot be followed, skipped
+// entries, runs where every image fails and the memory bound.
 
 // TestNonUTF8Names describes images whose names are not UTF-8 or hold a
 // backslash, with a failing one, and checks that manifest.csv and
-// failures.csv are valid UTF-8, that Read gives the names back, and that
+// failures.csv are valid UTF-8, that store.Read gives the names back, and that
 // merged shards are the same bytes.
 func TestNonUTF8Names(t *testing.T) {
 	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
@@ -184,20 +36,20 @@ func TestNonUTF8Names(t *testing.T) {
 		{"ok/\xff.png", 8, 8, false},
 	}
 	src := writeImages(t, specs, 34)
-	writeFile(t, filepath.Join(src, "ok", "bad\xfe.png"), []byte("not a png"))
+	foldertest.WriteFile(t, filepath.Join(src, "ok", "bad\xfe.png"), []byte("not a png"))
 	list := openFolders(t, src)
 	o := Options{SkipBad: true}
 	out := describeTo(t, []*datasets.List{list}, o)
-	for _, name := range []string{ManifestFile, FailuresFile} {
+	for _, name := range []string{store.ManifestFile, store.FailuresFile} {
 		b, _ := os.ReadFile(filepath.Join(out, name))
 		if !utf8.Valid(b) {
 			t.Errorf("%s is not UTF-8:\n%s", name, b)
 		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(out, FailuresFile)); !strings.Contains(string(b), `ok/bad\xfe.png,`) {
+	if b, _ := os.ReadFile(filepath.Join(out, store.FailuresFile)); !strings.Contains(string(b), `ok/bad\xfe.png,`) {
 		t.Errorf("failures.csv:\n%s", b)
 	}
-	got, err := Read(out)
+	got, err := store.Read(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,10 +64,10 @@ func TestNonUTF8Names(t *testing.T) {
 		t.Errorf("labels %q, want %q", labels, want)
 	}
 	merged := filepath.Join(t.TempDir(), "merged")
-	if _, err := Merge(merged, shardRun(t, []*datasets.List{list}, o, 2)); err != nil {
+	if _, err := store.Merge(merged, shardRun(t, []*datasets.List{list}, o, 2)); err != nil {
 		t.Fatal(err)
 	}
-	if d := sameFiles(t, out, merged); d != "" {
+	if d := foldertest.Same(t, out, merged); d != "" {
 		t.Errorf("merged shards differ: %s", d)
 	}
 }
@@ -238,7 +90,7 @@ func TestLinksThatCannotBeFollowed(t *testing.T) {
 		t.Errorf("broken link: %v, want an error naming %s", err, broken)
 	}
 	out := describeTo(t, inputs, Options{SkipBad: true})
-	b, _ := os.ReadFile(filepath.Join(out, FailuresFile))
+	b, _ := os.ReadFile(filepath.Join(out, store.FailuresFile))
 	for _, rel := range []string{"a/broken.png,", "a/loop.png,"} {
 		if !strings.Contains(string(b), rel) {
 			t.Errorf("failures.csv lacks %s:\n%s", rel, b)
@@ -250,11 +102,11 @@ func TestLinksThatCannotBeFollowed(t *testing.T) {
 // listing passed over are recorded in meta.json.
 func TestSkippedCounts(t *testing.T) {
 	src := writeImages(t, testImages[:3], 36)
-	writeFile(t, filepath.Join(src, "a", "notes.txt"), []byte("x"))
-	writeFile(t, filepath.Join(src, "README"), []byte("x"))
-	writeFile(t, filepath.Join(src, "a", ".DS_Store"), []byte("x"))
+	foldertest.WriteFile(t, filepath.Join(src, "a", "notes.txt"), []byte("x"))
+	foldertest.WriteFile(t, filepath.Join(src, "README"), []byte("x"))
+	foldertest.WriteFile(t, filepath.Join(src, "a", ".DS_Store"), []byte("x"))
 	os.MkdirAll(filepath.Join(src, "empty"), 0o755)
-	m, err := ReadMeta(describeTo(t, []*datasets.List{openFolders(t, src)}, Options{}))
+	m, err := store.ReadMeta(describeTo(t, []*datasets.List{openFolders(t, src)}, Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,8 +120,8 @@ func TestSkippedCounts(t *testing.T) {
 // the merge of all-failed shards is.
 func TestAllFailed(t *testing.T) {
 	src := t.TempDir()
-	writeFile(t, filepath.Join(src, "a", "1.png"), []byte("not a png"))
-	writeFile(t, filepath.Join(src, "a", "2.png"), []byte("nor this"))
+	foldertest.WriteFile(t, filepath.Join(src, "a", "1.png"), []byte("not a png"))
+	foldertest.WriteFile(t, filepath.Join(src, "a", "2.png"), []byte("nor this"))
 	inputs := []*datasets.List{openFolders(t, src)}
 	out := filepath.Join(t.TempDir(), "out")
 	_, err := Describe(context.Background(), inputs, out, Options{SkipBad: true})
@@ -280,7 +132,7 @@ func TestAllFailed(t *testing.T) {
 		t.Errorf("all failed: output left: %v", err)
 	}
 	shards := shardRun(t, inputs, Options{SkipBad: true}, 2)
-	if _, err := Merge(filepath.Join(t.TempDir(), "m"), shards); err == nil || !strings.Contains(err.Error(), "all 2 images") {
+	if _, err := store.Merge(filepath.Join(t.TempDir(), "m"), shards); err == nil || !strings.Contains(err.Error(), "all 2 images") {
 		t.Errorf("merge of failed shards: %v", err)
 	}
 }
@@ -294,7 +146,7 @@ func TestAllFailed(t *testing.T) {
 func TestMemoryLimit(t *testing.T) {
 	src := t.TempDir()
 	huge := filepath.Join(src, "h", "huge.pgm")
-	writeFile(t, huge, []byte("P5\n8192 8192\n255\n\x00\x00"))
+	foldertest.WriteFile(t, huge, []byte("P5\n8192 8192\n255\n\x00\x00"))
 	big := filepath.Join(src, "b", "big.png")
 	imagetest.Write(t, big, imagetest.NoiseGray(rand.New(rand.NewPCG(1, 2)), 64, 64))
 	smallDir := writeImages(t, testImages, 37)
@@ -341,12 +193,12 @@ func TestMemoryLimit(t *testing.T) {
 	// 20×20·6·8 = 19200 bytes) fit two at a time under 40000 bytes.
 	o := Options{SkipBad: true, MaxMemory: 40_000, Workers: 1}
 	one := describeTo(t, list(smallDir, filepath.Join(src, "b")), o)
-	b, _ := os.ReadFile(filepath.Join(one, FailuresFile))
+	b, _ := os.ReadFile(filepath.Join(one, store.FailuresFile))
 	if !strings.Contains(string(b), "1:big.png,") || !strings.Contains(string(b), "over the memory limit") {
 		t.Errorf("failures.csv:\n%s", b)
 	}
 	o.Workers = 3
-	if d := sameFiles(t, one, describeTo(t, list(smallDir, filepath.Join(src, "b")), o)); d != "" {
+	if d := foldertest.Same(t, one, describeTo(t, list(smallDir, filepath.Join(src, "b")), o)); d != "" {
 		t.Errorf("1 and 3 workers under a memory limit: %s", d)
 	}
 }

@@ -3,12 +3,15 @@ package describe
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/foldertest"
+	"github.com/covpipe/covpipe/store"
 )
 
 // TestCollectVectors checks the vectors of Options.Vectors against the
@@ -66,7 +69,28 @@ func TestCollectVectors(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", tc.o.Vectors, err, tc.want)
 		}
 	}
-	if _, err := Describe(context.Background(), []*datasets.List{list}, t.TempDir(), Options{Width: 8, Height: 8, Vectors: VectorSpec{Features: fset("I"), Step: 1}}); err == nil || !strings.Contains(err.Error(), "does not take them") {
-		t.Errorf("Describe with vectors: %v", err)
+	// Describe writes them into vectors.npy, recorded in meta.json, and
+	// store.Read gives back what Collect gives.
+	dirOut := describeTo(t, []*datasets.List{list}, o)
+	read, err := store.Read(dirOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.Meta.Vectors == nil || *read.Meta.Vectors != (store.Vectors{FeatureSpec: "I,Ix", Step: 2}) || out.Meta.Vectors == nil || *out.Meta.Vectors != *read.Meta.Vectors {
+		t.Errorf("meta.json vectors %+v, Collect's %+v", read.Meta.Vectors, out.Meta.Vectors)
+	}
+	read.Meta.Files = nil
+	if !reflect.DeepEqual(read, out) {
+		t.Errorf("store.Read of Describe's folder differs from Collect's output")
+	}
+	if _, err := Describe(context.Background(), []*datasets.List{list}, t.TempDir(), Options{Vectors: VectorSpec{Features: fset("I"), Step: 1}}); err == nil || !strings.Contains(err.Error(), "different sizes") {
+		t.Errorf("Describe with vectors of images of different sizes: %v", err)
+	}
+	// A run without vectors into the folder removes its vectors.npy.
+	if _, err := Describe(context.Background(), []*datasets.List{list}, dirOut, Options{Features: fset("texture"), Width: 10, Height: 8}); err != nil {
+		t.Fatal(err)
+	}
+	if d := foldertest.Same(t, dirOut, describeTo(t, []*datasets.List{list}, Options{Features: fset("texture"), Width: 10, Height: 8})); d != "" {
+		t.Errorf("a run without vectors over one with them: %s", d)
 	}
 }

@@ -1,18 +1,11 @@
 package experiment
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
@@ -20,17 +13,14 @@ import (
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
-	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/store"
 	"gonum.org/v1/gonum/mat"
 )
 
 // listData returns the descriptors of the data section's dataset, one
-// Data per ridge candidate, extracted by package describe. With a cache
-// folder, each extraction is stored under a hash of everything that
-// determines it (the items' paths, labels, sizes and modification times,
-// the descriptor options and covpipe's version), so a second run reads it
-// back instead.
+// Data per ridge candidate, extracted by package describe, through the
+// cache when there is one (extract).
 func (e *engine) listData() ([]*classify.Data, error) {
 	dp := e.plan.data
 	list, err := openDataset(e.opts.DataRoot, dp.dataset)
@@ -54,12 +44,10 @@ func (e *engine) listData() ([]*classify.Data, error) {
 	}
 	var variants []*classify.Data
 	for _, reg := range dp.regs {
-		t0 := time.Now()
-		out, err := e.descriptors(list, e.describeOptions(reg))
+		out, err := e.extract(list, e.describeOptions(reg))
 		if err != nil {
 			return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
 		}
-		e.addTime("extraction", t0)
 		set, err := spd.NewSetFromData(out.Meta.Dim, out.Data)
 		if err != nil {
 			return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
@@ -114,11 +102,14 @@ func (e *engine) vectors(variants []*classify.Data) error {
 		for i, m := range variants[0].Meta {
 			paths[i] = m["path"]
 		}
-		length, values, err := e.vectorRows(list, o, key, paths)
+		out, err := e.extract(list, o)
+		if err == nil {
+			err = sameRows(out, paths)
+		}
 		if err != nil {
 			return fmt.Errorf("vectors %s of %s: %w", key, dp.dataset, err)
 		}
-		vecs := mat.NewDense(n, length, values)
+		vecs := mat.NewDense(n, out.VectorLen, out.Vectors)
 		for _, d := range variants {
 			if d.Vectors == nil {
 				d.Vectors = map[string]*mat.Dense{}
@@ -129,58 +120,35 @@ func (e *engine) vectors(variants []*classify.Data) error {
 	return nil
 }
 
-// vectorRows returns the vectors of o.Vectors for the dataset's images,
-// in the order of paths (the descriptors' rows), from the vector cache
-// when there is one (an unusable cache folder is logged and recomputed).
-func (e *engine) vectorRows(list *datasets.List, o describe.Options, key string, paths []string) (int, []float64, error) {
-	var dir string
-	if e.opts.CacheDir != "" {
-		ck, err := cacheKey(list, o)
-		if err != nil {
-			return 0, nil, err
-		}
-		sum := sha256.Sum256([]byte(ck + "/" + key))
-		dir = filepath.Join(e.opts.CacheDir, "vectors", hex.EncodeToString(sum[:12]))
-		length, data, ok, err := readVectorCache(dir, paths)
-		if ok {
-			e.log.Info("vectors read from cache", "dir", dir, "count", len(paths))
-			return length, data, nil
-		}
-		if err != nil {
-			e.log.Warn("vector cache unusable, recomputing it", "dir", dir, "err", err)
-		}
+// describeOptions are the extraction options of the data section with
+// regularisation reg. The run's seed places random blocks only, so other
+// layouts take seed 0: their extractions, and cache entries, do not
+// depend on it.
+func (e *engine) describeOptions(reg covariance.Regularization) describe.Options {
+	dp := e.plan.data
+	o := describe.Options{
+		Features: dp.features, Width: dp.w, Height: dp.h, Filter: dp.filter,
+		Regions: dp.layout, Reg: reg,
+		Workers: e.workers, Reporter: e.rep,
 	}
-	t0 := time.Now()
-	out, err := describe.Collect(e.ctx, []*datasets.List{list}, o)
-	if err != nil {
-		return 0, nil, err
+	if dp.layout.Kind == covariance.LayoutBlocks {
+		o.Seed = e.cfg.Seed
 	}
-	e.addTime("extraction", t0)
+	return o
+}
+
+// sameRows returns an error unless the rows of out are of the images of
+// paths, in order: vectors attach to the descriptors' rows.
+func sameRows(out *store.Output, paths []string) error {
 	if len(out.Rows) != len(paths) || out.VectorLen == 0 {
-		return 0, nil, fmt.Errorf("%d vectors for %d items", len(out.Rows), len(paths))
+		return fmt.Errorf("%d vectors of %d values for %d items", len(out.Rows), out.VectorLen, len(paths))
 	}
 	for i, r := range out.Rows {
 		if r.Path != paths[i] {
-			return 0, nil, fmt.Errorf("row %d is %s, the descriptors' %s", i, r.Path, paths[i])
+			return fmt.Errorf("row %d is %s, the descriptors' %s", i, r.Path, paths[i])
 		}
 	}
-	if dir != "" {
-		if err := writeVectorCache(dir, paths, out.VectorLen, out.Vectors); err != nil {
-			e.log.Warn("vector cache not written", "dir", dir, "err", err)
-		}
-	}
-	return out.VectorLen, out.Vectors, nil
-}
-
-// describeOptions are the extraction options of the data section with
-// regularisation reg.
-func (e *engine) describeOptions(reg covariance.Regularization) describe.Options {
-	dp := e.plan.data
-	return describe.Options{
-		Features: dp.features, Width: dp.w, Height: dp.h, Filter: dp.filter,
-		Regions: dp.layout, Seed: e.cfg.Seed, Reg: reg,
-		Workers: e.workers, Reporter: e.rep,
-	}
+	return nil
 }
 
 // describeRegions returns the descriptors of regions of an image in
@@ -257,100 +225,6 @@ func datasetPath(root, spec string) (kind, path string) {
 		path = filepath.Join(root, path)
 	}
 	return kind, path
-}
-
-// descriptors returns the dataset's descriptors with the given options,
-// from the cache when possible. A cache folder that is torn (its files
-// not the set its meta.json records), unreadable or holds non-finite
-// values is a miss: it is logged as a warning naming the folder and
-// recomputed.
-func (e *engine) descriptors(list *datasets.List, opts describe.Options) (*describe.Output, error) {
-	if e.opts.CacheDir == "" {
-		return describe.Collect(e.ctx, []*datasets.List{list}, opts)
-	}
-	key, err := cacheKey(list, opts)
-	if err != nil {
-		return nil, err
-	}
-	dir := filepath.Join(e.opts.CacheDir, "descriptors", key)
-	lists := []*datasets.List{list}
-	if ok, _ := describe.Current(dir, lists, opts); ok {
-		out, err := describe.Read(dir)
-		if err == nil {
-			err = finite(out)
-		}
-		if err == nil {
-			e.log.Info("descriptors read from cache", "dir", dir, "count", len(out.Rows))
-			return out, nil
-		}
-		e.log.Warn("descriptor cache unusable, recomputing it", "dir", dir, "err", err)
-	} else if _, err := describe.ReadMeta(dir); errors.Is(err, describe.ErrTorn) {
-		e.log.Warn("descriptor cache torn, recomputing it", "dir", dir, "err", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("descriptor cache: %w", err)
-	}
-	if _, err := describe.Describe(e.ctx, lists, dir, opts); err != nil {
-		return nil, err
-	}
-	out, err := describe.Read(dir)
-	if err == nil {
-		err = finite(out)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("descriptor cache %s (delete it to start afresh): %w", dir, err)
-	}
-	return out, nil
-}
-
-// finite returns an error naming the first descriptor of out with a
-// value that is NaN or infinite.
-func finite(out *describe.Output) error {
-	dd := out.Meta.Dim * out.Meta.Dim
-	for i, v := range out.Data {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("descriptor %d holds %v", i/dd, v)
-		}
-	}
-	return nil
-}
-
-// cacheKey hashes everything that determines a dataset's descriptors.
-func cacheKey(list *datasets.List, opts describe.Options) (string, error) {
-	type file struct {
-		Rel, Label string
-		Size       int64
-		ModTime    int64
-	}
-	files := make([]file, 0, len(list.Items))
-	for _, it := range list.Items {
-		st, err := os.Stat(it.Path)
-		if err != nil {
-			return "", fmt.Errorf("descriptor cache: %w", err)
-		}
-		files = append(files, file{it.Rel, it.Label, st.Size(), st.ModTime().UnixNano()})
-	}
-	sort.Slice(files, func(a, b int) bool { return files[a].Rel < files[b].Rel })
-	root, err := filepath.Abs(list.Root)
-	if err != nil {
-		return "", err
-	}
-	seed := uint64(0)
-	if opts.Regions.Kind == covariance.LayoutBlocks {
-		seed = opts.Seed
-	}
-	b, err := json.Marshal(struct {
-		Format, Version, Root, Features, Filter, Regions, Reg string
-		Width, Height                                         int
-		Seed                                                  uint64
-		Files                                                 []file
-	}{"covpipe-descriptor-cache/1", version.Number, root, opts.Features.String(), fmt.Sprint(opts.Filter), opts.Regions.String(),
-		fmt.Sprintf("%v/%g", opts.Reg.Kind, opts.Reg.Eps), opts.Width, opts.Height, seed, files})
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:12]), nil
 }
 
 // expected describes what each kind of dataset folder should contain, for

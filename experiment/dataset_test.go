@@ -3,9 +3,6 @@ package experiment
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -15,8 +12,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/features"
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/internal/imagetest"
+	"github.com/covpipe/covpipe/store"
 )
 
 // writeNoisePNGs writes an 8×8 grey noise PNG at each of the paths
@@ -105,10 +106,12 @@ func TestUnknownDatasetKind(t *testing.T) {
 	}
 }
 
-// TestDescriptorCacheRecovers checks that a descriptor cache folder that
-// holds NaN (with a meta.json that matches it) or is torn (files that do
-// not match its meta.json, as a killed run leaves them) is recomputed with
-// a warning naming the folder, instead of failing every run.
+// TestDescriptorCacheRecovers checks that a descriptor cache folder holds
+// the bytes that describe writes with the same options (the run's seed
+// left out, as the layout has no random blocks), and that one that holds
+// NaN (with a meta.json that matches it) or is torn (files that do not
+// match its meta.json, as a killed run leaves them) is recomputed with a
+// warning naming the folder, instead of failing every run.
 func TestDescriptorCacheRecovers(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
 	writeNoisePNGs(t, root, "two/cats/a.png", "two/cats/b.png", "two/dogs/a.png", "two/dogs/b.png")
@@ -141,7 +144,22 @@ methods:
 		t.Fatalf("cache folders %v", dirs)
 	}
 	dir := dirs[0]
-	npy := filepath.Join(dir, describe.DescriptorsFile)
+	list, err := openDataset(root, "two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := features.Parse("I,Ix,Iy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(t.TempDir(), "plain")
+	if _, err := describe.Describe(context.Background(), []*datasets.List{list}, plain, describe.Options{Features: set}); err != nil {
+		t.Fatal(err)
+	}
+	if d := foldertest.Same(t, plain, dir); d != "" {
+		t.Errorf("the cache folder is not describe's: %s", d)
+	}
+	npy := filepath.Join(dir, store.DescriptorsFile)
 	for _, tc := range []struct {
 		name   string
 		reseal bool
@@ -163,7 +181,7 @@ methods:
 				t.Fatal(err)
 			}
 			if tc.reseal {
-				resealMeta(t, dir)
+				foldertest.Reseal(t, dir, store.MetaFile)
 			}
 			log, err := run()
 			if err != nil {
@@ -172,47 +190,17 @@ methods:
 			if !strings.Contains(log, tc.want) || !strings.Contains(log, dir) {
 				t.Errorf("log lacks a warning %q naming %s:\n%s", tc.want, dir, log)
 			}
-			if _, err := describe.Read(dir); err != nil {
+			if _, err := store.Read(dir); err != nil {
 				t.Errorf("cache not recomputed: %v", err)
 			}
 		})
 	}
 }
 
-// resealMeta rewrites the file records of the describe folder dir's
-// meta.json to match its files.
-func resealMeta(t *testing.T, dir string) {
-	t.Helper()
-	path := filepath.Join(dir, describe.MetaFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range m["files"].([]any) {
-		f := f.(map[string]any)
-		data, err := os.ReadFile(filepath.Join(dir, f["name"].(string)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(data)
-		f["size"], f["sha256"] = len(data), hex.EncodeToString(sum[:])
-	}
-	if b, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestVectorCache checks that pca-src's vectors are cached beside the
-// descriptors: a second run reads them back with the same results, and a
-// damaged vectors.bin is logged naming its folder and recomputed, again
-// with the same results.
+// TestVectorCache checks that pca-src's vectors are cached as a store
+// folder with vectors.npy beside the descriptors' folder: a second run
+// reads both back with the same results, and a damaged vectors.npy is
+// logged naming its folder and recomputed, again with the same results.
 func TestVectorCache(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
 	var rels []string
@@ -248,28 +236,32 @@ methods:
 		return log.String(), res.Results[0].Runs
 	}
 	log, first := run()
-	if strings.Contains(log, "vectors read from cache") {
-		t.Fatal("first run read vectors from an empty cache")
+	if strings.Contains(log, "read from cache") {
+		t.Fatal("first run read from an empty cache")
 	}
 	log, again := run()
-	if !strings.Contains(log, "vectors read from cache") || !slices.Equal(first, again) {
+	if !strings.Contains(log, "vectors read from cache") || !strings.Contains(log, "descriptors read from cache") || !slices.Equal(first, again) {
 		t.Errorf("second run: %v against %v; log:\n%s", again, first, log)
 	}
-	dirs, _ := filepath.Glob(filepath.Join(cache, "vectors", "*"))
+	dirs, _ := filepath.Glob(filepath.Join(cache, "descriptors", "*", store.VectorsFile))
 	if len(dirs) != 1 {
-		t.Fatalf("vector cache folders %v", dirs)
+		t.Fatalf("vector cache files %v", dirs)
 	}
-	bin := filepath.Join(dirs[0], "vectors.bin")
-	b, err := os.ReadFile(bin)
+	dir := filepath.Dir(dirs[0])
+	out, err := store.Read(dir)
+	if err != nil || out.Meta.Vectors == nil || *out.Meta.Vectors != (store.Vectors{FeatureSpec: "I", Step: 1}) || out.VectorLen != 64 {
+		t.Fatalf("vector cache %s: %v, %+v", dir, err, out)
+	}
+	b, err := os.ReadFile(dirs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	b[0] ^= 1
-	if err := os.WriteFile(bin, b, 0o644); err != nil {
+	b[len(b)-1] ^= 1
+	if err := os.WriteFile(dirs[0], b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	log, third := run()
-	if !strings.Contains(log, "vector cache unusable") || !strings.Contains(log, dirs[0]) || !slices.Equal(first, third) {
+	if !strings.Contains(log, "vector cache torn") || !strings.Contains(log, dir) || !slices.Equal(first, third) {
 		t.Errorf("over a damaged cache: %v against %v; log:\n%s", third, first, log)
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 )
 
 // curver is a method that can trace the representation energy of its
@@ -16,7 +16,7 @@ type curver interface {
 }
 
 // EnergyCurveConfig is the paper's Fig. 7 experiment: synthetic mixtures
-// of source points (datasets.Mixture) and the energy J of Eqn. 10 of
+// of source points (synth.Mixture) and the energy J of Eqn. 10 of
 // dictionaries of Atoms atoms over Iters iterations.
 type EnergyCurveConfig struct {
 	Sources int `yaml:"sources" json:"sources"`
@@ -43,7 +43,7 @@ func newEnergyCurve(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, erro
 		return nil, err
 	}
 	c := p.Energy
-	if _, _, err := datasets.Mixture(datasets.MixtureOptions{Sources: c.Sources, Dim: c.Dim, Points: c.Points, Samples: 1, Mix: c.Mix}, 0); err != nil {
+	if _, _, err := synth.Mixture(synth.MixtureOptions{Sources: c.Sources, Dim: c.Dim, Points: c.Points, Samples: 1, Mix: c.Mix}, 0); err != nil {
 		return nil, err
 	}
 	if c.Samples < 1 || c.Atoms < 1 || c.Atoms > c.Samples || c.Iters < 1 {
@@ -68,7 +68,7 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 	for r := range n {
 		seed := e.seed(ti, r)
 		t0 := time.Now()
-		sources, samples, err := datasets.Mixture(datasets.MixtureOptions{Sources: c.Sources, Dim: c.Dim, Points: c.Points, Samples: c.Samples, Mix: c.Mix}, seed)
+		sources, samples, err := synth.Mixture(synth.MixtureOptions{Sources: c.Sources, Dim: c.Dim, Points: c.Points, Samples: c.Samples, Mix: c.Mix}, seed)
 		if err != nil {
 			return nil, err
 		}

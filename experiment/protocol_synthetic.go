@@ -3,12 +3,12 @@ package experiment
 import (
 	"time"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 )
 
-// SyntheticConfig mirrors datasets.SyntheticOptions: the paper's Table 1
+// SyntheticConfig mirrors synth.Options: the paper's Table 1
 // protocol.
 type SyntheticConfig struct {
 	Classes  int     `yaml:"classes" json:"classes"`
@@ -19,8 +19,8 @@ type SyntheticConfig struct {
 	Variance float64 `yaml:"variance" json:"variance"`
 }
 
-func (s SyntheticConfig) options() datasets.SyntheticOptions {
-	return datasets.SyntheticOptions{Classes: s.Classes, Dim: s.Dim, Samples: s.Samples, Train: s.Train, Spread: s.Spread, Variance: s.Variance}
+func (s SyntheticConfig) options() synth.Options {
+	return synth.Options{Classes: s.Classes, Dim: s.Dim, Samples: s.Samples, Train: s.Train, Spread: s.Spread, Variance: s.Variance}
 }
 
 // syntheticTask draws synthetic SPD classes: every repeat draws fresh
@@ -44,7 +44,7 @@ func (p *syntheticTask) dims() []int { return []int{p.Synthetic.Dim} }
 
 func (p *syntheticTask) open(e *engine, ti int) (*drawer, error) {
 	t0 := time.Now()
-	model, err := datasets.NewSyntheticModel(p.Synthetic.options(), e.cfg.Seed)
+	model, err := synth.NewModel(p.Synthetic.options(), e.cfg.Seed)
 	if err != nil {
 		return nil, err
 	}

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/experiment/method"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -147,7 +147,7 @@ func TestResultsFiles(t *testing.T) {
 // the split needs are computed: the training set against itself (one
 // triangle) and the test items against it, never all n² pairs.
 func TestSteinDivergencesComputedOnce(t *testing.T) {
-	train, test, err := datasets.Synthetic(datasets.PaperSynthetic(1, 0.5), 3)
+	train, test, err := synth.Classes(synth.Paper(1, 0.5), 3)
 	if err != nil {
 		t.Fatal(err)
 	}

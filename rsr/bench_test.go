@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -17,7 +17,7 @@ import (
 // near-duplicate atoms where Newton steps dominate); it reports the
 // non-zeros and sweeps.
 func BenchmarkLassoSolve600(b *testing.B) {
-	o := datasets.SyntheticOptions{Classes: 10, Dim: 5, Samples: 1200, Train: 0.5, Spread: 1, Variance: 0.5}
+	o := synth.Options{Classes: 10, Dim: 5, Samples: 1200, Train: 0.5, Spread: 1, Variance: 0.5}
 	train, test := synthetic(b, o, 1)
 	K, Kx := steinGrams(b, spd.SteinKernel{Sigma: 2}, train.X, test.X[:64])
 	for _, lambda := range []float64{0.002, 0.02, 0.1} {
@@ -68,7 +68,7 @@ func benchSolve(b *testing.B, K mat.Matrix, Kx *mat.Dense, lambda float64) {
 // λ = 0.05): "rsr" against the Stein-kernel Gram (σ = 1), "logE" against
 // the rank-6 Gram of unit-normalised log-vectors (logE-SR).
 func BenchmarkLassoSynthetic(b *testing.B) {
-	o := datasets.SyntheticOptions{Classes: 4, Dim: 3, Samples: 512, Train: 0.5, Spread: 1, Variance: 2}
+	o := synth.Options{Classes: 4, Dim: 3, Samples: 512, Train: 0.5, Spread: 1, Variance: 2}
 	train, test := synthetic(b, o, 2)
 	b.Run("rsr", func(b *testing.B) {
 		K, Kx := steinGrams(b, spd.SteinKernel{Sigma: 1}, train.X, test.X)

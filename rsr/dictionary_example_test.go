@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 )
 
 // Learn a dictionary of 8 atoms for synthetic SPD matrices by the paper's
 // Algorithm 1 and use the sparse codes of new matrices as features.
 func ExampleLearn() {
-	train, test, err := datasets.Synthetic(datasets.PaperSynthetic(1, 0.05), 1)
+	train, test, err := synth.Classes(synth.Paper(1, 0.05), 1)
 	if err != nil {
 		log.Fatal(err)
 	}

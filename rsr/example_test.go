@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 )
 
 // Classify synthetic SPD matrices by Riemannian sparse representation with
 // the Stein kernel: the paper's method end to end.
 func ExampleSteinClassifier() {
-	train, test, err := datasets.Synthetic(datasets.PaperSynthetic(1, 0.05), 1)
+	train, test, err := synth.Classes(synth.Paper(1, 0.05), 1)
 	if err != nil {
 		log.Fatal(err)
 	}

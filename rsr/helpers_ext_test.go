@@ -3,8 +3,8 @@ package rsr_test
 import (
 	"testing"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -17,9 +17,9 @@ func denseOf(rows [][]float64) *mat.Dense {
 }
 
 // synthetic draws the synthetic training and test data of o with seed.
-func synthetic(tb testing.TB, o datasets.SyntheticOptions, seed uint64) (train, test datasets.SPDData) {
+func synthetic(tb testing.TB, o synth.Options, seed uint64) (train, test synth.Data) {
 	tb.Helper()
-	train, test, err := datasets.Synthetic(o, seed)
+	train, test, err := synth.Classes(o, seed)
 	if err != nil {
 		tb.Fatal(err)
 	}

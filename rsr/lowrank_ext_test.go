@@ -3,9 +3,9 @@ package rsr_test
 import (
 	"testing"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -14,7 +14,7 @@ import (
 // the linear Gram has rank 6 and every active block of more than 6 atoms is
 // singular. Every code must converge well inside the sweep cap.
 func TestLassoLogEuclideanSynthetic(t *testing.T) {
-	o := datasets.SyntheticOptions{Classes: 4, Dim: 3, Samples: 512, Train: 0.5, Spread: 1, Variance: 2}
+	o := synth.Options{Classes: 4, Dim: 3, Samples: 512, Train: 0.5, Spread: 1, Variance: 2}
 	for seed := uint64(32); seed < 40; seed++ { // seed 35 once caught an accepted blow-up
 		train, test := synthetic(t, o, seed)
 		vec := func(xs []*mat.SymDense) *mat.Dense {

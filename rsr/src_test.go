@@ -5,15 +5,15 @@ import (
 	"math"
 	"testing"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 	"gonum.org/v1/gonum/mat"
 )
 
 func syntheticAccuracy(t *testing.T, variance float64, seed uint64) float64 {
 	t.Helper()
-	train, test := synthetic(t, datasets.PaperSynthetic(1, variance), seed)
+	train, test := synthetic(t, synth.Paper(1, variance), seed)
 	c, err := rsr.NewSteinClassifier(mustSet(t, train.X), train.Labels, spd.SteinKernel{Sigma: 1}, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 0.1}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestSRCSeparatesAndDegrades(t *testing.T) {
 // TestResidualsMatchDefinition recomputes Eqn. 8 from full-length masked
 // codes v_i: ε_i = k(X,X) − 2 v_iᵀk + v_iᵀK v_i.
 func TestResidualsMatchDefinition(t *testing.T) {
-	train, test := synthetic(t, datasets.PaperSynthetic(1, 0.3), 9)
+	train, test := synthetic(t, synth.Paper(1, 0.3), 9)
 	K, kx := steinGrams(t, spd.SteinKernel{Sigma: 1.5}, train.X, test.X[:20])
 	c, err := rsr.NewClassifier(K, train.Labels, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 5e-3}})
 	if err != nil {

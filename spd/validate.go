@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/covpipe/covpipe/internal/matrixerr"
 )
 
 // Sentinel errors, matched with errors.Is. Returned errors wrap them with
@@ -17,14 +19,15 @@ var (
 	ErrEmpty = errors.New("spd: empty matrix")
 	// ErrNotSquare: a matrix that is not square.
 	ErrNotSquare = errors.New("spd: matrix is not square")
-	// ErrNotFinite: a matrix holding NaN or ±Inf.
-	ErrNotFinite = errors.New("spd: matrix has a non-finite entry")
+	// ErrNotFinite: a matrix holding NaN or ±Inf. It is
+	// covariance.ErrNotFinite too.
+	ErrNotFinite = matrixerr.NotFinite
 	// ErrNotSymmetric: a matrix whose asymmetry exceeds the tolerance.
 	ErrNotSymmetric = errors.New("spd: matrix is not symmetric")
 	// ErrNotSPD: a symmetric matrix that is not SPD enough in the sense of
 	// the package documentation: its Cholesky factorisation fails or has a
-	// relative pivot below d·ε.
-	ErrNotSPD = errors.New("spd: matrix is not positive definite")
+	// relative pivot below d·ε. It is covariance.ErrNotSPD too.
+	ErrNotSPD = matrixerr.NotSPD
 	// ErrDimension: matrices whose sizes do not match.
 	ErrDimension = errors.New("spd: dimension mismatch")
 	// ErrSigma: a Stein kernel parameter outside the set of Theorem 1.

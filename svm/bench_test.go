@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -14,8 +14,8 @@ import (
 // 5000 queries against them.
 func steinProblem(b testing.TB) (k *mat.SymDense, labels []int, kq *mat.Dense, truth []int) {
 	b.Helper()
-	o := datasets.SyntheticOptions{Classes: 32, Dim: 4, Samples: 32 * 167, Train: 10.0 / 167, Spread: 1, Variance: 0.5}
-	model, err := datasets.NewSyntheticModel(o, 1)
+	o := synth.Options{Classes: 32, Dim: 4, Samples: 32 * 167, Train: 10.0 / 167, Spread: 1, Variance: 0.5}
+	model, err := synth.NewModel(o, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func BenchmarkSteinSVM(b *testing.B) {
 // protocol (configs/synthetic.yaml, easy task): 256 training matrices on
 // Sym+^3 in 4 classes, Stein kernel with σ = 1, for each C candidate.
 func BenchmarkSyntheticSVM(b *testing.B) {
-	train, _, err := datasets.Synthetic(datasets.SyntheticOptions{Classes: 4, Dim: 3, Samples: 512, Train: 0.5, Spread: 1, Variance: 0.85}, 2)
+	train, _, err := synth.Classes(synth.Options{Classes: 4, Dim: 3, Samples: 512, Train: 0.5, Spread: 1, Variance: 0.85}, 2)
 	if err != nil {
 		b.Fatal(err)
 	}

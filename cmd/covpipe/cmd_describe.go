@@ -11,6 +11,7 @@ import (
 	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -73,16 +74,16 @@ func describeCommand() *cli.Command {
 			secs := time.Since(start).Seconds()
 			n := meta.Counts
 			fmt.Fprintf(c.App.Writer, "described %d images: %d descriptors of %dx%d in %s (%.1f s, %.0f images/s)\n",
-				n.Described, n.Descriptors, meta.Dim, meta.Dim, filepath.Join(out, describe.DescriptorsFile), secs, float64(n.Images)/secs)
+				n.Described, n.Descriptors, meta.Dim, meta.Dim, filepath.Join(out, store.DescriptorsFile), secs, float64(n.Images)/secs)
 			var skipped datasets.Skipped
 			for _, in := range meta.Inputs {
 				skipped = skipped.Add(in.Skipped)
 			}
 			if s := skipped.String(); s != "" {
-				fmt.Fprintf(c.App.Writer, "skipped %s while listing the inputs (counted in %s)\n", s, filepath.Join(out, describe.MetaFile))
+				fmt.Fprintf(c.App.Writer, "skipped %s while listing the inputs (counted in %s)\n", s, filepath.Join(out, store.MetaFile))
 			}
 			if meta.SkipBad {
-				fmt.Fprintf(c.App.Writer, "%d images failed, listed in %s\n", n.Failed, filepath.Join(out, describe.FailuresFile))
+				fmt.Fprintf(c.App.Writer, "%d images failed, listed in %s\n", n.Failed, filepath.Join(out, store.FailuresFile))
 			}
 			return nil
 		},
@@ -133,7 +134,7 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 		return o, fmt.Errorf("describe: --workers %d, want >= 0 (0: all cores)", c.Int("workers"))
 	}
 	if s := c.String("shard"); s != "" {
-		if o.Shard, err = describe.ParseShard(s); err != nil {
+		if o.Shard, err = store.ParseShard(s); err != nil {
 			return o, fmt.Errorf("--shard: %w", err)
 		}
 	}

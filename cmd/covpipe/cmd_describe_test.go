@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/internal/imagetest"
+	"github.com/covpipe/covpipe/store"
 )
 
 // imageFolder writes a folder of 2 classes with n noise PNGs each and
@@ -50,13 +50,13 @@ func TestDescribeCommand(t *testing.T) {
 	if !strings.Contains(stderr, "level=INFO") || !strings.Contains(stderr, "stage=describe") {
 		t.Errorf("no progress log lines on a non-terminal stderr:\n%s", stderr)
 	}
-	got, err := describe.Read(out)
+	got, err := store.Read(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := got.Meta
-	if m.Dim != 17 || m.Regions != "grid:2x1" || m.Resize == nil || *m.Resize != (describe.Size{Width: 8, Height: 12}) ||
-		m.Filter != "box" || m.Ridge != (describe.Ridge{Kind: "trace-ridge", Eps: 0.001}) || !m.SkipBad || len(got.Rows) != 12 {
+	if m.Dim != 17 || m.Regions != "grid:2x1" || m.Resize == nil || *m.Resize != (store.Size{Width: 8, Height: 12}) ||
+		m.Filter != "box" || m.Ridge != (store.Ridge{Kind: "trace-ridge", Eps: 0.001}) || !m.SkipBad || len(got.Rows) != 12 {
 		t.Errorf("meta %+v, %d rows", m, len(got.Rows))
 	}
 	if got.Rows[1].Path != "p1/a.png" || got.Rows[1].Label != "p1" || got.Rows[1].Region.String() != "8x6+0+6" {
@@ -69,7 +69,7 @@ func TestDescribeCommand(t *testing.T) {
 	if _, stderr, err := runCLI(t, "describe", "--out", whole, "--ridge", "0", src); err != nil {
 		t.Fatalf("describe: %v\n%s", err, stderr)
 	}
-	if m, err := describe.ReadMeta(whole); err != nil || m.Ridge.Kind != "none" || m.Features[0] != "I" {
+	if m, err := store.ReadMeta(whole); err != nil || m.Ridge.Kind != "none" || m.Features[0] != "I" {
 		t.Errorf("--ridge 0: %+v, %v", m, err)
 	}
 	var shards []string
@@ -85,7 +85,7 @@ func TestDescribeCommand(t *testing.T) {
 	if err != nil || !strings.Contains(stdout, "merged 2 shards: 6 descriptors of 5x5 from 6 images") {
 		t.Fatalf("merge: %q, %v", stdout, err)
 	}
-	for _, f := range []string{describe.DescriptorsFile, describe.ManifestFile, describe.MetaFile} {
+	for _, f := range []string{store.DescriptorsFile, store.ManifestFile, store.MetaFile} {
 		a, _ := os.ReadFile(filepath.Join(whole, f))
 		b, _ := os.ReadFile(filepath.Join(merged, f))
 		if len(a) == 0 || !bytes.Equal(a, b) {
@@ -113,7 +113,7 @@ func TestDescribePlainFolder(t *testing.T) {
 	if !strings.Contains(stdout, "described 3 images: 3 descriptors of 5x5") {
 		t.Errorf("stdout: %q", stdout)
 	}
-	man, err := os.ReadFile(filepath.Join(out, describe.ManifestFile))
+	man, err := os.ReadFile(filepath.Join(out, store.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestDescribePlainFolder(t *testing.T) {
 	if string(man) != want {
 		t.Errorf("manifest.csv:\n%s\nwant:\n%s", man, want)
 	}
-	got, err := describe.Read(out)
+	got, err := store.Read(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestDescribePlainFolder(t *testing.T) {
 	if _, _, err := runCLI(t, append([]string{"merge", "--out", merged}, shards...)...); err != nil {
 		t.Fatalf("merge: %v", err)
 	}
-	if m, _ := os.ReadFile(filepath.Join(merged, describe.ManifestFile)); string(m) != want {
+	if m, _ := os.ReadFile(filepath.Join(merged, store.ManifestFile)); string(m) != want {
 		t.Errorf("merged manifest.csv:\n%s\nwant:\n%s", m, want)
 	}
 }
@@ -176,7 +176,7 @@ func TestDescribeCommandErrors(t *testing.T) {
 		{[]string{"describe", src, "--out", out, "--ridge", "NaN"}, "--ridge NaN"},
 		{[]string{"describe", src, "--out", out, "--ridge-kind", "bogus"}, `--ridge-kind bogus: covariance: unknown regularisation kind "bogus"`},
 		{[]string{"describe", src, "--out", out, "--ridge-kind", "none"}, "--ridge-kind none: covariance: ridge kind none with strength 0.0001: give strength 0 for none"},
-		{[]string{"describe", src, "--out", out, "--shard", "2/2"}, `--shard: describe: invalid shard: "2/2"`},
+		{[]string{"describe", src, "--out", out, "--shard", "2/2"}, `--shard: store: invalid shard: "2/2"`},
 		{[]string{"describe", src, "--out", out, "--max-memory", "lots"}, `--max-memory: memory "lots"`},
 		{[]string{"describe", src, "--out", out, "--max-memory", "1KiB"}, "over the memory limit of 1.0 KiB: raise it with --max-memory"},
 		{[]string{"describe", bad, "--out", out, "--max-memory", "1KiB", "--skip-bad"}, "all 3 images failed, so no output was written"},
@@ -208,13 +208,13 @@ func TestDescribeCommandErrors(t *testing.T) {
 // from the flag and from the spec, and that meta.json records it.
 func TestDescribeGaborBorder(t *testing.T) {
 	src := imageFolder(t, 1)
-	read := func(args ...string) (*describe.Output, string) {
+	read := func(args ...string) (*store.Output, string) {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), "out")
 		if _, stderr, err := runCLI(t, append([]string{"describe", src, "--out", out, "--ridge", "0"}, args...)...); err != nil {
 			t.Fatalf("describe %v: %v\n%s", args, err, stderr)
 		}
-		o, err := describe.Read(out)
+		o, err := store.Read(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,20 +238,20 @@ func TestDescribeRidgeFlags(t *testing.T) {
 	src := imageFolder(t, 1)
 	for _, tc := range []struct {
 		args []string
-		want describe.Ridge
+		want store.Ridge
 	}{
-		{nil, describe.Ridge{Kind: "trace-ridge", Eps: 1e-4}},
-		{[]string{"--ridge", "0.01"}, describe.Ridge{Kind: "trace-ridge", Eps: 0.01}},
-		{[]string{"--ridge-kind", "diag-ridge"}, describe.Ridge{Kind: "diag-ridge", Eps: 1e-4}},
-		{[]string{"--ridge-kind", "ridge", "--ridge", "0.5"}, describe.Ridge{Kind: "ridge", Eps: 0.5}},
-		{[]string{"--ridge-kind", "ridge", "--ridge", "0"}, describe.Ridge{Kind: "none"}},
-		{[]string{"--ridge-kind", "none", "--ridge", "0"}, describe.Ridge{Kind: "none"}},
+		{nil, store.Ridge{Kind: "trace-ridge", Eps: 1e-4}},
+		{[]string{"--ridge", "0.01"}, store.Ridge{Kind: "trace-ridge", Eps: 0.01}},
+		{[]string{"--ridge-kind", "diag-ridge"}, store.Ridge{Kind: "diag-ridge", Eps: 1e-4}},
+		{[]string{"--ridge-kind", "ridge", "--ridge", "0.5"}, store.Ridge{Kind: "ridge", Eps: 0.5}},
+		{[]string{"--ridge-kind", "ridge", "--ridge", "0"}, store.Ridge{Kind: "none"}},
+		{[]string{"--ridge-kind", "none", "--ridge", "0"}, store.Ridge{Kind: "none"}},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		if _, stderr, err := runCLI(t, append([]string{"describe", src, "--out", out}, tc.args...)...); err != nil {
 			t.Fatalf("describe %v: %v\n%s", tc.args, err, stderr)
 		}
-		m, err := describe.ReadMeta(out)
+		m, err := store.ReadMeta(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +289,7 @@ func TestDescribeNotes(t *testing.T) {
 	if !strings.Contains(stdout, "skipped 2 non-image files, 1 empty class folder while listing the inputs") || !strings.Contains(stdout, "1 images failed") {
 		t.Errorf("stdout: %q", stdout)
 	}
-	b, _ := os.ReadFile(filepath.Join(out, describe.FailuresFile))
+	b, _ := os.ReadFile(filepath.Join(out, store.FailuresFile))
 	if !strings.Contains(string(b), "p2/zbig.png,") || !strings.Contains(string(b), "64x64") {
 		t.Errorf("failures.csv:\n%s", b)
 	}
@@ -311,13 +311,13 @@ func TestTornInputs(t *testing.T) {
 		t.Fatalf("learn: %v\n%s", err, stderr)
 	}
 	// A run killed between its renames: b's descriptors beside a's meta.
-	data, _ := os.ReadFile(filepath.Join(b, describe.DescriptorsFile))
-	os.WriteFile(filepath.Join(a, describe.DescriptorsFile), data, 0o644)
+	data, _ := os.ReadFile(filepath.Join(b, store.DescriptorsFile))
+	os.WriteFile(filepath.Join(a, store.DescriptorsFile), data, 0o644)
 	for _, args := range [][]string{
 		{"learn", "--atoms", "2", "--out", filepath.Join(dir, "d2"), a},
 		{"encode", "--dict", dict, "--out", filepath.Join(dir, "codes"), a},
 	} {
-		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), "torn output") || !strings.Contains(err.Error(), "rerun covpipe describe") {
+		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), "torn folder") || !strings.Contains(err.Error(), "rerun covpipe describe") {
 			t.Errorf("%s of a torn folder: %v", args[0], err)
 		}
 	}

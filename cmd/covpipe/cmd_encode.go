@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/internal/atomicfile"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -106,20 +106,20 @@ func encodeCommand() *cli.Command {
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return fmt.Errorf("encode: %w", err)
 			}
-			if err := describe.WriteNPY(filepath.Join(out, codesFile), []int{n, natoms}, codes.RawMatrix().Data); err != nil {
+			if err := store.WriteNPY(filepath.Join(out, codesFile), []int{n, natoms}, codes.RawMatrix().Data); err != nil {
 				return fmt.Errorf("encode: %w", err)
 			}
 			if inputMeta != nil {
-				b, err := os.ReadFile(filepath.Join(input, describe.ManifestFile))
+				b, err := os.ReadFile(filepath.Join(input, store.ManifestFile))
 				if err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
 				// The manifest read again must be the one read with the
 				// descriptors, not one a describe wrote since.
-				if err := inputMeta.CheckFile(input, describe.ManifestFile, b); err != nil {
+				if err := inputMeta.CheckFile(input, store.ManifestFile, b); err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
-				if err := atomicfile.WriteFile(filepath.Join(out, describe.ManifestFile), b); err != nil {
+				if err := atomicfile.WriteFile(filepath.Join(out, store.ManifestFile), b); err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
 			}

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/internal/atomicfile"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -125,7 +125,7 @@ func learnCommand() *cli.Command {
 				return fmt.Errorf("learn: %w", err)
 			}
 			d := set.Dim()
-			if err := describe.WriteNPY(filepath.Join(out, dictionaryFile), []int{o.Atoms, d, d}, dict.Atoms.Data()); err != nil {
+			if err := store.WriteNPY(filepath.Join(out, dictionaryFile), []int{o.Atoms, d, d}, dict.Atoms.Data()); err != nil {
 				return fmt.Errorf("learn: %w", err)
 			}
 			if err := writeJSON(filepath.Join(out, learnLogFile), log); err != nil {
@@ -169,9 +169,9 @@ func firstJ(d *rsr.Dictionary) float64 {
 // readSPD reads a describe folder or (n, d, d) .npy file and checks that
 // every matrix is SPD; errors name the file and the matrix. It also
 // returns the folder's meta, nil for a .npy file. A torn describe folder
-// is an error (describe.ErrTorn) asking to rerun describe.
-func readSPD(path string) (*spd.Set, *describe.Meta, error) {
-	m, err := describe.ReadMatrices(path)
+// is an error (store.ErrTorn) asking to rerun describe.
+func readSPD(path string) (*spd.Set, *store.Meta, error) {
+	m, err := store.ReadMatrices(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/store"
 )
 
 // randomSPD returns n random d×d SPD matrices, row-major one after another.
@@ -42,7 +42,7 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	train := filepath.Join(dir, "train.npy")
 	data := randomSPD(40, 3, 1)
-	if err := describe.WriteNPY(train, []int{40, 3, 3}, data); err != nil {
+	if err := store.WriteNPY(train, []int{40, 3, 3}, data); err != nil {
 		t.Fatal(err)
 	}
 	dict := filepath.Join(dir, "dict")
@@ -53,7 +53,7 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	if !strings.Contains(stdout, "learned 6 atoms of 3x3 from 40 matrices in 3 iterations") {
 		t.Errorf("learn printed %q", stdout)
 	}
-	atoms, err := describe.ReadMatrices(filepath.Join(dict, dictionaryFile))
+	atoms, err := store.ReadMatrices(filepath.Join(dict, dictionaryFile))
 	if err != nil || atoms.N != 6 || atoms.D != 3 {
 		t.Fatalf("dictionary.npy: %+v, %v", atoms, err)
 	}
@@ -81,10 +81,10 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	if _, stderr, err := runCLI(t, "describe", src, "--features", "I,Ix,Iy", "--out", desc); err != nil {
 		t.Fatalf("describe: %v\n%s", err, stderr)
 	}
-	queries, _ := describe.ReadMatrices(desc)
+	queries, _ := store.ReadMatrices(desc)
 	small := filepath.Join(dir, "dict3.npy")
 	dictData := randomSPD(5, 3, 9)
-	if err := describe.WriteNPY(small, []int{5, 3, 3}, dictData); err != nil {
+	if err := store.WriteNPY(small, []int{5, 3, 3}, dictData); err != nil {
 		t.Fatal(err)
 	}
 	codesDir := filepath.Join(dir, "codes")
@@ -109,8 +109,8 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 			t.Fatalf("codes.npy differs from rsr.Encode at %d: %v vs %v", i, got[i], v)
 		}
 	}
-	m1, _ := os.ReadFile(filepath.Join(desc, describe.ManifestFile))
-	m2, _ := os.ReadFile(filepath.Join(codesDir, describe.ManifestFile))
+	m1, _ := os.ReadFile(filepath.Join(desc, store.ManifestFile))
+	m2, _ := os.ReadFile(filepath.Join(codesDir, store.ManifestFile))
 	if string(m1) != string(m2) || len(m1) == 0 {
 		t.Error("encode did not carry the manifest over")
 	}
@@ -148,7 +148,7 @@ func TestLearnEncodeErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, shape []int, data []float64) string {
 		p := filepath.Join(dir, name)
-		if err := describe.WriteNPY(p, shape, data); err != nil {
+		if err := store.WriteNPY(p, shape, data); err != nil {
 			t.Fatal(err)
 		}
 		return p

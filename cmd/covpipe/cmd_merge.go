@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -29,7 +29,7 @@ func mergeCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return errors.New("merge: want the SHARD_DIR of every shard (see covpipe merge --help)")
 			}
-			meta, err := describe.Merge(out, c.Args().Slice())
+			meta, err := store.Merge(out, c.Args().Slice())
 			if err != nil {
 				return err
 			}

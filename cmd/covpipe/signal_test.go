@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/internal/imagetest"
+	"github.com/covpipe/covpipe/store"
 )
 
 // TestDescribeSIGTERM stops a running describe with SIGTERM, as Slurm and
@@ -61,7 +61,7 @@ func TestDescribeSIGTERM(t *testing.T) {
 			if b, err := exec.Command(bin, args(out, "0", "--ridge", "0.01")...).CombinedOutput(); err != nil {
 				t.Fatalf("earlier describe: %v\n%s", err, b)
 			}
-			earlier, err := describe.Read(out)
+			earlier, err := store.Read(out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestDescribeSIGTERM(t *testing.T) {
 			case sig == syscall.SIGKILL && len(left) == 0:
 				t.Error("no temporary files after SIGKILL: the rerun's clean-up goes untested")
 			}
-			if got, err := describe.Read(out); err != nil || got.Meta.Ridge != earlier.Meta.Ridge {
+			if got, err := store.Read(out); err != nil || got.Meta.Ridge != earlier.Meta.Ridge {
 				t.Errorf("the earlier output after %v: %v", sig, err)
 			}
 			if b, err := exec.Command(bin, args(out, "0")...).CombinedOutput(); err != nil {
@@ -81,7 +81,7 @@ func TestDescribeSIGTERM(t *testing.T) {
 			if left := tempFiles(t, out); len(left) > 0 {
 				t.Errorf("temporary files left after the rerun: %v", left)
 			}
-			for _, name := range []string{describe.DescriptorsFile, describe.ManifestFile, describe.MetaFile} {
+			for _, name := range []string{store.DescriptorsFile, store.ManifestFile, store.MetaFile} {
 				a, _ := os.ReadFile(filepath.Join(ref, name))
 				b, _ := os.ReadFile(filepath.Join(out, name))
 				if len(a) == 0 || !bytes.Equal(a, b) {

@@ -5,14 +5,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 	"gonum.org/v1/gonum/mat"
 )
 
 func pairsData(t testing.TB, n int) *Data {
 	t.Helper()
-	train, test, err := datasets.Synthetic(datasets.SyntheticOptions{Classes: 3, Dim: 4, Samples: n, Train: 0.5, Spread: 1, Variance: 0.5}, 3)
+	train, test, err := synth.Classes(synth.Options{Classes: 3, Dim: 4, Samples: n, Train: 0.5, Spread: 1, Variance: 0.5}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -32,8 +32,8 @@ func newMethod(t testing.TB, typ, params string) classify.Method {
 
 func syntheticData(t testing.TB, classes, dim, samples int, variance float64, seed uint64) (*classify.Data, []int, []int) {
 	t.Helper()
-	o := datasets.SyntheticOptions{Classes: classes, Dim: dim, Samples: samples, Train: 0.5, Spread: 1, Variance: variance}
-	train, test, err := datasets.Synthetic(o, seed)
+	o := synth.Options{Classes: classes, Dim: dim, Samples: samples, Train: 0.5, Spread: 1, Variance: variance}
+	train, test, err := synth.Classes(o, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/lpp"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/mat"
 )
@@ -203,8 +203,8 @@ func TestRLPPParamErrors(t *testing.T) {
 // queries by nearest neighbour in the projection; the Stein divergences
 // are computed before timing, as the engine's "pairwise" stage does.
 func BenchmarkRLPP(b *testing.B) {
-	o := datasets.SyntheticOptions{Classes: 32, Dim: 3, Samples: 32 * 167, Train: 10.0 / 167, Spread: 1, Variance: 0.5}
-	tr, te, err := datasets.Synthetic(o, 25)
+	o := synth.Options{Classes: 32, Dim: 3, Samples: 32 * 167, Train: 10.0 / 167, Spread: 1, Variance: 0.5}
+	tr, te, err := synth.Classes(o, 25)
 	if err != nil {
 		b.Fatal(err)
 	}

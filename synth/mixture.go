@@ -1,4 +1,4 @@
-package datasets
+package synth
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 )
 
 // MixtureOptions configure Mixture, the synthetic data of the paper's
-// dictionary-learning experiment (Section 6.2, Fig. 7).
+// dictionary-learning experiment (Sec. 5.2.1, Fig. 7).
 type MixtureOptions struct {
 	// Sources is the number of source points (32 in the paper), Dim the
 	// matrix size d (5).
@@ -21,22 +21,26 @@ type MixtureOptions struct {
 	Samples, Mix int
 }
 
-// PaperMixture returns the options of the paper's Fig. 7 experiment.
-func PaperMixture() MixtureOptions {
-	return MixtureOptions{Sources: 32, Dim: 5, Points: 100, Samples: 512, Mix: 4}
-}
-
-// Mixture draws the paper's synthetic dictionary-learning data (Section
-// 6.2): each of the Sources source points is the sample covariance of
-// Points draws from a Dim-variate normal whose mean and variance differ
-// per source (mean entries N(0, 1), variance uniform in [0.5, 2)); each of
-// the Samples samples is Σ_t w_t S_t over Mix sources chosen uniformly
-// without replacement, with weights w_t = |N(0, 1)| ("random positive
-// weights, normal with zero mean and unit variance"). A sum of SPD
-// matrices with positive weights is SPD. The paper gives neither the
-// means and variances of its sources nor whether sources repeat within a
-// sample; these are ours. It depends on the seed only and returns an error
-// for options out of range.
+// Mixture draws the paper's synthetic dictionary-learning data (Sec.
+// 5.2.1, Fig. 7): each of the Sources source points is the sample
+// covariance
+//
+//	S = 1/(Points−1) Σ_p (x_p − x̄)(x_p − x̄)ᵀ
+//
+// of Points draws x_p from a Dim-variate normal whose mean and variance
+// differ per source (mean entries N(0, 1), variance uniform in [0.5, 2));
+// each of the Samples samples is
+//
+//	X = Σ_{t=1..Mix} w_t S_{k_t}
+//
+// over Mix sources k_t chosen uniformly without replacement, with weights
+// w_t = |N(0, 1)| ("random positive weights, normal with zero mean and
+// unit variance"). A sum of SPD matrices with positive weights is SPD.
+// The paper gives neither the means and variances of its sources nor
+// whether sources repeat within a sample; these are ours. It depends on
+// the seed only and returns an error wrapping ErrConfig for sources, dim
+// or samples below 1, Points ≤ Dim (a singular covariance) or Mix outside
+// 1..Sources.
 func Mixture(o MixtureOptions, seed uint64) (sources, samples []*mat.SymDense, err error) {
 	switch {
 	case o.Sources < 1 || o.Dim < 1 || o.Samples < 1:

@@ -1,68 +1,51 @@
-package describe
+package store
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/internal/foldertest"
 )
 
-// shardRun describes shards 0..n−1 of a run and returns their folders.
-func shardRun(t *testing.T, inputs []*datasets.List, o Options, n int) []string {
-	t.Helper()
-	dirs := make([]string, n)
-	for i := range n {
-		o.Shard = Shard{Index: i, Count: n}
-		o.Workers = 1 + i%3
-		dirs[i] = describeTo(t, inputs, o)
-	}
-	return dirs
-}
-
 // TestMerge checks that the shards of a run, merged in any argument
-// order, equal the unsharded run byte for byte, with failures and random
-// blocks, for 1, 2, 3 and more shards than images.
+// order, equal the unsharded run byte for byte, with failures and
+// vectors, for 1, 2, 3 and more shards than images.
 func TestMerge(t *testing.T) {
-	src := writeImages(t, testImages, 12)
-	writeFile(t, filepath.Join(src, "b", "0bad.png"), []byte("not a png"))
-	inputs := []*datasets.List{openFolders(t, src), openFolders(t, writeImages(t, testImages[2:5], 13))}
-	o := Options{Regions: covariance.Layout{Kind: covariance.LayoutBlocks, N: 2, Side: 4}, Seed: 3, SkipBad: true}
-	whole := describeTo(t, inputs, o)
-	ref, err := Read(whole)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ref.Meta.Counts != (Counts{Images: 11, Described: 10, Failed: 1, Descriptors: 20}) {
-		t.Fatalf("counts %+v", ref.Meta.Counts)
-	}
-	for _, n := range []int{1, 2, 3, 5, 13} {
-		dirs := shardRun(t, inputs, o, n)
-		if n == 1 {
-			if d := sameFiles(t, whole, dirs[0]); d != "" {
-				t.Errorf("shard 0/1 differs from the unsharded run: %s", d)
-			}
-		}
-		// Reverse the order of the arguments.
-		args := make([]string, n)
-		for i, d := range dirs {
-			args[n-1-i] = d
-		}
-		out := filepath.Join(t.TempDir(), "merged")
-		m, err := Merge(out, args)
+	for _, vecLen := range []int{0, 4} {
+		r := skipRun(vecLen)
+		r.fail = map[string]bool{"a/2.pgm": true, "caf\xe9/1.png": true}
+		whole := r.writeTo(t)
+		ref, err := Read(whole)
 		if err != nil {
-			t.Fatalf("%d shards: %v", n, err)
+			t.Fatal(err)
 		}
-		if m.Counts != ref.Meta.Counts || m.Shard != nil {
-			t.Errorf("%d shards: merged meta %+v", n, m)
+		if ref.Meta.Counts != (Counts{Images: 10, Described: 8, Failed: 2, Descriptors: 8 * r.regions}) {
+			t.Fatalf("counts %+v", ref.Meta.Counts)
 		}
-		if d := sameFiles(t, whole, out); d != "" {
-			t.Errorf("%d shards: merged output differs from the unsharded run: %s", n, d)
+		for _, n := range []int{1, 2, 3, 5, 13} {
+			dirs := r.shards(t, n)
+			// Reverse the order of the arguments.
+			args := make([]string, n)
+			for i, d := range dirs {
+				args[n-1-i] = d
+			}
+			out := filepath.Join(t.TempDir(), "merged")
+			m, err := Merge(out, args)
+			if err != nil {
+				t.Fatalf("%d shards: %v", n, err)
+			}
+			if m.Counts != ref.Meta.Counts || m.Shard != nil {
+				t.Errorf("%d shards: merged meta %+v", n, m)
+			}
+			if d := foldertest.Same(t, whole, out); d != "" {
+				t.Errorf("vectors %d, %d shards: merged folder differs from the unsharded run: %s", vecLen, n, d)
+			}
 		}
 	}
 }
@@ -70,34 +53,42 @@ func TestMerge(t *testing.T) {
 // TestMergeRefuses checks that merge refuses shards that do not make one
 // run, and leaves no output then.
 func TestMergeRefuses(t *testing.T) {
-	src := writeImages(t, testImages, 14)
-	inputs := []*datasets.List{openFolders(t, src)}
-	o := Options{Features: fset("I,x,y")}
-	three := shardRun(t, inputs, o, 3)
-	two := shardRun(t, inputs, o, 2)
-	o2 := o
-	o2.Reg = covariance.Regularization{Kind: covariance.Ridge, Eps: 1e-3}
-	otherRidge := shardRun(t, inputs, o2, 3)
-	o3 := o
-	o3.SkipBad = true
-	otherSkip := shardRun(t, inputs, o3, 3)
-	writeFile(t, filepath.Join(src, "c,1", "3.png"), []byte("extra"))
-	otherInputs := shardRun(t, []*datasets.List{openFolders(t, src)}, Options{Features: fset("I,x,y"), SkipBad: true}, 3)
-	incomplete := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 2, Count: 3}})
+	r := smallRun()
+	three := r.shards(t, 3)
+	two := r.shards(t, 2)
+	otherRidge := r
+	otherRidge.ridge = Ridge{Kind: "ridge", Eps: 1e-3}
+	otherSkip := r
+	otherSkip.skipBad = true
+	otherInputs := otherSkip
+	l := *r.lists[0]
+	l.Items = append(slices.Clone(l.Items), datasets.Item{Rel: "c,1/3.png", Label: "c,1"})
+	otherInputs.lists = []*datasets.List{&l}
+	otherVectors := r
+	otherVectors.vecLen = 2
+	shard := r
+	shard.shard = Shard{Index: 2, Count: 3}
+	incomplete := shard.writeTo(t)
 	os.Remove(filepath.Join(incomplete, MetaFile))
-	truncated := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 2, Count: 3}})
+	truncated := shard.writeTo(t)
 	os.Truncate(filepath.Join(truncated, DescriptorsFile), 200)
 	reseal(t, truncated)
-	shortManifest := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 2, Count: 3}})
+	shortManifest := shard.writeTo(t)
 	man := filepath.Join(shortManifest, ManifestFile)
 	b, _ := os.ReadFile(man)
 	os.WriteFile(man, b[:strings.LastIndexByte(string(b[:len(b)-1]), '\n')+1], 0o644)
 	reseal(t, shortManifest)
-	tornNPY := describeTo(t, inputs, Options{Features: fset("I,x,y"), Shard: Shard{Index: 2, Count: 3}})
+	tornNPY := shard.writeTo(t)
 	npy := filepath.Join(tornNPY, DescriptorsFile)
 	b, _ = os.ReadFile(npy)
 	b[len(b)-1] ^= 1
 	os.WriteFile(npy, b, 0o644)
+	failed := r
+	failed.skipBad = true
+	failed.fail = map[string]bool{}
+	for _, it := range r.lists[0].Items {
+		failed.fail[it.Rel] = true
+	}
 
 	for _, tc := range []struct {
 		name string
@@ -109,22 +100,24 @@ func TestMergeRefuses(t *testing.T) {
 		{"missing two", three[1:2], "missing shard 0/3, 2/3"},
 		{"duplicate", []string{three[0], three[1], three[1], three[2]}, "shard 1/3 given twice"},
 		{"mixed counts", []string{three[0], two[1], three[2]}, "not shards of one split"},
-		{"other ridge", []string{three[0], otherRidge[1], three[2]}, `ridge {"kind":"trace-ridge","eps":0.0001} vs {"kind":"ridge","eps":0.001}`},
-		{"other skip", []string{three[0], otherSkip[1], three[2]}, "skip_bad false vs true"},
-		{"other inputs", []string{otherSkip[0], otherInputs[1], otherSkip[2]}, "inputs"},
+		{"other ridge", []string{three[0], otherRidge.shards(t, 3)[1], three[2]}, `ridge {"kind":"trace-ridge","eps":0.0001} vs {"kind":"ridge","eps":0.001}`},
+		{"other skip", []string{three[0], otherSkip.shards(t, 3)[1], three[2]}, "skip_bad false vs true"},
+		{"other inputs", []string{otherSkip.shards(t, 3)[0], otherInputs.shards(t, 3)[1], otherSkip.shards(t, 3)[2]}, "inputs"},
+		{"other vectors", []string{three[0], otherVectors.shards(t, 3)[1], three[2]}, "vectors null vs"},
 		{"incomplete", []string{three[0], three[1], incomplete}, "no meta.json"},
 		{"truncated", []string{three[0], three[1], truncated}, "truncated or corrupt"},
 		{"short manifest", []string{three[0], three[1], shortManifest}, "has 2 rows, meta.json counts 3"},
 		{"torn", []string{three[0], three[1], tornNPY}, "SHA-256 of descriptors.npy"},
 		{"into a shard", three, "is the shard folder"},
+		{"all failed", failed.shards(t, 2), "all 7 images of the shards failed"},
 	} {
 		out := filepath.Join(t.TempDir(), "merged")
 		if tc.name == "into a shard" {
 			out = three[1]
 		}
 		_, err := Merge(out, tc.dirs)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrOutput) {
-			t.Errorf("%s: error %v, want ErrOutput containing %q", tc.name, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || (!errors.Is(err, ErrInvalid) && tc.name != "all failed") {
+			t.Errorf("%s: error %v, want ErrInvalid containing %q", tc.name, err, tc.want)
 		}
 		if tc.name != "into a shard" {
 			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
@@ -215,7 +208,7 @@ func FuzzParseShard(f *testing.F) {
 
 // TestShardBound checks that a shard count beyond MaxShards is refused by
 // ParseShard and, read from a meta.json, by merge before it allocates by
-// it (issue 12, defect 4).
+// it.
 func TestShardBound(t *testing.T) {
 	if _, err := ParseShard("5/1000000000000"); err == nil || !strings.Contains(err.Error(), "N <= 1048576") {
 		t.Errorf("ParseShard of a huge count: %v", err)
@@ -223,15 +216,9 @@ func TestShardBound(t *testing.T) {
 	if _, err := ParseShard("0/1048576"); err != nil {
 		t.Errorf("ParseShard at the bound: %v", err)
 	}
-	dir := writeImages(t, testImages[:2], 1)
-	list, err := datasets.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shard := filepath.Join(t.TempDir(), "s")
-	if _, err := Describe(context.Background(), []*datasets.List{list}, shard, Options{Shard: Shard{Index: 0, Count: 2}}); err != nil {
-		t.Fatal(err)
-	}
+	r := smallRun()
+	r.shard = Shard{Index: 0, Count: 2}
+	shard := r.writeTo(t)
 	meta := filepath.Join(shard, MetaFile)
 	b, _ := os.ReadFile(meta)
 	os.WriteFile(meta, bytes.Replace(b, []byte(`"count": 2`), []byte(`"count": 1000000000000`), 1), 0o644)

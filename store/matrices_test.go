@@ -1,4 +1,4 @@
-package describe
+package store
 
 import (
 	"math"
@@ -87,10 +87,10 @@ func TestReadMatricesErrors(t *testing.T) {
 	}
 }
 
-// TestCreateOutputsUnwritable checks that an output folder whose files
-// cannot be created gives an error, not the nil dereference of issue 12's
-// defect 1. Root writes anywhere, so the test needs another user.
-func TestCreateOutputsUnwritable(t *testing.T) {
+// TestCreateUnwritable checks that a folder whose files cannot be
+// created gives an error, not a nil dereference. Root writes anywhere,
+// so the test needs another user.
+func TestCreateUnwritable(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("running as root: a read-only folder is still writable")
 	}
@@ -99,7 +99,8 @@ func TestCreateOutputsUnwritable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Chmod(dir, 0o755)
-	if _, err := createOutputs(dir, 3, true); err == nil {
-		t.Error("createOutputs in a read-only folder succeeded")
+	m := testRun().meta()
+	if _, err := Create(dir, &m); err == nil {
+		t.Error("Create in a read-only folder succeeded")
 	}
 }

@@ -1,7 +1,13 @@
-package describe
+package store
 
 import (
+	"bufio"
+	"encoding/csv"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -133,3 +139,47 @@ func unescape(s string) (string, error) {
 }
 
 func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+
+// readCSV streams the records after the header row of the CSV file name
+// of the folder r.dir, whose first row must be header (with its newline),
+// to fn; the record's slice is reused between calls. Once the file is
+// read, it checks it against its record in r. Errors, including fn's,
+// name the file and line and wrap ErrInvalid.
+func readCSV(r records, name, header string, fn func(rec []string) error) error {
+	path := filepath.Join(r.dir, name)
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		return err
+	}
+	defer f.Close()
+	d := newDigest()
+	cr := csv.NewReader(bufio.NewReaderSize(io.TeeReader(f, d), 1<<16))
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = strings.Count(header, ",") + 1
+	want := strings.TrimSuffix(header, "\n")
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			if line == 1 {
+				return fmt.Errorf("%w: %s: empty file (want the header %s)", ErrInvalid, path, want)
+			}
+			return r.check(name, d)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		}
+		if line == 1 {
+			if got := strings.Join(rec, ","); got != want {
+				return fmt.Errorf("%w: %s line 1: header %q, want %q", ErrInvalid, path, got, want)
+			}
+			continue
+		}
+		if err := fn(rec); err != nil {
+			l, _ := cr.FieldPos(0)
+			return fmt.Errorf("%w: %s line %d: %v", ErrInvalid, path, l, err)
+		}
+	}
+}

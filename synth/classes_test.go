@@ -1,4 +1,4 @@
-package datasets
+package synth
 
 import (
 	"errors"
@@ -10,8 +10,8 @@ import (
 )
 
 func TestSyntheticLayout(t *testing.T) {
-	o := PaperSynthetic(1, 0.1)
-	train, test, err := Synthetic(o, 7)
+	o := Paper(1, 0.1)
+	train, test, err := Classes(o, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +45,10 @@ func TestSyntheticLayout(t *testing.T) {
 }
 
 func TestSyntheticSeedDeterminism(t *testing.T) {
-	o := PaperSynthetic(1, 0.2)
-	a, _, _ := Synthetic(o, 11)
-	b, _, _ := Synthetic(o, 11)
-	c, _, _ := Synthetic(o, 12)
+	o := Paper(1, 0.2)
+	a, _, _ := Classes(o, 11)
+	b, _, _ := Classes(o, 11)
+	c, _, _ := Classes(o, 12)
 	for i := range a.X {
 		if !mat.Equal(a.X[i], b.X[i]) {
 			t.Fatalf("same seed, sample %d differs", i)
@@ -64,8 +64,8 @@ func TestSyntheticSeedDeterminism(t *testing.T) {
 // AIRM distance d_g(P_c, X) = √Variance·‖W‖_F scales exactly with the class
 // standard deviation, with E d_g² = Variance·d(d+1)/2.
 func TestSyntheticTangentModel(t *testing.T) {
-	o := SyntheticOptions{Classes: 3, Dim: 4, Samples: 3 * 400, Train: 0.5, Spread: 1}
-	base, _, err := Synthetic(o, 5)
+	o := Options{Classes: 3, Dim: 4, Samples: 3 * 400, Train: 0.5, Spread: 1}
+	base, _, err := Classes(o, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,9 +75,9 @@ func TestSyntheticTangentModel(t *testing.T) {
 		}
 	}
 	o.Variance = 0.04
-	small, _, _ := Synthetic(o, 5)
+	small, _, _ := Classes(o, 5)
 	o.Variance = 0.25
-	large, _, _ := Synthetic(o, 5)
+	large, _, _ := Classes(o, 5)
 	var ss float64
 	for i := range base.X {
 		ds, err := spd.AIRM(base.X[i], small.X[i])
@@ -102,10 +102,10 @@ func TestSyntheticTangentModel(t *testing.T) {
 func TestSyntheticExpMap(t *testing.T) {
 	// The sample equals spd.ExpMap at the base point of the tangent vector
 	// P^{1/2} W P^{1/2}; recover W from a variance-1 draw and check.
-	o := SyntheticOptions{Classes: 2, Dim: 3, Samples: 8, Train: 0.5, Spread: 1, Variance: 1}
-	x, _, _ := Synthetic(o, 3)
+	o := Options{Classes: 2, Dim: 3, Samples: 8, Train: 0.5, Spread: 1, Variance: 1}
+	x, _, _ := Classes(o, 3)
 	o.Variance = 0
-	p, _, _ := Synthetic(o, 3)
+	p, _, _ := Classes(o, 3)
 	v, err := spd.LogMap(p.X[0], x.X[0])
 	if err != nil {
 		t.Fatal(err)
@@ -119,8 +119,8 @@ func TestSyntheticExpMap(t *testing.T) {
 	}
 }
 
-func TestSyntheticOptionsErrors(t *testing.T) {
-	bad := []SyntheticOptions{
+func TestOptionsErrors(t *testing.T) {
+	bad := []Options{
 		{Classes: 1, Dim: 3, Samples: 10, Train: 0.5},
 		{Classes: 4, Dim: 0, Samples: 512, Train: 0.5},
 		{Classes: 4, Dim: 3, Samples: 4, Train: 0.5},
@@ -130,7 +130,7 @@ func TestSyntheticOptionsErrors(t *testing.T) {
 		{Classes: 4, Dim: 3, Samples: 8, Train: 0.1},
 	}
 	for i, o := range bad {
-		if _, _, err := Synthetic(o, 1); !errors.Is(err, ErrConfig) {
+		if _, _, err := Classes(o, 1); !errors.Is(err, ErrConfig) {
 			t.Errorf("case %d: got %v, want ErrConfig", i, err)
 		}
 	}
@@ -140,11 +140,11 @@ func TestSyntheticOptionsErrors(t *testing.T) {
 // seed only (shared between variances: the paper's "fixing the mean of each
 // class"), while samples are redrawn per sample seed.
 func TestSyntheticModelFixesBases(t *testing.T) {
-	easy, err := NewSyntheticModel(PaperSynthetic(1, 1), 42)
+	easy, err := NewModel(Paper(1, 1), 42)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hard, _ := NewSyntheticModel(PaperSynthetic(1, 3), 42)
+	hard, _ := NewModel(Paper(1, 3), 42)
 	for c := range easy.Bases() {
 		if !mat.Equal(easy.Bases()[c], hard.Bases()[c]) {
 			t.Fatalf("class %d: base point differs between variances", c)

@@ -1,34 +1,39 @@
-package describe
+package store
 
 import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
-	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/internal/foldertest"
 )
 
-// The fuzz targets of this file (issue 12) feed bytes to the readers of an
-// output folder through the exported functions ReadMatrices, Read and
-// ReadMeta only, so that they survive changes of the internal format
-// code. Their seeds are a real output folder written by Describe (built
-// when the target starts, so it follows the current meta.json format) and
-// hand-made files. Each target checks a property of what it accepts: a
-// value read back is written again and read to the same value.
+// The fuzz targets of this file feed bytes to the readers of a folder
+// through the exported functions ReadMatrices, Read and ReadMeta only, so
+// that they survive changes of the internal format code. Their seeds are
+// a folder written by Writer (built when the target starts, so it follows
+// the current meta.json format) and hand-made files. Each target checks a
+// property of what it accepts: a value read back is written again and
+// read to the same value.
 
-// fuzzOutput writes a small real output folder (two inputs, so that
-// manifest paths carry their "k:" prefix) and returns it.
+// fuzzOutput writes a small folder (two inputs, so that manifest paths
+// carry their "k:" prefix) and returns it.
 func fuzzOutput(f *testing.F) string {
 	f.Helper()
-	a := openFolders(f, writeImages(f, testImages[:3], 21))
-	b := openFolders(f, writeImages(f, testImages[3:5], 22))
-	return describeTo(f, []*datasets.List{a, b}, Options{Features: fset("I,x")})
+	r := testRun()
+	r.lists[0].Items = r.lists[0].Items[:3]
+	r.lists[1].Items = r.lists[1].Items[:2]
+	r.dim, r.regions = 2, 1
+	return r.writeTo(f)
 }
 
 // copyOutput copies the files of the output folder src into a new
@@ -36,8 +41,8 @@ func fuzzOutput(f *testing.F) string {
 func copyOutput(f *testing.F, src string) string {
 	f.Helper()
 	dir := f.TempDir()
-	for n, b := range readDir(f, src) {
-		writeFile(f, filepath.Join(dir, n), b)
+	for n, b := range foldertest.Files(f, src) {
+		foldertest.WriteFile(f, filepath.Join(dir, n), b)
 	}
 	return dir
 }
@@ -76,7 +81,7 @@ func FuzzReadMatrices(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Add(append(npyHeader(1, 1), 0, 0, 0, 0, 0, 0, 0xf8, 0x7f)) // NaN
+	f.Add(append(npyHeader(1, 1, 1), 0, 0, 0, 0, 0, 0, 0xf8, 0x7f)) // NaN
 	f.Add([]byte("\x93NUMPY\x01\x00\x10\x00{'shape': ()}  \n"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -125,24 +130,43 @@ func FuzzReadMatrices(f *testing.F) {
 
 // encodeManifest writes rows as manifest.csv with encoding/csv, an
 // encoder independent of the package's: input numbers as "k:" prefixes
-// when there are several inputs, regions in their string form.
+// when there are several inputs, paths and labels escaped (escape),
+// regions in their string form.
 func encodeManifest(t *testing.T, rows []Row, inputs int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"index", "path", "label", "region"})
 	for _, r := range rows {
-		p := r.Path
+		p := escape(r.Path)
 		if inputs > 1 {
 			p = strconv.Itoa(r.Input) + ":" + p
 		}
-		w.Write([]string{strconv.Itoa(r.Index), p, r.Label, r.Region.String()})
+		w.Write([]string{strconv.Itoa(r.Index), p, escape(r.Label), r.Region.String()})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// escape returns s as the format escapes manifest fields, \\ for a
+// backslash and \xNN for a byte that is not valid UTF-8, written
+// independently of appendEscaped: rune by rune, with fmt.
+func escape(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // FuzzReadManifest feeds arbitrary bytes to Read as the manifest.csv of a
@@ -163,7 +187,7 @@ func FuzzReadManifest(f *testing.F) {
 	f.Add([]byte("index,path,label,region\r\n0,1:b/1.png,b,16x16+0+0\r\n"))
 	dir, again := copyOutput(f, out), copyOutput(f, out)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		writeFile(t, filepath.Join(dir, ManifestFile), b)
+		foldertest.WriteFile(t, filepath.Join(dir, ManifestFile), b)
 		reseal(t, dir)
 		o, err := Read(dir)
 		if err != nil {
@@ -177,7 +201,7 @@ func FuzzReadManifest(f *testing.F) {
 				t.Fatalf("row %d accepted as %+v with %d inputs", i, r, len(o.Meta.Inputs))
 			}
 		}
-		writeFile(t, filepath.Join(again, ManifestFile), encodeManifest(t, o.Rows, len(o.Meta.Inputs)))
+		foldertest.WriteFile(t, filepath.Join(again, ManifestFile), encodeManifest(t, o.Rows, len(o.Meta.Inputs)))
 		reseal(t, again)
 		o2, err := Read(again)
 		if err != nil {
@@ -207,7 +231,7 @@ func FuzzReadMeta(f *testing.F) {
 	f.Add(bytes.Replace(meta, []byte(`"dim"`), []byte(`"DIM"`), 1))
 	dir, again := copyOutput(f, out), copyOutput(f, out)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		writeFile(t, filepath.Join(dir, MetaFile), b)
+		foldertest.WriteFile(t, filepath.Join(dir, MetaFile), b)
 		m, err := ReadMeta(dir)
 		if err != nil {
 			return
@@ -221,7 +245,7 @@ func FuzzReadMeta(f *testing.F) {
 		if err != nil {
 			t.Fatalf("encoding what ReadMeta accepted: %v", err)
 		}
-		writeFile(t, filepath.Join(again, MetaFile), enc)
+		foldertest.WriteFile(t, filepath.Join(again, MetaFile), enc)
 		m2, err := ReadMeta(again)
 		if err != nil {
 			t.Fatalf("ReadMeta of %s, the accepted meta encoded again: %v", enc, err)

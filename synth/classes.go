@@ -1,4 +1,4 @@
-package datasets
+package synth
 
 import (
 	"errors"
@@ -10,13 +10,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ErrConfig reports an invalid dataset configuration.
-var ErrConfig = errors.New("datasets: invalid configuration")
+// ErrConfig is wrapped by the errors for invalid options.
+var ErrConfig = errors.New("synth: invalid configuration")
 
-// SyntheticOptions describe the paper's synthetic SPD classification data
-// (Section 5.1, "Synthetic Data"): Classes classes on Sym+^Dim, each with a
-// random base point P_c, whose samples are drawn from a normal distribution
-// in the tangent space at P_c and mapped onto the manifold with the
+// Options describe the synthetic classification data of the paper's
+// Sec. 5.1.1 (Table 1): Classes classes on Sym+^Dim, each with a random
+// base point P_c, whose samples are drawn from a normal distribution in
+// the tangent space at P_c and mapped onto the manifold with the
 // exponential map.
 //
 // Base points are P_c = exp(B_c) with B_c a random symmetric matrix whose
@@ -28,9 +28,9 @@ var ErrConfig = errors.New("datasets: invalid configuration")
 // with W symmetric, W_ii ~ N(0, Variance), W_ij ~ N(0, Variance/2): a
 // tangent vector whose distribution is isotropic for the AIRM at P_c, with
 // E‖W‖²_F = Variance·d(d+1)/2. The paper does not give its variances;
-// configs/synthetic.yaml documents ours. SyntheticModel holds the base
-// points; its Sample draws the samples.
-type SyntheticOptions struct {
+// configs/synthetic.yaml documents ours. A Model holds the base points;
+// its Sample draws the samples.
+type Options struct {
 	Classes int     // number of classes, paper: 4
 	Dim     int     // matrix size d, paper: 3
 	Samples int     // total samples, split evenly over classes, paper: 512
@@ -41,14 +41,17 @@ type SyntheticOptions struct {
 	Variance float64
 }
 
-// PaperSynthetic returns the paper's layout (4 classes on Sym+^3, 512
-// samples, half for training) with the given spread and class variance.
-func PaperSynthetic(spread, variance float64) SyntheticOptions {
-	return SyntheticOptions{Classes: 4, Dim: 3, Samples: 512, Train: 0.5, Spread: spread, Variance: variance}
+// Paper returns the paper's layout (4 classes on Sym+^3, 512 samples,
+// half for training) with the given spread and class variance.
+func Paper(spread, variance float64) Options {
+	return Options{Classes: 4, Dim: 3, Samples: 512, Train: 0.5, Spread: spread, Variance: variance}
 }
 
-// Validate reports the first invalid option.
-func (o SyntheticOptions) Validate() error {
+// Validate reports the first invalid option, wrapping ErrConfig: fewer
+// than 2 classes, d outside 1..64, fewer than 2 samples per class, a
+// training fraction outside (0, 1) or one that leaves a class without
+// training or test samples, a negative or non-finite spread or variance.
+func (o Options) Validate() error {
 	switch {
 	case o.Classes < 2:
 		return fmt.Errorf("%w: synthetic classes = %d, want >= 2", ErrConfig, o.Classes)
@@ -70,26 +73,28 @@ func (o SyntheticOptions) Validate() error {
 	return nil
 }
 
-// SPDData is a labelled list of SPD matrices.
-type SPDData struct {
+// Data is a labelled list of SPD matrices: X[i] has label Labels[i].
+type Data struct {
 	X      []*mat.SymDense
 	Labels []int
 }
 
-// SyntheticModel is a fixed set of class base points from which synthetic
+// Model is a fixed set of class base points from which synthetic
 // train/test splits are sampled. The paper fixes "the mean of each class"
 // and varies the class variance between its easy and hard problems, and
 // repeats the data creation 100 times: one model, many samples.
-type SyntheticModel struct {
-	opts  SyntheticOptions
+type Model struct {
+	opts  Options
 	bases []*mat.SymDense
 	roots []*mat.SymDense // P_c^{1/2}
 }
 
-// NewSyntheticModel draws the class base points P_c = exp(B_c) from the
-// seed. Base points depend only on the seed, Classes, Dim and Spread, so
-// tasks that differ only in Variance share their class means.
-func NewSyntheticModel(o SyntheticOptions, seed uint64) (*SyntheticModel, error) {
+// NewModel draws the class base points P_c = exp(B_c) from the seed.
+// Base points depend only on the seed, Classes, Dim and Spread, so tasks
+// that differ only in Variance share their class means. It returns the
+// error of o.Validate, and one naming the class when a base point cannot
+// be computed.
+func NewModel(o Options, seed uint64) (*Model, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -97,7 +102,7 @@ func NewSyntheticModel(o SyntheticOptions, seed uint64) (*SyntheticModel, error)
 	d := o.Dim
 	w := spd.NewWorkspace(d)
 	g := mat.NewSymDense(d, nil)
-	m := &SyntheticModel{opts: o}
+	m := &Model{opts: o}
 	for c := range o.Classes {
 		randSym(rng, g, o.Spread)
 		p, root := mat.NewSymDense(d, nil), mat.NewSymDense(d, nil)
@@ -114,12 +119,14 @@ func NewSyntheticModel(o SyntheticOptions, seed uint64) (*SyntheticModel, error)
 }
 
 // Bases returns the class base points P_c (not copies: do not modify).
-func (m *SyntheticModel) Bases() []*mat.SymDense { return m.bases }
+func (m *Model) Bases() []*mat.SymDense { return m.bases }
 
 // Sample draws a train/test split from the seed: Samples/Classes samples
-// per class (remainder dropped), round(Train·that) of them for training.
-// Labels are 0..Classes−1.
-func (m *SyntheticModel) Sample(seed uint64) (train, test SPDData, err error) {
+// per class (remainder dropped), round(Train·that) of them for training,
+// each X = P_c^{1/2} exp(W) P_c^{1/2} (see Options). Labels are
+// 0..Classes−1. It returns an error naming the sample when exp(W) cannot
+// be computed.
+func (m *Model) Sample(seed uint64) (train, test Data, err error) {
 	o := m.opts
 	rng := rand.New(rand.NewPCG(seed, 0x53414d50)) // "SAMP"
 	d := o.Dim
@@ -148,10 +155,10 @@ func (m *SyntheticModel) Sample(seed uint64) (train, test SPDData, err error) {
 	return train, test, nil
 }
 
-// Synthetic draws a model and one train/test split from the seed; see
-// NewSyntheticModel and SyntheticModel.Sample.
-func Synthetic(o SyntheticOptions, seed uint64) (train, test SPDData, err error) {
-	m, err := NewSyntheticModel(o, seed)
+// Classes draws a model and one train/test split from the seed:
+// NewModel(o, seed), then Model.Sample(seed). It returns their errors.
+func Classes(o Options, seed uint64) (train, test Data, err error) {
+	m, err := NewModel(o, seed)
 	if err != nil {
 		return train, test, err
 	}

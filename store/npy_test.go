@@ -1,4 +1,4 @@
-package describe
+package store
 
 import (
 	"bytes"
@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/sbinet/npyio"
-
-	"github.com/covpipe/covpipe/datasets"
 )
 
 // TestNPYHeader checks the header against the .npy format 1.0
@@ -24,7 +22,7 @@ func TestNPYHeader(t *testing.T) {
 	for _, d := range []int{1, 5, 17, 43, 100, 1000} {
 		size := -1
 		for _, n := range []int{0, 1, 9, 10, 5572, 1 << 40, 999999999999999999} {
-			h := npyHeader(n, d)
+			h := npyHeader(n, d, d)
 			if size < 0 {
 				size = len(h)
 			}
@@ -58,7 +56,7 @@ func TestNPYHeader(t *testing.T) {
 func TestNPYHeaderNumPy(t *testing.T) {
 	const numpy = "\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (3, 17, 17), }" +
 		"                                                     \n"
-	if got := string(npyHeader(3, 17)); got != numpy {
+	if got := string(npyHeader(3, 17, 17)); got != numpy {
 		t.Errorf("header\n%q, numpy.save writes\n%q", got, numpy)
 	}
 }
@@ -66,14 +64,15 @@ func TestNPYHeaderNumPy(t *testing.T) {
 // TestNPYFile checks a written descriptors file: the data starts right
 // after the header, at a multiple of 64, and fills the file.
 func TestNPYFile(t *testing.T) {
-	list := openFolders(t, writeImages(t, testImages, 11))
-	out := describeTo(t, []*datasets.List{list}, Options{Features: fset("I,x,y")})
+	r := smallRun()
+	r.dim = 3
+	out := r.writeTo(t)
 	b, err := os.ReadFile(filepath.Join(out, DescriptorsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	offset := 10 + int(binary.LittleEndian.Uint16(b[8:]))
-	if offset%64 != 0 || offset != len(npyHeader(0, 3)) || len(b) != offset+7*9*8 {
+	if offset%64 != 0 || offset != len(npyHeader(0, 3, 3)) || len(b) != offset+7*9*8 {
 		t.Fatalf("data offset %d, file size %d, want a multiple of 64 and %d bytes", offset, len(b), offset+7*9*8)
 	}
 	got, err := Read(out)
@@ -87,10 +86,76 @@ func TestNPYFile(t *testing.T) {
 	}
 }
 
+// TestNPYWriter streams arrays of 2 and 3 dimensions and checks them with
+// npyio, an independent reader, and ReadNPY: the shape with the final n,
+// the header's length that of n = 0, and the values in order.
+func TestNPYWriter(t *testing.T) {
+	for _, dims := range [][]int{{3}, {2, 2}, {1, 5}, {0}} {
+		path := filepath.Join(t.TempDir(), "a.npy")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := NewNPYWriter(f, dims...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		item := 1
+		for _, d := range dims {
+			item *= d
+		}
+		var all []float64
+		for k := range 4 {
+			v := make([]float64, k*item)
+			for i := range v {
+				v[i] = float64(len(all)+i) + 0.5
+			}
+			all = append(all, v...)
+			if err := w.Append(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if item > 1 {
+			if err := w.Append(make([]float64, item+1)); err == nil {
+				t.Errorf("%v: a partial entry appended", dims)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		want := append([]int{w.Len()}, dims...)
+		if item > 0 && w.Len() != 6 {
+			t.Errorf("%v: Len %d, want 6", dims, w.Len())
+		}
+		shape, data, err := ReadNPY(path)
+		if err != nil || !slices.Equal(shape, want) || !slices.Equal(data, all) {
+			t.Errorf("%v: ReadNPY gives %v, %v, %v; want %v, %v", dims, shape, data, err, want, all)
+		}
+		g, _ := os.Open(path)
+		r, err := npyio.NewReader(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []float64
+		if !slices.Equal(r.Header.Descr.Shape, want) || (len(all) > 0 && (r.Read(&got) != nil || !slices.Equal(got, all))) {
+			t.Errorf("%v: npyio reads shape %v, values %v", dims, r.Header.Descr.Shape, got)
+		}
+		g.Close()
+		b, _ := os.ReadFile(path)
+		if off := 10 + int(binary.LittleEndian.Uint16(b[8:])); off != len(npyHeader(0, dims...)) {
+			t.Errorf("%v: header of %d bytes, want that of n = 0, %d", dims, off, len(npyHeader(0, dims...)))
+		}
+	}
+	if _, err := NewNPYWriter(nil, 2, -1); err == nil {
+		t.Error("negative dimension accepted")
+	}
+}
+
 // FuzzNPYHeader checks that malformed headers give errors, not panics
 // (npyio's parser panics on some), and that valid ones parse.
 func FuzzNPYHeader(f *testing.F) {
-	f.Add(npyHeader(3, 5)[10:])
+	f.Add(npyHeader(3, 5, 5)[10:])
 	f.Add([]byte("{'descr': '<f8', 'shape': (1,), 'fortran_order': False, }\n"))
 	f.Add([]byte("{}\n"))
 	f.Fuzz(func(t *testing.T, dict []byte) {
@@ -105,7 +170,15 @@ func FuzzNPYHeader(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		if info, err := readNPYHeader(f); err == nil && (info.n != 0 || info.d < 1) {
+		info, err := readNPYHeader(f, anyShape)
+		if err != nil {
+			return
+		}
+		values := 1
+		for _, s := range info.shape {
+			values *= s
+		}
+		if values != 0 || len(info.shape) == 0 {
 			t.Fatalf("%q: accepted as %+v with no data", dict, info)
 		}
 	})

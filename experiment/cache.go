@@ -1,0 +1,144 @@
+package experiment
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/store"
+)
+
+// extract returns the dataset's descriptors with options o and, when o
+// asks for them, its per-image vectors. With a cache folder, each
+// extraction is a store folder, the bytes `covpipe describe` writes with
+// the same options, at CACHE/descriptors/KEY, KEY a hash of the meta.json
+// the extraction writes (covpipe's version, features, ridge, resize,
+// regions, seed, vector spec, inputs and the hash of their items) and of
+// the items' sizes and modification times, so a second run reads it back.
+// A cache folder that is torn (its files not the set its meta.json
+// records), unreadable or holds non-finite values is a miss: it is logged
+// as a warning naming the folder and recomputed.
+func (e *engine) extract(list *datasets.List, o describe.Options) (*store.Output, error) {
+	t0 := time.Now()
+	defer e.addTime("extraction", t0)
+	lists := []*datasets.List{list}
+	if e.opts.CacheDir == "" {
+		return describe.Collect(e.ctx, lists, o)
+	}
+	ex, err := describe.NewExtractor(o)
+	if err != nil {
+		return nil, err
+	}
+	want, err := ex.Meta(lists)
+	if err != nil {
+		return nil, err
+	}
+	key, err := cacheKey(list, &want)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(e.opts.CacheDir, "descriptors", key)
+	what := "descriptor"
+	if want.Vectors != nil {
+		what = "vector"
+	}
+	if out, err := readCache(dir, &want); out != nil {
+		e.log.Info(what+"s read from cache", "dir", dir, "count", len(out.Rows))
+		return out, nil
+	} else if errors.Is(err, store.ErrTorn) {
+		e.log.Warn(what+" cache torn, recomputing it", "dir", dir, "err", err)
+	} else if err != nil {
+		e.log.Warn(what+" cache unusable, recomputing it", "dir", dir, "err", err)
+	}
+	if _, err := describe.Describe(e.ctx, lists, dir, o); err != nil {
+		return nil, err
+	}
+	out, err := store.Read(dir)
+	if err == nil {
+		err = finite(out)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s cache %s (delete it to start afresh): %w", what, dir, err)
+	}
+	return out, nil
+}
+
+// readCache returns the store folder dir when it holds the extraction
+// that want describes, whole and finite; nil and no error when dir holds
+// no folder, and the reason when it holds an unusable one.
+func readCache(dir string, want *store.Meta) (*store.Output, error) {
+	if _, err := os.Stat(filepath.Join(dir, store.MetaFile)); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	out, err := store.Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	if d := out.Meta.Diff(want); d != "" || out.Meta.Shard != nil {
+		return nil, fmt.Errorf("it holds another extraction: %s", d)
+	}
+	if err := finite(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// finite returns an error naming the first descriptor or vector of out
+// with a value that is NaN or infinite.
+func finite(out *store.Output) error {
+	dd := out.Meta.Dim * out.Meta.Dim
+	for i, v := range out.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("descriptor %d holds %v", i/dd, v)
+		}
+	}
+	for i, v := range out.Vectors {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("vector %d holds %v", i/out.VectorLen, v)
+		}
+	}
+	return nil
+}
+
+// cacheKey hashes what determines an extraction from list: the meta.json
+// it writes (without counts and files), the absolute folder of the list
+// and the relative path, label, size and modification time of each item.
+func cacheKey(list *datasets.List, meta *store.Meta) (string, error) {
+	type file struct {
+		Rel, Label string
+		Size       int64
+		ModTime    int64
+	}
+	files := make([]file, 0, len(list.Items))
+	for _, it := range list.Items {
+		st, err := os.Stat(it.Path)
+		if err != nil {
+			return "", fmt.Errorf("descriptor cache: %w", err)
+		}
+		files = append(files, file{it.Rel, it.Label, st.Size(), st.ModTime().UnixNano()})
+	}
+	sort.Slice(files, func(a, b int) bool { return files[a].Rel < files[b].Rel })
+	root, err := filepath.Abs(list.Root)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(struct {
+		Meta  *store.Meta
+		Root  string
+		Files []file
+	}{meta, root, files})
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12]), nil
+}

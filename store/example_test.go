@@ -1,0 +1,106 @@
+package store_test
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/store"
+)
+
+// A descriptor folder written image by image, then read back; describe
+// writes its folders this way.
+func ExampleCreate() {
+	dir := filepath.Join(os.TempDir(), "covpipe-example-create")
+	defer os.RemoveAll(dir)
+	list := &datasets.List{Root: "photos", Items: []datasets.Item{{Rel: "cat/1.png", Label: "cat"}, {Rel: "dog/1.png", Label: "dog"}}}
+	m := store.Meta{Format: store.Format, Version: "example", FeatureSpec: "I,x", Features: []string{"I", "x"}, Dim: 2,
+		Ridge: store.Ridge{Kind: "none"}, Regions: "whole"}
+	m.Inputs, m.ItemsSHA256 = store.Inputs([]*datasets.List{list})
+	w, err := store.Create(dir, &m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.Abort()
+	whole := []covariance.Region{{W: 4, H: 4}}
+	for i, it := range list.Items {
+		if err := w.Add(0, it.Rel, it.Label, whole, []float64{1 + float64(i), 0.5, 0.5, 2}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	m.Counts = store.Counts{Images: 2, Described: 2, Descriptors: 2}
+	if err := w.Commit(&m); err != nil {
+		log.Fatal(err)
+	}
+	out, err := store.Read(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i, r := range out.Rows {
+		fmt.Println(r.Path, r.Label, r.Region, out.Data[4*i:4*i+4])
+	}
+	for _, f := range out.Meta.Files {
+		fmt.Println(f.Name, f.Size)
+	}
+	// Output:
+	// cat/1.png cat 4x4+0+0 [1 0.5 0.5 2]
+	// dog/1.png dog 4x4+0+0 [2 0.5 0.5 2]
+	// descriptors.npy 192
+	// manifest.csv 72
+}
+
+// Any set of files committed by a marker: readers that find the marker
+// find the files it records.
+func ExampleFolder() {
+	dir := filepath.Join(os.TempDir(), "covpipe-example-folder")
+	defer os.RemoveAll(dir)
+	f, err := store.CreateFolder(dir, "done.txt", "a.txt", "b.txt")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Abort()
+	for _, name := range []string{"b.txt", "a.txt"} {
+		p, err := f.Create(name)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Fprintf(p, "this is %s\n", name)
+	}
+	_, err = os.Stat(filepath.Join(dir, "a.txt"))
+	fmt.Println("before Commit, a.txt exists:", !errors.Is(err, os.ErrNotExist))
+	err = f.Commit(func(files []store.File) ([]byte, error) {
+		var b []byte
+		for _, file := range files {
+			b = fmt.Appendf(b, "%s %d %s\n", file.Name, file.Size, file.SHA256[:12])
+		}
+		return b, nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	marker, _ := os.ReadFile(filepath.Join(dir, "done.txt"))
+	fmt.Print(string(marker))
+	// Output:
+	// before Commit, a.txt exists: false
+	// a.txt 14 95ad06eb233e
+	// b.txt 14 b86f978dbc0b
+}
+
+// Arrays for NumPy: written whole, read back with their shape.
+func ExampleWriteNPY() {
+	path := filepath.Join(os.TempDir(), "covpipe-example-codes.npy")
+	defer os.Remove(path)
+	if err := store.WriteNPY(path, []int{2, 3}, []float64{1, 0, 0, 0, 2.5, 0}); err != nil {
+		log.Fatal(err)
+	}
+	shape, data, err := store.ReadNPY(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(shape, data)
+	// Output: [2 3] [1 0 0 0 2.5 0]
+}

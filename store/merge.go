@@ -1,0 +1,244 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Merge joins the descriptor folders of shards 0..N−1 of one run, given
+// in any order, into the folder dir (created if needed): the result is
+// byte for byte the folder of the same run unsharded (same descriptors
+// and vectors in the same order, manifest indices renumbered, the same
+// meta.json, failures concatenated). It streams the shards' files, so its
+// memory does not depend on their size, and writes dir as a Folder:
+// completely or not at all. It returns the merged metadata.
+//
+// It returns an error wrapping ErrInvalid when a folder is not a complete
+// descriptor folder (ErrTorn when its files are not the set its meta.json
+// records), when the shards are not all of the same count N, a shard is
+// missing or given twice, their meta.json differ in anything but the
+// shard and counts (another version, options or inputs), a shard's files
+// disagree with its counts, or dir is one of the shard folders, and an
+// error when every image of the run failed (as describe.Describe does).
+func Merge(dir string, shardDirs []string) (*Meta, error) {
+	if len(shardDirs) == 0 {
+		return nil, fmt.Errorf("%w: merge: no shard folders", ErrInvalid)
+	}
+	metas := make([]*Meta, len(shardDirs))
+	for i, sd := range shardDirs {
+		m, err := ReadMeta(sd)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if m.Shard == nil {
+			m.Shard = &Shard{Index: 0, Count: 1}
+		}
+		metas[i] = m
+	}
+	byIndex, err := checkShards(shardDirs, metas)
+	if err != nil {
+		return nil, err
+	}
+	for _, sd := range shardDirs {
+		if sameDir(dir, sd) {
+			return nil, fmt.Errorf("%w: merge: the output folder %s is the shard folder %s; merge into a new folder", ErrInvalid, dir, sd)
+		}
+	}
+
+	merged := *metas[byIndex[0]]
+	merged.Shard = nil
+	merged.Counts = Counts{}
+	merged.Files = nil
+	out, err := Create(dir, &merged)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Abort()
+	for _, i := range byIndex {
+		if err := mergeShard(out, shardDirs[i], metas[i]); err != nil {
+			for _, name := range metas[i].fileNames() {
+				err = metas[i].records(shardDirs[i]).tornOr(name, err)
+			}
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		c := metas[i].Counts
+		merged.Counts.Images += c.Images
+		merged.Counts.Described += c.Described
+		merged.Counts.Failed += c.Failed
+		merged.Counts.Descriptors += c.Descriptors
+	}
+	if c := merged.Counts; c.Images > 0 && c.Described == 0 {
+		return nil, fmt.Errorf("merge: all %d images of the shards failed (see their %s), so no output was written", c.Images, FailuresFile)
+	}
+	if err := out.Commit(&merged); err != nil {
+		return nil, err
+	}
+	return &merged, nil
+}
+
+// checkShards checks that metas, read from dirs, are the shards 0..N−1 of
+// one run, each once, and returns the positions in dirs of shards 0..N−1.
+func checkShards(dirs []string, metas []*Meta) ([]int, error) {
+	count := metas[0].Shard.Count
+	// The count comes from disk, but ReadMeta has bounded it by MaxShards.
+	byIndex := make([]int, count)
+	for i := range byIndex {
+		byIndex[i] = -1
+	}
+	for i, m := range metas {
+		if m.Shard.Count != count {
+			return nil, fmt.Errorf("%w: merge: %s is shard %v but %s is shard %v: not shards of one split",
+				ErrInvalid, dirs[0], metas[0].Shard, dirs[i], m.Shard)
+		}
+		if prev := byIndex[m.Shard.Index]; prev >= 0 {
+			return nil, fmt.Errorf("%w: merge: shard %v given twice: %s and %s", ErrInvalid, m.Shard, dirs[prev], dirs[i])
+		}
+		byIndex[m.Shard.Index] = i
+		if d := metas[0].Diff(m); d != "" {
+			return nil, fmt.Errorf("%w: merge: %s and %s are not shards of the same run: %s", ErrInvalid, dirs[0], dirs[i], d)
+		}
+		lo, hi := m.Shard.Range(m.TotalImages())
+		if m.Counts.Images != hi-lo {
+			return nil, fmt.Errorf("%w: merge: %s: shard %v of %d images has %d images, want %d",
+				ErrInvalid, dirs[i], m.Shard, m.TotalImages(), m.Counts.Images, hi-lo)
+		}
+	}
+	var missing []string
+	more := 0
+	for k, i := range byIndex {
+		if i >= 0 {
+			continue
+		}
+		if len(missing) < 10 {
+			missing = append(missing, Shard{Index: k, Count: count}.String())
+		} else {
+			more++
+		}
+	}
+	if more > 0 {
+		missing = append(missing, fmt.Sprintf("and %d more", more))
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: merge: missing shard %s (got %d of %d shards)", ErrInvalid, strings.Join(missing, ", "), len(dirs), count)
+	}
+	return byIndex, nil
+}
+
+// mergeShard appends the descriptors, vectors, manifest rows and failures
+// of the shard in dir, whose meta is m, to out, checking them against m.
+func mergeShard(out *Writer, dir string, m *Meta) error {
+	rec := m.records(dir)
+	n := m.Counts.Descriptors
+	err := copyNPY(rec, DescriptorsFile, matrixShape, func(shape []int) (*NPYWriter, error) {
+		if want := []int{n, m.Dim, m.Dim}; !slices.Equal(shape, want) {
+			return nil, fmt.Errorf("shape %s, want %s from %s", npyShapeString(shape), npyShapeString(want), MetaFile)
+		}
+		return out.npy, nil
+	})
+	if err != nil {
+		return err
+	}
+	if m.Vectors != nil {
+		err := copyNPY(rec, VectorsFile, rowShape, func(shape []int) (*NPYWriter, error) {
+			switch {
+			case shape[0] != n:
+				return nil, fmt.Errorf("%d vectors, %s counts %d descriptors", shape[0], MetaFile, n)
+			case n == 0:
+				return nil, nil
+			case out.vec == nil: // the first shard with vectors sets their length
+				var err error
+				out.vec, err = NewNPYWriter(out.vecFile, shape[1])
+				return out.vec, err
+			case shape[1] != out.vec.item:
+				return nil, fmt.Errorf("vectors of %d values, an earlier shard's %d", shape[1], out.vec.item)
+			}
+			return out.vec, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+
+	rows := 0
+	err = readManifest(rec, func(index int, path, label, region string) error {
+		if index != rows {
+			return fmt.Errorf("index %d, want %d", index, rows)
+		}
+		rows++
+		return row(out, path, label, region)
+	})
+	if err != nil {
+		return err
+	}
+	if rows != n {
+		return fmt.Errorf("%w: %s has %d rows, %s counts %d descriptors", ErrInvalid, filepath.Join(dir, ManifestFile), rows, MetaFile, n)
+	}
+
+	if !m.SkipBad {
+		return nil
+	}
+	failed := 0
+	err = readCSV(rec, FailuresFile, failuresHeader, func(fields []string) error {
+		failed++
+		return failure(out, fields[0], fields[1])
+	})
+	if err != nil {
+		return err
+	}
+	if failed != m.Counts.Failed {
+		return fmt.Errorf("%w: %s has %d rows, %s counts %d failed images", ErrInvalid, filepath.Join(dir, FailuresFile), failed, MetaFile, m.Counts.Failed)
+	}
+	return nil
+}
+
+// copyNPY appends the entries of the array file name of the folder of r,
+// of the shape kind shape, to the writer that dst returns for the array's
+// shape (nil: the entries are only read), checking the whole file
+// against its record. An error of dst is wrapped naming the file.
+func copyNPY(r records, name string, shape npyShape, dst func(shape []int) (*NPYWriter, error)) error {
+	path := filepath.Join(r.dir, name)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	defer f.Close()
+	info, err := readNPYHeader(f, shape)
+	if err != nil {
+		return err
+	}
+	w, err := dst(info.shape)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	// The whole file goes through d, to check it against its record.
+	d := newDigest()
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.CopyN(d, f, info.offset); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	if w == nil {
+		if _, err := io.Copy(d, f); err != nil {
+			return err
+		}
+	} else if err := w.Copy(io.TeeReader(f, d), info.shape[0]); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return r.check(name, d)
+}
+
+// sameDir reports whether a and b name the same existing folder.
+func sameDir(a, b string) bool {
+	sa, erra := os.Stat(a)
+	sb, errb := os.Stat(b)
+	if erra != nil || errb != nil {
+		return errors.Is(erra, os.ErrNotExist) && errors.Is(errb, os.ErrNotExist) && filepath.Clean(a) == filepath.Clean(b)
+	}
+	return os.SameFile(sa, sb)
+}

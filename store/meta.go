@@ -1,0 +1,292 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/covpipe/covpipe/datasets"
+)
+
+// Format is the value of Meta.Format, the version of the folder layout
+// this package reads and writes: with the file records of Meta.Files (the
+// commit marker), escaped manifest fields and the skipped-entry counts of
+// the inputs.
+const Format = "covpipe-descriptors/2"
+
+// formatV1 is the layout without file records, whose folders ReadMeta
+// refuses with a request to rerun describe.
+const formatV1 = "covpipe-descriptors/1"
+
+// File names inside a descriptor folder.
+const (
+	DescriptorsFile = "descriptors.npy"
+	VectorsFile     = "vectors.npy"
+	ManifestFile    = "manifest.csv"
+	FailuresFile    = "failures.csv"
+	MetaFile        = "meta.json"
+)
+
+// fileNames are the files a descriptor folder may hold but its marker,
+// in the order of Meta.Files.
+var fileNames = []string{DescriptorsFile, VectorsFile, ManifestFile, FailuresFile}
+
+// remedy is what the errors for a torn descriptor folder ask for.
+const remedy = "rerun covpipe describe"
+
+// Meta is the content of meta.json: everything that determined the
+// descriptors, and the counts. It holds nothing that depends on how the
+// run went (no times, worker count or host), so that the same options give
+// the same bytes.
+type Meta struct {
+	// Format is the folder layout version, Format.
+	Format string `json:"format"`
+	// Version is covpipe's version (internal/version.String).
+	Version string `json:"covpipe_version"`
+	// FeatureSpec is the canonical form of the feature set
+	// (features.Set.String): the expanded plane names joined by commas,
+	// then ";gabor-border=zero" or ";gabor-border=symmetric" when there
+	// are Gabor planes, e.g. "I,Ix,Iy,Ixx,Iyy"; features.Parse of it gives
+	// the set back. Features are the plane names in order, Dim their
+	// number d.
+	FeatureSpec string   `json:"feature_spec"`
+	Features    []string `json:"features"`
+	Dim         int      `json:"dim"`
+	// GaborBorder is the border extension of the Gabor planes, "zero"
+	// (MATLAB's conv2 'same', the default) or "symmetric"; empty for
+	// features without Gabor planes.
+	GaborBorder string `json:"gabor_border,omitempty"`
+	// Ridge is the regularisation added to each descriptor.
+	Ridge Ridge `json:"ridge"`
+	// Resize is the size images were resized to, nil for native size;
+	// Filter is the resampling filter ("linear", ...), empty without
+	// resizing.
+	Resize *Size  `json:"resize,omitempty"`
+	Filter string `json:"filter,omitempty"`
+	// Regions is the region layout ("whole", "grid:RxC", "blocks:N:S"),
+	// Seed the run's seed for blocks.
+	Regions string `json:"regions"`
+	Seed    uint64 `json:"seed"`
+	// SkipBad says whether failing images were skipped (and listed in
+	// failures.csv) rather than failing the run.
+	SkipBad bool `json:"skip_bad"`
+	// Vectors, when not nil, says that vectors.npy holds a feature vector
+	// per descriptor (per image: vectors need the whole-image layout).
+	Vectors *Vectors `json:"vectors,omitempty"`
+	// Inputs are the concatenated inputs, in order.
+	Inputs []Input `json:"inputs"`
+	// ItemsSHA256 is the SHA-256, in hex, of the list of all items of all
+	// inputs (see Inputs). Shards of the same listing agree on it.
+	ItemsSHA256 string `json:"items_sha256"`
+	// Shard is the part of the run this folder holds; nil for a whole run
+	// (or a merge of all shards).
+	Shard *Shard `json:"shard,omitempty"`
+	// Counts are the numbers of this folder's images and descriptors.
+	Counts Counts `json:"counts"`
+	// Files are the size and SHA-256 of each other file of the folder,
+	// in the order descriptors.npy, vectors.npy (with Vectors),
+	// manifest.csv and failures.csv (with SkipBad). meta.json is written
+	// last, after the others are in place, so it is the commit marker: a
+	// folder whose files do not match it is torn (ErrTorn). A Meta of
+	// no folder (describe.Collect's) has Files nil.
+	Files []File `json:"files"`
+}
+
+// Ridge is a regularisation as recorded in meta.json: Kind is
+// "trace-ridge" (Eps·tr(C)/d·I), "ridge" (Eps·I) or "none" (Eps 0).
+type Ridge struct {
+	Kind string  `json:"kind"`
+	Eps  float64 `json:"eps"`
+}
+
+// Size is an image size in pixels.
+type Size struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// Vectors describes the vectors of vectors.npy: the planes of the
+// feature set FeatureSpec (in features.Set.String's canonical form),
+// sampled every Step pixels along rows and columns from pixel 0 and
+// concatenated plane by plane, row-major.
+type Vectors struct {
+	FeatureSpec string `json:"feature_spec"`
+	Step        int    `json:"step"`
+}
+
+// Input is one input list of a run.
+type Input struct {
+	// Root is the folder that the input's manifest paths are relative to
+	// (datasets.List.Root, as given).
+	Root string `json:"root"`
+	// Images is the number of images the input lists.
+	Images int `json:"images"`
+	// Skipped counts the entries that listing the input's folder passed
+	// over: files that are not images and class folders without images
+	// (datasets.List.Skipped; hidden files are not counted).
+	Skipped datasets.Skipped `json:"skipped"`
+}
+
+// Inputs returns the records of lists, in order, and the SHA-256 in hex
+// of all their items (Meta.ItemsSHA256): for each item, the input index
+// as 8 bytes little-endian, then the relative path and the label, each
+// followed by a zero byte.
+func Inputs(lists []*datasets.List) ([]Input, string) {
+	inputs := make([]Input, len(lists))
+	h := sha256.New()
+	var buf []byte
+	for k, l := range lists {
+		inputs[k] = Input{Root: l.Root, Images: len(l.Items), Skipped: l.Skipped}
+		for _, it := range l.Items {
+			buf = binary.LittleEndian.AppendUint64(buf[:0], uint64(k))
+			buf = append(append(buf, it.Rel...), 0)
+			buf = append(append(buf, it.Label...), 0)
+			h.Write(buf)
+		}
+	}
+	return inputs, hex.EncodeToString(h.Sum(nil))
+}
+
+// Counts are the numbers of images and descriptors of a folder.
+type Counts struct {
+	// Images is the number of images of the run (or shard); Described of
+	// them gave descriptors and Failed are listed in failures.csv.
+	Images    int `json:"images"`
+	Described int `json:"described"`
+	Failed    int `json:"failed"`
+	// Descriptors is n, the first dimension of descriptors.npy and the
+	// number of manifest rows.
+	Descriptors int `json:"descriptors"`
+}
+
+// TotalImages returns the number of images of all inputs.
+func (m *Meta) TotalImages() int {
+	n := 0
+	for _, in := range m.Inputs {
+		n += in.Images
+	}
+	return n
+}
+
+// encode returns meta.json's bytes: indented JSON and a final newline.
+func (m *Meta) encode() []byte {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		panic(err) // unreachable: Meta holds only strings, numbers and bools
+	}
+	return append(b, '\n')
+}
+
+// ReadMeta reads dir/meta.json and checks that the files it records
+// (Meta.Files) are in dir with the recorded sizes; it does not read them
+// (Read and Merge check their SHA-256 as they read them). It returns an
+// error wrapping ErrInvalid for a missing file, malformed or unknown
+// fields, another Format (one written by an older covpipe asks to rerun
+// describe), and one wrapping ErrTorn when a recorded file is missing or
+// of another size.
+func ReadMeta(dir string) (*Meta, error) {
+	path := filepath.Join(dir, MetaFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s: no %s (not a describe output, or an interrupted one)", ErrInvalid, dir, MetaFile)
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var format struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(b, &format); err == nil && format.Format == formatV1 {
+		return nil, fmt.Errorf("%w: %s was written by an older covpipe (format %s, without the file checksums that mark a complete output): %s",
+			ErrInvalid, dir, formatV1, remedy)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	m := new(Meta)
+	if err := dec.Decode(m); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	if m.Format != Format {
+		return nil, fmt.Errorf("%w: %s: format %q, want %q", ErrInvalid, path, m.Format, Format)
+	}
+	if m.Dim < 1 || len(m.Features) != m.Dim {
+		return nil, fmt.Errorf("%w: %s: dim %d with %d features", ErrInvalid, path, m.Dim, len(m.Features))
+	}
+	if len(m.Inputs) == 0 {
+		return nil, fmt.Errorf("%w: %s: no inputs", ErrInvalid, path)
+	}
+	if v := m.Vectors; v != nil && (v.FeatureSpec == "" || v.Step < 1) {
+		return nil, fmt.Errorf("%w: %s: vectors %+v, want a feature spec and a step >= 1", ErrInvalid, path, *v)
+	}
+	c := m.Counts
+	if c.Images < 0 || c.Described < 0 || c.Failed < 0 || c.Descriptors < 0 ||
+		c.Described+c.Failed != c.Images || (c.Failed > 0 && !m.SkipBad) {
+		return nil, fmt.Errorf("%w: %s: inconsistent counts %+v", ErrInvalid, path, c)
+	}
+	if m.Shard != nil {
+		if err := m.Shard.Check(); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		}
+	}
+	if err := m.records(dir).checkSizes(m.fileNames()); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// fileNames returns the names of the files that Files records, in order.
+func (m *Meta) fileNames() []string {
+	names := make([]string, 0, len(fileNames))
+	for _, name := range fileNames {
+		if (name != VectorsFile || m.Vectors != nil) && (name != FailuresFile || m.SkipBad) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// records returns the file records of m, of the folder dir.
+func (m *Meta) records(dir string) records {
+	return records{dir: dir, marker: MetaFile, remedy: remedy, files: m.Files}
+}
+
+// CheckFile checks that data is the content of the file name (such as
+// ManifestFile) of the folder dir that m was read from, as m.Files
+// records it: for a reader that reads the file again after Read. It
+// returns an error wrapping ErrTorn when the size or SHA-256 differ, and
+// one wrapping ErrInvalid when m records no such file.
+func (m *Meta) CheckFile(dir, name string, data []byte) error {
+	d := newDigest()
+	d.Write(data)
+	return m.records(dir).check(name, d)
+}
+
+// Diff returns the first JSON field, in order, whose value differs
+// between m and o, as "name VALUE vs VALUE", ignoring Shard, Counts and
+// Files (what differs between the shards of one run), or "" when none
+// does: whether m and o describe the same run.
+func (m *Meta) Diff(o *Meta) string {
+	va, vb := reflect.ValueOf(*m), reflect.ValueOf(*o)
+	t := va.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Name == "Shard" || f.Name == "Counts" || f.Name == "Files" {
+			continue
+		}
+		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			ja, _ := json.Marshal(va.Field(i).Interface())
+			jb, _ := json.Marshal(vb.Field(i).Interface())
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			return fmt.Sprintf("%s %s vs %s", name, ja, jb)
+		}
+	}
+	return ""
+}

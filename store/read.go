@@ -1,0 +1,135 @@
+package store
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/covpipe/covpipe/covariance"
+)
+
+// Output is a descriptor folder read into memory.
+type Output struct {
+	Meta Meta
+	// Rows are the manifest rows, Rows[i] describing descriptor i.
+	Rows []Row
+	// Data holds the n = len(Rows) descriptors as consecutive row-major
+	// d×d blocks (d = Meta.Dim): descriptor i is Data[i·d·d:(i+1)·d·d],
+	// the layout that spd.NewSetFromData takes.
+	Data []float64
+	// Vectors holds, when Meta.Vectors is set, one vector of VectorLen
+	// values per row (vectors need the whole-image layout, so one per
+	// image), one after another: the vector of row i is
+	// Vectors[i·VectorLen:(i+1)·VectorLen].
+	Vectors   []float64
+	VectorLen int
+}
+
+// Row is one manifest row: what descriptor Index describes.
+type Row struct {
+	Index int
+	// Input is the number of the input (0-based, in Meta.Inputs) the
+	// image came from, and Path its path relative to that input's Root,
+	// slash-separated: the manifest's path without its "k:" prefix.
+	Input int
+	Path  string
+	Label string
+	// Region is the pixel rectangle of the (resized) image.
+	Region covariance.Region
+}
+
+// Read reads the descriptor folder dir written by describe.Describe or
+// Merge: meta.json, the manifest (its paths and labels unescaped),
+// descriptors.npy and vectors.npy (with github.com/sbinet/npyio), and
+// checks every file, failures.csv too, against the size and SHA-256 that
+// meta.json records. It returns an error wrapping ErrTorn for files that
+// are not the set meta.json records, and one wrapping ErrInvalid for a
+// missing file, a malformed file, and files that disagree (an array's
+// shape against meta.json's dimension and count and the manifest's rows,
+// indices out of sequence). It reads every descriptor into memory; it
+// does not check that they are SPD (spd.NewSetFromData does).
+func Read(dir string) (*Output, error) {
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return nil, err
+	}
+	rec := meta.records(dir)
+	// ReadMeta has checked the manifest's size; a row has 8 bytes or more.
+	rows := make([]Row, 0, min(meta.Counts.Descriptors, int(fileSize(meta.Files, ManifestFile)/8)))
+	err = readManifest(rec, func(index int, path, label, region string) error {
+		if index != len(rows) {
+			return fmt.Errorf("index %d, want %d", index, len(rows))
+		}
+		k, rel, err := splitPath(path, len(meta.Inputs))
+		if err != nil {
+			return err
+		}
+		if label, err = unescape(label); err != nil {
+			return err
+		}
+		r, err := covariance.ParseRegion(region)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, Row{Index: index, Input: k, Path: rel, Label: label, Region: r})
+		return nil
+	})
+	if err != nil {
+		return nil, rec.tornOr(ManifestFile, err)
+	}
+	if len(rows) != meta.Counts.Descriptors {
+		return nil, fmt.Errorf("%w: %s has %d rows, %s counts %d descriptors", ErrInvalid, filepath.Join(dir, ManifestFile), len(rows), MetaFile, meta.Counts.Descriptors)
+	}
+	if meta.SkipBad {
+		if err := readCSV(rec, FailuresFile, failuresHeader, func([]string) error { return nil }); err != nil {
+			return nil, rec.tornOr(FailuresFile, err)
+		}
+	}
+	out := &Output{Meta: *meta, Rows: rows}
+	var info npyInfo
+	info, out.Data, err = readNPY(filepath.Join(dir, DescriptorsFile), matrixShape, func(d *digest) error { return rec.check(DescriptorsFile, d) })
+	if err != nil {
+		return nil, rec.tornOr(DescriptorsFile, err)
+	}
+	if n, d := info.shape[0], info.shape[1]; n != len(rows) || d != meta.Dim {
+		return nil, fmt.Errorf("%w: %s: shape (%d, %d, %d), want (%d, %d, %d) from %s", ErrInvalid, filepath.Join(dir, DescriptorsFile),
+			n, d, d, len(rows), meta.Dim, meta.Dim, MetaFile)
+	}
+	if meta.Vectors == nil {
+		return out, nil
+	}
+	info, out.Vectors, err = readNPY(filepath.Join(dir, VectorsFile), rowShape, func(d *digest) error { return rec.check(VectorsFile, d) })
+	if err != nil {
+		return nil, rec.tornOr(VectorsFile, err)
+	}
+	if info.shape[0] != len(rows) {
+		return nil, fmt.Errorf("%w: %s: %d vectors for %d descriptors", ErrInvalid, filepath.Join(dir, VectorsFile), info.shape[0], len(rows))
+	}
+	out.VectorLen = info.shape[1]
+	return out, nil
+}
+
+// fileSize returns the size that files records for the file name, 0 when
+// none.
+func fileSize(files []File, name string) int64 {
+	for _, f := range files {
+		if f.Name == name {
+			return f.Size
+		}
+	}
+	return 0
+}
+
+// readManifest streams the rows of the manifest of the folder of r to
+// fn, with their fields as written (escaped). Errors, including fn's,
+// name the file and line and wrap ErrInvalid; a manifest that is not the
+// one r records is an error wrapping ErrTorn.
+func readManifest(r records, fn func(index int, path, label, region string) error) error {
+	return readCSV(r, ManifestFile, manifestHeader, func(rec []string) error {
+		index, err := strconv.Atoi(rec[0])
+		if err != nil || index < 0 || rec[0] != strconv.Itoa(index) {
+			return fmt.Errorf("index %q is not a non-negative integer", rec[0])
+		}
+		return fn(index, rec[1], rec[2], rec[3])
+	})
+}
