@@ -3,10 +3,8 @@ package features
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
-	"github.com/covpipe/covpipe/gabor"
 	"github.com/covpipe/covpipe/imageio"
 )
 
@@ -18,24 +16,29 @@ type Map struct {
 	Planes [][]float64
 }
 
-// Workspace holds the per-goroutine state of computing one Set: the
-// gabor.Workspace of the current image size and buffers for intermediate
-// planes that the set does not keep. It adapts to the image size,
-// allocating when the size changes. A Workspace is not safe for concurrent
-// use: give each goroutine its own.
+// Workspace holds the per-goroutine state of computing one Set: for each
+// family of planes the set uses, its buffers for the current image size
+// (a gabor.Workspace, the planes the set does not keep). It adapts to the
+// image size, allocating when the size changes. A Workspace is not safe for
+// concurrent use: give each goroutine its own.
 type Workspace struct {
-	set  *Set
-	gw   *gabor.Workspace
-	gdst [][]float64 // the bank's 40 destination planes, when s has Gabor planes
-	gbuf []float64   // backing of the planes the set does not keep
-	row  []float64   // destination of the derivatives the set does not keep
+	set      *Set
+	passes   []pass
+	preparer []preparer // the passes that are preparers
+	// out[k] is the destination of the planes of s.parts[k], as
+	// pass.compute takes them.
+	out [][][]float64
 }
 
 // NewWorkspace returns a Workspace for computing s.
 func (s *Set) NewWorkspace() *Workspace {
-	ws := &Workspace{set: s}
-	if s.bank != nil {
-		ws.gdst = make([][]float64, gabor.NumPlanes)
+	ws := &Workspace{set: s, passes: make([]pass, len(s.parts)), out: make([][][]float64, len(s.parts))}
+	for k, p := range s.parts {
+		ws.passes[k] = p.newPass()
+		if p, ok := ws.passes[k].(preparer); ok {
+			ws.preparer = append(ws.preparer, p)
+		}
+		ws.out[k] = make([][]float64, len(p.index))
 	}
 	return ws
 }
@@ -72,64 +75,24 @@ func (s *Set) ComputeTo(dst *Map, img *imageio.Image, ws *Workspace) error {
 	} else if ws.set != s {
 		return errors.New("features: workspace belongs to another Set")
 	}
-	w, h := img.W, img.H
-	if cap(ws.row) < w {
-		ws.row = make([]float64, w)
-	}
-	if s.bank != nil {
-		if err := ws.resize(w, h); err != nil {
+	for _, p := range ws.preparer {
+		if err := p.prepare(img.W, img.H); err != nil {
 			return fmt.Errorf("features: %w", err)
 		}
 	}
-	dst.resize(s, w, h)
-
-	// The derivative planes of each channel (I, R, G, B) are made in one
-	// pass; deriv[c][op−opDx] is the destination, nil when not kept.
-	var deriv [4][4][]float64
-	var hasDeriv [4]bool
-	for k, p := range s.planes {
-		out := dst.Planes[k]
-		switch {
-		case p.src == srcX:
-			fillX(out, w)
-		case p.src == srcY:
-			fillY(out, w)
-		case p.src == srcGabor:
-			ws.gdst[p.gabor] = out
-		case p.op == opValue:
-			copy(out, channel(img, p.src))
-		default:
-			c := p.src - srcGray
-			deriv[c][p.op-opDx] = out
-			hasDeriv[c] = true
+	dst.resize(s, img.W, img.H)
+	for k, p := range s.parts {
+		out := ws.out[k]
+		for i, j := range p.index {
+			if j >= 0 {
+				out[i] = dst.Planes[j]
+			}
 		}
-	}
-	for c, d := range deriv {
-		if hasDeriv[c] {
-			derivatives(d[0], d[1], d[2], d[3], channel(img, srcGray+source(c)), ws.row, w)
-		}
-	}
-	if s.bank != nil {
-		if err := s.bank.MagnitudesTo(ws.gdst, img.Gray, w, h, ws.gw); err != nil {
-			// Unreachable: check has validated what the bank checks.
+		if err := ws.passes[k].compute(out, img); err != nil {
 			return fmt.Errorf("features: %w", err)
 		}
 	}
 	return nil
-}
-
-// channel returns the plane of img that src names, one of srcGray, srcR,
-// srcG, srcB.
-func channel(img *imageio.Image, src source) []float64 {
-	switch src {
-	case srcR:
-		return img.R
-	case srcG:
-		return img.G
-	case srcB:
-		return img.B
-	}
-	return img.Gray
 }
 
 // check validates the planes of img that s reads.
@@ -141,8 +104,12 @@ func (s *Set) check(img *imageio.Image) error {
 	if w < 1 || h < 1 || w > imageio.MaxPixels/h {
 		return fmt.Errorf("features: image size %dx%d, want 1 ≤ W, H and W·H ≤ %d", w, h, imageio.MaxPixels)
 	}
-	if s.bank != nil && (w > gabor.MaxSide || h > gabor.MaxSide) {
-		return fmt.Errorf("features: image size %dx%d exceeds %d, the largest side for Gabor planes", w, h, gabor.MaxSide)
+	for _, p := range s.parts {
+		if p.fam.check != nil {
+			if err := p.fam.check(w, h); err != nil {
+				return fmt.Errorf("features: %w", err)
+			}
+		}
 	}
 	var named [4]struct {
 		name string
@@ -192,43 +159,10 @@ func firstNonFinite(p []float64) int {
 	return -1
 }
 
-// resize makes ws ready for w×h images: a gabor.Workspace of that size and
-// buffers for the Gabor planes that s does not keep.
-func (ws *Workspace) resize(w, h int) error {
-	if ws.gw != nil {
-		if gw, gh := ws.gw.Size(); gw == w && gh == h {
-			return nil
-		}
-	}
-	gw, err := ws.set.bank.NewWorkspace(w, h)
-	if err != nil {
-		return err
-	}
-	n := w * h
-	unused := 0
-	for _, k := range ws.set.gaborOut {
-		if k < 0 {
-			unused++
-		}
-	}
-	if cap(ws.gbuf) < unused*n {
-		ws.gbuf = make([]float64, unused*n)
-	}
-	j := 0
-	for i, k := range ws.set.gaborOut {
-		if k < 0 {
-			ws.gdst[i] = ws.gbuf[j*n : (j+1)*n : (j+1)*n]
-			j++
-		}
-	}
-	ws.gw = gw
-	return nil
-}
-
 // resize gives m the names of s and Dim planes of w·h values, reusing its
 // planes when they are all large enough.
 func (m *Map) resize(s *Set, w, h int) {
-	n, d := w*h, len(s.planes)
+	n, d := w*h, len(s.names)
 	m.W, m.H = w, h
 	if !slices.Equal(m.Names, s.names) {
 		m.Names = s.Names()
@@ -253,78 +187,5 @@ func (m *Map) resize(s *Set, w, h int) {
 	m.Planes = make([][]float64, d)
 	for k := range m.Planes {
 		m.Planes[k] = buf[k*stride : k*stride+n : k*stride+n]
-	}
-}
-
-// fillX writes the column index x into each pixel of dst, whose rows have
-// w pixels.
-func fillX(dst []float64, w int) {
-	row := dst[:w]
-	for x := range row {
-		row[x] = float64(x)
-	}
-	for i := w; i < len(dst); i += w {
-		copy(dst[i:i+w], row)
-	}
-}
-
-// fillY writes the row index y into each pixel of dst, whose rows have w
-// pixels.
-func fillY(dst []float64, w int) {
-	for y, i := 0, 0; i < len(dst); y, i = y+1, i+w {
-		row := dst[i : i+w]
-		v := float64(y)
-		for x := range row {
-			row[x] = v
-		}
-	}
-}
-
-// derivatives writes the four derivative planes of src, whose rows have
-// w pixels, with the edge pixel replicated beyond the border:
-//
-//	dx  = |C(x+1, y) − C(x−1, y)|
-//	dy  = |C(x, y+1) − C(x, y−1)|
-//	dxx = |C(x+1, y) + C(x−1, y) − 2C(x, y)|
-//	dyy = |C(x, y+1) + C(x, y−1) − 2C(x, y)|
-//
-// One pass computes all four, reading each source value once; an output
-// the set does not keep is nil and goes to the row of scratch, which has
-// length w.
-func derivatives(dx, dy, dxx, dyy, src, scratch []float64, w int) {
-	n := len(src)
-	for i := 0; i < n; i += w {
-		row := func(p []float64) []float64 {
-			if p == nil {
-				return scratch[:w]
-			}
-			return p[i : i+w]
-		}
-		ox, oy, oxx, oyy := row(dx), row(dy), row(dxx), row(dyy)
-		c := src[i : i+w]
-		up, down := src[max(i-w, 0):][:w], src[min(i+w, n-w):][:w]
-		// The border columns, where the edge pixel stands in for its
-		// missing neighbour.
-		for _, x := range [...]int{0, w - 1} {
-			l, r := c[max(x-1, 0)], c[min(x+1, w-1)]
-			ox[x] = math.Abs(r - l)
-			oxx[x] = math.Abs(r + l - 2*c[x])
-			oy[x] = math.Abs(down[x] - up[x])
-			oyy[x] = math.Abs(down[x] + up[x] - 2*c[x])
-		}
-		if w < 3 {
-			continue
-		}
-		// Equal lengths let the compiler drop the bounds checks.
-		k := w - 2
-		L, C, R, U, D := c[:k], c[1:1+k], c[2:2+k], up[1:1+k], down[1:1+k]
-		X, Y, XX, YY := ox[1:1+k], oy[1:1+k], oxx[1:1+k], oyy[1:1+k]
-		for x := range C {
-			m, l, r, u, d := C[x], L[x], R[x], U[x], D[x]
-			X[x] = math.Abs(r - l)
-			XX[x] = math.Abs(r + l - 2*m)
-			Y[x] = math.Abs(d - u)
-			YY[x] = math.Abs(d + u - 2*m)
-		}
 	}
 }

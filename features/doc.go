@@ -71,5 +71,52 @@
 // features of many images of one size allocates nothing. The derivatives
 // of a channel take one pass over it, whichever of them the set keeps, and
 // the check for non-finite pixels one more; the Gabor planes cost far more
-// than all others (about 3 ms for 64×64, see package gabor).
+// than all others (see package gabor).
+//
+// # Adding a feature plane
+//
+// A family of planes is one file and one line:
+//
+//  1. A file defines a family value: the names of its single planes and of
+//     its groups, what they read from the image (readsNothing, readsGrey or
+//     readsColour; ComputeTo checks those image planes before computing any
+//     plane), and build, which returns, for the planes a set keeps, the
+//     constructor of a per-goroutine pass. The pass's compute writes the
+//     planes in one pass over the image: out[i] is the destination of plane
+//     i, nil when the set does not keep it, so that planes computed
+//     together (the derivatives of a channel) send the others to scratch.
+//     A pass with buffers reallocates them when the image size changes (in
+//     a prepare method when that can fail); shared(p) is the build of a
+//     family whose pass p keeps nothing.
+//  2. A line in the table families (families.go) puts the family in the
+//     order of this documentation and of the valid names in error
+//     messages. A preset is a line in the table presets.
+//  3. The planes are documented under Definitions and added to everyPlane
+//     and straightforward in planes_test.go, which compare every plane
+//     with a per-pixel evaluation of its definition (TestEveryPlane fails
+//     until they are).
+//
+// For example, a gradient magnitude Im = sqrt(Ix² + Iy²) is a file
+// magnitude.go,
+//
+//	var magnitude = family{
+//		planes: []string{"Im"},
+//		reads:  readsGrey,
+//		build:  shared(magnitudePass{}),
+//	}
+//
+//	type magnitudePass struct{}
+//
+//	func (magnitudePass) compute(out [][]float64, img *imageio.Image) error {
+//		g, w, h := img.Gray, img.W, img.H
+//		for i := range out[0] {
+//			x, y := i%w, i/w
+//			dx := g[y*w+min(x+1, w-1)] - g[y*w+max(x-1, 0)]
+//			dy := g[min(y+1, h-1)*w+x] - g[max(y-1, 0)*w+x]
+//			out[0][i] = math.Hypot(dx, dy)
+//		}
+//		return nil
+//	}
+//
+// and the line "magnitude," in families, after the channel families.
 package features

@@ -2,116 +2,34 @@ package features
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/covpipe/covpipe/gabor"
 )
 
-// source is the plane a feature is computed from.
-type source uint8
-
-const (
-	srcX source = iota
-	srcY
-	srcGray
-	srcR
-	srcG
-	srcB
-	srcGabor
-)
-
-// op is the operation applied to a source plane.
-type op uint8
-
-const (
-	opValue op = iota
-	opDx
-	opDy
-	opDxx
-	opDyy
-)
-
-// plane describes one expanded feature plane.
-type plane struct {
-	src   source
-	op    op
-	gabor int // plane index v·8+u when src is srcGabor
-}
-
-// Name tables, read-only after package initialisation.
-var (
-	// planeNames lists the names of the single planes in the order of the
-	// documentation, for error messages.
-	planeNames []string
-	// planes maps the name of a single plane to its definition.
-	planes = map[string]plane{}
-	// groups maps a group or preset name to the names it expands to.
-	groups = map[string][]string{}
-	// groupNames lists the group names, and presetNames the preset names,
-	// in documentation order.
-	groupNames  []string
-	presetNames = []string{"texture", "face", "reid"}
-	// validNames is the list of accepted names for error messages.
-	validNames string
-)
-
-func init() {
-	add := func(name string, p plane) {
-		planeNames = append(planeNames, name)
-		planes[name] = p
-	}
-	group := func(name string, members ...string) {
-		groupNames = append(groupNames, name)
-		groups[name] = members
-	}
-	add("x", plane{src: srcX})
-	add("y", plane{src: srcY})
-	for _, c := range []struct {
-		name string
-		src  source
-	}{{"I", srcGray}, {"R", srcR}, {"G", srcG}, {"B", srcB}} {
-		add(c.name, plane{src: c.src})
-		add(c.name+"x", plane{src: c.src, op: opDx})
-		add(c.name+"y", plane{src: c.src, op: opDy})
-		add(c.name+"xx", plane{src: c.src, op: opDxx})
-		add(c.name+"yy", plane{src: c.src, op: opDyy})
-		group(c.name+"'", c.name+"x", c.name+"y")
-		group(c.name+"''", c.name+"xx", c.name+"yy")
-	}
-	all := make([]string, gabor.NumPlanes)
-	for v := range gabor.NumScales {
-		for u := range gabor.NumOrientations {
-			i := gabor.Index(v, u)
-			all[i] = gabor.Name(v, u)
-			planes[all[i]] = plane{src: srcGabor, gabor: i}
-		}
-	}
-	group("gabor", all...)
-	groups["texture"] = []string{"I", "Ix", "Iy", "Ixx", "Iyy"}
-	groups["face"] = []string{"I", "x", "y", "gabor"}
-	groups["reid"] = []string{"x", "y", "R", "G", "B", "R'", "G'", "B'", "R''", "G''", "B''"}
-
-	validNames = fmt.Sprintf("valid names: %s, %s (v = 0..%d, u = 0..%d); groups: %s; presets: %s",
-		strings.Join(planeNames, ", "), "G_v<v>_u<u>", gabor.NumScales-1, gabor.NumOrientations-1,
-		strings.Join(groupNames, ", "), strings.Join(presetNames, ", "))
-}
-
 // Set is an ordered list of feature planes: the per-pixel feature vector
 // F(x, y) of a covariance descriptor. It is immutable and safe for
 // concurrent use.
 type Set struct {
-	names  []string
-	planes []plane
-	str    string
+	names []string
+	parts []part
+	str   string
 
 	needGray bool
 	// colour names the first plane that reads R, G or B, empty if none.
-	colour string
-	// bank is the Gabor bank, nil when the set has no Gabor plane;
-	// gaborOut[i] is the index in the set of Gabor plane i, or −1.
-	bank     *gabor.Bank
-	gaborOut [gabor.NumPlanes]int
+	colour   string
+	hasGabor bool
 	border   gabor.Border
+}
+
+// part is the planes of one family that a set keeps.
+type part struct {
+	fam *family
+	// index[i] is the set's index of the family's plane i, or −1.
+	index []int
+	// newPass makes the pass of a Workspace.
+	newPass func() pass
 }
 
 // gaborBorderKey is the option of a feature spec that selects the Gabor
@@ -134,7 +52,7 @@ const gaborBorderKey = "gabor-border"
 func Parse(spec string) (*Set, error) {
 	list, optText, hasOpts := strings.Cut(spec, ";")
 	if strings.TrimSpace(list) == "" {
-		return nil, fmt.Errorf("features: empty feature list; %s", validNames)
+		return nil, fmt.Errorf("features: empty feature list; %s", table.valid)
 	}
 	names := strings.Split(list, ",")
 	for i, n := range names {
@@ -188,16 +106,14 @@ func ParseWithGaborBorder(spec, border string) (*Set, error) {
 // preset.
 func New(names []string) (*Set, error) {
 	if len(names) == 0 {
-		return nil, fmt.Errorf("features: empty feature list; %s", validNames)
+		return nil, fmt.Errorf("features: empty feature list; %s", table.valid)
 	}
 	s := new(Set)
 	from := make(map[string]string) // expanded name -> the name it came from
-	for i := range s.gaborOut {
-		s.gaborOut[i] = -1
-	}
+	index := make([][]int, len(families))
 	var expand func(name, origin string) error
 	expand = func(name, origin string) error {
-		if members, ok := groups[name]; ok {
+		if members, ok := table.groups[name]; ok {
 			for _, m := range members {
 				if err := expand(m, origin); err != nil {
 					return err
@@ -205,9 +121,9 @@ func New(names []string) (*Set, error) {
 			}
 			return nil
 		}
-		p, ok := planes[name]
+		ref, ok := table.planes[name]
 		if !ok {
-			return fmt.Errorf("features: unknown feature %q; %s", name, validNames)
+			return fmt.Errorf("features: unknown feature %q; %s", name, table.valid)
 		}
 		if prev, dup := from[name]; dup {
 			if prev == name && origin == name {
@@ -216,48 +132,59 @@ func New(names []string) (*Set, error) {
 			return fmt.Errorf("features: duplicate feature %q (from %q and %q)", name, prev, origin)
 		}
 		from[name] = origin
-		switch p.src {
-		case srcGray:
+		fam := &families[ref.fam]
+		switch fam.reads {
+		case readsGrey:
 			s.needGray = true
-		case srcR, srcG, srcB:
+		case readsColour:
 			if s.colour == "" {
 				s.colour = name
 			}
-		case srcGabor:
-			s.needGray = true
-			s.gaborOut[p.gabor] = len(s.planes)
 		}
+		if index[ref.fam] == nil {
+			index[ref.fam] = slices.Repeat([]int{-1}, len(fam.planes))
+		}
+		index[ref.fam][ref.i] = len(s.names)
 		s.names = append(s.names, name)
-		s.planes = append(s.planes, p)
 		return nil
 	}
 	for i, n := range names {
 		if n == "" {
-			return nil, fmt.Errorf("features: empty name at position %d of %d; %s", i+1, len(names), validNames)
+			return nil, fmt.Errorf("features: empty name at position %d of %d; %s", i+1, len(names), table.valid)
 		}
 		if err := expand(n, n); err != nil {
 			return nil, err
 		}
 	}
-	for _, k := range s.gaborOut {
-		if k >= 0 {
-			if err := s.setBank(gabor.ZeroPad); err != nil {
-				return nil, err
-			}
-			break
+	for f, idx := range index {
+		if idx != nil {
+			s.parts = append(s.parts, part{fam: &families[f], index: idx})
+			s.hasGabor = s.hasGabor || families[f].gaborBorder
 		}
 	}
-	s.setString()
+	if err := s.build(settings{gaborBorder: gabor.ZeroPad}); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-// setBank gives s a Gabor bank with border b.
-func (s *Set) setBank(b gabor.Border) error {
-	bank, err := gabor.NewBank(gabor.Params{Border: b})
-	if err != nil {
-		return fmt.Errorf("features: %w", err)
+// build makes the passes of s's parts for o, replacing the parts, and
+// sets the canonical form.
+func (s *Set) build(o settings) error {
+	parts := make([]part, len(s.parts))
+	for k, p := range s.parts {
+		keep := make([]bool, len(p.index))
+		for i, j := range p.index {
+			keep[i] = j >= 0
+		}
+		var err error
+		if p.newPass, err = p.fam.build(keep, o); err != nil {
+			return fmt.Errorf("features: %w", err)
+		}
+		parts[k] = p
 	}
-	s.bank, s.border = bank, b
+	s.parts, s.border = parts, o.gaborBorder
+	s.setString()
 	return nil
 }
 
@@ -267,7 +194,7 @@ func (s *Set) setBank(b gabor.Border) error {
 // defaults differ.
 func (s *Set) setString() {
 	s.str = strings.Join(s.names, ",")
-	if s.bank != nil {
+	if s.hasGabor {
 		s.str += ";" + gaborBorderKey + "=" + s.border.String()
 	}
 }
@@ -276,19 +203,18 @@ func (s *Set) setString() {
 // returns an error for a set without Gabor planes, where the border would
 // silently do nothing.
 func (s *Set) WithGaborBorder(b gabor.Border) (*Set, error) {
-	if s.bank == nil {
+	if !s.hasGabor {
 		return nil, fmt.Errorf("features: %s=%v given, but %q has no Gabor planes", gaborBorderKey, b, strings.Join(s.names, ","))
 	}
 	c := *s
-	if err := c.setBank(b); err != nil {
+	if err := c.build(settings{gaborBorder: b}); err != nil {
 		return nil, err
 	}
-	c.setString()
 	return &c, nil
 }
 
 // HasGabor reports whether the set has Gabor planes.
-func (s *Set) HasGabor() bool { return s.bank != nil }
+func (s *Set) HasGabor() bool { return s.hasGabor }
 
 // GaborBorder returns the border extension of the Gabor planes (ZeroPad,
 // the default, for a set without them).
@@ -300,7 +226,7 @@ func (s *Set) Names() []string { return append([]string(nil), s.names...) }
 
 // Dim returns the number of planes d, the side of the d×d covariance
 // descriptor.
-func (s *Set) Dim() int { return len(s.planes) }
+func (s *Set) Dim() int { return len(s.names) }
 
 // NeedsColor reports whether the set reads the colour planes R, G, B, so
 // that images must be loaded with imageio.Options.Color.

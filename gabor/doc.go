@@ -49,9 +49,9 @@
 // wide, far wider than a 32×32 crop). This costs nothing at face-crop
 // sizes: both engines fold the border extension into the taps, so a kernel
 // wider than the image costs the same as one as wide as the image. The
-// conventional S = 3 would even be slower: at 64×64 it leaves Direct at
-// ~11 ms and slows the FFT engine from ~3 to ~7.7 ms, because truncation
-// spreads the spectra over all coefficients. What the long support buys:
+// conventional S = 3 would not be faster: truncation spreads the spectra
+// over all coefficients, which the FFT engine then has to synthesise. What
+// the long support buys:
 //
 //   - DC: the continuous wavelet is DC-free (the exp(−2π²) ≈ 2.7e-9 term
 //     removes exactly the carrier's residual DC), and the infinite sampled
@@ -117,17 +117,13 @@
 //     spectra, inverse over the non-negligible columns and the image rows
 //     only.
 //   - Auto picks the engine with the lower modelled cost: the DCT engine for
-//     Symmetric borders (3–4× faster than Direct at 32–128 pixels), Direct
-//     for ZeroPad below about 200 pixels.
+//     Symmetric borders, Direct for ZeroPad below about 200 pixels.
 //
 // The engines agree to ~1e-14 relative (tested to 1e-9) and match a brute
-// force 2-D convolution. On the development machine (2.8 GHz Xeon, CPU time
-// on one core of a shared, noisy machine) the 40 planes of a 64×64 image
-// take about 8 ms with the default bank (ZeroPad, which Auto computes with
-// Direct) and 2.5–3 ms with Symmetric (the DCT engine); 32×32 about 1.1 ms
-// and 0.45 ms. The FFT engine does not pay for ZeroPad at face sizes: only
-// offsets within the image contribute, so Direct's tap lists are at most n
-// long, while the DFT works on the padded extent.
+// force 2-D convolution. The FFT engine does not pay for ZeroPad at face
+// sizes: only offsets within the image contribute, so Direct's tap lists
+// are at most n long, while the DFT works on the padded extent. Timings
+// are in docs/benchmarks.md.
 //
 // # Use
 //

@@ -16,9 +16,8 @@ const (
 )
 
 // MaxSide is the largest accepted image width or height. The bank is built
-// for face crops; the Symmetric-border engine's cost grows like side³
-// (about 20 ms at 128×128), so larger images should be tiled or
-// downsampled first.
+// for face crops; the Symmetric-border engine's cost grows like side³, so
+// larger images should be tiled or downsampled first.
 const MaxSide = 1024
 
 // maxPlans bounds the number of per-size plans a Bank caches.
