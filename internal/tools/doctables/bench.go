@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -26,6 +27,9 @@ type BenchFile struct {
 }
 
 var cpuSuffix = regexp.MustCompile(`-(\d+)$`)
+
+// errNoBench reports a benchmark or unit that a file does not have.
+var errNoBench = errors.New("not in the file")
 
 // ParseBench reads benchmark output. Lines other than benchmark results,
 // `go test`'s headers and comments are skipped; a failed run is an error.
@@ -97,7 +101,7 @@ func (f *BenchFile) Values(name string, cpu int, unit string) ([]float64, error)
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, fmt.Errorf("no benchmark %s (it has %s)", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%w: no benchmark %s (it has %s)", errNoBench, name, strings.Join(names, ", "))
 	}
 	if cpu == 0 {
 		if len(byCPU) > 1 {
@@ -109,7 +113,7 @@ func (f *BenchFile) Values(name string, cpu int, unit string) ([]float64, error)
 	}
 	units := byCPU[cpu]
 	if units == nil {
-		return nil, fmt.Errorf("%s did not run at -cpu %d", name, cpu)
+		return nil, fmt.Errorf("%w: %s did not run at -cpu %d", errNoBench, name, cpu)
 	}
 	v := units[unit]
 	if len(v) == 0 {
@@ -118,7 +122,7 @@ func (f *BenchFile) Values(name string, cpu int, unit string) ([]float64, error)
 			have = append(have, u)
 		}
 		sort.Strings(have)
-		return nil, fmt.Errorf("%s reports no %s (it reports %s)", name, unit, strings.Join(have, ", "))
+		return nil, fmt.Errorf("%w: %s reports no %s (it reports %s)", errNoBench, name, unit, strings.Join(have, ", "))
 	}
 	return v, nil
 }
@@ -178,12 +182,13 @@ func (st *store) benchText(c Cell) (string, error) {
 
 // formatQuantity writes lo–hi (or one value when they print alike) with
 // three significant digits in a unit suited to the size: ns/op and other
-// ns/… units as ns, µs, ms or s; …-ms/op as ms or s; …-s as s; B/op and
-// peak-KB as kB, MB or GB; others as the number and the unit.
+// units in ns (cpu-ns/op, ns/entry) as ns, µs, ms or s; …-ms/op as ms or
+// s; …-s as s; B/op and peak-KB as kB, MB or GB; others as the number and
+// the unit.
 func formatQuantity(lo, hi float64, unit string) string {
 	scale, suffix := 1.0, " "+unit
 	switch {
-	case strings.HasPrefix(unit, "ns/"):
+	case strings.HasPrefix(unit, "ns/") || strings.Contains(unit, "-ns/"):
 		scale, suffix = timeScale(hi * 1e-9)
 		scale *= 1e-9
 	case strings.HasSuffix(unit, "-ms/op"):

@@ -398,3 +398,41 @@ ok  	github.com/covpipe/covpipe/spd	12.3s
 		t.Error("a failed benchmark run parsed")
 	}
 }
+
+// TestRowCells renders a table whose rows override single cells: another
+// run, a text, and a benchmark the file does not have.
+func TestRowCells(t *testing.T) {
+	root := fixture(t)
+	manifest := fixtureManifest + `  - name: cells
+    corner: task
+    missing: "n/a"
+    columns:
+      - {header: a, run: tiny, method: rsr}
+      - {header: b, run: tiny, method: rsr, value: unconverged}
+      - {header: c, bench: spd, benchmark: BenchmarkSteinEntry, sub: d=43}
+    rows:
+      - label: easy
+        task: easy
+        cells: {a: {run: tiny-sigma}, b: {text: "see above"}}
+      - label: hard
+        task: hard
+        cells: {c: {sub: d=17}}
+`
+	write(t, root, "docs/runs/runs.yaml", manifest)
+	write(t, root, "docs/runs/bench/spd.txt", "# command: go test -bench SteinEntry ./spd\nBenchmarkSteinEntry/d=43 100 1500 ns/op\n")
+	write(t, root, "docs/bench.md", "<!-- table:cells -->\n<!-- /table -->\n")
+	if out, err := doctables(t, root, "render"); err != nil {
+		t.Fatalf("render: %v\n%s", err, out)
+	}
+	want := "<!-- table:cells -->\n| task | a | b | c |\n|---|---:|---:|---:|\n" +
+		"| easy | 81.12 ± 2.2 | see above | 1.50 µs |\n" +
+		"| hard | 60.00 ± 3.0 | 0 | n/a |\n" +
+		"\nReproduce: `go run ./internal/tools/doctables run tiny-sigma tiny`; `go test -bench SteinEntry ./spd`.\n<!-- /table -->\n"
+	if got := read(t, root, "docs/bench.md"); got != want {
+		t.Errorf("rendered:\n%s\nwant:\n%s", got, want)
+	}
+	bad := strings.Replace(manifest, "cells: {c: {sub: d=17}}", "cells: {d: {sub: d=17}}", 1)
+	if _, err := ParseManifest([]byte(bad)); err == nil || !strings.Contains(err.Error(), `cells: no column "d"`) {
+		t.Errorf("a row's cells naming no column: %v", err)
+	}
+}

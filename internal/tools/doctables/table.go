@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -18,7 +19,8 @@ type Table struct {
 	// Corner heads the label column.
 	Corner string `yaml:"corner"`
 	// Missing is written where a run has no result for a cell's task and
-	// method; empty makes that an error.
+	// method, or a benchmark file has no such benchmark or unit; empty
+	// makes that an error.
 	Missing string `yaml:"missing"`
 	// Reproduce replaces the line under the table that says how to
 	// reproduce it (default: the commands of the runs or benchmark files
@@ -37,9 +39,11 @@ type Column struct {
 	Cell   `yaml:",inline"`
 }
 
-// Row is a table row: a label and the cell fields it sets.
+// Row is a table row: a label, the cell fields it sets and, in Cells,
+// fields that override the merged cell of the column with that header.
 type Row struct {
-	Label string `yaml:"label"`
+	Label string          `yaml:"label"`
+	Cells map[string]Cell `yaml:"cells"`
 	Cell  `yaml:",inline"`
 }
 
@@ -55,6 +59,7 @@ type Row struct {
 //   - seconds: the method's time summed over repeats (not for accuracy
 //     tables: timings change from run to run);
 //   - unconverged: the count of sparse codes that hit their solver's cap;
+//   - degenerate: the count of sparse codes that were all zero;
 //   - bench: benchmark Benchmark (+ "/" + Sub) of the file Bench, its Unit
 //     summarised by Stat (range, median or min) over the -count runs.
 type Cell struct {
@@ -83,7 +88,7 @@ type Cell struct {
 	Bold        *bool `yaml:"bold"`
 }
 
-var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "seconds", "unconverged", "bench"}
+var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "seconds", "unconverged", "degenerate", "bench"}
 
 // kind returns what c shows.
 func (c *Cell) kind() (string, error) {
@@ -143,6 +148,28 @@ func merge(def, col, row Cell) (Cell, error) {
 	return out, nil
 }
 
+// cell returns the cell at row r and column c.
+func (t *Table) cell(r Row, c Column) (Cell, error) {
+	cell, err := merge(t.Cell, c.Cell, r.Cell)
+	if err != nil {
+		return cell, err
+	}
+	over, ok := r.Cells[c.Header]
+	if !ok {
+		return cell, nil
+	}
+	if over.Text != "" {
+		return over, nil // a text replaces the cell
+	}
+	o, v := reflect.ValueOf(&cell).Elem(), reflect.ValueOf(over)
+	for i := range o.NumField() {
+		if !v.Field(i).IsZero() {
+			o.Field(i).Set(v.Field(i))
+		}
+	}
+	return cell, nil
+}
+
 func (t *Table) check(m *Manifest) error {
 	if len(t.Columns) == 0 || len(t.Rows) == 0 {
 		return fmt.Errorf("needs columns and rows")
@@ -159,11 +186,16 @@ func (t *Table) check(m *Manifest) error {
 		}
 	}
 	for _, r := range t.Rows {
+		for h := range r.Cells {
+			if !slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Header == h && c.Ref == nil }) {
+				return fmt.Errorf("row %q: cells: no column %q (of cells, not ref)", r.Label, h)
+			}
+		}
 		for _, c := range t.Columns {
 			if c.Ref != nil {
 				continue
 			}
-			cell, err := merge(t.Cell, c.Cell, r.Cell)
+			cell, err := t.cell(r, c)
 			if err == nil {
 				err = cell.check(m)
 			}
@@ -245,7 +277,7 @@ func (t *Table) Render(st *store) (string, error) {
 			if c.Ref != nil {
 				text = c.Ref[i]
 			} else {
-				cell, err := merge(t.Cell, c.Cell, r.Cell)
+				cell, err := t.cell(r, c)
 				if err != nil {
 					return "", fmt.Errorf("row %q, column %q: %w", r.Label, c.Header, err)
 				}
@@ -295,7 +327,11 @@ func (st *store) cellValue(c Cell, missing string) (string, error) {
 	case "text":
 		return c.Text, nil
 	case "bench":
-		return st.benchText(c)
+		text, err := st.benchText(c)
+		if errors.Is(err, errNoBench) && missing != "" {
+			return missing, nil
+		}
+		return text, err
 	}
 	e, err := st.extract(c.Run)
 	if err != nil {
@@ -369,6 +405,8 @@ func (st *store) cellValue(c Cell, missing string) (string, error) {
 		return fixed(r.Seconds, intOr(c.Decimals, 1)) + " s", nil
 	case "unconverged":
 		return strconv.Itoa(r.Unconverged), nil
+	case "degenerate":
+		return strconv.Itoa(r.Degenerate), nil
 	}
 	return "", fmt.Errorf("unknown value %q", k)
 }
