@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -17,16 +16,21 @@ import (
 
 // BenchFile is a committed `go test -bench` output (docs/runs/bench/ID.txt),
 // or a file in the same format made by docs/bench/sitting.sh for whole
-// processes. Lines "# command: ..." name the commands that produced it.
+// processes. Lines "# command: ..." name the commands that produced the
+// results below them.
 type BenchFile struct {
 	Commands []string
 	// CPU is the processor that `go test` reported.
 	CPU string
-	// samples[name][cpu][unit] holds one value per -count run.
-	samples map[string]map[int]map[string][]float64
+	// samples[name] holds, per unit, one value per -count run, with the
+	// name as printed (`go test` appends -N, GOMAXPROCS, unless it is 1).
+	samples map[string]*benchSamples
 }
 
-var cpuSuffix = regexp.MustCompile(`-(\d+)$`)
+type benchSamples struct {
+	units   map[string][]float64
+	command int // index in Commands, -1 for none
+}
 
 // errNoBench reports a benchmark or unit that a file does not have.
 var errNoBench = errors.New("not in the file")
@@ -34,7 +38,7 @@ var errNoBench = errors.New("not in the file")
 // ParseBench reads benchmark output. Lines other than benchmark results,
 // `go test`'s headers and comments are skipped; a failed run is an error.
 func ParseBench(b []byte) (*BenchFile, error) {
-	f := &BenchFile{samples: map[string]map[int]map[string][]float64{}}
+	f := &BenchFile{samples: map[string]*benchSamples{}}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -69,62 +73,93 @@ func (f *BenchFile) addLine(line string) error {
 	if _, err := strconv.Atoi(fields[1]); err != nil {
 		return fmt.Errorf("iterations %q: %w", fields[1], err)
 	}
-	name, cpu := fields[0], 1
-	if m := cpuSuffix.FindStringSubmatch(name); m != nil {
-		cpu, _ = strconv.Atoi(m[1])
-		name = strings.TrimSuffix(name, m[0])
+	s := f.samples[fields[0]]
+	if s == nil {
+		s = &benchSamples{units: map[string][]float64{}}
+		f.samples[fields[0]] = s
 	}
-	if f.samples[name] == nil {
-		f.samples[name] = map[int]map[string][]float64{}
-	}
-	if f.samples[name][cpu] == nil {
-		f.samples[name][cpu] = map[string][]float64{}
-	}
+	s.command = len(f.Commands) - 1
 	for i := 2; i < len(fields); i += 2 {
 		v, err := strconv.ParseFloat(fields[i], 64)
 		if err != nil {
 			return fmt.Errorf("value %q: %w", fields[i], err)
 		}
-		unit := fields[i+1]
-		f.samples[name][cpu][unit] = append(f.samples[name][cpu][unit], v)
+		s.units[fields[i+1]] = append(s.units[fields[i+1]], v)
 	}
 	return nil
 }
 
 // Values returns the values of unit that benchmark name reported at cpu
-// (0: the only cpu count it ran at).
-func (f *BenchFile) Values(name string, cpu int, unit string) ([]float64, error) {
-	byCPU := f.samples[name]
-	if byCPU == nil {
+// (GOMAXPROCS; 0: the only count it ran at), and the command that ran it
+// ("" when the file names none).
+func (f *BenchFile) Values(name string, cpu int, unit string) ([]float64, string, error) {
+	var found []string
+	for printed := range f.samples {
+		rest, ok := strings.CutPrefix(printed, name)
+		switch {
+		case !ok:
+		case rest == "":
+			if cpu == 0 || cpu == 1 {
+				found = append(found, printed)
+			}
+		case rest[0] == '-':
+			n, err := strconv.Atoi(rest[1:])
+			if err == nil && n > 1 && (cpu == 0 || cpu == n) && f.ranAt(f.samples[printed].command, n) {
+				found = append(found, printed)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
 		var names []string
 		for n := range f.samples {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, fmt.Errorf("%w: no benchmark %s (it has %s)", errNoBench, name, strings.Join(names, ", "))
-	}
-	if cpu == 0 {
-		if len(byCPU) > 1 {
-			return nil, fmt.Errorf("%s ran at several -cpu counts: name one (cpu)", name)
+		at := ""
+		if cpu != 0 {
+			at = fmt.Sprintf(" at -cpu %d", cpu)
 		}
-		for c := range byCPU {
-			cpu = c
-		}
+		return nil, "", fmt.Errorf("%w: no benchmark %s%s (it has %s)", errNoBench, name, at, strings.Join(names, ", "))
+	case 1:
+	default:
+		sort.Strings(found)
+		return nil, "", fmt.Errorf("%s ran at several -cpu counts (%s): name one (cpu)", name, strings.Join(found, ", "))
 	}
-	units := byCPU[cpu]
-	if units == nil {
-		return nil, fmt.Errorf("%w: %s did not run at -cpu %d", errNoBench, name, cpu)
-	}
-	v := units[unit]
+	s := f.samples[found[0]]
+	v := s.units[unit]
 	if len(v) == 0 {
 		var have []string
-		for u := range units {
+		for u := range s.units {
 			have = append(have, u)
 		}
 		sort.Strings(have)
-		return nil, fmt.Errorf("%w: %s reports no %s (it reports %s)", errNoBench, name, unit, strings.Join(have, ", "))
+		return nil, "", fmt.Errorf("%w: %s reports no %s (it reports %s)", errNoBench, found[0], unit, strings.Join(have, ", "))
 	}
-	return v, nil
+	cmd := ""
+	if s.command >= 0 {
+		cmd = f.Commands[s.command]
+	}
+	return v, cmd, nil
+}
+
+// ranAt says whether command i may have run at GOMAXPROCS n: it names n
+// in its -cpu flag, or it gives none (or is unknown).
+func (f *BenchFile) ranAt(i, n int) bool {
+	if i < 0 {
+		return true
+	}
+	fields := strings.Fields(f.Commands[i])
+	for j, w := range fields {
+		list, ok := strings.CutPrefix(w, "-cpu=")
+		if !ok && w == "-cpu" && j+1 < len(fields) {
+			list, ok = fields[j+1], true
+		}
+		if ok {
+			return slices.Contains(strings.Split(strings.Trim(list, "'"), ","), strconv.Itoa(n))
+		}
+	}
+	return true
 }
 
 // BenchPath is where bench file id lives.
@@ -144,11 +179,11 @@ func readBench(path string) (*BenchFile, error) {
 	return f, nil
 }
 
-// benchText renders a bench cell.
-func (st *store) benchText(c Cell) (string, error) {
+// benchText renders a bench cell and returns the command behind it.
+func (st *store) benchText(c Cell) (string, string, error) {
 	f, err := st.bench(c.Bench)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	name := c.Benchmark
 	if c.Sub != "" {
@@ -158,9 +193,9 @@ func (st *store) benchText(c Cell) (string, error) {
 	if unit == "" {
 		unit = "ns/op"
 	}
-	v, err := f.Values(name, c.CPU, unit)
+	v, cmd, err := f.Values(name, c.CPU, unit)
 	if err != nil {
-		return "", fmt.Errorf("bench %s: %w", c.Bench, err)
+		return "", "", fmt.Errorf("bench %s: %w", c.Bench, err)
 	}
 	v = slices.Clone(v)
 	sort.Float64s(v)
@@ -177,7 +212,11 @@ func (st *store) benchText(c Cell) (string, error) {
 	case "min":
 		lo, hi = v[0], v[0]
 	}
-	return formatQuantity(lo, hi, unit), nil
+	text := formatQuantity(lo, hi, unit)
+	if c.NoUnit != nil && *c.NoUnit {
+		text, _, _ = strings.Cut(text, " ")
+	}
+	return text, cmd, nil
 }
 
 // formatQuantity writes lo–hi (or one value when they print alike) with

@@ -88,17 +88,8 @@ func (st *store) reproduce(src sources) (string, error) {
 			parts = append(parts, "`"+toolCommand+" run "+strings.Join(src.runs, " ")+"`")
 		}
 	}
-	for _, id := range src.benches {
-		f, err := st.bench(id)
-		if err != nil {
-			return "", err
-		}
-		for _, c := range f.Commands {
-			parts = append(parts, "`"+c+"`")
-		}
-		if len(f.Commands) == 0 {
-			parts = append(parts, "docs/runs/bench/"+id+".txt")
-		}
+	for _, c := range src.benches {
+		parts = append(parts, "`"+c+"`")
 	}
 	if len(parts) == 0 {
 		return "", nil
@@ -209,7 +200,7 @@ func (st *store) renderInline(line string, n int) (string, []block, error) {
 			return s
 		}
 		var text string
-		if text, err = st.cellText(c, ""); err != nil {
+		if text, err = st.cellText(c, "", nil); err != nil {
 			err = fmt.Errorf("value %q: %w", m[1], err)
 			return s
 		}

@@ -351,10 +351,16 @@ cpu: AMD EPYC
 BenchmarkSteinEntry/d=43         	  700000	      1723 ns/op	       0 B/op	       0 allocs/op
 BenchmarkSteinEntry/d=43         	  700000	      1789.5 ns/op	       0 B/op	       0 allocs/op
 BenchmarkSteinEntry/d=43         	  700000	      1741 ns/op	       0 B/op	       0 allocs/op
+# command: go test -run X -bench 'GramSym600|Texture' -cpu 2 -count 3 ./spd
 BenchmarkGramSym600-2            	       3	 498000000 ns/op	 2880000 B/op
 BenchmarkTexture-2               	       3	 1000 ns/op	 1720.4 images/s
 BenchmarkTexture-2               	       3	 1000 ns/op	 1890 images/s
+# command: docs/bench/sitting.sh processes
 BenchmarkProcess/synthetic 1 2.62 wall-s 5.1 cpu-s 48211 peak-KB
+# command: go test -bench SVM -cpu 1,2 ./svm
+BenchmarkSteinSVM/decide-5000 	       2	  43296237 ns/op	 2859056 B/op	       4 allocs/op
+BenchmarkLasso 	       2	  4329 ns/op	 10.5 nonzeros/op
+BenchmarkLasso-2 	       2	  4000 ns/op	 10.5 nonzeros/op
 PASS
 ok  	github.com/covpipe/covpipe/spd	12.3s
 `
@@ -362,7 +368,8 @@ ok  	github.com/covpipe/covpipe/spd	12.3s
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.CPU != "AMD EPYC" || len(f.Commands) != 1 {
+	yes := true
+	if f.CPU != "AMD EPYC" || len(f.Commands) != 4 {
 		t.Errorf("cpu %q, commands %q", f.CPU, f.Commands)
 	}
 	st := &store{benches: map[string]*BenchFile{"spd": f}}
@@ -378,19 +385,36 @@ ok  	github.com/covpipe/covpipe/spd	12.3s
 		{Cell{Benchmark: "BenchmarkTexture", Unit: "images/s"}, "1,720–1,890 images/s"},
 		{Cell{Benchmark: "BenchmarkProcess/synthetic", Unit: "wall-s"}, "2.62 s"},
 		{Cell{Benchmark: "BenchmarkProcess/synthetic", Unit: "peak-KB"}, "49.4 MB"},
+		{Cell{Benchmark: "BenchmarkSteinSVM/decide-5000"}, "43.3 ms"},
+		{Cell{Benchmark: "BenchmarkLasso", CPU: 1, Unit: "nonzeros/op"}, "10.5 nonzeros/op"},
+		{Cell{Benchmark: "BenchmarkLasso", CPU: 2, Unit: "nonzeros/op", NoUnit: &yes}, "10.5"},
 	} {
 		tc.c.Bench = "spd"
-		got, err := st.benchText(tc.c)
+		got, cmd, err := st.benchText(tc.c)
 		if err != nil || got != tc.want {
 			t.Errorf("%+v: %q (%v), want %q", tc.c, got, err, tc.want)
+		}
+		wantCmd := f.Commands[0]
+		switch {
+		case strings.HasPrefix(tc.c.Benchmark, "BenchmarkGramSym600"), strings.HasPrefix(tc.c.Benchmark, "BenchmarkTexture"):
+			wantCmd = f.Commands[1]
+		case strings.HasPrefix(tc.c.Benchmark, "BenchmarkProcess"):
+			wantCmd = f.Commands[2]
+		case strings.HasPrefix(tc.c.Benchmark, "BenchmarkSteinSVM"), strings.HasPrefix(tc.c.Benchmark, "BenchmarkLasso"):
+			wantCmd = f.Commands[3]
+		}
+		if cmd != wantCmd {
+			t.Errorf("%+v: command %q, want %q", tc.c, cmd, wantCmd)
 		}
 	}
 	for _, c := range []Cell{
 		{Bench: "spd", Benchmark: "BenchmarkSteinEntry/d=17"},
 		{Bench: "spd", Benchmark: "BenchmarkSteinEntry/d=43", Unit: "MB/s"},
 		{Bench: "spd", Benchmark: "BenchmarkGramSym600", CPU: 1},
+		{Bench: "spd", Benchmark: "BenchmarkSteinSVM/decide"},
+		{Bench: "spd", Benchmark: "BenchmarkLasso"}, // at -cpu 1 and 2
 	} {
-		if got, err := st.benchText(c); err == nil {
+		if got, _, err := st.benchText(c); err == nil {
 			t.Errorf("%+v: %q, want an error", c, got)
 		}
 	}

@@ -32,10 +32,12 @@ type Table struct {
 }
 
 // Column is a table column: a header, the cell fields it sets and, for
-// numbers typed in from elsewhere (the paper's), one text per row.
+// numbers typed in from elsewhere (the paper's), one text per row. Its
+// cells are right-aligned unless Align is "left".
 type Column struct {
 	Header string   `yaml:"header"`
 	Ref    []string `yaml:"ref"`
+	Align  string   `yaml:"align"`
 	Cell   `yaml:",inline"`
 }
 
@@ -85,7 +87,9 @@ type Cell struct {
 	Decimals    *int  `yaml:"decimals"`
 	StdDecimals *int  `yaml:"std_decimals"`
 	NoStd       *bool `yaml:"no_std"`
-	Bold        *bool `yaml:"bold"`
+	// NoUnit writes a benchmark's number without its unit.
+	NoUnit *bool `yaml:"no_unit"`
+	Bold   *bool `yaml:"bold"`
 }
 
 var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "seconds", "unconverged", "degenerate", "bench"}
@@ -181,6 +185,9 @@ func (t *Table) check(m *Manifest) error {
 		if c.Ref != nil && len(c.Ref) != len(t.Rows) {
 			return fmt.Errorf("column %q: %d ref entries for %d rows", c.Header, len(c.Ref), len(t.Rows))
 		}
+		if c.Align != "" && c.Align != "left" && c.Align != "right" {
+			return fmt.Errorf("column %q: align %q, want left or right", c.Header, c.Align)
+		}
 		if c.Ref != nil && !reflect.ValueOf(c.Cell).IsZero() {
 			return fmt.Errorf("column %q: ref takes no cell fields", c.Header)
 		}
@@ -242,7 +249,8 @@ func (c *Cell) check(m *Manifest) error {
 	return nil
 }
 
-// sources gathers what a table reads: run ids and bench file ids.
+// sources gathers what a table reads: run ids, and the commands behind
+// the benchmarks (or the files, where they name no command).
 type sources struct {
 	runs, benches []string
 }
@@ -251,8 +259,11 @@ func (s *sources) add(c Cell) {
 	if c.Run != "" && !slices.Contains(s.runs, c.Run) {
 		s.runs = append(s.runs, c.Run)
 	}
-	if c.Bench != "" && !slices.Contains(s.benches, c.Bench) {
-		s.benches = append(s.benches, c.Bench)
+}
+
+func (s *sources) addBench(cmd string) {
+	if !slices.Contains(s.benches, cmd) {
+		s.benches = append(s.benches, cmd)
 	}
 }
 
@@ -265,8 +276,12 @@ func (t *Table) Render(st *store) (string, error) {
 		b.WriteString(" | " + escapeCell(c.Header))
 	}
 	b.WriteString(" |\n|---")
-	for range t.Columns {
-		b.WriteString("|---:")
+	for _, c := range t.Columns {
+		if c.Align == "left" {
+			b.WriteString("|---")
+		} else {
+			b.WriteString("|---:")
+		}
 	}
 	b.WriteString("|\n")
 	var src sources
@@ -282,7 +297,7 @@ func (t *Table) Render(st *store) (string, error) {
 					return "", fmt.Errorf("row %q, column %q: %w", r.Label, c.Header, err)
 				}
 				src.add(cell)
-				text, err = st.cellText(cell, t.Missing)
+				text, err = st.cellText(cell, t.Missing, &src)
 				if err != nil {
 					return "", fmt.Errorf("row %q, column %q: %w", r.Label, c.Header, err)
 				}
@@ -306,9 +321,10 @@ func (t *Table) Render(st *store) (string, error) {
 
 func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-// cellText renders one cell.
-func (st *store) cellText(c Cell, missing string) (string, error) {
-	text, err := st.cellValue(c, missing)
+// cellText renders one cell, adding the benchmark command behind it to
+// src (when not nil).
+func (st *store) cellText(c Cell, missing string, src *sources) (string, error) {
+	text, err := st.cellValue(c, missing, src)
 	if err != nil {
 		return "", err
 	}
@@ -318,7 +334,7 @@ func (st *store) cellText(c Cell, missing string) (string, error) {
 	return escapeCell(text), nil
 }
 
-func (st *store) cellValue(c Cell, missing string) (string, error) {
+func (st *store) cellValue(c Cell, missing string, src *sources) (string, error) {
 	k, err := c.kind()
 	if err != nil {
 		return "", err
@@ -327,9 +343,15 @@ func (st *store) cellValue(c Cell, missing string) (string, error) {
 	case "text":
 		return c.Text, nil
 	case "bench":
-		text, err := st.benchText(c)
+		text, cmd, err := st.benchText(c)
 		if errors.Is(err, errNoBench) && missing != "" {
 			return missing, nil
+		}
+		if err == nil && src != nil {
+			if cmd == "" {
+				cmd = "docs/runs/bench/" + c.Bench + ".txt"
+			}
+			src.addBench(cmd)
 		}
 		return text, err
 	}
