@@ -15,6 +15,44 @@
 // and numbers in prose between <!-- value run=ID task=T method=M -->
 // and <!-- /value -->.
 //
+// The manifest is strict YAML (an unknown key is an error):
+//
+//	runs:
+//	  - id: feret-sym                      # extract docs/runs/feret-sym.json
+//	    config: configs/feret.yaml         # a shipped config
+//	    quick: false                       # covpipe run's --quick
+//	    methods: [rsr, nn-stein]           # --methods
+//	    repeats: 0                         # --repeats (0: the config's)
+//	    seed: 2                            # --seed (absent: the config's)
+//	    data: true                         # the config reads --data
+//	    overrides:                         # applied in order
+//	      - {set: data.gabor_border, value: symmetric}
+//	      - {delete: methods.rsr.lambda_ratio}
+//	      - {set: methods.rsr.lambda, value: 0.1}
+//	      - {add: methods, value: {name: nn-airm, type: nn, metric: airm}}
+//	tables:
+//	  - name: feret-border                 # the marker's NAME
+//	    corner: variant                    # header of the label column
+//	    missing: "–"                       # for results a run does not have
+//	    task: average                      # cell fields for every cell
+//	    columns:
+//	      - {header: RSR, method: rsr}
+//	      - {header: paper, ref: ["89.88", ""]}    # one text per row
+//	    rows:
+//	      - {label: shipped, run: feret-quick}
+//	      - {label: symmetric border, run: feret-sym}
+//
+// A path names mapping keys and list elements (by their name key, or
+// index). A cell merges the table's fields, its column's and its row's
+// (the column and the row must not disagree), then the row's cells entry
+// for that column header, if any, on top. What a cell shows follows from
+// its fields: text; an accuracy (run, task, method); rank (CMC); iter
+// (energy J); mean_of (the mean over tasks); param (the values chosen);
+// value: best, seconds, unconverged or degenerate; or bench (a file of
+// docs/runs/bench), benchmark, sub, cpu, unit (default ns/op), stat
+// (range, median or min) and no_unit. decimals, std_decimals, no_std and
+// bold format it. See Cell for the details.
+//
 // Usage, from the repository root:
 //
 //	go run ./internal/tools/doctables run [ID...] [--bin covpipe] [--data DIR] [--cache DIR] [--force]
