@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The benchmark sitting behind docs/benchmarks.md: runs the library's
+# `go test -bench` benchmarks and times whole covpipe processes, writing
+# docs/runs/bench/GROUP.txt (benchmark output, each file headed by the
+# commands that made it), from which `go run ./internal/tools/doctables
+# render` makes the tables. Run it from the repository root on a machine
+# otherwise idle:
+#
+#   docs/bench/sitting.sh [--count N] [--benchtime T] [--data DIR] [GROUP...]
+#
+# GROUPs: spd rsr svm lpp tsc method gabor describe processes (the default:
+# all of these) and slow (the shipped configs with TSC and the full
+# dictionary sweep: about two CPU-hours). --count defaults to 3 (each table
+# cell shows the range over the runs), --benchtime to go test's default.
+# Whole processes are timed with /usr/bin/time (wall, user + system CPU,
+# peak RSS) after one untimed run that fills the descriptor cache; the
+# "cold" ones run with --no-cache. Their lines follow the benchmark format:
+#   BenchmarkProcess/NAME 1 WALL wall-s CPU cpu-s RSS peak-KB
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+count=3
+benchtime=""
+data=../shared/datasets
+groups=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --count) count=$2; shift 2 ;;
+    --benchtime) benchtime=$2; shift 2 ;;
+    --data) data=$2; shift 2 ;;
+    -*) echo "sitting: unknown flag $1" >&2; exit 2 ;;
+    *) groups+=("$1"); shift ;;
+  esac
+done
+[ ${#groups[@]} -gt 0 ] || groups=(spd rsr svm lpp tsc method gabor describe processes)
+
+# The real-data benchmarks find the datasets through this variable.
+if [ -d "$data" ]; then
+  COVPIPE_SHARED_DATA=$(cd "$data" && pwd)
+  export COVPIPE_SHARED_DATA
+fi
+
+outdir=docs/runs/bench
+mkdir -p "$outdir"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+bt=()
+[ -n "$benchtime" ] && bt=(-benchtime "$benchtime")
+
+# quote ARGS...: the words as a shell would need them typed.
+quote() {
+  local out=() a
+  for a in "$@"; do
+    case "$a" in
+      *[!A-Za-z0-9_./=:,+-]*|'') out+=("'${a//\'/\'\\\'\'}'") ;;
+      *) out+=("$a") ;;
+    esac
+  done
+  echo "${out[*]}"
+}
+
+# bench FILE ARGS...: go test -run '^$' -count N ARGS, appended to FILE.
+bench() {
+  local file=$1; shift
+  local cmd=(go test -run '^$' -count "$count" "${bt[@]}" "$@")
+  echo "# command: $(quote "${cmd[@]}")" >> "$file"
+  echo "sitting: $(quote "${cmd[@]}")" >&2
+  "${cmd[@]}" | tee -a "$file" >&2
+}
+
+# proc FILE NAME COMMAND...: times COMMAND count times after one untimed
+# run, appending benchmark-format lines to FILE.
+proc() {
+  local file=$1 name=$2; shift 2
+  local shown
+  shown=$(quote "$@" | sed "s#$tmp/covpipe#covpipe#g; s#$tmp/#TMP/#g")
+  echo "# process $name: $shown" >> "$file"
+  echo "sitting: $name: $shown" >&2
+  rm -rf "$tmp/out"
+  "$@" > /dev/null 2>&1
+  for _ in $(seq "$count"); do
+    rm -rf "$tmp/out"
+    /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/stderr" || { cat "$tmp/stderr" >&2; exit 1; }
+    read -r wall user sys rss < "$tmp/time"
+    echo "BenchmarkProcess/$name 1 $wall wall-s $(awk "BEGIN { print $user + $sys }") cpu-s $rss peak-KB" >> "$file"
+  done
+}
+
+covpipe() {
+  if [ ! -x "$tmp/covpipe" ]; then
+    go build -o "$tmp/covpipe" ./cmd/covpipe
+  fi
+  echo "$tmp/covpipe"
+}
+
+for g in "${groups[@]}"; do
+  f="$tmp/$g.txt"
+  : > "$f"
+  case "$g" in
+    spd)
+      bench "$f" -bench 'SteinEntry|^BenchmarkAIRM$|AnchorAIRM|LogDet43|SteinBlockSmall|^BenchmarkSteinBlock$|^BenchmarkDistance$' -cpu 1 ./spd
+      bench "$f" -bench 'GramSym600|SteinSymBlock|KMeans|SteinMean' -cpu 2 ./spd ;;
+    rsr)
+      bench "$f" -bench Lasso -cpu 1 ./rsr
+      bench "$f" -bench LearnIteration -cpu 2 ./rsr ;;
+    svm) bench "$f" -bench . -cpu 1 -benchmem ./svm ;;
+    lpp) bench "$f" -bench FitProject -cpu 2 ./lpp ;;
+    tsc) bench "$f" -bench Code -cpu 1 ./tsc ;;
+    method) bench "$f" -bench 'TSCSynthetic|RSRSynthetic|LogESRSynthetic|NNAIRMSynthetic|PCAGram|RLPP' -cpu 2 ./experiment/method ;;
+    gabor) bench "$f" -bench 'Magnitudes(32|64)$|Engines' -cpu 1 ./gabor ;;
+    describe)
+      bench "$f" -bench 'TextureGrid256|FaceWhole64|ReidWhole32x64' -cpu 2 ./describe
+      bench "$f" -bench DescribeMiniMars -cpu 2 -benchtime 3x ./describe ;;
+    processes)
+      bin=$(covpipe)
+      echo "# command: docs/bench/sitting.sh --count $count processes" >> "$f"
+      echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores" >> "$f"
+      go run ./internal/tools/doctables config reid-dense > "$tmp/reid.yaml"
+      cache="$tmp/cache"
+      proc "$f" synthetic "$bin" run configs/synthetic.yaml --methods rsr,logE-SR,nn-airm,nn-stein,stein-svm --out "$tmp/out" --cache "$cache"
+      proc "$f" feret-quick "$bin" run configs/feret.yaml --quick --data "$data" --out "$tmp/out" --cache "$cache"
+      proc "$f" feret-quick-cold "$bin" run configs/feret.yaml --quick --data "$data" --out "$tmp/out" --no-cache
+      proc "$f" feret-64-quick "$bin" run configs/feret-64.yaml --quick --data "$data" --out "$tmp/out" --cache "$cache"
+      proc "$f" feret-64-quick-cold "$bin" run configs/feret-64.yaml --quick --data "$data" --out "$tmp/out" --no-cache
+      proc "$f" brodatz-mosaics "$bin" run configs/brodatz-mosaics.yaml --data "$data" --out "$tmp/out" --cache "$cache"
+      proc "$f" reid "$bin" run configs/reid.yaml --data "$data" --out "$tmp/out" --cache "$cache"
+      proc "$f" reid-cold "$bin" run configs/reid.yaml --data "$data" --out "$tmp/out" --no-cache
+      proc "$f" reid-cross-camera "$bin" run configs/reid-cross-camera.yaml --data "$data" --out "$tmp/out" --cache "$cache"
+      proc "$f" reid-dense "$bin" run "$tmp/reid.yaml" --methods rsr --repeats 1 --data "$data" --out "$tmp/out" --cache "$cache"
+      proc "$f" dictionary-synthetic "$bin" run configs/dictionary-synthetic.yaml --out "$tmp/out"
+      proc "$f" dictionary-brodatz-quick "$bin" run configs/dictionary-brodatz.yaml --quick --data "$data" --out "$tmp/out" --cache "$cache"
+      proc "$f" scale "$bin" run configs/scale.yaml --out "$tmp/out"
+      proc "$f" describe-mini-mars "$bin" describe --features reid --resize 32x64 --out "$tmp/out" "mars:$data/mini-mars" ;;
+    slow)
+      bin=$(covpipe)
+      echo "# command: docs/bench/sitting.sh --count $count slow" >> "$f"
+      echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores" >> "$f"
+      cache="$tmp/cache"
+      proc "$f" synthetic-all "$bin" run configs/synthetic.yaml --out "$tmp/out" --cache "$cache"
+      proc "$f" dictionary-brodatz "$bin" run configs/dictionary-brodatz.yaml --data "$data" --out "$tmp/out" --cache "$cache"
+      proc "$f" feret "$bin" run configs/feret.yaml --data "$data" --out "$tmp/out" --cache "$cache"
+      proc "$f" feret-64 "$bin" run configs/feret-64.yaml --data "$data" --out "$tmp/out" --cache "$cache" ;;
+    *) echo "sitting: unknown group $g" >&2; exit 2 ;;
+  esac
+  mv "$f" "$outdir/$g.txt"
+  echo "sitting: wrote $outdir/$g.txt" >&2
+done
