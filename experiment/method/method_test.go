@@ -187,7 +187,7 @@ func TestMethodParamErrors(t *testing.T) {
 		{"rsr", "{sigma: 1, lambda: 0.1, rule: vote}", `unknown classification rule "vote"`},
 		{"logE-SR", "{lambda: 0.1, sigma: 1}", `unknown key "sigma" in method type logE-SR`},
 		{"logE-SR", "{lambda_ratio: 1}", "lambda_ratio = 1, want in (0, 1)"},
-		{"nn", "{}", "metric is required (one of airm, stein, logeuclid, thompson)"},
+		{"nn", "{}", "metric is required (one of airm, stein, log-euclidean, thompson)"},
 		{"nn", "{metric: euclid}", `unknown metric "euclid"`},
 		{"nn", "{metric: airm, sigma: 1}", `unknown key "sigma" in method type nn (allowed: metric)`},
 	} {
