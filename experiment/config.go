@@ -14,7 +14,6 @@ import (
 
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/experiment/classify"
-	"github.com/covpipe/covpipe/experiment/method"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/strictyaml"
@@ -281,8 +280,16 @@ type Plan struct {
 	Config  *Config
 	data    *dataPlan
 	tasks   []protocol
-	methods []classify.Method
+	methods []plannedMethod
+	// vectors holds the feature planes of the methods' vector requests,
+	// parsed once.
+	vectors  map[classify.VectorRequest]*features.Set
+	warnings []string
 }
+
+// Warnings returns what the config should change although it loads, such
+// as deprecated spellings, one message each, naming the method.
+func (p *Plan) Warnings() []string { return slices.Clone(p.warnings) }
 
 // Load reads and validates an experiment file. YAML is strict: an unknown
 // key is an error naming the key, its line and the keys allowed there.
@@ -385,6 +392,10 @@ func at(root *yaml.Node, path ...any) string {
 	return fmt.Sprintf("line %d: ", n.Line)
 }
 
+// failFunc returns a configuration error naming the line of the setting
+// at path (at).
+type failFunc func(path []any, format string, args ...any) error
+
 // plan validates c and resolves it. Errors name the line of the setting.
 func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 	fail := func(path []any, format string, args ...any) error {
@@ -440,56 +451,11 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 		planned[t.Name] = pr
 		p.tasks = append(p.tasks, pr)
 	}
-	if len(c.Methods) == 0 {
-		return nil, fail(nil, "no methods")
+	lists, err := c.planMethods(p, root, fail)
+	if err != nil {
+		return nil, err
 	}
-	types := method.Types()
-	names = map[string]bool{}
-	lists := c.Data != nil && len(c.Data.Ridge) > 1
-	for i := range c.Methods {
-		m := &c.Methods[i]
-		if m.Type == "" {
-			m.Type = m.Name
-		}
-		if m.Name == "" {
-			m.Name = m.Type
-		}
-		path := []any{"methods", i}
-		if m.Type == "" {
-			return nil, fail(path, "method %d has neither name nor type (types: %s)", i+1, strings.Join(method.Names(), ", "))
-		}
-		if names[m.Name] {
-			return nil, fail(path, "duplicate method name %q", m.Name)
-		}
-		names[m.Name] = true
-		typ, ok := types[m.Type]
-		if !ok {
-			return nil, fail(path, "unknown method type %q (known: %s)", m.Type, strings.Join(method.Names(), ", "))
-		}
-		mm, err := typ.New(m.params)
-		if err != nil {
-			if strings.HasPrefix(err.Error(), "line ") {
-				return nil, fmt.Errorf("%w: method %q: %v", ErrConfig, m.Name, err)
-			}
-			return nil, fail(path, "method %q: %v", m.Name, err)
-		}
-		if r, ok := mm.(interface{ Params() any }); ok {
-			m.Params = r.Params()
-		}
-		if c, ok := mm.(interface{ Candidates() int }); ok && c.Candidates() > 1 {
-			lists = true
-		}
-		if dc, ok := mm.(classify.DimChecker); ok {
-			for ti, t := range p.tasks {
-				for _, d := range t.dims() {
-					if err := dc.CheckDim(d); err != nil {
-						return nil, fail(append(path, "sigma"), "method %q on task %q (%d×%d matrices): %v", m.Name, c.Tasks[ti].Name, d, d, err)
-					}
-				}
-			}
-		}
-		p.methods = append(p.methods, mm)
-	}
+	lists = lists || c.Data != nil && len(c.Data.Ridge) > 1
 	if q := c.Quick; q != nil {
 		if q.Repeats < 0 {
 			return nil, fail([]any{"quick"}, "quick: repeats = %d, want >= 0", q.Repeats)
@@ -539,8 +505,8 @@ func (p *Plan) Quick() error {
 		}
 	}
 	for _, t := range tasks {
-		if s, ok := t.(interface{ keepOnly([]string) }); ok {
-			s.keepOnly(q.Tasks)
+		if c, ok := t.(combiner); ok {
+			c.keepOnly(q.Tasks)
 		}
 	}
 	p.Config.Tasks, p.tasks = specs, tasks
@@ -561,7 +527,7 @@ func (p *Plan) KeepMethods(names []string) error {
 		}
 	}
 	var specs []MethodSpec
-	var methods []classify.Method
+	var methods []plannedMethod
 	for i, m := range p.Config.Methods {
 		if slices.Contains(names, m.Name) {
 			specs = append(specs, m)

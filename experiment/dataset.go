@@ -11,7 +11,6 @@ import (
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/experiment/classify"
-	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
@@ -70,33 +69,24 @@ func (e *engine) listData() ([]*classify.Data, error) {
 	return variants, nil
 }
 
-// vectors makes the feature vectors the methods ask for (VectorUser),
+// vectors makes the feature vectors the methods ask for (Spec.Vectors),
 // through the same describe path as the descriptors, and attaches them to
 // every variant (they do not depend on the ridge).
 func (e *engine) vectors(variants []*classify.Data) error {
-	done := map[string]bool{}
+	done := map[classify.VectorRequest]bool{}
 	for _, m := range e.plan.methods {
-		vu, ok := m.(classify.VectorUser)
-		if !ok {
+		r := m.spec.Vectors
+		if r.IsZero() || done[r] {
 			continue
 		}
-		spec, step := vu.VectorSpec()
-		key := classify.VectorKey(spec, step)
-		if done[key] {
-			continue
-		}
-		done[key] = true
-		set, err := features.Parse(spec)
-		if err != nil {
-			return err
-		}
+		done[r] = true
 		dp := e.plan.data
 		list, err := openDataset(e.opts.DataRoot, dp.dataset)
 		if err != nil {
 			return err
 		}
 		o := e.describeOptions(dp.regs[0])
-		o.Vectors = describe.VectorSpec{Features: set, Step: step}
+		o.Vectors = describe.VectorSpec{Features: e.plan.vectors[r], Step: r.Step}
 		n := variants[0].Set.Len()
 		paths := make([]string, n)
 		for i, m := range variants[0].Meta {
@@ -107,14 +97,14 @@ func (e *engine) vectors(variants []*classify.Data) error {
 			err = sameRows(out, paths)
 		}
 		if err != nil {
-			return fmt.Errorf("vectors %s of %s: %w", key, dp.dataset, err)
+			return fmt.Errorf("vectors (%v) of %s: %w", r, dp.dataset, err)
 		}
 		vecs := mat.NewDense(n, out.VectorLen, out.Vectors)
 		for _, d := range variants {
 			if d.Vectors == nil {
-				d.Vectors = map[string]*mat.Dense{}
+				d.Vectors = map[classify.VectorRequest]*mat.Dense{}
 			}
-			d.Vectors[key] = vecs
+			d.Vectors[r] = vecs
 		}
 	}
 	return nil

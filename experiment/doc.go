@@ -6,9 +6,14 @@
 // Load (or Parse) reads a file strictly and resolves every setting once
 // into a Plan: the data section becomes a features.Set, covariance
 // regularisations and a region layout; each task is decoded by its
-// protocol and each method by its type, and parameters that depend on
-// the matrix size (the Stein kernel's σ, Theorem 1) are checked against
-// every task's d. Run then draws each repeat's split from seeds derived
+// protocol and each method by its type. Each method's Spec
+// (classify.Spec) is read once and checked against every task the method
+// runs on: parameters that depend on the matrix size (the Stein kernel's
+// σ, Theorem 1) against the task's d, and the method's requests (a
+// dictionary split, feature vectors, an energy tracer) against what the
+// task offers, so that a method that cannot run on a task fails to load.
+// Plan.Warnings lists what the file should change although it loads
+// (deprecated spellings). Run then draws each repeat's split from seeds derived
 // from the experiment seed and the task and repeat indices only, runs the
 // methods (package experiment/method) on it, and returns Results with
 // accuracies, per-class accuracies, confusion matrices, CMC curves, the

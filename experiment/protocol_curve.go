@@ -8,13 +8,6 @@ import (
 	"github.com/covpipe/covpipe/synth"
 )
 
-// curver is a method that can trace the representation energy of its
-// dictionary as it is built (method type codes).
-type curver interface {
-	Curve(train *spd.Set, atoms, iters int, seed uint64, workers int) ([]float64, error)
-	Energy(train, atoms *spd.Set, workers int) (float64, error)
-}
-
 // EnergyCurveConfig is the paper's Fig. 7 experiment: synthetic mixtures
 // of source points (synth.Mixture) and the energy J of Eqn. 10 of
 // dictionaries of Atoms atoms over Iters iterations.
@@ -28,10 +21,10 @@ type EnergyCurveConfig struct {
 	Iters   int `yaml:"iters" json:"iters"`
 }
 
-// energyCurveTask traces, for every method that can (type codes), the
-// energy of its dictionary against the iteration, averaged over repeats,
-// and adds the energy of the true sources as a reference ("sources", with
-// the first such method's σ and λ).
+// energyCurveTask traces, for every method (each must declare an energy
+// tracer, Spec.Energy: type codes), the energy of its dictionary against
+// the iteration, averaged over repeats, and adds the energy of the true
+// sources as a reference ("sources", with the first method's σ and λ).
 type energyCurveTask struct {
 	Name   string            `yaml:"name" json:"name"`
 	Energy EnergyCurveConfig `yaml:"energy_curve" json:"energy_curve"`
@@ -52,7 +45,7 @@ func newEnergyCurve(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, erro
 	return p, nil
 }
 
-func (p *energyCurveTask) dims() []int { return []int{p.Energy.Dim} }
+func (p *energyCurveTask) offer() offer { return offer{dims: []int{p.Energy.Dim}, energy: true} }
 
 func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 	c := p.Energy
@@ -64,8 +57,11 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 	byMethod := make([]curves, len(e.plan.methods)+1) // the last: the sources
 	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", p.Name, n, len(e.plan.methods)), n*len(e.plan.methods))
 	defer e.rep.End()
-	var ref curver
+	ref := e.plan.methods[0].spec.Energy
 	for r := range n {
+		if err := e.ctx.Err(); err != nil {
+			return nil, err
+		}
 		seed := e.seed(ti, r)
 		t0 := time.Now()
 		sources, samples, err := synth.Mixture(synth.MixtureOptions{Sources: c.Sources, Dim: c.Dim, Points: c.Points, Samples: c.Samples, Mix: c.Mix}, seed)
@@ -82,15 +78,8 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 		}
 		e.addTime("data", t0)
 		for mi, m := range e.plan.methods {
-			cv, ok := m.(curver)
-			if !ok {
-				return nil, fmt.Errorf("method %q cannot trace a dictionary's energy (use type codes)", e.cfg.Methods[mi].Name)
-			}
-			if ref == nil {
-				ref = cv
-			}
 			t0 := time.Now()
-			curve, err := cv.Curve(train, c.Atoms, c.Iters, seed, e.workers)
+			curve, err := m.spec.Energy.Curve(train, c.Atoms, c.Iters, seed, e.workers)
 			if err != nil {
 				return nil, fmt.Errorf("repeat %d, method %q: %w", r, e.cfg.Methods[mi].Name, err)
 			}

@@ -38,6 +38,13 @@ func newDictionarySplit(t *TaskSpec, data *dataPlan, _ map[string]bool) (protoco
 	return p, decodeDatasetTask(t, data, p, &p.datasetTask)
 }
 
+// offer adds the dictionary part of the splits to the dataset's offer.
+func (p *dictionaryTask) offer() offer {
+	o := p.datasetTask.offer()
+	o.dictionary = true
+	return o
+}
+
 func (p *dictionaryTask) check() error {
 	c := p.Dictionary
 	if c.LearnPerClass < 1 || c.ProbePerClass < 1 || c.GalleryPerClass < 1 {
@@ -70,14 +77,15 @@ func (p *dictionaryTask) open(e *engine, _ int) (*drawer, error) {
 	}
 	draw := func(r int) (*instance, error) {
 		rng := rand.New(rand.NewPCG(deriveSeed(e.cfg.Seed, 0x44494354, uint64(r)), 0x44494354)) // "DICT"
-		s := &classify.Split{Data: data, Variants: variants, Atoms: c.Atoms}
+		dict := &classify.Dictionary{Atoms: c.Atoms}
+		s := &classify.Split{Data: data, Variants: variants, Dictionary: dict}
 		for _, l := range classify.SortedKeys(groups) {
 			g := groups[l]
 			perm := rng.Perm(len(g))
 			for k, j := range perm[:need] {
 				switch {
 				case k < c.LearnPerClass:
-					s.Learn = append(s.Learn, g[j])
+					dict.Learn = append(dict.Learn, g[j])
 				case k < c.LearnPerClass+c.ProbePerClass:
 					s.Test = append(s.Test, g[j])
 				default:
@@ -85,7 +93,7 @@ func (p *dictionaryTask) open(e *engine, _ int) (*drawer, error) {
 				}
 			}
 		}
-		slices.Sort(s.Learn)
+		slices.Sort(dict.Learn)
 		slices.Sort(s.Test)
 		slices.Sort(s.Train)
 		return &instance{split: s}, nil

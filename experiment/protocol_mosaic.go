@@ -89,7 +89,7 @@ func newMosaic(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error)
 	return p, nil
 }
 
-func (p *mosaicTask) dims() []int { return []int{p.data.features.Dim()} }
+func (p *mosaicTask) offer() offer { return offer{dims: []int{p.data.features.Dim()}} }
 
 func (p *mosaicTask) open(e *engine, ti int) (*drawer, error) {
 	t0 := time.Now()

@@ -40,7 +40,7 @@ func newSynthetic(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, error)
 	return p, p.Synthetic.options().Validate()
 }
 
-func (p *syntheticTask) dims() []int { return []int{p.Synthetic.Dim} }
+func (p *syntheticTask) offer() offer { return offer{dims: []int{p.Synthetic.Dim}} }
 
 func (p *syntheticTask) open(e *engine, ti int) (*drawer, error) {
 	t0 := time.Now()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 	"go.yaml.in/yaml/v3"
@@ -17,10 +18,45 @@ import (
 // of splitter, runner and combiner (checkProtocol, when the plan is
 // built), and Run treats it as such.
 type protocol interface {
-	// dims lists the sizes d of the matrices the task's methods see, so
-	// that parameters that depend on d (Theorem 1's σ) are checked at load;
-	// none for a combiner.
-	dims() []int
+	// offer says what the task gives the methods that run on it, which
+	// the plan checks against every method's Spec when it is built; the
+	// zero offer for a combiner, on which no method runs.
+	offer() offer
+}
+
+// offer is what a task gives the methods that run on it (protocol.offer).
+type offer struct {
+	// dims lists the sizes d of the matrices the methods see, so that
+	// parameters that depend on d (Theorem 1's σ) are checked at load.
+	dims []int
+	// dictionary: the task's splits have a Dictionary part.
+	dictionary bool
+	// vectors: the task's data stage can make per-item feature vectors
+	// (an image dataset with whole-image regions).
+	vectors bool
+	// energy: the task traces the energy of the methods' dictionaries
+	// (Spec.Energy) instead of classifying splits, so that no other
+	// request of a Spec applies.
+	energy bool
+}
+
+// unmet lists what a method with Spec s asks for that a task with offer
+// o cannot give, for the error that names them; none when it can run.
+func (o offer) unmet(s classify.Spec) []string {
+	if o.energy {
+		if s.Energy == nil {
+			return []string{"a method that traces its dictionary's energy (method type codes)"}
+		}
+		return nil
+	}
+	var miss []string
+	if s.Dictionary && !o.dictionary {
+		miss = append(miss, "a split with items to learn a dictionary from and its size (a dictionary task)")
+	}
+	if !s.Vectors.IsZero() && !o.vectors {
+		miss = append(miss, fmt.Sprintf("feature vectors of its items (%v), which only an image dataset with regions: whole gives", s.Vectors))
+	}
+	return miss
 }
 
 // splitter is a protocol whose tasks classify: it draws the train/test
@@ -46,6 +82,8 @@ type combiner interface {
 	protocol
 	// sources names the earlier tasks it combines.
 	sources() []string
+	// keepOnly drops the sources that a quick subset leaves out.
+	keepOnly(kept []string)
 	combine(done []Result, methods []MethodSpec) ([]Result, error)
 }
 
@@ -170,17 +208,24 @@ func decodeTask(t *TaskSpec, cfg any) error {
 }
 
 // datasetTask is what the protocols over the data section's dataset
-// share: the task's name and the descriptors' dimension.
+// share: the task's name, the descriptors' dimension and whether the
+// data stage can make vectors (whole-image regions).
 type datasetTask struct {
-	Name string `yaml:"name" json:"name"`
-	dim  int
+	Name    string `yaml:"name" json:"name"`
+	dim     int
+	vectors bool
 }
 
-func (p *datasetTask) dims() []int { return []int{p.dim} }
+func (p *datasetTask) offer() offer { return offer{dims: []int{p.dim}, vectors: p.vectors} }
+
+// checkedConfig is a protocol config that checks itself once decoded.
+type checkedConfig interface {
+	check() error
+}
 
 // decodeDatasetTask decodes a task over data.dataset into cfg, a protocol
 // config that embeds a datasetTask, then runs its own checks.
-func decodeDatasetTask(t *TaskSpec, data *dataPlan, cfg interface{ check() error }, base *datasetTask) error {
+func decodeDatasetTask(t *TaskSpec, data *dataPlan, cfg checkedConfig, base *datasetTask) error {
 	if err := decodeTask(t, cfg); err != nil {
 		return err
 	}
@@ -191,6 +236,7 @@ func decodeDatasetTask(t *TaskSpec, data *dataPlan, cfg interface{ check() error
 		return errors.New("needs data.dataset")
 	}
 	base.dim = data.features.Dim()
+	base.vectors = data.layout.Kind == covariance.LayoutWhole
 	return nil
 }
 

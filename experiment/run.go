@@ -143,15 +143,15 @@ func (e *engine) setWorkers(variants []*classify.Data) {
 	}
 }
 
-// prepareSplit lets the methods compute ahead the pairwise quantities they
-// will read on a split (Stein divergences of the training set and the test
-// items against it), timed as its own stage.
+// prepareSplit computes ahead the pairwise quantities that the methods
+// declare (Spec.Quantities) on a split (Stein divergences of the training
+// set and the test items against it), timed as its own stage.
 func (e *engine) prepareSplit(s *classify.Split) error {
 	t0 := time.Now()
 	defer e.addTime("pairwise", t0)
 	for _, m := range e.plan.methods {
-		if p, ok := m.(classify.Preparer); ok {
-			if err := p.Prepare(s); err != nil {
+		for _, q := range m.spec.Quantities {
+			if err := classify.PrepareSplit(s, q); err != nil {
 				return err
 			}
 		}
@@ -226,7 +226,7 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 		}
 		for mi, m := range methods {
 			t0 := time.Now()
-			out, err := m.Classify(in.split)
+			out, err := m.Classify(e.ctx, in.split)
 			if err != nil {
 				return fmt.Errorf("repeat %d, method %q: %w", r, e.cfg.Methods[mi].Name, err)
 			}

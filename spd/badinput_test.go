@@ -216,6 +216,16 @@ func sigmaCases(fn func(k SteinKernel) error) []badCase {
 		badCase{"pseudo sigma 0.3", func() error { return fn(SteinKernel{Sigma: 0.3, Pseudo: true}) }, nil, ""})
 }
 
+// leSigmaCases returns the cases of a kernel σ that is not finite and
+// positive, whatever the matrix size (CheckSigma).
+func leSigmaCases(fn func(sigma float64) error) []badCase {
+	var cs []badCase
+	for _, s := range []float64{0, -1, math.NaN(), math.Inf(1), math.Inf(-1)} {
+		cs = append(cs, badCase{fmt.Sprint("sigma ", s), func() error { return fn(s) }, ErrParameter, ""})
+	}
+	return append(cs, badCase{"sigma 0.3, any size", func() error { return fn(0.3) }, nil, ""})
+}
+
 // metricCases returns the cases of an invalid Metric.
 func metricCases(fn func(m Metric) error) []badCase {
 	return []badCase{
@@ -383,6 +393,11 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			badCase{"d -1", func() error { return SteinKernel{Sigma: 1}.Check(-1) }, ErrDimension, ""}),
 		"SteinKernel.Eval": append(sigmaCases(func(k SteinKernel) error { return errOf(k.Eval(good, good)) }),
 			pairCases(func(x, y mat.Symmetric) (any, error) { return SteinKernel{Sigma: 1}.Eval(x, y) })...),
+		"CheckSigma": leSigmaCases(func(sigma float64) error { return CheckSigma(sigma) }),
+		"LogEuclideanKernel.Check": append(leSigmaCases(func(sigma float64) error { return LogEuclideanKernel{Sigma: sigma}.Check(2) }),
+			badCase{"d 0", func() error { return LogEuclideanKernel{Sigma: 1}.Check(0) }, ErrDimension, ""}),
+		"LogEuclideanKernel.Eval": append(leSigmaCases(func(sigma float64) error { return errOf(LogEuclideanKernel{Sigma: sigma}.Eval(good, good)) }),
+			pairCases(func(x, y mat.Symmetric) (any, error) { return LogEuclideanKernel{Sigma: 1}.Eval(x, y) })...),
 		"SteinKernel.FromDivergence": {
 			{"no checks: NaN in, NaN out", func() error {
 				k := SteinKernel{Sigma: 1}
@@ -604,6 +619,14 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			{"upper case", func() error { return errOf(ParseMetric("AIRM")) }, ErrParameter, ""},
 			{"logdet", func() error { return errOf(ParseMetric("logdet")) }, ErrParameter, ""},
 		},
+		"DeprecatedMetricName": {{"not deprecated, or no name", func() error {
+			for _, name := range []string{"", "airm", "riemann", "log-euclidean", "logdet", "LOGEUCLID"} {
+				if c, dep := DeprecatedMetricName(name); dep || c != "" {
+					return fmt.Errorf("%q: %q, %v", name, c, dep)
+				}
+			}
+			return nil
+		}, nil, ""}},
 		"Metric.String": {{"invalid", func() error {
 			return check(Metric(0).String() == "Metric(0)" && Metric(-3).String() == "Metric(-3)", "%q", Metric(0).String())
 		}, nil, ""}},

@@ -4,7 +4,7 @@
 // metric (AIRM), the log-Euclidean and Thompson metrics, matrix functions,
 // exponential and logarithm maps, Karcher means, and parallel Gram matrices.
 // Metric and Distance choose among the distances and the divergence by name
-// ("airm", "stein", "logeuclid", "thompson"), as pyRiemann's
+// ("airm", "stein", "log-euclidean", "thompson"), as pyRiemann's
 // distance(A, B, metric=...) does.
 //
 // The notation follows Harandi, Sanderson, Hartley and Lovell, "Sparse Coding
@@ -79,10 +79,12 @@
 //	                 asymmetric beyond DefaultSymmetryTol (ValidateTol: its tol)
 //	ErrNotSPD        not SPD enough (above)
 //	ErrDimension     sizes that differ (arguments, Sets, Workspace, dst, dst slice,
-//	                 NewSetFromData's length); a size above 46340; SteinKernel.Check(d < 1)
+//	                 NewSetFromData's length); a size above 46340; the kernels'
+//	                 Check(d < 1)
 //	ErrSigma         SteinKernel σ not finite and > 0, or outside Theorem 1's set
 //	                 without Pseudo
-//	ErrParameter     any other bad parameter: ridge eps, power p, geodesic t,
+//	ErrParameter     any other bad parameter: a kernel σ not finite and > 0
+//	                 (CheckSigma, LogEuclideanKernel), ridge eps, power p, geodesic t,
 //	                 tolerances (ValidateTol's tol < 0 or NaN, and those of the
 //	                 iterations), iteration cap, weights, K, Workers < 0 (KMeans),
 //	                 invalid Metric, SteinMean idx out of range, nil dst, nil or
@@ -101,7 +103,8 @@
 //
 // Calls that return no error: ValidSigma reports false for a bad σ or
 // d < 1; ValidSigmas(d < 1) is "sigma > 0"; VecLen is 0 for d outside
-// [1, 46340]; SteinKernel.FromDivergence is exp(−σ s) unchecked (NaN in,
+// [1, 46340]; DeprecatedMetricName reports false for any name but a
+// deprecated one; SteinKernel.FromDivergence is exp(−σ s) unchecked (NaN in,
 // NaN out); Anchor.Reset reports false for a nil or zero Anchor or a bad x
 // and leaves the anchor as it was; an invalid Metric's String is
 // "Metric(n)"; a nil *Set has Len 0, Dim 0 and Data nil, a nil *Workspace

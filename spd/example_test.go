@@ -77,7 +77,7 @@ func ExampleDistance() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("%-9s %.4f\n", m, d)
+		fmt.Printf("%-13s %.4f\n", m, d)
 	}
 	// A configuration names the metric; pyRiemann's name for AIRM works too.
 	m, err := spd.ParseMetric("riemann")
@@ -88,10 +88,10 @@ func ExampleDistance() {
 	_, err = spd.ParseMetric("euclid")
 	fmt.Println(err)
 	// Output:
-	// airm      1.9605
-	// stein     0.4463
-	// logeuclid 1.9605
-	// thompson  1.3863
+	// airm          1.9605
+	// stein         0.4463
+	// log-euclidean 1.9605
+	// thompson      1.3863
 	// riemann is airm
-	// spd: invalid parameter: unknown metric "euclid" (valid: airm or riemann, stein, logeuclid, thompson)
+	// spd: invalid parameter: unknown metric "euclid" (valid: airm or riemann, stein, log-euclidean, thompson)
 }

@@ -2,6 +2,7 @@ package spd
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -16,6 +17,9 @@ type Metric int
 
 // The metrics, in documentation order (see Metrics). Each is known by the
 // names in brackets (ParseMetric); the first is the one String returns.
+// Kernels on SPD matrices take the name of the metric they are built on
+// (a config's `kernel: stein` or `kernel: log-euclidean`), so that one
+// table names both.
 const (
 	// AIRMMetric ("airm", or pyRiemann's "riemann") is the affine-invariant
 	// Riemannian distance d_g(X, Y) = sqrt(Σ_i log² λ_i(X⁻¹Y)); see
@@ -25,25 +29,27 @@ const (
 	// S(X, Y) = log det((X+Y)/2) − ½ log det(XY), itself and not its square
 	// root; see Distance and Workspace.Stein.
 	SteinMetric
-	// LogEuclideanMetric ("logeuclid", pyRiemann's name) is the
-	// log-Euclidean distance d_LE(X, Y) = ‖log X − log Y‖_F; see
-	// Workspace.LogEuclidean.
+	// LogEuclideanMetric ("log-euclidean"; "logeuclid", pyRiemann's name,
+	// is accepted but deprecated) is the log-Euclidean distance
+	// d_LE(X, Y) = ‖log X − log Y‖_F; see Workspace.LogEuclidean.
 	LogEuclideanMetric
 	// ThompsonMetric ("thompson") is the Thompson metric of Property 1,
 	// δ_T(X, Y) = max_i |log λ_i(X Y⁻¹)|; see Workspace.Thompson.
 	ThompsonMetric
 )
 
-// metricNames gives each metric's names, the canonical one first, in
-// documentation order. It is read only.
+// metricNames gives each metric's names, the canonical one first, and
+// the deprecated names it is still known by, in documentation order. It
+// is read only.
 var metricNames = [...]struct {
-	m     Metric
-	names []string
+	m          Metric
+	names      []string
+	deprecated []string
 }{
-	{AIRMMetric, []string{"airm", "riemann"}},
-	{SteinMetric, []string{"stein"}},
-	{LogEuclideanMetric, []string{"logeuclid"}},
-	{ThompsonMetric, []string{"thompson"}},
+	{AIRMMetric, []string{"airm", "riemann"}, nil},
+	{SteinMetric, []string{"stein"}, nil},
+	{LogEuclideanMetric, []string{"log-euclidean"}, []string{"logeuclid"}},
+	{ThompsonMetric, []string{"thompson"}, nil},
 }
 
 // Metrics returns every Metric in documentation order.
@@ -56,7 +62,7 @@ func Metrics() []Metric {
 }
 
 // String returns the metric's canonical name ("airm", "stein",
-// "logeuclid", "thompson"), or "Metric(n)" for an invalid value.
+// "log-euclidean", "thompson"), or "Metric(n)" for an invalid value.
 func (m Metric) String() string {
 	for _, e := range metricNames {
 		if e.m == m {
@@ -67,16 +73,15 @@ func (m Metric) String() string {
 }
 
 // ParseMetric returns the metric with the given name: "airm" or "riemann",
-// "stein", "logeuclid" or "thompson" (exact, lower case). For any other
-// name it returns an error wrapping ErrParameter that lists the valid
-// names. pyRiemann's "logdet" is deliberately not accepted: it is √S,
-// whereas SteinMetric is S (see Distance).
+// "stein", "log-euclidean" or "thompson" (exact, lower case), or a
+// deprecated name that DeprecatedMetricName reports ("logeuclid"). For
+// any other name it returns an error wrapping ErrParameter that lists the
+// valid names. pyRiemann's "logdet" is deliberately not accepted: it is
+// √S, whereas SteinMetric is S (see Distance).
 func ParseMetric(name string) (Metric, error) {
 	for _, e := range metricNames {
-		for _, n := range e.names {
-			if n == name {
-				return e.m, nil
-			}
+		if slices.Contains(e.names, name) || slices.Contains(e.deprecated, name) {
+			return e.m, nil
 		}
 	}
 	var valid []string
@@ -84,6 +89,20 @@ func ParseMetric(name string) (Metric, error) {
 		valid = append(valid, strings.Join(e.names, " or "))
 	}
 	return 0, fmt.Errorf("%w: unknown metric %q (valid: %s)", ErrParameter, name, strings.Join(valid, ", "))
+}
+
+// DeprecatedMetricName reports whether name is a deprecated name of a
+// metric that ParseMetric still accepts, and the metric's canonical name,
+// so that a configuration loader can warn: "logeuclid" (pyRiemann's
+// spelling) is deprecated for "log-euclidean", the one spelling of the
+// metric and of its kernel.
+func DeprecatedMetricName(name string) (canonical string, deprecated bool) {
+	for _, e := range metricNames {
+		if slices.Contains(e.deprecated, name) {
+			return e.names[0], true
+		}
+	}
+	return "", false
 }
 
 // MarshalText returns the canonical name, so that a Metric reads and writes
@@ -116,19 +135,19 @@ func (m Metric) valid() bool { return m >= AIRMMetric && m <= ThompsonMetric }
 // Distance returns m(X, Y) for SPD matrices X and Y of the workspace's
 // size, allocating nothing (on success):
 //
-//	airm       d_g(X, Y)  = ‖log(X^{−1/2} Y X^{−1/2})‖_F = sqrt(Σ_i log² λ_i(X⁻¹Y))
-//	           (Pennec et al. 2006; the paper's Section 2.1; Workspace.AIRM)
-//	stein      S(X, Y)    = log det((X+Y)/2) − ½ log det(XY)
-//	           (Sra 2012; the paper's Eqn. 3; Workspace.Stein)
-//	logeuclid  d_LE(X, Y) = ‖log X − log Y‖_F
-//	           (Arsigny et al. 2007; Workspace.LogEuclidean)
-//	thompson   δ_T(X, Y)  = max_i |log λ_i(X Y⁻¹)|
-//	           (Thompson 1963; the paper's Property 1, Eqn. 4; Workspace.Thompson)
+//	airm           d_g(X, Y)  = ‖log(X^{−1/2} Y X^{−1/2})‖_F = sqrt(Σ_i log² λ_i(X⁻¹Y))
+//	               (Pennec et al. 2006; the paper's Section 2.1; Workspace.AIRM)
+//	stein          S(X, Y)    = log det((X+Y)/2) − ½ log det(XY)
+//	               (Sra 2012; the paper's Eqn. 3; Workspace.Stein)
+//	log-euclidean  d_LE(X, Y) = ‖log X − log Y‖_F
+//	               (Arsigny et al. 2007; Workspace.LogEuclidean)
+//	thompson       δ_T(X, Y)  = max_i |log λ_i(X Y⁻¹)|
+//	               (Thompson 1963; the paper's Property 1, Eqn. 4; Workspace.Thompson)
 //
 // λ_i(X⁻¹Y) are the generalised eigenvalues of the pair. All four are
 // symmetric and zero exactly when X = Y; airm, stein and thompson are
 // invariant to congruence, m(AXAᵀ, AYAᵀ) = m(X, Y) for invertible A, and
-// logeuclid only to orthogonal A and scaling. By Eqn. 4,
+// log-euclidean only to orthogonal A and scaling. By Eqn. 4,
 // S ≤ d_g²/8 ≤ δ_T (S + d log d)/4.
 //
 // For stein Distance returns the divergence S itself, not √S. S is not a
@@ -144,7 +163,7 @@ func (m Metric) valid() bool { return m >= AIRMMetric && m <= ThompsonMetric }
 // need a metric take math.Sqrt of the result.
 //
 // airm, stein and thompson accept only matrices whose Cholesky
-// factorisation succeeds. logeuclid, like LogTo, clamps eigenvalues below
+// factorisation succeeds. log-euclidean, like LogTo, clamps eigenvalues below
 // λ_max·d·ε (round-off) up to that floor and refuses clearly negative ones.
 //
 // Distance returns an error wrapping ErrParameter for an invalid Metric,

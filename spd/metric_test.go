@@ -283,14 +283,28 @@ func TestParseMetric(t *testing.T) {
 	}
 	names := map[string]Metric{
 		"airm": AIRMMetric, "riemann": AIRMMetric, "stein": SteinMetric,
-		"logeuclid": LogEuclideanMetric, "thompson": ThompsonMetric,
+		"log-euclidean": LogEuclideanMetric, "thompson": ThompsonMetric,
 	}
 	for name, m := range names {
 		if got, err := ParseMetric(name); err != nil || got != m {
 			t.Errorf("ParseMetric(%q) = %v, %v; want %v", name, got, err, m)
 		}
+		if c, dep := DeprecatedMetricName(name); dep || c != "" {
+			t.Errorf("DeprecatedMetricName(%q) = %q, %v; want no deprecation", name, c, dep)
+		}
 	}
-	for _, bad := range []string{"", "AIRM", "Riemann", " stein", "logdet", "euclid", "log-euclidean", "Metric(1)"} {
+	// Deprecated names still parse, are reported with their replacement,
+	// and are not offered in errors.
+	deprecated := map[string]Metric{"logeuclid": LogEuclideanMetric}
+	for name, m := range deprecated {
+		if got, err := ParseMetric(name); err != nil || got != m {
+			t.Errorf("ParseMetric(%q) = %v, %v; want %v", name, got, err, m)
+		}
+		if c, dep := DeprecatedMetricName(name); !dep || c != m.String() {
+			t.Errorf("DeprecatedMetricName(%q) = %q, %v; want %q, true", name, c, dep, m.String())
+		}
+	}
+	for _, bad := range []string{"", "AIRM", "Riemann", " stein", "logdet", "euclid", "log-Euclidean", "logeuclidean", "Metric(1)"} {
 		_, err := ParseMetric(bad)
 		if !errors.Is(err, ErrParameter) {
 			t.Errorf("ParseMetric(%q): error %v, want ErrParameter", bad, err)
@@ -299,6 +313,11 @@ func TestParseMetric(t *testing.T) {
 		for name := range names {
 			if !strings.Contains(err.Error(), name) {
 				t.Errorf("ParseMetric(%q): error %q does not list %q", bad, err, name)
+			}
+		}
+		for name := range deprecated {
+			if strings.Contains(err.Error(), `"`+name+`"`) || strings.Contains(err.Error(), " "+name+",") {
+				t.Errorf("ParseMetric(%q): error %q offers the deprecated %q", bad, err, name)
 			}
 		}
 		var m Metric
@@ -317,7 +336,7 @@ func TestParseMetric(t *testing.T) {
 }
 
 func FuzzParseMetric(f *testing.F) {
-	for _, s := range []string{"airm", "riemann", "stein", "logeuclid", "thompson", "", "logdet"} {
+	for _, s := range []string{"airm", "riemann", "stein", "log-euclidean", "logeuclid", "thompson", "", "logdet"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {

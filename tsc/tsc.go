@@ -94,8 +94,8 @@ func NewCoder(atoms *spd.Set, o Options) (*Coder, error) {
 	if atoms == nil || atoms.Len() == 0 {
 		return nil, errors.New("tsc: no atoms")
 	}
-	if math.IsNaN(o.Lambda) || math.IsInf(o.Lambda, 0) || o.Lambda < 0 {
-		return nil, fmt.Errorf("tsc: lambda = %v, want finite and >= 0", o.Lambda)
+	if err := CheckLambda(o.Lambda); err != nil {
+		return nil, err
 	}
 	if o.Tol == 0 {
 		o.Tol = 1e-8

@@ -49,6 +49,10 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			log := newLogger(c.App.ErrWriter)
+			for _, w := range plan.Warnings() {
+				log.Warn(w, "config", c.Args().First())
+			}
 			cfg := plan.Config
 			if c.Bool("quick") {
 				if err := plan.Quick(); err != nil {
@@ -101,7 +105,6 @@ func runCommand() *cli.Command {
 			if !c.Bool("no-cache") {
 				cache = cacheDir(c.String("cache"))
 			}
-			log := newLogger(c.App.ErrWriter)
 			res, err := experiment.Run(c.Context, plan, experiment.Options{
 				Reporter: newReporter(c.App.ErrWriter, log),
 				Logger:   log,

@@ -75,6 +75,15 @@ func TestRunCommand(t *testing.T) {
 	if err != nil || strings.Contains(stdout, "| rsr") || !strings.Contains(stdout, "nn-stein") {
 		t.Errorf("--methods nn-stein: %v\n%s", err, stdout)
 	}
+	// The plan's warnings (a deprecated metric name) go to the log.
+	deprecated := filepath.Join(dir, "deprecated.yaml")
+	if err := os.WriteFile(deprecated, []byte(strings.Replace(tinyConfig, "metric: stein", "metric: logeuclid", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err = runCLI(t, "run", deprecated, "--out", out, "--repeats", "1", "--methods", "nn-stein")
+	if err != nil || !strings.Contains(stderr, "level=WARN") || !strings.Contains(stderr, `\"logeuclid\" is deprecated`) {
+		t.Errorf("deprecated metric: %v\n%s", err, stderr)
+	}
 }
 
 // TestReportCommand checks that covpipe report rewrites summary.md from

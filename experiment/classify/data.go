@@ -1,18 +1,7 @@
-// Package classify holds what an experiment's classification methods see:
-// a Split of labelled Data into training and test items, the Method
-// interface a method implements, its Outcome, and cross-validated choice
-// among a method's parameter candidates (Select). Data computes the
-// pairwise quantities that methods share (Stein divergences, log-Euclidean
-// distances) in the blocks that splits need, once (Pairs).
-//
-// The experiment engine (package experiment) builds the splits of each
-// protocol; the methods (package experiment/method) classify them.
 package classify
 
 import (
-	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/covpipe/covpipe/spd"
 	"gonum.org/v1/gonum/mat"
@@ -34,28 +23,33 @@ type Data struct {
 	// Ridge is the regularisation the descriptors were made with, for
 	// reports (0 for synthetic data).
 	Ridge float64
-	// Vectors holds, by VectorUser.VectorSpec key, one feature vector per
-	// item (row i: item i) that the data stage made for methods that ask
-	// for them; nil when none did.
-	Vectors map[string]*mat.Dense
+	// Vectors holds the feature vectors that the data stage made for the
+	// methods' requests (Spec.Vectors), one row per item (row i: item i);
+	// nil when no method asked for any.
+	Vectors map[VectorRequest]*mat.Dense
 	// Workers bounds the parallelism of the pairwise computations.
 	Workers int
 
-	// steinPairs keeps the Stein divergences of the most recent training
-	// sets (Pairs).
-	steinPairs     Once[uint64, *steinPairs]
-	steinPairsInit sync.Once
-	// steinEntries counts the Stein divergences computed, for tests.
-	steinEntries atomic.Int64
-
-	logOnce    sync.Once
-	logVectors *itemVectors
-	logErr     error
+	// state holds what the quantities compute once per Data (the Stein
+	// divergences of recent training sets, the items' log-vectors), each
+	// under a key of the quantity's own type (dataState).
+	state Once[any, any]
 }
 
 // NewData wraps a validated set and its labels.
 func NewData(set *spd.Set, labels []int, workers int) *Data {
 	return &Data{Set: set, Labels: labels, Workers: workers}
+}
+
+// dataState returns the state that d keeps under key, made by f on first
+// use; concurrent first uses wait for one f.
+func dataState[T any](d *Data, key any, f func() (T, error)) (T, error) {
+	v, err := d.state.Do(key, func() (any, error) { return f() })
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v.(T), nil
 }
 
 // NumClasses returns 1 + the largest label.
@@ -67,6 +61,14 @@ func (d *Data) NumClasses() int {
 	return max(n, len(d.Classes))
 }
 
+// ItemMeta returns item i's metadata (nil when the data has none).
+func (d *Data) ItemMeta(i int) map[string]string {
+	if d.Meta == nil {
+		return nil
+	}
+	return d.Meta[i]
+}
+
 // Split is one train/test partition of a Data, as item indices.
 type Split struct {
 	// Data holds the descriptors made with the first ridge candidate.
@@ -76,12 +78,9 @@ type Split struct {
 	Variants []*Data
 	Train    []int
 	Test     []int
-	// Learn lists items a method may learn an unsupervised model from (a
-	// dictionary, in the paper's Section 6.2), without their labels; empty
-	// for protocols that have none.
-	Learn []int
-	// Atoms is the dictionary size the protocol asks for (0: none).
-	Atoms int
+	// Dictionary is the part that dictionary methods learn from; nil
+	// unless the protocol gives one (Spec.Dictionary).
+	Dictionary *Dictionary
 	// Workers bounds the method's parallelism on this split.
 	Workers int
 	// Seed fixes any random choice the method makes (validation folds).
@@ -103,46 +102,6 @@ func (s *Split) AllVariants() []*Data {
 		return []*Data{s.Data}
 	}
 	return s.Variants
-}
-
-// Method is a classifier compared in an experiment.
-type Method interface {
-	// Classify predicts the labels of split.Test from split.Train.
-	Classify(split *Split) (*Outcome, error)
-}
-
-// DimChecker is implemented by methods whose parameters depend on the
-// matrix size d (the Stein kernel's σ, Theorem 1), so that experiments
-// fail when they load, before any computation.
-type DimChecker interface {
-	CheckDim(d int) error
-}
-
-// Preparer is implemented by methods that compute ahead the pairwise
-// quantities they will ask for on a split (Data.Pairs), so that the engine
-// can time that work as its own stage, before the methods run.
-type Preparer interface {
-	Prepare(s *Split) error
-}
-
-// VectorUser is implemented by methods that classify per-item feature
-// vectors rather than the SPD descriptors, such as PCA-SRC on pixel
-// intensities: the data stage makes the vectors of the feature spec
-// (features.Parse), sampled every step pixels, and stores them in
-// Data.Vectors under VectorKey(spec, step).
-type VectorUser interface {
-	VectorSpec() (features string, step int)
-}
-
-// VectorKey is the key of Data.Vectors for a VectorUser's spec.
-func VectorKey(features string, step int) string { return fmt.Sprintf("%s/%d", features, step) }
-
-// ItemMeta returns item i's metadata (nil when the data has none).
-func (d *Data) ItemMeta(i int) map[string]string {
-	if d.Meta == nil {
-		return nil
-	}
-	return d.Meta[i]
 }
 
 // Outcome is a method's answer on a split.

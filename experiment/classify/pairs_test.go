@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"context"
 	"math"
 	"sync"
 	"testing"
@@ -35,21 +36,21 @@ func TestPairsBlocks(t *testing.T) {
 	test := []int{0, 41, 2, 5, 3} // unsorted, one training item
 	f := Exp(0.7)
 	direct := map[Quantity]func(i, j int) float64{
-		Stein: func(i, j int) float64 {
+		Stein{}: func(i, j int) float64 {
 			s, err := spd.Stein(data.Set.View(i), data.Set.View(j))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return s
 		},
-		LogEuclideanSq: func(i, j int) float64 {
+		LogEuclideanSq{}: func(i, j int) float64 {
 			d, err := spd.LogEuclidean(data.Set.View(i), data.Set.View(j))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return d * d
 		},
-		LogCosine: func(i, j int) float64 {
+		LogCosine{}: func(i, j int) float64 {
 			li, _ := spd.Log(data.Set.View(i))
 			lj, _ := spd.Log(data.Set.View(j))
 			var dot, ni, nj float64
@@ -82,7 +83,7 @@ func TestPairsBlocks(t *testing.T) {
 				}
 			}
 		}
-		if _, err := p.Block(test, []int{0}, f); err == nil && q == Stein {
+		if _, err := p.Block(test, []int{0}, f); err == nil && q == Quantity(Stein{}) {
 			t.Errorf("%v: a column outside the training set was accepted", q)
 		}
 		if _, err := p.Block([]int{42}, train, f); err == nil {
@@ -103,7 +104,7 @@ func TestPairsComputeOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, err := data.Pairs(Stein, train)
+			p, err := data.Pairs(Stein{}, train)
 			if err != nil {
 				t.Error(err)
 				return
@@ -121,7 +122,7 @@ func TestPairsComputeOnce(t *testing.T) {
 		t.Fatalf("%d divergences computed, want %d", got, want)
 	}
 	for k := range keptTrainingSets + 2 {
-		p, err := data.Pairs(Stein, Seq(k, k+10))
+		p, err := data.Pairs(Stein{}, Seq(k, k+10))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +130,8 @@ func TestPairsComputeOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := len(data.steinPairs.calls); n > keptTrainingSets {
+	st, _ := dataState(data, steinKey{}, newSteinState)
+	if n := st.pairs.Len(); n > keptTrainingSets {
 		t.Errorf("%d training sets kept, want at most %d", n, keptTrainingSets)
 	}
 }
@@ -146,7 +148,7 @@ func TestForBlocks(t *testing.T) {
 		test[i] %= 21
 	}
 	var s Scratch
-	for _, q := range []Quantity{LogCosine, LogEuclideanSq, Stein} {
+	for _, q := range []Quantity{LogCosine{}, LogEuclideanSq{}, Stein{}} {
 		p, err := data.Pairs(q, train)
 		if err != nil {
 			t.Fatal(err)
@@ -158,7 +160,7 @@ func TestForBlocks(t *testing.T) {
 			}
 			for _, scratch := range []*Scratch{nil, &s} {
 				next := 0
-				err = ForBlocks(p, test, train, f, scratch, func(off int, k *mat.Dense) error {
+				err = ForBlocks(context.Background(), p, test, train, f, scratch, func(off int, k *mat.Dense) error {
 					n, c := k.Dims()
 					if off != next || n > BlockSize || c != len(train) {
 						t.Fatalf("block at %d of %d×%d, want at %d, at most %d rows", off, n, c, next, BlockSize)
@@ -186,7 +188,7 @@ func TestScratchLends(t *testing.T) {
 	train := Seq(0, 21)
 	fold := []int{2, 7, 20}
 	rest := Without(train, fold)
-	p, err := data.Pairs(Stein, train)
+	p, err := data.Pairs(Stein{}, train)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +254,7 @@ func TestSplitKeepsItsPairs(t *testing.T) {
 		splits = append(splits, &Split{Data: data, Train: Seq(k, k+10), Test: Seq(40, 60)})
 	}
 	use := func(s *Split) {
-		p, err := s.Pairs(data, Stein)
+		p, err := s.Pairs(data, Stein{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +286,7 @@ func TestSteinKernelBlocks(t *testing.T) {
 	fold := []int{70, 6, 33, 34, 79}
 	rest := Without(train, []int{6, 33, 34, 70, 79})
 	test := append([]int{0, 100, 33}, Seq(81, 90)...)
-	p, err := data.Pairs(Stein, train)
+	p, err := data.Pairs(Stein{}, train)
 	if err != nil {
 		t.Fatal(err)
 	}

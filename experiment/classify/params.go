@@ -34,23 +34,15 @@ func (f *Floats) UnmarshalYAML(n *yaml.Node) error {
 	return fmt.Errorf("line %d: want a number or a list of numbers", n.Line)
 }
 
-// Check validates a parameter list: non-empty when required, every value
-// finite and in (lo, ∞), or [lo, ∞) when inclusive, and no value twice.
-func (f Floats) Check(name string, required bool, lo float64, inclusive bool) error {
-	if len(f) == 0 {
-		if required {
-			return fmt.Errorf("%s is required", name)
-		}
-		return nil
+// CheckList checks f as a list of candidates: non-empty when required,
+// and no value twice. It does not judge the values: their rules belong to
+// the packages whose parameters they are (a kernel's σ to spd, a sparsity
+// weight to rsr), which the methods ask for each value.
+func (f Floats) CheckList(name string, required bool) error {
+	if len(f) == 0 && required {
+		return fmt.Errorf("%s is required", name)
 	}
 	for i, v := range f {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < lo || (!inclusive && v == lo) {
-			op := ">"
-			if inclusive {
-				op = ">="
-			}
-			return fmt.Errorf("%s = %v, want finite and %s %v", name, v, op, lo)
-		}
 		for _, w := range f[:i] {
 			if w == v {
 				return fmt.Errorf("%s lists %v twice", name, v)
@@ -58,4 +50,20 @@ func (f Floats) Check(name string, required bool, lo float64, inclusive bool) er
 		}
 	}
 	return nil
+}
+
+// Check validates a parameter list whose values are the caller's own to
+// judge (a ridge, an SVM's C): every value finite and in (lo, ∞), or
+// [lo, ∞) when inclusive, then CheckList.
+func (f Floats) Check(name string, required bool, lo float64, inclusive bool) error {
+	for _, v := range f {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < lo || (!inclusive && v == lo) {
+			op := ">"
+			if inclusive {
+				op = ">="
+			}
+			return fmt.Errorf("%s = %v, want finite and %s %v", name, v, op, lo)
+		}
+	}
+	return f.CheckList(name, required)
 }

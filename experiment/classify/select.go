@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -43,7 +44,8 @@ type memoKey struct {
 // Runner classifies test from train on one Data with parameters p.
 // Select calls it concurrently for the candidates and folds of
 // cross-validation, so it must not write variables that other calls
-// share; a run's own findings go in its Outcome.
+// share; a run's own findings go in its Outcome. A Runner that works
+// long should look at the context of the Classify call it belongs to.
 type Runner[P comparable] func(d *Data, train, test []int, p P) (*Outcome, error)
 
 // Select runs a method on the split with the best of its parameter
@@ -54,8 +56,9 @@ type Runner[P comparable] func(d *Data, train, test []int, p P) (*Outcome, error
 // variants outermost) and runs that. The folds depend on the training set
 // and the split's seed only, so the choice is remembered in memo. It
 // returns the outcome, the chosen candidate and its Data; the caller
-// records the parameters in Outcome.Params.
-func Select[P comparable](s *Split, params []P, memo *Memo[P], run Runner[P]) (*Outcome, Candidate[P], *Data, error) {
+// records the parameters in Outcome.Params. Once ctx is cancelled it
+// starts no more runs and returns ctx.Err().
+func Select[P comparable](ctx context.Context, s *Split, params []P, memo *Memo[P], run Runner[P]) (*Outcome, Candidate[P], *Data, error) {
 	data := s.AllVariants()
 	var cands []Candidate[P]
 	for v := range data {
@@ -70,12 +73,15 @@ func Select[P comparable](s *Split, params []P, memo *Memo[P], run Runner[P]) (*
 	if len(cands) > 1 {
 		key := memoKey{weak.Make(data[0]), HashInts(s.Train), s.Folds, s.Seed}
 		c, err := memo.chosen.Do(key, func() (Candidate[P], error) {
-			return crossValidate(data, s.Train, s.Folds, s.Seed, s.Workers, cands, run)
+			return crossValidate(ctx, data, s.Train, s.Folds, s.Seed, s.Workers, cands, run)
 		})
 		if err != nil {
 			return nil, best, nil, err
 		}
 		best = c
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, best, nil, err
 	}
 	d := data[best.Variant]
 	o, err := run(d, s.Train, s.Test, best.Params)
@@ -90,7 +96,7 @@ func Select[P comparable](s *Split, params []P, memo *Memo[P], run Runner[P]) (*
 // all candidates and folds are independent: they share out workers, so
 // that a method's serial parts (an eigendecomposition, SVM training) do
 // not leave cores idle; the accuracies are summed in a fixed order.
-func crossValidate[P comparable](data []*Data, train []int, nfolds int, seed uint64, workers int, cands []Candidate[P], run Runner[P]) (Candidate[P], error) {
+func crossValidate[P comparable](ctx context.Context, data []*Data, train []int, nfolds int, seed uint64, workers int, cands []Candidate[P], run Runner[P]) (Candidate[P], error) {
 	if nfolds < 2 {
 		return Candidate[P]{}, fmt.Errorf("%d parameter candidates but %d validation folds: want folds >= 2", len(cands), nfolds)
 	}
@@ -104,6 +110,9 @@ func crossValidate[P comparable](data []*Data, train []int, nfolds int, seed uin
 	}
 	accs := make([]float64, len(cands)*len(fs))
 	err := pool.ForErr(len(accs), workers, func(_, r int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		c, k := cands[r/len(fs)], r%len(fs)
 		o, err := run(data[c.Variant], trains[k], fs[k], c.Params)
 		if err != nil {

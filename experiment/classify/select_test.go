@@ -1,12 +1,15 @@
 package classify
 
 import (
+	"context"
 	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestSelectSharesCrossValidation checks that tasks sharing a training set
@@ -36,7 +39,7 @@ func TestSelectSharesCrossValidation(t *testing.T) {
 	for k := range chosen {
 		wg.Go(func() {
 			s := &Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}
-			_, c, _, err := Select(s, []float64{1, 2}, &memo, run)
+			_, c, _, err := Select(context.Background(), s, []float64{1, 2}, &memo, run)
 			if err != nil {
 				t.Error(err)
 			}
@@ -63,11 +66,11 @@ func TestSelectSharesCrossValidation(t *testing.T) {
 		return run(d, tr, te, p)
 	}
 	s := &Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}
-	if _, _, _, err := Select(s, []float64{1, 2}, &failing, flaky); err == nil {
+	if _, _, _, err := Select(context.Background(), s, []float64{1, 2}, &failing, flaky); err == nil {
 		t.Fatal("no error from a failing runner")
 	}
 	fail = false
-	if _, c, _, err := Select(s, []float64{1, 2}, &failing, flaky); err != nil || c.Params != 2 {
+	if _, c, _, err := Select(context.Background(), s, []float64{1, 2}, &failing, flaky); err != nil || c.Params != 2 {
 		t.Errorf("after a failure: %v, %v", c, err)
 	}
 }
@@ -90,7 +93,7 @@ func TestMemoDoesNotKeepData(t *testing.T) {
 			return &Outcome{Pred: Pick(d.Labels, te)}, nil
 		}
 		s := &Split{Data: data, Train: Seq(0, 30), Test: Seq(30, 40), Folds: 3, Seed: 1}
-		if _, _, _, err := Select(s, []float64{1, 2}, &memo, run); err != nil {
+		if _, _, _, err := Select(context.Background(), s, []float64{1, 2}, &memo, run); err != nil {
 			t.Fatal(err)
 		}
 	}()
@@ -104,4 +107,39 @@ func TestMemoDoesNotKeepData(t *testing.T) {
 		}
 	}
 	t.Error("the memo keeps a Data alive after its split is gone")
+}
+
+// TestCancelled checks that Select and ForBlocks start no work once their
+// context is cancelled and return its error.
+func TestCancelled(t *testing.T) {
+	labels := make([]int, 20)
+	for i := range labels {
+		labels[i] = i % 2
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := &Split{Data: &Data{Labels: labels}, Train: Seq(0, 15), Test: Seq(15, 20), Folds: 3, Seed: 1, Workers: 2}
+	var runs atomic.Int64
+	run := func(d *Data, tr, te []int, p float64) (*Outcome, error) {
+		runs.Add(1)
+		return &Outcome{Pred: Pick(d.Labels, te)}, nil
+	}
+	for _, params := range [][]float64{{1}, {1, 2}} {
+		var memo Memo[float64]
+		if _, _, _, err := Select(ctx, s, params, &memo, run); !errors.Is(err, context.Canceled) {
+			t.Errorf("%d candidates: %v, want context.Canceled", len(params), err)
+		}
+	}
+	data := pairsData(t, 12)
+	p, err := data.Pairs(LogCosine{}, Seq(0, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ForBlocks(ctx, p, Seq(6, 12), Seq(0, 6), Identity, nil, func(int, *mat.Dense) error {
+		runs.Add(1)
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || runs.Load() != 0 {
+		t.Errorf("ForBlocks: %v after %d calls, want context.Canceled before any", err, runs.Load())
+	}
 }

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -23,13 +24,9 @@ func benchMethod(b *testing.B, typ, params string) {
 	data, train, test := syntheticData(b, 4, 3, 512, 2.0, 77)
 	m := newMethod(b, typ, params)
 	split := &classify.Split{Data: data, Train: train, Test: test, Workers: 1}
-	if p, ok := m.(classify.Preparer); ok {
-		if err := p.Prepare(split); err != nil {
-			b.Fatal(err)
-		}
-	}
+	prepare(b, m, split)
 	for b.Loop() {
-		if _, err := m.Classify(split); err != nil {
+		if _, err := m.Classify(context.Background(), split); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -15,9 +16,10 @@ import (
 
 // codesParams are the parameters of method type codes.
 type codesParams struct {
-	// Dictionary is how the atoms are made from the split's Learn items:
-	// random (Split.Atoms random items), kmeans (Riemannian k-means
-	// centroids) or learned (the paper's Algorithm 1, rsr.Learn).
+	// Dictionary is how the atoms are made from the split's learning
+	// items (classify.Dictionary): random (Atoms random items), kmeans
+	// (Riemannian k-means centroids) or learned (the paper's Algorithm 1,
+	// rsr.Learn).
 	Dictionary string `yaml:"dictionary" json:"dictionary"`
 	// Sigma is the Stein kernel's σ (Eqn. 5) for coding and learning.
 	Sigma float64 `yaml:"sigma" json:"sigma"`
@@ -25,8 +27,9 @@ type codesParams struct {
 	Lambda      float64 `yaml:"lambda,omitempty" json:"lambda,omitempty"`
 	LambdaRatio float64 `yaml:"lambda_ratio,omitempty" json:"lambda_ratio,omitempty"`
 	// KMeans is the metric of k-means (for kmeans, and for learned with
-	// init kmeans): airm (Karcher-mean centroids, the paper's choice) or
-	// stein (Stein-mean centroids, several times faster). Default airm.
+	// init kmeans), by its spd.ParseMetric name: airm (Karcher-mean
+	// centroids, the paper's choice) or stein (Stein-mean centroids,
+	// several times faster). Default airm.
 	KMeans string `yaml:"kmeans,omitempty" json:"kmeans,omitempty"`
 	// Init is how learned starts: random or kmeans (default random).
 	Init string `yaml:"init,omitempty" json:"init,omitempty"`
@@ -39,11 +42,11 @@ type codesParams struct {
 }
 
 // codes classifies by sparse codes as features (the paper's Section 3.2
-// (ii) and Table 3): a dictionary of Split.Atoms atoms is made from the
-// split's unlabelled Learn items, probes (Test) and the labelled gallery
-// (Train) are coded against it by the kernel Lasso, and each probe takes
-// the label of its nearest gallery code; classes rank by their nearest
-// member.
+// (ii) and Table 3): a dictionary is made from the unlabelled items of the
+// split's Dictionary part, probes (Test) and the labelled gallery (Train)
+// are coded against it by the kernel Lasso, and each probe takes the
+// label of its nearest gallery code; classes rank by their nearest
+// member. It also traces its dictionary's energy (classify.EnergyTracer).
 type codes struct {
 	p      codesParams
 	kernel spd.SteinKernel
@@ -66,32 +69,29 @@ func newCodes(n *yaml.Node) (classify.Method, error) {
 	default:
 		return nil, fmt.Errorf("dictionary %q: want random, kmeans or learned", p.Dictionary)
 	}
-	if !(p.Sigma > 0) {
+	if p.Sigma == 0 {
 		return nil, errors.New("sigma is required (> 0; Theorem 1 is checked against d)")
 	}
-	m.kernel = spd.SteinKernel{Sigma: p.Sigma}
-	m.lasso = rsr.LassoOptions{Lambda: p.Lambda, LambdaRatio: p.LambdaRatio}
-	if p.Lambda == 0 && p.LambdaRatio == 0 {
-		return nil, errors.New("lambda (absolute, the paper's scale) or lambda_ratio (relative to each query, in (0, 1)) is required")
+	if err := spd.CheckSigma(p.Sigma); err != nil {
+		return nil, fmt.Errorf("sigma: %w", err)
 	}
-	if _, err := rsr.NewLasso(mat.NewSymDense(1, []float64{1}), m.lasso); err != nil {
+	m.kernel = spd.SteinKernel{Sigma: p.Sigma}
+	ws, err := weights(nonZero(p.Lambda), nonZero(p.LambdaRatio))
+	if err != nil {
 		return nil, err
 	}
+	m.lasso = ws[0].set(rsr.ClassifierOptions{}).Lasso
 	if p.KMeans == "" {
-		p.KMeans = "airm"
+		p.KMeans = spd.AIRMMetric.String()
 	}
-	switch p.KMeans {
-	case "airm":
-		m.metric = spd.AIRMMetric
-	case "stein":
-		m.metric = spd.SteinMetric
-	default:
+	m.metric, err = spd.ParseMetric(p.KMeans)
+	if err != nil || m.metric != spd.AIRMMetric && m.metric != spd.SteinMetric {
 		return nil, fmt.Errorf("kmeans %q: want airm or stein", p.KMeans)
 	}
+	p.KMeans = m.metric.String()
 	if p.Init == "" {
 		p.Init = "random"
 	}
-	var err error
 	if m.init, err = rsr.ParseInitMethod(p.Init); err != nil {
 		return nil, err
 	}
@@ -111,30 +111,44 @@ func newCodes(n *yaml.Node) (classify.Method, error) {
 	return m, nil
 }
 
-// Params returns the decoded parameters, for the record of the run.
-func (m *codes) Params() any { return m.p }
-
-// CheckDim checks σ against Theorem 1 for d×d matrices.
-func (m *codes) CheckDim(d int) error { return m.kernel.Check(d) }
-
-func (m *codes) Classify(s *classify.Split) (*classify.Outcome, error) {
-	d := s.Data
-	if len(s.Learn) == 0 || s.Atoms < 1 {
-		return nil, errors.New("method type codes needs a protocol that gives items to learn a dictionary from and its size (dictionary: ...)")
+// nonZero returns v as a list of candidates, none for 0 (not given).
+func nonZero(v float64) classify.Floats {
+	if v == 0 {
+		return nil
 	}
-	atoms, err := m.dictionary(d.Set.Subset(s.Learn), s.Atoms, s.Seed, s.Workers)
+	return classify.Floats{v}
+}
+
+// Spec declares the σ check against Theorem 1, the need for a dictionary
+// split and the energy tracer.
+func (m *codes) Spec() classify.Spec {
+	return classify.Spec{Params: m.p, Candidates: 1, CheckDim: m.kernel.Check, Dictionary: true, Energy: m}
+}
+
+func (m *codes) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
+	d, dict := s.Data, s.Dictionary
+	if dict == nil || len(dict.Learn) == 0 || dict.Atoms < 1 {
+		return nil, errors.New("method type codes needs a split with items to learn a dictionary from and its size (a dictionary task)")
+	}
+	atoms, err := m.dictionary(d.Set.Subset(dict.Learn), dict.Atoms, s.Seed, s.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("%s dictionary: %w", m.p.Dictionary, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	gallery, _, err := rsr.Encode(d.Set.Subset(s.Train), atoms, m.kernel, m.lasso, s.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("gallery codes: %w", err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	probes, certs, err := rsr.Encode(d.Set.Subset(s.Test), atoms, m.kernel, m.lasso, s.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("probe codes: %w", err)
 	}
-	out, err := m.nearest(gallery, probes, classify.Pick(d.Labels, s.Train), s.Workers)
+	out, err := m.nearest(ctx, gallery, probes, classify.Pick(d.Labels, s.Train), s.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +158,7 @@ func (m *codes) Classify(s *classify.Split) (*classify.Outcome, error) {
 			out.Degenerate++
 		}
 	}
-	out.Params = map[string]float64{"atoms": float64(s.Atoms), "sigma": m.p.Sigma, "ridge": d.Ridge}
+	out.Params = map[string]float64{"atoms": float64(dict.Atoms), "sigma": m.p.Sigma, "ridge": d.Ridge}
 	return out, nil
 }
 
@@ -173,13 +187,13 @@ func (m *codes) dictionary(learn *spd.Set, n int, seed uint64, workers int) (*sp
 
 // nearest labels each probe code by its nearest gallery code (squared
 // Euclidean distance; cosine distance orders as it does on unit rows).
-func (m *codes) nearest(gallery, probes *mat.Dense, labels []int, workers int) (*classify.Outcome, error) {
+func (m *codes) nearest(ctx context.Context, gallery, probes *mat.Dense, labels []int, workers int) (*classify.Outcome, error) {
 	if m.cosine {
 		normalizeRows(gallery)
 		normalizeRows(probes)
 	}
 	n, _ := probes.Dims()
-	return nearest(labels, classify.Seq(0, len(labels)), classify.Seq(0, n), workers, func(_, q, a int) (float64, error) {
+	return nearest(ctx, labels, classify.Seq(0, len(labels)), classify.Seq(0, n), workers, func(_, q, a int) (float64, error) {
 		p, g := probes.RawRowView(q), gallery.RawRowView(a)
 		var dist float64
 		for i, x := range p {

@@ -2,90 +2,81 @@ package method
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/spd"
 )
 
-// kernelKind is a kernel-based method's choice of kernel on SPD matrices,
-// the key `kernel:` with the parameter `sigma`:
-//
-//	stein          k(X, Y) = exp(−σ S(X, Y)), the paper's Stein kernel (Eqn. 5;
-//	               positive definite for the σ of Theorem 1, Eqn. 6), the default
-//	log-euclidean  k(X, Y) = exp(−σ ‖log X − log Y‖²_F), the log-Euclidean
-//	               Gaussian kernel (Li et al., ICCV 2013; Jayasumana et al.,
-//	               CVPR 2013), positive definite for every σ > 0
-type kernelKind string
-
-const (
-	steinKernel        kernelKind = "stein"
-	logEuclideanKernel kernelKind = "log-euclidean"
-)
-
-// check validates the kind ("" means stein) and returns it.
-func (k kernelKind) check() (kernelKind, error) {
-	switch k {
-	case "", steinKernel:
-		return steinKernel, nil
-	case logEuclideanKernel:
-		return k, nil
-	}
-	return "", fmt.Errorf("kernel %q: want stein or log-euclidean", string(k))
+// kernelChoice is a kernel method's kernel and σ candidates, resolved
+// from its keys `kernel` (a kernel of classify.Kernels by its metric's
+// name: stein, the default, the paper's Stein kernel of Eqn. 5; or
+// log-euclidean, exp(−σ ‖log X − log Y‖²_F)), `sigma` (a list gives
+// candidates) and `pseudo_kernel` (allows a σ for which the kernel's Gram
+// matrices may be indefinite).
+type kernelChoice struct {
+	kernel classify.Kernel
+	sigmas []float64
+	pseudo bool
 }
 
-// checkDim checks σ for d×d matrices: Theorem 1 for the Stein kernel
-// (unless pseudo), σ > 0 for the log-Euclidean kernel.
-func (k kernelKind) checkDim(sigma float64, d int, pseudo bool) error {
-	if k == logEuclideanKernel {
-		if !(sigma > 0) || math.IsInf(sigma, 0) {
-			return fmt.Errorf("sigma = %v: the log-Euclidean kernel needs a finite sigma > 0", sigma)
-		}
-		return nil
+// resolveKernel checks a kernel method's keys and resolves them: the
+// kernel by its name, which it sets to the canonical one (the record of
+// the run), the σ list by classify.Floats.CheckList and each σ by
+// spd.CheckSigma; Theorem 1 against d is checkDim's. It returns a warning
+// for a deprecated kernel name.
+func resolveKernel(name *string, sigma classify.Floats, pseudo bool) (kernelChoice, []string, error) {
+	if *name == "" {
+		*name = spd.SteinMetric.String()
 	}
-	return spd.SteinKernel{Sigma: sigma, Pseudo: pseudo}.Check(d)
-}
-
-// quantity returns the pairwise quantity that the kernel maps.
-func (k kernelKind) quantity() classify.Quantity {
-	if k == logEuclideanKernel {
-		return classify.LogEuclideanSq
+	k, err := classify.ParseKernel(*name)
+	if err != nil {
+		return kernelChoice{}, nil, err
 	}
-	return classify.Stein
-}
-
-// pairs returns the kernel's pairwise quantity between d's items and the
-// split's training set (Split.Pairs), and the map to kernel values with
-// parameter σ: exp(−σ P) for both kinds (spd.SteinKernel.FromDivergence
-// for the Stein kernel), after checking σ for d's matrices.
-func (k kernelKind) pairs(s *classify.Split, d *classify.Data, sigma float64, pseudo bool) (classify.Pairs, classify.Map, error) {
-	if err := k.checkDim(sigma, d.Set.Dim(), pseudo); err != nil {
-		return nil, classify.Identity, err
+	warnings := deprecated("kernel", *name)
+	*name = k.String()
+	if err := sigma.CheckList("sigma", true); err != nil {
+		return kernelChoice{}, nil, err
 	}
-	p, err := s.Pairs(d, k.quantity())
-	return p, classify.Exp(sigma), err
-}
-
-// prepare computes ahead the kernel's pairwise quantity on the split.
-func (k kernelKind) prepare(s *classify.Split) error { return classify.PrepareSplit(s, k.quantity()) }
-
-// checkKernel checks a kernel method's σ list (required, each > 0, none
-// twice) and resolves its kernel kind.
-func checkKernel(sigma classify.Floats, k *kernelKind) error {
-	if err := sigma.Check("sigma", true, 0, false); err != nil {
-		return err
-	}
-	kind, err := k.check()
-	*k = kind
-	return err
-}
-
-// checkSigmas checks every σ of a list for d×d matrices (checkDim).
-func (k kernelKind) checkSigmas(sigma classify.Floats, d int, pseudo bool) error {
 	for _, s := range sigma {
-		if err := k.checkDim(s, d, pseudo); err != nil {
+		if err := spd.CheckSigma(s); err != nil {
+			return kernelChoice{}, nil, fmt.Errorf("sigma: %w", err)
+		}
+	}
+	return kernelChoice{k, sigma, pseudo}, warnings, nil
+}
+
+// deprecated returns a warning when value, the value of key, is a
+// deprecated metric name (spd.DeprecatedMetricName).
+func deprecated(key, value string) []string {
+	if c, ok := spd.DeprecatedMetricName(value); ok {
+		return []string{fmt.Sprintf("%s: %q is deprecated and will be removed; write %q", key, value, c)}
+	}
+	return nil
+}
+
+// checkDim checks every σ for d×d matrices (the kernel's Check: Theorem 1
+// for the Stein kernel, unless pseudo).
+func (k kernelChoice) checkDim(d int) error {
+	for _, s := range k.sigmas {
+		if err := k.kernel.Check(s, d, k.pseudo); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// quantities lists the pairwise quantity the kernel maps, for Spec.
+func (k kernelChoice) quantities() []classify.Quantity {
+	return []classify.Quantity{k.kernel.Quantity}
+}
+
+// pairs returns the kernel's pairwise quantity between d's items and the
+// split's training set (Split.Pairs), and the map to kernel values with
+// parameter σ, exp(−σ q), after checking σ for d's matrices.
+func (k kernelChoice) pairs(s *classify.Split, d *classify.Data, sigma float64) (classify.Pairs, classify.Map, error) {
+	if err := k.kernel.Check(sigma, d.Set.Dim(), k.pseudo); err != nil {
+		return nil, classify.Identity, err
+	}
+	p, err := s.Pairs(d, k.kernel.Quantity)
+	return p, classify.Exp(sigma), err
 }

@@ -1,7 +1,10 @@
 package method
 
 import (
+	"context"
+
 	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/rsr"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -13,6 +16,7 @@ type logESR struct {
 	memo   classify.Memo[weight]
 	blocks classify.Scratch // kernel blocks of the method's runs (src)
 	cands  []weight
+	opts   rsr.ClassifierOptions // without the weight, which cands hold
 	p      sparse
 }
 
@@ -21,34 +25,27 @@ func newLogESR(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "logE-SR"); err != nil {
 		return nil, err
 	}
-	_, ws, err := m.p.options()
+	sc, err := m.p.resolve()
 	if err != nil {
 		return nil, err
 	}
-	m.cands = ws
+	m.opts, m.cands = sc.opts, sc.weights
 	return m, nil
 }
 
-// Candidates returns the number of parameter settings that
-// cross-validation chooses among.
-func (m *logESR) Candidates() int { return len(m.cands) }
-
-// Params returns the decoded parameters, for the record of the run.
-func (m *logESR) Params() any { return m.p }
-
-// Prepare computes the items' log-vectors.
-func (m *logESR) Prepare(s *classify.Split) error {
-	return classify.PrepareSplit(s, classify.LogCosine)
+// Spec declares the sparsity candidates and the items' log-Euclidean
+// cosines.
+func (m *logESR) Spec() classify.Spec {
+	return classify.Spec{Params: m.p, Candidates: len(m.cands), Quantities: []classify.Quantity{classify.LogCosine{}}}
 }
 
-func (m *logESR) Classify(s *classify.Split) (*classify.Outcome, error) {
-	opts, _, _ := m.p.options() // checked in newLogESR
-	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
-		g, err := s.Pairs(d, classify.LogCosine)
+func (m *logESR) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
+	o, c, d, err := classify.Select(ctx, s, m.cands, &m.memo, func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
+		g, err := s.Pairs(d, classify.LogCosine{})
 		if err != nil {
 			return nil, err
 		}
-		return src(g, classify.Identity, d.Labels, train, test, w.set(opts), s.Workers, &m.blocks)
+		return src(ctx, g, classify.Identity, d.Labels, train, test, w.set(m.opts), s.Workers, &m.blocks)
 	})
 	if err != nil {
 		return nil, err

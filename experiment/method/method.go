@@ -3,14 +3,16 @@
 //
 // A method type decodes its own parameters from the YAML mapping of its
 // entry under `methods:` (strictly: an unknown key is an error naming the
-// key, its line and the keys the method takes), checks them, and returns a
-// classify.Method. Parameters of type classify.Floats may be lists, which
-// classify.Select chooses among by cross-validation inside each training
-// set. Adding a method is one new file in this package and one line in
-// Types; the engine needs no change.
+// key, its line and the keys the method takes), checks them, resolves
+// them into typed options once, and returns a classify.Method, whose Spec
+// declares what it needs from the engine. Parameters of type
+// classify.Floats may be lists, which classify.Select chooses among by
+// cross-validation inside each training set. Adding a method is one new
+// file in this package and one line in Types; the engine needs no change.
 package method
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -79,46 +81,62 @@ type sparse struct {
 	NonNegative bool `yaml:"nonnegative,omitempty" json:"nonnegative,omitempty"`
 }
 
-// options checks the sparse-coding parameters and returns the classifier
-// options and the sparsity candidates.
-func (c sparse) options() (rsr.ClassifierOptions, []weight, error) {
-	var o rsr.ClassifierOptions
-	switch {
-	case len(c.Lambda) > 0 && len(c.LambdaRatio) > 0:
-		return o, nil, errors.New("give lambda (absolute, the paper's scale) or lambda_ratio (relative to each query), not both")
-	case len(c.Lambda) == 0 && len(c.LambdaRatio) == 0:
-		return o, nil, errors.New("lambda (absolute, the paper's scale) or lambda_ratio (relative to each query, in (0, 1)) is required")
+// sparseCoding is sparse resolved: the classifier options without a
+// weight, and the weight candidates.
+type sparseCoding struct {
+	opts    rsr.ClassifierOptions
+	weights []weight
+}
+
+// resolve checks the sparse-coding parameters (the values by package rsr)
+// and resolves them.
+func (c sparse) resolve() (sparseCoding, error) {
+	ws, err := weights(c.Lambda, c.LambdaRatio)
+	if err != nil {
+		return sparseCoding{}, err
 	}
-	if err := c.Lambda.Check("lambda", false, 0, true); err != nil {
-		return o, nil, err
+	o := rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Tol: c.Tolerance, NonNegative: c.NonNegative}}
+	if err := o.Lasso.Validate(); err != nil {
+		return sparseCoding{}, err
 	}
-	if err := c.LambdaRatio.Check("lambda_ratio", false, 0, false); err != nil {
-		return o, nil, err
-	}
-	for _, r := range c.LambdaRatio {
-		if r >= 1 {
-			return o, nil, fmt.Errorf("lambda_ratio = %v, want in (0, 1): 1 codes every query as all zeros", r)
-		}
-	}
-	if c.Tolerance < 0 || c.Tolerance >= 1 {
-		return o, nil, fmt.Errorf("tolerance = %v, want in (0, 1) (default 1e-6)", c.Tolerance)
-	}
-	o.Lasso = rsr.LassoOptions{Tol: c.Tolerance, NonNegative: c.NonNegative}
 	if c.Rule != "" {
-		r, err := rsr.ParseRule(c.Rule)
-		if err != nil {
-			return o, nil, err
+		if o.Rule, err = rsr.ParseRule(c.Rule); err != nil {
+			return sparseCoding{}, err
 		}
-		o.Rule = r
+	}
+	return sparseCoding{o, ws}, nil
+}
+
+// weights resolves the sparsity weight keys, lambda (absolute) and
+// lambda_ratio (relative to each query), of which a method takes one:
+// each a list of distinct candidates whose values package rsr checks.
+func weights(lambda, ratio classify.Floats) ([]weight, error) {
+	switch {
+	case len(lambda) > 0 && len(ratio) > 0:
+		return nil, errors.New("give lambda (absolute, the paper's scale) or lambda_ratio (relative to each query), not both")
+	case len(lambda) == 0 && len(ratio) == 0:
+		return nil, errors.New("lambda (absolute, the paper's scale) or lambda_ratio (relative to each query, in (0, 1)) is required")
+	}
+	if err := lambda.CheckList("lambda", false); err != nil {
+		return nil, err
+	}
+	if err := ratio.CheckList("lambda_ratio", false); err != nil {
+		return nil, err
 	}
 	var ws []weight
-	for _, l := range c.Lambda {
+	for _, l := range lambda {
+		if err := rsr.CheckLambda(l); err != nil {
+			return nil, fmt.Errorf("lambda: %w", err)
+		}
 		ws = append(ws, weight{value: l})
 	}
-	for _, r := range c.LambdaRatio {
+	for _, r := range ratio {
+		if err := rsr.CheckLambdaRatio(r); err != nil {
+			return nil, fmt.Errorf("lambda_ratio: %w", err)
+		}
 		ws = append(ws, weight{value: r, relative: true})
 	}
-	return o, ws, nil
+	return ws, nil
 }
 
 // weight is a candidate sparsity weight: an absolute λ or a ratio of each
@@ -153,7 +171,7 @@ func (w weight) set(o rsr.ClassifierOptions) rsr.ClassifierOptions {
 // vectors for logE-SR. The training block and the test blocks are lent
 // by scratch: rsr.NewClassifier copies the former, and the latter are
 // read only while their block is classified.
-func src(p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.ClassifierOptions, workers int, scratch *classify.Scratch) (*classify.Outcome, error) {
+func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.ClassifierOptions, workers int, scratch *classify.Scratch) (*classify.Outcome, error) {
 	ktr, err := scratch.Block(p, train, train, f)
 	if err != nil {
 		return nil, err
@@ -168,7 +186,7 @@ func src(p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.C
 	for i := range kxx {
 		kxx[i] = 1
 	}
-	err = classify.ForBlocks(p, test, train, f, scratch, func(off int, k *mat.Dense) error {
+	err = classify.ForBlocks(ctx, p, test, train, f, scratch, func(off int, k *mat.Dense) error {
 		n, _ := k.Dims()
 		ds, err := c.ClassifyBatch(k, kxx[:n], workers)
 		if err != nil {

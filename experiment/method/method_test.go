@@ -1,6 +1,9 @@
 package method
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -50,7 +53,7 @@ func TestNNAIRMExact(t *testing.T) {
 	data, train, test := syntheticData(t, 6, 4, 240, 0.6, 11)
 	m := newMethod(t, "nn", "metric: airm")
 	const R = 4
-	out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: R})
+	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: R})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +89,7 @@ func TestNNSteinAndLogESR(t *testing.T) {
 		{"rsr-ratio", "rsr", "{sigma: 1, lambda_ratio: 0.05}"},
 	} {
 		m := newMethod(t, mc.typ, mc.params)
-		out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2})
+		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +113,7 @@ func TestNNSteinAndLogESR(t *testing.T) {
 		return s
 	}
 	m := newMethod(t, "nn", "metric: stein")
-	out, _ := m.Classify(&classify.Split{Data: data, Train: train, Test: test[:5], Ranks: 4})
+	out, _ := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test[:5], Ranks: 4})
 	for q, i := range test[:5] {
 		type cd struct {
 			c int
@@ -141,7 +144,7 @@ func TestSelectionNeverSeesTest(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 160, 0.8, 14)
 	m := newMethod(t, "rsr", "{sigma: [0.5, 1, 4], lambda: [0.01, 0.1]}")
 	split := &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 5, Workers: 2}
-	a, err := m.Classify(split)
+	a, err := m.Classify(context.Background(), split)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,14 +153,14 @@ func TestSelectionNeverSeesTest(t *testing.T) {
 		labels[i] = (labels[i] + 1) % 4
 	}
 	scrambled := classify.NewData(data.Set, labels, 2)
-	b, err := m.Classify(&classify.Split{Data: scrambled, Train: train, Test: test, Folds: 3, Seed: 5, Workers: 2})
+	b, err := m.Classify(context.Background(), &classify.Split{Data: scrambled, Train: train, Test: test, Folds: 3, Seed: 5, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(a.Params, b.Params) || !reflect.DeepEqual(a.Pred, b.Pred) {
 		t.Errorf("test labels influenced selection: %v vs %v", a.Params, b.Params)
 	}
-	if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Folds: 1}); err == nil {
+	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 1}); err == nil {
 		t.Error("candidates without folds accepted")
 	}
 }
@@ -186,8 +189,8 @@ func TestMethodParamErrors(t *testing.T) {
 		{"rsr", "{sigma: 1, lambda: 0.1, lambda_ratio: 0.1}", "not both"},
 		{"rsr", "{sigma: 1, lambda: 0.1, rule: vote}", `unknown classification rule "vote"`},
 		{"logE-SR", "{lambda: 0.1, sigma: 1}", `unknown key "sigma" in method type logE-SR`},
-		{"logE-SR", "{lambda_ratio: 1}", "lambda_ratio = 1, want in (0, 1)"},
-		{"nn", "{}", "metric is required (one of airm, stein, logeuclid, thompson)"},
+		{"logE-SR", "{lambda_ratio: 1}", "lambda_ratio: rsr: invalid input: lambda ratio = 1 must be in (0, 1)"},
+		{"nn", "{}", "metric is required (one of airm, stein, log-euclidean, thompson)"},
 		{"nn", "{metric: euclid}", `unknown metric "euclid"`},
 		{"nn", "{metric: airm, sigma: 1}", `unknown key "sigma" in method type nn (allowed: metric)`},
 	} {
@@ -217,7 +220,7 @@ func TestCodes(t *testing.T) {
 		"{dictionary: learned, sigma: 1, lambda_ratio: 0.05, iters: 3, keep_scale: true}",
 	} {
 		m := newMethod(t, "codes", params)
-		out, err := m.Classify(&classify.Split{Data: data, Train: gallery, Test: test, Learn: learn, Atoms: 8, Workers: 2, Seed: 3})
+		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: gallery, Test: test, Dictionary: &classify.Dictionary{Learn: learn, Atoms: 8}, Workers: 2, Seed: 3})
 		if err != nil {
 			t.Fatalf("%s: %v", params, err)
 		}
@@ -229,8 +232,8 @@ func TestCodes(t *testing.T) {
 		}
 	}
 	m := newMethod(t, "codes", "{dictionary: random, sigma: 1, lambda: 0.01}")
-	if _, err := m.Classify(&classify.Split{Data: data, Train: gallery, Test: test}); err == nil || !strings.Contains(err.Error(), "needs a protocol") {
-		t.Errorf("split without Learn: %v", err)
+	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: gallery, Test: test}); err == nil || !strings.Contains(err.Error(), "needs a split with items to learn a dictionary from") {
+		t.Errorf("split without a dictionary part: %v", err)
 	}
 	for _, tc := range []struct{ params, want string }{
 		{"{sigma: 1, lambda: 0.1}", "dictionary is required"},
@@ -255,7 +258,7 @@ func TestCodes(t *testing.T) {
 // accuracy on separable classes.
 func TestLogEuclideanKernel(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 200, 0.2, 16)
-	p, err := data.Pairs(classify.LogEuclideanSq, train)
+	p, err := data.Pairs(classify.LogEuclideanSq{}, train)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,10 +277,10 @@ func TestLogEuclideanKernel(t *testing.T) {
 		}
 	}
 	m := newMethod(t, "rsr", "{kernel: log-euclidean, sigma: 0.7, lambda_ratio: 0.05}")
-	if err := m.(classify.DimChecker).CheckDim(3); err != nil {
+	if err := m.Spec().CheckDim(3); err != nil {
 		t.Errorf("σ = 0.7 refused for the log-Euclidean kernel: %v", err)
 	}
-	out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2})
+	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,10 +303,10 @@ func TestLogEuclideanKernelOthers(t *testing.T) {
 		{"rlpp", "{kernel: log-euclidean, sigma: 0.3}"},
 	} {
 		m := newMethod(t, tc.typ, tc.params)
-		if err := m.(classify.DimChecker).CheckDim(3); err != nil {
+		if err := m.Spec().CheckDim(3); err != nil {
 			t.Errorf("%s: σ = 0.3 refused: %v", tc.typ, err)
 		}
-		out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2})
+		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,11 +333,11 @@ func TestPCASRC(t *testing.T) {
 		}
 	}
 	m := newMethod(t, "pca-src", "{dims: 5, lambda_ratio: [0.05, 0.2]}")
-	if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
+	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
 		t.Errorf("without vectors: %v", err)
 	}
-	data.Vectors = map[string]*mat.Dense{classify.VectorKey("I", 1): x}
-	out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: 2})
+	data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: "I", Step: 1}: x}
+	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,8 +347,8 @@ func TestPCASRC(t *testing.T) {
 	if out.Params["dims"] != 5 {
 		t.Errorf("params %v", out.Params)
 	}
-	if spec, step := newMethod(t, "gsr", "{lambda: 0.01}").(classify.VectorUser).VectorSpec(); spec != "gabor" || step != 4 {
-		t.Errorf("gsr asks for %s/%d", spec, step)
+	if r := newMethod(t, "gsr", "{lambda: 0.01}").Spec().Vectors; r != (classify.VectorRequest{Features: "gabor", Step: 4}) {
+		t.Errorf("gsr asks for %v", r)
 	}
 }
 
@@ -360,7 +363,7 @@ func TestMoreFoldsThanItems(t *testing.T) {
 			train = append(train, i)
 		}
 	}
-	_, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test[len(test)-5:], Folds: 5, Seed: 1})
+	_, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test[len(test)-5:], Folds: 5, Seed: 1})
 	if err == nil || !strings.Contains(err.Error(), "a fold is empty") {
 		t.Errorf("5 folds of 4 items: %v", err)
 	}
@@ -480,5 +483,71 @@ func TestNormalisePlanes(t *testing.T) {
 	}
 	if _, err := normalisePlanes(x, 4); err == nil {
 		t.Error("6 values into 4 planes: no error")
+	}
+}
+
+// prepare computes the pairwise quantities that m's Spec declares on the
+// split, as the engine does before it runs the methods.
+func prepare(t testing.TB, m classify.Method, s *classify.Split) {
+	t.Helper()
+	for _, q := range m.Spec().Quantities {
+		if err := classify.PrepareSplit(s, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// minimalParams gives each method type parameters it accepts.
+var minimalParams = map[string]string{
+	"rsr":       "{sigma: 1, lambda: 0.01}",
+	"logE-SR":   "{lambda: 0.01}",
+	"nn":        "{metric: airm}",
+	"rlpp":      "{sigma: 1}",
+	"stein-svm": "{sigma: 1, c: 10}",
+	"tsc":       "{lambda: 0.01}",
+	"pca-src":   "{dims: 5, lambda: 0.01}",
+	"gsr":       "{dims: 5, lambda: 0.01}",
+	"codes":     "{dictionary: random, sigma: 1, lambda_ratio: 0.05}",
+}
+
+// TestContract checks what every method type declares and how it treats
+// its context: a Spec whose Params record as JSON and with at least one
+// candidate, a request for vectors exactly when it classifies vectors, a
+// dictionary exactly with an energy tracer; and Classify on a cancelled
+// context returns its error rather than a result.
+func TestContract(t *testing.T) {
+	data, train, test := syntheticData(t, 3, 3, 60, 0.2, 21)
+	data.Vectors = map[classify.VectorRequest]*mat.Dense{}
+	for _, r := range []classify.VectorRequest{{Features: "I", Step: 1}, {Features: "gabor", Step: 4}} {
+		data.Vectors[r] = mat.NewDense(data.Set.Len(), 12, nil)
+	}
+	if len(minimalParams) != len(Types()) {
+		t.Errorf("%d method types, %d with parameters here", len(Types()), len(minimalParams))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for typ := range Types() {
+		m := newMethod(t, typ, minimalParams[typ])
+		spec := m.Spec()
+		if b, err := json.Marshal(spec.Params); err != nil || len(b) < 3 {
+			t.Errorf("%s: Params recorded as %s, %v", typ, b, err)
+		}
+		if spec.Candidates < 1 {
+			t.Errorf("%s: %d candidates", typ, spec.Candidates)
+		}
+		if vec := typ == "pca-src" || typ == "gsr"; spec.Vectors.IsZero() == vec {
+			t.Errorf("%s: asks for vectors %v", typ, spec.Vectors)
+		}
+		if spec.Dictionary != (spec.Energy != nil) || spec.Dictionary != (typ == "codes") {
+			t.Errorf("%s: dictionary %v, energy tracer %v", typ, spec.Dictionary, spec.Energy != nil)
+		}
+		if len(spec.Warnings) > 0 {
+			t.Errorf("%s: warnings %q for canonical parameters", typ, spec.Warnings)
+		}
+		split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Folds: 3, Seed: 1,
+			Dictionary: &classify.Dictionary{Learn: train[:10], Atoms: 4}}
+		if out, err := m.Classify(ctx, split); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s on a cancelled context: %v, %v; want context.Canceled", typ, out, err)
+		}
 	}
 }

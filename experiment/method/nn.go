@@ -2,6 +2,7 @@ package method
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -25,10 +26,11 @@ type nnParams struct {
 // divergences the Data caches; the AIRM prunes with them (airmRanking);
 // other metrics compute every query-to-training distance.
 type nn struct {
-	memo   classify.Memo[struct{}]
-	blocks classify.Scratch // divergence blocks of the method's runs
-	metric spd.Metric
-	p      nnParams
+	memo     classify.Memo[struct{}]
+	blocks   classify.Scratch // divergence blocks of the method's runs
+	metric   spd.Metric
+	warnings []string
+	p        nnParams
 }
 
 func newNN(n *yaml.Node) (classify.Method, error) {
@@ -43,6 +45,8 @@ func newNN(n *yaml.Node) (classify.Method, error) {
 	if m.metric, err = spd.ParseMetric(m.p.Metric); err != nil {
 		return nil, err
 	}
+	m.warnings = deprecated("metric", m.p.Metric)
+	m.p.Metric = m.metric.String()
 	return m, nil
 }
 
@@ -55,36 +59,34 @@ func metricNames() string {
 	return strings.Join(names, ", ")
 }
 
-// Params returns the decoded parameters, for the record of the run.
-func (m *nn) Params() any { return m.p }
-
-// Prepare computes the split's Stein divergences, which the Stein and AIRM
+// Spec declares the split's Stein divergences, which the Stein and AIRM
 // rankings read.
-func (m *nn) Prepare(s *classify.Split) error {
+func (m *nn) Spec() classify.Spec {
+	s := classify.Spec{Params: m.p, Candidates: 1, Warnings: m.warnings}
 	if m.metric == spd.SteinMetric || m.metric == spd.AIRMMetric {
-		return classify.PrepareSplit(s, classify.Stein)
+		s.Quantities = []classify.Quantity{classify.Stein{}}
 	}
-	return nil
+	return s
 }
 
-func (m *nn) Classify(s *classify.Split) (*classify.Outcome, error) {
-	o, _, d, err := classify.Select(s, []struct{}{{}}, &m.memo, func(d *classify.Data, train, test []int, _ struct{}) (*classify.Outcome, error) {
+func (m *nn) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
+	o, _, d, err := classify.Select(ctx, s, []struct{}{{}}, &m.memo, func(d *classify.Data, train, test []int, _ struct{}) (*classify.Outcome, error) {
 		switch m.metric {
 		case spd.AIRMMetric:
-			p, err := s.Pairs(d, classify.Stein)
+			p, err := s.Pairs(d, classify.Stein{})
 			if err != nil {
 				return nil, err
 			}
-			return airmRanking(d, p, train, test, s.Ranks, s.Workers, &m.blocks)
+			return airmRanking(ctx, d, p, train, test, s.Ranks, s.Workers, &m.blocks)
 		case spd.SteinMetric:
-			p, err := s.Pairs(d, classify.Stein)
+			p, err := s.Pairs(d, classify.Stein{})
 			if err != nil {
 				return nil, err
 			}
 			out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
-			err = classify.ForBlocks(p, test, train, classify.Identity, &m.blocks, func(off int, k *mat.Dense) error {
+			err = classify.ForBlocks(ctx, p, test, train, classify.Identity, &m.blocks, func(off int, k *mat.Dense) error {
 				n, _ := k.Dims()
-				o, err := nearest(d.Labels, train, test[off:off+n], 1, func(_, q, a int) (float64, error) { return k.At(q, a), nil })
+				o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, func(_, q, a int) (float64, error) { return k.At(q, a), nil })
 				if err != nil {
 					return err
 				}
@@ -95,7 +97,7 @@ func (m *nn) Classify(s *classify.Split) (*classify.Outcome, error) {
 			return out, err
 		}
 		ws := make([]*spd.Workspace, pool.Workers(s.Workers))
-		return nearest(d.Labels, train, test, s.Workers, func(w, q, a int) (float64, error) {
+		return nearest(ctx, d.Labels, train, test, s.Workers, func(w, q, a int) (float64, error) {
 			if ws[w] == nil {
 				ws[w] = spd.NewWorkspace(d.Set.Dim())
 			}
@@ -111,8 +113,9 @@ func (m *nn) Classify(s *classify.Split) (*classify.Outcome, error) {
 
 // nearest ranks the classes of train for each test item by their nearest
 // member under dist(worker, q, a) between test[q] and train[a], ties by
-// label, on workers goroutines.
-func nearest(labels, train, test []int, workers int, dist func(w, i, j int) (float64, error)) (*classify.Outcome, error) {
+// label, on workers goroutines. Once ctx is cancelled it starts no more
+// test items and returns ctx.Err().
+func nearest(ctx context.Context, labels, train, test []int, workers int, dist func(w, i, j int) (float64, error)) (*classify.Outcome, error) {
 	classes := classify.SortedKeys(classify.ByClass(labels, train))
 	class := make([]int, len(train)) // position in classes of each training item
 	for a, j := range train {
@@ -121,6 +124,9 @@ func nearest(labels, train, test []int, workers int, dist func(w, i, j int) (flo
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
 	bests := make([][]float64, pool.Workers(workers))
 	err := pool.ForErr(len(test), workers, func(w, q int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		best := bests[w]
 		if best == nil {
 			best = make([]float64, len(classes))

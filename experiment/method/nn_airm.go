@@ -2,6 +2,7 @@ package method
 
 import (
 	"container/heap"
+	"context"
 	"math"
 
 	"github.com/covpipe/covpipe/experiment/classify"
@@ -21,7 +22,7 @@ import (
 // unvisited member), and a class is emitted once its exact minimum is no
 // larger than every other bound. The first ranks classes (at least one)
 // come out in exact order; the rest follow by their bounds.
-func airmRanking(d *classify.Data, p classify.Pairs, train, test []int, ranks, workers int, scratch *classify.Scratch) (*classify.Outcome, error) {
+func airmRanking(ctx context.Context, d *classify.Data, p classify.Pairs, train, test []int, ranks, workers int, scratch *classify.Scratch) (*classify.Outcome, error) {
 	// Members of each class by their position in train.
 	groups := map[int][]int{}
 	for a, j := range train {
@@ -39,9 +40,12 @@ func airmRanking(d *classify.Data, p classify.Pairs, train, test []int, ranks, w
 	}
 	states := make([]*state, pool.Workers(workers))
 	ranks = max(1, ranks)
-	err := classify.ForBlocks(p, test, train, classify.Identity, scratch, func(off int, div *mat.Dense) error {
+	err := classify.ForBlocks(ctx, p, test, train, classify.Identity, scratch, func(off int, div *mat.Dense) error {
 		n, _ := div.Dims()
 		return pool.ForErr(n, workers, func(w, qb int) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			qi := off + qb
 			i := test[qi]
 			st := states[w]

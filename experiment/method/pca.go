@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/features"
+	"github.com/covpipe/covpipe/rsr"
 	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -41,13 +43,14 @@ type pcaParams struct {
 // dictionary their method adds for occluded faces, which Table 2's
 // protocol does not need).
 type pcaSRC struct {
-	memo     classify.Memo[weight]
-	blocks   classify.Scratch // kernel blocks of the method's runs (src)
-	cands    []weight
-	features string
-	planes   int // planes per vector
-	p        pcaParams
-	grams    classify.Once[gramKey, gramFit]
+	memo    classify.Memo[weight]
+	blocks  classify.Scratch // kernel blocks of the method's runs (src)
+	cands   []weight
+	opts    rsr.ClassifierOptions // without the weight, which cands hold
+	vectors classify.VectorRequest
+	planes  int // planes per vector
+	p       pcaParams
+	grams   classify.Once[gramKey, gramFit]
 }
 
 // gramKey identifies a PCA fit: the data and the training set. The
@@ -72,7 +75,7 @@ func newPCASRC(n *yaml.Node) (classify.Method, error) { return newPCA(n, "pca-sr
 func newGSR(n *yaml.Node) (classify.Method, error) { return newPCA(n, "gsr", "gabor", 4, "none") }
 
 func newPCA(n *yaml.Node, typ, spec string, step int, normalise string) (classify.Method, error) {
-	m := &pcaSRC{features: spec}
+	m := &pcaSRC{}
 	m.grams.Max = gramCacheSize
 	if err := decode(n, &m.p, typ); err != nil {
 		return nil, err
@@ -98,26 +101,22 @@ func newPCA(n *yaml.Node, typ, spec string, step int, normalise string) (classif
 	if m.p.Dims < 1 || m.p.Step < 1 {
 		return nil, fmt.Errorf("dims = %d and step = %d must be >= 1", m.p.Dims, m.p.Step)
 	}
-	_, ws, err := m.p.options()
+	sc, err := m.p.resolve()
 	if err != nil {
 		return nil, err
 	}
-	m.cands = ws
+	m.opts, m.cands = sc.opts, sc.weights
+	m.vectors = classify.VectorRequest{Features: spec, Step: m.p.Step}
 	return m, nil
 }
 
-// VectorSpec asks the data stage for the method's vectors.
-func (m *pcaSRC) VectorSpec() (string, int) { return m.features, m.p.Step }
+// Spec declares the sparsity candidates and asks for the method's
+// vectors.
+func (m *pcaSRC) Spec() classify.Spec {
+	return classify.Spec{Params: m.p, Candidates: len(m.cands), Vectors: m.vectors}
+}
 
-// Params returns the decoded parameters, for the record of the run.
-func (m *pcaSRC) Params() any { return m.p }
-
-// Candidates returns the number of sparsity weights cross-validation
-// chooses among.
-func (m *pcaSRC) Candidates() int { return len(m.cands) }
-
-func (m *pcaSRC) Classify(s *classify.Split) (*classify.Outcome, error) {
-	opts, _, _ := m.p.options() // checked in newPCA
+func (m *pcaSRC) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
 	if len(m.cands) > 1 {
 		// The fit on the whole training set is only needed after
 		// cross-validation, whose runs fit the folds; starting it now lets
@@ -132,12 +131,12 @@ func (m *pcaSRC) Classify(s *classify.Split) (*classify.Outcome, error) {
 	// Each run records the PCA dimensions it used; Select returns the
 	// chosen candidate's run. (Validation runs go in parallel: they must
 	// not share a variable.)
-	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
+	o, c, d, err := classify.Select(ctx, s, m.cands, &m.memo, func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
 		fit, err := m.fit(d, train)
 		if err != nil {
 			return nil, err
 		}
-		o, err := src(fit.g, classify.Identity, d.Labels, train, test, w.set(opts), s.Workers, &m.blocks)
+		o, err := src(ctx, fit.g, classify.Identity, d.Labels, train, test, w.set(m.opts), s.Workers, &m.blocks)
 		if err != nil {
 			return nil, err
 		}
@@ -156,9 +155,9 @@ func (m *pcaSRC) Classify(s *classify.Split) (*classify.Outcome, error) {
 // computed once per training set (grams).
 func (m *pcaSRC) fit(d *classify.Data, train []int) (gramFit, error) {
 	return m.grams.Do(gramKey{d, classify.HashInts(train)}, func() (gramFit, error) {
-		x := d.Vectors[classify.VectorKey(m.VectorSpec())]
+		x := d.Vectors[m.vectors]
 		if x == nil {
-			return gramFit{}, errors.New("no feature vectors: the protocol's data stage does not make them (an image dataset with regions: whole is needed)")
+			return gramFit{}, fmt.Errorf("no feature vectors (%v): the protocol's data stage does not make them (an image dataset with regions: whole is needed)", m.vectors)
 		}
 		v := x
 		if m.p.Normalise == "plane" {

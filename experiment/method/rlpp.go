@@ -2,6 +2,7 @@ package method
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 
@@ -32,8 +33,8 @@ type rlppParams struct {
 	Heat classify.Floats `yaml:"heat,omitempty" json:"heat,omitempty"`
 	// PseudoKernel allows a σ outside Theorem 1's set.
 	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty"`
-	// Kernel is stein (default) or log-euclidean (see kernelKind).
-	Kernel kernelKind `yaml:"kernel,omitempty" json:"kernel,omitempty"`
+	// Kernel is stein (default) or log-euclidean (see kernelChoice).
+	Kernel string `yaml:"kernel,omitempty" json:"kernel,omitempty"`
 }
 
 // rlppMethod is Riemannian locality preserving projection (Harandi et
@@ -43,10 +44,12 @@ type rlppParams struct {
 // rank by their nearest training member's Euclidean distance there (the
 // CMC of the re-identification protocol).
 type rlppMethod struct {
-	memo   classify.Memo[rlppCandidate]
-	blocks classify.Scratch // test blocks of the method's runs
-	cands  []rlppCandidate
-	p      rlppParams
+	memo     classify.Memo[rlppCandidate]
+	blocks   classify.Scratch // test blocks of the method's runs
+	cands    []rlppCandidate
+	kernel   kernelChoice
+	warnings []string
+	p        rlppParams
 }
 
 // rlppCandidate is one parameter setting; dims, neighbours and heat are 0
@@ -63,7 +66,8 @@ func newRLPP(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "rlpp"); err != nil {
 		return nil, err
 	}
-	if err := checkKernel(m.p.Sigma, &m.p.Kernel); err != nil {
+	var err error
+	if m.kernel, m.warnings, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
 		return nil, err
 	}
 	dims, err := counts(m.p.Dims, "dims")
@@ -111,30 +115,22 @@ func counts(f classify.Floats, name string) ([]int, error) {
 	return out, nil
 }
 
-// Candidates returns the number of parameter settings that
-// cross-validation chooses among.
-func (m *rlppMethod) Candidates() int { return len(m.cands) }
-
-// Params returns the decoded parameters, for the record of the run.
-func (m *rlppMethod) Params() any { return m.p }
-
-// CheckDim checks every σ against Theorem 1 for d×d matrices.
-func (m *rlppMethod) CheckDim(d int) error {
-	return m.p.Kernel.checkSigmas(m.p.Sigma, d, m.p.PseudoKernel)
+// Spec declares the parameter candidates, the σ check against Theorem 1
+// and the kernel's pairwise quantity.
+func (m *rlppMethod) Spec() classify.Spec {
+	return classify.Spec{Params: m.p, Candidates: len(m.cands), CheckDim: m.kernel.checkDim,
+		Quantities: m.kernel.quantities(), Warnings: m.warnings}
 }
 
-// Prepare computes the kernel's pairwise quantity on the split.
-func (m *rlppMethod) Prepare(s *classify.Split) error { return m.p.Kernel.prepare(s) }
-
-func (m *rlppMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
-	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
+func (m *rlppMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
+	if err := m.kernel.checkDim(s.Data.Set.Dim()); err != nil {
 		return nil, err
 	}
 	// Each run records its candidate with the defaults it resolved; Select
 	// returns the chosen candidate's run, whose record this is. (Validation
 	// runs go in parallel: they must not share a variable.)
-	o, _, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, error) {
-		o, c, err := m.run(s, d, train, test, c)
+	o, _, d, err := classify.Select(ctx, s, m.cands, &m.memo, func(d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, error) {
+		o, c, err := m.run(ctx, s, d, train, test, c)
 		if err != nil {
 			return nil, err
 		}
@@ -151,9 +147,9 @@ func (m *rlppMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 // run fits RLPP on train (a subset of the split's training set) of the
 // split's variant d and classifies test by nearest neighbour in the
 // projection. It returns the candidate with the defaults it resolved.
-func (m *rlppMethod) run(s *classify.Split, d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, rlppCandidate, error) {
+func (m *rlppMethod) run(ctx context.Context, s *classify.Split, d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, rlppCandidate, error) {
 	workers := s.Workers
-	div, f, err := m.p.Kernel.pairs(s, d, c.sigma, m.p.PseudoKernel)
+	div, f, err := m.kernel.pairs(s, d, c.sigma)
 	if err != nil {
 		return nil, c, err
 	}
@@ -178,7 +174,7 @@ func (m *rlppMethod) run(s *classify.Split, d *classify.Data, train, test []int,
 		return nil, c, err
 	}
 	yte := mat.NewDense(len(test), c.dims, nil)
-	err = classify.ForBlocks(div, test, train, f, &m.blocks, func(off int, k *mat.Dense) error {
+	err = classify.ForBlocks(ctx, div, test, train, f, &m.blocks, func(off int, k *mat.Dense) error {
 		y, err := p.Project(k)
 		if err != nil {
 			return err
@@ -190,7 +186,7 @@ func (m *rlppMethod) run(s *classify.Split, d *classify.Data, train, test []int,
 	if err != nil {
 		return nil, c, err
 	}
-	o, err := nearest(d.Labels, train, test, workers, func(_, q, a int) (float64, error) {
+	o, err := nearest(ctx, d.Labels, train, test, workers, func(_, q, a int) (float64, error) {
 		u, v := yte.RawRowView(q), ytr.RawRowView(a)
 		var s float64
 		for k := range u {

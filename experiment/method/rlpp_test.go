@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -44,7 +45,7 @@ func TestRLPPAccuracy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: tc.classes})
+		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: tc.classes})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.params, err)
 		}
@@ -74,7 +75,7 @@ func TestRLPPRanking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 3, Ranks: 5})
+	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 3, Ranks: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,11 +139,11 @@ func TestRLPPSelect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.(interface{ Candidates() int }).Candidates(); got != 16 {
+	if got := m.Spec().Candidates; got != 16 {
 		t.Errorf("%d candidates, want 16", got)
 	}
 	split := &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 4, Workers: 2}
-	a, err := m.Classify(split)
+	a, err := m.Classify(context.Background(), split)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestRLPPSelect(t *testing.T) {
 		!slices.Contains([]float64{2, 6}, a.Params["neighbours"]) || !slices.Contains([]float64{0.5, 4}, a.Params["heat"]) {
 		t.Errorf("chosen params %v not among the candidates", a.Params)
 	}
-	b, err := m.Classify(split)
+	b, err := m.Classify(context.Background(), split)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,17 +184,17 @@ func TestRLPPParamErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.(classify.DimChecker).CheckDim(3); err == nil || !strings.Contains(err.Error(), "sigma = 0.7") {
+	if err := m.Spec().CheckDim(3); err == nil || !strings.Contains(err.Error(), "sigma = 0.7") {
 		t.Errorf("σ = 0.7 on 3×3: %v", err)
 	}
-	if m, _ = newRLPPFrom(t, "{sigma: 0.7, pseudo_kernel: true}"); m.(classify.DimChecker).CheckDim(3) != nil {
+	if m, _ = newRLPPFrom(t, "{sigma: 0.7, pseudo_kernel: true}"); m.Spec().CheckDim(3) != nil {
 		t.Error("pseudo_kernel: σ = 0.7 refused")
 	}
 	// Asking for more dimensions than the training items is an error
 	// naming the method, not a panic.
 	data, train, test := syntheticData(t, 2, 3, 8, 0.5, 24)
 	m, _ = newRLPPFrom(t, "{sigma: 1, dims: 9}")
-	if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test}); err == nil || !strings.Contains(err.Error(), "rlpp") {
+	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test}); err == nil || !strings.Contains(err.Error(), "rlpp") {
 		t.Errorf("dims 9 of 4 training items: %v", err)
 	}
 }
@@ -221,13 +222,11 @@ func BenchmarkRLPP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := m.(classify.Preparer).Prepare(&classify.Split{Data: data, Train: train, Test: test}); err != nil {
-		b.Fatal(err)
-	}
+	prepare(b, m, &classify.Split{Data: data, Train: train, Test: test})
 	for _, w := range []int{1, 0} {
 		b.Run(map[int]string{1: "workers=1", 0: "workers=max"}[w], func(b *testing.B) {
 			for b.Loop() {
-				if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: w, Ranks: 10}); err != nil {
+				if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: w, Ranks: 10}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"fmt"
 	"weak"
 
@@ -22,8 +23,8 @@ type steinSVMParams struct {
 	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
 	// PseudoKernel allows a σ outside Theorem 1's set.
 	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty"`
-	// Kernel is stein (default) or log-euclidean (see kernelKind).
-	Kernel kernelKind `yaml:"kernel,omitempty" json:"kernel,omitempty"`
+	// Kernel is stein (default) or log-euclidean (see kernelChoice).
+	Kernel string `yaml:"kernel,omitempty" json:"kernel,omitempty"`
 }
 
 // steinSVM is a one-vs-one C-SVC on the Stein kernel's Gram matrix
@@ -37,6 +38,8 @@ type steinSVM struct {
 	machines svm.Workspace    // buffers of the binary machines of its runs
 	grams    classify.Once[svmGramKey, *mat.SymDense]
 	cands    []steinSVMCandidate
+	kernel   kernelChoice
+	warnings []string
 	p        steinSVMParams
 }
 
@@ -65,7 +68,8 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "stein-svm"); err != nil {
 		return nil, err
 	}
-	if err := checkKernel(m.p.Sigma, &m.p.Kernel); err != nil {
+	var err error
+	if m.kernel, m.warnings, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
 		return nil, err
 	}
 	if err := m.p.C.Check("c", true, 0, false); err != nil {
@@ -82,27 +86,19 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 	return m, nil
 }
 
-// Candidates returns the number of parameter settings that
-// cross-validation chooses among.
-func (m *steinSVM) Candidates() int { return len(m.cands) }
-
-// Params returns the decoded parameters, for the record of the run.
-func (m *steinSVM) Params() any { return m.p }
-
-// CheckDim checks every σ against Theorem 1 for d×d matrices.
-func (m *steinSVM) CheckDim(d int) error {
-	return m.p.Kernel.checkSigmas(m.p.Sigma, d, m.p.PseudoKernel)
+// Spec declares the parameter candidates, the σ check against Theorem 1
+// and the kernel's pairwise quantity.
+func (m *steinSVM) Spec() classify.Spec {
+	return classify.Spec{Params: m.p, Candidates: len(m.cands), CheckDim: m.kernel.checkDim,
+		Quantities: m.kernel.quantities(), Warnings: m.warnings}
 }
 
-// Prepare computes the kernel's pairwise quantity on the split.
-func (m *steinSVM) Prepare(s *classify.Split) error { return m.p.Kernel.prepare(s) }
-
-func (m *steinSVM) Classify(s *classify.Split) (*classify.Outcome, error) {
-	if err := m.CheckDim(s.Data.Set.Dim()); err != nil {
+func (m *steinSVM) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
+	if err := m.kernel.checkDim(s.Data.Set.Dim()); err != nil {
 		return nil, err
 	}
-	o, c, d, err := classify.Select(s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
-		return m.run(s, d, train, test, p)
+	o, c, d, err := classify.Select(ctx, s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
+		return m.run(ctx, s, d, train, test, p)
 	})
 	if err != nil {
 		return nil, err
@@ -115,9 +111,9 @@ func (m *steinSVM) Classify(s *classify.Split) (*classify.Outcome, error) {
 // Every test item's decision uses every binary machine, so when any
 // machine stopped at its iteration cap all test items count as
 // unconverged.
-func (m *steinSVM) run(s *classify.Split, d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
+func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
 	workers := s.Workers
-	div, k, err := m.p.Kernel.pairs(s, d, p.sigma, m.p.PseudoKernel)
+	div, k, err := m.kernel.pairs(s, d, p.sigma)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +140,7 @@ func (m *steinSVM) run(s *classify.Split, d *classify.Data, train, test []int, p
 		return nil, fmt.Errorf("stein-svm (sigma = %v, c = %v): %w", p.sigma, p.c, err)
 	}
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
-	err = classify.ForBlocks(div, test, train, k, &m.blocks, func(off int, kb *mat.Dense) error {
+	err = classify.ForBlocks(ctx, div, test, train, k, &m.blocks, func(off int, kb *mat.Dense) error {
 		ds, err := model.Decide(kb, workers)
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -40,7 +41,7 @@ func TestSteinSVMSharesGrams(t *testing.T) {
 			t.Fatal(err)
 		}
 		split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 1, Folds: 2, Seed: 1}
-		if _, err := m.Classify(split); err != nil {
+		if _, err := m.Classify(context.Background(), split); err != nil {
 			t.Fatal(err)
 		}
 		if n := m.(*steinSVM).grams.Len(); n != tc.want {
@@ -61,10 +62,8 @@ func TestSteinSVM(t *testing.T) {
 			t.Fatal(err)
 		}
 		split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2, Folds: 3, Seed: 1}
-		if err := m.(classify.Preparer).Prepare(split); err != nil {
-			t.Fatal(err)
-		}
-		out, err := m.Classify(split)
+		prepare(t, m, split)
+		out, err := m.Classify(context.Background(), split)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +108,7 @@ func TestSteinSVMFolds(t *testing.T) {
 	var wg sync.WaitGroup
 	for k, f := range folds {
 		wg.Go(func() {
-			outs[k], errs[k] = m.(*steinSVM).run(split, data, classify.Without(train, f), f, steinSVMCandidate{1, 10})
+			outs[k], errs[k] = m.(*steinSVM).run(context.Background(), split, data, classify.Without(train, f), f, steinSVMCandidate{1, 10})
 		})
 	}
 	wg.Wait()
@@ -161,10 +160,10 @@ func TestSteinSVMHard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.(interface{ Candidates() int }).Candidates() != 4 {
-		t.Errorf("candidates %d, want 4", m.(interface{ Candidates() int }).Candidates())
+	if m.Spec().Candidates != 4 {
+		t.Errorf("candidates %d, want 4", m.Spec().Candidates)
 	}
-	out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 2, Folds: 3, Seed: 2})
+	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Folds: 3, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,21 +197,21 @@ func TestSteinSVMParamErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.(classify.DimChecker).CheckDim(3); err == nil || !strings.Contains(err.Error(), "sigma = 0.7") {
+	if err := m.Spec().CheckDim(3); err == nil || !strings.Contains(err.Error(), "sigma = 0.7") {
 		t.Errorf("σ = 0.7 on 3×3: %v", err)
 	}
 	data, train, test := syntheticData(t, 2, 3, 40, 0.2, 3)
-	if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Folds: 2}); err == nil || !strings.Contains(err.Error(), "Theorem 1") {
+	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 2}); err == nil || !strings.Contains(err.Error(), "Theorem 1") {
 		t.Errorf("Classify with σ = 0.7 on 3×3: %v", err)
 	}
 	m, err = newSVM(t, "{sigma: 0.7, c: 1, pseudo_kernel: true}")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.(classify.DimChecker).CheckDim(3); err != nil {
+	if err := m.Spec().CheckDim(3); err != nil {
 		t.Errorf("pseudo-kernel σ = 0.7: %v", err)
 	}
-	if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test}); err != nil {
+	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test}); err != nil {
 		t.Errorf("pseudo-kernel σ = 0.7: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package method
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -40,8 +41,13 @@ func newTSC(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "tsc"); err != nil {
 		return nil, err
 	}
-	if err := m.p.Lambda.Check("lambda", true, 0, true); err != nil {
+	if err := m.p.Lambda.CheckList("lambda", true); err != nil {
 		return nil, err
+	}
+	for _, l := range m.p.Lambda {
+		if err := tsc.CheckLambda(l); err != nil {
+			return nil, fmt.Errorf("lambda: %w", err)
+		}
 	}
 	if t := m.p.Tolerance; math.IsNaN(t) || t < 0 || t >= 1 {
 		return nil, fmt.Errorf("tolerance = %v, want in (0, 1) (default 1e-8)", t)
@@ -52,15 +58,14 @@ func newTSC(n *yaml.Node) (classify.Method, error) {
 	return m, nil
 }
 
-// Candidates returns the number of λ that cross-validation chooses among.
-func (m *tscMethod) Candidates() int { return len(m.p.Lambda) }
+// Spec declares the λ candidates.
+func (m *tscMethod) Spec() classify.Spec {
+	return classify.Spec{Params: m.p, Candidates: len(m.p.Lambda)}
+}
 
-// Params returns the decoded parameters, for the record of the run.
-func (m *tscMethod) Params() any { return m.p }
-
-func (m *tscMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
-	o, c, d, err := classify.Select(s, m.p.Lambda, &m.memo, func(d *classify.Data, train, test []int, lambda float64) (*classify.Outcome, error) {
-		return tscClassify(d, train, test, tsc.Options{Lambda: lambda, Tol: m.p.Tolerance, WorkingSet: m.p.WorkingSet}, s.Workers)
+func (m *tscMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
+	o, c, d, err := classify.Select(ctx, s, m.p.Lambda, &m.memo, func(d *classify.Data, train, test []int, lambda float64) (*classify.Outcome, error) {
+		return tscClassify(ctx, d, train, test, tsc.Options{Lambda: lambda, Tol: m.p.Tolerance, WorkingSet: m.p.WorkingSet}, s.Workers)
 	})
 	if err != nil {
 		return nil, err
@@ -72,8 +77,9 @@ func (m *tscMethod) Classify(s *classify.Split) (*classify.Outcome, error) {
 // tscClassify codes every test item over the training items on workers
 // goroutines, one tsc.Workspace each, and ranks the classes by their Burg
 // residuals (ties by label). Each item's result depends on that item only,
-// so the outcome does not depend on the worker count.
-func tscClassify(d *classify.Data, train, test []int, o tsc.Options, workers int) (*classify.Outcome, error) {
+// so the outcome does not depend on the worker count. Once ctx is
+// cancelled it starts no more test items and returns ctx.Err().
+func tscClassify(ctx context.Context, d *classify.Data, train, test []int, o tsc.Options, workers int) (*classify.Outcome, error) {
 	coder, err := tsc.NewCoder(d.Set.Subset(train), o)
 	if err != nil {
 		return nil, err
@@ -94,6 +100,9 @@ func tscClassify(d *classify.Data, train, test []int, o tsc.Options, workers int
 	unconverged := make([]bool, len(test))
 	degenerate := make([]bool, len(test))
 	err = pool.ForErr(len(test), workers, func(w, q int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		b := bufs[w]
 		if b == nil {
 			b = &buffers{coder.NewWorkspace(), make([]float64, len(train)), make([]float64, len(classes))}

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestTSCSynthetic(t *testing.T) {
 	}
 	var outs []*classify.Outcome
 	for _, w := range []int{1, 3} {
-		out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: w, Ranks: 4})
+		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: w, Ranks: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,17 +66,17 @@ func TestTSCSelect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := m.(interface{ Candidates() int }).Candidates(); c != 2 {
+	if c := m.Spec().Candidates; c != 2 {
 		t.Errorf("%d candidates, want 2", c)
 	}
-	out, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: 2})
+	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if l := out.Params["lambda"]; l != 0 && l != 0.1 {
 		t.Errorf("chose λ = %v", l)
 	}
-	if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Folds: 1}); err == nil {
+	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 1}); err == nil {
 		t.Error("candidates without folds accepted")
 	}
 }
@@ -104,7 +105,7 @@ func BenchmarkTSCSynthetic(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := m.Classify(&classify.Split{Data: data, Train: train, Test: test, Workers: 1}); err != nil {
+		if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

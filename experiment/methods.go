@@ -1,0 +1,105 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/experiment/method"
+	"github.com/covpipe/covpipe/features"
+	"go.yaml.in/yaml/v3"
+)
+
+// plannedMethod is a constructed method and the Spec it declared, read
+// once when the plan was built.
+type plannedMethod struct {
+	classify.Method
+	spec classify.Spec
+}
+
+// planMethods constructs the config's methods into p, reads each one's
+// Spec once and checks it against every task the method runs on (all but
+// combiners): its parameters against the task's matrix sizes
+// (Spec.CheckDim) and its requests against what the task offers
+// (offer.unmet), so that a method that cannot run on a task fails here,
+// naming both and what is missing, rather than when it runs. It parses
+// the features of the vector requests, collects the methods' warnings
+// and reports whether any method has several parameter candidates.
+func (c *Config) planMethods(p *Plan, root *yaml.Node, fail failFunc) (lists bool, err error) {
+	if len(c.Methods) == 0 {
+		return false, fail(nil, "no methods")
+	}
+	types := method.Types()
+	names := map[string]bool{}
+	for i := range c.Methods {
+		m := &c.Methods[i]
+		if m.Type == "" {
+			m.Type = m.Name
+		}
+		if m.Name == "" {
+			m.Name = m.Type
+		}
+		path := []any{"methods", i}
+		if m.Type == "" {
+			return false, fail(path, "method %d has neither name nor type (types: %s)", i+1, strings.Join(method.Names(), ", "))
+		}
+		if names[m.Name] {
+			return false, fail(path, "duplicate method name %q", m.Name)
+		}
+		names[m.Name] = true
+		typ, ok := types[m.Type]
+		if !ok {
+			return false, fail(path, "unknown method type %q (known: %s)", m.Type, strings.Join(method.Names(), ", "))
+		}
+		mm, err := typ.New(m.params)
+		if err != nil {
+			if strings.HasPrefix(err.Error(), "line ") {
+				return false, fmt.Errorf("%w: method %q: %v", ErrConfig, m.Name, err)
+			}
+			return false, fail(path, "method %q: %v", m.Name, err)
+		}
+		spec := mm.Spec()
+		m.Params = spec.Params
+		lists = lists || spec.Candidates > 1
+		for _, w := range spec.Warnings {
+			p.warnings = append(p.warnings, fmt.Sprintf("%smethod %q: %s", at(root, path...), m.Name, w))
+		}
+		if err := c.checkSpec(p, m.Name, spec, path, fail); err != nil {
+			return false, err
+		}
+		if r := spec.Vectors; !r.IsZero() && p.vectors[r] == nil {
+			set, err := features.Parse(r.Features)
+			if err != nil {
+				return false, fail(path, "method %q: vectors of %v: %v", m.Name, r, err)
+			}
+			if p.vectors == nil {
+				p.vectors = map[classify.VectorRequest]*features.Set{}
+			}
+			p.vectors[r] = set
+		}
+		p.methods = append(p.methods, plannedMethod{mm, spec})
+	}
+	return lists, nil
+}
+
+// checkSpec checks a method's Spec against every task it runs on.
+func (c *Config) checkSpec(p *Plan, name string, spec classify.Spec, path []any, fail failFunc) error {
+	for ti, t := range p.tasks {
+		if _, ok := t.(combiner); ok {
+			continue
+		}
+		task := c.Tasks[ti]
+		o := t.offer()
+		if spec.CheckDim != nil {
+			for _, d := range o.dims {
+				if err := spec.CheckDim(d); err != nil {
+					return fail(append(path, "sigma"), "method %q on task %q (%d×%d matrices): %v", name, task.Name, d, d, err)
+				}
+			}
+		}
+		if miss := o.unmet(spec); len(miss) > 0 {
+			return fail(path, "method %q cannot run on task %q (%s): it needs %s", name, task.Name, task.Kind, strings.Join(miss, ", and "))
+		}
+	}
+	return nil
+}
