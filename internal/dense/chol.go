@@ -1,16 +1,17 @@
-package spd
+package dense
 
 import "math"
 
-// cholLower factorises the SPD matrix A = X, or A = (X+Y)/2 when y is not
+// CholLower factorises the SPD matrix A = X, or A = (X+Y)/2 when y is not
 // nil, as A = LLᵀ, reading the upper triangles of the row-major d×d
 // matrices x and y and writing L into the lower triangle of l (diagonal
 // included). l may be x: an entry of A is read before L overwrites it. It
 // returns log det A, or false when A is not SPD enough: a pivot
 // p_j = A_jj − Σ_{k<j} L_jk² = L_jj² that is not positive and finite, or
-// below δ·A_jj (δ = pivotTol(d); the package documentation's test).
+// below δ·A_jj (δ = PivotTol(d)). d must be at most PlainMaxD.
 //
-// It is the left-looking (column) Cholesky algorithm,
+// It is the left-looking (column) Cholesky algorithm (Golub and Van Loan,
+// Matrix Computations, 4th ed., §4.2, the gaxpy form),
 //
 //	L_ji = (A_ij − Σ_{k<i} L_ik L_jk) / L_ii,
 //
@@ -24,32 +25,29 @@ import "math"
 // for a separate pass. A = (X+Y)/2 is formed entry by entry as ½x + ½y,
 // which cannot overflow near math.MaxFloat64.
 //
-// The same 2×3 dot-product loop appears in fastEigen's Z solve and G
-// product (whiten.go). It is written out in each place on purpose: as a
-// shared function it is not inlined, and the call per tile made the Stein
-// entry 15–25% slower at d = 17 and 43.
+// The same 2×3 dot-product loop appears in SolveLowerT and GramUpperT. It
+// is written out in each place on purpose: as a shared function it is not
+// inlined, and a call per tile costs more than the tile at the sizes of
+// covariance descriptors.
 //
 // log det A = Σ_j log p_j is accumulated as mantissa and binary exponent:
 // one logarithm instead of d, and no overflow or underflow where det A
 // would.
 //
-// On a CPU with AVX2 and FMA, d >= vecMinD takes cholLowerVec instead:
-// the same algorithm with the dot products four lanes wide in assembly
-// (dot2AVX), one call per column pair. The scalar loops are latency
-// bound; the kernel made the Stein entry at d = 43 1.8× as fast (3.0 to
-// 1.7 µs) and at d = 17 about 3% faster. cholLowerGo is the plain path.
-func cholLower(l, x, y []float64, d int) (float64, bool) {
+// On a CPU with AVX2 and FMA, d >= vecMinD takes the same algorithm with
+// the dot products four lanes wide in assembly (dot2AVX), one call per
+// column pair: the scalar loops are bound by the latency of their
+// additions, which four lanes hide. Its sums are rounded differently, so
+// the two paths agree to round-off, not bit for bit; each is
+// deterministic.
+func CholLower(l, x, y []float64, d int) (float64, bool) {
 	return cholLowerOn(l, x, y, d, haveFMA && d >= vecMinD)
 }
 
-// cholLowerGo is cholLower in plain Go.
-func cholLowerGo(l, x, y []float64, d int) (float64, bool) {
-	return cholLowerOn(l, x, y, d, false)
-}
-
-// cholLowerOn is cholLowerVec when vec is set, else the plain loops.
-// cholLower and cholLowerGo call it in one call each, so that they are
-// inlined and the plain path costs no extra call at small d.
+// cholLowerOn is CholLower on the assembly path when vec is set (which
+// needs a CPU with AVX2 and FMA), else in plain Go. CholLower calls it in
+// one call, so that CholLower is inlined and the plain path costs no
+// extra call at small d.
 func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 	if vec {
 		return cholLowerVec(l, x, y, d)
@@ -66,26 +64,17 @@ func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 		}
 		return x[o]
 	}
-	tol := pivotTol(d)
+	tol := PivotTol(d)
 	ld := logProd{m: 1}
 	var s00, s01, s11 float64 // Σ_{k<i} of L_ik², L_ik L_{i+1,k}, L_{i+1,k}²
 	i := 0
 	for ; i+1 < d; i += 2 {
 		i1 := i + 1
 		oi, o1 := i*d, i1*d
-		a00 := at(oi + i)
-		p0 := a00 - s00
-		b := at(oi+i1) - s01
-		a11 := at(o1 + i1)
-		l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11, tol)
+		l10, inv0, inv1, ok := pivotPair(l, oi+i, o1+i, o1+i1, at(oi+i), at(oi+i1), at(o1+i1), s00, s01, s11, tol, &ld)
 		if !ok {
 			return 0, false
 		}
-		l[oi+i] = l00
-		l[o1+i] = l10
-		l[o1+i1] = l11
-		ld.mul(p0)
-		ld.mul(p1)
 		ri := l[oi : oi+i]
 		r1 := l[o1 : o1+i]
 		r1 = r1[:len(ri)]
@@ -170,34 +159,35 @@ func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 			finish(j, t00, t01)
 		}
 	}
-	if i < d { // the last column of an odd d; s00 holds its sum
-		o := i*d + i
-		a := at(o)
-		p := a - s00
-		if !pivotOK(p, a, tol) {
+	if i < d { // s00 holds the last column's sum
+		p, ok := lastPivot(l, i*d+i, at(i*d+i), s00, tol)
+		if !ok {
 			return 0, false
 		}
-		l[o] = math.Sqrt(p)
 		ld.mul(p)
 	}
 	return ld.log(), true
 }
 
 // pivotPair factorises the 2×2 pivot block of columns i, i+1 of the
-// left-looking Cholesky factorisation, given a00 = A_ii, its pivot
-// p0 = a00 − Σ_{k<i} L_ik², b = A_{i,i+1} − Σ_{k<i} L_ik L_{i+1,k},
-// a11 = A_{i+1,i+1} and s11 = Σ_{k<i} L_{i+1,k}²: it returns L_ii, L_{i+1,i},
-// L_{i+1,i+1}, their reciprocal diagonal and the pivot p1 = L_{i+1,i+1}²,
-// or false when either pivot fails pivotOK. Every factorisation of the
-// package (cholLowerGo, cholLowerVec, the four lanes of stein4) takes its
-// pivots here, so that their results agree to the last bit.
-func pivotPair(a00, p0, b, a11, s11, tol float64) (l00, l10, l11, inv0, inv1, p1 float64, ok bool) {
+// left-looking Cholesky factorisation, given a00 = A_ii, a01 = A_{i,i+1},
+// a11 = A_{i+1,i+1} and the sums s00 = Σ_{k<i} L_ik²,
+// s01 = Σ_{k<i} L_ik L_{i+1,k} and s11 = Σ_{k<i} L_{i+1,k}²: it stores
+// L_ii, L_{i+1,i} and L_{i+1,i+1} at l[k00], l[k10] and l[k11],
+// multiplies both pivots into ld and returns L_{i+1,i} and the reciprocal
+// diagonal, or false when either pivot fails pivotOK. Every left-looking
+// factorisation of the package (both paths of cholLowerOn, the four lanes
+// of Chol4) takes its pivots here, so that their results agree to the
+// last bit.
+func pivotPair(l []float64, k00, k10, k11 int, a00, a01, a11, s00, s01, s11, tol float64, ld *logProd) (l10, inv0, inv1 float64, ok bool) {
+	p0 := a00 - s00
 	if !pivotOK(p0, a00, tol) {
 		return
 	}
+	b := a01 - s01
 	// L_{i+1,i}² = b·(b/p0): p1 need not wait for the square root.
-	p1 = a11 - s11 - b*(b/p0)
-	l00 = math.Sqrt(p0)
+	p1 := a11 - s11 - b*(b/p0)
+	l00 := math.Sqrt(p0)
 	inv0 = 1 / l00
 	l10 = b * inv0
 	if !pivotOK(p1, a11, tol) {
@@ -207,8 +197,25 @@ func pivotPair(a00, p0, b, a11, s11, tol float64) (l00, l10, l11, inv0, inv1, p1
 			return
 		}
 	}
-	l11 = math.Sqrt(p1)
-	return l00, l10, l11, inv0, 1 / l11, p1, true
+	l11 := math.Sqrt(p1)
+	l[k00], l[k10], l[k11] = l00, l10, l11
+	ld.mul(p0)
+	ld.mul(p1)
+	return l10, inv0, 1 / l11, true
+}
+
+// lastPivot factorises the last column of an odd d, whose diagonal entry
+// a has the sum s = Σ_k L_k² over the columns before: it stores √p,
+// p = a − s, at l[k] and returns p, or false when p fails pivotOK. (The
+// caller multiplies p into its log-determinant, so that lastPivot is
+// inlined.)
+func lastPivot(l []float64, k int, a, s, tol float64) (p float64, ok bool) {
+	p = a - s
+	if !pivotOK(p, a, tol) {
+		return 0, false
+	}
+	l[k] = math.Sqrt(p)
+	return p, true
 }
 
 // pivotOK reports whether the pivot p = L_jj² of a diagonal entry ajj is
@@ -216,6 +223,14 @@ func pivotPair(a00, p0, b, a11, s11, tol float64) (l00, l10, l11, inv0, inv1, p1
 func pivotOK(p, ajj, tol float64) bool {
 	return p > 0 && p <= math.MaxFloat64 && p >= tol*ajj
 }
+
+// PivotTol returns δ = d·ε (ε = 2⁻⁵², the float64 machine epsilon), the
+// smallest relative pivot L_jj²/A_jj of an SPD-enough d×d matrix A. The
+// ratio is invariant to diagonal scaling A → DAD, so the test is one on
+// the correlation matrix; a pivot below d·ε·A_jj is within the
+// factorisation's round-off of zero (Higham, Accuracy and Stability of
+// Numerical Algorithms, 2nd ed., Chapter 10).
+func PivotTol(d int) float64 { return float64(d) * 0x1p-52 }
 
 // logProd accumulates a product of positive finite numbers as m·2^e,
 // m in [1, 2^64), so that neither overflows nor underflows.

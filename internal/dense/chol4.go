@@ -1,54 +1,30 @@
-package spd
+package dense
 
 import "math"
 
-// Four Stein entries at once.
+// Four Cholesky factorisations at once.
 //
-// At d = 17 a single steinEntry is bound by latency, not arithmetic: each
-// column pair's pivots need square roots and divisions (some 35 cycles
-// each) that wait for the previous pair, and its dot products are too
-// short to fill the machine. The entries of a block row share the row
-// matrix X, so stein4 factorises the four matrices A_q = (X+Y_q)/2 of four
-// consecutive columns together, lane-interleaved: element (i, j) of the
-// four matrices is stored as four consecutive float64s. The four pivot
-// chains then overlap, and with AVX2 each step of the factorisation is one
-// vector operation on the four lanes.
+// At d = 17 a single CholLower is bound by latency, not arithmetic: each
+// column pair's pivots need square roots and divisions that wait for the
+// previous pair, and its dot products are too short to fill the machine.
+// Chol4 factorises four matrices A_q = ½X + ½Y_q that share X together,
+// lane-interleaved: element (i, j) of the four matrices is stored as four
+// consecutive float64s. The four pivot chains then overlap, and with AVX2
+// each step of the factorisation is one vector operation on the four
+// lanes.
 //
-// Each lane performs exactly the floating-point operations of cholLower
-// on its matrix, in the same order: chol4Go those of cholLowerGo,
-// chol4Vec those of cholLowerVec (dot2AVX's four partial sums per dot
-// product, added pairwise, become four accumulators per lane). The
-// divergences are therefore bit for bit steinEntry's, as Distance
-// promises; the SPD-enough decisions are the same; and S(X, X) = 0 exactly
-// for byte-identical matrices, since the cached log-determinants come from
-// the same arithmetic. When a pivot of any lane fails, the caller
-// recomputes the four entries with steinEntry, for today's error.
+// Each lane performs exactly the floating-point operations of CholLower on
+// its matrix, in the same order: chol4On's plain path those of
+// cholLowerOn's, chol4Vec those of its assembly path (dot2AVX's four
+// partial sums per dot product, added pairwise, become four accumulators
+// per lane). The log-determinants are therefore CholLower's bit for bit,
+// and so are its SPD-enough decisions.
 
-// stein4MinD and stein4MaxD bound the matrix sizes d for which the Stein
-// blocks compute four entries at once; outside them, and for the last
-// columns of a block that do not make a group of four, each entry is
-// steinEntry. Below 4, steinEntry's closed form (cholTiny) is used.
-const (
-	stein4MinD = tinyMaxD + 1
-	stein4MaxD = plainMaxD
-)
-
-// stein4Buf is a worker's scratch for stein4: the four factors and the
-// packed halves of the four column matrices, lane-interleaved, 4·d·d
-// float64s each, and a d×d buffer for steinEntry.
-type stein4Buf struct {
-	l, h, one []float64
-}
-
-// newStein4Buf returns scratch for stein4 at matrix size d.
-func newStein4Buf(d int) *stein4Buf {
-	return &stein4Buf{l: make([]float64, 4*d*d), h: make([]float64, 4*d*d), one: make([]float64, d*d)}
-}
-
-// packHalf4 writes ½Y_q, q < 4, into h lane-interleaved: h[4(i·d+j)+q] =
-// ½·y_q[i·d+j] for the upper triangle j >= i of the row-major d×d y_q.
-// The halving is cholLower's, so that ½x + h is its A exactly.
-func packHalf4(h, y0, y1, y2, y3 []float64, d int) {
+// PackHalf4 writes ½Y_q, q < 4, into h lane-interleaved: h[4(i·d+j)+q] =
+// ½·y_q[i·d+j] for the upper triangle j >= i of the row-major d×d y_q
+// (h has 4·d·d float64s). The halving is CholLower's, so that ½x + h_q is
+// its A = (X+Y_q)/2 exactly.
+func PackHalf4(h, y0, y1, y2, y3 []float64, d int) {
 	n := d * d
 	h = h[:4*n]
 	y0, y1, y2, y3 = y0[:n], y1[:n], y2[:n], y3[:n]
@@ -63,37 +39,29 @@ func packHalf4(h, y0, y1, y2, y3 []float64, d int) {
 	}
 }
 
-// stein4 returns S(X, Y_q) for the four column matrices whose halves
-// packHalf4 left in b.h, given the cached log-determinants ldx of X and
-// ldy of the Y_q: bit for bit steinEntry's values. It returns false when
-// a pivot of any of the four fails cholLower's SPD-enough test; the caller
-// then computes each entry with steinEntry.
-func stein4(b *stein4Buf, x []float64, d int, ldx float64, ldy *[4]float64) ([4]float64, bool) {
-	var ld [4]float64
-	var ok bool
-	if haveFMA && d >= vecMinD {
-		ld, ok = chol4Vec(b.l, x, b.h, d, true)
-	} else {
-		ld, ok = chol4Go(b.l, x, b.h, d)
-	}
-	var s [4]float64
-	for q := range s {
-		s[q] = nonNegative(ld[q] - 0.5*(ldx+ldy[q]))
-	}
-	return s, ok
+// Chol4 factorises the four matrices A_q = ½x + h_q, q < 4, for the
+// row-major d×d x and h as PackHalf4 leaves it, into the lane-interleaved
+// l (L_jk of lane q at 4(j·d+k)+q, lower triangle; 4·d·d float64s), and
+// returns their log-determinants: bit for bit CholLower(·, x, y_q, d)'s,
+// on the path CholLower takes (the assembly path for d >= vecMinD on a
+// CPU with AVX2 and FMA). It returns false when a pivot of any of the
+// four fails CholLower's SPD-enough test. d <= PlainMaxD.
+func Chol4(l, x, h []float64, d int) ([4]float64, bool) {
+	return chol4On(l, x, h, d, haveFMA && d >= vecMinD)
 }
 
-// chol4Go is cholLowerGo on the four matrices A_q = ½x + h_q (h from
-// packHalf4), lane-interleaved into l (L_jk of lane q at 4(j·d+k)+q, lower
-// triangle): for each column pair, lane by lane, the same operations in
-// the same order, so that each lane's log-determinant is cholLowerGo's to
-// the last bit. The lanes' column pairs are independent, so the processor
-// overlaps one lane's pivots with another's dot products. It returns
-// false when any lane's pivot fails.
-func chol4Go(l, x, h []float64, d int) ([4]float64, bool) {
+// chol4On is Chol4 on the assembly path when vec is set (which needs a
+// CPU with AVX2 and FMA), else in plain Go: each lane then performs the
+// operations of cholLowerOn's plain path, for each column pair, lane by
+// lane, in the same order. The lanes' column pairs are independent, so
+// the processor overlaps one lane's pivots with another's dot products.
+func chol4On(l, x, h []float64, d int, vec bool) ([4]float64, bool) {
+	if vec {
+		return chol4Vec(l, x, h, d, true)
+	}
 	n := d * d
 	l, x, h = l[:4*n], x[:n], h[:4*n]
-	tol := pivotTol(d)
+	tol := PivotTol(d)
 	ld := [4]logProd{{m: 1}, {m: 1}, {m: 1}, {m: 1}}
 	var s00, s01, s11 [4]float64 // Σ_{k<i} of L_ik², L_ik L_{i+1,k}, L_{i+1,k}², per lane
 	i := 0
@@ -107,8 +75,8 @@ func chol4Go(l, x, h []float64, d int) ([4]float64, bool) {
 	return chol4Finish(l, x, h, d, i, tol, &ld, &s00)
 }
 
-// chol4GoPair is one column pair i, i+1 of cholLowerGo for lane q of
-// chol4Go, the sums of the pair's pivots in s00, s01, s11 on entry and
+// chol4GoPair is one column pair i, i+1 of the plain path for lane q of
+// chol4On, the sums of the pair's pivots in s00, s01, s11 on entry and
 // the next pair's on return.
 func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00, ps01, ps11 *float64) bool {
 	at := func(o int) float64 { return 0.5*x[o] + h[4*o+q] }
@@ -117,19 +85,10 @@ func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00,
 	s00, s01, s11 := *ps00, *ps01, *ps11
 	i1 := i + 1
 	oi, o1 := i*d, i1*d
-	a00 := at(oi + i)
-	p0 := a00 - s00
-	b := at(oi+i1) - s01
-	a11 := at(o1 + i1)
-	l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11, tol)
+	l10, inv0, inv1, ok := pivotPair(l, L(i, i), L(i1, i), L(i1, i1), at(oi+i), at(oi+i1), at(o1+i1), s00, s01, s11, tol, ld)
 	if !ok {
 		return false
 	}
-	l[L(i, i)] = l00
-	l[L(i1, i)] = l10
-	l[L(i1, i1)] = l11
-	ld.mul(p0)
-	ld.mul(p1)
 	finish := func(j int, t0, t1 float64) (float64, float64) {
 		lj0 := (at(oi+j) - t0) * inv0
 		lj1 := (at(o1+j) - t1 - lj0*l10) * inv1
@@ -205,16 +164,16 @@ func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00,
 	return true
 }
 
-// chol4Vec is cholLowerVec on the four lane-interleaved matrices A_q =
-// ½x + h_q, as chol4Go is cholLowerGo: the pivots, lane by lane, in Go,
-// written as cholLowerVec writes them, and for each column pair one
-// call of chol4PairAVX (asm) or chol4PairGo for the rows below, which
-// keeps dot2AVX's summation order in each lane. It returns false when any
-// lane's pivot fails.
+// chol4Vec is cholLowerVec on the four lane-interleaved matrices A_q = ½x +
+// h_q, as chol4On's plain path is cholLowerOn's: the pivots, lane by lane,
+// in Go, written as cholLowerVec writes them, and for each column pair one
+// call of chol4PairAVX (asm) or chol4PairGo for the rows below, which keeps
+// dot2AVX's summation order in each lane. It returns false when any lane's
+// pivot fails.
 func chol4Vec(l, x, h []float64, d int, asm bool) ([4]float64, bool) {
 	n := d * d
 	l, x, h = l[:4*n], x[:n], h[:4*n]
-	tol := pivotTol(d)
+	tol := PivotTol(d)
 	ld := [4]logProd{{m: 1}, {m: 1}, {m: 1}, {m: 1}}
 	var s00, s01, s11 [4]float64
 	var c, qs [3][4]float64 // 1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}; the next pivots' dot products
@@ -223,19 +182,11 @@ func chol4Vec(l, x, h []float64, d int, asm bool) ([4]float64, bool) {
 		i1 := i + 1
 		oi, o1 := i*d, i1*d
 		for q := range 4 {
-			a00 := 0.5*x[oi+i] + h[4*(oi+i)+q]
-			p0 := a00 - s00[q]
-			b := 0.5*x[oi+i1] + h[4*(oi+i1)+q] - s01[q]
-			a11 := 0.5*x[o1+i1] + h[4*(o1+i1)+q]
-			l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11[q], tol)
+			at := func(o int) float64 { return 0.5*x[o] + h[4*o+q] }
+			l10, inv0, inv1, ok := pivotPair(l, 4*(oi+i)+q, 4*(o1+i)+q, 4*(o1+i1)+q, at(oi+i), at(oi+i1), at(o1+i1), s00[q], s01[q], s11[q], tol, &ld[q])
 			if !ok {
 				return [4]float64{}, false
 			}
-			l[4*(oi+i)+q] = l00
-			l[4*(o1+i)+q] = l10
-			l[4*(o1+i1)+q] = l11
-			ld[q].mul(p0)
-			ld[q].mul(p1)
 			c[0][q], c[1][q], c[2][q] = inv0, inv1, l10
 		}
 		m := d - i - 2 // rows i+2 on
@@ -301,20 +252,17 @@ func chol4PairGo(l, x, h []float64, d, i int, c, qs *[3][4]float64) {
 	}
 }
 
-// chol4Finish ends chol4Go and chol4Vec after their column pairs, at
+// chol4Finish ends both paths of chol4On after their column pairs, at
 // column i: the last column of an odd d (s00 holds the lanes' sums of its
 // squares), then each lane's log-determinant.
 func chol4Finish(l, x, h []float64, d, i int, tol float64, ld *[4]logProd, s00 *[4]float64) ([4]float64, bool) {
 	var out [4]float64
 	for q := range 4 {
-		if i < d {
-			o := i*d + i
-			a := 0.5*x[o] + h[4*o+q]
-			p := a - s00[q]
-			if !pivotOK(p, a, tol) {
+		if o := i*d + i; i < d {
+			p, ok := lastPivot(l, 4*o+q, 0.5*x[o]+h[4*o+q], s00[q], tol)
+			if !ok {
 				return [4]float64{}, false
 			}
-			l[4*o+q] = math.Sqrt(p)
 			ld[q].mul(p)
 		}
 		out[q] = ld[q].log()
