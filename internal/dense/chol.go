@@ -71,10 +71,19 @@ func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 	for ; i+1 < d; i += 2 {
 		i1 := i + 1
 		oi, o1 := i*d, i1*d
-		l10, inv0, inv1, ok := pivotPair(l, oi+i, o1+i, o1+i1, at(oi+i), at(oi+i1), at(o1+i1), s00, s01, s11, tol, &ld)
+		a00 := at(oi + i)
+		p0 := a00 - s00
+		b := at(oi+i1) - s01
+		a11 := at(o1 + i1)
+		l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11, tol)
 		if !ok {
 			return 0, false
 		}
+		l[oi+i] = l00
+		l[o1+i] = l10
+		l[o1+i1] = l11
+		ld.mul(p0)
+		ld.mul(p1)
 		ri := l[oi : oi+i]
 		r1 := l[o1 : o1+i]
 		r1 = r1[:len(ri)]
@@ -170,24 +179,24 @@ func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 }
 
 // pivotPair factorises the 2×2 pivot block of columns i, i+1 of the
-// left-looking Cholesky factorisation, given a00 = A_ii, a01 = A_{i,i+1},
-// a11 = A_{i+1,i+1} and the sums s00 = Σ_{k<i} L_ik²,
-// s01 = Σ_{k<i} L_ik L_{i+1,k} and s11 = Σ_{k<i} L_{i+1,k}²: it stores
-// L_ii, L_{i+1,i} and L_{i+1,i+1} at l[k00], l[k10] and l[k11],
-// multiplies both pivots into ld and returns L_{i+1,i} and the reciprocal
-// diagonal, or false when either pivot fails pivotOK. Every left-looking
+// left-looking Cholesky factorisation, given a00 = A_ii, its pivot
+// p0 = a00 − Σ_{k<i} L_ik², b = A_{i,i+1} − Σ_{k<i} L_ik L_{i+1,k},
+// a11 = A_{i+1,i+1} and s11 = Σ_{k<i} L_{i+1,k}²: it returns L_ii, L_{i+1,i},
+// L_{i+1,i+1}, their reciprocal diagonal and the pivot p1 = L_{i+1,i+1}²,
+// or false when either pivot fails pivotOK. Every left-looking
 // factorisation of the package (both paths of cholLowerOn, the four lanes
 // of Chol4) takes its pivots here, so that their results agree to the
-// last bit.
-func pivotPair(l []float64, k00, k10, k11 int, a00, a01, a11, s00, s01, s11, tol float64, ld *logProd) (l10, inv0, inv1 float64, ok bool) {
-	p0 := a00 - s00
+// last bit. The callers store the factor and accumulate the pivots
+// themselves: passing the factor and the log-determinant in would add
+// arguments and keep more values live across the calls, once per column
+// pair.
+func pivotPair(a00, p0, b, a11, s11, tol float64) (l00, l10, l11, inv0, inv1, p1 float64, ok bool) {
 	if !pivotOK(p0, a00, tol) {
 		return
 	}
-	b := a01 - s01
 	// L_{i+1,i}² = b·(b/p0): p1 need not wait for the square root.
-	p1 := a11 - s11 - b*(b/p0)
-	l00 := math.Sqrt(p0)
+	p1 = a11 - s11 - b*(b/p0)
+	l00 = math.Sqrt(p0)
 	inv0 = 1 / l00
 	l10 = b * inv0
 	if !pivotOK(p1, a11, tol) {
@@ -197,11 +206,8 @@ func pivotPair(l []float64, k00, k10, k11 int, a00, a01, a11, s00, s01, s11, tol
 			return
 		}
 	}
-	l11 := math.Sqrt(p1)
-	l[k00], l[k10], l[k11] = l00, l10, l11
-	ld.mul(p0)
-	ld.mul(p1)
-	return l10, inv0, 1 / l11, true
+	l11 = math.Sqrt(p1)
+	return l00, l10, l11, inv0, 1 / l11, p1, true
 }
 
 // lastPivot factorises the last column of an odd d, whose diagonal entry

@@ -85,10 +85,19 @@ func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00,
 	s00, s01, s11 := *ps00, *ps01, *ps11
 	i1 := i + 1
 	oi, o1 := i*d, i1*d
-	l10, inv0, inv1, ok := pivotPair(l, L(i, i), L(i1, i), L(i1, i1), at(oi+i), at(oi+i1), at(o1+i1), s00, s01, s11, tol, ld)
+	a00 := at(oi + i)
+	p0 := a00 - s00
+	b := at(oi+i1) - s01
+	a11 := at(o1 + i1)
+	l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11, tol)
 	if !ok {
 		return false
 	}
+	l[L(i, i)] = l00
+	l[L(i1, i)] = l10
+	l[L(i1, i1)] = l11
+	ld.mul(p0)
+	ld.mul(p1)
 	finish := func(j int, t0, t1 float64) (float64, float64) {
 		lj0 := (at(oi+j) - t0) * inv0
 		lj1 := (at(o1+j) - t1 - lj0*l10) * inv1
@@ -182,11 +191,19 @@ func chol4Vec(l, x, h []float64, d int, asm bool) ([4]float64, bool) {
 		i1 := i + 1
 		oi, o1 := i*d, i1*d
 		for q := range 4 {
-			at := func(o int) float64 { return 0.5*x[o] + h[4*o+q] }
-			l10, inv0, inv1, ok := pivotPair(l, 4*(oi+i)+q, 4*(o1+i)+q, 4*(o1+i1)+q, at(oi+i), at(oi+i1), at(o1+i1), s00[q], s01[q], s11[q], tol, &ld[q])
+			a00 := 0.5*x[oi+i] + h[4*(oi+i)+q]
+			p0 := a00 - s00[q]
+			b := 0.5*x[oi+i1] + h[4*(oi+i1)+q] - s01[q]
+			a11 := 0.5*x[o1+i1] + h[4*(o1+i1)+q]
+			l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11[q], tol)
 			if !ok {
 				return [4]float64{}, false
 			}
+			l[4*(oi+i)+q] = l00
+			l[4*(o1+i)+q] = l10
+			l[4*(o1+i1)+q] = l11
+			ld[q].mul(p0)
+			ld[q].mul(p1)
 			c[0][q], c[1][q], c[2][q] = inv0, inv1, l10
 		}
 		m := d - i - 2 // rows i+2 on

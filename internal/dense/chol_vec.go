@@ -29,10 +29,19 @@ func cholLowerVec(l, x, y []float64, d int) (float64, bool) {
 	for ; i+1 < d; i += 2 {
 		i1 := i + 1
 		oi, o1 := i*d, i1*d
-		l10, inv0, inv1, ok := pivotPair(l, oi+i, o1+i, o1+i1, at(oi+i), at(oi+i1), at(o1+i1), s00, s01, s11, tol, &ld)
+		a00 := at(oi + i)
+		p0 := a00 - s00
+		b := at(oi+i1) - s01
+		a11 := at(o1 + i1)
+		l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11, tol)
 		if !ok {
 			return 0, false
 		}
+		l[oi+i] = l00
+		l[o1+i] = l10
+		l[o1+i1] = l11
+		ld.mul(p0)
+		ld.mul(p1)
 		m := d - i - 2 // rows i+2 on
 		if m <= 0 {
 			continue

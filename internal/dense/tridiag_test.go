@@ -95,7 +95,7 @@ func TestPWKMatchesDsterf(t *testing.T) {
 			if n > 1 && !gonumLapack.Dsterf(n, wd, we[:n-1]) {
 				t.Fatalf("n=%d kind %d: Dsterf failed", n, kind)
 			}
-			if !pwk(d, e[:max(n-1, 0)]) { // not tridiagEigen: no fallback
+			if !pwk(d, e[:max(n-1, 0)]) { // not TridiagEigen: no fallback
 				t.Fatalf("n=%d kind %d: pwk failed", n, kind)
 			}
 			slices.Sort(d)
