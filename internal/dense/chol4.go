@@ -15,7 +15,7 @@ import "math"
 //
 // Each lane performs exactly the floating-point operations of CholLower on
 // its matrix, in the same order: chol4On's plain path those of
-// cholLowerOn's, chol4Vec those of its assembly path (dot2AVX's four
+// cholLowerOn's, its assembly path those of cholLowerVec (dot2AVX's four
 // partial sums per dot product, added pairwise, become four accumulators
 // per lane). The log-determinants are therefore CholLower's bit for bit,
 // and so are its SPD-enough decisions.
@@ -47,28 +47,74 @@ func PackHalf4(h, y0, y1, y2, y3 []float64, d int) {
 // CPU with AVX2 and FMA). It returns false when a pivot of any of the
 // four fails CholLower's SPD-enough test. d <= PlainMaxD.
 func Chol4(l, x, h []float64, d int) ([4]float64, bool) {
-	return chol4On(l, x, h, d, haveFMA && d >= vecMinD)
+	return chol4On(l, x, h, d, haveFMA && d >= vecMinD, true)
 }
 
-// chol4On is Chol4 on the assembly path when vec is set (which needs a
-// CPU with AVX2 and FMA), else in plain Go: each lane then performs the
-// operations of cholLowerOn's plain path, for each column pair, lane by
-// lane, in the same order. The lanes' column pairs are independent, so
-// the processor overlaps one lane's pivots with another's dot products.
-func chol4On(l, x, h []float64, d int, vec bool) ([4]float64, bool) {
-	if vec {
-		return chol4Vec(l, x, h, d, true)
-	}
+// chol4On is Chol4 on the path of cholLowerOn's for vec, and with vec the
+// rows below each column pair in chol4PairAVX when asm is set (which
+// needs a CPU with AVX2 and FMA), else in chol4PairGo.
+//
+// The plain path performs, lane by lane, the operations of cholLowerOn's
+// plain path for each column pair, in the same order (chol4GoPair); the
+// lanes' column pairs are independent, so the processor overlaps one
+// lane's pivots with another's dot products. The assembly path takes the
+// pivots lane by lane in Go, written as cholLowerVec writes them, and the
+// rows below in one call of chol4PairAVX, which keeps dot2AVX's summation
+// order in each lane.
+func chol4On(l, x, h []float64, d int, vec, asm bool) ([4]float64, bool) {
 	n := d * d
 	l, x, h = l[:4*n], x[:n], h[:4*n]
 	tol := PivotTol(d)
 	ld := [4]logProd{{m: 1}, {m: 1}, {m: 1}, {m: 1}}
 	var s00, s01, s11 [4]float64 // Σ_{k<i} of L_ik², L_ik L_{i+1,k}, L_{i+1,k}², per lane
 	i := 0
+	if !vec {
+		for ; i+1 < d; i += 2 {
+			for q := range 4 {
+				if !chol4GoPair(l, x, h, d, i, q, tol, &ld[q], &s00[q], &s01[q], &s11[q]) {
+					return [4]float64{}, false
+				}
+			}
+		}
+		return chol4Finish(l, x, h, d, i, tol, &ld, &s00)
+	}
+	var c, qs [3][4]float64 // 1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}; the next pivots' dot products
 	for ; i+1 < d; i += 2 {
+		i1 := i + 1
+		oi, o1 := i*d, i1*d
 		for q := range 4 {
-			if !chol4GoPair(l, x, h, d, i, q, tol, &ld[q], &s00[q], &s01[q], &s11[q]) {
+			a00 := 0.5*x[oi+i] + h[4*(oi+i)+q]
+			p0 := a00 - s00[q]
+			b := 0.5*x[oi+i1] + h[4*(oi+i1)+q] - s01[q]
+			a11 := 0.5*x[o1+i1] + h[4*(o1+i1)+q]
+			l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11[q], tol)
+			if !ok {
 				return [4]float64{}, false
+			}
+			l[4*(oi+i)+q] = l00
+			l[4*(o1+i)+q] = l10
+			l[4*(o1+i1)+q] = l11
+			ld[q].mul(p0)
+			ld[q].mul(p1)
+			c[0][q], c[1][q], c[2][q] = inv0, inv1, l10
+		}
+		m := d - i - 2 // rows i+2 on
+		if m <= 0 {
+			continue
+		}
+		if asm {
+			chol4PairAVX(&l[0], &x[0], &h[0], d, i, &c, &qs)
+		} else {
+			chol4PairGo(l, x, h, d, i, &c, &qs)
+		}
+		o2 := 4 * (oi + 2*d)
+		for q := range 4 {
+			lj0, lj1 := l[o2+4*i+q], l[o2+4*i1+q]
+			s00[q] = qs[0][q] + lj0*lj0 + lj1*lj1
+			if m >= 2 {
+				lk0, lk1 := l[o2+4*d+4*i+q], l[o2+4*d+4*i1+q]
+				s01[q] = qs[1][q] + lj0*lk0 + lj1*lk1
+				s11[q] = qs[2][q] + lk0*lk0 + lk1*lk1
 			}
 		}
 	}
@@ -173,69 +219,15 @@ func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00,
 	return true
 }
 
-// chol4Vec is cholLowerVec on the four lane-interleaved matrices A_q = ½x +
-// h_q, as chol4On's plain path is cholLowerOn's: the pivots, lane by lane,
-// in Go, written as cholLowerVec writes them, and for each column pair one
-// call of chol4PairAVX (asm) or chol4PairGo for the rows below, which keeps
-// dot2AVX's summation order in each lane. It returns false when any lane's
-// pivot fails.
-func chol4Vec(l, x, h []float64, d int, asm bool) ([4]float64, bool) {
-	n := d * d
-	l, x, h = l[:4*n], x[:n], h[:4*n]
-	tol := PivotTol(d)
-	ld := [4]logProd{{m: 1}, {m: 1}, {m: 1}, {m: 1}}
-	var s00, s01, s11 [4]float64
-	var c, qs [3][4]float64 // 1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}; the next pivots' dot products
-	i := 0
-	for ; i+1 < d; i += 2 {
-		i1 := i + 1
-		oi, o1 := i*d, i1*d
-		for q := range 4 {
-			a00 := 0.5*x[oi+i] + h[4*(oi+i)+q]
-			p0 := a00 - s00[q]
-			b := 0.5*x[oi+i1] + h[4*(oi+i1)+q] - s01[q]
-			a11 := 0.5*x[o1+i1] + h[4*(o1+i1)+q]
-			l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11[q], tol)
-			if !ok {
-				return [4]float64{}, false
-			}
-			l[4*(oi+i)+q] = l00
-			l[4*(o1+i)+q] = l10
-			l[4*(o1+i1)+q] = l11
-			ld[q].mul(p0)
-			ld[q].mul(p1)
-			c[0][q], c[1][q], c[2][q] = inv0, inv1, l10
-		}
-		m := d - i - 2 // rows i+2 on
-		if m <= 0 {
-			continue
-		}
-		if asm {
-			chol4PairAVX(&l[0], &x[0], &h[0], d, i, &c, &qs)
-		} else {
-			chol4PairGo(l, x, h, d, i, &c, &qs)
-		}
-		o2 := 4 * (oi + 2*d)
-		for q := range 4 {
-			lj0, lj1 := l[o2+4*i+q], l[o2+4*i1+q]
-			s00[q] = qs[0][q] + lj0*lj0 + lj1*lj1
-			if m >= 2 {
-				lk0, lk1 := l[o2+4*d+4*i+q], l[o2+4*d+4*i1+q]
-				s01[q] = qs[1][q] + lj0*lk0 + lj1*lk1
-				s11[q] = qs[2][q] + lk0*lk0 + lk1*lk1
-			}
-		}
-	}
-	return chol4Finish(l, x, h, d, i, tol, &ld, &s00)
-}
-
 // chol4PairGo is chol4PairAVX in plain Go, math.FMA for its fused
 // multiply-adds: for the column pair i, i+1 it sets qs to the lanes'
 // sums Σ_{k<i} L_{i+2,k}², L_{i+2,k}L_{i+3,k} and L_{i+3,k}² (those rows
 // that exist), then computes L_ji and L_{j,i+1} for the rows j >= i+2 from
 // c = (1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}). Each sum Σ_{k<i} u_k v_k is
 // dot2AVX's: four partial sums s_r over k ≡ r (mod 4), fused, added as
-// (s_0+s_1) + (s_2+s_3).
+// (s_0+s_1) + (s_2+s_3). It is the readable model of the kernel: the
+// tests check the kernel's lanes against it and both against CholLower;
+// Chol4 itself always takes the kernel.
 func chol4PairGo(l, x, h []float64, d, i int, c, qs *[3][4]float64) {
 	dot := func(u, v int) (s [4]float64) {
 		var p [4][4]float64

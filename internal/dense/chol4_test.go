@@ -5,10 +5,10 @@ import (
 )
 
 // TestChol4MatchesCholLower checks that each lane of chol4On's plain path,
-// chol4Vec with chol4PairGo and, on a CPU with AVX2 and FMA, chol4Vec
-// with chol4PairAVX and Chol4 give the log-determinant of (X+Y_q)/2 bit for
-// bit as the matching path of cholLowerOn does, for d = 1..50 and random,
-// badly scaled and condition 1e10 matrices, and leave the same factor.
+// its assembly path with chol4PairGo and, on a CPU with AVX2 and FMA, with
+// chol4PairAVX, and Chol4 give the log-determinant of (X+Y_q)/2 bit for bit
+// as the matching path of cholLowerOn does, for d = 1..50 and random, badly
+// scaled and condition 1e10 matrices, and leave the same factor.
 func TestChol4MatchesCholLower(t *testing.T) {
 	type path struct {
 		name string
@@ -16,12 +16,12 @@ func TestChol4MatchesCholLower(t *testing.T) {
 		vec  bool // the path of cholLowerOn to match
 	}
 	paths := []path{
-		{"plain", func(l, x, h []float64, d int) ([4]float64, bool) { return chol4On(l, x, h, d, false) }, false},
-		{"chol4Vec/Go", func(l, x, h []float64, d int) ([4]float64, bool) { return chol4Vec(l, x, h, d, false) }, true},
+		{"plain", func(l, x, h []float64, d int) ([4]float64, bool) { return chol4On(l, x, h, d, false, false) }, false},
+		{"vec/Go", func(l, x, h []float64, d int) ([4]float64, bool) { return chol4On(l, x, h, d, true, false) }, true},
 		{"Chol4", Chol4, false},
 	}
 	if haveFMA {
-		paths = append(paths, path{"chol4Vec/AVX", func(l, x, h []float64, d int) ([4]float64, bool) { return chol4Vec(l, x, h, d, true) }, true})
+		paths = append(paths, path{"vec/AVX", func(l, x, h []float64, d int) ([4]float64, bool) { return chol4On(l, x, h, d, true, true) }, true})
 	}
 	for d := 1; d <= 50; d++ {
 		for k, kind := range kinds {
