@@ -76,7 +76,7 @@ type LearnOptions struct {
 	Init InitMethod
 	// KMeansMetric is the metric of InitKMeans: spd.AIRMMetric (Karcher
 	// means, the default when zero) or spd.SteinMetric (Stein means,
-	// several times faster).
+	// cheaper to compute).
 	KMeansMetric spd.Metric
 	// Seed fixes the random choices of the initialisation. The same seed
 	// gives the same dictionary whatever Workers is.

@@ -3,6 +3,7 @@ package rsr
 import (
 	"math"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
@@ -20,7 +21,8 @@ const (
 )
 
 // atomWork holds one worker's buffers for atom updates: d×d row-major
-// matrices of which only the upper triangles are used, as by Potrf.
+// matrices of which only the upper triangles are used, as by
+// dense.InvertSPD.
 type atomWork struct {
 	d          int
 	f, g, buf  []float64
@@ -43,17 +45,6 @@ func (ws *atomWork) sym(a []float64) blas64.Symmetric {
 	return blas64.Symmetric{Uplo: blas.Upper, N: ws.d, Stride: ws.d, Data: a}
 }
 
-// inverse overwrites the upper triangle of the SPD matrix a with that of
-// a⁻¹ and reports whether the Cholesky factorisation succeeded.
-func (ws *atomWork) inverse(a []float64) bool {
-	t, ok := lapack64.Potrf(ws.sym(a))
-	if !ok {
-		return false
-	}
-	_, ok = lapack64.Potri(t)
-	return ok
-}
-
 // addInverse adds c·(x + y)⁻¹ to the upper triangle of dst.
 func (ws *atomWork) addInverse(dst, x, y []float64, c float64) bool {
 	d := ws.d
@@ -62,7 +53,7 @@ func (ws *atomWork) addInverse(dst, x, y []float64, c float64) bool {
 			ws.buf[i*d+j] = x[i*d+j] + y[i*d+j]
 		}
 	}
-	if !ws.inverse(ws.buf) {
+	if !dense.InvertSPD(ws.buf, d) {
 		return false
 	}
 	for i := range d {
@@ -147,7 +138,7 @@ func (l *learner) updateAtom(dst []float64, r int, ws *atomWork) guard {
 			m[i*d+j] = (m[i*d+j] - 2*ws.g[i*d+j]) / gamma
 		}
 	}
-	if !ws.inverse(m) {
+	if !dense.InvertSPD(m, d) {
 		return notSPD
 	}
 	scale := 1.0
@@ -171,7 +162,7 @@ func (l *learner) updateAtom(dst []float64, r int, ws *atomWork) guard {
 	for i := range d {
 		copy(ws.buf[i*d+i:i*d+d], dst[i*d+i:i*d+d])
 	}
-	if _, ok := lapack64.Potrf(ws.sym(ws.buf)); !ok {
+	if !dense.CholUpper(ws.buf, d) {
 		return notSPD
 	}
 	return updated

@@ -3,6 +3,7 @@ package rsr
 import (
 	"math"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -12,10 +13,9 @@ const (
 	// Every event costs an N·|A| product and an N-long ratio test, so the
 	// homotopy pays where coordinate descent crawls: on a few nearly
 	// collinear atoms in a low-dimensional feature space (logE-SR on 3×3
-	// matrices: rank 6, 28.7 → 8.3 µs a code). On full-rank Stein Gram
-	// matrices with a dozen atoms per code, the working sets touch the
-	// whole dictionary far less often, and the homotopy was 1.2–2.2×
-	// slower (BenchmarkLassoSolve600, BenchmarkLassoSynthetic).
+	// matrices: rank 6). On full-rank Stein Gram matrices with a dozen
+	// atoms per code, the working sets touch the whole dictionary far less
+	// often, and cost less than the homotopy's events.
 	homotopyMaxActive = 16
 	// homotopyDegenerate is the pivot, relative to K_jj, below which an
 	// entering atom counts as lying in the span of the support (a
@@ -102,7 +102,7 @@ func (l *Lasso) homotopy(v, kx []float64, ws *LassoWorkspace) bool {
 		// sign is degenerate: the support cannot follow the path.
 		d := b.d[:m]
 		copy(d, sgn)
-		cholSolve(b.r, ld, d)
+		dense.CholSolve(b.r, ld, d)
 		if enter >= 0 && d[m-1]*sgn[m-1] <= 0 {
 			return false
 		}
@@ -180,29 +180,15 @@ func (l *Lasso) homotopy(v, kx []float64, ws *LassoWorkspace) bool {
 // φ(D_j) from the span of the support's atoms, is below
 // homotopyDegenerate·K_jj.
 func (b *pathBuffers) insert(l *Lasso, j int, s float64) bool {
-	const ld = homotopyMaxActive
 	n, m := l.n, len(b.act)
 	kjj := l.k[j*n+j]
-	// Column m of R: Rᵀ r = K_Aj, then r_mm = sqrt(K_jj − ‖r‖²).
 	col := b.w[:m]
 	for p, i := range b.act {
 		col[p] = l.k[i*n+j]
 	}
-	for p := range m {
-		x := col[p]
-		for q := range p {
-			x -= b.r[q*ld+p] * col[q]
-		}
-		col[p] = x / b.r[p*ld+p]
-	}
-	piv := kjj - floats.Dot(col, col)
-	if !(piv > homotopyDegenerate*kjj) {
+	if !dense.CholAppend(b.r, homotopyMaxActive, m, col, kjj, homotopyDegenerate*kjj) {
 		return false
 	}
-	for p := range m {
-		b.r[p*ld+m] = col[p]
-	}
-	b.r[m*ld+m] = math.Sqrt(piv)
 	b.act = append(b.act, j)
 	b.sgn = append(b.sgn, s)
 	return true
@@ -211,7 +197,7 @@ func (b *pathBuffers) insert(l *Lasso, j int, s float64) bool {
 // remove deletes position p from the support and the factor.
 func (b *pathBuffers) remove(p int) {
 	m := len(b.act)
-	cholDelete(b.r, homotopyMaxActive, m, p)
+	dense.CholDelete(b.r, homotopyMaxActive, m, p)
 	copy(b.act[p:], b.act[p+1:])
 	copy(b.sgn[p:], b.sgn[p+1:])
 	b.act, b.sgn = b.act[:m-1], b.sgn[:m-1]
@@ -226,7 +212,7 @@ func (b *pathBuffers) polish(v, kx []float64, gamma float64) {
 	for p, i := range b.act {
 		x[p] = kx[i] - gamma*b.sgn[p]
 	}
-	cholSolve(b.r, homotopyMaxActive, x)
+	dense.CholSolve(b.r, homotopyMaxActive, x)
 	for p := range m {
 		if x[p]*b.sgn[p] <= 0 {
 			return
@@ -243,46 +229,4 @@ func sign(x float64) float64 {
 		return -1
 	}
 	return 1
-}
-
-// rankAtMost reports whether the positive semi-definite n×n matrix k
-// (row-major) has numerical rank at most r: whether Cholesky with
-// complete pivoting leaves, after r steps, no residual diagonal entry
-// above tol. It costs O(n·r²) and n·r floats, against O(n³) for the
-// eigenvalues.
-func rankAtMost(k []float64, n, r int, tol float64) bool {
-	if n <= r {
-		return true
-	}
-	res := make([]float64, n) // the diagonal of K − L Lᵀ
-	for i := range n {
-		res[i] = k[i*n+i]
-	}
-	cols := make([]float64, n*r) // column p of L at cols[p*n:]
-	for p := range r + 1 {
-		piv, best := -1, tol
-		for i, x := range res {
-			if x > best {
-				piv, best = i, x
-			}
-		}
-		if piv < 0 {
-			return true
-		}
-		if p == r {
-			return false
-		}
-		col := cols[p*n : p*n+n]
-		copy(col, k[piv*n:piv*n+n])
-		for q := range p {
-			prev := cols[q*n : q*n+n]
-			floats.AddScaled(col, -prev[piv], prev)
-		}
-		floats.Scale(1/math.Sqrt(best), col)
-		for i, x := range col {
-			res[i] -= x * x
-		}
-		res[piv] = 0
-	}
-	return false
 }

@@ -104,31 +104,3 @@ func TestHomotopyAgainstBruteForce(t *testing.T) {
 		}
 	}
 }
-
-// TestRankAtMost checks the pivoted Cholesky rank test on
-// Gram matrices of random Gaussian factors of known rank.
-func TestRankAtMost(t *testing.T) {
-	r := newRand(7)
-	const limit = 16
-	for _, rank := range []int{0, 1, 5, 15, 16, 17, 30} {
-		for _, n := range []int{10, 16, 50, 120} {
-			k := make([]float64, n*n)
-			if rank > 0 {
-				K, _, _ := featureProblem(r, rank, n)
-				for i := range n {
-					for j := range n {
-						k[i*n+j] = K.At(i, j)
-					}
-				}
-			}
-			scale := 1.0
-			for i := range n {
-				scale = max(scale, k[i*n+i])
-			}
-			want := min(rank, n) <= limit
-			if got := rankAtMost(k, n, limit, 1e-8*scale); got != want {
-				t.Errorf("rank %d, n = %d: rankAtMost(%d) = %v, want %v", rank, n, limit, got, want)
-			}
-		}
-	}
-}

@@ -7,9 +7,6 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/spd"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -480,74 +477,6 @@ func TestLassoLowRankGram(t *testing.T) {
 			}
 			if got := objective(K, kx, kxx, 0.05, v); math.Abs(got-cert.Objective) > 1e-9*math.Max(1, got) {
 				t.Errorf("objective %g, recomputed %g", cert.Objective, got)
-			}
-		}
-	}
-}
-
-// TestCholDelete checks the Givens downdate against factorising the reduced
-// matrix afresh: the two factors agree up to the signs of their rows, so
-// compare RᵀR with the reduced matrix, and the solves of cholSolve.
-func TestCholDelete(t *testing.T) {
-	r := newRand(7)
-	for _, tc := range []struct{ m, p int }{{1, 0}, {2, 0}, {2, 1}, {5, 0}, {5, 2}, {5, 4}, {12, 6}} {
-		// A = BᵀB + I, SPD and well conditioned.
-		b := mat.NewDense(tc.m+3, tc.m, nil)
-		for i := range tc.m + 3 {
-			for j := range tc.m {
-				b.Set(i, j, r.NormFloat64())
-			}
-		}
-		var a mat.SymDense
-		a.SymOuterK(1, b.T())
-		for i := range tc.m {
-			a.SetSym(i, i, a.At(i, i)+1)
-		}
-		ld := tc.m
-		f := make([]float64, ld*ld)
-		for i := range tc.m {
-			for j := i; j < tc.m; j++ {
-				f[i*ld+j] = a.At(i, j)
-			}
-		}
-		if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: tc.m, Stride: ld, Data: f}); !ok {
-			t.Fatalf("m=%d: factorisation failed", tc.m)
-		}
-		cholDelete(f, ld, tc.m, tc.p)
-		m := tc.m - 1
-		keep := make([]int, 0, m)
-		for i := range tc.m {
-			if i != tc.p {
-				keep = append(keep, i)
-			}
-		}
-		for i := range m {
-			for j := range m {
-				var s float64
-				for k := 0; k <= min(i, j); k++ {
-					s += f[k*ld+i] * f[k*ld+j]
-				}
-				if want := a.At(keep[i], keep[j]); math.Abs(s-want) > 1e-10*math.Max(1, math.Abs(want)) {
-					t.Fatalf("m=%d p=%d: (RᵀR)[%d,%d] = %v, want %v", tc.m, tc.p, i, j, s, want)
-				}
-			}
-		}
-		if m == 0 {
-			continue
-		}
-		rhs := make([]float64, m)
-		for i := range rhs {
-			rhs[i] = r.NormFloat64()
-		}
-		x := append([]float64(nil), rhs...)
-		cholSolve(f, ld, x)
-		for i := range m {
-			var s float64
-			for j := range m {
-				s += a.At(keep[i], keep[j]) * x[j]
-			}
-			if math.Abs(s-rhs[i]) > 1e-9 {
-				t.Fatalf("m=%d p=%d: residual %v in row %d", tc.m, tc.p, s-rhs[i], i)
 			}
 		}
 	}

@@ -58,18 +58,17 @@ func newSetBuffers(n int) *setBuffers {
 // tolerance, the worst first, up to |W| = max(workingSetMin, 2·nnz, the
 // last |W|); the Lasso restricted to W (solvePath on K_WW, a contiguous
 // copy) is solved, warm, to a tolerance that tightens with the worst
-// violation outside W while the violators are many. Rounds end when no atom outside W violates its
-// condition and W's subproblem was solved to the full tolerance; the
-// certificate is then the whole problem's, from g = K v. Each round keeps
-// the support and adds a violator, so the objective falls strictly and no
-// W repeats; after maxRounds the whole dictionary finishes the solve.
+// violation outside W while the violators are many. Rounds end when no
+// atom outside W violates its condition and W's subproblem was solved to
+// the full tolerance; the certificate is then the whole problem's, from
+// g = K v. Each round keeps the support and adds a violator, so the
+// objective falls strictly and no W repeats; after maxRounds the whole
+// dictionary finishes the solve.
 //
 // Coordinate descent on the whole dictionary pays an N-long update of
 // K v for every coefficient that moves, although a code uses a few dozen
 // atoms of hundreds; on W each costs |W|, and only the checks between
-// rounds cost N·nnz. Codes of the synthetic protocol (N = 256) are 1.5–2.1×
-// faster, FERET-sized ones (N = 600) 2.2×, the dense re-identification
-// regime 2.5× (docs/benchmarks.md, issue 13).
+// rounds cost N·nnz.
 func (l *Lasso) solveWorkingSet(v, kx []float64, kxx float64, ws *LassoWorkspace, kmax float64) (Certificate, error) {
 	n := l.n
 	lam := l.opts.Lambda
@@ -135,7 +134,7 @@ func (l *Lasso) solveWorkingSet(v, kx []float64, kxx float64, ws *LassoWorkspace
 		// will change: solve its subproblem only to a fraction of the worst
 		// violation (Celer's inner tolerance). With few violators W is
 		// likely final, and a loose solve would only need a second, exact
-		// one (6–9% slower codes on the benchmarks).
+		// one.
 		tol := l.opts.Tol
 		if loose := innerFraction * worst / kktTol * tol; loose > tol && 4*len(cand) > nnz {
 			tol = min(loose, 0.1)

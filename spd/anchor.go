@@ -3,6 +3,7 @@ package spd
 import (
 	"fmt"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -41,7 +42,7 @@ func (a *Anchor) Reset(x mat.Symmetric) bool {
 		return false
 	}
 	loadUpperTo(a.w.c, d, x)
-	if _, ok := cholLogDet(a.w.c, d); !ok {
+	if _, ok := dense.CholLogDet(a.w.c, d); !ok {
 		return false
 	}
 	copy(a.u, a.w.c)

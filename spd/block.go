@@ -3,6 +3,7 @@ package spd
 import (
 	"fmt"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"github.com/covpipe/covpipe/internal/pool"
 	"gonum.org/v1/gonum/mat"
 )
@@ -16,12 +17,10 @@ import (
 // entry costs one Cholesky factorisation thanks to the sets' cached
 // log-determinants, and the pool allocates one buffer per worker.
 //
-// For 4 <= d <= plainMaxD, each row's entries are computed four columns
-// at a time by stein4, the four factorisations lane-interleaved so that
-// their serial pivot chains (square roots, divisions) overlap: bit for bit
-// steinEntry's values, at d = 17 about 2× as fast (64×320 block, one
-// worker: 365 → 180 ns an entry), at d = 43 1.75× (1.85 → 1.05 µs), at
-// d = 5 1.2× (76 → 63 ns). The entries do not depend on the number of
+// For 4 <= d <= 128, each row's entries are computed four columns at a
+// time by stein4, the four factorisations lane-interleaved so that their
+// serial pivot chains (square roots, divisions) overlap: bit for bit
+// steinEntry's values. The entries do not depend on the number of
 // workers.
 //
 // It returns an error wrapping ErrDimension for sets of different matrix
@@ -86,7 +85,7 @@ func SteinBlockTo(dst *mat.Dense, a *Set, rows []int, b *Set, cols []int, opts *
 		groups:
 			for ; c+3 < len(cols); c += 4 {
 				js := (*[4]int)(cols[c : c+4])
-				packHalf4(buf.h, b.block(js[0]), b.block(js[1]), b.block(js[2]), b.block(js[3]), d)
+				dense.PackHalf4(buf.h, b.block(js[0]), b.block(js[1]), b.block(js[2]), b.block(js[3]), d)
 				ldy := [4]float64{b.logdet[js[0]], b.logdet[js[1]], b.logdet[js[2]], b.logdet[js[3]]}
 				for r := r0; r < r1; r++ {
 					i := rows[r]
@@ -113,13 +112,50 @@ func SteinBlockTo(dst *mat.Dense, a *Set, rows []int, b *Set, cols []int, opts *
 // rowTile is the number of rows that SteinBlockTo computes together.
 const rowTile = 8
 
+// stein4MinD and stein4MaxD bound the matrix sizes d for which the Stein
+// blocks compute four entries at once; outside them, and for the last
+// columns of a block that do not make a group of four, each entry is
+// steinEntry. Up to dense.TinyMaxD, steinEntry's closed form is cheaper.
+const (
+	stein4MinD = dense.TinyMaxD + 1
+	stein4MaxD = dense.PlainMaxD
+)
+
+// stein4Buf is a worker's scratch for stein4: the four factors and the
+// packed halves of the four column matrices, lane-interleaved, 4·d·d
+// float64s each, and a d×d buffer for steinEntry.
+type stein4Buf struct {
+	l, h, one []float64
+}
+
+// newStein4Buf returns scratch for stein4 at matrix size d.
+func newStein4Buf(d int) *stein4Buf {
+	return &stein4Buf{l: make([]float64, 4*d*d), h: make([]float64, 4*d*d), one: make([]float64, d*d)}
+}
+
+// stein4 returns S(X, Y_q) for the four column matrices whose halves
+// dense.PackHalf4 left in b.h, given the cached log-determinants ldx of X
+// and ldy of the Y_q, from one dense.Chol4: bit for bit steinEntry's
+// values, as Distance promises, and S(X, X) = 0 exactly for
+// byte-identical matrices, since the cached log-determinants come from
+// the same arithmetic. It returns false when a pivot of any of the four
+// fails the SPD-enough test; the caller then computes each entry with
+// steinEntry, for its error.
+func stein4(b *stein4Buf, x []float64, d int, ldx float64, ldy *[4]float64) ([4]float64, bool) {
+	ld, ok := dense.Chol4(b.l, x, b.h, d)
+	var s [4]float64
+	for q := range s {
+		s[q] = nonNegative(ld[q] - 0.5*(ldx+ldy[q]))
+	}
+	return s, ok
+}
+
 // SteinSymBlock returns the symmetric |items|×|items| matrix of Stein
 // divergences S(X_i, X_j) between the items of a, computing one triangle
 // (the diagonal is exactly 0) with rows handed out dynamically so that the
 // triangle's uneven rows balance across workers; each row's entries are
-// computed four at a time by stein4 as in SteinBlockTo (d = 17, 256
-// items: 385 → 210 ns an entry). It returns an error
-// wrapping ErrEmpty for an empty set or no items, and the errors of
+// computed four at a time by stein4 as in SteinBlockTo. It returns an
+// error wrapping ErrEmpty for an empty set or no items, and the errors of
 // SteinBlockTo.
 func SteinSymBlock(a *Set, items []int, opts *GramOptions) (*mat.SymDense, error) {
 	if a == nil || a.n == 0 || len(items) == 0 {
@@ -159,7 +195,7 @@ func SteinSymBlock(a *Set, items []int, opts *GramOptions) (*mat.SymDense, error
 			// Columns four at a time (stein4).
 			for ; c+3 < m; c += 4 {
 				js := (*[4]int)(items[c : c+4])
-				packHalf4(buf.h, a.block(js[0]), a.block(js[1]), a.block(js[2]), a.block(js[3]), d)
+				dense.PackHalf4(buf.h, a.block(js[0]), a.block(js[1]), a.block(js[2]), a.block(js[3]), d)
 				ldy := [4]float64{a.logdet[js[0]], a.logdet[js[1]], a.logdet[js[2]], a.logdet[js[3]]}
 				s, ok := stein4(buf, xi, d, ldi, &ldy)
 				if !ok {

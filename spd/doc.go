@@ -28,8 +28,9 @@
 // log-determinants cached for Gram matrix computations. Log-determinants use
 // a plain-loop Cholesky factorisation on reused buffers (lapack64.Potrf
 // above 128×128); the AIRM and Thompson metrics diagonalise the Gram
-// matrix of L⁻¹M for the Cholesky factors X = LLᵀ, Y = MMᵀ; matrix
-// functions use the symmetric eigendecomposition (lapack64.Syev).
+// matrix of L⁻¹M for the Cholesky factors X = LLᵀ, Y = MMᵀ (both from
+// internal/dense); matrix functions use the symmetric eigendecomposition
+// (lapack64.Syev).
 //
 // # SPD enough
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,16 +33,17 @@ func (o *GramOptions) progress(n int) {
 }
 
 // steinEntry returns S(X, Y) for row-major d×d matrices with cached
-// log-determinants, factorising (X+Y)/2 into buf (cholLower: its lower
-// triangle). Only the upper triangles of x and y are read.
+// log-determinants, factorising (X+Y)/2 into buf (dense.CholLower: its
+// lower triangle; in closed form, writing nothing, for d <= 3). Only the
+// upper triangles of x and y are read.
 func steinEntry(buf, x, y []float64, d int, ldx, ldy float64) (float64, bool) {
 	var ld float64
 	var ok bool
 	switch {
-	case d <= tinyMaxD:
-		ld, ok = cholTiny(x, y, d)
-	case d <= plainMaxD:
-		ld, ok = cholLower(buf, x, y, d)
+	case d <= dense.TinyMaxD:
+		ld, ok = dense.CholTiny(x, y, d)
+	case d <= dense.PlainMaxD:
+		ld, ok = dense.CholLower(buf, x, y, d)
 	default:
 		for i := range d {
 			r := i*d + i
@@ -50,7 +52,7 @@ func steinEntry(buf, x, y []float64, d int, ldx, ldy float64) (float64, bool) {
 				br[j] = 0.5*xr[j] + 0.5*yr[j] // no overflow near math.MaxFloat64
 			}
 		}
-		ld, ok = cholLogDet(buf, d)
+		ld, ok = dense.CholLogDet(buf, d)
 	}
 	return nonNegative(ld - 0.5*(ldx+ldy)), ok
 }
@@ -154,8 +156,8 @@ func sameDim(a, b *Set) error {
 }
 
 // nonNegative returns max(0, x) as math.Max(0, x) does (NaN stays NaN, −0
-// becomes +0), without its call: Stein entries at d <= 3 take 45 ns, and
-// math.Max's NaN and signed-zero handling cost a tenth of that.
+// becomes +0), without its call and its NaN and signed-zero handling,
+// which are a noticeable part of a Stein entry's cost at d <= 3.
 func nonNegative(x float64) float64 {
 	if x <= 0 {
 		return 0

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"github.com/covpipe/covpipe/internal/pool"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -233,7 +234,7 @@ func (s *kmeansState) setCentroid(c int, src []float64) error {
 	}
 	u := s.chol[c*dd : (c+1)*dd]
 	copy(u, dst)
-	ld, ok := cholLogDet(u, s.d)
+	ld, ok := dense.CholLogDet(u, s.d)
 	if !ok {
 		return fmt.Errorf("centroid %d: %w: Cholesky factorisation failed", c, ErrNotSPD)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -84,12 +85,12 @@ func TestDistanceDiagonalClosedForms(t *testing.T) {
 }
 
 // TestDistanceProperties checks symmetry, d(X, X) = 0 and the invariances
-// on random matrices, on both sides of plainMaxD (cholLower versus
-// Potrf).
+// on random matrices, on both sides of dense.PlainMaxD (dense.CholLower
+// versus Potrf).
 func TestDistanceProperties(t *testing.T) {
 	congruenceInvariant := map[Metric]bool{AIRMMetric: true, SteinMetric: true, ThompsonMetric: true}
 	r := newRand(90)
-	for _, d := range []int{1, 2, 3, 7, plainMaxD + 6} {
+	for _, d := range []int{1, 2, 3, 7, dense.PlainMaxD + 6} {
 		w := NewWorkspace(d)
 		for range 3 {
 			x, y := randSPD(r, d, 2), randSPD(r, d, 2)
@@ -141,7 +142,7 @@ func TestDistanceProperties(t *testing.T) {
 // computations through gonum's EigenSym and Cholesky (to round-off).
 func TestDistanceMatchesDefinitions(t *testing.T) {
 	r := newRand(91)
-	for _, d := range []int{2, 5, plainMaxD + 3} {
+	for _, d := range []int{2, 5, dense.PlainMaxD + 3} {
 		x, y := randSPD(r, d, 1.5), randSPD(r, d, 1.5)
 		w := NewWorkspace(d)
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -96,7 +97,7 @@ func newSet(d int, data []float64) (*Set, error) {
 	buf := make([]float64, d*d)
 	for i := range n {
 		copy(buf, s.block(i))
-		ld, ok := cholLogDet(buf, d)
+		ld, ok := dense.CholLogDet(buf, d)
 		if !ok {
 			if !finite(s.View(i)) {
 				return nil, fmt.Errorf("matrix %d: %w", i, ErrNotFinite)

@@ -6,9 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -255,40 +252,6 @@ func TestGramPositiveSemiDefinite(t *testing.T) {
 		}
 		if _, err := (SteinKernel{Sigma: 0.3}).GramSym(set, nil); d > 1 && !errors.Is(err, ErrSigma) {
 			t.Errorf("d=%d: invalid σ=0.3 accepted: %v", d, err)
-		}
-	}
-}
-
-// TestSmallCholeskyMatchesPotrf checks cholSmall, the factorisation of
-// SteinMean's normal equations, against lapack64.Potrf, including failure
-// on indefinite input.
-func TestSmallCholeskyMatchesPotrf(t *testing.T) {
-	r := newRand(8)
-	for d := 1; d <= 30; d++ {
-		for trial := range 20 {
-			x := randSPD(r, d, 3)
-			if trial%5 == 4 {
-				x.SetSym(0, 0, -x.At(0, 0)) // indefinite
-			}
-			a := make([]float64, d*d)
-			b := make([]float64, d*d)
-			loadUpperTo(a, d, x)
-			loadUpperTo(b, d, x)
-			okSmall := cholSmall(a, d)
-			_, okLapack := lapack64.Potrf(blas64.Symmetric{N: d, Stride: d, Data: b, Uplo: blas.Upper})
-			if okSmall != okLapack {
-				t.Fatalf("d=%d: small ok=%v, Potrf ok=%v", d, okSmall, okLapack)
-			}
-			if !okSmall {
-				continue
-			}
-			for i := range d {
-				for j := i; j < d; j++ {
-					if diff := math.Abs(a[i*d+j] - b[i*d+j]); diff > 1e-12*math.Max(1, math.Abs(b[i*d+j])) {
-						t.Fatalf("d=%d: U[%d][%d] = %g, Potrf %g", d, i, j, a[i*d+j], b[i*d+j])
-					}
-				}
-			}
 		}
 	}
 }

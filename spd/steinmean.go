@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -165,11 +165,10 @@ func newSteinMeanWork(d int) *steinMeanWork {
 // invertUpper replaces the upper triangle of the SPD matrix in f by that of
 // its inverse, through the Cholesky factorisation.
 func invertUpper(f []float64, d int) bool {
-	if _, ok := cholLogDet(f, d); !ok {
+	if _, ok := dense.CholLogDet(f, d); !ok {
 		return false
 	}
-	_, ok := lapack64.Potri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: f})
-	return ok
+	return dense.InverseFromUpper(f, d)
 }
 
 // mirrorUpper copies the upper triangle of the row-major d×d matrix a into its
@@ -199,12 +198,12 @@ func (s *steinMeanWork) eval(set *Set, idx []int) (res, obj float64, err error) 
 				s.f[r*d+c] = 0.5 * (s.x[r*d+c] + xi[r*d+c])
 			}
 		}
-		ld, ok := cholLogDet(s.f, d)
+		ld, ok := dense.CholLogDet(s.f, d)
 		if !ok {
 			return 0, 0, fmt.Errorf("%w: Cholesky factorisation of (X+X_%d)/2 failed", ErrNotSPD, i)
 		}
 		ldSum += ld
-		if _, ok := lapack64.Potri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: s.f}); !ok {
+		if !dense.InverseFromUpper(s.f, d) {
 			return 0, 0, fmt.Errorf("%w: inverse of (X+X_%d)/2 failed", ErrNotSPD, i)
 		}
 		for r := range d {
@@ -220,7 +219,7 @@ func (s *steinMeanWork) eval(set *Set, idx []int) (res, obj float64, err error) 
 	}
 	mirrorUpper(s.g, d)
 	copy(s.u, s.x)
-	ldx, ok := cholLogDet(s.u, d)
+	ldx, ok := dense.CholLogDet(s.u, d)
 	if !ok {
 		return 0, 0, fmt.Errorf("%w: Cholesky factorisation of the iterate failed", ErrNotSPD)
 	}
@@ -369,7 +368,7 @@ func (s *steinMeanWork) extrapolate() {
 	for i := range m {
 		s.gram[i*m+i] += 1e-12 * trace
 	}
-	if !cholSmall(s.gram[:m*m], m) {
+	if !dense.CholSmall(s.gram[:m*m], m) {
 		return
 	}
 	ut := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: s.gram[:m*m]}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
@@ -99,7 +100,7 @@ func ValidateTol(a mat.Matrix, tol float64) error {
 			u[i*r+j] = symEntry(a, sym, i, j)
 		}
 	}
-	if _, ok := cholLogDet(u, r); !ok {
+	if _, ok := dense.CholLogDet(u, r); !ok {
 		return fmt.Errorf("%w: %s", ErrNotSPD, notSPDEnough(r))
 	}
 	return nil

@@ -2,8 +2,8 @@ package spd
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
@@ -131,112 +131,6 @@ func loadFull(dst []float64, d int, x mat.Matrix) {
 	}
 }
 
-// plainMaxD is the largest size factorised by cholLower; above it
-// lapack64.Potrf's blocked kernels, which stay in cache, take over.
-const plainMaxD = 128
-
-// cholLogDet factorises the d×d upper triangle in a (row-major) in place,
-// a = U with X = UᵀU, and returns log det X, or false when X is not SPD
-// enough. Up to plainMaxD it uses cholLower, leaving L = Uᵀ in the lower
-// triangle as well; above, lapack64.Potrf, with the pivot test of
-// pivotsOK, and the lower triangle untouched.
-func cholLogDet(a []float64, d int) (float64, bool) {
-	if d <= plainMaxD {
-		// Up to tinyMaxD the log-determinant is cholTiny's, the routine
-		// of steinEntry there: S(X, X) = 0 exactly needs both from the
-		// same arithmetic.
-		tiny, okTiny := 0.0, true
-		if d <= tinyMaxD {
-			tiny, okTiny = cholTiny(a, a, d)
-		}
-		ld, ok := cholLower(a, a, nil, d)
-		if !ok || !okTiny {
-			return 0, false
-		}
-		for i := range d {
-			for j := i + 1; j < d; j++ {
-				a[i*d+j] = a[j*d+i]
-			}
-		}
-		if d <= tinyMaxD {
-			ld = tiny
-		}
-		return ld, true
-	}
-	if _, ok := lapack64.Potrf(blas64.Symmetric{N: d, Stride: d, Data: a, Uplo: blas.Upper}); !ok {
-		return 0, false
-	}
-	ld := logProd{m: 1}
-	for i := 0; i < d; i++ {
-		u := a[i*d+i]
-		p := u * u
-		if !(u > 0) || !(p <= math.MaxFloat64) {
-			return 0, false
-		}
-		ld.mul(p)
-	}
-	if !pivotsOK(a, d) {
-		return 0, false
-	}
-	return ld.log(), true
-}
-
-// pivotTol returns δ = d·ε (ε = 2⁻⁵², the float64 machine epsilon), the
-// smallest relative pivot U_jj²/X_jj of an SPD-enough d×d matrix: see the
-// package documentation.
-func pivotTol(d int) float64 { return float64(d) * 0x1p-52 }
-
-// pivotsOK reports whether the upper Cholesky factor U (row-major d×d) of
-// X = UᵀU has U_jj² >= δ·X_jj for every j, δ = pivotTol(d). X_jj is
-// Σ_{k<=j} U_kj², so with s_j = Σ_{k<j} (U_kj/U_jj)² the test is
-// 1 + s_j <= 1/δ; it needs no copy of X's diagonal and cannot overflow
-// where X does not.
-func pivotsOK(u []float64, d int) bool {
-	limit := 1/pivotTol(d) - 1
-	for j := 1; j < d; j++ {
-		inv := 1 / u[j*d+j]
-		var s float64
-		for k := range j {
-			r := u[k*d+j] * inv
-			s += r * r
-		}
-		if !(s <= limit) {
-			return false
-		}
-	}
-	return true
-}
-
-// cholSmall is the right-looking upper Cholesky factorisation a = UᵀU of a
-// small row-major matrix, reading and writing the upper triangle only, like
-// Potrf, without the SPD-enough test. It reports false when a pivot is not
-// positive (or NaN).
-func cholSmall(a []float64, d int) bool {
-	for j := range d {
-		rj := a[j*d : j*d+d]
-		p := rj[j]
-		if !(p > 0) {
-			return false
-		}
-		p = math.Sqrt(p)
-		rj[j] = p
-		inv := 1 / p
-		for k := j + 1; k < d; k++ {
-			rj[k] *= inv
-		}
-		for k := j + 1; k < d; k++ {
-			u := rj[k]
-			rk := a[k*d+k : k*d+d]
-			src := rj[k:d]
-			src = src[:len(rk)] // lets the compiler drop bounds checks
-			for i, x := range src {
-				rk[i] -= u * x
-			}
-		}
-	}
-	return true
-}
-
 // LogDet returns log det X computed from the Cholesky factor X = UᵀU as
 // 2 Σ log U_ii, which neither overflows nor underflows where det X would.
 // It returns an error wrapping ErrNotSPD when X is not SPD enough (see the
@@ -251,7 +145,7 @@ func (w *Workspace) logDet(name string, x mat.Symmetric) (float64, error) {
 		return 0, err
 	}
 	loadUpperTo(w.a, w.d, x)
-	ld, ok := cholLogDet(w.a, w.d)
+	ld, ok := dense.CholLogDet(w.a, w.d)
 	if !ok {
 		if !finite(x) {
 			return 0, fmt.Errorf("%s: %w", name, ErrNotFinite)
@@ -264,7 +158,7 @@ func (w *Workspace) logDet(name string, x mat.Symmetric) (float64, error) {
 // notSPDEnough describes the failed test of the package documentation's
 // definition, for error messages.
 func notSPDEnough(d int) string {
-	return fmt.Sprintf("Cholesky factorisation X = UᵀU of the %d×%d matrix failed or has a pivot U_jj² < %.3g·X_jj (singular or too ill-conditioned)", d, d, pivotTol(d))
+	return fmt.Sprintf("Cholesky factorisation X = UᵀU of the %d×%d matrix failed or has a pivot U_jj² < %.3g·X_jj (singular or too ill-conditioned)", d, d, dense.PivotTol(d))
 }
 
 // LogDet returns log det X by Cholesky factorisation; see Workspace.LogDet.

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/covpipe/covpipe/internal/dense"
 )
 
 // codeWorking solves the query's problem (ws whitened, λ added) by column
@@ -106,10 +108,10 @@ func (c *Coder) violators(x []float64, in []bool, t float64, sub, ws *Workspace)
 	for i, xi := range x {
 		f += xi * ws.cost[i]
 	}
-	logdetM := logDetChol(sub.lm, d)
+	logdetM := dense.LogDetRows(sub.lm, d)
 	f -= logdetM
-	inverseFromChol(ws.minv, sub.lm, ws.tmp2, d)
-	inverseFromChol(ws.rinv, sub.lr, ws.tmp2, d)
+	dense.InverseFromLower(ws.minv, sub.lm, ws.tmp2, d)
+	dense.InverseFromLower(ws.rinv, sub.lr, ws.tmp2, d)
 	trRinv := trace(ws.rinv, d)
 	for k := range ws.dm {
 		ws.dm[k] = 0
@@ -123,10 +125,10 @@ func (c *Coder) violators(x []float64, in []bool, t float64, sub, ws *Workspace)
 	for k := range ws.tmp2 {
 		ws.tmp2[k] -= ws.dm[k]
 	}
-	sandwich(ws.yn, ws.minv, ws.tmp2, ws.full, d)
+	dense.Sandwich(ws.yn, ws.minv, ws.tmp2, ws.full, d)
 	var logdetY float64
-	if cholLower(ws.tmp2, d) {
-		logdetY = logDetChol(ws.tmp2, d) - 2*logdetM
+	if dense.CholRows(ws.tmp2, d) {
+		logdetY = dense.LogDetRows(ws.tmp2, d) - 2*logdetM
 	} else {
 		newton = false
 	}
@@ -137,12 +139,12 @@ func (c *Coder) violators(x []float64, in []bool, t float64, sub, ws *Workspace)
 	for j := range d {
 		ws.tmp2[j*d+j]++
 	}
-	sandwich(ws.zn, ws.rinv, ws.tmp2, ws.full, d)
+	dense.Sandwich(ws.zn, ws.rinv, ws.tmp2, ws.full, d)
 	for k := range ws.zn {
 		ws.zn[k] /= t
 	}
 	trZ := trace(ws.zn, d)
-	if newton && !cholLower(ws.tmp2, d) {
+	if newton && !dense.CholRows(ws.tmp2, d) {
 		newton = false
 	}
 	// Each atom's least s under each point (score: basic, sn: Newton).
@@ -150,13 +152,13 @@ func (c *Coder) violators(x []float64, in []bool, t float64, sub, ws *Workspace)
 	var sInB, sInN float64
 	for i := range n {
 		bi := ws.b[i*dd : (i+1)*dd]
-		r := dot(ws.rinv, bi)
-		sb[i] = -(ws.cost[i] - dot(ws.minv, bi)) / r
+		r := dense.Dot(ws.rinv, bi)
+		sb[i] = -(ws.cost[i] - dense.Dot(ws.minv, bi)) / r
 		if in[i] {
 			sInB = math.Max(sInB, sb[i])
 		}
 		if newton {
-			v := -(ws.cost[i] - dot(ws.yn, bi) + dot(ws.zn, bi)) / r
+			v := -(ws.cost[i] - dense.Dot(ws.yn, bi) + dense.Dot(ws.zn, bi)) / r
 			sn[i] = v
 			if in[i] {
 				sInN = math.Max(sInN, v)
@@ -179,58 +181,4 @@ func (c *Coder) violators(x []float64, in []bool, t float64, sub, ws *Workspace)
 	ws.worst = worst
 	slices.SortFunc(worst, func(a, b int) int { return cmp.Or(cmp.Compare(score[b], score[a]), a-b) })
 	return worst
-}
-
-// inverseFromChol sets dst = (LLᵀ)⁻¹ = L⁻ᵀL⁻¹ for the lower factor l;
-// tmp is d×d scratch.
-func inverseFromChol(dst, l, tmp []float64, d int) {
-	// Rows of tmp: the columns of L⁻¹.
-	for j := range d {
-		e := tmp[j*d : (j+1)*d]
-		for k := range e {
-			e[k] = 0
-		}
-		e[j] = 1
-		forward(e, l, d)
-	}
-	// (L⁻ᵀL⁻¹)_ab = Σ_k (L⁻¹)_ka (L⁻¹)_kb = Σ_k col_a[k] col_b[k].
-	for a := range d {
-		ca := tmp[a*d : (a+1)*d]
-		for b := a; b < d; b++ {
-			v := dot(ca, tmp[b*d:(b+1)*d])
-			dst[a*d+b], dst[b*d+a] = v, v
-		}
-	}
-}
-
-// sandwich sets dst = A B A for symmetric row-major A and B; tmp is d×d
-// scratch.
-func sandwich(dst, a, b, tmp []float64, d int) {
-	for i := range d {
-		for j := range d {
-			var s float64
-			for k := range d {
-				s += a[i*d+k] * b[k*d+j]
-			}
-			tmp[i*d+j] = s
-		}
-	}
-	for i := range d {
-		for j := i; j < d; j++ {
-			var s float64
-			for k := range d {
-				s += tmp[i*d+k] * a[k*d+j]
-			}
-			dst[i*d+j], dst[j*d+i] = s, s
-		}
-	}
-}
-
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
 }

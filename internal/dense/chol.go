@@ -1,16 +1,17 @@
-package spd
+package dense
 
 import "math"
 
-// cholLower factorises the SPD matrix A = X, or A = (X+Y)/2 when y is not
+// CholLower factorises the SPD matrix A = X, or A = (X+Y)/2 when y is not
 // nil, as A = LLᵀ, reading the upper triangles of the row-major d×d
 // matrices x and y and writing L into the lower triangle of l (diagonal
 // included). l may be x: an entry of A is read before L overwrites it. It
 // returns log det A, or false when A is not SPD enough: a pivot
 // p_j = A_jj − Σ_{k<j} L_jk² = L_jj² that is not positive and finite, or
-// below δ·A_jj (δ = pivotTol(d); the package documentation's test).
+// below δ·A_jj (δ = PivotTol(d)). d must be at most PlainMaxD.
 //
-// It is the left-looking (column) Cholesky algorithm,
+// It is the left-looking (column) Cholesky algorithm (Golub and Van Loan,
+// Matrix Computations, 4th ed., §4.2, the gaxpy form),
 //
 //	L_ji = (A_ij − Σ_{k<i} L_ik L_jk) / L_ii,
 //
@@ -24,32 +25,29 @@ import "math"
 // for a separate pass. A = (X+Y)/2 is formed entry by entry as ½x + ½y,
 // which cannot overflow near math.MaxFloat64.
 //
-// The same 2×3 dot-product loop appears in fastEigen's Z solve and G
-// product (whiten.go). It is written out in each place on purpose: as a
-// shared function it is not inlined, and the call per tile made the Stein
-// entry 15–25% slower at d = 17 and 43.
+// The same 2×3 dot-product loop appears in SolveLowerT and GramUpperT. It
+// is written out in each place on purpose: as a shared function it is not
+// inlined, and a call per tile costs more than the tile at the sizes of
+// covariance descriptors.
 //
 // log det A = Σ_j log p_j is accumulated as mantissa and binary exponent:
 // one logarithm instead of d, and no overflow or underflow where det A
 // would.
 //
-// On a CPU with AVX2 and FMA, d >= vecMinD takes cholLowerVec instead:
-// the same algorithm with the dot products four lanes wide in assembly
-// (dot2AVX), one call per column pair. The scalar loops are latency
-// bound; the kernel made the Stein entry at d = 43 1.8× as fast (3.0 to
-// 1.7 µs) and at d = 17 about 3% faster. cholLowerGo is the plain path.
-func cholLower(l, x, y []float64, d int) (float64, bool) {
+// On a CPU with AVX2 and FMA, d >= vecMinD takes the same algorithm with
+// the dot products four lanes wide in assembly (dot2AVX), one call per
+// column pair: the scalar loops are bound by the latency of their
+// additions, which four lanes hide. Its sums are rounded differently, so
+// the two paths agree to round-off, not bit for bit; each is
+// deterministic.
+func CholLower(l, x, y []float64, d int) (float64, bool) {
 	return cholLowerOn(l, x, y, d, haveFMA && d >= vecMinD)
 }
 
-// cholLowerGo is cholLower in plain Go.
-func cholLowerGo(l, x, y []float64, d int) (float64, bool) {
-	return cholLowerOn(l, x, y, d, false)
-}
-
-// cholLowerOn is cholLowerVec when vec is set, else the plain loops.
-// cholLower and cholLowerGo call it in one call each, so that they are
-// inlined and the plain path costs no extra call at small d.
+// cholLowerOn is CholLower on the assembly path when vec is set (which
+// needs a CPU with AVX2 and FMA), else in plain Go. CholLower calls it in
+// one call, so that CholLower is inlined and the plain path costs no
+// extra call at small d.
 func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 	if vec {
 		return cholLowerVec(l, x, y, d)
@@ -66,7 +64,7 @@ func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 		}
 		return x[o]
 	}
-	tol := pivotTol(d)
+	tol := PivotTol(d)
 	ld := logProd{m: 1}
 	var s00, s01, s11 float64 // Σ_{k<i} of L_ik², L_ik L_{i+1,k}, L_{i+1,k}²
 	i := 0
@@ -170,14 +168,11 @@ func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 			finish(j, t00, t01)
 		}
 	}
-	if i < d { // the last column of an odd d; s00 holds its sum
-		o := i*d + i
-		a := at(o)
-		p := a - s00
-		if !pivotOK(p, a, tol) {
+	if i < d { // s00 holds the last column's sum
+		p, ok := lastPivot(l, i*d+i, at(i*d+i), s00, tol)
+		if !ok {
 			return 0, false
 		}
-		l[o] = math.Sqrt(p)
 		ld.mul(p)
 	}
 	return ld.log(), true
@@ -188,9 +183,13 @@ func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 // p0 = a00 − Σ_{k<i} L_ik², b = A_{i,i+1} − Σ_{k<i} L_ik L_{i+1,k},
 // a11 = A_{i+1,i+1} and s11 = Σ_{k<i} L_{i+1,k}²: it returns L_ii, L_{i+1,i},
 // L_{i+1,i+1}, their reciprocal diagonal and the pivot p1 = L_{i+1,i+1}²,
-// or false when either pivot fails pivotOK. Every factorisation of the
-// package (cholLowerGo, cholLowerVec, the four lanes of stein4) takes its
-// pivots here, so that their results agree to the last bit.
+// or false when either pivot fails pivotOK. Every left-looking
+// factorisation of the package (both paths of cholLowerOn, the four lanes
+// of Chol4) takes its pivots here, so that their results agree to the
+// last bit. The callers store the factor and accumulate the pivots
+// themselves: passing the factor and the log-determinant in would add
+// arguments and keep more values live across the calls, once per column
+// pair.
 func pivotPair(a00, p0, b, a11, s11, tol float64) (l00, l10, l11, inv0, inv1, p1 float64, ok bool) {
 	if !pivotOK(p0, a00, tol) {
 		return
@@ -211,11 +210,33 @@ func pivotPair(a00, p0, b, a11, s11, tol float64) (l00, l10, l11, inv0, inv1, p1
 	return l00, l10, l11, inv0, 1 / l11, p1, true
 }
 
+// lastPivot factorises the last column of an odd d, whose diagonal entry
+// a has the sum s = Σ_k L_k² over the columns before: it stores √p,
+// p = a − s, at l[k] and returns p, or false when p fails pivotOK. (The
+// caller multiplies p into its log-determinant, so that lastPivot is
+// inlined.)
+func lastPivot(l []float64, k int, a, s, tol float64) (p float64, ok bool) {
+	p = a - s
+	if !pivotOK(p, a, tol) {
+		return 0, false
+	}
+	l[k] = math.Sqrt(p)
+	return p, true
+}
+
 // pivotOK reports whether the pivot p = L_jj² of a diagonal entry ajj is
 // positive, finite and at least tol·ajj. NaN fails every comparison.
 func pivotOK(p, ajj, tol float64) bool {
 	return p > 0 && p <= math.MaxFloat64 && p >= tol*ajj
 }
+
+// PivotTol returns δ = d·ε (ε = 2⁻⁵², the float64 machine epsilon), the
+// smallest relative pivot L_jj²/A_jj of an SPD-enough d×d matrix A. The
+// ratio is invariant to diagonal scaling A → DAD, so the test is one on
+// the correlation matrix; a pivot below d·ε·A_jj is within the
+// factorisation's round-off of zero (Higham, Accuracy and Stability of
+// Numerical Algorithms, 2nd ed., Chapter 10).
+func PivotTol(d int) float64 { return float64(d) * 0x1p-52 }
 
 // logProd accumulates a product of positive finite numbers as m·2^e,
 // m in [1, 2^64), so that neither overflows nor underflows.

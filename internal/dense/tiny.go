@@ -1,24 +1,25 @@
-package spd
+package dense
 
 import "math"
 
-// tinyMaxD is the largest d for which steinEntry factorises (X+Y)/2 in
-// closed form (cholTiny).
-const tinyMaxD = 3
+// TinyMaxD is the largest d that CholTiny factorises.
+const TinyMaxD = 3
 
-// cholTiny returns log det A for A = (X+Y)/2, d <= tinyMaxD, as cholLower
+// CholTiny returns log det A for A = (X+Y)/2, d <= TinyMaxD, as CholLower
 // does (upper triangles of the row-major x and y, the same SPD-enough pivot
-// test), but through the pivots of A = L D Lᵀ written out:
+// test), but through the pivots of A = L D Lᵀ (Golub and Van Loan, §4.1)
+// written out:
 //
 //	p0 = a00,  p1 = a11 − a01²/p0,
 //	p2 = a22 − a02²/p0 − (a12 − a01·a02/p0)²/p1,
 //
-// with one logarithm of their product. These are cholLower's pivots
-// L_jj² without its square roots, loops and tiles, which dominate the
-// entry at d <= 3 (the synthetic protocol's 3×3 matrices: 82 → 30 ns).
-// It writes nothing.
-func cholTiny(x, y []float64, d int) (float64, bool) {
-	tol := pivotTol(d)
+// with one logarithm of their product. These are CholLower's pivots
+// L_jj² without its square roots, loops and tiles, which would dominate
+// the cost at d <= 3. It writes nothing. Where a factorisation of X alone
+// must agree with CholTiny(x, x, d) to the last bit (S(X, X) = 0 exactly),
+// CholLogDet takes its log-determinant from here.
+func CholTiny(x, y []float64, d int) (float64, bool) {
+	tol := PivotTol(d)
 	at := func(o int) float64 { return 0.5*x[o] + 0.5*y[o] }
 	a00 := at(0)
 	if !pivotOK(a00, a00, tol) {

@@ -1,11 +1,12 @@
 //go:build amd64 && !purego
 
-package spd
+package dense
 
 import "golang.org/x/sys/cpu"
 
-// haveFMA reports whether the AVX2 and FMA kernels of simd_amd64.s may be
-// used; it is set once, from the CPU's features, and only read after.
+// haveFMA reports whether the AVX2 and FMA kernels of simd_amd64.s and
+// chol4_amd64.s may be used; it is set once, from the CPU's features, and
+// only read after.
 var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // dot2AVX sets t0[r] = Σ_{k<n} R_rk x0[k] and t1[r] = Σ_{k<n} R_rk x1[k]
@@ -25,7 +26,7 @@ var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64, tri bool)
 
 // tridiagPairsAVX is the loop over row pairs of one step of
-// tridiagonalize, for the m×m trailing block A₂₂ at a (row stride n):
+// Tridiagonalize, for the m×m trailing block A₂₂ at a (row stride n):
 // rows i, i+1 = 1, 2; 3, 4; ... while i+1 < m are updated,
 // A₂₂ −= vwᵀ + wvᵀ, and multiplied by nv (v'), their sums added to q,
 // as the plain loop does, four columns a vector. It returns the pairs'
@@ -33,3 +34,12 @@ func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64, tri bool)
 //
 //go:noescape
 func tridiagPairsAVX(a *float64, n, m int, v, w, nv, q *float64) (qv float64)
+
+// chol4PairAVX is chol4PairGo in AVX2 with FMA, each of the four lanes
+// one lane of a vector: for the column pair i, i+1 of the lane-interleaved
+// factor at l it sets qs to the next pivots' sums and computes the rows
+// j >= i+2, four partial sums per dot product in eight accumulators, rows
+// one at a time. Only called when haveFMA.
+//
+//go:noescape
+func chol4PairAVX(l, x, h *float64, d, i int, c, qs *[3][4]float64)

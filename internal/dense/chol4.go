@@ -1,0 +1,280 @@
+package dense
+
+import "math"
+
+// Four Cholesky factorisations at once.
+//
+// At d = 17 a single CholLower is bound by latency, not arithmetic: each
+// column pair's pivots need square roots and divisions that wait for the
+// previous pair, and its dot products are too short to fill the machine.
+// Chol4 factorises four matrices A_q = ½X + ½Y_q that share X together,
+// lane-interleaved: element (i, j) of the four matrices is stored as four
+// consecutive float64s. The four pivot chains then overlap, and with AVX2
+// each step of the factorisation is one vector operation on the four
+// lanes.
+//
+// Each lane performs exactly the floating-point operations of CholLower on
+// its matrix, in the same order: chol4On's plain path those of
+// cholLowerOn's, its assembly path those of cholLowerVec (dot2AVX's four
+// partial sums per dot product, added pairwise, become four accumulators
+// per lane). The log-determinants are therefore CholLower's bit for bit,
+// and so are its SPD-enough decisions.
+
+// PackHalf4 writes ½Y_q, q < 4, into h lane-interleaved: h[4(i·d+j)+q] =
+// ½·y_q[i·d+j] for the upper triangle j >= i of the row-major d×d y_q
+// (h has 4·d·d float64s). The halving is CholLower's, so that ½x + h_q is
+// its A = (X+Y_q)/2 exactly.
+func PackHalf4(h, y0, y1, y2, y3 []float64, d int) {
+	n := d * d
+	h = h[:4*n]
+	y0, y1, y2, y3 = y0[:n], y1[:n], y2[:n], y3[:n]
+	for i := range d {
+		for o := i*d + i; o < i*d+d; o++ {
+			v := (*[4]float64)(h[4*o : 4*o+4])
+			v[0] = 0.5 * y0[o]
+			v[1] = 0.5 * y1[o]
+			v[2] = 0.5 * y2[o]
+			v[3] = 0.5 * y3[o]
+		}
+	}
+}
+
+// Chol4 factorises the four matrices A_q = ½x + h_q, q < 4, for the
+// row-major d×d x and h as PackHalf4 leaves it, into the lane-interleaved
+// l (L_jk of lane q at 4(j·d+k)+q, lower triangle; 4·d·d float64s), and
+// returns their log-determinants: bit for bit CholLower(·, x, y_q, d)'s,
+// on the path CholLower takes (the assembly path for d >= vecMinD on a
+// CPU with AVX2 and FMA). It returns false when a pivot of any of the
+// four fails CholLower's SPD-enough test. d <= PlainMaxD.
+func Chol4(l, x, h []float64, d int) ([4]float64, bool) {
+	return chol4On(l, x, h, d, haveFMA && d >= vecMinD, true)
+}
+
+// chol4On is Chol4 on the path of cholLowerOn's for vec, and with vec the
+// rows below each column pair in chol4PairAVX when asm is set (which
+// needs a CPU with AVX2 and FMA), else in chol4PairGo.
+//
+// The plain path performs, lane by lane, the operations of cholLowerOn's
+// plain path for each column pair, in the same order (chol4GoPair); the
+// lanes' column pairs are independent, so the processor overlaps one
+// lane's pivots with another's dot products. The assembly path takes the
+// pivots lane by lane in Go, written as cholLowerVec writes them, and the
+// rows below in one call of chol4PairAVX, which keeps dot2AVX's summation
+// order in each lane.
+func chol4On(l, x, h []float64, d int, vec, asm bool) ([4]float64, bool) {
+	n := d * d
+	l, x, h = l[:4*n], x[:n], h[:4*n]
+	tol := PivotTol(d)
+	ld := [4]logProd{{m: 1}, {m: 1}, {m: 1}, {m: 1}}
+	var s00, s01, s11 [4]float64 // Σ_{k<i} of L_ik², L_ik L_{i+1,k}, L_{i+1,k}², per lane
+	i := 0
+	if !vec {
+		for ; i+1 < d; i += 2 {
+			for q := range 4 {
+				if !chol4GoPair(l, x, h, d, i, q, tol, &ld[q], &s00[q], &s01[q], &s11[q]) {
+					return [4]float64{}, false
+				}
+			}
+		}
+		return chol4Finish(l, x, h, d, i, tol, &ld, &s00)
+	}
+	var c, qs [3][4]float64 // 1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}; the next pivots' dot products
+	for ; i+1 < d; i += 2 {
+		i1 := i + 1
+		oi, o1 := i*d, i1*d
+		for q := range 4 {
+			a00 := 0.5*x[oi+i] + h[4*(oi+i)+q]
+			p0 := a00 - s00[q]
+			b := 0.5*x[oi+i1] + h[4*(oi+i1)+q] - s01[q]
+			a11 := 0.5*x[o1+i1] + h[4*(o1+i1)+q]
+			l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11[q], tol)
+			if !ok {
+				return [4]float64{}, false
+			}
+			l[4*(oi+i)+q] = l00
+			l[4*(o1+i)+q] = l10
+			l[4*(o1+i1)+q] = l11
+			ld[q].mul(p0)
+			ld[q].mul(p1)
+			c[0][q], c[1][q], c[2][q] = inv0, inv1, l10
+		}
+		m := d - i - 2 // rows i+2 on
+		if m <= 0 {
+			continue
+		}
+		if asm {
+			chol4PairAVX(&l[0], &x[0], &h[0], d, i, &c, &qs)
+		} else {
+			chol4PairGo(l, x, h, d, i, &c, &qs)
+		}
+		o2 := 4 * (oi + 2*d)
+		for q := range 4 {
+			lj0, lj1 := l[o2+4*i+q], l[o2+4*i1+q]
+			s00[q] = qs[0][q] + lj0*lj0 + lj1*lj1
+			if m >= 2 {
+				lk0, lk1 := l[o2+4*d+4*i+q], l[o2+4*d+4*i1+q]
+				s01[q] = qs[1][q] + lj0*lk0 + lj1*lk1
+				s11[q] = qs[2][q] + lk0*lk0 + lk1*lk1
+			}
+		}
+	}
+	return chol4Finish(l, x, h, d, i, tol, &ld, &s00)
+}
+
+// chol4GoPair is one column pair i, i+1 of the plain path for lane q of
+// chol4On, the sums of the pair's pivots in s00, s01, s11 on entry and
+// the next pair's on return.
+func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00, ps01, ps11 *float64) bool {
+	at := func(o int) float64 { return 0.5*x[o] + h[4*o+q] }
+	// L(j, k) is the index of L_jk of lane q.
+	L := func(j, k int) int { return 4*(j*d+k) + q }
+	s00, s01, s11 := *ps00, *ps01, *ps11
+	i1 := i + 1
+	oi, o1 := i*d, i1*d
+	a00 := at(oi + i)
+	p0 := a00 - s00
+	b := at(oi+i1) - s01
+	a11 := at(o1 + i1)
+	l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11, tol)
+	if !ok {
+		return false
+	}
+	l[L(i, i)] = l00
+	l[L(i1, i)] = l10
+	l[L(i1, i1)] = l11
+	ld.mul(p0)
+	ld.mul(p1)
+	finish := func(j int, t0, t1 float64) (float64, float64) {
+		lj0 := (at(oi+j) - t0) * inv0
+		lj1 := (at(o1+j) - t1 - lj0*l10) * inv1
+		l[L(j, i)] = lj0
+		l[L(j, i1)] = lj1
+		return lj0, lj1
+	}
+	ri, r1 := L(i, 0), L(i1, 0)
+	j := i + 2
+	switch {
+	case j+1 < d:
+		rj, rk := L(j, 0), L(j+1, 0)
+		var t00, t01, t10, t11, q00, q01, q11 float64
+		for k := 0; k < 4*i; k += 4 {
+			v, w, x, y := l[ri+k], l[r1+k], l[rj+k], l[rk+k]
+			t00 += x * v
+			t01 += x * w
+			t10 += y * v
+			t11 += y * w
+			q00 += x * x
+			q01 += x * y
+			q11 += y * y
+		}
+		lj0, lj1 := finish(j, t00, t01)
+		lk0, lk1 := finish(j+1, t10, t11)
+		s00 = q00 + lj0*lj0 + lj1*lj1
+		s01 = q01 + lj0*lk0 + lj1*lk1
+		s11 = q11 + lk0*lk0 + lk1*lk1
+		j += 2
+	case j < d:
+		rj := L(j, 0)
+		var t00, t01, q00 float64
+		for k := 0; k < 4*i; k += 4 {
+			x := l[rj+k]
+			t00 += x * l[ri+k]
+			t01 += x * l[r1+k]
+			q00 += x * x
+		}
+		lj0, lj1 := finish(j, t00, t01)
+		s00 = q00 + lj0*lj0 + lj1*lj1
+		j++
+	}
+	for ; j+2 < d; j += 3 {
+		r0, r1_, r2 := L(j, 0), L(j+1, 0), L(j+2, 0)
+		var t00, t01, t10, t11, t20, t21 float64
+		for k := 0; k < 4*i; k += 4 {
+			v, w := l[ri+k], l[r1+k]
+			x := l[r0+k]
+			t00 += x * v
+			t01 += x * w
+			x = l[r1_+k]
+			t10 += x * v
+			t11 += x * w
+			x = l[r2+k]
+			t20 += x * v
+			t21 += x * w
+		}
+		finish(j, t00, t01)
+		finish(j+1, t10, t11)
+		finish(j+2, t20, t21)
+	}
+	for ; j < d; j++ {
+		rj := L(j, 0)
+		var t00, t01 float64
+		for k := 0; k < 4*i; k += 4 {
+			x := l[rj+k]
+			t00 += x * l[ri+k]
+			t01 += x * l[r1+k]
+		}
+		finish(j, t00, t01)
+	}
+	*ps00, *ps01, *ps11 = s00, s01, s11
+	return true
+}
+
+// chol4PairGo is chol4PairAVX in plain Go, math.FMA for its fused
+// multiply-adds: for the column pair i, i+1 it sets qs to the lanes'
+// sums Σ_{k<i} L_{i+2,k}², L_{i+2,k}L_{i+3,k} and L_{i+3,k}² (those rows
+// that exist), then computes L_ji and L_{j,i+1} for the rows j >= i+2 from
+// c = (1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}). Each sum Σ_{k<i} u_k v_k is
+// dot2AVX's: four partial sums s_r over k ≡ r (mod 4), fused, added as
+// (s_0+s_1) + (s_2+s_3). It is the readable model of the kernel: the
+// tests check the kernel's lanes against it and both against CholLower;
+// Chol4 itself always takes the kernel.
+func chol4PairGo(l, x, h []float64, d, i int, c, qs *[3][4]float64) {
+	dot := func(u, v int) (s [4]float64) {
+		var p [4][4]float64
+		for k := range i {
+			for q := range 4 {
+				p[k&3][q] = math.FMA(l[u+4*k+q], l[v+4*k+q], p[k&3][q])
+			}
+		}
+		for q := range 4 {
+			s[q] = (p[0][q] + p[1][q]) + (p[2][q] + p[3][q])
+		}
+		return s
+	}
+	i1 := i + 1
+	oi, o1 := i*d, i1*d
+	rj := 4 * (i + 2) * d
+	qs[0] = dot(rj, rj)
+	if i+3 < d {
+		qs[1] = dot(rj, rj+4*d)
+		qs[2] = dot(rj+4*d, rj+4*d)
+	}
+	for j := i + 2; j < d; j++ {
+		r := 4 * j * d
+		t0, t1 := dot(r, 4*oi), dot(r, 4*o1)
+		for q := range 4 {
+			lj0 := (0.5*x[oi+j] + h[4*(oi+j)+q] - t0[q]) * c[0][q]
+			lj1 := (0.5*x[o1+j] + h[4*(o1+j)+q] - t1[q] - lj0*c[2][q]) * c[1][q]
+			l[r+4*i+q] = lj0
+			l[r+4*i1+q] = lj1
+		}
+	}
+}
+
+// chol4Finish ends both paths of chol4On after their column pairs, at
+// column i: the last column of an odd d (s00 holds the lanes' sums of its
+// squares), then each lane's log-determinant.
+func chol4Finish(l, x, h []float64, d, i int, tol float64, ld *[4]logProd, s00 *[4]float64) ([4]float64, bool) {
+	var out [4]float64
+	for q := range 4 {
+		if o := i*d + i; i < d {
+			p, ok := lastPivot(l, 4*o+q, 0.5*x[o]+h[4*o+q], s00[q], tol)
+			if !ok {
+				return [4]float64{}, false
+			}
+			ld[q].mul(p)
+		}
+		out[q] = ld[q].log()
+	}
+	return out, true
+}
