@@ -251,7 +251,7 @@ func (*twoRoles) run(*engine, int) ([]Result, error) { return nil, nil }
 // one role, and that one with two is refused.
 func TestCheckProtocol(t *testing.T) {
 	for _, p := range []protocol{&syntheticTask{}, &mosaicTask{}, &averageTask{}, &bestTask{}, &energyCurveTask{},
-		&dictionaryTask{}, &selectorsTask{}, &groupSplitTask{}, &randomSplitTask{}} {
+		overDataset{&dictionaryTask{}}, overDataset{&selectorsTask{}}, overDataset{&groupSplitTask{}}, overDataset{&randomSplitTask{}}} {
 		if err := checkProtocol(p, nil); err != nil {
 			t.Errorf("%T: %v", p, err)
 		}

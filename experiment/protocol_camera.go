@@ -17,11 +17,6 @@ type groupSplitTask struct {
 	Split       SplitConfig `yaml:"split" json:"split"`
 }
 
-func newGroupSplit(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
-	p := &groupSplitTask{}
-	return p, decodeDatasetTask(t, data, p, &p.datasetTask)
-}
-
 func (p *groupSplitTask) check() error {
 	if p.Split.By == "" {
 		return errors.New("split: by names a metadata key, e.g. camera")
@@ -32,30 +27,24 @@ func (p *groupSplitTask) check() error {
 	return nil
 }
 
-func (p *groupSplitTask) open(e *engine, ti int) (*drawer, error) {
-	variants, all, err := e.dataset()
-	if err != nil {
-		return nil, err
-	}
-	data := variants[0]
-	group := make([]string, data.Set.Len())
+func (p *groupSplitTask) drawer(e *engine, ti int, ds dataset) (*drawer, error) {
+	group := make([]string, ds.data.Set.Len())
 	for i := range group {
-		v, ok := data.ItemMeta(i)[p.Split.By]
+		v, ok := ds.data.ItemMeta(i)[p.Split.By]
 		if !ok {
-			return nil, fmt.Errorf("split by %q: item %d has no such metadata (keys: %v)", p.Split.By, i, keysOf(data.ItemMeta(i)))
+			return nil, fmt.Errorf("split by %q: item %d has no such metadata (keys: %v)", p.Split.By, i, keysOf(ds.data.ItemMeta(i)))
 		}
 		group[i] = v
 	}
-	draw := func(r int) (*instance, error) {
-		in := &instance{split: &classify.Split{Data: data, Variants: variants}}
+	return ds.drawer(nil, func(r int) (*instance, error) {
+		in := &instance{split: ds.split()}
 		var skipped int
-		in.split.Train, in.split.Test, skipped = groupSplit(data.Labels, all, group, p.Split.TrainPerClass, e.seed(ti, r))
+		in.split.Train, in.split.Test, skipped = groupSplit(ds.data.Labels, ds.all, group, p.Split.TrainPerClass, e.seed(ti, r))
 		if skipped > 0 {
 			in.notes = append(in.notes, fmt.Sprintf("%d classes seen in one %s only left out", skipped, p.Split.By))
 		}
 		return in, nil
-	}
-	return &drawer{classes: data.NumClasses(), draw: draw}, nil
+	}), nil
 }
 
 // groupSplit trains, for each class, on the items of one randomly chosen

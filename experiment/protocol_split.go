@@ -16,11 +16,6 @@ type randomSplitTask struct {
 	Split       SplitConfig `yaml:"split" json:"split"`
 }
 
-func newRandomSplit(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
-	p := &randomSplitTask{}
-	return p, decodeDatasetTask(t, data, p, &p.datasetTask)
-}
-
 func (p *randomSplitTask) check() error {
 	if p.Split.TrainPerClass < 1 {
 		return errors.New("split: train_per_class must be >= 1 (or give by: a metadata key)")
@@ -28,28 +23,21 @@ func (p *randomSplitTask) check() error {
 	return nil
 }
 
-func (p *randomSplitTask) open(e *engine, ti int) (*drawer, error) {
-	variants, _, err := e.dataset()
-	if err != nil {
-		return nil, err
-	}
-	return randomDrawer(e, ti, variants, p.Split.TrainPerClass), nil
+func (p *randomSplitTask) drawer(e *engine, ti int, ds dataset) (*drawer, error) {
+	return randomDrawer(e, ti, ds, p.Split.TrainPerClass, nil), nil
 }
 
-// randomDrawer draws k training items per class of variants[0] per repeat.
-func randomDrawer(e *engine, ti int, variants []*classify.Data, k int) *drawer {
-	data := variants[0]
-	all := classify.Seq(0, data.Set.Len())
-	draw := func(r int) (*instance, error) {
-		in := &instance{split: &classify.Split{Data: data, Variants: variants}}
+// randomDrawer draws k training items per class of ds per repeat.
+func randomDrawer(e *engine, ti int, ds dataset, k int, notes []string) *drawer {
+	return ds.drawer(notes, func(r int) (*instance, error) {
+		in := &instance{split: ds.split()}
 		var short []string
-		in.split.Train, in.split.Test, short = perClassSplit(data, all, k, e.seed(ti, r))
+		in.split.Train, in.split.Test, short = perClassSplit(ds.data, ds.all, k, e.seed(ti, r))
 		if len(short) > 0 {
 			in.notes = append(in.notes, fmt.Sprintf("%d classes with too few items for %d training items: %s", len(short), k, short[0]))
 		}
 		return in, nil
-	}
-	return &drawer{classes: data.NumClasses(), draw: draw}
+	})
 }
 
 // perClassSplit picks k random training items per class from items and
