@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbinet/npyio"
-
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/imageio"
@@ -63,28 +61,6 @@ func checkNaive(t testing.TB, what string, got []float64, planes [][]float64, w 
 	}
 }
 
-// readNPYDirect reads a descriptors file with npyio alone.
-func readNPYDirect(t *testing.T, path string) ([]int, []float64) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := npyio.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Header.Descr.Type != "<f8" || r.Header.Descr.Fortran {
-		t.Fatalf("header %v", r.Header)
-	}
-	var data []float64
-	if err := r.Read(&data); err != nil {
-		t.Fatal(err)
-	}
-	return r.Header.Descr.Shape, data
-}
-
 // TestDescribeValues checks the descriptors against the naive covariance
 // of independently computed features, for each region layout, and the
 // manifest and meta.json that go with them.
@@ -107,7 +83,7 @@ func TestDescribeValues(t *testing.T) {
 			set, load := loading(tc.o)
 			d := set.Dim()
 			n := len(testImages) * tc.per
-			shape, data := readNPYDirect(t, filepath.Join(out, store.DescriptorsFile))
+			shape, data := foldertest.ReadNPY(t, filepath.Join(out, store.DescriptorsFile))
 			if !slices.Equal(shape, []int{n, d, d}) || len(data) != n*d*d {
 				t.Fatalf("shape %v with %d values, want (%d, %d, %d)", shape, len(data), n, d, d)
 			}
