@@ -6,11 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/sbinet/npyio"
 )
 
 func write(t *testing.T, dir string, files map[string]string) string {
@@ -71,23 +68,5 @@ func TestReseal(t *testing.T) {
 	Reseal(t, filepath.Join(dir, "none"), "done.json") // no marker: nothing to do
 	if strings.Contains(string(b), `"00"`) {
 		t.Errorf("old record left: %s", b)
-	}
-}
-
-// TestReadNPY reads back what npyio writes, an empty array included.
-func TestReadNPY(t *testing.T) {
-	for _, want := range [][]float64{{1, 0, -2.5, 0, 3, 1e-300}, {}} {
-		path := filepath.Join(t.TempDir(), "a.npy")
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := npyio.Write(f, want); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		if shape, got := ReadNPY(t, path); !slices.Equal(shape, []int{len(want)}) || !slices.Equal(got, want) {
-			t.Errorf("ReadNPY = %v, %v; want [%d], %v", shape, got, len(want), want)
-		}
 	}
 }
