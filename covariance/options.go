@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/covpipe/covpipe/internal/enum"
 )
 
 // RegKind selects how a descriptor is regularised; see Regularization.
@@ -32,20 +34,11 @@ const (
 	DiagRidge
 )
 
+// regKindNames are the names of the kinds, by RegKind.
+var regKindNames = enum.Names[RegKind]{TraceRidge: "trace-ridge", Ridge: "ridge", DiagRidge: "diag-ridge", None: "none"}
+
 // String returns "trace-ridge", "ridge", "diag-ridge" or "none".
-func (k RegKind) String() string {
-	switch k {
-	case TraceRidge:
-		return "trace-ridge"
-	case Ridge:
-		return "ridge"
-	case DiagRidge:
-		return "diag-ridge"
-	case None:
-		return "none"
-	}
-	return fmt.Sprintf("RegKind(%d)", int(k))
-}
+func (k RegKind) String() string { return regKindNames.String(k) }
 
 // DefaultEps is the regularisation strength used when Regularization.Eps
 // is zero. With TraceRidge every eigenvalue of the result is at least
@@ -69,10 +62,8 @@ type Regularization struct {
 
 // ParseRegKind parses a RegKind's String form.
 func ParseRegKind(s string) (RegKind, error) {
-	for _, k := range []RegKind{TraceRidge, Ridge, DiagRidge, None} {
-		if k.String() == s {
-			return k, nil
-		}
+	if k, ok := regKindNames.Parse(s); ok {
+		return k, nil
 	}
 	return 0, fmt.Errorf("covariance: unknown regularisation kind %q (want trace-ridge, ridge, diag-ridge or none)", s)
 }
@@ -203,18 +194,11 @@ const (
 	Integral
 )
 
+// methodNames are the names of the methods, by Method.
+var methodNames = enum.Names[Method]{Auto: "auto", Direct: "direct", Integral: "integral"}
+
 // String returns "auto", "direct" or "integral".
-func (m Method) String() string {
-	switch m {
-	case Auto:
-		return "auto"
-	case Direct:
-		return "direct"
-	case Integral:
-		return "integral"
-	}
-	return fmt.Sprintf("Method(%d)", int(m))
-}
+func (m Method) String() string { return methodNames.String(m) }
 
 // Options configures an Extractor. The zero value is the default:
 // TraceRidge regularisation with DefaultEps and automatic choice of method.

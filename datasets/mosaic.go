@@ -15,6 +15,7 @@ import (
 
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/atomicfile"
+	"github.com/covpipe/covpipe/internal/enum"
 )
 
 // Layout is how BuildMosaic partitions the canvas among its textures.
@@ -36,16 +37,11 @@ const (
 	VoronoiLayout
 )
 
+// layoutNames are the names of the layouts, by Layout.
+var layoutNames = enum.Names[Layout]{GridLayout: "grid", VoronoiLayout: "voronoi"}
+
 // String returns the layout's name, such as "grid".
-func (l Layout) String() string {
-	switch l {
-	case GridLayout:
-		return "grid"
-	case VoronoiLayout:
-		return "voronoi"
-	}
-	return fmt.Sprintf("Layout(%d)", int(l))
-}
+func (l Layout) String() string { return layoutNames.String(l) }
 
 // lloydIterations is the number of Lloyd relaxations of Voronoi seeds.
 const lloydIterations = 4

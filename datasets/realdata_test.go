@@ -12,14 +12,21 @@ import (
 	"github.com/covpipe/covpipe/internal/shareddata"
 )
 
-func TestRealFERET(t *testing.T) {
-	l, err := FERET(shareddata.Dir(t, "feret-b-32"))
+// checkSize fails t unless l, listed with error err, has n items in k
+// classes.
+func checkSize(t *testing.T, l *List, err error, n, k int) {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Len() != 1400 || len(l.Labels()) != 200 {
-		t.Fatalf("%d items, %d subjects; want 1400, 200", l.Len(), len(l.Labels()))
+	if l.Len() != n || len(l.Labels()) != k {
+		t.Fatalf("%d items in %d classes, want %d in %d", l.Len(), len(l.Labels()), n, k)
 	}
+}
+
+func TestRealFERET(t *testing.T) {
+	l, err := FERET(shareddata.Dir(t, "feret-b-32"))
+	checkSize(t, l, err, 1400, 200)
 	poses := map[string]int{}
 	perSubject := map[string]int{}
 	for _, it := range l.Items {
@@ -65,12 +72,7 @@ func TestRealBrodatz(t *testing.T) {
 func TestRealMiniMARS(t *testing.T) {
 	dir := shareddata.Dir(t, "mini-mars")
 	l, err := Open("mars:" + dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l.Len() != 5572 || len(l.Labels()) != 32 {
-		t.Fatalf("%d items in %d classes, want 5572 in 32", l.Len(), len(l.Labels()))
-	}
+	checkSize(t, l, err, 5572, 32)
 	perClass := map[string]int{}
 	cameras := map[string]int{}
 	tracklets := map[string]bool{}

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -311,10 +310,8 @@ func Load(path string) (*Plan, error) {
 
 // Parse decodes and validates an experiment from YAML.
 func Parse(b []byte) (*Plan, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
 	var cfg Config
-	if err := dec.Decode(&cfg); err != nil {
+	if err := strictyaml.Unmarshal(b, &cfg); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%w: empty file", ErrConfig)
 		}

@@ -92,15 +92,22 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.yaml))
-			if !errors.Is(err, ErrConfig) {
-				t.Fatalf("got %v, want ErrConfig", err)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
+			wantConfigError(t, err, tc.want)
 		})
+	}
+}
+
+// wantConfigError fails t unless err wraps ErrConfig and its message
+// holds every string of want.
+func wantConfigError(t *testing.T, err error, want []string) {
+	t.Helper()
+	if !errors.Is(err, ErrConfig) {
+		t.Fatalf("got %v, want ErrConfig", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not contain %q", err, w)
+		}
 	}
 }
 
@@ -251,7 +258,7 @@ func (*twoRoles) run(*engine, int) ([]Result, error) { return nil, nil }
 // one role, and that one with two is refused.
 func TestCheckProtocol(t *testing.T) {
 	for _, p := range []protocol{&syntheticTask{}, &mosaicTask{}, &averageTask{}, &bestTask{}, &energyCurveTask{},
-		&dictionaryTask{}, &selectorsTask{}, &groupSplitTask{}, &randomSplitTask{}} {
+		overDataset{&dictionaryTask{}}, overDataset{&selectorsTask{}}, overDataset{&groupSplitTask{}}, overDataset{&randomSplitTask{}}} {
 		if err := checkProtocol(p, nil); err != nil {
 			t.Errorf("%T: %v", p, err)
 		}

@@ -62,23 +62,7 @@ func TestSingleClassDataset(t *testing.T) {
 		{"two", nil},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			cfg, err := Parse(fmt.Appendf(nil, `
-name: labels
-seed: 1
-repeats: 1
-data:
-  dataset: %q
-  features: I,Ix,Iy
-tasks:
-  - name: t
-    split: {train_per_class: 1}
-methods:
-  - {name: nn-stein, type: nn, metric: stein}
-`, tc.spec))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := Run(context.Background(), cfg, Options{DataRoot: root})
+			res, err := Run(context.Background(), nnPlan(t, "labels", tc.spec), Options{DataRoot: root})
 			if tc.want == nil {
 				if err != nil || len(res.Results) != 1 {
 					t.Fatalf("two classes: %v", err)
@@ -95,6 +79,30 @@ methods:
 			}
 		})
 	}
+}
+
+// nnPlan is the plan of experiment name: one random split of a training
+// item per class of dataset, classified by nearest neighbour under the
+// Stein divergence.
+func nnPlan(t *testing.T, name, dataset string) *Plan {
+	t.Helper()
+	p, err := Parse(fmt.Appendf(nil, `
+name: %s
+seed: 1
+repeats: 1
+data:
+  dataset: %q
+  features: I,Ix,Iy
+tasks:
+  - name: t
+    split: {train_per_class: 1}
+methods:
+  - {name: nn-stein, type: nn, metric: stein}
+`, name, dataset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestUnknownDatasetKind checks that a mistyped kind is named as such,
@@ -115,22 +123,7 @@ func TestUnknownDatasetKind(t *testing.T) {
 func TestDescriptorCacheRecovers(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
 	writeNoisePNGs(t, root, "two/cats/a.png", "two/cats/b.png", "two/dogs/a.png", "two/dogs/b.png")
-	cfg, err := Parse([]byte(`
-name: cache
-seed: 1
-repeats: 1
-data:
-  dataset: two
-  features: I,Ix,Iy
-tasks:
-  - name: t
-    split: {train_per_class: 1}
-methods:
-  - {name: nn-stein, type: nn, metric: stein}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := nnPlan(t, "cache", "two")
 	run := func() (string, error) {
 		var log bytes.Buffer
 		_, err := Run(context.Background(), cfg, Options{DataRoot: root, CacheDir: cache, Logger: slog.New(slog.NewTextHandler(&log, nil))})

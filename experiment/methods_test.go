@@ -3,7 +3,6 @@ package experiment
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -52,14 +51,7 @@ func TestMethodRequestsAtLoad(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrConfig) {
-				t.Fatalf("got %v, want ErrConfig", err)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
+			wantConfigError(t, err, tc.want)
 		})
 	}
 }

@@ -8,27 +8,9 @@ import (
 // averageTask reports, for each method, the mean of earlier tasks'
 // accuracies repeat by repeat (FERET's "average" column).
 type averageTask struct {
-	Name    string   `yaml:"name" json:"name"`
-	Average []string `yaml:"average" json:"average"`
+	combinerTask `yaml:",inline"`
+	Average      []string `yaml:"average" json:"average"`
 }
-
-func newAverage(t *TaskSpec, _ *dataPlan, earlier map[string]bool) (protocol, error) {
-	p := &averageTask{}
-	if err := decodeTask(t, p); err != nil {
-		return nil, err
-	}
-	if len(p.Average) == 0 {
-		return nil, fmt.Errorf("average lists no tasks")
-	}
-	for _, n := range p.Average {
-		if !earlier[n] {
-			return nil, fmt.Errorf("average names %q, which is not a task listed before it", n)
-		}
-	}
-	return p, nil
-}
-
-func (p *averageTask) offer() offer { return offer{} }
 
 func (p *averageTask) sources() []string { return p.Average }
 

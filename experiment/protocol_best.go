@@ -10,27 +10,9 @@ import (
 // accuracy was highest (the paper's Table 3 gives each dictionary at its
 // best size).
 type bestTask struct {
-	Name string   `yaml:"name" json:"name"`
-	Best []string `yaml:"best" json:"best"`
+	combinerTask `yaml:",inline"`
+	Best         []string `yaml:"best" json:"best"`
 }
-
-func newBest(t *TaskSpec, _ *dataPlan, earlier map[string]bool) (protocol, error) {
-	p := &bestTask{}
-	if err := decodeTask(t, p); err != nil {
-		return nil, err
-	}
-	if len(p.Best) == 0 {
-		return nil, fmt.Errorf("best lists no tasks")
-	}
-	for _, n := range p.Best {
-		if !earlier[n] {
-			return nil, fmt.Errorf("best names %q, which is not a task listed before it", n)
-		}
-	}
-	return p, nil
-}
-
-func (p *bestTask) offer() offer { return offer{} }
 
 func (p *bestTask) sources() []string { return p.Best }
 

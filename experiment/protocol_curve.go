@@ -12,13 +12,9 @@ import (
 // of source points (synth.Mixture) and the energy J of Eqn. 10 of
 // dictionaries of Atoms atoms over Iters iterations.
 type EnergyCurveConfig struct {
-	Sources int `yaml:"sources" json:"sources"`
-	Dim     int `yaml:"dim" json:"dim"`
-	Points  int `yaml:"points" json:"points"`
-	Samples int `yaml:"samples" json:"samples"`
-	Mix     int `yaml:"mix" json:"mix"`
-	Atoms   int `yaml:"atoms" json:"atoms"`
-	Iters   int `yaml:"iters" json:"iters"`
+	synth.MixtureOptions `yaml:",inline"`
+	Atoms                int `yaml:"atoms" json:"atoms"`
+	Iters                int `yaml:"iters" json:"iters"`
 }
 
 // energyCurveTask traces, for every method (each must declare an energy
@@ -36,7 +32,9 @@ func newEnergyCurve(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, erro
 		return nil, err
 	}
 	c := p.Energy
-	if _, _, err := synth.Mixture(synth.MixtureOptions{Sources: c.Sources, Dim: c.Dim, Points: c.Points, Samples: 1, Mix: c.Mix}, 0); err != nil {
+	one := c.MixtureOptions
+	one.Samples = 1
+	if _, _, err := synth.Mixture(one, 0); err != nil {
 		return nil, err
 	}
 	if c.Samples < 1 || c.Atoms < 1 || c.Atoms > c.Samples || c.Iters < 1 {
@@ -64,7 +62,7 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 		}
 		seed := e.seed(ti, r)
 		t0 := time.Now()
-		sources, samples, err := synth.Mixture(synth.MixtureOptions{Sources: c.Sources, Dim: c.Dim, Points: c.Points, Samples: c.Samples, Mix: c.Mix}, seed)
+		sources, samples, err := synth.Mixture(c.MixtureOptions, seed)
 		if err != nil {
 			return nil, err
 		}

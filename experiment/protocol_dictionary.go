@@ -33,11 +33,6 @@ type dictionaryTask struct {
 	Dictionary  DictionarySplitConfig `yaml:"dictionary" json:"dictionary"`
 }
 
-func newDictionarySplit(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
-	p := &dictionaryTask{}
-	return p, decodeDatasetTask(t, data, p, &p.datasetTask)
-}
-
 // offer adds the dictionary part of the splits to the dataset's offer.
 func (p *dictionaryTask) offer() offer {
 	o := p.datasetTask.offer()
@@ -57,28 +52,24 @@ func (p *dictionaryTask) check() error {
 	return nil
 }
 
-func (p *dictionaryTask) open(e *engine, _ int) (*drawer, error) {
-	variants, all, err := e.dataset()
-	if err != nil {
-		return nil, err
-	}
-	data := variants[0]
+func (p *dictionaryTask) drawer(e *engine, _ int, ds dataset) (*drawer, error) {
 	c := p.Dictionary
 	need := c.LearnPerClass + c.ProbePerClass + c.GalleryPerClass
-	groups := classify.ByClass(data.Labels, all)
+	groups := classify.ByClass(ds.data.Labels, ds.all)
 	for _, l := range classify.SortedKeys(groups) {
 		if len(groups[l]) < need {
 			return nil, fmt.Errorf("dictionary: class %s has %d items, want at least %d (learn %d + probe %d + gallery %d)",
-				className(data, l), len(groups[l]), need, c.LearnPerClass, c.ProbePerClass, c.GalleryPerClass)
+				className(ds.data, l), len(groups[l]), need, c.LearnPerClass, c.ProbePerClass, c.GalleryPerClass)
 		}
 	}
 	if n := len(groups) * c.LearnPerClass; c.Atoms > n {
 		return nil, fmt.Errorf("dictionary: %d atoms from %d learning items", c.Atoms, n)
 	}
-	draw := func(r int) (*instance, error) {
+	return ds.drawer(nil, func(r int) (*instance, error) {
 		rng := rand.New(rand.NewPCG(deriveSeed(e.cfg.Seed, 0x44494354, uint64(r)), 0x44494354)) // "DICT"
 		dict := &classify.Dictionary{Atoms: c.Atoms}
-		s := &classify.Split{Data: data, Variants: variants, Dictionary: dict}
+		s := ds.split()
+		s.Dictionary = dict
 		for _, l := range classify.SortedKeys(groups) {
 			g := groups[l]
 			perm := rng.Perm(len(g))
@@ -97,6 +88,5 @@ func (p *dictionaryTask) open(e *engine, _ int) (*drawer, error) {
 		slices.Sort(s.Test)
 		slices.Sort(s.Train)
 		return &instance{split: s}, nil
-	}
-	return &drawer{classes: data.NumClasses(), draw: draw}, nil
+	}), nil
 }

@@ -99,9 +99,7 @@ func (p *mosaicTask) open(e *engine, ti int) (*drawer, error) {
 	}
 	e.addTime("extraction", t0)
 	e.setWorkers(variants)
-	d := randomDrawer(e, ti, variants, p.Split.TrainPerClass)
-	d.notes = notes
-	return d, nil
+	return randomDrawer(e, ti, newDataset(variants), p.Split.TrainPerClass, notes), nil
 }
 
 // load makes one Data per ridge candidate from the mosaic, and notes on

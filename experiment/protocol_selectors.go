@@ -17,11 +17,6 @@ type selectorsTask struct {
 	Test        Selector `yaml:"test" json:"test"`
 }
 
-func newSelectors(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
-	p := &selectorsTask{}
-	return p, decodeDatasetTask(t, data, p, &p.datasetTask)
-}
-
 func (p *selectorsTask) check() error {
 	if p.Train == nil || p.Test == nil {
 		return errors.New("give both train and test selectors")
@@ -29,17 +24,13 @@ func (p *selectorsTask) check() error {
 	return nil
 }
 
-func (p *selectorsTask) open(e *engine, _ int) (*drawer, error) {
-	variants, all, err := e.dataset()
-	if err != nil {
-		return nil, err
-	}
-	data := variants[0]
-	train, err := selectItems(data, all, p.Train)
+func (p *selectorsTask) drawer(_ *engine, _ int, ds dataset) (*drawer, error) {
+	data := ds.data
+	train, err := selectItems(data, ds.all, p.Train)
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
-	test, err := selectItems(data, all, p.Test)
+	test, err := selectItems(data, ds.all, p.Test)
 	if err != nil {
 		return nil, fmt.Errorf("test: %w", err)
 	}
@@ -66,10 +57,11 @@ func (p *selectorsTask) open(e *engine, _ int) (*drawer, error) {
 	if len(kept) == 0 {
 		return nil, fmt.Errorf("the %d test items are all of classes absent from training", len(test))
 	}
-	draw := func(int) (*instance, error) {
-		return &instance{split: &classify.Split{Data: data, Variants: variants, Train: train, Test: kept}}, nil
-	}
-	return &drawer{classes: data.NumClasses(), notes: notes, draw: draw}, nil
+	return ds.drawer(notes, func(int) (*instance, error) {
+		s := ds.split()
+		s.Train, s.Test = train, kept
+		return &instance{split: s}, nil
+	}), nil
 }
 
 // selectItems returns the items whose metadata matches every key of sel.

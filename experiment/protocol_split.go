@@ -16,11 +16,6 @@ type randomSplitTask struct {
 	Split       SplitConfig `yaml:"split" json:"split"`
 }
 
-func newRandomSplit(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
-	p := &randomSplitTask{}
-	return p, decodeDatasetTask(t, data, p, &p.datasetTask)
-}
-
 func (p *randomSplitTask) check() error {
 	if p.Split.TrainPerClass < 1 {
 		return errors.New("split: train_per_class must be >= 1 (or give by: a metadata key)")
@@ -28,28 +23,21 @@ func (p *randomSplitTask) check() error {
 	return nil
 }
 
-func (p *randomSplitTask) open(e *engine, ti int) (*drawer, error) {
-	variants, _, err := e.dataset()
-	if err != nil {
-		return nil, err
-	}
-	return randomDrawer(e, ti, variants, p.Split.TrainPerClass), nil
+func (p *randomSplitTask) drawer(e *engine, ti int, ds dataset) (*drawer, error) {
+	return randomDrawer(e, ti, ds, p.Split.TrainPerClass, nil), nil
 }
 
-// randomDrawer draws k training items per class of variants[0] per repeat.
-func randomDrawer(e *engine, ti int, variants []*classify.Data, k int) *drawer {
-	data := variants[0]
-	all := classify.Seq(0, data.Set.Len())
-	draw := func(r int) (*instance, error) {
-		in := &instance{split: &classify.Split{Data: data, Variants: variants}}
+// randomDrawer draws k training items per class of ds per repeat.
+func randomDrawer(e *engine, ti int, ds dataset, k int, notes []string) *drawer {
+	return ds.drawer(notes, func(r int) (*instance, error) {
+		in := &instance{split: ds.split()}
 		var short []string
-		in.split.Train, in.split.Test, short = perClassSplit(data, all, k, e.seed(ti, r))
+		in.split.Train, in.split.Test, short = perClassSplit(ds.data, ds.all, k, e.seed(ti, r))
 		if len(short) > 0 {
 			in.notes = append(in.notes, fmt.Sprintf("%d classes with too few items for %d training items: %s", len(short), k, short[0]))
 		}
 		return in, nil
-	}
-	return &drawer{classes: data.NumClasses(), draw: draw}
+	})
 }
 
 // perClassSplit picks k random training items per class from items and
@@ -91,4 +79,86 @@ func className(d *classify.Data, l int) string {
 		return fmt.Sprintf("%q", d.Classes[l])
 	}
 	return fmt.Sprint(l)
+}
+
+// groupSplitTask trains each class on the items of one randomly chosen
+// value of a metadata key (a camera) and tests on its other values: the
+// cross-camera re-identification protocol.
+type groupSplitTask struct {
+	datasetTask `yaml:",inline"`
+	Split       SplitConfig `yaml:"split" json:"split"`
+}
+
+func (p *groupSplitTask) check() error {
+	if p.Split.By == "" {
+		return errors.New("split: by names a metadata key, e.g. camera")
+	}
+	if p.Split.TrainPerClass < 0 {
+		return fmt.Errorf("split: train_per_class = %d, want >= 0 (0: every item of the chosen %s)", p.Split.TrainPerClass, p.Split.By)
+	}
+	return nil
+}
+
+func (p *groupSplitTask) drawer(e *engine, ti int, ds dataset) (*drawer, error) {
+	group := make([]string, ds.data.Set.Len())
+	for i := range group {
+		v, ok := ds.data.ItemMeta(i)[p.Split.By]
+		if !ok {
+			return nil, fmt.Errorf("split by %q: item %d has no such metadata (keys: %v)", p.Split.By, i, keysOf(ds.data.ItemMeta(i)))
+		}
+		group[i] = v
+	}
+	return ds.drawer(nil, func(r int) (*instance, error) {
+		in := &instance{split: ds.split()}
+		var skipped int
+		in.split.Train, in.split.Test, skipped = groupSplit(ds.data.Labels, ds.all, group, p.Split.TrainPerClass, e.seed(ti, r))
+		if skipped > 0 {
+			in.notes = append(in.notes, fmt.Sprintf("%d classes seen in one %s only left out", skipped, p.Split.By))
+		}
+		return in, nil
+	}), nil
+}
+
+// groupSplit trains, for each class, on the items of one randomly chosen
+// group (e.g. camera) and tests on the class's items from its other groups;
+// classes seen in one group only are left out (counted in skipped). At most
+// k training items are kept from the chosen group when k > 0.
+func groupSplit(labels, items []int, group []string, k int, seed uint64) (train, test []int, skipped int) {
+	rng := rand.New(rand.NewPCG(seed, 0x47524f5550)) // "GROUP"
+	groups := classify.ByClass(labels, items)
+	for _, c := range classify.SortedKeys(groups) {
+		g := groups[c]
+		var names []string
+		for _, i := range g {
+			if !slices.Contains(names, group[i]) {
+				names = append(names, group[i])
+			}
+		}
+		if len(names) < 2 {
+			skipped++
+			continue
+		}
+		slices.Sort(names)
+		pick := names[rng.IntN(len(names))]
+		var tr []int
+		for _, i := range g {
+			if group[i] == pick {
+				tr = append(tr, i)
+			} else {
+				test = append(test, i)
+			}
+		}
+		if k > 0 && len(tr) > k {
+			perm := rng.Perm(len(tr))[:k]
+			sel := make([]int, k)
+			for a, p := range perm {
+				sel[a] = tr[p]
+			}
+			tr = sel
+		}
+		train = append(train, tr...)
+	}
+	slices.Sort(train)
+	slices.Sort(test)
+	return train, test, skipped
 }

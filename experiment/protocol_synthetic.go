@@ -8,28 +8,13 @@ import (
 	"github.com/covpipe/covpipe/synth"
 )
 
-// SyntheticConfig mirrors synth.Options: the paper's Table 1
-// protocol.
-type SyntheticConfig struct {
-	Classes  int     `yaml:"classes" json:"classes"`
-	Dim      int     `yaml:"dim" json:"dim"`
-	Samples  int     `yaml:"samples" json:"samples"`
-	Train    float64 `yaml:"train" json:"train"`
-	Spread   float64 `yaml:"spread" json:"spread"`
-	Variance float64 `yaml:"variance" json:"variance"`
-}
-
-func (s SyntheticConfig) options() synth.Options {
-	return synth.Options{Classes: s.Classes, Dim: s.Dim, Samples: s.Samples, Train: s.Train, Spread: s.Spread, Variance: s.Variance}
-}
-
-// syntheticTask draws synthetic SPD classes: every repeat draws fresh
-// samples around class means fixed by the run seed alone, so tasks that
-// differ only in variance share them (the paper's "fixing the mean of each
-// class").
+// syntheticTask draws synthetic SPD classes (synth.Options: the paper's
+// Table 1 protocol): every repeat draws fresh samples around class means
+// fixed by the run seed alone, so tasks that differ only in variance share
+// them (the paper's "fixing the mean of each class").
 type syntheticTask struct {
-	Name      string          `yaml:"name" json:"name"`
-	Synthetic SyntheticConfig `yaml:"synthetic" json:"synthetic"`
+	Name      string        `yaml:"name" json:"name"`
+	Synthetic synth.Options `yaml:"synthetic" json:"synthetic"`
 }
 
 func newSynthetic(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, error) {
@@ -37,14 +22,14 @@ func newSynthetic(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, error)
 	if err := decodeTask(t, p); err != nil {
 		return nil, err
 	}
-	return p, p.Synthetic.options().Validate()
+	return p, p.Synthetic.Validate()
 }
 
 func (p *syntheticTask) offer() offer { return offer{dims: []int{p.Synthetic.Dim}} }
 
 func (p *syntheticTask) open(e *engine, ti int) (*drawer, error) {
 	t0 := time.Now()
-	model, err := synth.NewModel(p.Synthetic.options(), e.cfg.Seed)
+	model, err := synth.NewModel(p.Synthetic, e.cfg.Seed)
 	if err != nil {
 		return nil, err
 	}

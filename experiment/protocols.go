@@ -142,13 +142,13 @@ type protocolType struct {
 var protocolTypes = []protocolType{
 	{"synthetic", "synthetic: {classes, dim, samples, train, spread, variance}", has("synthetic"), newSynthetic},
 	{"mosaic", "mosaic: {image, labels | build} with split: {train_per_class}", has("mosaic"), newMosaic},
-	{"average", "average: [earlier tasks]", has("average"), newAverage},
-	{"best", "best: [earlier tasks]", has("best"), newBest},
+	{"average", "average: [earlier tasks]", has("average"), newCombiner[averageTask]},
+	{"best", "best: [earlier tasks]", has("best"), newCombiner[bestTask]},
 	{"energy curve", "energy_curve: {sources, dim, points, samples, mix, atoms, iters}", has("energy_curve"), newEnergyCurve},
-	{"dictionary", "dictionary: {learn_per_class, probe_per_class, gallery_per_class, atoms} over data.dataset", has("dictionary"), newDictionarySplit},
-	{"selectors", "train: {key: [values]} and test: {key: [values]} over data.dataset", has("train", "test"), newSelectors},
-	{"camera split", "split: {by: KEY, train_per_class} over data.dataset", splitBy(true), newGroupSplit},
-	{"random split", "split: {train_per_class} over data.dataset", splitBy(false), newRandomSplit},
+	{"dictionary", "dictionary: {learn_per_class, probe_per_class, gallery_per_class, atoms} over data.dataset", has("dictionary"), newOverDataset[dictionaryTask]},
+	{"selectors", "train: {key: [values]} and test: {key: [values]} over data.dataset", has("train", "test"), newOverDataset[selectorsTask]},
+	{"camera split", "split: {by: KEY, train_per_class} over data.dataset", splitBy(true), newOverDataset[groupSplitTask]},
+	{"random split", "split: {train_per_class} over data.dataset", splitBy(false), newOverDataset[randomSplitTask]},
 }
 
 // has claims mappings with any of the keys.
@@ -207,6 +207,46 @@ func decodeTask(t *TaskSpec, cfg any) error {
 	return nil
 }
 
+// combinerTask is what the combiners share: the task's name. No method
+// runs on them.
+type combinerTask struct {
+	Name string `yaml:"name" json:"name"`
+}
+
+func (combinerTask) offer() offer { return offer{} }
+
+// newCombiner decodes a combiner's task into a new T, the config of its
+// protocol, and checks that the tasks it combines are listed before it.
+func newCombiner[T any, P interface {
+	*T
+	combiner
+}](t *TaskSpec, _ *dataPlan, earlier map[string]bool) (protocol, error) {
+	return decodeChecked[T](t, func(p P) error {
+		if len(p.sources()) == 0 {
+			return fmt.Errorf("%s lists no tasks", t.Kind)
+		}
+		for _, n := range p.sources() {
+			if !earlier[n] {
+				return fmt.Errorf("%s names %q, which is not a task listed before it", t.Kind, n)
+			}
+		}
+		return nil
+	})
+}
+
+// decodeChecked decodes the task into a new T, the config of its
+// protocol, then checks it.
+func decodeChecked[T any, P interface {
+	*T
+	protocol
+}](t *TaskSpec, check func(P) error) (P, error) {
+	p := P(new(T))
+	if err := decodeTask(t, p); err != nil {
+		return nil, err
+	}
+	return p, check(p)
+}
+
 // datasetTask is what the protocols over the data section's dataset
 // share: the task's name, the descriptors' dimension and whether the
 // data stage can make vectors (whole-image regions).
@@ -218,36 +258,70 @@ type datasetTask struct {
 
 func (p *datasetTask) offer() offer { return offer{dims: []int{p.dim}, vectors: p.vectors} }
 
-// checkedConfig is a protocol config that checks itself once decoded.
-type checkedConfig interface {
+func (p *datasetTask) base() *datasetTask { return p }
+
+// datasetProtocol is the config of a protocol over data.dataset, which
+// embeds a datasetTask: it checks itself once decoded and, in a run,
+// prepares its draws from the dataset, which overDataset loads for it.
+type datasetProtocol interface {
+	protocol
+	base() *datasetTask
 	check() error
+	drawer(e *engine, task int, ds dataset) (*drawer, error)
 }
 
-// decodeDatasetTask decodes a task over data.dataset into cfg, a protocol
-// config that embeds a datasetTask, then runs its own checks.
-func decodeDatasetTask(t *TaskSpec, data *dataPlan, cfg checkedConfig, base *datasetTask) error {
-	if err := decodeTask(t, cfg); err != nil {
-		return err
-	}
-	if err := cfg.check(); err != nil {
-		return err
-	}
-	if data == nil || data.dataset == "" {
-		return errors.New("needs data.dataset")
-	}
-	base.dim = data.features.Dim()
-	base.vectors = data.layout.Kind == covariance.LayoutWhole
-	return nil
-}
+// overDataset is the splitter of a protocol over data.dataset.
+type overDataset struct{ datasetProtocol }
 
-// dataset returns the variants of the data section's dataset and the
-// indices of all its items.
-func (e *engine) dataset() ([]*classify.Data, []int, error) {
+func (p overDataset) open(e *engine, task int) (*drawer, error) {
 	variants, err := e.images()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return variants, classify.Seq(0, variants[0].Set.Len()), nil
+	return p.drawer(e, task, newDataset(variants))
+}
+
+// newOverDataset decodes a task over data.dataset into a new T, the config
+// of its protocol, and checks it.
+func newOverDataset[T any, P interface {
+	*T
+	datasetProtocol
+}](t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
+	p, err := decodeChecked[T](t, func(p P) error {
+		if err := p.check(); err != nil {
+			return err
+		}
+		if data == nil || data.dataset == "" {
+			return errors.New("needs data.dataset")
+		}
+		base := p.base()
+		base.dim = data.features.Dim()
+		base.vectors = data.layout.Kind == covariance.LayoutWhole
+		return nil
+	})
+	return overDataset{p}, err
+}
+
+// dataset is what a task draws its splits from: one Data per ridge
+// candidate (variants; data is the first) and the indices of all items.
+type dataset struct {
+	data     *classify.Data
+	variants []*classify.Data
+	all      []int
+}
+
+func newDataset(variants []*classify.Data) dataset {
+	return dataset{data: variants[0], variants: variants, all: classify.Seq(0, variants[0].Set.Len())}
+}
+
+// split returns a split of the dataset whose parts are yet to be drawn.
+func (ds dataset) split() *classify.Split {
+	return &classify.Split{Data: ds.data, Variants: ds.variants}
+}
+
+// drawer returns the drawer of a task over the dataset.
+func (ds dataset) drawer(notes []string, draw func(r int) (*instance, error)) *drawer {
+	return &drawer{classes: ds.data.NumClasses(), notes: notes, draw: draw}
 }
 
 // Selector keeps items whose metadata key has one of the listed values.

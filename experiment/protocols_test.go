@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/jpeg"
-	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -16,8 +14,8 @@ import (
 
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
+	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/internal/shareddata"
-	"golang.org/x/image/tiff"
 )
 
 // tinyDataRoot writes miniature versions of the shared datasets, with the
@@ -30,28 +28,6 @@ func tinyDataRoot(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
-	write := func(path string, img image.Image) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		switch filepath.Ext(path) {
-		case ".png":
-			err = png.Encode(f, img)
-		case ".jpg":
-			err = jpeg.Encode(f, img, &jpeg.Options{Quality: 95})
-		case ".tiff":
-			err = tiff.Encode(f, img, nil)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	// texture draws class c's pattern at pixel (x, y).
 	texture := func(c, x, y int) float64 {
 		fx, fy := 0.15+0.07*float64(c%5), 0.11+0.05*float64(c/5)
@@ -69,7 +45,7 @@ func tinyDataRoot(t *testing.T) string {
 	}
 	for s := range 5 {
 		for _, pose := range []string{"ba", "bj", "bk", "bd", "be", "bf", "bg"} {
-			write(filepath.Join(root, "feret-b-32", fmt.Sprintf("%05d%s.png", s+1, pose)), gray(32, 32, s, 0.05))
+			imagetest.Write(t, filepath.Join(root, "feret-b-32", fmt.Sprintf("%05d%s.png", s+1, pose)), gray(32, 32, s, 0.05))
 		}
 	}
 	for p := range 3 {
@@ -82,11 +58,11 @@ func tinyDataRoot(t *testing.T) string {
 				}
 			}
 			pid := fmt.Sprintf("%04d", p+1)
-			write(filepath.Join(root, "mini-mars", pid, fmt.Sprintf("%sC%dT0001F%03d.jpg", pid, 1+i%2, i)), img)
+			imagetest.Write(t, filepath.Join(root, "mini-mars", pid, fmt.Sprintf("%sC%dT0001F%03d.jpg", pid, 1+i%2, i)), img)
 		}
 	}
 	for d := range 16 {
-		write(filepath.Join(root, "brodatz", fmt.Sprintf("D%d.png", d+1)), gray(512, 512, d, 0.02))
+		imagetest.Write(t, filepath.Join(root, "brodatz", fmt.Sprintf("D%d.png", d+1)), gray(512, 512, d, 0.02))
 	}
 	for _, n := range []string{"texmos2", "texmos3"} {
 		img := image.NewGray(image.Rect(0, 0, 512, 512))
@@ -98,8 +74,8 @@ func tinyDataRoot(t *testing.T) string {
 				lab.SetGray(x, y, color.Gray{Y: uint8(min(255, 32*(c+1)))})
 			}
 		}
-		write(filepath.Join(root, "usc-sipi-mosaics", n+".p512.tiff"), img)
-		write(filepath.Join(root, "usc-sipi-mosaics", n+".s512.tiff"), lab)
+		imagetest.Write(t, filepath.Join(root, "usc-sipi-mosaics", n+".p512.tiff"), img)
+		imagetest.Write(t, filepath.Join(root, "usc-sipi-mosaics", n+".s512.tiff"), lab)
 	}
 	return root
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/covpipe/covpipe/internal/enum"
 )
 
 // Bank geometry: the paper's 5 scales × 8 orientations.
@@ -39,23 +41,16 @@ const (
 	Symmetric
 )
 
+// borderNames are the names of the borders, by Border.
+var borderNames = enum.Names[Border]{ZeroPad: "zero", Symmetric: "symmetric"}
+
 // String returns "zero" or "symmetric", the names ParseBorder accepts.
-func (b Border) String() string {
-	switch b {
-	case ZeroPad:
-		return "zero"
-	case Symmetric:
-		return "symmetric"
-	}
-	return fmt.Sprintf("Border(%d)", int(b))
-}
+func (b Border) String() string { return borderNames.String(b) }
 
 // ParseBorder parses "zero" or "symmetric". The error wraps ErrParams.
 func ParseBorder(s string) (Border, error) {
-	for _, b := range []Border{ZeroPad, Symmetric} {
-		if b.String() == s {
-			return b, nil
-		}
+	if b, ok := borderNames.Parse(s); ok {
+		return b, nil
 	}
 	return 0, fmt.Errorf("%w: unknown border %q (want zero or symmetric)", ErrParams, s)
 }
@@ -75,18 +70,11 @@ const (
 	FFT
 )
 
+// methodNames are the names of the methods, by Method.
+var methodNames = enum.Names[Method]{Auto: "auto", Direct: "direct", FFT: "fft"}
+
 // String returns "auto", "direct" or "fft".
-func (m Method) String() string {
-	switch m {
-	case Auto:
-		return "auto"
-	case Direct:
-		return "direct"
-	case FFT:
-		return "fft"
-	}
-	return fmt.Sprintf("Method(%d)", int(m))
-}
+func (m Method) String() string { return methodNames.String(m) }
 
 // Params configures a Bank. The zero value gives the paper's bank with the
 // package defaults: ZeroPad border, Auto method, DefaultSupport.

@@ -3,6 +3,7 @@ package imageio
 import (
 	"image"
 	"image/color"
+	"iter"
 )
 
 // scratch holds the reusable buffers of a Y'CbCr conversion.
@@ -133,18 +134,12 @@ func convert(img image.Image, p *planes, ws *scratch) {
 // bytes apart: premultiplied colours (image.RGBA) are divided by alpha,
 // non-premultiplied ones (image.NRGBA) are taken as stored.
 func convertRGBA(p *planes, pix []byte, stride, w, h int, premultiplied bool) {
-	i := 0
-	for y := range h {
-		row := pix[y*stride:][:4*w]
-		for x := 0; x < len(row); x += 4 {
-			s := row[x : x+4 : x+4]
-			if !premultiplied || s[3] == 0xff {
-				p.set(i, unit8[s[0]], unit8[s[1]], unit8[s[2]])
-			} else {
-				r, g, bl := unpremultiply(uint32(s[0])*0x101, uint32(s[1])*0x101, uint32(s[2])*0x101, uint32(s[3])*0x101)
-				p.set(i, r, g, bl)
-			}
-			i++
+	for i, s := range pixels(pix, stride, w, h, 4) {
+		if !premultiplied || s[3] == 0xff {
+			p.set(i, unit8[s[0]], unit8[s[1]], unit8[s[2]])
+		} else {
+			r, g, bl := unpremultiply(uint32(s[0])*0x101, uint32(s[1])*0x101, uint32(s[2])*0x101, uint32(s[3])*0x101)
+			p.set(i, r, g, bl)
 		}
 	}
 }
@@ -152,19 +147,30 @@ func convertRGBA(p *planes, pix []byte, stride, w, h int, premultiplied bool) {
 // convertRGBA64 is convertRGBA for 16-bit big-endian samples
 // (image.RGBA64 and image.NRGBA64).
 func convertRGBA64(p *planes, pix []byte, stride, w, h int, premultiplied bool) {
-	i := 0
-	for y := range h {
-		row := pix[y*stride:][:8*w]
-		for x := 0; x < len(row); x += 8 {
-			s := row[x : x+8 : x+8]
-			r, g, bl := uint32(s[0])<<8|uint32(s[1]), uint32(s[2])<<8|uint32(s[3]), uint32(s[4])<<8|uint32(s[5])
-			if premultiplied {
-				fr, fg, fb := unpremultiply(r, g, bl, uint32(s[6])<<8|uint32(s[7]))
-				p.set(i, fr, fg, fb)
-			} else {
-				p.set(i, unit16(r), unit16(g), unit16(bl))
+	for i, s := range pixels(pix, stride, w, h, 8) {
+		r, g, bl := uint32(s[0])<<8|uint32(s[1]), uint32(s[2])<<8|uint32(s[3]), uint32(s[4])<<8|uint32(s[5])
+		if premultiplied {
+			fr, fg, fb := unpremultiply(r, g, bl, uint32(s[6])<<8|uint32(s[7]))
+			p.set(i, fr, fg, fb)
+		} else {
+			p.set(i, unit16(r), unit16(g), unit16(bl))
+		}
+	}
+}
+
+// pixels yields, in row order, the index and the n bytes of each of the
+// w x h pixels at pix, whose rows are stride bytes apart.
+func pixels(pix []byte, stride, w, h, n int) iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		i := 0
+		for y := range h {
+			row := pix[y*stride:][:n*w]
+			for x := 0; x < len(row); x += n {
+				if !yield(i, row[x:x+n:x+n]) {
+					return
+				}
+				i++
 			}
-			i++
 		}
 	}
 }

@@ -59,46 +59,41 @@ type Image struct {
 // Load reads, decodes and converts the image file at path; see Loader.Load.
 // Use a Loader to load many files.
 func Load(path string, opts Options) (*Image, error) {
-	l, err := NewLoader(opts)
-	if err != nil {
+	if _, err := opts.validate(); err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	dst := new(Image)
-	if err := l.Load(path, dst); err != nil {
-		return nil, err
-	}
-	return dst, nil
+	return convertOne(opts, func(l *Loader, dst *Image) error { return l.Load(path, dst) })
 }
 
 // Decode reads an encoded image from r to its end and converts it; see
 // Loader.Decode.
 func Decode(r io.Reader, opts Options) (*Image, error) {
-	l, err := NewLoader(opts)
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(r, maxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("imageio: %w", err)
-	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("imageio: input larger than %d bytes", maxFileSize)
-	}
-	dst := new(Image)
-	if err := l.Decode(data, dst); err != nil {
-		return nil, err
-	}
-	return dst, nil
+	return convertOne(opts, func(l *Loader, dst *Image) error {
+		data, err := io.ReadAll(io.LimitReader(r, maxFileSize+1))
+		if err != nil {
+			return fmt.Errorf("imageio: %w", err)
+		}
+		if len(data) > maxFileSize {
+			return fmt.Errorf("imageio: input larger than %d bytes", maxFileSize)
+		}
+		return l.Decode(data, dst)
+	})
 }
 
 // FromImage converts a decoded image; see Loader.FromImage.
 func FromImage(img image.Image, opts Options) (*Image, error) {
+	return convertOne(opts, func(l *Loader, dst *Image) error { return l.FromImage(img, dst) })
+}
+
+// convertOne makes one Image with a new Loader for opts, by conv, which
+// calls one of the Loader's methods.
+func convertOne(opts Options, conv func(l *Loader, dst *Image) error) (*Image, error) {
 	l, err := NewLoader(opts)
 	if err != nil {
 		return nil, err
 	}
 	dst := new(Image)
-	if err := l.FromImage(img, dst); err != nil {
+	if err := conv(l, dst); err != nil {
 		return nil, err
 	}
 	return dst, nil

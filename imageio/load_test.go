@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,6 +19,7 @@ import (
 	"golang.org/x/image/tiff"
 
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/netpbm"
 )
 
@@ -99,9 +99,7 @@ func testFiles(t testing.TB) []encoded {
 func writeFile(t testing.TB, name string, data []byte) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	foldertest.WriteFile(t, path, data)
 	return path
 }
 

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/covpipe/covpipe/internal/enum"
 )
 
 // Filter is a resampling filter for resizing. The filters and their kernels
@@ -30,15 +32,11 @@ const (
 	numFilters
 )
 
-var filterNames = [numFilters]string{"Linear", "Nearest", "Box", "CatmullRom", "Lanczos3"}
+// filterNames are the names of the filters, by Filter.
+var filterNames = enum.Names[Filter]{Linear: "Linear", Nearest: "Nearest", Box: "Box", CatmullRom: "CatmullRom", Lanczos3: "Lanczos3"}
 
 // String returns the filter's name, such as "Linear".
-func (f Filter) String() string {
-	if f < 0 || f >= numFilters {
-		return fmt.Sprintf("Filter(%d)", int(f))
-	}
-	return filterNames[f]
-}
+func (f Filter) String() string { return filterNames.String(f) }
 
 // ParseFilter returns the filter named s, case-insensitively: linear,
 // nearest, box, catmullrom or lanczos3; the empty string is Linear, the

@@ -90,9 +90,7 @@ func CMC(path, title string, series []Series) error {
 		if err != nil {
 			return fmt.Errorf("CMC plot %s: series %d (%q): %w", path, i, s.Name, err)
 		}
-		st := styleOf(i)
-		line.LineStyle = draw.LineStyle{Color: st.color, Width: vg.Points(2), Dashes: st.dashes}
-		marks.GlyphStyle = draw.GlyphStyle{Color: st.color, Radius: vg.Points(4.5), Shape: st.glyph}
+		styleOf(i).curve(line, marks, vg.Points(4.5))
 		p.Add(line, marks)
 		if s.Name != "" {
 			thumbs := []plot.Thumbnailer{line, marks}

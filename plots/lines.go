@@ -6,7 +6,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // Lines writes a line plot to path: each series' Y[i] against x = x0 + i,
@@ -36,9 +35,7 @@ func Lines(path, title, xlabel, ylabel string, x0 float64, series []Series) erro
 		if err != nil {
 			return fmt.Errorf("line plot %s: series %d (%q): %w", path, i, s.Name, err)
 		}
-		st := styleOf(i)
-		line.LineStyle = draw.LineStyle{Color: st.color, Width: vg.Points(2), Dashes: st.dashes}
-		marks.GlyphStyle = draw.GlyphStyle{Color: st.color, Radius: vg.Points(3.5), Shape: st.glyph}
+		styleOf(i).curve(line, marks, vg.Points(3.5))
 		p.Add(line, marks)
 		if s.Name != "" {
 			f.legend = append(f.legend, legendEntry{name: s.Name, thumbs: []plot.Thumbnailer{line, marks}})

@@ -26,6 +26,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -167,6 +168,13 @@ func styleOf(i int) seriesStyle {
 		dashes: dashes[i%len(dashes)],
 		hatch:  hatches[k],
 	}
+}
+
+// curve draws a series' line and its markers, of the given radius, in
+// style st.
+func (st seriesStyle) curve(line *plotter.Line, marks *plotter.Scatter, radius vg.Length) {
+	line.LineStyle = draw.LineStyle{Color: st.color, Width: vg.Points(2), Dashes: st.dashes}
+	marks.GlyphStyle = draw.GlyphStyle{Color: st.color, Radius: radius, Shape: st.glyph}
 }
 
 // luminance is the Rec. 601 luma of c in [0, 255], the grey level a

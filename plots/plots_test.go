@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
@@ -22,12 +23,7 @@ import (
 // 800×600 and far from blank.
 func decodePNG(t *testing.T, path string) image.Image {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
+	img, err := png.Decode(foldertest.Open(t, path))
 	if err != nil {
 		t.Fatalf("%s is not a valid PNG: %v", path, err)
 	}

@@ -36,6 +36,22 @@ func fuzzOutput(f *testing.F) string {
 	return r.writeTo(f)
 }
 
+// fuzzFile writes the folder of fuzzOutput and adds its file name and the
+// seeds to f's corpus. It returns the folder and the file's bytes.
+func fuzzFile(f *testing.F, name string, seeds ...string) (out string, b []byte) {
+	f.Helper()
+	out = fuzzOutput(f)
+	b, err := os.ReadFile(filepath.Join(out, name))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	return out, b
+}
+
 // copyOutput copies the files of the output folder src into a new
 // temporary folder and returns it.
 func copyOutput(f *testing.F, src string) string {
@@ -56,12 +72,7 @@ func copyOutput(f *testing.F, src string) string {
 // the file's last 8·n·d·d bytes, and it reads back, bit for bit, what
 // WriteNPY writes of them.
 func FuzzReadMatrices(f *testing.F) {
-	out := fuzzOutput(f)
-	desc, err := os.ReadFile(filepath.Join(out, DescriptorsFile))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(desc)
+	fuzzFile(f, DescriptorsFile)
 	seed := filepath.Join(f.TempDir(), "seed.npy")
 	for _, s := range []struct {
 		shape []int
@@ -176,15 +187,9 @@ func escape(s string) string {
 // 0, 1, ... with input numbers in range, and reads back to the same rows
 // when written again by encoding/csv.
 func FuzzReadManifest(f *testing.F) {
-	out := fuzzOutput(f)
-	man, err := os.ReadFile(filepath.Join(out, ManifestFile))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(man)
-	f.Add([]byte("index,path,label,region\n"))
-	f.Add([]byte("index,path,label,region\n0,\"0:a,\"\"b\"\"\",\" x\",1x1+0+0\n"))
-	f.Add([]byte("index,path,label,region\r\n0,1:b/1.png,b,16x16+0+0\r\n"))
+	out, _ := fuzzFile(f, ManifestFile, "index,path,label,region\n",
+		"index,path,label,region\n0,\"0:a,\"\"b\"\"\",\" x\",1x1+0+0\n",
+		"index,path,label,region\r\n0,1:b/1.png,b,16x16+0+0\r\n")
 	dir, again := copyOutput(f, out), copyOutput(f, out)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		foldertest.WriteFile(t, filepath.Join(dir, ManifestFile), b)
@@ -219,15 +224,7 @@ func FuzzReadManifest(f *testing.F) {
 // one input, consistent counts) and reads back to the same Meta when
 // encoded again with encoding/json.
 func FuzzReadMeta(f *testing.F) {
-	out := fuzzOutput(f)
-	meta, err := os.ReadFile(filepath.Join(out, MetaFile))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(meta)
-	f.Add([]byte("{}"))
-	f.Add([]byte("null"))
-	f.Add([]byte(`{"format": 1}`))
+	out, meta := fuzzFile(f, MetaFile, "{}", "null", `{"format": 1}`)
 	f.Add(bytes.Replace(meta, []byte(`"dim"`), []byte(`"DIM"`), 1))
 	dir, again := copyOutput(f, out), copyOutput(f, out)
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/sbinet/npyio"
 )
 
@@ -31,21 +32,8 @@ func TestWriteNPYReadMatrices(t *testing.T) {
 	if err := WriteNPY(q, []int{2, 3}, codes); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := npyio.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(r.Header.Descr.Shape, []int{2, 3}) || r.Header.Descr.Type != "<f8" || r.Header.Descr.Fortran {
-		t.Errorf("header %+v", r.Header)
-	}
-	var got []float64
-	if err := r.Read(&got); err != nil || !slices.Equal(got, codes) {
-		t.Errorf("npyio read %v, %v", got, err)
+	if shape, got := foldertest.ReadNPY(t, q); !slices.Equal(shape, []int{2, 3}) || !slices.Equal(got, codes) {
+		t.Errorf("npyio reads shape %v, values %v", shape, got)
 	}
 	if err := WriteNPY(q, []int{2, 2}, codes); err == nil {
 		t.Error("mismatched shape written")

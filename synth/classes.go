@@ -29,16 +29,17 @@ var ErrConfig = errors.New("synth: invalid configuration")
 // tangent vector whose distribution is isotropic for the AIRM at P_c, with
 // E‖W‖²_F = Variance·d(d+1)/2. The paper does not give its variances;
 // configs/synthetic.yaml documents ours. A Model holds the base points;
-// its Sample draws the samples.
+// its Sample draws the samples. The tags are the keys of the synthetic
+// tasks of experiment files.
 type Options struct {
-	Classes int     // number of classes, paper: 4
-	Dim     int     // matrix size d, paper: 3
-	Samples int     // total samples, split evenly over classes, paper: 512
-	Train   float64 // fraction of each class used for training, paper: 0.5
-	Spread  float64 // standard deviation of the base points' logarithms
+	Classes int     `yaml:"classes" json:"classes"` // number of classes, paper: 4
+	Dim     int     `yaml:"dim" json:"dim"`         // matrix size d, paper: 3
+	Samples int     `yaml:"samples" json:"samples"` // total samples, split evenly over classes, paper: 512
+	Train   float64 `yaml:"train" json:"train"`     // fraction of each class used for training, paper: 0.5
+	Spread  float64 `yaml:"spread" json:"spread"`   // standard deviation of the base points' logarithms
 	// Variance is the class variance in the tangent space. 'easy' and
 	// 'hard' tasks differ only in it.
-	Variance float64
+	Variance float64 `yaml:"variance" json:"variance"`
 }
 
 // Paper returns the paper's layout (4 classes on Sym+^3, 512 samples,

@@ -13,12 +13,14 @@ import (
 type MixtureOptions struct {
 	// Sources is the number of source points (32 in the paper), Dim the
 	// matrix size d (5).
-	Sources, Dim int
+	Sources int `yaml:"sources" json:"sources"`
+	Dim     int `yaml:"dim" json:"dim"`
 	// Points is the number of normal samples whose covariance makes a
 	// source (100).
-	Points int
+	Points int `yaml:"points" json:"points"`
 	// Samples is the number of mixtures (512), each of Mix sources (4).
-	Samples, Mix int
+	Samples int `yaml:"samples" json:"samples"`
+	Mix     int `yaml:"mix" json:"mix"`
 }
 
 // Mixture draws the paper's synthetic dictionary-learning data (Sec.

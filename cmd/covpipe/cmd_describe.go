@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -16,23 +15,9 @@ import (
 )
 
 func describeCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "describe",
-		Usage:     "compute the covariance descriptors of images into a folder",
-		ArgsUsage: "INPUT...",
-		Description: "Computes the region covariance descriptor of each region of each image of the INPUTs and\n" +
-			"writes DIR/descriptors.npy (float64, shape (n, d, d), for numpy.load), DIR/manifest.csv\n" +
-			"(index,path,label,region per descriptor), DIR/meta.json (options, inputs, counts) and, with\n" +
-			"--skip-bad, DIR/failures.csv. Files appear only when the run succeeds.\n\n" +
-			"An INPUT is a folder of class folders (label = first-level folder), a plain folder of images\n" +
-			"(empty labels), a .csv manifest (path,label,...) or KIND:PATH with KIND feret, brodatz,\n" +
-			"folders, mars or csv. Several INPUTs are concatenated; their manifest paths are then written\n" +
-			"K:PATH, K the INPUT's number from 0.\n" +
-			"--shard I/N describes the I-th (from 0) of N contiguous parts; covpipe merge joins them.\n\n" +
-			"   covpipe describe mars:../shared/datasets/mini-mars --resize 32x64 --features reid --out out/mars\n" +
-			"   covpipe describe brodatz:DIR --regions blocks:50:32 --seed 1 --out out/brodatz",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `DIR` (required; created if needed)"},
+	return oneLineErrors(command("describe", "INPUT...", "compute the covariance descriptors of images into a folder",
+		[]cli.Flag{
+			outFlag("output `DIR` (required; created if needed)"),
 			&cli.StringFlag{Name: "features", Value: describe.DefaultFeatures, Usage: "feature `LIST`: names or presets (texture, face, reid), e.g. I,Ix,Iy,Ixx,Iyy or I,x,y,gabor"},
 			&cli.StringFlag{Name: "gabor-border", Usage: "`BORDER` of the Gabor convolutions: zero (default; MATLAB conv2(I, G, 'same'), as the paper's authors) or symmetric (mirror reflection); also written --features 'face;gabor-border=symmetric'"},
 			&cli.StringFlag{Name: "resize", Usage: "resize every image to `WxH` (W columns, H rows), e.g. 32x64"},
@@ -46,14 +31,10 @@ func describeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "skip-bad", Usage: "list failing images in failures.csv and go on, instead of stopping at the first (a run where every image fails is still an error)"},
 			&cli.StringFlag{Name: "max-memory", Value: "4GiB", Usage: "bound `BYTES` (e.g. 8GiB, 512MiB) on the float64 planes of the images in progress, estimated from each file's header: images over it fail, the others wait for room"},
 		},
-		OnUsageError: usageError("describe"),
-		Action: func(c *cli.Context) error {
-			out := c.String("out")
-			if out == "" {
-				return errors.New("describe: --out DIR is required")
-			}
-			if c.NArg() == 0 {
-				return errors.New("describe: want at least one INPUT (see covpipe describe --help)")
+		func(c *cli.Context) error {
+			out, err := requiredOut(c, c.NArg() > 0, "at least one INPUT")
+			if err != nil {
+				return err
 			}
 			o, err := describeOptions(c)
 			if err != nil {
@@ -86,8 +67,7 @@ func describeCommand() *cli.Command {
 				fmt.Fprintf(c.App.Writer, "%d images failed, listed in %s\n", n.Failed, filepath.Join(out, store.FailuresFile))
 			}
 			return nil
-		},
-	}
+		}))
 }
 
 // describeOptions reads the options of `covpipe describe` from its flags,
@@ -139,12 +119,4 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 		}
 	}
 	return o, nil
-}
-
-// usageError reports a flag error of command name on one line, without
-// the help text that urfave/cli prints by default.
-func usageError(name string) cli.OnUsageErrorFunc {
-	return func(_ *cli.Context, err error, _ bool) error {
-		return fmt.Errorf("%s: %w (see covpipe %s --help)", name, err, name)
-	}
 }

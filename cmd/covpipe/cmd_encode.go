@@ -30,21 +30,11 @@ type encodeLog struct {
 }
 
 func encodeCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "encode",
-		Usage:     "sparse codes of descriptors against a dictionary, as feature vectors",
-		ArgsUsage: "DESCRIPTORS",
-		Description: "Codes every matrix of DESCRIPTORS (a describe output folder or a .npy file of shape (n, d, d))\n" +
-			"by the kernel Lasso against the atoms of --dict (a `covpipe learn` folder or a .npy file of shape\n" +
-			"(N, d, d)) and writes DIR/codes.npy, float64 of shape (n, N), DIR/encode.json and, for a\n" +
-			"describe folder, its manifest.csv, so that labels stay attached to the codes. σ and λ default to\n" +
-			"those the dictionary was learned with (learn.json), else to learn's defaults.\n\n" +
-			"   covpipe encode --dict dict --out codes desc/",
-		Flags: append(codingFlags("(default: the dictionary's learn.json, else learn's)", "(default: the dictionary's learn.json, else learn's)"),
+	return oneLineErrors(command("encode", "DESCRIPTORS", "sparse codes of descriptors against a dictionary, as feature vectors",
+		append(codingFlags("(default: the dictionary's learn.json, else learn's)", "(default: the dictionary's learn.json, else learn's)"),
 			&cli.StringFlag{Name: "dict", Usage: "the dictionary: a learn output `DIR` or a .npy file (required)"},
 		),
-		OnUsageError: usageError("encode"),
-		Action: func(c *cli.Context) error {
+		func(c *cli.Context) error {
 			out, dictPath := c.String("out"), c.String("dict")
 			switch {
 			case out == "":
@@ -129,6 +119,5 @@ func encodeCommand() *cli.Command {
 			fmt.Fprintf(c.App.Writer, "encoded %d matrices against %d atoms: %.1f non-zeros per code, %d all-zero; %s\n",
 				n, natoms, log.NonZeros, log.AllZero, filepath.Join(out, codesFile))
 			return nil
-		},
-	}
+		}))
 }

@@ -59,17 +59,8 @@ type learnLog struct {
 }
 
 func learnCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "learn",
-		Usage:     "learn a dictionary of SPD atoms from descriptors (the paper's Algorithm 1)",
-		ArgsUsage: "DESCRIPTORS",
-		Description: "Learns N atoms that sparsely represent the matrices of DESCRIPTORS (a describe output folder\n" +
-			"or a .npy file of shape (n, d, d)) in the RKHS of the Stein kernel, by the paper's Algorithm 1:\n" +
-			"sparse coding with the kernel Lasso, then the closed-form atom update, for --iters iterations.\n" +
-			"Writes DIR/dictionary.npy (N, d, d) and DIR/learn.json (options, J after every iteration and\n" +
-			"the updates that were kept back), each complete or not at all.\n\n" +
-			"   covpipe learn --atoms 64 --init kmeans --sigma 2 --lambda-ratio 0.1 --out dict desc/",
-		Flags: append(codingFlags("(default: (d-1)/2, or 0.5 for d <= 2)", "(default: a ratio of 0.1)"),
+	return oneLineErrors(command("learn", "DESCRIPTORS", "learn a dictionary of SPD atoms from descriptors (the paper's Algorithm 1)",
+		append(codingFlags("(default: (d-1)/2, or 0.5 for d <= 2)", "(default: a ratio of 0.1)"),
 			&cli.IntFlag{Name: "atoms", Usage: "dictionary size `N` (required)"},
 			&cli.StringFlag{Name: "init", Value: "random", Usage: "initial atoms: random (N random samples) or kmeans (Riemannian k-means centroids)"},
 			&cli.IntFlag{Name: "iters", Value: 20, Usage: "iterations `T` of Algorithm 1"},
@@ -77,8 +68,7 @@ func learnCommand() *cli.Command {
 			&cli.BoolFlag{Name: "keep-scale", Usage: "skip Algorithm 1's last step, normalising each atom by its largest eigenvalue"},
 			&cli.Uint64Flag{Name: "seed", Usage: "random seed `N` of the initialisation"},
 		),
-		OnUsageError: usageError("learn"),
-		Action: func(c *cli.Context) error {
+		func(c *cli.Context) error {
 			out := c.String("out")
 			switch {
 			case out == "":
@@ -141,8 +131,7 @@ func learnCommand() *cli.Command {
 				fmt.Fprintln(c.App.Writer, "warning: J rose: Algorithm 1 normalises every atom to unit spectral norm, which moves the atoms off the scale of these matrices (the Stein kernel is not invariant to scaling one argument); --keep-scale skips that step")
 			}
 			return nil
-		},
-	}
+		}))
 }
 
 // codingFlags are the flags of learn and encode: the output folder, the

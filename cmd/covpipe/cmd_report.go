@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -11,19 +10,11 @@ import (
 )
 
 func reportCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "report",
-		Usage:     "regenerate summary.md and figures from a results.json without recomputing",
-		ArgsUsage: "RESULTS.json",
-		Description: "Reads OUT/results.json written by covpipe run and rewrites OUT/summary.md and\n" +
-			"the figures beside it (or in --out DIR).\n\n" +
-			"   covpipe report out/reid/results.json",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write into `DIR` instead of the results file's folder"},
-		},
-		Action: func(c *cli.Context) error {
+	return command("report", "RESULTS.json", "regenerate summary.md and figures from a results.json without recomputing",
+		[]cli.Flag{outFlag("write into `DIR` instead of the results file's folder")},
+		func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return errors.New("report: want exactly one results.json (see covpipe report --help)")
+				return argsError(c, "exactly one results.json")
 			}
 			path := c.Args().First()
 			res, err := experiment.ReadResults(path)
@@ -39,6 +30,5 @@ func reportCommand() *cli.Command {
 			}
 			fmt.Fprintf(c.App.Writer, "%s\nreport written to %s\n", report.Tables(res), filepath.Join(dir, "summary.md"))
 			return nil
-		},
-	}
+		})
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,19 +16,9 @@ import (
 )
 
 func runCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "run",
-		Usage:     "run an experiment described by a YAML file",
-		ArgsUsage: "CONFIG",
-		Description: "Runs every task and method of the experiment CONFIG (see configs/), prints the\n" +
-			"table of results and writes OUT/results.json (every repeat's numbers, the config as\n" +
-			"run, version, seed, timings), OUT/summary.md and the config's figures. Flags\n" +
-			"override the config. Descriptors of image datasets are cached (keyed by a hash of\n" +
-			"their options and input files), so a second run skips extraction.\n\n" +
-			"   covpipe run configs/synthetic.yaml --out out/synthetic --repeats 20\n" +
-			"   covpipe run configs/feret.yaml --data ../shared/datasets --out out/feret",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `DIR` (default: out/NAME, NAME from the config)"},
+	return command("run", "CONFIG", "run an experiment described by a YAML file",
+		[]cli.Flag{
+			outFlag("output `DIR` (default: out/NAME, NAME from the config)"),
 			&cli.IntFlag{Name: "repeats", Usage: "number of random repeats `N` (overrides the config)"},
 			&cli.BoolFlag{Name: "quick", Usage: "run the config's documented quick subset (its quick: section: fewer repeats and tasks)"},
 			&cli.IntFlag{Name: "workers", Usage: "worker goroutines `N` (default: the config's, else all cores)"},
@@ -41,9 +30,9 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to `FILE` (for go tool pprof)"},
 			&cli.StringFlag{Name: "memprofile", Usage: "write a heap profile of all allocations to `FILE` when the run ends (go tool pprof -sample_index=alloc_space)"},
 		},
-		Action: func(c *cli.Context) error {
+		func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return errors.New("run: want exactly one CONFIG file (see covpipe run --help)")
+				return argsError(c, "exactly one CONFIG file")
 			}
 			plan, err := experiment.Load(c.Args().First())
 			if err != nil {
@@ -134,8 +123,7 @@ func runCommand() *cli.Command {
 				fmt.Fprintf(c.App.Writer, "warning: %s\n", w)
 			}
 			return nil
-		},
-	}
+		})
 }
 
 // writeHeapProfile writes the heap profile to path, after a collection so

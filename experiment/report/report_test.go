@@ -12,6 +12,7 @@ import (
 
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
+	"github.com/covpipe/covpipe/internal/foldertest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden summaries testdata/*.md from the fixtures")
@@ -79,12 +80,7 @@ func TestWriteGolden(t *testing.T) {
 // checkPNG fails unless path is an 800×600 PNG.
 func checkPNG(t *testing.T, path string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cfg, err := png.DecodeConfig(f)
+	cfg, err := png.DecodeConfig(foldertest.Open(t, path))
 	if err != nil || cfg.Width != 800 || cfg.Height != 600 {
 		t.Errorf("%s: %dx%d, %v; want an 800x600 PNG", path, cfg.Width, cfg.Height, err)
 	}

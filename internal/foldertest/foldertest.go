@@ -1,6 +1,7 @@
 // Package foldertest reads and compares the folders that tests write,
-// and reseals the file records of a commit marker (package store's
-// meta.json) after a test has damaged the files on purpose.
+// reads their .npy files independently of package store, and reseals the
+// file records of a commit marker (package store's meta.json) after a
+// test has damaged the files on purpose.
 package foldertest
 
 import (

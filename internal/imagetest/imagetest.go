@@ -4,20 +4,22 @@ package imagetest
 import (
 	"bytes"
 	"image"
+	"image/jpeg"
 	"image/png"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/netpbm"
+	"golang.org/x/image/tiff"
 )
 
-// Write encodes img to path in the format of its extension, PNG (.png) or
-// raw netpbm (.pgm or .ppm: PGM for a grey image, PPM otherwise), creating
-// its folder, and returns path. It fails tb on an error or another
-// extension.
+// Write encodes img to path in the format of its extension, PNG (.png),
+// raw netpbm (.pgm or .ppm: PGM for a grey image, PPM otherwise), JPEG of
+// quality 95 (.jpg) or TIFF (.tiff), creating its folder, and returns
+// path. It fails tb on an error or another extension.
 func Write(tb testing.TB, path string, img image.Image) string {
 	tb.Helper()
 	var buf bytes.Buffer
@@ -27,18 +29,17 @@ func Write(tb testing.TB, path string, img image.Image) string {
 		err = png.Encode(&buf, img)
 	case ".pgm", ".ppm":
 		err = netpbm.Encode(&buf, img, nil)
+	case ".jpg":
+		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 95})
+	case ".tiff":
+		err = tiff.Encode(&buf, img, nil)
 	default:
 		tb.Fatalf("imagetest: cannot write %s: unknown extension %q", path, ext)
 	}
 	if err != nil {
 		tb.Fatalf("imagetest: encode %s: %v", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		tb.Fatal(err)
-	}
+	foldertest.WriteFile(tb, path, buf.Bytes())
 	return path
 }
 

@@ -3,6 +3,7 @@ package imagetest
 import (
 	"image"
 	"image/color"
+	_ "image/jpeg"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ func TestWrite(t *testing.T) {
 		{"b/c/colour.PNG", rgba},
 		{"gray.pgm", gray},
 		{"colour.ppm", rgba},
+		{"colour.tiff", rgba},
 	} {
 		path := filepath.Join(t.TempDir(), tc.name)
 		if got := Write(t, path, tc.img); got != path {
@@ -54,6 +56,23 @@ func TestWrite(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestWriteJPEG checks that a .jpg path gets a JPEG of the image's size.
+func TestWriteJPEG(t *testing.T) {
+	img := NoiseNRGBA(rand.New(rand.NewPCG(3, 4)), 16, 8)
+	f, err := os.Open(Write(t, filepath.Join(t.TempDir(), "a.jpg"), img))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	back, format, err := image.Decode(f)
+	if err != nil || format != "jpeg" {
+		t.Fatalf("decoded as %q: %v", format, err)
+	}
+	if back.Bounds() != img.Bounds() {
+		t.Errorf("bounds %v, want %v", back.Bounds(), img.Bounds())
 	}
 }
 

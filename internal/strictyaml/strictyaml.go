@@ -6,6 +6,7 @@
 package strictyaml
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
@@ -88,4 +89,13 @@ func walk(t reflect.Type, fn func(key string, f reflect.StructField)) {
 			fn(name, f)
 		}
 	}
+}
+
+// Unmarshal decodes the first YAML document of b into v, refusing a key
+// that v's struct does not have (yaml.v3's Decoder.KnownFields, whose
+// error names the key, its line and the Go type). An empty b gives io.EOF.
+func Unmarshal(b []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	return dec.Decode(v)
 }

@@ -1,6 +1,8 @@
 package strictyaml
 
 import (
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -47,5 +49,22 @@ func TestDecode(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("Decode(%q) error %v, want %q", tc.doc, err, tc.err)
 		}
+	}
+}
+
+// TestUnmarshal checks that Unmarshal refuses an unknown key at any depth,
+// naming its line, and gives io.EOF for an empty document.
+func TestUnmarshal(t *testing.T) {
+	var v outer
+	if err := Unmarshal([]byte("name: a\ninner: {rate: 1}\n"), &v); err != nil || v.Name != "a" || v.Inner.Rate != 1 {
+		t.Errorf("Unmarshal = %+v, %v", v, err)
+	}
+	for _, doc := range []string{"nmae: a\n", "inner:\n  rte: 1\n"} {
+		if err := Unmarshal([]byte(doc), &v); err == nil || !strings.Contains(err.Error(), "not found in type") {
+			t.Errorf("Unmarshal(%q): %v, want an unknown-field error", doc, err)
+		}
+	}
+	if err := Unmarshal(nil, &v); !errors.Is(err, io.EOF) {
+		t.Errorf("Unmarshal(empty): %v, want io.EOF", err)
 	}
 }

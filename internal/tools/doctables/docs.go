@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/covpipe/covpipe/internal/strictyaml"
 )
 
 // store reads extracts and benchmark files once each.
@@ -231,10 +231,8 @@ func parseInline(spec string) (Cell, error) {
 		}
 		fmt.Fprintf(&b, "%s: %s\n", k, v)
 	}
-	dec := yaml.NewDecoder(strings.NewReader(b.String()))
-	dec.KnownFields(true)
 	var c Cell
-	if err := dec.Decode(&c); err != nil {
+	if err := strictyaml.Unmarshal([]byte(b.String()), &c); err != nil {
 		return Cell{}, fmt.Errorf("value %q: %w", spec, err)
 	}
 	if !std {

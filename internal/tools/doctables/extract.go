@@ -102,13 +102,9 @@ type results struct {
 // NewExtract reads a run's results.json, checks that it was run with the
 // run's config and flags, and returns the run's extract.
 func NewExtract(root string, r *Run, resultsPath string) (*Extract, error) {
-	b, err := os.ReadFile(resultsPath)
-	if err != nil {
-		return nil, err
-	}
 	var res results
-	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("%s: %w", resultsPath, err)
+	if err := readJSON(resultsPath, &res); err != nil {
+		return nil, err
 	}
 	variant, err := r.Variant(root)
 	if err != nil {
@@ -308,15 +304,24 @@ func (e *Extract) Write(path string) error {
 
 // ReadExtract reads the extract at path.
 func ReadExtract(path string) (*Extract, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
+	var e Extract
+	if err := readJSON(path, &e); err != nil {
 		return nil, err
 	}
-	var e Extract
-	if err := json.Unmarshal(b, &e); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	return &e, nil
+}
+
+// readJSON decodes the JSON file at path into v; a decoding error names
+// the file.
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // Result returns the extract's result of method on task.

@@ -142,10 +142,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return runRuns(*root, m, pos, runOptions{bin: *bin, data: *data, cache: *cache, force: *force, log: stderr})
 	case "import":
-		if len(pos) != 2 {
-			return errors.New("import: want ID RESULTS.json")
-		}
-		r, err := m.Run(pos[0])
+		r, err := namedRun(m, pos, 2, "import: want ID RESULTS.json")
 		if err != nil {
 			return err
 		}
@@ -160,10 +157,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s: %s\n", r.ID, rel(*root, path))
 		return nil
 	case "config":
-		if len(pos) != 1 {
-			return errors.New("config: want ID")
-		}
-		r, err := m.Run(pos[0])
+		r, err := namedRun(m, pos, 1, "config: want ID")
 		if err != nil {
 			return err
 		}
@@ -202,6 +196,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+// namedRun returns the run that the first of a command's arguments pos
+// names, after checking that there are n of them (usage says which).
+func namedRun(m *Manifest, pos []string, n int, usage string) (*Run, error) {
+	if len(pos) != n {
+		return nil, errors.New(usage)
+	}
+	return m.Run(pos[0])
 }
 
 // parseInterleaved parses flags that may stand before, between or after

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/covpipe/covpipe/internal/strictyaml"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -78,10 +78,8 @@ func LoadManifest(path string) (*Manifest, error) {
 
 // ParseManifest decodes and checks a manifest.
 func ParseManifest(b []byte) (*Manifest, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
 	var m Manifest
-	if err := dec.Decode(&m); err != nil {
+	if err := strictyaml.Unmarshal(b, &m); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("empty manifest")
 		}
@@ -96,16 +94,9 @@ func ParseManifest(b []byte) (*Manifest, error) {
 func (m *Manifest) check() error {
 	m.runs = map[string]*Run{}
 	for i, r := range m.Runs {
-		if r == nil {
-			return fmt.Errorf("run %d is empty", i+1)
+		if err := add(m.runs, i, r, "run", "id", func(r *Run) string { return r.ID }); err != nil {
+			return err
 		}
-		if !idPattern.MatchString(r.ID) {
-			return fmt.Errorf("run %d: id %q: want lower-case letters, digits, '-' and '.'", i+1, r.ID)
-		}
-		if m.runs[r.ID] != nil {
-			return fmt.Errorf("run %s is listed twice", r.ID)
-		}
-		m.runs[r.ID] = r
 		if r.Config == "" {
 			return fmt.Errorf("run %s: no config", r.ID)
 		}
@@ -125,20 +116,31 @@ func (m *Manifest) check() error {
 	}
 	m.tables = map[string]*Table{}
 	for i, t := range m.Tables {
-		if t == nil {
-			return fmt.Errorf("table %d is empty", i+1)
+		if err := add(m.tables, i, t, "table", "name", func(t *Table) string { return t.Name }); err != nil {
+			return err
 		}
-		if !idPattern.MatchString(t.Name) {
-			return fmt.Errorf("table %d: name %q: want lower-case letters, digits, '-' and '.'", i+1, t.Name)
-		}
-		if m.tables[t.Name] != nil {
-			return fmt.Errorf("table %s is listed twice", t.Name)
-		}
-		m.tables[t.Name] = t
 		if err := t.check(m); err != nil {
 			return fmt.Errorf("table %s: %w", t.Name, err)
 		}
 	}
+	return nil
+}
+
+// add adds entry i of a list of the manifest to index by its key, after
+// checking that the entry is there, that its key (the field keyName) is
+// well formed and that no other entry has it; kind names the entries.
+func add[T any](index map[string]*T, i int, e *T, kind, keyName string, key func(*T) string) error {
+	if e == nil {
+		return fmt.Errorf("%s %d is empty", kind, i+1)
+	}
+	k := key(e)
+	if !idPattern.MatchString(k) {
+		return fmt.Errorf("%s %d: %s %q: want lower-case letters, digits, '-' and '.'", kind, i+1, keyName, k)
+	}
+	if index[k] != nil {
+		return fmt.Errorf("%s %s is listed twice", kind, k)
+	}
+	index[k] = e
 	return nil
 }
 

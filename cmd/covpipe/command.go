@@ -1,0 +1,72 @@
+package main
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// helpFiles holds the description of each command that has one,
+// help/NAME.txt, which `covpipe NAME --help` prints.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// command is the subcommand name of covpipe, taking the arguments
+// argsUsage names, with its one-line usage, its flags, its action and the
+// description of help/NAME.txt.
+func command(name, argsUsage, usage string, flags []cli.Flag, action cli.ActionFunc) *cli.Command {
+	return &cli.Command{
+		Name:        name,
+		Usage:       usage,
+		ArgsUsage:   argsUsage,
+		Description: description(name),
+		Flags:       flags,
+		Action:      action,
+	}
+}
+
+// description is the text of help/NAME.txt without its final newline.
+func description(name string) string {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic("covpipe " + name + " has no help/" + name + ".txt")
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
+
+// oneLineErrors makes cmd report a flag error on one line, without the
+// help text that urfave/cli prints by default.
+func oneLineErrors(cmd *cli.Command) *cli.Command {
+	cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return fmt.Errorf("%s: %w (see covpipe %s --help)", cmd.Name, err, cmd.Name)
+	}
+	return cmd
+}
+
+// outFlag is the --out DIR (-o DIR) flag with its usage.
+func outFlag(usage string) cli.Flag {
+	return &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: usage}
+}
+
+// requiredOut returns the folder of --out, which the command of c
+// requires, after checking its arguments: argsOK says whether they are
+// those it takes, which want describes.
+func requiredOut(c *cli.Context, argsOK bool, want string) (string, error) {
+	out := c.String("out")
+	if out == "" {
+		return "", fmt.Errorf("%s: --out DIR is required", c.Command.Name)
+	}
+	if !argsOK {
+		return "", argsError(c, want)
+	}
+	return out, nil
+}
+
+// argsError reports that the command of c was not given the arguments it
+// takes, which want describes.
+func argsError(c *cli.Context, want string) error {
+	return fmt.Errorf("%s: want %s (see covpipe %s --help)", c.Command.Name, want, c.Command.Name)
+}
