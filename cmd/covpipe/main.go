@@ -6,26 +6,54 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
 
+	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
 
 func main() {
-	// SIGTERM, which Slurm, Kubernetes and kill(1) send to stop a job, is
-	// handled like SIGINT: the context is cancelled, the command stops, its
-	// temporary files are removed and covpipe exits with status 1.
-	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
-	defer stop()
-	if err := run(ctx, os.Args, os.Stdout, os.Stderr); err != nil {
+	// The handler is installed before anything else, so that a signal
+	// from the first moment stops covpipe through it. The first SIGINT
+	// or SIGTERM (which Slurm, Kubernetes and kill(1) send to stop a
+	// job) cancels the command's context: the command stops, removes its
+	// temporary files, leaves its output folder's previous set whole and
+	// exits with 128 + the signal's number (130, 143) after printing
+	// "covpipe: interrupted". A second signal exits at once with that
+	// status, after removing the process's temporary files.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals...)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		first := <-sigs
+		cancel(interruption{first})
+		second := <-sigs
+		store.RemoveTempFiles()
+		fmt.Fprintf(os.Stderr, "covpipe: interrupted again (%s): stopped at once\n", signalName(second))
+		os.Exit(exitStatus(second))
+	}()
+	err := run(ctx, os.Args, os.Stdout, os.Stderr)
+	var stop interruption
+	if err != nil && errors.As(context.Cause(ctx), &stop) {
+		fmt.Fprintf(os.Stderr, "covpipe: interrupted (%s)\n", signalName(stop.sig))
+		os.Exit(exitStatus(stop.sig))
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "covpipe: "+oneLine(err))
 		os.Exit(1)
 	}
 }
+
+// interruption is the cause of the cancellation of covpipe's context: a
+// stop signal.
+type interruption struct{ sig os.Signal }
+
+func (i interruption) Error() string { return "interrupted (" + signalName(i.sig) + ")" }
 
 // run executes the command line args, writing results to stdout and
 // progress, warnings and help to stderr.
