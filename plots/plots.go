@@ -10,8 +10,9 @@
 //
 // Figures are 800×600 pixels when written as PNG (600×450 pt for SVG and
 // PDF, the same physical size at 96 dpi). The format follows the file
-// extension: .png, .svg or .pdf. Outputs are written atomically: a figure
-// appears complete or not at all.
+// extension: .png, .svg or .pdf. CMC, BarChart and Lines write a file
+// atomically, complete or not at all; CMCTo, BarChartTo and LinesTo write
+// to a writer, such as a file of an output set (package store).
 package plots
 
 import (
