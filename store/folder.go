@@ -103,7 +103,7 @@ const (
 // so that a command finds a bad output folder before it computes. It
 // refuses a folder that holds a set of another kind (a descriptor folder
 // for a run's output, say), naming both, and one whose meta.json is not
-// a file.
+// a file or not covpipe's marker.
 //
 // ctx stops the writer: once it is done, Commit commits nothing. Call
 // Abort when the set is not committed (`defer f.Abort()`).
@@ -143,10 +143,20 @@ func openFolder(ctx context.Context, dir, format string, lock func() (*folderLoc
 	}
 	f := &Folder{ctx: ctx, dir: dir, format: format, created: created, state: done}
 	if lock == nil {
-		f.lock, err = lockFolder(dir)
-	} else {
-		f.lock, err = lock()
+		lock = func() (*folderLock, error) {
+			l, err := lockFolder(dir)
+			if errors.Is(err, os.ErrNotExist) {
+				// Removed meanwhile by a writer that had created it and
+				// gave up: make it again.
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return nil, fmt.Errorf("store: output folder: %w", err)
+				}
+				l, err = lockFolder(dir)
+			}
+			return l, err
+		}
 	}
+	f.lock, err = lock()
 	if err != nil {
 		f.release()
 		return nil, err
@@ -181,13 +191,15 @@ func (f *Folder) open() error {
 		return err
 	}
 	if b, err := os.ReadFile(filepath.Join(f.dir, MetaFile)); err == nil {
-		if m, err := parseMarker(b); err == nil {
-			if kind(m.Format) != kind(f.format) {
-				return fmt.Errorf("store: %s holds a %s folder (see its %s), not a %s one: choose another output folder",
-					f.dir, m.Format, MetaFile, f.format)
-			}
-			f.old = m.Files
+		m, err := parseMarker(b)
+		switch {
+		case err != nil:
+			return fmt.Errorf("store: %s is not covpipe's marker (%v): remove it, or choose another output folder", filepath.Join(f.dir, MetaFile), err)
+		case kind(m.Format) != kind(f.format):
+			return fmt.Errorf("store: %s holds a %s folder (see its %s), not a %s one: choose another output folder",
+				f.dir, m.Format, MetaFile, f.format)
 		}
+		f.old = m.Files
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -278,7 +290,10 @@ func (f *Folder) Commit() error {
 // past the commit point leaves the new set to be completed by the next
 // covpipe that opens the folder.
 func (f *Folder) CommitMarker(marker func(files []File) ([]byte, error)) error {
-	if f.state != writing {
+	live.Lock()
+	state := f.state
+	live.Unlock()
+	if state != writing {
 		return fmt.Errorf("store: folder %s: Commit after Commit or Abort", f.dir)
 	}
 	if err := f.ctx.Err(); err != nil {

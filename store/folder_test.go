@@ -171,6 +171,12 @@ func TestFolderRefuses(t *testing.T) {
 		t.Errorf("the folder meta.json was removed: %v", err)
 	}
 
+	foreign := filepath.Join(root, "foreign")
+	foldertest.WriteFile(t, filepath.Join(foreign, MetaFile), []byte(`{"name": "someone else's"}`))
+	if _, err := CreateFolder(ctx, foreign, testFormat); err == nil || !strings.Contains(err.Error(), filepath.Join(foreign, MetaFile)+" is not covpipe's marker") {
+		t.Errorf("a meta.json that is not covpipe's: %v", err)
+	}
+
 	other := filepath.Join(root, "other")
 	writeSet(t, other, []string{"x"}, map[string]string{"x": "x"})
 	if _, err := CreateFolder(ctx, other, "covpipe-else/1"); err == nil || !strings.Contains(err.Error(), "holds a "+testFormat+" folder") {
