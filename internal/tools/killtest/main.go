@@ -7,17 +7,21 @@
 // once more into the folder completes with the new set. It prints a tally
 // per command.
 //
-//	go run ./internal/tools/killtest [--bin covpipe] [--trials 20] [--seed 1] [--work DIR] [COMMAND...]
+//	go run ./internal/tools/killtest [--bin covpipe] [--trials 20] [--seed 1] [--slow-renames 20ms] [--work DIR] [COMMAND...]
 //
 // Without --bin it builds covpipe from the repository it is run in. The
 // old and new sets are checked against reference runs of the same
 // commands into fresh folders: byte for byte, but for the fields of
 // run's results.json and summary.md and learn's learn.json that hold
-// times, where the new set is recognised by its seed. A third of the
-// kill moments are drawn uniformly over a reference run's wall time, a third
-// over its last quarter and a little beyond, where the files are
-// written and committed, and a third within 2 ms of the moment the
-// writer begins its commit. Unix only (SIGKILL).
+// times, where the new set is recognised by its seed. A quarter of the
+// kill moments are drawn uniformly over a reference run's wall time, a
+// quarter over its last quarter and a little beyond, where the files are
+// written and committed, and a quarter within 0.3 ms of the moment the
+// writer begins its commit. A commit takes well under a millisecond, so
+// with --slow-renames D the last quarter run under strace(1), which
+// delays each of their renames by D, and are killed at a random moment of
+// the commit so stretched: between the renames of the journal. Linux
+// only (SIGKILL, /proc, strace).
 package main
 
 import (
@@ -48,8 +52,9 @@ func main() {
 	trials := flag.Int("trials", 20, "kills per command")
 	seed := flag.Uint64("seed", 1, "seed of the kill moments")
 	work := flag.String("work", "", "work folder (default: a temporary one, removed at the end)")
+	slow := flag.Duration("slow-renames", 0, "with strace, delay every rename of a quarter of the writers by `D` (e.g. 20ms), to kill them inside their commit")
 	flag.Parse()
-	if err := run(*bin, *work, *trials, *seed, flag.Args()); err != nil {
+	if err := run(*bin, *work, *trials, *seed, *slow, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "killtest:", err)
 		os.Exit(1)
 	}
@@ -77,7 +82,7 @@ type tally struct {
 	duration                                time.Duration // of the reference run of the new set
 }
 
-func run(bin, work string, trials int, seed uint64, only []string) error {
+func run(bin, work string, trials int, seed uint64, slow time.Duration, only []string) error {
 	if work == "" {
 		tmp, err := os.MkdirTemp("", "killtest-")
 		if err != nil {
@@ -92,9 +97,9 @@ func run(bin, work string, trials int, seed uint64, only []string) error {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}
-	c := &campaign{bin: bin, work: work, rng: rand.New(rand.NewPCG(seed, 7))}
+	c := &campaign{bin: bin, work: work, slow: slow, rng: rand.New(rand.NewPCG(seed, 7))}
 	scenarios := c.scenarios()
-	fmt.Printf("kill -9 campaign: %d kills per command, seed %d\n\n", trials, seed)
+	fmt.Printf("kill -9 campaign: %d kills per command, seed %d, renames slowed by %v in a quarter of them\n\n", trials, seed, slow)
 	fmt.Println("| command | reference run | old set | new set | torn | unreadable | pending commit found | temporary files found | finished before the kill | rerun failed |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	bad := 0
@@ -118,6 +123,7 @@ func run(bin, work string, trials int, seed uint64, only []string) error {
 
 type campaign struct {
 	bin, work string
+	slow      time.Duration // of each rename, under strace; 0: none
 	rng       *rand.Rand
 }
 
@@ -262,28 +268,42 @@ func (c *campaign) campaign(s scenario, trials int) (tally, error) {
 		if err := copyDir(refOld, dir); err != nil {
 			return t, err
 		}
-		// A third of the kills fall anywhere in the run, a third in its
-		// last quarter and a little beyond, a third within 2 ms of the
-		// moment the commit begins (a pending marker, or its temporary
-		// file, appears).
+		// A quarter of the kills fall anywhere in the run, a quarter in
+		// its last quarter and a little beyond, a quarter within 0.3 ms of
+		// the moment the commit begins (a pending marker, or its
+		// temporary file, appears), and with --slow-renames a quarter in
+		// a commit whose renames strace slows down.
 		var delay time.Duration
-		atCommit := i%3 == 2
-		switch i % 3 {
+		mode := i % 4
+		if mode == 3 && c.slow == 0 {
+			mode = 2
+		}
+		switch mode {
 		case 0:
 			delay = time.Duration(c.rng.Float64() * float64(t.duration))
 		case 1:
 			delay = time.Duration((0.75 + 0.35*c.rng.Float64()) * float64(t.duration))
+		case 2:
+			delay = time.Duration(c.rng.Float64() * float64(300*time.Microsecond))
 		default:
-			delay = time.Duration(c.rng.Float64() * float64(2*time.Millisecond))
+			delay = time.Duration(c.rng.Float64() * float64(6*c.slow))
 		}
-		cmd := exec.Command(c.bin, s.new(dir)...)
+		args := s.new(dir)
+		name := c.bin
+		if mode == 3 {
+			us := fmt.Sprint(c.slow.Microseconds())
+			args = append([]string{"-f", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2",
+				"-e", "inject=rename,renameat,renameat2:delay_exit=" + us, "--", c.bin}, args...)
+			name = "strace"
+		}
+		cmd := exec.Command(name, args...)
 		if err := cmd.Start(); err != nil {
 			return t, err
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		timer := time.After(delay)
-		if atCommit {
+		if mode >= 2 {
 			timer = committing(dir, delay)
 		}
 		select {
@@ -293,7 +313,11 @@ func (c *campaign) campaign(s scenario, trials int) (tally, error) {
 			}
 			t.finished++
 		case <-timer:
-			cmd.Process.Signal(syscall.SIGKILL)
+			victim := cmd.Process.Pid
+			if mode == 3 {
+				victim = child(victim)
+			}
+			syscall.Kill(victim, syscall.SIGKILL)
 			<-done
 		}
 		if _, err := os.Stat(filepath.Join(dir, ".meta.json.pending")); err == nil {
@@ -323,6 +347,19 @@ func (c *campaign) campaign(s scenario, trials int) (tally, error) {
 	return t, nil
 }
 
+// child returns the process that pid started (strace's tracee), or pid
+// when it has none.
+func child(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		var c int
+		if _, err := fmt.Sscan(f[0], &c); err == nil {
+			return c
+		}
+	}
+	return pid
+}
+
 // committing returns a channel that fires delay after a pending marker,
 // or its temporary file, appears in dir.
 func committing(dir string, delay time.Duration) <-chan time.Time {
@@ -337,7 +374,6 @@ func committing(dir string, delay time.Duration) <-chan time.Time {
 					return
 				}
 			}
-			time.Sleep(100 * time.Microsecond)
 		}
 	}()
 	return fire
