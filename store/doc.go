@@ -15,9 +15,11 @@
 //	meta.json        the options, inputs, counts and the other files'
 //	                 sizes and SHA-256 (Meta): the set's marker
 //
-// Create and Writer write one, Read reads it back, ReadMeta reads its
-// meta.json alone, ReadMatrices its descriptors (or a bare .npy stack),
-// and Merge joins the folders of the shards of one run.
+// Create (or NewWriter on a Folder) and Writer write one, Read reads it
+// back, ReadMeta reads its meta.json alone, ReadMatrices its descriptors
+// (or a bare .npy stack), and Merge joins the folders of the shards of
+// one run, checking that every descriptor is finite, symmetric and
+// positive definite.
 //
 // descriptors.npy is a NumPy .npy file of format version 1.0 (readable by
 // numpy.load and pyRiemann): the magic "\x93NUMPY", the version bytes 1
@@ -133,8 +135,8 @@
 // journal still keeps a single writer's folder whole. A writer also
 // checks that it can create files in the folder, and refuses a folder
 // that holds a set of another kind (a run's output into a descriptor
-// folder, say) and a meta.json that is not a file, so that a bad output
-// folder is found before the compute.
+// folder, say) and a meta.json that is not a file or not covpipe's
+// marker, so that a bad output folder is found before the compute.
 //
 // Folders being written are recorded in a process-wide registry, the one
 // piece of global state of covpipe's packages: RemoveTempFiles removes
