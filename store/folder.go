@@ -166,13 +166,14 @@ func openFolder(ctx context.Context, dir, format string, lock func() (*folderLoc
 		return nil, err
 	}
 	live.Lock()
-	defer live.Unlock()
 	if live.closed {
+		live.Unlock()
 		f.release()
 		return nil, errExiting
 	}
 	f.state = writing
 	live.folders[f] = struct{}{}
+	live.Unlock()
 	return f, nil
 }
 

@@ -331,6 +331,12 @@ func TestRemoveTempFiles(t *testing.T) {
 	if err := writing.Commit(); err == nil {
 		t.Error("Commit after RemoveTempFiles")
 	}
+	if _, err := CreateFolder(ctx, filepath.Join(root, "late"), testFormat); !errors.Is(err, errExiting) {
+		t.Errorf("CreateFolder after RemoveTempFiles: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "late")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a folder created after RemoveTempFiles is left: %v", err)
+	}
 	committing.Abort()
 	if s, err := OpenSet(past, testFormat); err != nil || !slices.Equal(s.Files, []File{record("a", "new")}) {
 		t.Errorf("the set past its commit point: %+v, %v", s, err)
