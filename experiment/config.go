@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -291,9 +290,11 @@ type Plan struct {
 func (p *Plan) Warnings() []string { return slices.Clone(p.warnings) }
 
 // Load reads and validates an experiment file. YAML is strict: an unknown
-// key is an error naming the key, its line and the keys allowed there.
+// key is an error naming the key, its line and the keys allowed there. A
+// file over 1 MiB (strictyaml.MaxSize) is refused before it is parsed,
+// naming the file and the limit.
 func Load(path string) (*Plan, error) {
-	b, err := os.ReadFile(path)
+	b, err := strictyaml.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read experiment: %w", err)
 	}
@@ -308,7 +309,10 @@ func Load(path string) (*Plan, error) {
 	return p, nil
 }
 
-// Parse decodes and validates an experiment from YAML.
+// Parse decodes and validates an experiment from YAML. It refuses, before
+// decoding, a document over 1 MiB and one whose aliases stand for more
+// than strictyaml.MaxAliasNodes nodes; the errors of an aliased node are
+// reported once, not at each use of the alias.
 func Parse(b []byte) (*Plan, error) {
 	var cfg Config
 	if err := strictyaml.Unmarshal(b, &cfg); err != nil {
