@@ -41,10 +41,7 @@ type MixtureOptions struct {
 // unit variance"). A sum of SPD matrices with positive weights is SPD.
 // The paper gives neither the means and variances of its sources nor
 // whether sources repeat within a sample; these are ours. It depends on
-// the seed only and returns an error wrapping ErrConfig for sources, dim
-// or samples below 1, Points ≤ Dim (a singular covariance), Mix outside
-// 1..Sources, or Points·Dim, Sources·Dim² or Samples·Dim² above
-// MaxValues.
+// the seed only and returns the error of o.Validate.
 func Mixture(o MixtureOptions, seed uint64) (sources, samples []*mat.SymDense, err error) {
 	return MixtureContext(context.Background(), o, seed)
 }
@@ -53,28 +50,8 @@ func Mixture(o MixtureOptions, seed uint64) (sources, samples []*mat.SymDense, e
 // cancelled, which it checks every few sources and samples: a config's
 // Points and Samples can make the draw long.
 func MixtureContext(ctx context.Context, o MixtureOptions, seed uint64) (sources, samples []*mat.SymDense, err error) {
-	switch {
-	case o.Sources < 1 || o.Dim < 1 || o.Samples < 1:
-		return nil, nil, fmt.Errorf("%w: mixture: sources %d, dim %d, samples %d must be >= 1", ErrConfig, o.Sources, o.Dim, o.Samples)
-	case o.Points <= o.Dim:
-		return nil, nil, fmt.Errorf("%w: mixture: %d points cannot make a full-rank %d×%d covariance", ErrConfig, o.Points, o.Dim, o.Dim)
-	case o.Mix < 1 || o.Mix > o.Sources:
-		return nil, nil, fmt.Errorf("%w: mixture: mix %d, want 1..%d sources", ErrConfig, o.Mix, o.Sources)
-	}
-	if o.Dim > MaxValues/o.Dim {
-		return nil, nil, fmt.Errorf("%w: mixture: dim %d, more than %d values a matrix", ErrConfig, o.Dim, MaxValues)
-	}
-	for _, c := range []struct {
-		what   string
-		n, per int
-	}{
-		{"mixture points", o.Points, o.Dim},
-		{fmt.Sprintf("mixture sources of %d×%d", o.Dim, o.Dim), o.Sources, o.Dim * o.Dim},
-		{fmt.Sprintf("mixture samples of %d×%d", o.Dim, o.Dim), o.Samples, o.Dim * o.Dim},
-	} {
-		if err := checkValues(c.what, c.n, c.per); err != nil {
-			return nil, nil, err
-		}
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x4d4958)) // "MIX"
 	d := o.Dim
@@ -120,6 +97,37 @@ func MixtureContext(ctx context.Context, o MixtureOptions, seed uint64) (sources
 		samples = append(samples, s)
 	}
 	return sources, samples, nil
+}
+
+// Validate reports the first invalid option, as Mixture does, without
+// drawing anything: an error wrapping ErrConfig for sources, dim or
+// samples below 1, Points ≤ Dim (a singular covariance), Mix outside
+// 1..Sources, or Points·Dim, Sources·Dim² or Samples·Dim² above
+// MaxValues.
+func (o MixtureOptions) Validate() error {
+	switch {
+	case o.Sources < 1 || o.Dim < 1 || o.Samples < 1:
+		return fmt.Errorf("%w: mixture: sources %d, dim %d, samples %d must be >= 1", ErrConfig, o.Sources, o.Dim, o.Samples)
+	case o.Points <= o.Dim:
+		return fmt.Errorf("%w: mixture: %d points cannot make a full-rank %d×%d covariance", ErrConfig, o.Points, o.Dim, o.Dim)
+	case o.Mix < 1 || o.Mix > o.Sources:
+		return fmt.Errorf("%w: mixture: mix %d, want 1..%d sources", ErrConfig, o.Mix, o.Sources)
+	case o.Dim > MaxValues/o.Dim:
+		return fmt.Errorf("%w: mixture: dim %d, more than %d values a matrix", ErrConfig, o.Dim, MaxValues)
+	}
+	for _, c := range []struct {
+		what   string
+		n, per int
+	}{
+		{"mixture points", o.Points, o.Dim},
+		{fmt.Sprintf("mixture sources of %d×%d", o.Dim, o.Dim), o.Sources, o.Dim * o.Dim},
+		{fmt.Sprintf("mixture samples of %d×%d", o.Dim, o.Dim), o.Samples, o.Dim * o.Dim},
+	} {
+		if err := checkValues(c.what, c.n, c.per); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // covariance sets c to the sample covariance (n−1 denominator) of the rows
