@@ -71,7 +71,9 @@ type QuickConfig struct {
 // DataConfig says how images become descriptors.
 type DataConfig struct {
 	// Dataset is a datasets.Open spec relative to the data root, e.g.
-	// "feret:feret-b-32" or "mars:mini-mars". Mosaic tasks need none.
+	// "feret:feret-b-32" or "mars:mini-mars". Mosaic tasks need none. A
+	// relative path must stay under the data root (no ".." out of it); an
+	// absolute path reads a dataset anywhere.
 	Dataset string `yaml:"dataset,omitempty" json:"dataset,omitempty"`
 	// Features is a features.Parse spec, e.g. "face" or "I,Ix,Iy,Ixx,Iyy".
 	Features string `yaml:"features" json:"features"`
@@ -172,6 +174,9 @@ type TaskSpec struct {
 	// config is the protocol's decoded config, recorded in results.json.
 	config any
 	raw    map[string]any
+	// index is the task's position in the file, which names its settings
+	// in errors (tasks[3].synthetic.samples) once Quick dropped others.
+	index int
 }
 
 // UnmarshalYAML keeps the task's mapping for its protocol to decode.
@@ -276,6 +281,7 @@ func (m *MethodSpec) UnmarshalJSON(b []byte) error {
 // overrides); Run checks them again.
 type Plan struct {
 	Config  *Config
+	root    *yaml.Node // the file's document, for the lines of errors
 	data    *dataPlan
 	tasks   []protocol
 	methods []plannedMethod
@@ -318,6 +324,9 @@ func Parse(b []byte) (*Plan, error) {
 	if err := strictyaml.Unmarshal(b, &cfg); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%w: empty file", ErrConfig)
+		}
+		if errors.Is(err, strictyaml.ErrTooLarge) {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		return nil, fmt.Errorf("%w: %s", ErrConfig, explainYAML(err))
 	}
@@ -417,7 +426,7 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 	if c.Plot == PlotCMC && c.CMC == 0 {
 		return nil, fail([]any{"plot"}, "plot: cmc needs cmc: R (the number of ranks)")
 	}
-	p := &Plan{Config: c}
+	p := &Plan{Config: c, root: root}
 	if c.Data != nil {
 		var err error
 		if p.data, err = c.Data.resolve(); err != nil {
@@ -431,6 +440,7 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 	planned := map[string]protocol{}
 	for i := range c.Tasks {
 		t := &c.Tasks[i]
+		t.index = i
 		path := []any{"tasks", i}
 		if t.Name == "" {
 			return nil, fail(path, "task %d has no name", i+1)
