@@ -109,6 +109,16 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 	if o.MaxMemory, err = maxMemory(c); err != nil {
 		return o, err
 	}
+	// An image's descriptors are held at once; the planes' bound is
+	// describe's own.
+	limit, d := o.MaxMemory, float64(o.Features.Dim())
+	if limit == 0 {
+		limit = describe.DefaultMaxMemory
+	}
+	if per := float64(o.Regions.Count()) * 8 * d * d; per > float64(limit) {
+		return o, fmt.Errorf("describe: --regions %s makes %d descriptors of %dx%d per image, about %.3g GiB, over --max-memory (%.3g GiB)",
+			o.Regions, o.Regions.Count(), o.Features.Dim(), o.Features.Dim(), per/(1<<30), float64(limit)/(1<<30))
+	}
 	if o.Workers, err = workersFlag(c); err != nil {
 		return o, err
 	}
