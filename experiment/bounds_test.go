@@ -13,10 +13,11 @@ import (
 	"github.com/covpipe/covpipe/internal/strictyaml"
 )
 
-// The configs of a hostile-user probe: each sized something without
-// bound. Before the bounds, the first was a fatal out-of-memory at once
-// (a 136 GB block), the second reached 4.3 GB and ignored SIGTERM, the
-// regions one reached 5.3 GB and crashed leaving temporary files.
+// The configs of a hostile-user probe: each sizes what a run holds far
+// beyond any machine (the first would keep a 136 GB block of results, the
+// second draw 2·10⁹ samples, the regions one make 10⁷ descriptors of
+// 43×43 per image), takes a path out of the data root, asks for a
+// degenerate σ or repeats an invalid alias.
 const (
 	probeRepeats = "name: p\nseed: 1\nrepeats: 1000000000\ntasks:\n" +
 		"  - {name: easy, synthetic: {classes: 4, dim: 3, samples: 512, train: 0.5, spread: 1, variance: 0.85}}\n" +
@@ -34,8 +35,8 @@ const (
 	probeSigma = "name: p\nrepeats: 1\ntasks:\n" +
 		"  - {name: easy, synthetic: {classes: 4, dim: 3, samples: 64, train: 0.5, spread: 1, variance: 0.85}}\n" +
 		"methods:\n  - {name: rsr, sigma: 1e308, lambda: 0.05}\n  - {name: svm, type: stein-svm, sigma: [1, 1e7], c: 1}\n"
-	// probeAlias uses an invalid aliased node eight times: its error was
-	// reported once per use, 511 characters of one message.
+	// probeAlias uses an invalid aliased node eight times, which the YAML
+	// decoder reports at each use.
 	probeAlias = "name: p\nrepeats: 1\nquick: {methods: [&a {x: 1}, *a, *a, *a, *a, *a, *a, *a]}\ntasks:\n" +
 		"  - {name: easy, synthetic: {classes: 4, dim: 3, samples: 64, train: 0.5, spread: 1, variance: 0.85}}\n" +
 		"methods:\n  - {name: nn-stein, type: nn, metric: stein}\n"

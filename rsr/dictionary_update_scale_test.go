@@ -16,7 +16,7 @@ import (
 // LAPACK's eigenvalue of the unscaled matrix, bit for bit, on normally
 // scaled SPD matrices of sizes on both sides of Dsytrd's blocking, and
 // that scaling the matrix by 2^k scales the norm by exactly 2^k, down to
-// magnitudes where LAPACK's own rescaling used to panic.
+// magnitudes where LAPACK's own rescaling panics.
 func TestSpectralNormExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, d := range []int{1, 2, 3, 5, 17, 40} {
@@ -43,8 +43,8 @@ func TestSpectralNormExact(t *testing.T) {
 }
 
 // TestUpdateAtomTinyAndHugeScales checks the atom update on descriptors
-// of magnitude 1e-130 to 1e-300 and 1e130, where the spectral norm of
-// the update used to panic inside LAPACK: the update is homogeneous of
+// of magnitude 1e-130 to 1e-300 and 1e130, where LAPACK's rescaling of
+// an unscaled spectral norm panics: the update is homogeneous of
 // degree one in the data (the Stein kernel is invariant to scaling both
 // arguments), so it must be the normally scaled update times the scale
 // with KeepScale, and the same unit-norm atom without.

@@ -9,8 +9,8 @@ import (
 
 // TestSizesThatCannotBeAllocated checks that the draws refuse, before
 // allocating, sizes whose matrices cannot be held (a config's samples:
-// 2000000000 took 4 GB and was a fatal out-of-memory), naming what is too
-// large, and accept the largest shipped sizes.
+// 2000000000), naming what is too large, and accept the largest shipped
+// sizes.
 func TestSizesThatCannotBeAllocated(t *testing.T) {
 	for _, tc := range []struct {
 		o    Options
@@ -42,9 +42,9 @@ func TestSizesThatCannotBeAllocated(t *testing.T) {
 }
 
 // TestDrawsStopWhenCancelled checks that long draws return the context's
-// error once it is cancelled, instead of running to the end (a synthetic
-// task of many samples ignored SIGTERM), and that a live context draws
-// what the plain forms draw.
+// error once it is cancelled, instead of running to the end (SIGTERM
+// cancels a run's context), and that a live context draws what the plain
+// forms draw.
 func TestDrawsStopWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
