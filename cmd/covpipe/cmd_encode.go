@@ -44,6 +44,10 @@ func encodeCommand() *cli.Command {
 			case c.NArg() != 1:
 				return errors.New("encode: want one DESCRIPTORS folder or .npy file (see covpipe encode --help)")
 			}
+			workers, err := workersFlag(c)
+			if err != nil {
+				return err
+			}
 			input := c.Args().First()
 			queries, inputMeta, err := readSPD(input)
 			if err != nil {
@@ -80,7 +84,7 @@ func encodeCommand() *cli.Command {
 					lasso = rsr.LassoOptions{Lambda: learned.Lambda, LambdaRatio: learned.LambdaRatio}
 				}
 			}
-			codes, certs, err := rsr.Encode(queries, atoms, k, lasso, c.Int("workers"))
+			codes, certs, err := rsr.Encode(queries, atoms, k, lasso, workers)
 			if err != nil {
 				return fmt.Errorf("encode %s: %w", input, err)
 			}

@@ -78,6 +78,10 @@ func learnCommand() *cli.Command {
 			case c.Int("atoms") < 1:
 				return fmt.Errorf("learn: --atoms %d: want the dictionary size N >= 1", c.Int("atoms"))
 			}
+			workers, err := workersFlag(c)
+			if err != nil {
+				return err
+			}
 			input := c.Args().First()
 			set, _, err := readSPD(input)
 			if err != nil {
@@ -94,7 +98,7 @@ func learnCommand() *cli.Command {
 			o := rsr.LearnOptions{
 				Atoms: c.Int("atoms"), Kernel: spd.SteinKernel{Sigma: sigmaFlag(c, set.Dim())}, Lasso: lasso,
 				Iters: c.Int("iters"), Tol: c.Float64("tolerance"), Init: init, Seed: c.Uint64("seed"),
-				Workers: c.Int("workers"), KeepScale: c.Bool("keep-scale"),
+				Workers: workers, KeepScale: c.Bool("keep-scale"),
 				Progress: newReporter(c.App.ErrWriter, newLogger(c.App.ErrWriter)),
 			}
 			start := time.Now()
