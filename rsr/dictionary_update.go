@@ -64,7 +64,7 @@ func (ws *atomWork) addInverse(dst, x, y []float64, c float64) bool {
 	return true
 }
 
-// atomTerms holds the scalars of atom r's update (see Learn): a = Σ_j v_jr k_jr,
+// atomTerms holds the scalars of atom r's update (see FitDictionary): a = Σ_j v_jr k_jr,
 // b = Σ_{i≠r} W_ir K_ir and s = W_rr = Σ_j v_jr².
 type atomTerms struct{ a, b, s float64 }
 

@@ -263,7 +263,7 @@ func TestLogEuclideanKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := classify.Seq(0, data.Set.Len())
-	dist, err := p.Block(all, all, classify.Identity)
+	dist, err := p.Block(context.Background(), all, all, classify.Identity)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,12 +396,12 @@ func TestPCAGramAgainstSVD(t *testing.T) {
 		var x mat.Dense
 		x.Mul(coef, basis)
 		train := classify.Seq(0, tc.train)
-		gp, k, err := pcaGram(&x, train, tc.dims)
+		gp, k, err := pcaGram(context.Background(), &x, train, tc.dims)
 		if err != nil {
 			t.Fatal(err)
 		}
 		all := classify.Seq(0, tc.n)
-		g, err := gp.Block(all, all, classify.Identity)
+		g, err := gp.Block(context.Background(), all, all, classify.Identity)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -491,7 +491,7 @@ func TestNormalisePlanes(t *testing.T) {
 func prepare(t testing.TB, m classify.Method, s *classify.Split) {
 	t.Helper()
 	for _, q := range m.Spec().Quantities {
-		if err := classify.PrepareSplit(s, q); err != nil {
+		if err := classify.PrepareSplit(context.Background(), s, q); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@
 package pool
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -75,4 +76,19 @@ func ForErr(n, workers int, fn func(worker, i int) error) error {
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// ForCtx is like ForErr but also stops handing out items once ctx is
+// done: an item not started by then fails with ctx.Err(), so the call
+// returns promptly with the error of the lowest failing index, ctx.Err()
+// unless an item before it failed of its own. ctx is looked at once per
+// item, so an item should be a unit of work much longer than that (a
+// query, a few rows of a Gram matrix).
+func ForCtx(ctx context.Context, n, workers int, fn func(worker, i int) error) error {
+	return ForErr(n, workers, func(worker, i int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fn(worker, i)
+	})
 }
