@@ -31,8 +31,10 @@ import (
 // Classify runs concurrently on different splits (the repeats of a task)
 // and on splits of different tasks; a method keeps no state between calls
 // except caches safe for concurrent use (a Memo, a Scratch). It returns
-// ctx.Err() soon after ctx is cancelled: Select, ForBlocks and the
-// methods' loops over test items look at ctx between their units of work.
+// an error wrapping ctx.Err() soon after ctx is cancelled: Select,
+// ForBlocks, the Pairs, the methods' loops over test items and the library
+// calls they make (fitting, batches of queries, solves) look at ctx
+// between their units of work.
 type Method interface {
 	// Spec declares the method's optional needs and offers.
 	Spec() Spec

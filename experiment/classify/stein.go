@@ -209,17 +209,19 @@ func (p *steinPairs) Prepare(ctx context.Context, rows []int) error {
 		if i < 0 || i >= len(p.pos) {
 			return fmt.Errorf("item %d out of range [0, %d)", i, len(p.pos))
 		}
-		switch {
-		case p.pos[i] >= 0:
-			inTrain = true
-		case p.rows[i] == nil:
-			p.rows[i] = []float64{} // marks i as listed; filled below
-			missing = append(missing, i)
-		}
+		inTrain = inTrain || p.pos[i] >= 0
 	}
 	if inTrain {
 		if _, err := p.trainBlock(ctx); err != nil {
 			return err
+		}
+	}
+	// Rows are marked as listed only now, so that an error above leaves
+	// none marked but not computed.
+	for _, i := range rows {
+		if p.pos[i] < 0 && p.rows[i] == nil {
+			p.rows[i] = []float64{} // marks i as listed; filled below
+			missing = append(missing, i)
 		}
 	}
 	if len(missing) == 0 {

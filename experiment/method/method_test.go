@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/internal/canceltest"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/synth"
 	"go.yaml.in/yaml/v3"
@@ -250,6 +251,26 @@ func TestCodes(t *testing.T) {
 		if _, err := Types()["codes"].New(n.Content[0]); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.params, err, tc.want)
 		}
+	}
+}
+
+// TestEnergyCancelled checks that the energy tracer of every dictionary
+// construction returns an error wrapping context.Canceled, and no
+// energies, on a cancelled context.
+func TestEnergyCancelled(t *testing.T) {
+	data, train, _ := syntheticData(t, 4, 3, 80, 0.2, 16)
+	set := data.Set.Subset(train)
+	atoms := data.Set.Subset(train[:4])
+	for _, dict := range []string{"random", "kmeans", "learned"} {
+		m := newMethod(t, "codes", "{dictionary: "+dict+", sigma: 1, lambda_ratio: 0.05}")
+		tracer := m.Spec().Energy
+		curve, err := tracer.Curve(canceltest.Cancelled(t), set, 4, 2, 1, 2)
+		canceltest.Check(t, dict+": Curve", err)
+		if curve != nil {
+			t.Errorf("%s: Curve returned %v with the error", dict, curve)
+		}
+		_, err = tracer.Energy(canceltest.Cancelled(t), set, atoms, 2)
+		canceltest.Check(t, dict+": Energy", err)
 	}
 }
 
