@@ -77,7 +77,7 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 		e.addTime("data", t0)
 		for mi, m := range e.plan.methods {
 			t0 := time.Now()
-			curve, err := m.spec.Energy.Curve(train, c.Atoms, c.Iters, seed, e.workers)
+			curve, err := m.spec.Energy.Curve(e.ctx, train, c.Atoms, c.Iters, seed, e.workers)
 			if err != nil {
 				return nil, fmt.Errorf("repeat %d, method %q: %w", r, e.cfg.Methods[mi].Name, err)
 			}
@@ -85,7 +85,7 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 			byMethod[mi].secs += time.Since(t0).Seconds()
 			e.rep.Advance(1)
 		}
-		j, err := ref.Energy(train, truth, e.workers)
+		j, err := ref.Energy(e.ctx, train, truth, e.workers)
 		if err != nil {
 			return nil, fmt.Errorf("repeat %d, the sources' energy: %w", r, err)
 		}

@@ -168,7 +168,7 @@ func (e *engine) prepareSplit(s *classify.Split) error {
 	defer e.addTime("pairwise", t0)
 	for _, m := range e.plan.methods {
 		for _, q := range m.spec.Quantities {
-			if err := classify.PrepareSplit(s, q); err != nil {
+			if err := classify.PrepareSplit(e.ctx, s, q); err != nil {
 				return err
 			}
 		}

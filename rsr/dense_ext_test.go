@@ -65,11 +65,11 @@ func denseProblem(tb testing.TB) (K *mat.SymDense, Kx *mat.Dense) {
 func TestLassoDenseConverges(t *testing.T) {
 	K, Kx := denseProblem(t)
 	const lambda = 1e-3
-	l, err := rsr.NewLasso(K, rsr.LassoOptions{Lambda: lambda})
+	l, err := rsr.NewLasso(K, rsr.LassoOptions{Lambda: lambda, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	codes, certs, err := l.SolveBatch(Kx, ones(Kx.RawMatrix().Rows), 2)
+	codes, certs, err := l.SolveBatch(t.Context(), Kx, ones(Kx.RawMatrix().Rows))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package rsr_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -11,7 +12,7 @@ import (
 
 // Learn a dictionary of 8 atoms for synthetic SPD matrices by the paper's
 // Algorithm 1 and use the sparse codes of new matrices as features.
-func ExampleLearn() {
+func ExampleFitDictionary() {
 	train, test, err := synth.Classes(synth.Paper(1, 0.05), 1)
 	if err != nil {
 		log.Fatal(err)
@@ -24,7 +25,7 @@ func ExampleLearn() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	dict, err := rsr.Learn(trainSet, rsr.LearnOptions{
+	dict, err := rsr.FitDictionary(context.Background(), trainSet, rsr.DictionaryOptions{
 		Atoms:  8,
 		Kernel: spd.SteinKernel{Sigma: 1}, // valid on 3×3 matrices: {0.5, 1} or > 1
 		Lasso:  rsr.LassoOptions{LambdaRatio: 0.1},
@@ -41,7 +42,7 @@ func ExampleLearn() {
 	for _, it := range dict.History {
 		kept += it.Kept()
 	}
-	codes, _, err := dict.Encode(testSet, 0)
+	codes, _, err := dict.Transform(context.Background(), testSet)
 	if err != nil {
 		log.Fatal(err)
 	}

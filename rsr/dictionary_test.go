@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -22,15 +23,15 @@ func smallLearner(t *testing.T, seed uint64, m, n, d int, keepScale bool) *learn
 		idx[i] = i
 	}
 	train := all.Subset(idx[:m])
-	l, err := newLearner(train, LearnOptions{Atoms: n, Kernel: spd.SteinKernel{Sigma: 1}, Lasso: LassoOptions{Lambda: 0.05}, KeepScale: keepScale, Workers: 1})
+	l, err := newLearner(context.Background(), train, DictionaryOptions{Atoms: n, Kernel: spd.SteinKernel{Sigma: 1}, Lasso: LassoOptions{Lambda: 0.05}, KeepScale: keepScale, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.atoms = all.Subset(idx[m:])
-	if err := l.kernels(); err != nil {
+	if err := l.kernels(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := l.code(false); err != nil {
+	if _, _, err := l.code(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}
 	return l
@@ -81,7 +82,7 @@ func symFromUpper(a []float64, d int) *mat.SymDense {
 	return s
 }
 
-// gradients returns ∂J/∂D_r by the closed form σ(F − 2G − γD⁻¹) of Learn's
+// gradients returns ∂J/∂D_r by the closed form σ(F − 2G − γD⁻¹) of FitDictionary's
 // doc, and by the printed Eqn. 12, σ(F − G_full − (a − b_full/2)D⁻¹) with
 // the i = r terms G_full = G + (s/2)D⁻¹ and b_full = b + s, which is
 // σ(F − G − (a − b/2)D⁻¹).
@@ -184,7 +185,7 @@ func setAtom(t *testing.T, l *learner, r int, a []float64) {
 		t.Fatal(err)
 	}
 	l.atoms = atoms
-	if err := l.kernels(); err != nil {
+	if err := l.kernels(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -277,7 +278,7 @@ func TestAtomUpdateGuards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := newLearner(train, LearnOptions{Atoms: 4, Kernel: spd.SteinKernel{Sigma: 1}, Lasso: LassoOptions{Lambda: 0.1}, Workers: 2})
+	l, err := newLearner(context.Background(), train, DictionaryOptions{Atoms: 4, Kernel: spd.SteinKernel{Sigma: 1}, Lasso: LassoOptions{Lambda: 0.1}, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +288,7 @@ func TestAtomUpdateGuards(t *testing.T) {
 	if l.atoms, err = spd.NewSet([]*mat.SymDense{diag(1, 1), diag(0.01, 100), diag(3, 3), diag(1, 2)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.kernels(); err != nil {
+	if err := l.kernels(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	l.codes.Set(0, 0, 1)
@@ -295,7 +296,7 @@ func TestAtomUpdateGuards(t *testing.T) {
 	l.codes.Set(1, 2, -1)
 	old := slices.Clone(l.atoms.Data())
 	var it LearnIteration
-	if err := l.update(&it); err != nil {
+	if err := l.update(context.Background(), &it); err != nil {
 		t.Fatal(err)
 	}
 	for r, want := range map[int]guard{0: notSPD, 2: badSign, 3: unused} {
@@ -323,15 +324,15 @@ func trainingMixtures(t *testing.T, seed uint64, m int) *spd.Set {
 	return mixtureSet(t, seed, m, 5, 16, 3)
 }
 
-// TestLearnDecreasesEnergy checks on a small problem that each atom update
+// TestFitDictionaryDecreasesEnergy checks on a small problem that each atom update
 // lowers J (or a guard triggers and is counted) and each sparse coding step
 // does not raise it, and that the reported energies match J recomputed
 // from spd.SteinKernel.Eval.
-func TestLearnDecreasesEnergy(t *testing.T) {
+func TestFitDictionaryDecreasesEnergy(t *testing.T) {
 	train := trainingMixtures(t, 7, 60)
 	for _, keep := range []bool{true, false} {
-		o := LearnOptions{Atoms: 8, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.05}, Iters: 6, KeepScale: keep, Seed: 3}
-		dict, err := Learn(train, o)
+		o := DictionaryOptions{Atoms: 8, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.05}, Iters: 6, KeepScale: keep, Seed: 3}
+		dict, err := FitDictionary(context.Background(), train, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -391,12 +392,12 @@ func largestEigenvalue(t *testing.T, a mat.Symmetric) float64 {
 	return v[len(v)-1]
 }
 
-// TestLearnTolerance checks early stopping: learning stops at the first
+// TestFitDictionaryTolerance checks early stopping: learning stops at the first
 // relative change of J below Tol, and not before.
-func TestLearnTolerance(t *testing.T) {
+func TestFitDictionaryTolerance(t *testing.T) {
 	train := trainingMixtures(t, 8, 60)
-	o := LearnOptions{Atoms: 6, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.05}, Iters: 100, Tol: 1e-3, KeepScale: true}
-	dict, err := Learn(train, o)
+	o := DictionaryOptions{Atoms: 6, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.05}, Iters: 100, Tol: 1e-3, KeepScale: true}
+	dict, err := FitDictionary(context.Background(), train, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,17 +417,17 @@ func TestLearnTolerance(t *testing.T) {
 	}
 }
 
-// TestLearnDeterministic checks that the worker count does not change a
+// TestFitDictionaryDeterministic checks that the worker count does not change a
 // single bit of the result, for either initialisation, and that the seed
 // alone fixes it.
-func TestLearnDeterministic(t *testing.T) {
+func TestFitDictionaryDeterministic(t *testing.T) {
 	train := trainingMixtures(t, 9, 150)
 	for _, init := range []InitMethod{InitRandom, InitKMeans} {
-		o := LearnOptions{Atoms: 12, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{LambdaRatio: 0.1}, Iters: 4, Seed: 11, Init: init}
+		o := DictionaryOptions{Atoms: 12, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{LambdaRatio: 0.1}, Iters: 4, Seed: 11, Init: init}
 		var ref *Dictionary
 		for _, w := range []int{1, 2, 3, 1} {
 			o.Workers = w
-			dict, err := Learn(train, o)
+			dict, err := FitDictionary(context.Background(), train, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -440,7 +441,7 @@ func TestLearnDeterministic(t *testing.T) {
 			}
 		}
 		o.Seed++
-		other, err := Learn(train, o)
+		other, err := FitDictionary(context.Background(), train, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,12 +451,12 @@ func TestLearnDeterministic(t *testing.T) {
 	}
 }
 
-// TestLearnInit checks the initial dictionaries: N distinct training
+// TestFitDictionaryInit checks the initial dictionaries: N distinct training
 // samples, or the centroids of spd.KMeans with the AIRM and the same seed.
-func TestLearnInit(t *testing.T) {
+func TestFitDictionaryInit(t *testing.T) {
 	train := trainingMixtures(t, 13, 40)
-	o := LearnOptions{Atoms: 5, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.1}, Seed: 4, Workers: 2}
-	l, err := newLearner(train, o)
+	o := DictionaryOptions{Atoms: 5, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.1}, Seed: 4, Workers: 2}
+	l, err := newLearner(context.Background(), train, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,10 +473,10 @@ func TestLearnInit(t *testing.T) {
 		t.Errorf("random initialisation: atoms are %d distinct training samples, want %d", len(seen), o.Atoms)
 	}
 	o.Init = InitKMeans
-	if l, err = newLearner(train, o); err != nil {
+	if l, err = newLearner(context.Background(), train, o); err != nil {
 		t.Fatal(err)
 	}
-	km, err := spd.KMeans(train, spd.KMeansOptions{K: o.Atoms, Metric: spd.AIRMMetric, Seed: o.Seed})
+	km, err := spd.KMeans(context.Background(), train, spd.KMeansOptions{K: o.Atoms, Metric: spd.AIRMMetric, Seed: o.Seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,40 +487,40 @@ func TestLearnInit(t *testing.T) {
 	}
 }
 
-// TestLearnBadInput checks that invalid input gives an error wrapping
+// TestFitDictionaryBadInput checks that invalid input gives an error wrapping
 // ErrInput (and spd.ErrSigma for σ), never a panic.
-func TestLearnBadInput(t *testing.T) {
+func TestFitDictionaryBadInput(t *testing.T) {
 	train := trainingMixtures(t, 10, 10)
-	good := LearnOptions{Atoms: 4, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.1}, Iters: 2}
+	good := DictionaryOptions{Atoms: 4, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.1}, Iters: 2}
 	nan := math.NaN()
 	cases := []struct {
 		name  string
 		train *spd.Set
-		edit  func(*LearnOptions)
+		edit  func(*DictionaryOptions)
 		sigma bool // the error also wraps spd.ErrSigma
 	}{
-		{"nil set", nil, func(*LearnOptions) {}, false},
-		{"no atoms", train, func(o *LearnOptions) { o.Atoms = 0 }, false},
-		{"more atoms than samples", train, func(o *LearnOptions) { o.Atoms = 11 }, false},
-		{"more atoms than samples, k-means", train, func(o *LearnOptions) { o.Atoms, o.Init = 11, InitKMeans }, false},
-		{"sigma outside Theorem 1", train, func(o *LearnOptions) { o.Kernel.Sigma = 0.7 }, true},
-		{"sigma zero", train, func(o *LearnOptions) { o.Kernel.Sigma = 0 }, true},
-		{"sigma NaN", train, func(o *LearnOptions) { o.Kernel.Sigma = nan }, true},
-		{"sigma NaN, pseudo", train, func(o *LearnOptions) { o.Kernel = spd.SteinKernel{Sigma: nan, Pseudo: true} }, true},
-		{"lambda and ratio", train, func(o *LearnOptions) { o.Lasso.LambdaRatio = 0.1 }, false},
-		{"lambda NaN", train, func(o *LearnOptions) { o.Lasso.Lambda = nan }, false},
-		{"lambda negative", train, func(o *LearnOptions) { o.Lasso.Lambda = -1 }, false},
-		{"ratio NaN", train, func(o *LearnOptions) { o.Lasso = LassoOptions{LambdaRatio: nan} }, false},
-		{"ratio 1", train, func(o *LearnOptions) { o.Lasso = LassoOptions{LambdaRatio: 1} }, false},
-		{"tolerance NaN", train, func(o *LearnOptions) { o.Tol = nan }, false},
-		{"tolerance 1", train, func(o *LearnOptions) { o.Tol = 1 }, false},
-		{"negative iterations", train, func(o *LearnOptions) { o.Iters = -1 }, false},
-		{"unknown initialisation", train, func(o *LearnOptions) { o.Init = 7 }, false},
+		{"nil set", nil, func(*DictionaryOptions) {}, false},
+		{"no atoms", train, func(o *DictionaryOptions) { o.Atoms = 0 }, false},
+		{"more atoms than samples", train, func(o *DictionaryOptions) { o.Atoms = 11 }, false},
+		{"more atoms than samples, k-means", train, func(o *DictionaryOptions) { o.Atoms, o.Init = 11, InitKMeans }, false},
+		{"sigma outside Theorem 1", train, func(o *DictionaryOptions) { o.Kernel.Sigma = 0.7 }, true},
+		{"sigma zero", train, func(o *DictionaryOptions) { o.Kernel.Sigma = 0 }, true},
+		{"sigma NaN", train, func(o *DictionaryOptions) { o.Kernel.Sigma = nan }, true},
+		{"sigma NaN, pseudo", train, func(o *DictionaryOptions) { o.Kernel = spd.SteinKernel{Sigma: nan, Pseudo: true} }, true},
+		{"lambda and ratio", train, func(o *DictionaryOptions) { o.Lasso.LambdaRatio = 0.1 }, false},
+		{"lambda NaN", train, func(o *DictionaryOptions) { o.Lasso.Lambda = nan }, false},
+		{"lambda negative", train, func(o *DictionaryOptions) { o.Lasso.Lambda = -1 }, false},
+		{"ratio NaN", train, func(o *DictionaryOptions) { o.Lasso = LassoOptions{LambdaRatio: nan} }, false},
+		{"ratio 1", train, func(o *DictionaryOptions) { o.Lasso = LassoOptions{LambdaRatio: 1} }, false},
+		{"tolerance NaN", train, func(o *DictionaryOptions) { o.Tol = nan }, false},
+		{"tolerance 1", train, func(o *DictionaryOptions) { o.Tol = 1 }, false},
+		{"negative iterations", train, func(o *DictionaryOptions) { o.Iters = -1 }, false},
+		{"unknown initialisation", train, func(o *DictionaryOptions) { o.Init = 7 }, false},
 	}
 	for _, c := range cases {
 		o := good
 		c.edit(&o)
-		dict, err := Learn(c.train, o)
+		dict, err := FitDictionary(context.Background(), c.train, o)
 		if !errors.Is(err, ErrInput) || dict != nil {
 			t.Errorf("%s: got %v, want an error wrapping ErrInput", c.name, err)
 		}
@@ -530,7 +531,7 @@ func TestLearnBadInput(t *testing.T) {
 	// A pseudo-kernel is allowed when asked for.
 	o := good
 	o.Kernel = spd.SteinKernel{Sigma: 0.7, Pseudo: true}
-	if _, err := Learn(train, o); err != nil {
+	if _, err := FitDictionary(context.Background(), train, o); err != nil {
 		t.Errorf("pseudo-kernel: %v", err)
 	}
 }
@@ -549,7 +550,7 @@ func TestParseInitMethod(t *testing.T) {
 // TestEncode checks that Encode's codes are the kernel Lasso's solutions
 // computed one query at a time from kernel values of spd.SteinKernel.Eval,
 // whatever the worker count, and that a dictionary's codes of its own
-// training samples reach the energy Learn reports.
+// training samples reach the energy FitDictionary reports.
 func TestEncode(t *testing.T) {
 	all := trainingMixtures(t, 12, 70)
 	idx := make([]int, 70)
@@ -559,7 +560,7 @@ func TestEncode(t *testing.T) {
 	train, queries := all.Subset(idx[:50]), all.Subset(idx[50:])
 	k := spd.SteinKernel{Sigma: 2}
 	o := LassoOptions{Lambda: 0.02}
-	dict, err := Learn(train, LearnOptions{Atoms: 10, Kernel: k, Lasso: o, Iters: 3})
+	dict, err := FitDictionary(context.Background(), train, DictionaryOptions{Atoms: 10, Kernel: k, Lasso: o, Iters: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +580,9 @@ func TestEncode(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []int{1, 3} {
-		codes, certs, err := Encode(queries, dict.Atoms, k, o, w)
+		o := o
+		o.Workers = w
+		codes, certs, err := Encode(context.Background(), queries, dict.Atoms, k, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -607,7 +610,7 @@ func TestEncode(t *testing.T) {
 			}
 		}
 	}
-	_, certs, err := dict.Encode(train, 2)
+	_, certs, err := dict.Transform(context.Background(), train)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -616,12 +619,12 @@ func TestEncode(t *testing.T) {
 		J += c.Objective
 	}
 	if math.Abs(J-dict.J) > 1e-6*dict.J {
-		t.Errorf("energy of the training codes %.10g, Learn reports %.10g", J, dict.J)
+		t.Errorf("energy of the training codes %.10g, FitDictionary reports %.10g", J, dict.J)
 	}
-	if _, _, err := Encode(queries, dict.Atoms, spd.SteinKernel{Sigma: 0.7}, o, 1); !errors.Is(err, spd.ErrSigma) {
+	if _, _, err := Encode(context.Background(), queries, dict.Atoms, spd.SteinKernel{Sigma: 0.7}, o); !errors.Is(err, spd.ErrSigma) {
 		t.Errorf("bad sigma: %v", err)
 	}
-	if _, _, err := Encode(queries, dict.Atoms, k, LassoOptions{Lambda: 1, LambdaRatio: 0.1}, 1); !errors.Is(err, ErrInput) {
+	if _, _, err := Encode(context.Background(), queries, dict.Atoms, k, LassoOptions{Lambda: 1, LambdaRatio: 0.1}); !errors.Is(err, ErrInput) {
 		t.Errorf("both lambdas: %v", err)
 	}
 }

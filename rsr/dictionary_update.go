@@ -95,7 +95,7 @@ func (ws *atomWork) spectralNorm(m []float64) (float64, bool) {
 	return math.Ldexp(ws.vals[d-1], e), true
 }
 
-// atomTerms holds the scalars of atom r's update (see Learn): a = Σ_j v_jr k_jr,
+// atomTerms holds the scalars of atom r's update (see FitDictionary): a = Σ_j v_jr k_jr,
 // b = Σ_{i≠r} W_ir K_ir and s = W_rr = Σ_j v_jr².
 type atomTerms struct{ a, b, s float64 }
 

@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -63,7 +64,7 @@ func TestUpdateAtomTinyAndHugeScales(t *testing.T) {
 			l := smallLearner(t, 3, 9, 4, 3, keep)
 			l.train = scaledSet(t, l.train, c)
 			l.atoms = scaledSet(t, l.atoms, c)
-			if err := l.kernels(); err != nil {
+			if err := l.kernels(context.Background()); err != nil {
 				t.Fatalf("scale %g: %v", c, err)
 			}
 			got := make([]float64, dd)

@@ -1,6 +1,7 @@
 package rsr_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -11,7 +12,7 @@ import (
 
 // Classify synthetic SPD matrices by Riemannian sparse representation with
 // the Stein kernel: the paper's method end to end.
-func ExampleSteinClassifier() {
+func ExampleFitStein() {
 	train, test, err := synth.Classes(synth.Paper(1, 0.05), 1)
 	if err != nil {
 		log.Fatal(err)
@@ -24,13 +25,14 @@ func ExampleSteinClassifier() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	c, err := rsr.NewSteinClassifier(trainSet, train.Labels,
+	ctx := context.Background()
+	c, err := rsr.FitStein(ctx, trainSet, train.Labels,
 		spd.SteinKernel{Sigma: 1}, // valid on 3×3 matrices: {0.5, 1} or > 1
-		rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 0.01}}, nil)
+		rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 0.01}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	decisions, err := c.Predict(testSet)
+	decisions, err := c.Predict(ctx, testSet)
 	if err != nil {
 		log.Fatal(err)
 	}

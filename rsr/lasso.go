@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -41,6 +42,11 @@ type LassoOptions struct {
 	MaxSweeps int
 	// NonNegative constrains the code to v >= 0.
 	NonNegative bool
+	// Workers bounds the goroutines that code many queries at once
+	// (SolveBatch, and through it Encode, Dictionary.Transform and
+	// Classifier.PredictBatch); 0 (or less) means GOMAXPROCS. The codes
+	// do not depend on it.
+	Workers int
 }
 
 func (o LassoOptions) withDefaults() LassoOptions {
@@ -317,20 +323,24 @@ func LambdaMax(kx []float64, nonNegative bool) float64 {
 	return 2 * m
 }
 
-// SolveBatch solves the kernel Lasso for Q queries in parallel: row q of Kx
-// (Q×N) is 𝒦(X_q, 𝔻) and kxx[q] = k(X_q, X_q). Row q of the returned Q×N
-// matrix is the code of query q. Results do not depend on the worker count
-// (<= 0 means GOMAXPROCS). The error names the first failing query.
-func (l *Lasso) SolveBatch(Kx mat.Matrix, kxx []float64, workers int) (*mat.Dense, []Certificate, error) {
+// SolveBatch solves the kernel Lasso for Q queries in parallel, on
+// LassoOptions.Workers goroutines: row q of Kx (Q×N) is 𝒦(X_q, 𝔻) and
+// kxx[q] = k(X_q, X_q). Row q of the returned Q×N matrix is the code of
+// query q, cold-started. Results do not depend on the worker count. The
+// error names the first failing query; once ctx is cancelled SolveBatch
+// starts no more queries and returns an error wrapping ctx.Err() and no
+// codes.
+func (l *Lasso) SolveBatch(ctx context.Context, Kx mat.Matrix, kxx []float64) (*mat.Dense, []Certificate, error) {
 	q, err := l.checkBatch(Kx, kxx)
 	if err != nil {
 		return nil, nil, err
 	}
 	codes := mat.NewDense(q, l.n, nil)
 	certs := make([]Certificate, q)
+	workers := l.opts.Workers
 	wss := make([]*LassoWorkspace, pool.Workers(workers))
 	rows := make([][]float64, len(wss))
-	err = pool.ForErr(q, workers, func(w, i int) error {
+	err = pool.ForCtx(ctx, q, workers, func(w, i int) error {
 		if wss[w] == nil {
 			wss[w] = l.NewWorkspace()
 			rows[w] = make([]float64, l.n)

@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -161,11 +162,11 @@ func steinProblem(t testing.TB, seed uint64, n, d int) (*mat.SymDense, []float64
 		t.Fatal(err)
 	}
 	k := spd.SteinKernel{Sigma: 0.5 * float64(d)}
-	K, err := k.GramSym(set.Subset(seq(0, n)), nil)
+	K, err := k.GramSym(context.Background(), set.Subset(seq(0, n)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kx, err := k.Gram(set.Subset([]int{n}), set.Subset(seq(0, n)), nil)
+	kx, err := k.Gram(context.Background(), set.Subset([]int{n}), set.Subset(seq(0, n)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,13 +320,14 @@ func TestLassoBatchMatchesSingle(t *testing.T) {
 		}
 	}
 	kxx := []float64{1, 1, 1, 1, 1, 1, 1, 1, 1}
-	l, _ := NewLasso(K, LassoOptions{Lambda: 0.05})
-	ref, _, err := l.SolveBatch(kx, kxx, 1)
+	l, _ := NewLasso(K, LassoOptions{Lambda: 0.05, Workers: 1})
+	ref, _, err := l.SolveBatch(context.Background(), kx, kxx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []int{2, 4} {
-		got, _, err := l.SolveBatch(kx, kxx, w)
+		lw, _ := NewLasso(K, LassoOptions{Lambda: 0.05, Workers: w})
+		got, _, err := lw.SolveBatch(context.Background(), kx, kxx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,8 +378,14 @@ func TestLassoErrors(t *testing.T) {
 		{"negative lambda ratio", func() error { _, err := NewLasso(K, LassoOptions{LambdaRatio: -0.1}); return err }},
 		{"NaN lambda ratio", func() error { _, err := NewLasso(K, LassoOptions{LambdaRatio: math.NaN()}); return err }},
 		{"lambda and ratio", func() error { _, err := NewLasso(K, LassoOptions{Lambda: 0.1, LambdaRatio: 0.1}); return err }},
-		{"batch sizes", func() error { _, _, err := l.SolveBatch(mat.NewDense(3, 2, nil), []float64{1}, 1); return err }},
-		{"batch columns", func() error { _, _, err := l.SolveBatch(mat.NewDense(1, 3, nil), []float64{1}, 1); return err }},
+		{"batch sizes", func() error {
+			_, _, err := l.SolveBatch(context.Background(), mat.NewDense(3, 2, nil), []float64{1})
+			return err
+		}},
+		{"batch columns", func() error {
+			_, _, err := l.SolveBatch(context.Background(), mat.NewDense(1, 3, nil), []float64{1})
+			return err
+		}},
 	}
 	for _, tc := range tests {
 		if err := tc.fn(); !errors.Is(err, ErrInput) {

@@ -18,9 +18,9 @@ func TestZeroValueNoPanic(t *testing.T) {
 		name string
 		call func() error
 	}{
-		{"Classify zero value", func() error { _, err := (&Classifier{}).Classify([]float64{1}, 1); return err }},
-		{"Classify nil", func() error { _, err := nilClassifier.Classify([]float64{1}, 1); return err }},
-		{"ClassifyBatch zero value", func() error { _, err := (&Classifier{}).ClassifyBatch(kx, []float64{1}, 1); return err }},
+		{"Predict zero value", func() error { _, err := (&Classifier{}).Predict([]float64{1}, 1); return err }},
+		{"Predict nil", func() error { _, err := nilClassifier.Predict([]float64{1}, 1); return err }},
+		{"PredictBatch zero value", func() error { _, err := (&Classifier{}).PredictBatch(t.Context(), kx, []float64{1}); return err }},
 		{"Solve zero value", func() error { _, _, err := (&Lasso{}).Solve([]float64{1}, 1); return err }},
 		{"Solve nil", func() error { _, _, err := nilLasso.Solve([]float64{1}, 1); return err }},
 		{"SolveTo nil workspace", func() error {
@@ -31,14 +31,14 @@ func TestZeroValueNoPanic(t *testing.T) {
 			_, err = l.SolveTo([]float64{0}, []float64{1}, 1, nil)
 			return err
 		}},
-		{"SolveBatch zero value", func() error { _, _, err := (&Lasso{}).SolveBatch(kx, []float64{1}, 1); return err }},
+		{"SolveBatch zero value", func() error { _, _, err := (&Lasso{}).SolveBatch(t.Context(), kx, []float64{1}); return err }},
 		{"SolveBatch nil matrix", func() error {
 			l, err := NewLasso(mat.NewSymDense(1, []float64{1}), LassoOptions{Lambda: 0.1})
 			if err != nil {
 				return err
 			}
 			var m *mat.Dense
-			_, _, err = l.SolveBatch(m, []float64{1}, 1)
+			_, _, err = l.SolveBatch(t.Context(), m, []float64{1})
 			return err
 		}},
 	}

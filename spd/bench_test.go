@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -43,7 +44,7 @@ func BenchmarkGramSym600(b *testing.B) {
 	s, _ := randSet(b, 32, 600, 43)
 	k := SteinKernel{Sigma: 1}
 	for b.Loop() {
-		if _, err := k.GramSym(s, &GramOptions{Workers: 2}); err != nil {
+		if _, err := k.GramSym(context.Background(), s, &GramOptions{Workers: 2}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -89,7 +90,7 @@ func BenchmarkSteinBlockSmall(b *testing.B) {
 			}
 			dst := mat.NewDense(64, 320, nil)
 			for b.Loop() {
-				if err := SteinBlockTo(dst, s, rows, s, cols, &GramOptions{Workers: 1}); err != nil {
+				if err := SteinBlockTo(context.Background(), dst, s, rows, s, cols, &GramOptions{Workers: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -103,7 +104,7 @@ func BenchmarkSteinBlockSmall(b *testing.B) {
 func BenchmarkSteinSymBlock(b *testing.B) {
 	s, _ := randSet(b, 52, 256, 17)
 	for b.Loop() {
-		if _, err := SteinSymBlock(s, seq(256), &GramOptions{Workers: 1}); err != nil {
+		if _, err := SteinSymBlock(context.Background(), s, seq(256), &GramOptions{Workers: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
@@ -27,7 +28,7 @@ func TestSteinBlocks(t *testing.T) {
 		for _, workers := range []int{1, 3} {
 			opts := &GramOptions{Workers: workers}
 			dst := mat.NewDense(len(rows), len(cols), nil)
-			if err := SteinBlockTo(dst, s, rows, s, cols, opts); err != nil {
+			if err := SteinBlockTo(context.Background(), dst, s, rows, s, cols, opts); err != nil {
 				t.Fatal(err)
 			}
 			for r, i := range rows {
@@ -37,7 +38,7 @@ func TestSteinBlocks(t *testing.T) {
 					}
 				}
 			}
-			sym, err := SteinSymBlock(s, rows, opts)
+			sym, err := SteinSymBlock(context.Background(), s, rows, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +67,7 @@ func BenchmarkSteinBlock(b *testing.B) {
 	}
 	dst := mat.NewDense(200, 600, nil)
 	for b.Loop() {
-		if err := SteinBlockTo(dst, s, rows, s, cols, &GramOptions{Workers: 1}); err != nil {
+		if err := SteinBlockTo(context.Background(), dst, s, rows, s, cols, &GramOptions{Workers: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -106,7 +107,7 @@ func TestSteinBlocksFourAtOnce(t *testing.T) {
 			for _, workers := range []int{1, 3} {
 				opts := &GramOptions{Workers: workers}
 				dst := mat.NewDense(len(rows), len(cols), nil)
-				if err := SteinBlockTo(dst, s, rows, s, cols, opts); err != nil {
+				if err := SteinBlockTo(context.Background(), dst, s, rows, s, cols, opts); err != nil {
 					t.Fatal(err)
 				}
 				for ri, i := range rows {
@@ -121,7 +122,7 @@ func TestSteinBlocksFourAtOnce(t *testing.T) {
 					}
 				}
 				items := []int{4, 2, 0, 9, 1, 3, 10, 5, 6, 7, 8}
-				sym, err := SteinSymBlock(s, items, opts)
+				sym, err := SteinSymBlock(context.Background(), s, items, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -153,11 +154,11 @@ func TestSteinBlocksFourAtOnce(t *testing.T) {
 			bad[i*d+i] = -1e6
 		}
 		dst := mat.NewDense(2, 8, nil)
-		err := SteinBlockTo(dst, s, []int{6, 7}, s, seq(8), &GramOptions{Workers: 1})
+		err := SteinBlockTo(context.Background(), dst, s, []int{6, 7}, s, seq(8), &GramOptions{Workers: 1})
 		if wantMsg := "Stein divergence of a[6] and b[3]: spd: matrix is not positive definite: Cholesky factorisation of (X+Y)/2 failed"; !errors.Is(err, ErrNotSPD) || err.Error() != wantMsg {
 			t.Errorf("d=%d: SteinBlockTo error %v, want %q", d, err, wantMsg)
 		}
-		_, err = SteinSymBlock(s, []int{6, 0, 1, 2, 3, 4, 5}, &GramOptions{Workers: 1})
+		_, err = SteinSymBlock(context.Background(), s, []int{6, 0, 1, 2, 3, 4, 5}, &GramOptions{Workers: 1})
 		if wantMsg := "Stein divergence of a[6] and a[3]: spd: matrix is not positive definite: Cholesky factorisation of (X+Y)/2 failed"; !errors.Is(err, ErrNotSPD) || err.Error() != wantMsg {
 			t.Errorf("d=%d: SteinSymBlock error %v, want %q", d, err, wantMsg)
 		}

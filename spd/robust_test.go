@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -161,8 +162,14 @@ func TestNoPanicOnBadInput(t *testing.T) {
 	}{
 		{"NewSet nil element", func() error { _, err := NewSet([]*mat.SymDense{good, nil}); return err }, ErrEmpty},
 		{"NewSet nil first element", func() error { _, err := NewSet([]*mat.SymDense{nil, good}); return err }, ErrEmpty},
-		{"KarcherMean nil element", func() error { _, _, err := KarcherMean([]*mat.SymDense{good, nil}, nil); return err }, ErrEmpty},
-		{"KarcherMean nil first element", func() error { _, _, err := KarcherMean([]*mat.SymDense{nil, good}, nil); return err }, ErrEmpty},
+		{"KarcherMean nil element", func() error {
+			_, _, err := KarcherMean(context.Background(), []*mat.SymDense{good, nil}, nil)
+			return err
+		}, ErrEmpty},
+		{"KarcherMean nil first element", func() error {
+			_, _, err := KarcherMean(context.Background(), []*mat.SymDense{nil, good}, nil)
+			return err
+		}, ErrEmpty},
 		{"AddRidge nil", func() error { return AddRidge(nil, 1) }, ErrEmpty},
 		{"AddTraceRidge nil", func() error { return AddTraceRidge(nil, 1) }, ErrEmpty},
 		{"AddDiagRidge nil", func() error { return AddDiagRidge(nil, 1) }, ErrEmpty},

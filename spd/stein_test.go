@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strings"
@@ -240,7 +241,7 @@ func TestGramPositiveSemiDefinite(t *testing.T) {
 		}
 		sigmas := []float64{0.5, 0.5 * float64(d-1), 0.5*float64(d-1) + 0.3, 2 * float64(d)}
 		for _, sigma := range sigmas {
-			g, err := SteinKernel{Sigma: sigma}.GramSym(set, nil)
+			g, err := SteinKernel{Sigma: sigma}.GramSym(context.Background(), set, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,7 +251,7 @@ func TestGramPositiveSemiDefinite(t *testing.T) {
 				t.Errorf("d=%d σ=%g: smallest eigenvalue %g < -1e-10", d, sigma, lmin)
 			}
 		}
-		if _, err := (SteinKernel{Sigma: 0.3}).GramSym(set, nil); d > 1 && !errors.Is(err, ErrSigma) {
+		if _, err := (SteinKernel{Sigma: 0.3}).GramSym(context.Background(), set, nil); d > 1 && !errors.Is(err, ErrSigma) {
 			t.Errorf("d=%d: invalid σ=0.3 accepted: %v", d, err)
 		}
 	}

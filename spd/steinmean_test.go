@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -64,7 +65,7 @@ func TestSteinMeanFixedPoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, info, err := SteinMean(set, nil, nil)
+			m, info, err := SteinMean(context.Background(), set, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +125,7 @@ func TestSteinMeanCommuting(t *testing.T) {
 	// the mean is larger where the objective is flat (here along the entry
 	// with ratio 10⁴), so compare at a tighter one.
 	tight := &SteinMeanOptions{Tol: 1e-14}
-	m, _, err := SteinMean(two, nil, tight)
+	m, _, err := SteinMean(context.Background(), two, nil, tight)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestSteinMeanCommuting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _, err = SteinMean(set, nil, tight)
+	m, _, err = SteinMean(context.Background(), set, nil, tight)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestSteinMeanOfTwoIsGeometricMean(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, _, err := SteinMean(set, nil, nil)
+		m, _, err := SteinMean(context.Background(), set, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,11 +199,11 @@ func TestSteinMeanCongruence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mx, _, err := SteinMean(sx, nil, nil)
+	mx, _, err := SteinMean(context.Background(), sx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	my, _, err := SteinMean(sy, nil, nil)
+	my, _, err := SteinMean(context.Background(), sy, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,12 +213,12 @@ func TestSteinMeanCongruence(t *testing.T) {
 func TestSteinMeanIndices(t *testing.T) {
 	set, xs := randSet(t, 10, 8, 3)
 	idx := []int{5, 1, 1, 6}
-	got, _, err := SteinMean(set, idx, nil)
+	got, _, err := SteinMean(context.Background(), set, idx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The subset, with the repeated matrix listed twice.
-	want, _, err := SteinMean(set.Subset(idx), nil, nil)
+	want, _, err := SteinMean(context.Background(), set.Subset(idx), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestSteinMeanIndices(t *testing.T) {
 		t.Errorf("gradient gap %.3g with a repeated index", gap)
 	}
 	// One matrix is its own mean.
-	one, _, err := SteinMean(set, []int{3}, nil)
+	one, _, err := SteinMean(context.Background(), set, []int{3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestSteinMeanErrors(t *testing.T) {
 		{"negative cap", set, nil, &SteinMeanOptions{MaxIter: -1}, ErrParameter},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, _, err := SteinMean(tc.set, tc.idx, tc.opts)
+			m, _, err := SteinMean(context.Background(), tc.set, tc.idx, tc.opts)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error %v, want %v", err, tc.want)
 			}
@@ -264,7 +265,7 @@ func TestSteinMeanErrors(t *testing.T) {
 		})
 	}
 	// The cap returns the last iterate with ErrNoConvergence.
-	m, info, err := SteinMean(set, nil, &SteinMeanOptions{MaxIter: 1, Tol: 1e-15})
+	m, info, err := SteinMean(context.Background(), set, nil, &SteinMeanOptions{MaxIter: 1, Tol: 1e-15})
 	if !errors.Is(err, ErrNoConvergence) || m == nil || info.Converged || info.Iterations != 1 {
 		t.Fatalf("MaxIter 1: m=%v info=%+v err=%v, want the last iterate and ErrNoConvergence", m != nil, info, err)
 	}
@@ -284,7 +285,7 @@ func BenchmarkSteinMean(b *testing.B) {
 			}
 			var iters int
 			for b.Loop() {
-				info, err := w.mean(set, idx, 1e-10, 200)
+				info, err := w.mean(context.Background(), set, idx, 1e-10, 200)
 				if err != nil {
 					b.Fatal(err)
 				}

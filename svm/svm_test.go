@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -99,7 +100,7 @@ func TestTwoPointsClosedForm(t *testing.T) {
 		{1, -1, 0.1}, {3, 1, 0.25}, {0.5, -4, 0.01},
 	} {
 		k := linear([][]float64{{tc.p}, {tc.q}})
-		m, err := Train(k, []int{0, 1}, Options{C: tc.c, Tol: 1e-12})
+		m, err := Fit(context.Background(), k, []int{0, 1}, Options{C: tc.c, Tol: 1e-12})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +147,7 @@ func TestLinearlySeparable(t *testing.T) {
 		x = append(x, p)
 	}
 	k := linear(x)
-	m, err := Train(k, labels, Options{C: 1e4})
+	m, err := Fit(context.Background(), k, labels, Options{C: 1e4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestLinearlySeparable(t *testing.T) {
 	if !bm.Converged || m.Classes[bm.Pos] != 3 {
 		t.Fatalf("converged %v, classes %v", bm.Converged, m.Classes)
 	}
-	ds, err := m.Decide(mat.DenseCopyOf(k), 1)
+	ds, err := m.PredictBatch(context.Background(), mat.DenseCopyOf(k))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestKKT(t *testing.T) {
 	x, labels := blobs(rng, [][]float64{{0, 0}, {1.5, 0.5}, {0, 2}}, []int{0, 1, 2}, 30, 0.9)
 	k := sym(rbf(x, x, 0.5))
 	for _, tc := range []struct{ c, tol float64 }{{0.1, 0}, {1, 0}, {10, 0}, {1, 1e-6}, {100, 1e-8}} {
-		m, err := Train(k, labels, Options{C: tc.c, Tol: tc.tol})
+		m, err := Fit(context.Background(), k, labels, Options{C: tc.c, Tol: tc.tol})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +270,7 @@ func TestDualBruteForce(t *testing.T) {
 		k := sym(rbf(x, x, 0.7))
 		c := []float64{0.3, 1, 5}[trial%3]
 		wantA, want := bruteDual(k, y, c)
-		m, err := Train(k, labels, Options{C: c, Tol: 1e-10})
+		m, err := Fit(context.Background(), k, labels, Options{C: c, Tol: 1e-10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,7 +377,7 @@ func TestThreeBlobs(t *testing.T) {
 	classes := []int{9, 2, 5}
 	x, labels := blobs(rng, centres, classes, 20, 0.7)
 	q, truth := blobs(rng, centres, classes, 50, 0.7)
-	m, err := Train(sym(rbf(x, x, 0.2)), labels, Options{C: 10, Workers: 2})
+	m, err := Fit(context.Background(), sym(rbf(x, x, 0.2)), labels, Options{C: 10, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +389,7 @@ func TestThreeBlobs(t *testing.T) {
 		kq     *mat.Dense
 		labels []int
 	}{{"training", rbf(x, x, 0.2), labels}, {"test", rbf(q, x, 0.2), truth}} {
-		ds, err := m.Decide(set.kq, 3)
+		ds, err := m.PredictBatch(context.Background(), set.kq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -436,7 +437,7 @@ func TestVotingTies(t *testing.T) {
 	} {
 		m := model(tc.f01, tc.f02, tc.f12)
 		var d Decision
-		if err := m.DecideTo(&d, nil); err != nil {
+		if err := m.PredictTo(&d, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(d.Votes, tc.votes) || !reflect.DeepEqual(m.Rank(d), tc.rank) || d.Label != tc.rank[0] {
@@ -450,6 +451,13 @@ func TestVotingTies(t *testing.T) {
 	}
 }
 
+// sameModel reports whether two models hold the same machines over the
+// same training items; the worker count they predict on is not part of
+// what was learnt.
+func sameModel(a, b *Model) bool {
+	return a.n == b.n && reflect.DeepEqual(a.Classes, b.Classes) && reflect.DeepEqual(a.Machines, b.Machines)
+}
+
 // TestDeterministic checks that the model and the decisions depend on the
 // data only, not on the worker count or the run.
 func TestDeterministic(t *testing.T) {
@@ -460,11 +468,11 @@ func TestDeterministic(t *testing.T) {
 	var first *Model
 	var firstD []Decision
 	for _, w := range []int{1, 4, 1, 3} {
-		m, err := Train(k, labels, Options{C: 2, Workers: w})
+		m, err := Fit(context.Background(), k, labels, Options{C: 2, Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ds, err := m.Decide(kq, w)
+		ds, err := m.PredictBatch(context.Background(), kq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -472,34 +480,34 @@ func TestDeterministic(t *testing.T) {
 			first, firstD = m, ds
 			continue
 		}
-		if !reflect.DeepEqual(m, first) || !reflect.DeepEqual(ds, firstD) {
+		if !sameModel(m, first) || !reflect.DeepEqual(ds, firstD) {
 			t.Fatalf("workers %d: model or decisions differ from the first run", w)
 		}
 	}
 }
 
-// TestDecideToAllocs checks that deciding into a reused Decision
+// TestPredictToAllocs checks that deciding into a reused Decision
 // allocates nothing.
-func TestDecideToAllocs(t *testing.T) {
+func TestPredictToAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	x, labels := blobs(rng, [][]float64{{0, 0}, {2, 0}, {0, 2}}, []int{0, 1, 2}, 10, 0.5)
 	k := rbf(x, x, 1)
-	m, err := Train(sym(k), labels, Options{C: 1})
+	m, err := Fit(context.Background(), sym(k), labels, Options{C: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var d Decision
 	row := k.RawRowView(4)
 	if a := testing.AllocsPerRun(100, func() {
-		if err := m.DecideTo(&d, row); err != nil {
+		if err := m.PredictTo(&d, row); err != nil {
 			t.Fatal(err)
 		}
 	}); a != 0 {
-		t.Errorf("DecideTo allocates %v times per query", a)
+		t.Errorf("PredictTo allocates %v times per query", a)
 	}
 }
 
-// atOnly hides a matrix's raw storage, so that Train reads it through At.
+// atOnly hides a matrix's raw storage, so that Fit reads it through At.
 type atOnly struct{ mat.Symmetric }
 
 func TestErrors(t *testing.T) {
@@ -527,20 +535,20 @@ func TestErrors(t *testing.T) {
 		{"iters", ok, []int{0, 1, 1}, Options{C: 1, MaxIter: -1}, "MaxIter = -1"},
 		{"one class", ok, []int{4, 4, 4}, Options{C: 1}, "want at least 2 classes"},
 	} {
-		if _, err := Train(tc.k, tc.labels, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Fit(context.Background(), tc.k, tc.labels, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	m, err := Train(ok, []int{0, 1, 1}, Options{C: 1})
+	m, err := Fit(context.Background(), ok, []int{0, 1, 1}, Options{C: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Decide(mat.NewDense(2, 2, nil), 1); err == nil || !strings.Contains(err.Error(), "2 columns, want one per training item (3)") {
+	if _, err := m.PredictBatch(context.Background(), mat.NewDense(2, 2, nil)); err == nil || !strings.Contains(err.Error(), "2 columns, want one per training item (3)") {
 		t.Errorf("wrong columns: %v", err)
 	}
 	bad := mat.NewDense(2, 3, nil)
 	bad.Set(1, 2, math.Inf(-1))
-	if _, err := m.Decide(bad, 1); err == nil || !strings.Contains(err.Error(), "training item 2 = -Inf") {
+	if _, err := m.PredictBatch(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "training item 2 = -Inf") {
 		t.Errorf("infinite query value: %v", err)
 	}
 }
@@ -549,7 +557,7 @@ func TestErrors(t *testing.T) {
 func TestIterationCap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	x, labels := blobs(rng, [][]float64{{0, 0}, {0.5, 0}}, []int{0, 1}, 30, 1)
-	m, err := Train(sym(rbf(x, x, 1)), labels, Options{C: 10, MaxIter: 2})
+	m, err := Fit(context.Background(), sym(rbf(x, x, 1)), labels, Options{C: 10, MaxIter: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -567,7 +575,7 @@ func TestSecondOrderSelection(t *testing.T) {
 	x := [][]float64{{0}, {3}, {0.8}, {-2}}
 	y := []float64{1, -1, -1, -1}
 	k := rbf(x, x, 0.5)
-	s := solve(k.RawMatrix().Data, y, 10, DefaultTol, 1)
+	s, _ := solve(context.Background(), k.RawMatrix().Data, y, 10, DefaultTol, 1)
 	if s.iters != 1 || !(s.alpha[2] > 0) || s.alpha[1] != 0 || s.alpha[3] != 0 {
 		t.Errorf("after one step α = %v, want only α_0 and α_2 moved", s.alpha)
 	}
@@ -680,7 +688,7 @@ func TestSolveMatchesPlain(t *testing.T) {
 	for _, p := range problems {
 		for _, c := range []float64{0.01, 1, 10, 100} {
 			for _, maxIter := range []int{3, 100000} {
-				got := solve(p.k, p.y, c, DefaultTol, maxIter)
+				got, _ := solve(context.Background(), p.k, p.y, c, DefaultTol, maxIter)
 				want := solvePlain(p.k, p.y, c, DefaultTol, maxIter)
 				same := got.iters == want.iters && got.converged == want.converged &&
 					math.Float64bits(got.bias) == math.Float64bits(want.bias) &&
@@ -743,12 +751,12 @@ func TestBlock(t *testing.T) {
 	}
 }
 
-// TestTrainOnMatchesSubmatrix checks that TrainOn on items of a larger
-// kernel matrix gives Train's model on the submatrix copied out entry by
+// TestFitOnMatchesSubmatrix checks that FitOn on items of a larger
+// kernel matrix gives Fit's model on the submatrix copied out entry by
 // entry, bit for bit, for subsets as cross-validation makes them, with
-// Train calls sharing a Workspace concurrently and one after another; and
+// Fit calls sharing a Workspace concurrently and one after another; and
 // that it checks items and reports non-finite entries among them only.
-func TestTrainOnMatchesSubmatrix(t *testing.T) {
+func TestFitOnMatchesSubmatrix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	x, labels := blobs(rng, [][]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}}, []int{0, 1, 2, 3}, 20, 0.6)
 	k := sym(rbf(x, x, 1))
@@ -776,7 +784,7 @@ func TestTrainOnMatchesSubmatrix(t *testing.T) {
 				}
 			}
 		}
-		m, err := Train(sub, lab, Options{C: 5, Workers: 2})
+		m, err := Fit(context.Background(), sub, lab, Options{C: 5, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -791,7 +799,7 @@ func TestTrainOnMatchesSubmatrix(t *testing.T) {
 				lab[a] = labels[i]
 			}
 		}
-		return TrainOn(k, items, lab, Options{C: 5, Workers: 1 + s%3, Workspace: &ws})
+		return FitOn(context.Background(), k, items, lab, Options{C: 5, Workers: 1 + s%3, Workspace: &ws})
 	}
 	for round := range 2 {
 		got := make([]*Model, len(subsets))
@@ -809,8 +817,8 @@ func TestTrainOnMatchesSubmatrix(t *testing.T) {
 			if errs[s] != nil {
 				t.Fatal(errs[s])
 			}
-			if !reflect.DeepEqual(got[s], want[s]) {
-				t.Errorf("round %d, subset %d: TrainOn's model differs from Train's on the submatrix", round, s)
+			if !sameModel(got[s], want[s]) {
+				t.Errorf("round %d, subset %d: FitOn's model differs from Fit's on the submatrix", round, s)
 			}
 		}
 	}
@@ -830,11 +838,11 @@ func TestTrainOnMatchesSubmatrix(t *testing.T) {
 		{[]int{1, 2}, "2×2 but there are 3 labels"},
 		{[]int{0, 1, 3}, "entry (0, 1) = NaN"},
 	} {
-		if _, err := TrainOn(nan, tc.items, []int{0, 1, 1}, Options{C: 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := FitOn(context.Background(), nan, tc.items, []int{0, 1, 1}, Options{C: 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("items %v: error %v, want %q", tc.items, err, tc.want)
 		}
 	}
-	if _, err := TrainOn(nan, []int{0, 2, 3}, []int{0, 1, 1}, Options{C: 1}); err != nil {
+	if _, err := FitOn(context.Background(), nan, []int{0, 2, 3}, []int{0, 1, 1}, Options{C: 1}); err != nil {
 		t.Errorf("a NaN outside the items: %v", err)
 	}
 }

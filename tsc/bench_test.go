@@ -1,6 +1,7 @@
 package tsc
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -35,7 +36,7 @@ func BenchmarkCode(b *testing.B) {
 			x := make([]float64, n)
 			var iters int
 			for b.Loop() {
-				cert, err := c.CodeTo(x, q, ws)
+				cert, err := c.SolveTo(context.Background(), x, q, ws)
 				if err != nil || !cert.Converged {
 					b.Fatal(err, cert)
 				}

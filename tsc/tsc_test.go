@@ -1,6 +1,7 @@
 package tsc
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -199,7 +200,7 @@ func code(t testing.TB, atoms []*mat.SymDense, query *mat.SymDense, o Options) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, cert, err := c.Code(query)
+	x, cert, err := c.Solve(context.Background(), query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +510,7 @@ func TestErrors(t *testing.T) {
 		q    *mat.SymDense
 		want error
 	}{{bad, spd.ErrNotSPD}, {nan, spd.ErrNotFinite}, {randSPD(rng, 4), spd.ErrDimension}} {
-		if _, _, err := c.Code(tc.q); !errors.Is(err, tc.want) {
+		if _, _, err := c.Solve(context.Background(), tc.q); !errors.Is(err, tc.want) {
 			t.Errorf("query %v: error %v, want %v", mat.Formatted(tc.q), err, tc.want)
 		}
 	}
@@ -593,7 +594,7 @@ func TestSolvePaths(t *testing.T) {
 	}
 }
 
-// TestWorkingSet checks the column generation of CodeTo against solves on
+// TestWorkingSet checks the column generation of SolveTo against solves on
 // every atom: from a working set of 4 of 60 atoms it must reach the same
 // objective within the two certificates' gaps, with a feasible code, and
 // the set must have grown where the first 4 atoms were not enough. A

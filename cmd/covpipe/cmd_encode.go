@@ -84,7 +84,8 @@ func encodeCommand() *cli.Command {
 					lasso = rsr.LassoOptions{Lambda: learned.Lambda, LambdaRatio: learned.LambdaRatio}
 				}
 			}
-			codes, certs, err := rsr.Encode(queries, atoms, k, lasso, workers)
+			lasso.Workers = workers
+			codes, certs, err := rsr.Encode(c.Context, queries, atoms, k, lasso)
 			if err != nil {
 				return fmt.Errorf("encode %s: %w", input, err)
 			}

@@ -95,14 +95,14 @@ func learnCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("learn: %w", err)
 			}
-			o := rsr.LearnOptions{
+			o := rsr.DictionaryOptions{
 				Atoms: c.Int("atoms"), Kernel: spd.SteinKernel{Sigma: sigmaFlag(c, set.Dim())}, Lasso: lasso,
 				Iters: c.Int("iters"), Tol: c.Float64("tolerance"), Init: init, Seed: c.Uint64("seed"),
 				Workers: workers, KeepScale: c.Bool("keep-scale"),
 				Progress: newReporter(c.App.ErrWriter, newLogger(c.App.ErrWriter)),
 			}
 			start := time.Now()
-			dict, err := rsr.Learn(set, o)
+			dict, err := rsr.FitDictionary(c.Context, set, o)
 			if err != nil {
 				return fmt.Errorf("learn %s: %w", input, err)
 			}

@@ -65,14 +65,14 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	}
 	// The same learning through the library gives the same atoms.
 	set, _ := spd.NewSetFromData(3, randomSPD(40, 3, 1))
-	want, err := rsr.Learn(set, rsr.LearnOptions{Atoms: 6, Iters: 3, Kernel: spd.SteinKernel{Sigma: 1},
+	want, err := rsr.FitDictionary(t.Context(), set, rsr.DictionaryOptions{Atoms: 6, Iters: 3, Kernel: spd.SteinKernel{Sigma: 1},
 		Lasso: rsr.LassoOptions{LambdaRatio: 0.2}, Seed: 4, KeepScale: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, v := range want.Atoms.Data() {
 		if atoms.Data[i] != v {
-			t.Fatalf("dictionary.npy differs from rsr.Learn at %d: %v vs %v", i, atoms.Data[i], v)
+			t.Fatalf("dictionary.npy differs from rsr.FitDictionary at %d: %v vs %v", i, atoms.Data[i], v)
 		}
 	}
 
@@ -98,7 +98,7 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	}
 	qs, _ := spd.NewSetFromData(3, queries.Data)
 	ds, _ := spd.NewSetFromData(3, dictData)
-	lib, _, err := rsr.Encode(qs, ds, spd.SteinKernel{Sigma: 1}, rsr.LassoOptions{Lambda: 0.01}, 1)
+	lib, _, err := rsr.Encode(t.Context(), qs, ds, spd.SteinKernel{Sigma: 1}, rsr.LassoOptions{Lambda: 0.01, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/internal/canceltest"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/synth"
 	"go.yaml.in/yaml/v3"
@@ -253,6 +254,26 @@ func TestCodes(t *testing.T) {
 	}
 }
 
+// TestEnergyCancelled checks that the energy tracer of every dictionary
+// construction returns an error wrapping context.Canceled, and no
+// energies, on a cancelled context.
+func TestEnergyCancelled(t *testing.T) {
+	data, train, _ := syntheticData(t, 4, 3, 80, 0.2, 16)
+	set := data.Set.Subset(train)
+	atoms := data.Set.Subset(train[:4])
+	for _, dict := range []string{"random", "kmeans", "learned"} {
+		m := newMethod(t, "codes", "{dictionary: "+dict+", sigma: 1, lambda_ratio: 0.05}")
+		tracer := m.Spec().Energy
+		curve, err := tracer.Curve(canceltest.Cancelled(t), set, 4, 2, 1, 2)
+		canceltest.Check(t, dict+": Curve", err)
+		if curve != nil {
+			t.Errorf("%s: Curve returned %v with the error", dict, curve)
+		}
+		_, err = tracer.Energy(canceltest.Cancelled(t), set, atoms, 2)
+		canceltest.Check(t, dict+": Energy", err)
+	}
+}
+
 // TestLogEuclideanKernel checks the log-Euclidean kernel choice of rsr:
 // its squared distances against spd.LogEuclidean, any σ > 0 accepted, and
 // accuracy on separable classes.
@@ -263,7 +284,7 @@ func TestLogEuclideanKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := classify.Seq(0, data.Set.Len())
-	dist, err := p.Block(all, all, classify.Identity)
+	dist, err := p.Block(context.Background(), all, all, classify.Identity)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,12 +417,12 @@ func TestPCAGramAgainstSVD(t *testing.T) {
 		var x mat.Dense
 		x.Mul(coef, basis)
 		train := classify.Seq(0, tc.train)
-		gp, k, err := pcaGram(&x, train, tc.dims)
+		gp, k, err := pcaGram(context.Background(), &x, train, tc.dims)
 		if err != nil {
 			t.Fatal(err)
 		}
 		all := classify.Seq(0, tc.n)
-		g, err := gp.Block(all, all, classify.Identity)
+		g, err := gp.Block(context.Background(), all, all, classify.Identity)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -491,7 +512,7 @@ func TestNormalisePlanes(t *testing.T) {
 func prepare(t testing.TB, m classify.Method, s *classify.Split) {
 	t.Helper()
 	for _, q := range m.Spec().Quantities {
-		if err := classify.PrepareSplit(s, q); err != nil {
+		if err := classify.PrepareSplit(context.Background(), s, q); err != nil {
 			t.Fatal(err)
 		}
 	}

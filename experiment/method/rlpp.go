@@ -158,24 +158,24 @@ func (m *rlppMethod) run(ctx context.Context, s *classify.Split, d *classify.Dat
 		c.dims = max(1, len(classify.ByClass(d.Labels, train))-1)
 	}
 	c.neighbours = cmp.Or(c.neighbours, lpp.DefaultNeighbours)
-	ktr, err := div.Block(train, train, f)
+	ktr, err := div.Block(ctx, train, train, f)
 	if err != nil {
 		return nil, c, err
 	}
-	p, err := lpp.Fit(mat.NewSymDense(len(train), ktr.RawMatrix().Data), labels, lpp.Options{
+	p, err := lpp.Fit(ctx, mat.NewSymDense(len(train), ktr.RawMatrix().Data), labels, lpp.Options{
 		Dims: c.dims, Supervised: true, Center: true, Neighbours: c.neighbours, HeatT: c.heat,
 	})
 	if err != nil {
 		return nil, c, fmt.Errorf("rlpp (sigma %v): %w", c.sigma, err)
 	}
 	c.heat = p.Heat()
-	ytr, err := p.Project(ktr)
+	ytr, err := p.Transform(ktr)
 	if err != nil {
 		return nil, c, err
 	}
 	yte := mat.NewDense(len(test), c.dims, nil)
 	err = classify.ForBlocks(ctx, div, test, train, f, &m.blocks, func(off int, k *mat.Dense) error {
-		y, err := p.Project(k)
+		y, err := p.Transform(k)
 		if err != nil {
 			return err
 		}

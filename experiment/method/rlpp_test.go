@@ -94,13 +94,13 @@ func TestRLPPRanking(t *testing.T) {
 		return g
 	}
 	ktr := gram(train, train)
-	p, err := lpp.Fit(mat.NewSymDense(len(train), ktr.RawMatrix().Data), classify.Pick(data.Labels, train),
+	p, err := lpp.Fit(context.Background(), mat.NewSymDense(len(train), ktr.RawMatrix().Data), classify.Pick(data.Labels, train),
 		lpp.Options{Dims: 3, Neighbours: 4, Supervised: true, Center: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ytr, _ := p.Project(ktr)
-	yte, _ := p.Project(gram(test, train))
+	ytr, _ := p.Transform(ktr)
+	yte, _ := p.Transform(gram(test, train))
 	agree := 0
 	for q := range test {
 		best := map[int]float64{}

@@ -121,11 +121,11 @@ func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data,
 	opts := svm.Options{C: p.c, Tol: m.p.Tolerance, Workers: workers, Workspace: &m.machines}
 	// The Stein kernel's folds and final training set are items of the
 	// split's training kernel matrix, which the Pairs keeps: train on it.
-	gram, items, err := classify.TrainKernel(div, train, k)
+	gram, items, err := classify.TrainKernel(ctx, div, train, k)
 	if err == nil && gram == nil {
 		key := svmGramKey{weak.Make(d), classify.HashInts(train), len(train), p.sigma}
 		gram, err = m.grams.Do(key, func() (*mat.SymDense, error) {
-			g, err := div.Block(train, train, k)
+			g, err := div.Block(ctx, train, train, k)
 			if err != nil {
 				return nil, err
 			}
@@ -135,13 +135,13 @@ func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data,
 	if err != nil {
 		return nil, err
 	}
-	model, err := svm.TrainOn(gram, items, labels, opts)
+	model, err := svm.FitOn(ctx, gram, items, labels, opts)
 	if err != nil {
 		return nil, fmt.Errorf("stein-svm (sigma = %v, c = %v): %w", p.sigma, p.c, err)
 	}
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
 	err = classify.ForBlocks(ctx, div, test, train, k, &m.blocks, func(off int, kb *mat.Dense) error {
-		ds, err := model.Decide(kb, workers)
+		ds, err := model.PredictBatch(ctx, kb)
 		if err != nil {
 			return err
 		}

@@ -128,19 +128,19 @@ func checkDirectSVM(t *testing.T, name string, data *classify.Data, train, test 
 	t.Helper()
 	kern := spd.SteinKernel{Sigma: sigma}
 	trainSet, testSet := data.Set.Subset(train), data.Set.Subset(test)
-	gram, err := kern.GramSym(trainSet, nil)
+	gram, err := kern.GramSym(context.Background(), trainSet, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := svm.Train(gram, classify.Pick(data.Labels, train), o)
+	model, err := svm.Fit(context.Background(), gram, classify.Pick(data.Labels, train), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kq, err := kern.Gram(testSet, trainSet, nil)
+	kq, err := kern.Gram(context.Background(), testSet, trainSet, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := model.Decide(kq, 1)
+	ds, err := model.PredictBatch(context.Background(), kq)
 	if err != nil {
 		t.Fatal(err)
 	}

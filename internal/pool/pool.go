@@ -12,6 +12,7 @@
 package pool
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -124,4 +125,19 @@ func call(fn func(worker, i int) error, worker, i int) (err error) {
 		}
 	}()
 	return fn(worker, i)
+}
+
+// ForCtx is like ForErr but also stops handing out items once ctx is
+// done: an item not started by then fails with ctx.Err(), so the call
+// returns promptly with the error of the lowest failing index, ctx.Err()
+// unless an item before it failed of its own. ctx is looked at once per
+// item, so an item should be a unit of work much longer than that (a
+// query, a few rows of a Gram matrix).
+func ForCtx(ctx context.Context, n, workers int, fn func(worker, i int) error) error {
+	return ForErr(n, workers, func(worker, i int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fn(worker, i)
+	})
 }

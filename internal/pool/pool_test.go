@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -117,5 +118,33 @@ func TestWorkersBounded(t *testing.T) {
 	}
 	if got := Workers(-4); got != min(runtime.GOMAXPROCS(0), MaxWorkers) {
 		t.Errorf("Workers(-4) = %d, want GOMAXPROCS", got)
+	}
+}
+
+func TestForCtxStopsOnCancel(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var ran atomic.Int32
+		err := ForCtx(ctx, 1000, workers, func(_, i int) error {
+			if ran.Add(1) == 10 {
+				cancel()
+			}
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("workers=%d: got %v, want context.Canceled", workers, err)
+		}
+		// Each worker finishes at most the item it had started.
+		if n := ran.Load(); n > 10+int32(workers) {
+			t.Fatalf("workers=%d: %d items ran after the cancel at the 10th", workers, n)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := ForCtx(ctx, 5, 2, func(_, _ int) error { t.Error("an item ran under a cancelled context"); return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled before: got %v", err)
+	}
+	if err := ForCtx(context.Background(), 10, 2, func(_, _ int) error { return nil }); err != nil {
+		t.Fatalf("no cancel: got %v", err)
 	}
 }
