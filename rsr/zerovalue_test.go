@@ -8,8 +8,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestZeroValueNoPanic checks issue 12, defect 6: a zero-value or nil
-// Classifier or Lasso gives an error wrapping ErrInput, not a panic.
+// TestZeroValueNoPanic checks that a zero-value or nil Classifier or
+// Lasso gives an error wrapping ErrInput, not a panic.
 func TestZeroValueNoPanic(t *testing.T) {
 	var nilClassifier *Classifier
 	var nilLasso *Lasso
