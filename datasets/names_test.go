@@ -8,6 +8,43 @@ import (
 	"testing"
 )
 
+func TestRegexpMeta(t *testing.T) {
+	parse := RegexpMeta(regexp.MustCompile(`^(?P<subject>[a-z]+)_(\d+)(?:_(?P<take>\d+))?\.png$`))
+	for _, tc := range []struct {
+		name string
+		want map[string]string
+	}{
+		{"anna_12_3.png", map[string]string{"subject": "anna", "take": "3"}},
+		{"anna_12.png", map[string]string{"subject": "anna"}}, // optional group did not take part
+		{"Anna_12.png", nil},
+	} {
+		got, ok := parse(tc.name)
+		if ok != (tc.want != nil) || !maps.Equal(got, tc.want) {
+			t.Errorf("RegexpMeta parse %q = %v, %v; want %v", tc.name, got, ok, tc.want)
+		}
+	}
+}
+
+func TestMARSMeta(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want map[string]string
+	}{
+		{"0003C4T0003F001.jpg", map[string]string{"pid": "0003", "camera": "4", "tracklet": "0003", "frame": "001"}},
+		{"1500C6T0012F123.JPG", map[string]string{"pid": "1500", "camera": "6", "tracklet": "0012", "frame": "123"}},
+		{"00-1C1T0001F001.jpg", map[string]string{"pid": "00-1", "camera": "1", "tracklet": "0001", "frame": "001"}},
+		{"0003C4T0003.jpg", nil},
+		{"0003C4T0003F001", nil},
+		{"0003c4t0003f001.jpg", nil},
+		{"photo.jpg", nil},
+	} {
+		got, ok := MARSMeta(tc.name)
+		if ok != (tc.want != nil) || !maps.Equal(got, tc.want) {
+			t.Errorf("MARSMeta(%q) = %v, %v; want %v", tc.name, got, ok, tc.want)
+		}
+	}
+}
+
 func TestParseFERETName(t *testing.T) {
 	for _, tc := range []struct {
 		name, subject, pose string
@@ -59,43 +96,6 @@ func TestParseBrodatzName(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, ErrFormat) {
 			t.Errorf("ParseBrodatzName(%q) error does not wrap ErrFormat", tc.name)
-		}
-	}
-}
-
-func TestMARSMeta(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		want map[string]string
-	}{
-		{"0003C4T0003F001.jpg", map[string]string{"pid": "0003", "camera": "4", "tracklet": "0003", "frame": "001"}},
-		{"1500C6T0012F123.JPG", map[string]string{"pid": "1500", "camera": "6", "tracklet": "0012", "frame": "123"}},
-		{"00-1C1T0001F001.jpg", map[string]string{"pid": "00-1", "camera": "1", "tracklet": "0001", "frame": "001"}},
-		{"0003C4T0003.jpg", nil},
-		{"0003C4T0003F001", nil},
-		{"0003c4t0003f001.jpg", nil},
-		{"photo.jpg", nil},
-	} {
-		got, ok := MARSMeta(tc.name)
-		if ok != (tc.want != nil) || !maps.Equal(got, tc.want) {
-			t.Errorf("MARSMeta(%q) = %v, %v; want %v", tc.name, got, ok, tc.want)
-		}
-	}
-}
-
-func TestRegexpMeta(t *testing.T) {
-	parse := RegexpMeta(regexp.MustCompile(`^(?P<subject>[a-z]+)_(\d+)(?:_(?P<take>\d+))?\.png$`))
-	for _, tc := range []struct {
-		name string
-		want map[string]string
-	}{
-		{"anna_12_3.png", map[string]string{"subject": "anna", "take": "3"}},
-		{"anna_12.png", map[string]string{"subject": "anna"}}, // optional group did not take part
-		{"Anna_12.png", nil},
-	} {
-		got, ok := parse(tc.name)
-		if ok != (tc.want != nil) || !maps.Equal(got, tc.want) {
-			t.Errorf("RegexpMeta parse %q = %v, %v; want %v", tc.name, got, ok, tc.want)
 		}
 	}
 }
