@@ -78,10 +78,7 @@ func TestSteinBlocksFourAtOnce(t *testing.T) {
 				ms[i] = randOfKind(r, d, kind)
 			}
 			ms[9] = ms[2] // byte-identical to item 2
-			s, err := NewSet(ms)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustSet(t, ms)
 			buf := make([]float64, d*d)
 			want := func(i, j int) float64 {
 				v, ok := steinEntry(buf, s.block(i), s.block(j), d, s.logdet[i], s.logdet[j])

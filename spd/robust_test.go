@@ -204,10 +204,7 @@ func TestNoPanicOnBadInput(t *testing.T) {
 // TestSetIndexPanics checks the documented programming-error panics: an
 // index out of range names itself.
 func TestSetIndexPanics(t *testing.T) {
-	s, err := NewSet([]*mat.SymDense{diag(1, 2), diag(3, 4)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustSet(t, []*mat.SymDense{diag(1, 2), diag(3, 4)})
 	for _, i := range []int{-1, 2} {
 		for name, f := range map[string]func(int){
 			"At":     func(i int) { s.At(i) },

@@ -307,10 +307,7 @@ func TestGramPositiveSemiDefinite(t *testing.T) {
 		for i := range ms {
 			ms[i] = randSPD(r, d, 1.5)
 		}
-		set, err := NewSet(ms)
-		if err != nil {
-			t.Fatal(err)
-		}
+		set := mustSet(t, ms)
 		sigmas := []float64{0.5, 0.5 * float64(d-1), 0.5*float64(d-1) + 0.3, 2 * float64(d)}
 		for _, sigma := range sigmas {
 			g, err := SteinKernel{Sigma: sigma}.GramSym(context.Background(), set, nil)
