@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/panictest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -756,14 +757,7 @@ func TestBadInput(t *testing.T) {
 	table := badInputTable(t)
 	for _, name := range exportedAPI(t) {
 		for _, tc := range table[name] {
-			var (
-				err       error
-				recovered any
-			)
-			func() {
-				defer func() { recovered = recover() }()
-				err = tc.call()
-			}()
+			recovered, err := panictest.Recover(tc.call)
 			where := name + ": " + tc.name
 			switch {
 			case tc.panics != "":

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/panictest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -185,17 +186,8 @@ func TestNoPanicOnBadInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var err error
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("panic: %v", r)
-					}
-				}()
-				err = tc.call()
-			}()
-			if !errors.Is(err, tc.want) {
-				t.Errorf("got %v, want an error wrapping %v", err, tc.want)
+			if r, err := panictest.Recover(tc.call); r != nil || !errors.Is(err, tc.want) {
+				t.Errorf("got %v (panic: %v), want an error wrapping %v", err, r, tc.want)
 			}
 		})
 	}
