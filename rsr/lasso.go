@@ -106,6 +106,7 @@ type Certificate struct {
 type Lasso struct {
 	n    int
 	k    []float64 // row-major n×n copy of K (both triangles)
+	all  []int     // 0, ..., n−1: the coordinates of a full sweep
 	opts LassoOptions
 	// lowRank reports a numerical rank of K of at most
 	// homotopyMaxActive, for which cold starts follow the homotopy.
@@ -134,7 +135,10 @@ func NewLasso(K mat.Matrix, opts LassoOptions) (*Lasso, error) {
 		return nil, fmt.Errorf("%w: Gram matrix is %d×%d, want square and non-empty", ErrInput, r, c)
 	}
 	n := r
-	l := &Lasso{n: n, k: make([]float64, n*n), opts: opts}
+	l := &Lasso{n: n, k: make([]float64, n*n), all: make([]int, n), opts: opts}
+	for j := range l.all {
+		l.all[j] = j
+	}
 	// A dense K is copied row by row: At costs an interface call and
 	// bounds checks per entry.
 	if d, ok := K.(mat.RawMatrixer); ok {

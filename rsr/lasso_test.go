@@ -41,6 +41,16 @@ func featureProblem(r *rand.Rand, m, n int) (*mat.SymDense, []float64, float64) 
 	return K, kx, kxx
 }
 
+// twinAtoms makes atom 1 an exact duplicate of atom 0: its row and column
+// of K and its entry of k.
+func twinAtoms(K *mat.SymDense, kx []float64) {
+	for j := range K.SymmetricDim() {
+		K.SetSym(1, j, K.At(0, j))
+	}
+	K.SetSym(1, 1, K.At(0, 0))
+	kx[1] = kx[0]
+}
+
 func objective(K mat.Symmetric, kx []float64, kxx, lambda float64, v []float64) float64 {
 	n := len(v)
 	f := kxx
@@ -465,12 +475,7 @@ func TestLassoLowRankGram(t *testing.T) {
 	r := newRand(9)
 	for trial := range 20 {
 		K, kx, kxx := featureProblem(r, 6, 120)
-		// Duplicate atom 0 exactly as atom 1.
-		for j := range 120 {
-			K.SetSym(1, j, K.At(0, j))
-		}
-		K.SetSym(1, 1, K.At(0, 0))
-		kx[1] = kx[0]
+		twinAtoms(K, kx)
 		for _, nonneg := range []bool{false, true} {
 			l, err := NewLasso(K, LassoOptions{Lambda: 0.05, Tol: 1e-8, NonNegative: nonneg})
 			if err != nil {
@@ -503,12 +508,7 @@ func TestNewtonSolvesFace(t *testing.T) {
 	tried, reached := 0, 0
 	for trial := range 300 {
 		K, kx, kxx := featureProblem(r, 4, 6)
-		// Atom 1 duplicates atom 0.
-		for j := range 6 {
-			K.SetSym(1, j, K.At(0, j))
-		}
-		K.SetSym(1, 1, K.At(0, 0))
-		kx[1] = kx[0]
+		twinAtoms(K, kx)
 		lambda := 0.2 + r.Float64()
 		want, wantF := bruteForce(K, kx, kxx, lambda, false)
 		spurious := -1

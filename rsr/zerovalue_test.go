@@ -2,14 +2,14 @@ package rsr
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/panictest"
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestZeroValueNoPanic checks issue 12, defect 6: a zero-value or nil
-// Classifier or Lasso gives an error wrapping ErrInput, not a panic.
+// TestZeroValueNoPanic checks that a zero-value or nil Classifier or
+// Lasso gives an error wrapping ErrInput, not a panic.
 func TestZeroValueNoPanic(t *testing.T) {
 	var nilClassifier *Classifier
 	var nilLasso *Lasso
@@ -44,17 +44,8 @@ func TestZeroValueNoPanic(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var err error
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("panic: %v", r)
-					}
-				}()
-				err = tc.call()
-			}()
-			if !errors.Is(err, ErrInput) {
-				t.Errorf("got %v, want an error wrapping ErrInput", err)
+			if r, err := panictest.Recover(tc.call); r != nil || !errors.Is(err, ErrInput) {
+				t.Errorf("got %v (panic: %v), want an error wrapping ErrInput", err, r)
 			}
 		})
 	}

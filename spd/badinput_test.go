@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/panictest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -144,10 +145,7 @@ func check(ok bool, format string, args ...any) error {
 
 // testSet returns a Set of two 2×2 matrices.
 func testSet(t *testing.T) *Set {
-	s, err := NewSet([]*mat.SymDense{good, diag(1, 3)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustSet(t, []*mat.SymDense{good, diag(1, 3)})
 	return s
 }
 
@@ -268,10 +266,7 @@ func hasNaN(x *mat.SymDense) bool { return !finite(x) }
 // method, by name ("Func" or "Type.Method").
 func badInputTable(t *testing.T) map[string][]badCase {
 	set := testSet(t)
-	set3, err := NewSet([]*mat.SymDense{good3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set3 := mustSet(t, []*mat.SymDense{good3})
 	anchor := func() *Anchor {
 		a, err := NewAnchor(good)
 		if err != nil {
@@ -762,14 +757,7 @@ func TestBadInput(t *testing.T) {
 	table := badInputTable(t)
 	for _, name := range exportedAPI(t) {
 		for _, tc := range table[name] {
-			var (
-				err       error
-				recovered any
-			)
-			func() {
-				defer func() { recovered = recover() }()
-				err = tc.call()
-			}()
+			recovered, err := panictest.Recover(tc.call)
 			where := name + ": " + tc.name
 			switch {
 			case tc.panics != "":

@@ -151,7 +151,7 @@ func TestMatrixFunctions(t *testing.T) {
 
 func TestMatrixFunctionClamping(t *testing.T) {
 	// A rank-deficient PSD matrix is not SPD enough: refused, not clamped
-	// into finite garbage (issue 12, defect 5).
+	// into finite garbage.
 	v := []float64{1, 2, 3}
 	x := mat.NewSymDense(3, nil)
 	for i := range 3 {

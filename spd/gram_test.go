@@ -16,11 +16,7 @@ func randSet(t testing.TB, seed uint64, n, d int) (*Set, []*mat.SymDense) {
 	for i := range ms {
 		ms[i] = randSPD(r, d, 1.5)
 	}
-	s, err := NewSet(ms)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, ms
+	return mustSet(t, ms), ms
 }
 
 func TestGramMatchesPairwise(t *testing.T) {

@@ -36,10 +36,7 @@ func kmClusters(t testing.TB, seed uint64, d int, sizes []int) (*Set, []*mat.Sym
 		ms = append(ms, congr(bases[c], randSPD(r, d, 0.15)))
 		truth = append(truth, c)
 	}
-	set, err := NewSet(ms)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := mustSet(t, ms)
 	return set, ms, truth
 }
 
@@ -352,10 +349,7 @@ func TestKMeansEdgeCases(t *testing.T) {
 	// Identical matrices: k-means++ runs out of distinct elements and the
 	// empty clusters are re-seeded.
 	x := randSPD(newRand(57), 3, 1)
-	dup, err := NewSet([]*mat.SymDense{x, x, x, x, x})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dup := mustSet(t, []*mat.SymDense{x, x, x, x, x})
 	for _, m := range kmMetrics {
 		res, err := KMeans(context.Background(), dup, KMeansOptions{K: 3, Metric: m, Seed: 8})
 		if err != nil {

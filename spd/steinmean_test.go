@@ -61,10 +61,7 @@ func TestSteinMeanFixedPoint(t *testing.T) {
 			for i := range xs {
 				xs[i] = randSPD(r, tc.d, tc.spread)
 			}
-			set, err := NewSet(xs)
-			if err != nil {
-				t.Fatal(err)
-			}
+			set := mustSet(t, xs)
 			m, info, err := SteinMean(context.Background(), set, nil, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -117,10 +114,7 @@ func scalarSteinMean(a []float64) float64 {
 
 func TestSteinMeanCommuting(t *testing.T) {
 	// Two diagonal matrices: the mean is the geometric mean √(ab) entrywise.
-	two, err := NewSet([]*mat.SymDense{diag(1, 4, 9, 0.01), diag(4, 1, 1, 100)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	two := mustSet(t, []*mat.SymDense{diag(1, 4, 9, 0.01), diag(4, 1, 1, 100)})
 	// The default tolerance bounds the residual, a gradient; the error of
 	// the mean is larger where the objective is flat (here along the entry
 	// with ratio 10⁴), so compare at a tighter one.
@@ -146,10 +140,7 @@ func TestSteinMeanCommuting(t *testing.T) {
 		}
 		xs[i] = withEigen(q, v)
 	}
-	set, err := NewSet(xs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := mustSet(t, xs)
 	m, _, err = SteinMean(context.Background(), set, nil, tight)
 	if err != nil {
 		t.Fatal(err)
@@ -165,10 +156,7 @@ func TestSteinMeanOfTwoIsGeometricMean(t *testing.T) {
 	r := newRand(8)
 	for _, d := range []int{2, 5, 12} {
 		a, b := randSPD(r, d, 2), randSPD(r, d, 2)
-		set, err := NewSet([]*mat.SymDense{a, b})
-		if err != nil {
-			t.Fatal(err)
-		}
+		set := mustSet(t, []*mat.SymDense{a, b})
 		m, _, err := SteinMean(context.Background(), set, nil, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -191,14 +179,8 @@ func TestSteinMeanCongruence(t *testing.T) {
 		xs[i] = randSPD(r, d, 1.5)
 		ys[i] = congr(a, xs[i])
 	}
-	sx, err := NewSet(xs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sy, err := NewSet(ys)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sx := mustSet(t, xs)
+	sy := mustSet(t, ys)
 	mx, _, err := SteinMean(context.Background(), sx, nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/covpipe/covpipe/spd"
-	"gonum.org/v1/gonum/mat"
 )
 
 // BenchmarkCode codes one query against 256 atoms at d = 3 (the synthetic
@@ -19,18 +16,7 @@ func BenchmarkCode(b *testing.B) {
 		n, d := c.n, c.d
 		b.Run(fmt.Sprintf("N=%d/d=%d", n, d), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(uint64(d), 1))
-			var atoms []*mat.SymDense
-			for range n {
-				atoms = append(atoms, randSPD(rng, d))
-			}
-			set, err := spd.NewSet(atoms)
-			if err != nil {
-				b.Fatal(err)
-			}
-			c, err := NewCoder(set, Options{Lambda: 0.1})
-			if err != nil {
-				b.Fatal(err)
-			}
+			c := newCoder(b, randAtoms(rng, n, d), Options{Lambda: 0.1})
 			q := randSPD(rng, d)
 			ws := c.NewWorkspace()
 			x := make([]float64, n)

@@ -44,12 +44,11 @@ type rlppParams struct {
 // rank by their nearest training member's Euclidean distance there (the
 // CMC of the re-identification protocol).
 type rlppMethod struct {
-	memo     classify.Memo[rlppCandidate]
-	blocks   classify.Scratch // test blocks of the method's runs
-	cands    []rlppCandidate
-	kernel   kernelChoice
-	warnings []string
-	p        rlppParams
+	memo   classify.Memo[rlppCandidate]
+	blocks classify.Scratch // test blocks of the method's runs
+	cands  []rlppCandidate
+	kernel kernelChoice
+	p      rlppParams
 }
 
 // rlppCandidate is one parameter setting; dims, neighbours and heat are 0
@@ -67,7 +66,7 @@ func newRLPP(n *yaml.Node) (classify.Method, error) {
 		return nil, err
 	}
 	var err error
-	if m.kernel, m.warnings, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
+	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
 		return nil, err
 	}
 	dims, err := counts(m.p.Dims, "dims")
@@ -118,8 +117,7 @@ func counts(f classify.Floats, name string) ([]int, error) {
 // Spec declares the parameter candidates, the σ check against Theorem 1
 // and the kernel's pairwise quantity.
 func (m *rlppMethod) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: len(m.cands), CheckDim: m.kernel.checkDim,
-		Quantities: m.kernel.quantities(), Warnings: m.warnings}
+	return m.kernel.spec(m.p, len(m.cands))
 }
 
 func (m *rlppMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {

@@ -39,7 +39,6 @@ type steinSVM struct {
 	grams    classify.Once[svmGramKey, *mat.SymDense]
 	cands    []steinSVMCandidate
 	kernel   kernelChoice
-	warnings []string
 	p        steinSVMParams
 }
 
@@ -69,7 +68,7 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 		return nil, err
 	}
 	var err error
-	if m.kernel, m.warnings, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
+	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
 		return nil, err
 	}
 	if err := m.p.C.Check("c", true, 0, false); err != nil {
@@ -89,8 +88,7 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 // Spec declares the parameter candidates, the σ check against Theorem 1
 // and the kernel's pairwise quantity.
 func (m *steinSVM) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: len(m.cands), CheckDim: m.kernel.checkDim,
-		Quantities: m.kernel.quantities(), Warnings: m.warnings}
+	return m.kernel.spec(m.p, len(m.cands))
 }
 
 func (m *steinSVM) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
