@@ -267,8 +267,13 @@ func TestOptionsErrors(t *testing.T) {
 			t.Errorf("NewExtractor(%+v) succeeded", opts)
 		}
 	}
-	if _, err := covariance.NewExtractor(0, covariance.Options{}); err == nil {
-		t.Error("NewExtractor(0) succeeded")
+	for _, d := range []int{0, -1, covariance.MaxFeatures + 1, 1e9, math.MaxInt} {
+		if _, err := covariance.NewExtractor(d, covariance.Options{}); err == nil {
+			t.Errorf("NewExtractor(%d) succeeded", d)
+		}
+	}
+	if _, err := covariance.NewExtractor(covariance.MaxFeatures, covariance.Options{}); err != nil {
+		t.Errorf("NewExtractor(MaxFeatures): %v", err)
 	}
 }
 

@@ -81,12 +81,21 @@ type Extractor struct {
 	chol  []float64 // Cholesky factor, d×d
 }
 
+// MaxFeatures bounds the number of features d of an Extractor: its
+// descriptors are d×d, 128 MiB each at the bound, far beyond any feature
+// set (the paper's largest has 43), so that a size from a config or a
+// flag cannot ask for buffers that cannot be allocated.
+const MaxFeatures = 4096
+
 // NewExtractor returns an Extractor for d ≥ 1 features. It returns an error
-// for d < 1, an invalid regularisation (negative or non-finite Eps, Eps
-// with None, unknown kind) or an unknown method.
+// for d < 1 or d > MaxFeatures, an invalid regularisation (negative or
+// non-finite Eps, Eps with None, unknown kind) or an unknown method.
 func NewExtractor(d int, opts Options) (*Extractor, error) {
 	if d < 1 {
 		return nil, fmt.Errorf("covariance: %d features: need at least 1", d)
+	}
+	if d > MaxFeatures {
+		return nil, fmt.Errorf("covariance: %d features: at most %d (descriptors of %d×%d)", d, MaxFeatures, MaxFeatures, MaxFeatures)
 	}
 	reg, err := opts.Reg.resolved()
 	if err != nil {

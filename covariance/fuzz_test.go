@@ -28,10 +28,11 @@ func FuzzParseRegion(f *testing.F) {
 }
 
 // FuzzParseLayout: the parser never panics, a parsed layout round-trips
-// through its string, and placing it in an image either fails or gives
-// valid regions.
+// through its string and places 1 to MaxRegions regions per image, and
+// placing it in an image either fails or gives valid regions.
 func FuzzParseLayout(f *testing.F) {
-	for _, s := range []string{"whole", "grid:8x8", "blocks:50:32", "grid:0x1", "blocks:1:1", "grid:x", "blocks::"} {
+	for _, s := range []string{"whole", "grid:8x8", "blocks:50:32", "grid:0x1", "blocks:1:1", "grid:x", "blocks::",
+		"blocks:100000000:2", "blocks:1099511627776:2", "grid:100000x100000", "grid:9223372036854775807x2"} {
 		f.Add(s, 64, 48, uint64(1))
 	}
 	f.Fuzz(func(t *testing.T, s string, w, h int, seed uint64) {
@@ -41,6 +42,9 @@ func FuzzParseLayout(f *testing.F) {
 		}
 		if back, err := covariance.ParseLayout(l.String()); err != nil || back != l {
 			t.Fatalf("ParseLayout(%q) = %+v, whose string %q parses to %+v, %v", s, l, l.String(), back, err)
+		}
+		if n := l.Count(); n < 1 || n > covariance.MaxRegions {
+			t.Fatalf("ParseLayout(%q) accepted %d regions per image", s, n)
 		}
 		if l.N > 1000 || w > 1<<12 || h > 1<<12 {
 			return // keep each input cheap

@@ -3,6 +3,7 @@ package covariance
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"strconv"
@@ -140,7 +141,8 @@ type Layout struct {
 
 // ParseLayout parses a layout specification "whole", "grid:RxC" or
 // "blocks:N:S" (see Layout). It returns an error wrapping ErrRegion for
-// malformed text, R or C < 1, N < 1 or S < 2.
+// malformed text, R or C < 1, N < 1, S < 2 or more than MaxRegions
+// regions.
 func ParseLayout(s string) (Layout, error) {
 	bad := func(why string) (Layout, error) {
 		return Layout{}, fmt.Errorf("%w: region layout %q: %s; want whole, grid:RxC (e.g. grid:8x8) or blocks:N:S (e.g. blocks:50:32)", ErrRegion, s, why)
@@ -190,9 +192,33 @@ func parseCounts(args, sep, need, first, second string) (a, b int, why string) {
 	return a, b, ""
 }
 
+// MaxRegions bounds the regions a Layout places in one image: as many as
+// the largest image has pixels (imageio.MaxPixels), which a grid of cells
+// of at least two pixels never reaches, and more random blocks than any
+// image has positions for. The regions alone take 32 bytes each, 2 GiB at
+// the bound, and their descriptors d²·8 bytes each.
+const MaxRegions = 1 << 26
+
+// Count returns the number of regions l places in an image of any size
+// it fits: 1 for the whole image, Rows·Cols for a grid, N for blocks. It
+// saturates at math.MaxInt for a grid whose product overflows.
+func (l Layout) Count() int {
+	switch l.Kind {
+	case LayoutGrid:
+		if l.Rows > 0 && l.Cols > math.MaxInt/l.Rows {
+			return math.MaxInt
+		}
+		return l.Rows * l.Cols
+	case LayoutBlocks:
+		return l.N
+	}
+	return 1
+}
+
 // Check validates the parameters of l that do not depend on the image, as
 // ParseLayout does for the text form: a known kind, R, C ≥ 1 for a grid,
-// N ≥ 1 and S ≥ 2 for blocks. The error wraps ErrRegion.
+// N ≥ 1 and S ≥ 2 for blocks, and at most MaxRegions regions. The error
+// wraps ErrRegion.
 func (l Layout) Check() error {
 	switch l.Kind {
 	case LayoutWhole:
@@ -201,10 +227,16 @@ func (l Layout) Check() error {
 		if l.Rows < 1 || l.Cols < 1 {
 			return fmt.Errorf("%w: grid %dx%d: rows and columns must be >= 1", ErrRegion, l.Rows, l.Cols)
 		}
+		if l.Count() > MaxRegions {
+			return fmt.Errorf("%w: grid %dx%d: more than %d regions per image", ErrRegion, l.Rows, l.Cols, MaxRegions)
+		}
 		return nil
 	case LayoutBlocks:
 		if l.N < 1 {
 			return fmt.Errorf("%w: %d blocks: the count must be >= 1", ErrRegion, l.N)
+		}
+		if l.N > MaxRegions {
+			return fmt.Errorf("%w: %d blocks: more than %d regions per image", ErrRegion, l.N, MaxRegions)
 		}
 		if l.Side < 2 {
 			return fmt.Errorf("%w: block side %d: must be >= 2 (a covariance needs at least 2 pixels)", ErrRegion, l.Side)
@@ -262,7 +294,8 @@ func (l Layout) AppendRegions(dst []Region, w, h int, seed uint64) ([]Region, er
 // equal regions keep every descriptor's sample size n the same, as in the
 // paper's 256×256 images split into 64 regions of 32×32 (Sec. 5.1.3); resize
 // the image to a multiple instead. The error wraps ErrRegion and also
-// reports rows or cols < 1 and cells of fewer than 2 pixels.
+// reports rows or cols < 1, more than MaxRegions cells and cells of fewer
+// than 2 pixels.
 func Grid(w, h, rows, cols int) ([]Region, error) {
 	if err := (Layout{Kind: LayoutGrid, Rows: rows, Cols: cols}).Check(); err != nil {
 		return nil, err
@@ -301,8 +334,8 @@ const blockStream = 0x636f7670697065
 // platforms, for its X and Y. Use
 // a different seed per image, derived from the run's seed and the image's
 // index, so that results do not depend on the order images are processed.
-// The error wraps ErrRegion and reports n < 1, side < 2 and a side larger
-// than the image.
+// The error wraps ErrRegion and reports n < 1, n > MaxRegions, side < 2
+// and a side larger than the image.
 func RandomBlocks(w, h, n, side int, seed uint64) ([]Region, error) {
 	if err := (Layout{Kind: LayoutBlocks, N: n, Side: side}).Check(); err != nil {
 		return nil, err

@@ -188,6 +188,9 @@ func TestLayoutErrors(t *testing.T) {
 		{"blocks:50:0", "must be >= 2"},
 		{"blocks:50:32:7", "not a non-negative decimal integer"},
 		{"blocks: 50:32", "not a non-negative decimal integer"},
+		{"blocks:100000000:2", "100000000 blocks: more than 67108864 regions per image"},
+		{"grid:100000x100000", "grid 100000x100000: more than 67108864 regions per image"},
+		{"grid:9223372036854775807x2", "more than 67108864 regions per image"},
 	} {
 		_, err := covariance.ParseLayout(tc.spec)
 		if !errors.Is(err, covariance.ErrRegion) || !strings.Contains(err.Error(), tc.msg) {
@@ -223,6 +226,13 @@ func TestLayoutErrors(t *testing.T) {
 		func() error { _, err := covariance.RandomBlocks(64, 64, 5, 1, 1); return err }(),
 		func() error { _, err := covariance.RandomBlocks(64, 64, 5, 65, 1); return err }(),
 		func() error { _, err := (covariance.Layout{Kind: 9}).Regions(64, 64, 1); return err }(),
+		// Sizes that cannot be allocated are errors, not a crash.
+		func() error { _, err := covariance.RandomBlocks(10, 10, 1<<40, 2, 1); return err }(),
+		func() error { _, err := covariance.Grid(1<<31, 1<<31, 1<<30, 1<<30); return err }(),
+		func() error {
+			_, err := (covariance.Layout{Kind: covariance.LayoutBlocks, N: 1 << 40, Side: 2}).Regions(10, 10, 1)
+			return err
+		}(),
 	} {
 		if !errors.Is(err, covariance.ErrRegion) {
 			t.Errorf("error %v, want ErrRegion", err)
@@ -233,7 +243,7 @@ func TestLayoutErrors(t *testing.T) {
 // TestLayoutCheck: Check accepts the layouts ParseLayout returns and
 // refuses, wrapping ErrRegion, the typed values ParseLayout would refuse.
 func TestLayoutCheck(t *testing.T) {
-	for _, spec := range []string{"whole", "grid:1x1", "grid:8x8", "blocks:1:2", "blocks:50:32"} {
+	for _, spec := range []string{"whole", "grid:1x1", "grid:8x8", "blocks:1:2", "blocks:50:32", "blocks:67108864:2", "grid:8192x8192"} {
 		l, err := covariance.ParseLayout(spec)
 		if err != nil {
 			t.Fatal(err)
@@ -251,9 +261,27 @@ func TestLayoutCheck(t *testing.T) {
 		{covariance.Layout{Kind: covariance.LayoutBlocks, Side: 4}, "count must be >= 1"},
 		{covariance.Layout{Kind: covariance.LayoutBlocks, N: 3, Side: 1}, "must be >= 2"},
 		{covariance.Layout{Kind: 7}, "unknown region layout kind 7"},
+		{covariance.Layout{Kind: covariance.LayoutBlocks, N: covariance.MaxRegions + 1, Side: 2}, "more than 67108864 regions"},
+		{covariance.Layout{Kind: covariance.LayoutGrid, Rows: 1 << 13, Cols: 1<<13 + 1}, "more than 67108864 regions"},
+		{covariance.Layout{Kind: covariance.LayoutGrid, Rows: 1 << 62, Cols: 1 << 62}, "more than 67108864 regions"},
 	} {
 		if err := tc.l.Check(); !errors.Is(err, covariance.ErrRegion) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%v: error %v, want one saying %q", tc.l, err, tc.msg)
+		}
+	}
+}
+
+// TestLayoutCount checks the regions per image a layout places against
+// the regions it places in an image that fits it.
+func TestLayoutCount(t *testing.T) {
+	for _, spec := range []string{"whole", "grid:1x1", "grid:8x8", "grid:3x5", "blocks:1:2", "blocks:50:32"} {
+		l, err := covariance.ParseLayout(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := l.Regions(480, 480, 1)
+		if err != nil || len(rs) != l.Count() {
+			t.Errorf("%s: Count %d, %d regions placed (%v)", spec, l.Count(), len(rs), err)
 		}
 	}
 }

@@ -14,29 +14,6 @@ import (
 	"github.com/covpipe/covpipe/internal/imagetest"
 )
 
-func TestOverlaps(t *testing.T) {
-	for _, tc := range []struct {
-		d0, d1, m, n int
-		want         []float64
-		i0           int
-	}{
-		{0, 1, 3, 2, []float64{1, 0.5}, 0},
-		{1, 2, 3, 2, []float64{0.5, 1}, 1},
-		{1, 2, 2, 3, []float64{1.0 / 3, 1.0 / 3}, 0}, // upscaling
-		{32, 34, 512, 256, []float64{1, 1, 1, 1}, 64},
-		{3, 5, 7, 7, []float64{1, 1}, 3},
-	} {
-		got, i0 := overlaps(nil, tc.d0, tc.d1, tc.m, tc.n)
-		ok := i0 == tc.i0 && len(got) == len(tc.want)
-		for i := range got {
-			ok = ok && math.Abs(got[i]-tc.want[i]) < 1e-15
-		}
-		if !ok {
-			t.Errorf("overlaps([%d,%d), %d→%d) = %v from %d, want %v from %d", tc.d0, tc.d1, tc.m, tc.n, got, i0, tc.want, tc.i0)
-		}
-	}
-}
-
 // bruteLabel counts the labels of a region of a map at its own size.
 func bruteLabel(m *LabelMap, r image.Rectangle) (label int, purity float64) {
 	count := map[int]int{}
@@ -144,6 +121,29 @@ func TestLabelRegionsScaled(t *testing.T) {
 	}
 	if k := got.Kept; len(k) != 1 || k[0].Label != 4 || k[0].Purity != 0.5 {
 		t.Errorf("tie: %+v, want label 4 purity 0.5", k)
+	}
+}
+
+func TestOverlaps(t *testing.T) {
+	for _, tc := range []struct {
+		d0, d1, m, n int
+		want         []float64
+		i0           int
+	}{
+		{0, 1, 3, 2, []float64{1, 0.5}, 0},
+		{1, 2, 3, 2, []float64{0.5, 1}, 1},
+		{1, 2, 2, 3, []float64{1.0 / 3, 1.0 / 3}, 0}, // upscaling
+		{32, 34, 512, 256, []float64{1, 1, 1, 1}, 64},
+		{3, 5, 7, 7, []float64{1, 1}, 3},
+	} {
+		got, i0 := overlaps(nil, tc.d0, tc.d1, tc.m, tc.n)
+		ok := i0 == tc.i0 && len(got) == len(tc.want)
+		for i := range got {
+			ok = ok && math.Abs(got[i]-tc.want[i]) < 1e-15
+		}
+		if !ok {
+			t.Errorf("overlaps([%d,%d), %d→%d) = %v from %d, want %v from %d", tc.d0, tc.d1, tc.m, tc.n, got, i0, tc.want, tc.i0)
+		}
 	}
 }
 

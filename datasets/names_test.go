@@ -8,6 +8,34 @@ import (
 	"testing"
 )
 
+// TestMetaParsers checks the metadata RegexpMeta's parser and MARSMeta
+// read from names, and that they refuse names not of their pattern.
+func TestMetaParsers(t *testing.T) {
+	regexpMeta := RegexpMeta(regexp.MustCompile(`^(?P<subject>[a-z]+)_(\d+)(?:_(?P<take>\d+))?\.png$`))
+	for _, tc := range []struct {
+		parser string
+		parse  MetaParser
+		name   string
+		want   map[string]string
+	}{
+		{"RegexpMeta", regexpMeta, "anna_12_3.png", map[string]string{"subject": "anna", "take": "3"}},
+		{"RegexpMeta", regexpMeta, "anna_12.png", map[string]string{"subject": "anna"}}, // optional group did not take part
+		{"RegexpMeta", regexpMeta, "Anna_12.png", nil},
+		{"MARSMeta", MARSMeta, "0003C4T0003F001.jpg", map[string]string{"pid": "0003", "camera": "4", "tracklet": "0003", "frame": "001"}},
+		{"MARSMeta", MARSMeta, "1500C6T0012F123.JPG", map[string]string{"pid": "1500", "camera": "6", "tracklet": "0012", "frame": "123"}},
+		{"MARSMeta", MARSMeta, "00-1C1T0001F001.jpg", map[string]string{"pid": "00-1", "camera": "1", "tracklet": "0001", "frame": "001"}},
+		{"MARSMeta", MARSMeta, "0003C4T0003.jpg", nil},
+		{"MARSMeta", MARSMeta, "0003C4T0003F001", nil},
+		{"MARSMeta", MARSMeta, "0003c4t0003f001.jpg", nil},
+		{"MARSMeta", MARSMeta, "photo.jpg", nil},
+	} {
+		got, ok := tc.parse(tc.name)
+		if ok != (tc.want != nil) || !maps.Equal(got, tc.want) {
+			t.Errorf("%s(%q) = %v, %v; want %v", tc.parser, tc.name, got, ok, tc.want)
+		}
+	}
+}
+
 func TestParseFERETName(t *testing.T) {
 	for _, tc := range []struct {
 		name, subject, pose string
@@ -59,43 +87,6 @@ func TestParseBrodatzName(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, ErrFormat) {
 			t.Errorf("ParseBrodatzName(%q) error does not wrap ErrFormat", tc.name)
-		}
-	}
-}
-
-func TestMARSMeta(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		want map[string]string
-	}{
-		{"0003C4T0003F001.jpg", map[string]string{"pid": "0003", "camera": "4", "tracklet": "0003", "frame": "001"}},
-		{"1500C6T0012F123.JPG", map[string]string{"pid": "1500", "camera": "6", "tracklet": "0012", "frame": "123"}},
-		{"00-1C1T0001F001.jpg", map[string]string{"pid": "00-1", "camera": "1", "tracklet": "0001", "frame": "001"}},
-		{"0003C4T0003.jpg", nil},
-		{"0003C4T0003F001", nil},
-		{"0003c4t0003f001.jpg", nil},
-		{"photo.jpg", nil},
-	} {
-		got, ok := MARSMeta(tc.name)
-		if ok != (tc.want != nil) || !maps.Equal(got, tc.want) {
-			t.Errorf("MARSMeta(%q) = %v, %v; want %v", tc.name, got, ok, tc.want)
-		}
-	}
-}
-
-func TestRegexpMeta(t *testing.T) {
-	parse := RegexpMeta(regexp.MustCompile(`^(?P<subject>[a-z]+)_(\d+)(?:_(?P<take>\d+))?\.png$`))
-	for _, tc := range []struct {
-		name string
-		want map[string]string
-	}{
-		{"anna_12_3.png", map[string]string{"subject": "anna", "take": "3"}},
-		{"anna_12.png", map[string]string{"subject": "anna"}}, // optional group did not take part
-		{"Anna_12.png", nil},
-	} {
-		got, ok := parse(tc.name)
-		if ok != (tc.want != nil) || !maps.Equal(got, tc.want) {
-			t.Errorf("RegexpMeta parse %q = %v, %v; want %v", tc.name, got, ok, tc.want)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -72,7 +71,9 @@ type QuickConfig struct {
 // DataConfig says how images become descriptors.
 type DataConfig struct {
 	// Dataset is a datasets.Open spec relative to the data root, e.g.
-	// "feret:feret-b-32" or "mars:mini-mars". Mosaic tasks need none.
+	// "feret:feret-b-32" or "mars:mini-mars". Mosaic tasks need none. A
+	// relative path must stay under the data root (no ".." out of it); an
+	// absolute path reads a dataset anywhere.
 	Dataset string `yaml:"dataset,omitempty" json:"dataset,omitempty"`
 	// Features is a features.Parse spec, e.g. "face" or "I,Ix,Iy,Ixx,Iyy".
 	Features string `yaml:"features" json:"features"`
@@ -173,6 +174,9 @@ type TaskSpec struct {
 	// config is the protocol's decoded config, recorded in results.json.
 	config any
 	raw    map[string]any
+	// index is the task's position in the file, which names its settings
+	// in errors (tasks[3].synthetic.samples) once Quick dropped others.
+	index int
 }
 
 // UnmarshalYAML keeps the task's mapping for its protocol to decode.
@@ -277,6 +281,7 @@ func (m *MethodSpec) UnmarshalJSON(b []byte) error {
 // overrides); Run checks them again.
 type Plan struct {
 	Config  *Config
+	root    *yaml.Node // the file's document, for the lines of errors
 	data    *dataPlan
 	tasks   []protocol
 	methods []plannedMethod
@@ -291,9 +296,11 @@ type Plan struct {
 func (p *Plan) Warnings() []string { return slices.Clone(p.warnings) }
 
 // Load reads and validates an experiment file. YAML is strict: an unknown
-// key is an error naming the key, its line and the keys allowed there.
+// key is an error naming the key, its line and the keys allowed there. A
+// file over 1 MiB (strictyaml.MaxSize) is refused before it is parsed,
+// naming the file and the limit.
 func Load(path string) (*Plan, error) {
-	b, err := os.ReadFile(path)
+	b, err := strictyaml.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read experiment: %w", err)
 	}
@@ -308,12 +315,18 @@ func Load(path string) (*Plan, error) {
 	return p, nil
 }
 
-// Parse decodes and validates an experiment from YAML.
+// Parse decodes and validates an experiment from YAML. It refuses, before
+// decoding, a document over 1 MiB and one whose aliases stand for more
+// than strictyaml.MaxAliasNodes nodes; the errors of an aliased node are
+// reported once, not at each use of the alias.
 func Parse(b []byte) (*Plan, error) {
 	var cfg Config
 	if err := strictyaml.Unmarshal(b, &cfg); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%w: empty file", ErrConfig)
+		}
+		if errors.Is(err, strictyaml.ErrTooLarge) {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		return nil, fmt.Errorf("%w: %s", ErrConfig, explainYAML(err))
 	}
@@ -413,7 +426,7 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 	if c.Plot == PlotCMC && c.CMC == 0 {
 		return nil, fail([]any{"plot"}, "plot: cmc needs cmc: R (the number of ranks)")
 	}
-	p := &Plan{Config: c}
+	p := &Plan{Config: c, root: root}
 	if c.Data != nil {
 		var err error
 		if p.data, err = c.Data.resolve(); err != nil {
@@ -427,6 +440,7 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 	planned := map[string]protocol{}
 	for i := range c.Tasks {
 		t := &c.Tasks[i]
+		t.index = i
 		path := []any{"tasks", i}
 		if t.Name == "" {
 			return nil, fail(path, "task %d has no name", i+1)

@@ -32,6 +32,9 @@ func (e *engine) listData() ([]*classify.Data, error) {
 	if s := list.Skipped.String(); s != "" {
 		e.log.Info("dataset listing skipped entries", "dataset", dp.dataset, "skipped", s)
 	}
+	if err := e.plan.checkDataMemory(list.Len(), e.opts.MaxMemory); err != nil {
+		return nil, err
+	}
 	byRel := make(map[string]datasets.Item, len(list.Items))
 	for _, it := range list.Items {
 		byRel[it.Rel] = it
@@ -119,7 +122,7 @@ func (e *engine) describeOptions(reg covariance.Regularization) describe.Options
 	o := describe.Options{
 		Features: dp.features, Width: dp.w, Height: dp.h, Filter: dp.filter,
 		Regions: dp.layout, Reg: reg,
-		Workers: e.workers, Reporter: e.rep,
+		Workers: e.workers, Reporter: e.rep, MaxMemory: e.opts.MaxMemory,
 	}
 	if dp.layout.Kind == covariance.LayoutBlocks {
 		o.Seed = e.cfg.Seed
@@ -215,6 +218,62 @@ func datasetPath(root, spec string) (kind, path string) {
 		path = filepath.Join(root, path)
 	}
 	return kind, path
+}
+
+// underRoot returns an error when path, a path of a config that is read
+// relative to the data root, leaves it: a relative path with more ".."
+// than folders. An absolute path is the config's explicit choice to read
+// outside the root, and passes.
+func underRoot(path string) error {
+	if path == "" || filepath.IsAbs(path) || filepath.IsLocal(path) {
+		return nil
+	}
+	return fmt.Errorf("%s leaves the data root, under which relative paths are read; give an absolute path to read outside it", path)
+}
+
+// rootPath is a path of a config read relative to the data root, with
+// its keys.
+type rootPath struct {
+	keys []string
+	rel  string
+}
+
+// checkPaths returns an error when a relative path of the plan's config
+// (data.dataset, a mosaic task's image, labels or build.album), which the
+// run reads under root, leaves root: a path with more ".." than folders.
+// An absolute path is the config's explicit choice to read outside the
+// root, and passes. The error names the setting, its line and root.
+func (p *Plan) checkPaths(root string) error {
+	check := func(path []any, key, value, rel string) error {
+		if rel == "" || filepath.IsAbs(rel) || filepath.IsLocal(rel) {
+			return nil
+		}
+		where := fmt.Sprintf("the data root %q,", root)
+		if root == "" {
+			where = "the data root (the current folder),"
+		}
+		return fmt.Errorf("%w: %s%s %q: %s leaves %s under which relative paths are read; give an absolute path to read outside it",
+			ErrConfig, at(p.root, path...), key, value, rel, where)
+	}
+	if d := p.Config.Data; d != nil {
+		_, rel := datasetPath("", d.Dataset)
+		if err := check([]any{"data", "dataset"}, "data.dataset", d.Dataset, rel); err != nil {
+			return err
+		}
+	}
+	for ti, t := range p.tasks {
+		m, ok := t.(*mosaicTask)
+		if !ok {
+			continue
+		}
+		for _, rp := range m.paths() {
+			path, key := taskPath(p.Config.Tasks[ti].index, append([]string{"mosaic"}, rp.keys...)...)
+			if err := check(path, key, rp.rel, rp.rel); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // expected describes what each kind of dataset folder should contain, for

@@ -13,7 +13,12 @@
 // dictionary split, feature vectors, an energy tracer) against what the
 // task offers, so that a method that cannot run on a task fails to load.
 // Plan.Warnings lists what the file should change although it loads
-// (deprecated spellings). Run then draws each repeat's split from seeds derived
+// (deprecated spellings, a degenerate kernel σ). Files over 1 MiB and
+// YAML aliases expanding beyond 10,000 nodes are refused before they are
+// decoded. Before it allocates anything, Run refuses a plan whose
+// settings would make it hold more than Options.MaxMemory
+// (Plan.CheckMemory: repeats, synthetic samples, regions per image, ...)
+// and relative dataset paths that leave the data root. Run then draws each repeat's split from seeds derived
 // from the experiment seed and the task and repeat indices only, runs the
 // methods (package experiment/method) on it, and returns Results with
 // accuracies, per-class accuracies, confusion matrices, CMC curves, the

@@ -3,19 +3,25 @@ package experiment
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/internal/strictyaml"
 )
 
 // FuzzParse feeds arbitrary bytes to Parse, the YAML experiment loader. A
 // configuration it accepts must satisfy the invariants that Run relies on
 // (repeats >= 1, workers >= 0, folds >= 1, cmc >= 0, a known plot, cmc
 // figures only with ranks, and non-empty, uniquely named tasks and
-// methods, each method with a type), must record as JSON (results.json's
-// "config"), and must parse again from that record, as YAML is a superset
-// of JSON, to the same record: the configuration as run is a
-// configuration.
+// methods, each method with a type), must be judged by the memory bound
+// without a panic and, when it fits the default bound, size nothing
+// beyond it (checkBounds), must record as JSON (results.json's "config"),
+// and must parse again from that record, as YAML is a superset of JSON,
+// to the same record: the configuration as run is a configuration.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(validYAML))
 	shipped, _ := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
@@ -29,11 +35,21 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("{}"))
 	f.Add([]byte("repeats: 1\ntasks: [{name: a, synthetic: {}}]\nmethods: [nn]\n"))
 	f.Add([]byte("repeats: 1\ntasks:\n  - name: a\n    synthetic: {classes: 2, dim: 2, samples: 8}\nmethods:\n  - {name: nn, metric: stein}\n"))
+	// The probe's configs: sizes without bound, paths out of the data
+	// root, a degenerate σ, a repeated invalid alias, an alias bomb and
+	// a file over 1 MiB with a bad last line.
+	for _, probe := range []string{probeRepeats, probeSamples, probeRegions, probeTraversal, probeMosaic, probeSigma, probeAlias, aliasBomb(),
+		strings.Replace(probeRegions, "blocks:10000000:2", "blocks:100000000:2", 1),
+		strings.Replace(probeRepeats, "repeats: 1000000000", "repeats: 1\ncmc: 1000000000\nfolds: 1000000000\nworkers: 1000000000", 1),
+		validYAML + strings.Repeat("# padding\n", strictyaml.MaxSize/10) + "methods: [\n"} {
+		f.Add([]byte(probe))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := Parse(b)
 		if err != nil {
 			return
 		}
+		checkBounds(t, p)
 		c := p.Config
 		if c.Repeats < 1 || c.Workers < 0 || c.Folds < 1 || c.CMC < 0 {
 			t.Fatalf("accepted repeats %d, workers %d, folds %d, cmc %d", c.Repeats, c.Workers, c.Folds, c.CMC)
@@ -74,4 +90,46 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip: %s became %s", rec, rec2)
 		}
 	})
+}
+
+// checkBounds checks that CheckMemory judges p without a panic and that,
+// when it admits p under DefaultMaxMemory, no setting it estimates sizes
+// more than the bound on its own: repeats, ranks, folds, synthetic
+// samples and classes, energy-curve draws, and the data section's
+// descriptors and planes per image.
+func checkBounds(t *testing.T, p *Plan) {
+	t.Helper()
+	if err := p.CheckMemory(DefaultMaxMemory); err != nil {
+		if !errors.Is(err, describe.ErrMemory) {
+			t.Fatalf("CheckMemory: %v, want the memory error", err)
+		}
+		return
+	}
+	limit := float64(DefaultMaxMemory)
+	c := p.Config
+	over := func(what string, bytes float64) {
+		if bytes > limit {
+			t.Fatalf("admitted %s of %.3g bytes", what, bytes)
+		}
+	}
+	over("repeats", float64(c.Repeats)*repeatBytes)
+	over("cmc", 8*float64(c.CMC))
+	over("folds", foldBytes*float64(c.Folds))
+	for _, task := range p.tasks {
+		switch tk := task.(type) {
+		case *syntheticTask:
+			o := tk.Synthetic
+			over("synthetic samples", matrices(o.Samples, o.Dim))
+			over("synthetic classes", 8*float64(o.Classes)*float64(o.Classes))
+		case *energyCurveTask:
+			o := tk.Energy
+			over("energy-curve points", 8*float64(o.Points)*float64(o.Dim))
+			over("energy-curve samples", matrices(o.Samples, o.Dim))
+		}
+	}
+	if d := p.data; d != nil {
+		dim := float64(d.features.Dim())
+		over("regions per image", float64(d.layout.Count())*8*dim*dim)
+		over("image planes", float64(d.w)*float64(d.h)*8*dim)
+	}
 }

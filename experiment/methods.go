@@ -2,11 +2,13 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/experiment/method"
 	"github.com/covpipe/covpipe/features"
+	"github.com/covpipe/covpipe/spd"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -64,6 +66,9 @@ func (c *Config) planMethods(p *Plan, root *yaml.Node, fail failFunc) (lists boo
 		for _, w := range spec.Warnings {
 			p.warnings = append(p.warnings, fmt.Sprintf("%smethod %q: %s", at(root, path...), m.Name, w))
 		}
+		for _, w := range sigmaWarnings(m.params) {
+			p.warnings = append(p.warnings, fmt.Sprintf("%smethod %q: %s", at(root, append(path, "sigma")...), m.Name, w))
+		}
 		if err := c.checkSpec(p, m.Name, spec, path, fail); err != nil {
 			return false, err
 		}
@@ -102,4 +107,29 @@ func (c *Config) checkSpec(p *Plan, name string, spec classify.Spec, path []any,
 		}
 	}
 	return nil
+}
+
+// sigmaWarnings warns of the kernel σ of a method's parameters (the key
+// sigma, one value or a list of candidates, of every kernel method) that
+// the method accepted but above spd.MaxUsefulSigma, where its kernel is
+// degenerate: legal by Theorem 1, yet every off-diagonal kernel value
+// underflows.
+func sigmaWarnings(params *yaml.Node) []string {
+	var out []string
+	for i := 0; i+1 < len(params.Content); i += 2 {
+		if params.Content[i].Value != "sigma" {
+			continue
+		}
+		var sigmas classify.Floats
+		if params.Content[i+1].Decode(&sigmas) != nil {
+			return nil // the method decoded it, or refused it
+		}
+		for _, s := range sigmas {
+			if s > spd.MaxUsefulSigma && !math.IsInf(s, 0) {
+				out = append(out, fmt.Sprintf("sigma = %g, above %g, makes a degenerate kernel: exp(−σ·q) is 0 for every pair whose divergence q exceeds %.2g (%.0f/σ), so the off-diagonal kernel values vanish and sparse codes are all zero",
+					s, float64(spd.MaxUsefulSigma), spd.KernelUnderflow/s, spd.KernelUnderflow))
+			}
+		}
+	}
+	return out
 }

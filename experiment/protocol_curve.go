@@ -33,8 +33,8 @@ func newEnergyCurve(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, erro
 	}
 	c := p.Energy
 	one := c.MixtureOptions
-	one.Samples = 1
-	if _, _, err := synth.Mixture(one, 0); err != nil {
+	one.Samples = 1 // samples: checked below, with atoms and iters
+	if err := one.Validate(); err != nil {
 		return nil, err
 	}
 	if c.Samples < 1 || c.Atoms < 1 || c.Atoms > c.Samples || c.Iters < 1 {
@@ -62,7 +62,7 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 		}
 		seed := e.seed(ti, r)
 		t0 := time.Now()
-		sources, samples, err := synth.Mixture(c.MixtureOptions, seed)
+		sources, samples, err := synth.MixtureContext(e.ctx, c.MixtureOptions, seed)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +77,7 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 		e.addTime("data", t0)
 		for mi, m := range e.plan.methods {
 			t0 := time.Now()
-			curve, err := m.spec.Energy.Curve(train, c.Atoms, c.Iters, seed, e.workers)
+			curve, err := m.spec.Energy.Curve(e.ctx, train, c.Atoms, c.Iters, seed, e.workers)
 			if err != nil {
 				return nil, fmt.Errorf("repeat %d, method %q: %w", r, e.cfg.Methods[mi].Name, err)
 			}
@@ -85,7 +85,7 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 			byMethod[mi].secs += time.Since(t0).Seconds()
 			e.rep.Advance(1)
 		}
-		j, err := ref.Energy(train, truth, e.workers)
+		j, err := ref.Energy(e.ctx, train, truth, e.workers)
 		if err != nil {
 			return nil, fmt.Errorf("repeat %d, the sources' energy: %w", r, err)
 		}
@@ -113,4 +113,22 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 	}
 	e.timings["methods"] += sumSecs(out)
 	return out, nil
+}
+
+// sizes estimates what each repeat holds (repeats run one after the
+// other): the normal draws of a source, the sources and samples, and the
+// codes and kernel values of the samples against the atoms.
+func (p *energyCurveTask) sizes(index int, _ sizing) []estimate {
+	c := p.Energy
+	d := c.Dim
+	est := func(key, what string, bytes float64) estimate {
+		path, k := taskPath(index, "energy_curve", key)
+		return estimate{k, path, what, bytes}
+	}
+	return []estimate{
+		est("points", fmt.Sprintf("%d points of dimension %d make a source", c.Points, d), 8*float64(c.Points)*float64(d)),
+		est("sources", fmt.Sprintf("%d sources of %d×%d", c.Sources, d, d), matrices(c.Sources, d)),
+		est("samples", fmt.Sprintf("%d samples of %d×%d", c.Samples, d, d), matrices(c.Samples, d)),
+		est("atoms", fmt.Sprintf("%d atoms code %d samples", c.Atoms, c.Samples), 8*float64(c.Atoms)*(3*float64(c.Samples)+2*float64(c.Atoms))),
+	}
 }

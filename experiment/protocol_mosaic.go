@@ -17,7 +17,8 @@ import (
 // MosaicConfig is a texture mosaic whose regions are classified.
 type MosaicConfig struct {
 	// Image and Labels are the mosaic and its label map, relative to the
-	// data root (USC-SIPI style: grey levels are labels).
+	// data root (USC-SIPI style: grey levels are labels). Relative paths
+	// must stay under the root; absolute ones read anywhere.
 	Image  string `yaml:"image,omitempty" json:"image,omitempty"`
 	Labels string `yaml:"labels,omitempty" json:"labels,omitempty"`
 	// Build composes a mosaic from the Brodatz album instead.
@@ -30,7 +31,7 @@ type MosaicConfig struct {
 // MosaicBuild configures datasets.BuildMosaic.
 type MosaicBuild struct {
 	// Album is the Brodatz folder relative to the data root (default
-	// "brodatz").
+	// "brodatz"), which it must stay under unless absolute.
 	Album string `yaml:"album,omitempty" json:"album,omitempty"`
 	// Textures is the number of textures (5, 10, 16 in the paper).
 	Textures int `yaml:"textures" json:"textures"`
@@ -90,6 +91,16 @@ func newMosaic(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error)
 }
 
 func (p *mosaicTask) offer() offer { return offer{dims: []int{p.data.features.Dim()}} }
+
+// paths lists the mosaic's paths, read relative to the data root, with
+// their keys under mosaic.
+func (p *mosaicTask) paths() []rootPath {
+	out := []rootPath{{[]string{"image"}, p.Mosaic.Image}, {[]string{"labels"}, p.Mosaic.Labels}}
+	if b := p.Mosaic.Build; b != nil {
+		out = append(out, rootPath{[]string{"build", "album"}, b.Album})
+	}
+	return out
+}
 
 func (p *mosaicTask) open(e *engine, ti int) (*drawer, error) {
 	t0 := time.Now()

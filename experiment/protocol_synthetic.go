@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/covpipe/covpipe/experiment/classify"
@@ -37,7 +39,7 @@ func (p *syntheticTask) open(e *engine, ti int) (*drawer, error) {
 	draw := func(r int) (*instance, error) {
 		t0 := time.Now()
 		defer e.addTime("data", t0)
-		train, test, err := model.Sample(e.seed(ti, r))
+		train, test, err := model.SampleContext(e.ctx, e.seed(ti, r))
 		if err != nil {
 			return nil, err
 		}
@@ -50,4 +52,24 @@ func (p *syntheticTask) open(e *engine, ti int) (*drawer, error) {
 		return &instance{split: &classify.Split{Data: data, Train: classify.Seq(0, len(train.X)), Test: classify.Seq(len(train.X), set.Len())}}, nil
 	}
 	return &drawer{classes: p.Synthetic.Classes, draw: draw}, nil
+}
+
+// sizes estimates what the task's samples make each repeat hold (the
+// matrices, and the Stein divergences of the split when a method asks for
+// them) and its classes make each method keep (a confusion matrix).
+func (p *syntheticTask) sizes(index int, s sizing) []estimate {
+	o := p.Synthetic
+	perClass := o.Samples / o.Classes
+	n := perClass * o.Classes
+	train := int(math.Round(o.Train*float64(perClass))) * o.Classes
+	repeat := matrices(n, o.Dim)
+	if s.quantities {
+		repeat += pairwise(train, n-train)
+	}
+	path, key := taskPath(index, "synthetic", "samples")
+	cpath, ckey := taskPath(index, "synthetic", "classes")
+	return []estimate{
+		{key, path, fmt.Sprintf("%s of %d×%d (%d for training) in each of %s at once", plural(n, "sample"), o.Dim, o.Dim, train, plural(int(s.parallel), "repeat")), repeat * s.parallel},
+		{ckey, cpath, fmt.Sprintf("%d classes make a confusion matrix for each of %s", o.Classes, plural(int(s.methods), "method")), s.methods * 8 * float64(o.Classes) * float64(o.Classes)},
+	}
 }

@@ -25,11 +25,20 @@ type Options struct {
 	// read from the cache); nil discards them.
 	Logger *slog.Logger
 	// DataRoot is the folder that dataset paths in the config are relative
-	// to; "" means the current folder.
+	// to; "" means the current folder. Relative paths must stay under it
+	// (Run refuses "../.." out of it); absolute paths read anywhere.
 	DataRoot string
 	// CacheDir holds descriptor caches keyed by a hash of their options;
 	// "" disables caching.
 	CacheDir string
+	// MaxMemory bounds, in bytes, what the plan's settings may make the
+	// run hold, as estimated before anything is allocated (repeats ×
+	// what each repeat keeps, samples × d², regions × d² per image and
+	// per dataset, ...); 0 means DefaultMaxMemory. Run refuses a plan over
+	// it with an error naming the setting that takes the most. It also
+	// bounds the image planes that descriptor extraction holds at once
+	// (describe.Options.MaxMemory). Negative is an error.
+	MaxMemory int64
 }
 
 // engine carries a run's shared state.
@@ -62,16 +71,24 @@ func (e *engine) addTime(stage string, since time.Time) {
 // draws which repeat.
 func (e *engine) seed(ti, r int) uint64 { return deriveSeed(e.cfg.Seed, uint64(ti), uint64(r)) }
 
-// Run runs every task and method of the experiment. Repeat r of task t
-// draws its random data and splits from a seed derived from (Seed, t, r)
-// only, and work is split so that results do not depend on the worker
-// count. Descriptors are extracted once per run (and cached on disk when
+// Run runs every task and method of the experiment. It first refuses a
+// plan whose settings make the run hold more than opts.MaxMemory
+// (Plan.CheckMemory), and one whose relative dataset or mosaic paths
+// leave opts.DataRoot. Repeat r of task t draws its random data and splits
+// from a seed derived from (Seed, t, r) only, and work is split so that
+// results do not depend on the worker count. Descriptors are extracted once per run (and cached on disk when
 // opts.CacheDir is set); Stein divergences and other pairwise quantities
 // are computed once per data set and shared by methods and repeats.
 func Run(ctx context.Context, plan *Plan, opts Options) (*Results, error) {
 	cfg := plan.Config
 	if err := cfg.checkRun(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if err := plan.CheckMemory(opts.MaxMemory); err != nil {
+		return nil, err
+	}
+	if err := plan.checkPaths(opts.DataRoot); err != nil {
+		return nil, err
 	}
 	e := &engine{ctx: ctx, plan: plan, cfg: cfg, opts: opts, timings: map[string]float64{}}
 	e.workers = pool.Workers(cfg.Workers)
@@ -151,7 +168,7 @@ func (e *engine) prepareSplit(s *classify.Split) error {
 	defer e.addTime("pairwise", t0)
 	for _, m := range e.plan.methods {
 		for _, q := range m.spec.Quantities {
-			if err := classify.PrepareSplit(s, q); err != nil {
+			if err := classify.PrepareSplit(e.ctx, s, q); err != nil {
 				return err
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/experiment/method"
+	"github.com/covpipe/covpipe/internal/canceltest"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/synth"
 	"go.yaml.in/yaml/v3"
@@ -96,6 +97,43 @@ func TestRunCanceled(t *testing.T) {
 	cancel()
 	if _, err := Run(ctx, tinyConfig(t), Options{}); err == nil {
 		t.Error("canceled run succeeded")
+	}
+}
+
+// TestRunCancelledWhileRunning checks that a run cancelled while it
+// works, on tasks far too large to finish before the cancel (the pairwise
+// stage and methods of a classification task; an energy curve), returns
+// an error wrapping context.Canceled and no results.
+func TestRunCancelledWhileRunning(t *testing.T) {
+	for _, cfg := range []string{`
+name: large
+repeats: 1
+workers: 1
+tasks:
+  - name: big
+    synthetic: {classes: 10, dim: 16, samples: 3000, train: 0.5, spread: 1, variance: 2}
+methods:
+  - {name: rsr, sigma: 8, lambda_ratio: 0.01}
+  - {name: svm, type: stein-svm, sigma: 8, c: [1, 10]}
+  - {name: rlpp, type: rlpp, sigma: 8}
+`, `
+name: large-curve
+repeats: 1
+workers: 1
+tasks:
+  - {name: fig7, energy_curve: {sources: 8, dim: 8, points: 200, samples: 3000, mix: 3, atoms: 64, iters: 10}}
+methods:
+  - {name: learned, type: codes, dictionary: learned, sigma: 4, lambda_ratio: 0.1}
+`} {
+		plan, err := Parse([]byte(cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(canceltest.Soon(t), plan, Options{})
+		canceltest.Check(t, plan.Config.Name, err)
+		if res != nil {
+			t.Errorf("%s: results came with the error", plan.Config.Name)
+		}
 	}
 }
 

@@ -14,10 +14,17 @@
 //
 // that is, the p smallest eigenvalues of K L K a = λ K D K a. A sample x
 // with kernel row k_x = (k(x, x_1), ..., k(x, x_n)) projects to y = Aᵀ k_x.
+//
+// Fit learns a Projection from the training Gram matrix, which Transforms
+// kernel rows into projections (TransformTo into a caller's matrix). Fit
+// takes a context and returns an error wrapping ctx.Err() once it is
+// cancelled, looking at it between its stages (the graph, the two
+// eigendecompositions, the coefficients).
 package lpp
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -106,8 +113,9 @@ type Projection struct {
 // column's largest-magnitude entry is made positive. Fit returns an error
 // when K is not square and finite, labels do not match it, p is outside
 // [1, r], an option is out of range, the graph has no edges, or a
-// factorisation fails.
-func Fit(k mat.Symmetric, labels []int, o Options) (*Projection, error) {
+// factorisation fails; and an error wrapping ctx.Err() and no projection
+// once ctx is cancelled.
+func Fit(ctx context.Context, k mat.Symmetric, labels []int, o Options) (*Projection, error) {
 	n := k.SymmetricDim()
 	if n < 2 {
 		return nil, fmt.Errorf("lpp: %d training items, want at least 2", n)
@@ -141,6 +149,9 @@ func Fit(k mat.Symmetric, labels []int, o Options) (*Projection, error) {
 		}
 	}
 
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lpp: %w", err)
+	}
 	w, heat := graph(kk, labels, o)
 	deg := make([]float64, n)
 	for i := range n {
@@ -151,6 +162,9 @@ func Fit(k mat.Symmetric, labels []int, o Options) (*Projection, error) {
 	kc := kk
 	if o.Center {
 		kc = center(kk)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lpp: %w", err)
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(kc, true) {
@@ -183,6 +197,9 @@ func Fit(k mat.Symmetric, labels []int, o Options) (*Projection, error) {
 		}
 	}
 
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lpp: %w", err)
+	}
 	// P = Zᵀ L Z = Zᵀ D Z − Zᵀ W Z and Q = Zᵀ D Z + ρ I.
 	dz := mat.NewDense(n, r, nil)
 	for i := range n {
@@ -219,6 +236,9 @@ func Fit(k mat.Symmetric, labels []int, o Options) (*Projection, error) {
 			m.SetSym(i, j, 0.5*(p.At(i, j)+p.At(j, i)))
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lpp: %w", err)
+	}
 	var me mat.EigenSym
 	if !me.Factorize(m, true) {
 		return nil, errors.New("lpp: symmetric eigendecomposition failed")
@@ -228,6 +248,9 @@ func Fit(k mat.Symmetric, labels []int, o Options) (*Projection, error) {
 	me.VectorsTo(&v)
 	b := mat.DenseCopyOf(v.Slice(0, r, 0, o.Dims))
 	blas64.Trsm(blas.Left, blas.Trans, 1, ct, b.RawMatrix())
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lpp: %w", err)
+	}
 	a := mat.NewDense(n, o.Dims, nil)
 	a.Mul(uinv, b)
 
@@ -380,10 +403,10 @@ func (p *Projection) Coefficients() *mat.Dense { return mat.DenseCopyOf(p.a) }
 // when centred, zero otherwise.
 func (p *Projection) Offset() []float64 { return slices.Clone(p.offset) }
 
-// Project returns the m×p projections Y = K_x A + 1 offsetᵀ of the m
+// Transform returns the m×p projections Y = K_x A + 1 offsetᵀ of the m
 // samples whose kernel rows against the n training items are the rows of
 // kx (m×n). It returns an error when kx has the wrong number of columns.
-func (p *Projection) Project(kx mat.Matrix) (*mat.Dense, error) {
+func (p *Projection) Transform(kx mat.Matrix) (*mat.Dense, error) {
 	m, c := kx.Dims()
 	if n, _ := p.a.Dims(); c != n {
 		return nil, fmt.Errorf("lpp: kernel rows of length %d, want %d (the training items)", c, n)
@@ -392,14 +415,14 @@ func (p *Projection) Project(kx mat.Matrix) (*mat.Dense, error) {
 		return &mat.Dense{}, nil
 	}
 	y := mat.NewDense(m, p.Dims(), nil)
-	if err := p.ProjectTo(y, kx); err != nil {
+	if err := p.TransformTo(y, kx); err != nil {
 		return nil, err
 	}
 	return y, nil
 }
 
-// ProjectTo writes Project(kx) into dst, which must be m×p.
-func (p *Projection) ProjectTo(dst *mat.Dense, kx mat.Matrix) error {
+// TransformTo writes Transform(kx) into dst, which must be m×p.
+func (p *Projection) TransformTo(dst *mat.Dense, kx mat.Matrix) error {
 	m, c := kx.Dims()
 	n, _ := p.a.Dims()
 	if c != n {

@@ -2,6 +2,7 @@ package lpp
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -199,7 +200,7 @@ func TestLinearKernelIsLPP(t *testing.T) {
 		{Dims: 1, Center: true, HeatT: 4, Ridge: 1e-3},
 	} {
 		t.Run(fmt.Sprintf("%+v", o), func(t *testing.T) {
-			p, err := Fit(sym(linearKernel(x, x)), labels, o)
+			p, err := Fit(context.Background(), sym(linearKernel(x, x)), labels, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +215,7 @@ func TestLinearKernelIsLPP(t *testing.T) {
 				}
 			}
 			for _, pts := range []*mat.Dense{x, q} {
-				y, err := p.Project(linearKernel(pts, x))
+				y, err := p.Transform(linearKernel(pts, x))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -243,7 +244,7 @@ func TestEigenResidual(t *testing.T) {
 	x, labels := blobs(2, 30, 3, 3, 3)
 	k := sym(rbfKernel(x, x, 0.5))
 	for _, o := range []Options{{Dims: 4}, {Dims: 3, Supervised: true, Neighbours: 4}} {
-		p, err := Fit(k, labels, o)
+		p, err := Fit(context.Background(), k, labels, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,11 +312,11 @@ func TestSeparates(t *testing.T) {
 		{Dims: 1, Center: true, Supervised: true, Neighbours: 100},
 		{Dims: 1, Center: true},
 	} {
-		p, err := Fit(sym(rbfKernel(x, x, 0.1)), labels, o)
+		p, err := Fit(context.Background(), sym(rbfKernel(x, x, 0.1)), labels, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		y, err := p.Project(rbfKernel(q, x, 0.1))
+		y, err := p.Transform(rbfKernel(q, x, 0.1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,11 +334,11 @@ func TestDeterministic(t *testing.T) {
 	x, labels := blobs(4, 60, 5, 2, 6)
 	k := sym(rbfKernel(x, x, 0.3))
 	o := Options{Dims: 4, Center: true, Supervised: true}
-	p1, err := Fit(k, labels, o)
+	p1, err := Fit(context.Background(), k, labels, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2, _ := Fit(k, labels, o)
+	p2, _ := Fit(context.Background(), k, labels, o)
 	if !mat.Equal(p1.Coefficients(), p2.Coefficients()) || !slices.Equal(p1.Offset(), p2.Offset()) || !slices.Equal(p1.Values(), p2.Values()) {
 		t.Error("two fits differ")
 	}
@@ -369,19 +370,19 @@ func TestErrors(t *testing.T) {
 		{"no edges", k, single, Options{Dims: 1, Supervised: true}, "no edges"},
 		{"zero kernel", mat.NewSymDense(3, nil), nil, Options{Dims: 1}, "no positive eigenvalue"},
 	} {
-		_, err := Fit(tc.k, tc.labels, tc.o)
+		_, err := Fit(context.Background(), tc.k, tc.labels, tc.o)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	p, err := Fit(k, labels, Options{Dims: 2})
+	p, err := Fit(context.Background(), k, labels, Options{Dims: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Project(mat.NewDense(3, 9, nil)); err == nil || !strings.Contains(err.Error(), "length 9, want 10") {
+	if _, err := p.Transform(mat.NewDense(3, 9, nil)); err == nil || !strings.Contains(err.Error(), "length 9, want 10") {
 		t.Errorf("short kernel rows: %v", err)
 	}
-	if err := p.ProjectTo(mat.NewDense(3, 1, nil), mat.NewDense(3, 10, nil)); err == nil || !strings.Contains(err.Error(), "destination 3×1") {
+	if err := p.TransformTo(mat.NewDense(3, 1, nil), mat.NewDense(3, 10, nil)); err == nil || !strings.Contains(err.Error(), "destination 3×1") {
 		t.Errorf("small destination: %v", err)
 	}
 }
@@ -396,19 +397,19 @@ func BenchmarkFitProject(b *testing.B) {
 	o := Options{Dims: 31, Center: true, Supervised: true}
 	b.Run("fit-320", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Fit(k, labels, o); err != nil {
+			if _, err := Fit(context.Background(), k, labels, o); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	p, err := Fit(k, labels, o)
+	p, err := Fit(context.Background(), k, labels, o)
 	if err != nil {
 		b.Fatal(err)
 	}
 	dst := mat.NewDense(5000, 31, nil)
 	b.Run("project-5000", func(b *testing.B) {
 		for b.Loop() {
-			if err := p.ProjectTo(dst, kq); err != nil {
+			if err := p.TransformTo(dst, kq); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -425,16 +426,16 @@ func ExampleFit() {
 			k.SetSym(i, j, xs[i]*xs[j])
 		}
 	}
-	p, err := Fit(k, []int{0, 0, 1, 1}, Options{Dims: 1, Center: true, Supervised: true})
+	p, err := Fit(context.Background(), k, []int{0, 0, 1, 1}, Options{Dims: 1, Center: true, Supervised: true})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	// Project the training items (their kernel rows are the rows of K)
+	// Transform the training items (their kernel rows are the rows of K)
 	// and x = 3, whose kernel row is 3·x_i. The embedding is y = c·x: each
 	// class is one edge of weight e⁻¹ (t = 1, the mean squared distance),
 	// so yᵀ D y = 10 e⁻¹ c² = 1 gives |c| = 0.521 (the ridge is 1e-6 of it).
-	y, _ := p.Project(mat.NewDense(5, 4, append(mat.DenseCopyOf(k).RawMatrix().Data, -6, -3, 3, 6)))
+	y, _ := p.Transform(mat.NewDense(5, 4, append(mat.DenseCopyOf(k).RawMatrix().Data, -6, -3, 3, 6)))
 	for i := range 5 {
 		fmt.Printf("%.3f\n", y.At(i, 0))
 	}

@@ -13,14 +13,10 @@ import (
 // CMC curves of two methods over ranks 1–5, the second with a ± band
 // (e.g. the standard deviation over random gallery/probe splits).
 func ExampleCMC() {
-	dir, err := os.MkdirTemp("", "plots")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "ethz-seq1.png")
+	path, remove := tempPath("ethz-seq1.png")
+	defer remove()
 
-	err = plots.CMC(path, "ETHZ Sequence 1", []plots.Series{
+	err := plots.CMC(path, "ETHZ Sequence 1", []plots.Series{
 		{Name: "SDALF", Y: []float64{64.8, 73.1, 77.4, 80.5, 82.4}},
 		{Name: "RSR", Y: []float64{91.4, 94.6, 95.9, 96.7, 97.3}, Err: []float64{1.9, 1.4, 1.1, 0.9, 0.8}},
 	})
@@ -41,14 +37,10 @@ func ExampleCMC() {
 // A grouped bar chart in the style of the paper's Fig. 4: mean accuracy
 // per Brodatz mosaic with black standard-deviation bars.
 func ExampleBarChart() {
-	dir, err := os.MkdirTemp("", "plots")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "brodatz.svg")
+	path, remove := tempPath("brodatz.svg")
+	defer remove()
 
-	err = plots.BarChart(path, plots.Bars{
+	err := plots.BarChart(path, plots.Bars{
 		Title:  "Brodatz texture classification",
 		YLabel: "Average recognition accuracy (%)",
 		XLabel: "Test ID",
@@ -61,7 +53,7 @@ func ExampleBarChart() {
 	})
 	fmt.Println(err)
 
-	err = plots.BarChart(filepath.Join(dir, "brodatz.svg"), plots.Bars{
+	err = plots.BarChart(path, plots.Bars{
 		Groups: []string{"5c", "10"},
 		Series: []plots.Series{{Name: "RSR", Y: []float64{98.0}}},
 	})
@@ -71,6 +63,17 @@ func ExampleBarChart() {
 	// true
 }
 
+// tempPath returns a path named name in a new temporary folder, and a
+// function that removes the folder.
+func tempPath(name string) (string, func()) {
+	dir, err := os.MkdirTemp("", "plots")
+	if err != nil {
+		log.Fatal(err)
+	}
+	return filepath.Join(dir, name), func() { os.RemoveAll(dir) }
+}
+
+// pngSize returns the width×height of the PNG file at path.
 func pngSize(path string) string {
 	f, err := os.Open(path)
 	if err != nil {

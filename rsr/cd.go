@@ -169,27 +169,15 @@ func (l *Lasso) gradient(g, v []float64) {
 // with c_j = k_j − (Kv)_j + K_jj v_j, minimised by soft thresholding:
 // v_j = sign(c_j) max(|c_j| − λ/2, 0) / K_jj.
 func (l *Lasso) sweep(v, kx, g []float64, idx []int) float64 {
-	// The coordinate update is written out in both loops, and plain
-	// comparisons replace math.Max: a call per coordinate (or math.Max's
-	// NaN and signed-zero handling) would be a sizeable part of the
-	// solver's time.
+	// Plain comparisons replace math.Max: a call per coordinate (or
+	// math.Max's NaN and signed-zero handling) would be a sizeable part of
+	// the solver's time.
+	if idx == nil {
+		idx = l.all
+	}
 	n, k := l.n, l.k
 	half, nonneg := 0.5*l.opts.Lambda, l.opts.NonNegative
 	var change float64
-	if idx == nil {
-		for j := range n {
-			kjj := k[j*n+j]
-			next := soft(kx[j]-g[j]+kjj*v[j], half, kjj, nonneg)
-			if d := next - v[j]; d != 0 {
-				v[j] = next
-				addRow(g, d, k[j*n:j*n+n])
-				if c := kjj * d * d; c > change {
-					change = c
-				}
-			}
-		}
-		return change
-	}
 	for _, j := range idx {
 		kjj := k[j*n+j]
 		next := soft(kx[j]-g[j]+kjj*v[j], half, kjj, nonneg)

@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -12,7 +13,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// InitMethod selects the initial dictionary of Learn (Algorithm 1, line 1).
+// InitMethod selects the initial dictionary of FitDictionary (Algorithm 1,
+// line 1).
 type InitMethod int
 
 const (
@@ -45,10 +47,10 @@ func ParseInitMethod(s string) (InitMethod, error) {
 	return 0, fmt.Errorf("%w: unknown dictionary initialisation %q (want random or kmeans)", ErrInput, s)
 }
 
-// LearnOptions configure Learn. Atoms and Kernel.Sigma must be set;
-// Lasso.Lambda or Lasso.LambdaRatio sets λ (not both; λ = 0 gives
+// DictionaryOptions configure FitDictionary. Atoms and Kernel.Sigma must
+// be set; Lasso.Lambda or Lasso.LambdaRatio sets λ (not both; λ = 0 gives
 // least-squares codes). The other fields have defaults.
-type LearnOptions struct {
+type DictionaryOptions struct {
 	// Atoms is the dictionary size N >= 1. It may not exceed the number of
 	// training samples m.
 	Atoms int
@@ -82,7 +84,9 @@ type LearnOptions struct {
 	// gives the same dictionary whatever Workers is.
 	Seed uint64
 	// Workers bounds the goroutines of every parallel stage (kernels,
-	// sparse codes, atom updates, k-means); <= 0 means GOMAXPROCS.
+	// sparse codes, atom updates, k-means); <= 0 means GOMAXPROCS. The
+	// dictionary's Lasso options take it as their Workers unless
+	// Lasso.Workers is set, so that Dictionary.Transform codes on as many.
 	Workers int
 	// KeepScale skips the normalisation of Algorithm 1's last step
 	// (D_r ← D_r/‖D_r‖₂), leaving each updated atom where the update puts
@@ -96,18 +100,21 @@ type LearnOptions struct {
 	Progress progress.Reporter
 }
 
-// defaultLearnIters is Algorithm 1's nIter when LearnOptions.Iters is 0.
+// defaultLearnIters is Algorithm 1's nIter when DictionaryOptions.Iters is 0.
 const defaultLearnIters = 20
 
-func (o LearnOptions) withDefaults() LearnOptions {
+func (o DictionaryOptions) withDefaults() DictionaryOptions {
 	if o.Iters == 0 {
 		o.Iters = defaultLearnIters
+	}
+	if o.Lasso.Workers == 0 {
+		o.Lasso.Workers = o.Workers
 	}
 	o.Lasso = o.Lasso.withDefaults()
 	return o
 }
 
-func (o LearnOptions) validate(m, d int) error {
+func (o DictionaryOptions) validate(m, d int) error {
 	switch {
 	case o.Atoms < 1:
 		return fmt.Errorf("%w: dictionary size N = %d must be >= 1", ErrInput, o.Atoms)
@@ -126,8 +133,8 @@ func (o LearnOptions) validate(m, d int) error {
 	return o.Lasso.validate()
 }
 
-// LearnIteration reports one iteration t of Learn: the sparse coding step
-// against D^(t) and the atom update to D^(t+1).
+// LearnIteration reports one iteration t of FitDictionary: the sparse
+// coding step against D^(t) and the atom update to D^(t+1).
 type LearnIteration struct {
 	// J is the energy of Eqn. 10 after the sparse coding step,
 	// J(D^(t), V^(t)) = Σ_j k(X_j,X_j) − 2v_jᵀ𝒦(X_j,𝔻) + v_jᵀ𝕂v_j +
@@ -147,7 +154,7 @@ type LearnIteration struct {
 	// update has no data and keeps them.
 	Unused int
 	// KeptSign counts the atoms kept because the update's scalar γ_r (see
-	// Learn) was not positive: the update would be an ascent step, or
+	// FitDictionary) was not positive: the update would be an ascent step, or
 	// undefined.
 	KeptSign int
 	// KeptNotSPD counts the atoms kept because F_r − 2G_r was not positive
@@ -158,13 +165,14 @@ type LearnIteration struct {
 // Kept returns the number of atoms the guards kept, KeptSign + KeptNotSPD.
 func (it LearnIteration) Kept() int { return it.KeptSign + it.KeptNotSPD }
 
-// Dictionary is a dictionary learnt by Learn, with the codes of the
-// training samples against it.
+// Dictionary is a dictionary learnt by FitDictionary, with the codes of
+// the training samples against it; Transform codes other matrices.
 type Dictionary struct {
 	// Atoms holds D_1, ..., D_N.
 	Atoms *spd.Set
 	// Kernel and Lasso are the kernel and sparse-coding options the
-	// dictionary was learnt with (defaults filled in); Encode uses them.
+	// dictionary was learnt with (defaults filled in); Transform uses
+	// them.
 	Kernel spd.SteinKernel
 	Lasso  LassoOptions
 	// Codes is the m×N matrix whose row j is the code v_j of training
@@ -177,11 +185,11 @@ type Dictionary struct {
 	Unconverged int
 	// History has one entry per atom update: len(History) iterations ran.
 	History []LearnIteration
-	// Converged reports that learning stopped on LearnOptions.Tol.
+	// Converged reports that learning stopped on DictionaryOptions.Tol.
 	Converged bool
 }
 
-// Learn learns a dictionary of N SPD atoms for the training matrices by
+// FitDictionary learns a dictionary of N SPD atoms for the training matrices by
 // the paper's Algorithm 1 (Section 4), which minimises over the atoms 𝔻
 // and the codes V the energy of Eqn. 10,
 //
@@ -189,7 +197,7 @@ type Dictionary struct {
 //	  = Σ_j k(X_j,X_j) − 2 v_jᵀ𝒦(X_j,𝔻) + v_jᵀ𝕂(𝔻,𝔻)v_j + λ‖v_j‖₁,
 //
 // with the Stein kernel k(X, Y) = exp(−σ S(X, Y)) of Eqn. 5. After the
-// initialisation (LearnOptions.Init), iteration t computes 𝒦(X_j, 𝔻^(t))
+// initialisation (DictionaryOptions.Init), iteration t computes 𝒦(X_j, 𝔻^(t))
 // and 𝕂(𝔻^(t), 𝔻^(t)) (spd's Gram matrices, in parallel), codes every
 // sample by the kernel Lasso warm-started from its previous code, and
 // replaces each atom D_r by the update below divided by its spectral norm
@@ -255,22 +263,24 @@ type Dictionary struct {
 // Equations are numbered as in the paper, in order: the kernel Lasso is
 // Eqn. 7, J Eqn. 10, F and G Eqns. 14–15.
 //
-// Learn returns an error wrapping ErrInput for an empty training set, N
-// out of range, a σ outside Theorem 1's set (wrapping spd.ErrSigma as
-// well), both λ settings, or a NaN or out-of-range option; and the errors
-// of the kernels, k-means and Lasso (other than ErrNoConvergence, which is
-// counted).
-func Learn(train *spd.Set, o LearnOptions) (*Dictionary, error) {
-	l, err := newLearner(train, o)
+// FitDictionary returns an error wrapping ErrInput for an empty training
+// set, N out of range, a σ outside Theorem 1's set (wrapping spd.ErrSigma
+// as well), both λ settings, or a NaN or out-of-range option; and the
+// errors of the kernels, k-means and Lasso (other than ErrNoConvergence,
+// which is counted). It looks at ctx between the rows of its kernel
+// matrices, its samples' codes and its atoms' updates, and once ctx is
+// cancelled returns an error wrapping ctx.Err() and no dictionary.
+func FitDictionary(ctx context.Context, train *spd.Set, o DictionaryOptions) (*Dictionary, error) {
+	l, err := newLearner(ctx, train, o)
 	if err != nil {
 		return nil, err
 	}
-	return l.run()
+	return l.run(ctx)
 }
 
-// learner holds the state of Learn.
+// learner holds the state of FitDictionary.
 type learner struct {
-	o       LearnOptions
+	o       DictionaryOptions
 	train   *spd.Set
 	m, n, d int
 	workers int
@@ -292,7 +302,7 @@ type learner struct {
 	kept []guard
 }
 
-func newLearner(train *spd.Set, o LearnOptions) (*learner, error) {
+func newLearner(ctx context.Context, train *spd.Set, o DictionaryOptions) (*learner, error) {
 	if train == nil || train.Len() == 0 {
 		return nil, fmt.Errorf("%w: empty training set", ErrInput)
 	}
@@ -318,16 +328,16 @@ func newLearner(train *spd.Set, o LearnOptions) (*learner, error) {
 		kept:   make([]guard, n),
 	}
 	var err error
-	if l.atoms, err = l.initialAtoms(); err != nil {
+	if l.atoms, err = l.initialAtoms(ctx); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-func (l *learner) initialAtoms() (*spd.Set, error) {
+func (l *learner) initialAtoms(ctx context.Context) (*spd.Set, error) {
 	switch l.o.Init {
 	case InitKMeans:
-		return kmeansAtoms(l.train, l.o)
+		return kmeansAtoms(ctx, l.train, l.o)
 	default:
 		// A partial Fisher–Yates shuffle: N distinct indices.
 		rng := rand.New(rand.NewPCG(l.o.Seed, 0x44494354)) // "DICT"
@@ -343,16 +353,16 @@ func (l *learner) initialAtoms() (*spd.Set, error) {
 	}
 }
 
-func (l *learner) run() (*Dictionary, error) {
+func (l *learner) run(ctx context.Context) (*Dictionary, error) {
 	rep := progress.Or(l.o.Progress)
 	rep.Begin("dictionary learning", l.o.Iters)
 	defer rep.End()
 	dict := &Dictionary{Kernel: l.o.Kernel, Lasso: l.o.Lasso}
 	for t := 0; ; t++ {
-		if err := l.kernels(); err != nil {
+		if err := l.kernels(ctx); err != nil {
 			return nil, err
 		}
-		it, jUpdated, err := l.code(t > 0)
+		it, jUpdated, err := l.code(ctx, t > 0)
 		if err != nil {
 			return nil, err
 		}
@@ -367,7 +377,7 @@ func (l *learner) run() (*Dictionary, error) {
 			dict.J, dict.Unconverged = it.J, it.Unconverged
 			break
 		}
-		if err := l.update(&it); err != nil {
+		if err := l.update(ctx, &it); err != nil {
 			return nil, err
 		}
 		dict.History = append(dict.History, it)
@@ -378,12 +388,12 @@ func (l *learner) run() (*Dictionary, error) {
 }
 
 // kernels computes 𝒦(X_j, 𝔻) and 𝕂(𝔻, 𝔻) (Algorithm 1, lines 3–4).
-func (l *learner) kernels() error {
-	kx, err := l.o.Kernel.Gram(l.train, l.atoms, l.gram)
+func (l *learner) kernels(ctx context.Context) error {
+	kx, err := l.o.Kernel.Gram(ctx, l.train, l.atoms, l.gram)
 	if err != nil {
 		return fmt.Errorf("kernels of the training samples and atoms: %w", err)
 	}
-	K, err := l.o.Kernel.GramSym(l.atoms, l.gram)
+	K, err := l.o.Kernel.GramSym(ctx, l.atoms, l.gram)
 	if err != nil {
 		return fmt.Errorf("kernels of the atoms: %w", err)
 	}
@@ -402,13 +412,13 @@ func (l *learner) kernels() error {
 // codes and returns its statistics. When held is set it first evaluates the
 // energy of the current codes against the new kernels with the λ_j they
 // were solved for: J(D^(t+1), V^(t)).
-func (l *learner) code(held bool) (LearnIteration, float64, error) {
+func (l *learner) code(ctx context.Context, held bool) (LearnIteration, float64, error) {
 	var it LearnIteration
 	lasso, err := NewLasso(mat.NewDense(l.n, l.n, l.kfull), l.o.Lasso)
 	if err != nil {
 		return it, 0, err
 	}
-	err = pool.ForErr(l.m, l.workers, func(w, j int) error {
+	err = pool.ForCtx(ctx, l.m, l.workers, func(w, j int) error {
 		if l.lws[w] == nil {
 			l.lws[w] = lasso.NewWorkspace()
 		}
@@ -461,10 +471,10 @@ func energy(v, kx, K []float64, lambda float64) float64 {
 
 // update replaces every atom by its update (Algorithm 1, lines 6–10) and
 // counts the guards in it.
-func (l *learner) update(it *LearnIteration) error {
+func (l *learner) update(ctx context.Context, it *LearnIteration) error {
 	dd := l.d * l.d
 	next := make([]float64, l.n*dd)
-	pool.For(l.n, l.workers, func(w, r int) {
+	err := pool.ForCtx(ctx, l.n, l.workers, func(w, r int) error {
 		if l.aws[w] == nil {
 			l.aws[w] = newAtomWork(l.d, l.n)
 		}
@@ -473,7 +483,11 @@ func (l *learner) update(it *LearnIteration) error {
 		if l.kept[r] != updated {
 			copy(dst, l.atoms.Data()[r*dd:(r+1)*dd])
 		}
+		return nil
 	})
+	if err != nil {
+		return err
+	}
 	for _, g := range l.kept {
 		switch g {
 		case unused:

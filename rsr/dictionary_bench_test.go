@@ -1,13 +1,14 @@
 package rsr
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/covpipe/covpipe/spd"
 )
 
-// BenchmarkLearnIteration measures one iteration of Learn (Algorithm 1,
+// BenchmarkLearnIteration measures one iteration of FitDictionary (Algorithm 1,
 // lines 3–10) at the size of the paper's Brodatz experiment: m = 2220
 // training matrices (mixtures of covariances of random samples, 5×5),
 // N = 128 atoms, 2 workers, warm-started codes. It reports the time of
@@ -23,19 +24,19 @@ func BenchmarkLearnIteration(b *testing.B) {
 		{"ratio=0.1", LassoOptions{LambdaRatio: 0.1}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			l, err := newLearner(train, LearnOptions{Atoms: 128, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: c.lasso, Workers: 2, Seed: 1})
+			l, err := newLearner(context.Background(), train, DictionaryOptions{Atoms: 128, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: c.lasso, Workers: 2, Seed: 1})
 			if err != nil {
 				b.Fatal(err)
 			}
 			// The first iteration codes from scratch; later ones are warm.
 			var it LearnIteration
-			if err := l.kernels(); err != nil {
+			if err := l.kernels(context.Background()); err != nil {
 				b.Fatal(err)
 			}
-			if it, _, err = l.code(false); err != nil {
+			if it, _, err = l.code(context.Background(), false); err != nil {
 				b.Fatal(err)
 			}
-			if err := l.update(&it); err != nil {
+			if err := l.update(context.Background(), &it); err != nil {
 				b.Fatal(err)
 			}
 			var kern, code, upd time.Duration
@@ -43,16 +44,16 @@ func BenchmarkLearnIteration(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				t0 := time.Now()
-				if err := l.kernels(); err != nil {
+				if err := l.kernels(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 				t1 := time.Now()
-				it, _, err := l.code(true)
+				it, _, err := l.code(context.Background(), true)
 				if err != nil {
 					b.Fatal(err)
 				}
 				t2 := time.Now()
-				if err := l.update(&it); err != nil {
+				if err := l.update(context.Background(), &it); err != nil {
 					b.Fatal(err)
 				}
 				t3 := time.Now()

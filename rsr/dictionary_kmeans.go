@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/covpipe/covpipe/spd"
@@ -9,12 +10,12 @@ import (
 // kmeansAtoms returns the centroids of Riemannian k-means on the training
 // set (AIRM and Karcher means unless o.KMeansMetric says otherwise):
 // Algorithm 1's initialisation by clustering.
-func kmeansAtoms(train *spd.Set, o LearnOptions) (*spd.Set, error) {
+func kmeansAtoms(ctx context.Context, train *spd.Set, o DictionaryOptions) (*spd.Set, error) {
 	metric := o.KMeansMetric
 	if metric == 0 {
 		metric = spd.AIRMMetric
 	}
-	res, err := spd.KMeans(train, spd.KMeansOptions{K: o.Atoms, Metric: metric, Seed: o.Seed, Workers: max(o.Workers, 0)})
+	res, err := spd.KMeans(ctx, train, spd.KMeansOptions{K: o.Atoms, Metric: metric, Seed: o.Seed, Workers: max(o.Workers, 0)})
 	if err != nil {
 		return nil, fmt.Errorf("k-means initialisation: %w", err)
 	}

@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,10 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -22,15 +27,15 @@ func smallLearner(t *testing.T, seed uint64, m, n, d int, keepScale bool) *learn
 		idx[i] = i
 	}
 	train := all.Subset(idx[:m])
-	l, err := newLearner(train, LearnOptions{Atoms: n, Kernel: spd.SteinKernel{Sigma: 1}, Lasso: LassoOptions{Lambda: 0.05}, KeepScale: keepScale, Workers: 1})
+	l, err := newLearner(context.Background(), train, DictionaryOptions{Atoms: n, Kernel: spd.SteinKernel{Sigma: 1}, Lasso: LassoOptions{Lambda: 0.05}, KeepScale: keepScale, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.atoms = all.Subset(idx[m:])
-	if err := l.kernels(); err != nil {
+	if err := l.kernels(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := l.code(false); err != nil {
+	if _, _, err := l.code(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}
 	return l
@@ -81,7 +86,7 @@ func symFromUpper(a []float64, d int) *mat.SymDense {
 	return s
 }
 
-// gradients returns ∂J/∂D_r by the closed form σ(F − 2G − γD⁻¹) of Learn's
+// gradients returns ∂J/∂D_r by the closed form σ(F − 2G − γD⁻¹) of FitDictionary's
 // doc, and by the printed Eqn. 12, σ(F − G_full − (a − b_full/2)D⁻¹) with
 // the i = r terms G_full = G + (s/2)D⁻¹ and b_full = b + s, which is
 // σ(F − G − (a − b/2)D⁻¹).
@@ -184,7 +189,7 @@ func setAtom(t *testing.T, l *learner, r int, a []float64) {
 		t.Fatal(err)
 	}
 	l.atoms = atoms
-	if err := l.kernels(); err != nil {
+	if err := l.kernels(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -277,7 +282,7 @@ func TestAtomUpdateGuards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := newLearner(train, LearnOptions{Atoms: 4, Kernel: spd.SteinKernel{Sigma: 1}, Lasso: LassoOptions{Lambda: 0.1}, Workers: 2})
+	l, err := newLearner(context.Background(), train, DictionaryOptions{Atoms: 4, Kernel: spd.SteinKernel{Sigma: 1}, Lasso: LassoOptions{Lambda: 0.1}, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +292,7 @@ func TestAtomUpdateGuards(t *testing.T) {
 	if l.atoms, err = spd.NewSet([]*mat.SymDense{diag(1, 1), diag(0.01, 100), diag(3, 3), diag(1, 2)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.kernels(); err != nil {
+	if err := l.kernels(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	l.codes.Set(0, 0, 1)
@@ -295,7 +300,7 @@ func TestAtomUpdateGuards(t *testing.T) {
 	l.codes.Set(1, 2, -1)
 	old := slices.Clone(l.atoms.Data())
 	var it LearnIteration
-	if err := l.update(&it); err != nil {
+	if err := l.update(context.Background(), &it); err != nil {
 		t.Fatal(err)
 	}
 	for r, want := range map[int]guard{0: notSPD, 2: badSign, 3: unused} {
@@ -318,20 +323,147 @@ func TestAtomUpdateGuards(t *testing.T) {
 	}
 }
 
+// TestSpectralNormExact checks the atom update's spectral norm against
+// LAPACK's eigenvalue of the unscaled matrix, bit for bit, on normally
+// scaled SPD matrices of sizes on both sides of Dsytrd's blocking, and
+// that scaling the matrix by 2^k scales the norm by exactly 2^k, down to
+// magnitudes where LAPACK's own rescaling panics.
+func TestSpectralNormExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, d := range []int{1, 2, 3, 5, 17, 40} {
+		ws := newAtomWork(d, 1)
+		for range 20 {
+			m := randomSPDUpper(rng, d)
+			want := directNorm(t, m, d)
+			got, ok := ws.spectralNorm(m)
+			if !ok || got != want {
+				t.Fatalf("d = %d: spectralNorm = %v, %v; LAPACK on the unscaled matrix: %v", d, got, ok, want)
+			}
+			for _, k := range []int{-1000, -430, 7, 430} {
+				s := make([]float64, len(m))
+				for i, v := range m {
+					s[i] = math.Ldexp(v, k)
+				}
+				got, ok := ws.spectralNorm(s)
+				if !ok || got != math.Ldexp(want, k) {
+					t.Fatalf("d = %d, scale 2^%d: spectralNorm = %v, %v, want %v", d, k, got, ok, math.Ldexp(want, k))
+				}
+			}
+		}
+	}
+}
+
+// TestUpdateAtomTinyAndHugeScales checks the atom update on descriptors
+// of magnitude 1e-130 to 1e-300 and 1e130, where LAPACK's rescaling of
+// an unscaled spectral norm panics: the update is homogeneous of
+// degree one in the data (the Stein kernel is invariant to scaling both
+// arguments), so it must be the normally scaled update times the scale
+// with KeepScale, and the same unit-norm atom without.
+func TestUpdateAtomTinyAndHugeScales(t *testing.T) {
+	for _, keep := range []bool{true, false} {
+		ref := smallLearner(t, 3, 9, 4, 3, keep)
+		d, dd := ref.d, ref.d*ref.d
+		ws := newAtomWork(d, ref.n)
+		want := make([][]float64, ref.n)
+		guards := make([]guard, ref.n)
+		for r := range ref.n {
+			want[r] = make([]float64, dd)
+			guards[r] = ref.updateAtom(want[r], r, ws)
+		}
+		for _, c := range []float64{1e-130, 1e-200, 1e-300, 1e130} {
+			l := smallLearner(t, 3, 9, 4, 3, keep)
+			l.train = scaledSet(t, l.train, c)
+			l.atoms = scaledSet(t, l.atoms, c)
+			if err := l.kernels(context.Background()); err != nil {
+				t.Fatalf("scale %g: %v", c, err)
+			}
+			got := make([]float64, dd)
+			for r := range l.n {
+				g := l.updateAtom(got, r, ws)
+				if g != guards[r] {
+					t.Fatalf("keep %v, scale %g, atom %d: guard %d, want %d as at scale 1", keep, c, r, g, guards[r])
+				}
+				if g != updated {
+					continue
+				}
+				f := c
+				if !keep {
+					f = 1
+				}
+				for i, w := range want[r] {
+					if math.Abs(got[i]-f*w) > 1e-9*f*math.Abs(want[r][0]) {
+						t.Fatalf("keep %v, scale %g, atom %d: entry %d = %g, want %g", keep, c, r, i, got[i], f*w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// randomSPDUpper returns a random d×d SPD matrix AAᵀ/d + I/10, row-major
+// with both triangles.
+func randomSPDUpper(rng *rand.Rand, d int) []float64 {
+	a := make([]float64, d*d)
+	for i := range a {
+		a[i] = rng.NormFloat64()
+	}
+	m := make([]float64, d*d)
+	for i := range d {
+		for j := range d {
+			var s float64
+			for k := range d {
+				s += a[i*d+k] * a[j*d+k]
+			}
+			m[i*d+j] = s / float64(d)
+		}
+		m[i*d+i] += 0.1
+	}
+	return m
+}
+
+// directNorm is the largest eigenvalue of m by LAPACK on an unscaled copy.
+func directNorm(t *testing.T, m []float64, d int) float64 {
+	t.Helper()
+	a := append([]float64(nil), m...)
+	vals := make([]float64, d)
+	s := blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: a}
+	var q [1]float64
+	lapack64.Syev(lapack.EVNone, s, vals, q[:], -1)
+	work := make([]float64, int(q[0]))
+	if !lapack64.Syev(lapack.EVNone, s, vals, work, len(work)) {
+		t.Fatal("Syev did not converge")
+	}
+	return vals[d-1]
+}
+
+// scaledSet returns the matrices of s times c.
+func scaledSet(t *testing.T, s *spd.Set, c float64) *spd.Set {
+	t.Helper()
+	data := append([]float64(nil), s.Data()...)
+	for i := range data {
+		data[i] *= c
+	}
+	out, err := spd.NewSetFromData(s.Dim(), data)
+	if err != nil {
+		t.Fatalf("scale %g: %v", c, err)
+	}
+	return out
+}
+
 // trainingMixtures returns m mixtures of 5×5 covariances.
 func trainingMixtures(t *testing.T, seed uint64, m int) *spd.Set {
 	return mixtureSet(t, seed, m, 5, 16, 3)
 }
 
-// TestLearnDecreasesEnergy checks on a small problem that each atom update
+// TestFitDictionaryDecreasesEnergy checks on a small problem that each atom update
 // lowers J (or a guard triggers and is counted) and each sparse coding step
 // does not raise it, and that the reported energies match J recomputed
 // from spd.SteinKernel.Eval.
-func TestLearnDecreasesEnergy(t *testing.T) {
+func TestFitDictionaryDecreasesEnergy(t *testing.T) {
 	train := trainingMixtures(t, 7, 60)
 	for _, keep := range []bool{true, false} {
-		o := LearnOptions{Atoms: 8, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.05}, Iters: 6, KeepScale: keep, Seed: 3}
-		dict, err := Learn(train, o)
+		o := DictionaryOptions{Atoms: 8, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.05}, Iters: 6, KeepScale: keep, Seed: 3}
+		dict, err := FitDictionary(context.Background(), train, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -391,12 +523,12 @@ func largestEigenvalue(t *testing.T, a mat.Symmetric) float64 {
 	return v[len(v)-1]
 }
 
-// TestLearnTolerance checks early stopping: learning stops at the first
+// TestFitDictionaryTolerance checks early stopping: learning stops at the first
 // relative change of J below Tol, and not before.
-func TestLearnTolerance(t *testing.T) {
+func TestFitDictionaryTolerance(t *testing.T) {
 	train := trainingMixtures(t, 8, 60)
-	o := LearnOptions{Atoms: 6, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.05}, Iters: 100, Tol: 1e-3, KeepScale: true}
-	dict, err := Learn(train, o)
+	o := DictionaryOptions{Atoms: 6, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.05}, Iters: 100, Tol: 1e-3, KeepScale: true}
+	dict, err := FitDictionary(context.Background(), train, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,17 +548,17 @@ func TestLearnTolerance(t *testing.T) {
 	}
 }
 
-// TestLearnDeterministic checks that the worker count does not change a
+// TestFitDictionaryDeterministic checks that the worker count does not change a
 // single bit of the result, for either initialisation, and that the seed
 // alone fixes it.
-func TestLearnDeterministic(t *testing.T) {
+func TestFitDictionaryDeterministic(t *testing.T) {
 	train := trainingMixtures(t, 9, 150)
 	for _, init := range []InitMethod{InitRandom, InitKMeans} {
-		o := LearnOptions{Atoms: 12, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{LambdaRatio: 0.1}, Iters: 4, Seed: 11, Init: init}
+		o := DictionaryOptions{Atoms: 12, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{LambdaRatio: 0.1}, Iters: 4, Seed: 11, Init: init}
 		var ref *Dictionary
 		for _, w := range []int{1, 2, 3, 1} {
 			o.Workers = w
-			dict, err := Learn(train, o)
+			dict, err := FitDictionary(context.Background(), train, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -440,7 +572,7 @@ func TestLearnDeterministic(t *testing.T) {
 			}
 		}
 		o.Seed++
-		other, err := Learn(train, o)
+		other, err := FitDictionary(context.Background(), train, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,12 +582,12 @@ func TestLearnDeterministic(t *testing.T) {
 	}
 }
 
-// TestLearnInit checks the initial dictionaries: N distinct training
+// TestFitDictionaryInit checks the initial dictionaries: N distinct training
 // samples, or the centroids of spd.KMeans with the AIRM and the same seed.
-func TestLearnInit(t *testing.T) {
+func TestFitDictionaryInit(t *testing.T) {
 	train := trainingMixtures(t, 13, 40)
-	o := LearnOptions{Atoms: 5, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.1}, Seed: 4, Workers: 2}
-	l, err := newLearner(train, o)
+	o := DictionaryOptions{Atoms: 5, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.1}, Seed: 4, Workers: 2}
+	l, err := newLearner(context.Background(), train, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,10 +604,10 @@ func TestLearnInit(t *testing.T) {
 		t.Errorf("random initialisation: atoms are %d distinct training samples, want %d", len(seen), o.Atoms)
 	}
 	o.Init = InitKMeans
-	if l, err = newLearner(train, o); err != nil {
+	if l, err = newLearner(context.Background(), train, o); err != nil {
 		t.Fatal(err)
 	}
-	km, err := spd.KMeans(train, spd.KMeansOptions{K: o.Atoms, Metric: spd.AIRMMetric, Seed: o.Seed})
+	km, err := spd.KMeans(context.Background(), train, spd.KMeansOptions{K: o.Atoms, Metric: spd.AIRMMetric, Seed: o.Seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,40 +618,40 @@ func TestLearnInit(t *testing.T) {
 	}
 }
 
-// TestLearnBadInput checks that invalid input gives an error wrapping
+// TestFitDictionaryBadInput checks that invalid input gives an error wrapping
 // ErrInput (and spd.ErrSigma for σ), never a panic.
-func TestLearnBadInput(t *testing.T) {
+func TestFitDictionaryBadInput(t *testing.T) {
 	train := trainingMixtures(t, 10, 10)
-	good := LearnOptions{Atoms: 4, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.1}, Iters: 2}
+	good := DictionaryOptions{Atoms: 4, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.1}, Iters: 2}
 	nan := math.NaN()
 	cases := []struct {
 		name  string
 		train *spd.Set
-		edit  func(*LearnOptions)
+		edit  func(*DictionaryOptions)
 		sigma bool // the error also wraps spd.ErrSigma
 	}{
-		{"nil set", nil, func(*LearnOptions) {}, false},
-		{"no atoms", train, func(o *LearnOptions) { o.Atoms = 0 }, false},
-		{"more atoms than samples", train, func(o *LearnOptions) { o.Atoms = 11 }, false},
-		{"more atoms than samples, k-means", train, func(o *LearnOptions) { o.Atoms, o.Init = 11, InitKMeans }, false},
-		{"sigma outside Theorem 1", train, func(o *LearnOptions) { o.Kernel.Sigma = 0.7 }, true},
-		{"sigma zero", train, func(o *LearnOptions) { o.Kernel.Sigma = 0 }, true},
-		{"sigma NaN", train, func(o *LearnOptions) { o.Kernel.Sigma = nan }, true},
-		{"sigma NaN, pseudo", train, func(o *LearnOptions) { o.Kernel = spd.SteinKernel{Sigma: nan, Pseudo: true} }, true},
-		{"lambda and ratio", train, func(o *LearnOptions) { o.Lasso.LambdaRatio = 0.1 }, false},
-		{"lambda NaN", train, func(o *LearnOptions) { o.Lasso.Lambda = nan }, false},
-		{"lambda negative", train, func(o *LearnOptions) { o.Lasso.Lambda = -1 }, false},
-		{"ratio NaN", train, func(o *LearnOptions) { o.Lasso = LassoOptions{LambdaRatio: nan} }, false},
-		{"ratio 1", train, func(o *LearnOptions) { o.Lasso = LassoOptions{LambdaRatio: 1} }, false},
-		{"tolerance NaN", train, func(o *LearnOptions) { o.Tol = nan }, false},
-		{"tolerance 1", train, func(o *LearnOptions) { o.Tol = 1 }, false},
-		{"negative iterations", train, func(o *LearnOptions) { o.Iters = -1 }, false},
-		{"unknown initialisation", train, func(o *LearnOptions) { o.Init = 7 }, false},
+		{"nil set", nil, func(*DictionaryOptions) {}, false},
+		{"no atoms", train, func(o *DictionaryOptions) { o.Atoms = 0 }, false},
+		{"more atoms than samples", train, func(o *DictionaryOptions) { o.Atoms = 11 }, false},
+		{"more atoms than samples, k-means", train, func(o *DictionaryOptions) { o.Atoms, o.Init = 11, InitKMeans }, false},
+		{"sigma outside Theorem 1", train, func(o *DictionaryOptions) { o.Kernel.Sigma = 0.7 }, true},
+		{"sigma zero", train, func(o *DictionaryOptions) { o.Kernel.Sigma = 0 }, true},
+		{"sigma NaN", train, func(o *DictionaryOptions) { o.Kernel.Sigma = nan }, true},
+		{"sigma NaN, pseudo", train, func(o *DictionaryOptions) { o.Kernel = spd.SteinKernel{Sigma: nan, Pseudo: true} }, true},
+		{"lambda and ratio", train, func(o *DictionaryOptions) { o.Lasso.LambdaRatio = 0.1 }, false},
+		{"lambda NaN", train, func(o *DictionaryOptions) { o.Lasso.Lambda = nan }, false},
+		{"lambda negative", train, func(o *DictionaryOptions) { o.Lasso.Lambda = -1 }, false},
+		{"ratio NaN", train, func(o *DictionaryOptions) { o.Lasso = LassoOptions{LambdaRatio: nan} }, false},
+		{"ratio 1", train, func(o *DictionaryOptions) { o.Lasso = LassoOptions{LambdaRatio: 1} }, false},
+		{"tolerance NaN", train, func(o *DictionaryOptions) { o.Tol = nan }, false},
+		{"tolerance 1", train, func(o *DictionaryOptions) { o.Tol = 1 }, false},
+		{"negative iterations", train, func(o *DictionaryOptions) { o.Iters = -1 }, false},
+		{"unknown initialisation", train, func(o *DictionaryOptions) { o.Init = 7 }, false},
 	}
 	for _, c := range cases {
 		o := good
 		c.edit(&o)
-		dict, err := Learn(c.train, o)
+		dict, err := FitDictionary(context.Background(), c.train, o)
 		if !errors.Is(err, ErrInput) || dict != nil {
 			t.Errorf("%s: got %v, want an error wrapping ErrInput", c.name, err)
 		}
@@ -530,7 +662,7 @@ func TestLearnBadInput(t *testing.T) {
 	// A pseudo-kernel is allowed when asked for.
 	o := good
 	o.Kernel = spd.SteinKernel{Sigma: 0.7, Pseudo: true}
-	if _, err := Learn(train, o); err != nil {
+	if _, err := FitDictionary(context.Background(), train, o); err != nil {
 		t.Errorf("pseudo-kernel: %v", err)
 	}
 }
@@ -549,7 +681,7 @@ func TestParseInitMethod(t *testing.T) {
 // TestEncode checks that Encode's codes are the kernel Lasso's solutions
 // computed one query at a time from kernel values of spd.SteinKernel.Eval,
 // whatever the worker count, and that a dictionary's codes of its own
-// training samples reach the energy Learn reports.
+// training samples reach the energy FitDictionary reports.
 func TestEncode(t *testing.T) {
 	all := trainingMixtures(t, 12, 70)
 	idx := make([]int, 70)
@@ -559,7 +691,7 @@ func TestEncode(t *testing.T) {
 	train, queries := all.Subset(idx[:50]), all.Subset(idx[50:])
 	k := spd.SteinKernel{Sigma: 2}
 	o := LassoOptions{Lambda: 0.02}
-	dict, err := Learn(train, LearnOptions{Atoms: 10, Kernel: k, Lasso: o, Iters: 3})
+	dict, err := FitDictionary(context.Background(), train, DictionaryOptions{Atoms: 10, Kernel: k, Lasso: o, Iters: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +711,9 @@ func TestEncode(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []int{1, 3} {
-		codes, certs, err := Encode(queries, dict.Atoms, k, o, w)
+		o := o
+		o.Workers = w
+		codes, certs, err := Encode(context.Background(), queries, dict.Atoms, k, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -607,7 +741,7 @@ func TestEncode(t *testing.T) {
 			}
 		}
 	}
-	_, certs, err := dict.Encode(train, 2)
+	_, certs, err := dict.Transform(context.Background(), train)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -616,12 +750,12 @@ func TestEncode(t *testing.T) {
 		J += c.Objective
 	}
 	if math.Abs(J-dict.J) > 1e-6*dict.J {
-		t.Errorf("energy of the training codes %.10g, Learn reports %.10g", J, dict.J)
+		t.Errorf("energy of the training codes %.10g, FitDictionary reports %.10g", J, dict.J)
 	}
-	if _, _, err := Encode(queries, dict.Atoms, spd.SteinKernel{Sigma: 0.7}, o, 1); !errors.Is(err, spd.ErrSigma) {
+	if _, _, err := Encode(context.Background(), queries, dict.Atoms, spd.SteinKernel{Sigma: 0.7}, o); !errors.Is(err, spd.ErrSigma) {
 		t.Errorf("bad sigma: %v", err)
 	}
-	if _, _, err := Encode(queries, dict.Atoms, k, LassoOptions{Lambda: 1, LambdaRatio: 0.1}, 1); !errors.Is(err, ErrInput) {
+	if _, _, err := Encode(context.Background(), queries, dict.Atoms, k, LassoOptions{Lambda: 1, LambdaRatio: 0.1}); !errors.Is(err, ErrInput) {
 		t.Errorf("both lambdas: %v", err)
 	}
 }

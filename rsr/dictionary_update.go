@@ -64,7 +64,38 @@ func (ws *atomWork) addInverse(dst, x, y []float64, c float64) bool {
 	return true
 }
 
-// atomTerms holds the scalars of atom r's update (see Learn): a = Σ_j v_jr k_jr,
+// spectralNorm returns the largest eigenvalue of the SPD matrix whose
+// upper triangle m holds (row-major d×d), computed on a copy scaled by a
+// power of two to entries below 1 in magnitude, as spd's matrix functions
+// do: the scaling is exact, so the eigenvalue is the unscaled matrix's bit
+// for bit wherever LAPACK needs no rescaling of its own, and it keeps the
+// eigensolver away from its rescaling of tiny or huge matrices (atoms of
+// descriptors of magnitude 1e-130 or 1e130), where gonum's Dsterf panics.
+// It reports false when the eigensolver does not converge.
+func (ws *atomWork) spectralNorm(m []float64) (float64, bool) {
+	d := ws.d
+	var big float64
+	for i := range d {
+		for _, v := range m[i*d+i : i*d+d] {
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	e := 0
+	if big > 0 && !math.IsInf(big, 0) {
+		_, e = math.Frexp(big)
+	}
+	for i := range d {
+		for j := i; j < d; j++ {
+			ws.buf[i*d+j] = math.Ldexp(m[i*d+j], -e)
+		}
+	}
+	if !lapack64.Syev(lapack.EVNone, ws.sym(ws.buf), ws.vals, ws.work, len(ws.work)) {
+		return 0, false
+	}
+	return math.Ldexp(ws.vals[d-1], e), true
+}
+
+// atomTerms holds the scalars of atom r's update (see FitDictionary): a = Σ_j v_jr k_jr,
 // b = Σ_{i≠r} W_ir K_ir and s = W_rr = Σ_j v_jr².
 type atomTerms struct{ a, b, s float64 }
 
@@ -143,11 +174,11 @@ func (l *learner) updateAtom(dst []float64, r int, ws *atomWork) guard {
 	}
 	scale := 1.0
 	if !l.o.KeepScale {
-		copy(ws.buf, m)
-		if !lapack64.Syev(lapack.EVNone, ws.sym(ws.buf), ws.vals, ws.work, len(ws.work)) {
+		norm, ok := ws.spectralNorm(m)
+		if !ok {
 			return notSPD
 		}
-		scale = 1 / ws.vals[d-1]
+		scale = 1 / norm
 	}
 	for i := range d {
 		for j := i; j < d; j++ {

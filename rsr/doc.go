@@ -31,6 +31,24 @@
 // 2009) with the class residuals of Eqn. 9, or the paper's two similarity
 // rules (sum and max of class coefficients).
 //
+// The package's verbs are those of every solver package: FitClassifier
+// and FitStein make classifiers that Predict (PredictBatch for many
+// queries), FitDictionary learns a Dictionary (the paper's Algorithm 1)
+// that Transforms matrices into codes, and NewLasso makes the solver that
+// Solves one query (SolveTo into a caller's buffers, SolveBatch for
+// many). The worker count is the Workers field of the options.
+//
+// # Cancellation
+//
+// The calls that work on many queries or learn take a context.Context
+// first: Lasso.SolveBatch, Classifier.PredictBatch, FitStein,
+// SteinClassifier.Predict, Encode, Dictionary.Transform and
+// FitDictionary. They look at it between queries (and rows of their
+// Gram matrices, and atoms), and once it is cancelled return an error
+// wrapping ctx.Err() (errors.Is(err, context.Canceled)) and no result.
+// The single-query calls (Solve, SolveTo, Predict) solve one problem of
+// the dictionary's size and take no context.
+//
 // # Errors and panics
 //
 // The policy is spd's: bad data never panics. Malformed input (sizes,

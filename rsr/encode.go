@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/covpipe/covpipe/spd"
@@ -14,19 +15,20 @@ import (
 //	v_q = argmin_v 1 − 2vᵀ𝒦(X_q, 𝔻) + vᵀ𝕂(𝔻, 𝔻)v + λ‖v‖₁
 //
 // for the Stein kernel k (Eqn. 5; k(X, X) = 1), with its certificate. It
-// is Lasso.SolveBatch on spd's Gram matrices, cold-started, and does not
-// depend on the worker count (<= 0 means GOMAXPROCS). It returns the errors
+// is Lasso.SolveBatch on spd's Gram matrices, cold-started, on o.Workers
+// goroutines, and does not depend on their number. It returns the errors
 // of spd.SteinKernel.Gram (an invalid σ wraps spd.ErrSigma, mismatched
 // sizes spd.ErrDimension, empty sets spd.ErrEmpty), of NewLasso for bad
 // options, and of SolveBatch, which names the first query that failed or
-// reached the sweep cap (ErrNoConvergence).
-func Encode(queries, atoms *spd.Set, k spd.SteinKernel, o LassoOptions, workers int) (*mat.Dense, []Certificate, error) {
-	gram := &spd.GramOptions{Workers: workers}
-	K, err := k.GramSym(atoms, gram)
+// reached the sweep cap (ErrNoConvergence); once ctx is cancelled, an
+// error wrapping ctx.Err() and no codes.
+func Encode(ctx context.Context, queries, atoms *spd.Set, k spd.SteinKernel, o LassoOptions) (*mat.Dense, []Certificate, error) {
+	gram := &spd.GramOptions{Workers: o.Workers}
+	K, err := k.GramSym(ctx, atoms, gram)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dictionary Gram matrix: %w", err)
 	}
-	kx, err := k.Gram(queries, atoms, gram)
+	kx, err := k.Gram(ctx, queries, atoms, gram)
 	if err != nil {
 		return nil, nil, fmt.Errorf("query kernel vectors: %w", err)
 	}
@@ -38,11 +40,12 @@ func Encode(queries, atoms *spd.Set, k spd.SteinKernel, o LassoOptions, workers 
 	for i := range kxx {
 		kxx[i] = 1 // exp(−σ S(X, X)) with S(X, X) = 0
 	}
-	return lasso.SolveBatch(kx, kxx, workers)
+	return lasso.SolveBatch(ctx, kx, kxx)
 }
 
-// Encode returns the codes of the queries against the dictionary's atoms
-// with the kernel and Lasso options it was learnt with; see Encode.
-func (d *Dictionary) Encode(queries *spd.Set, workers int) (*mat.Dense, []Certificate, error) {
-	return Encode(queries, d.Atoms, d.Kernel, d.Lasso, workers)
+// Transform returns the codes of the queries against the dictionary's
+// atoms with the kernel and Lasso options it was learnt with (Workers
+// included); see Encode.
+func (d *Dictionary) Transform(ctx context.Context, queries *spd.Set) (*mat.Dense, []Certificate, error) {
+	return Encode(ctx, queries, d.Atoms, d.Kernel, d.Lasso)
 }

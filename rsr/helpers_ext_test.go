@@ -1,6 +1,7 @@
 package rsr_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/covpipe/covpipe/spd"
@@ -41,11 +42,11 @@ func mustSet(tb testing.TB, ms []*mat.SymDense) *spd.Set {
 func steinGrams(tb testing.TB, k spd.SteinKernel, atoms, queries []*mat.SymDense) (K *mat.SymDense, kx *mat.Dense) {
 	tb.Helper()
 	as := mustSet(tb, atoms)
-	K, err := k.GramSym(as, nil)
+	K, err := k.GramSym(context.Background(), as, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	kx, err = k.Gram(mustSet(tb, queries), as, nil)
+	kx, err = k.Gram(context.Background(), mustSet(tb, queries), as, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

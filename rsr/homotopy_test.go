@@ -47,12 +47,8 @@ func TestHomotopySolvesLowRank(t *testing.T) {
 		nonneg := trial/8%2 == 1
 		lambda := []float64{0.3, 3, 30}[trial/16%3]
 		K, kx, kxx := featureProblem(r, m, n)
-		if trial%3 == 0 { // atom 1 duplicates atom 0
-			for j := range n {
-				K.SetSym(1, j, K.At(0, j))
-			}
-			K.SetSym(1, 1, K.At(0, 0))
-			kx[1] = kx[0]
+		if trial%3 == 0 {
+			twinAtoms(K, kx)
 		}
 		l, err := NewLasso(K, LassoOptions{Lambda: lambda, Tol: 1e-10, NonNegative: nonneg})
 		if err != nil {

@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -41,6 +42,11 @@ type LassoOptions struct {
 	MaxSweeps int
 	// NonNegative constrains the code to v >= 0.
 	NonNegative bool
+	// Workers bounds the goroutines that code many queries at once
+	// (SolveBatch, and through it Encode, Dictionary.Transform and
+	// Classifier.PredictBatch); 0 (or less) means GOMAXPROCS. The codes
+	// do not depend on it.
+	Workers int
 }
 
 func (o LassoOptions) withDefaults() LassoOptions {
@@ -100,6 +106,7 @@ type Certificate struct {
 type Lasso struct {
 	n    int
 	k    []float64 // row-major n×n copy of K (both triangles)
+	all  []int     // 0, ..., n−1: the coordinates of a full sweep
 	opts LassoOptions
 	// lowRank reports a numerical rank of K of at most
 	// homotopyMaxActive, for which cold starts follow the homotopy.
@@ -128,7 +135,10 @@ func NewLasso(K mat.Matrix, opts LassoOptions) (*Lasso, error) {
 		return nil, fmt.Errorf("%w: Gram matrix is %d×%d, want square and non-empty", ErrInput, r, c)
 	}
 	n := r
-	l := &Lasso{n: n, k: make([]float64, n*n), opts: opts}
+	l := &Lasso{n: n, k: make([]float64, n*n), all: make([]int, n), opts: opts}
+	for j := range l.all {
+		l.all[j] = j
+	}
 	// A dense K is copied row by row: At costs an interface call and
 	// bounds checks per entry.
 	if d, ok := K.(mat.RawMatrixer); ok {
@@ -317,20 +327,24 @@ func LambdaMax(kx []float64, nonNegative bool) float64 {
 	return 2 * m
 }
 
-// SolveBatch solves the kernel Lasso for Q queries in parallel: row q of Kx
-// (Q×N) is 𝒦(X_q, 𝔻) and kxx[q] = k(X_q, X_q). Row q of the returned Q×N
-// matrix is the code of query q. Results do not depend on the worker count
-// (<= 0 means GOMAXPROCS). The error names the first failing query.
-func (l *Lasso) SolveBatch(Kx mat.Matrix, kxx []float64, workers int) (*mat.Dense, []Certificate, error) {
+// SolveBatch solves the kernel Lasso for Q queries in parallel, on
+// LassoOptions.Workers goroutines: row q of Kx (Q×N) is 𝒦(X_q, 𝔻) and
+// kxx[q] = k(X_q, X_q). Row q of the returned Q×N matrix is the code of
+// query q, cold-started. Results do not depend on the worker count. The
+// error names the first failing query; once ctx is cancelled SolveBatch
+// starts no more queries and returns an error wrapping ctx.Err() and no
+// codes.
+func (l *Lasso) SolveBatch(ctx context.Context, Kx mat.Matrix, kxx []float64) (*mat.Dense, []Certificate, error) {
 	q, err := l.checkBatch(Kx, kxx)
 	if err != nil {
 		return nil, nil, err
 	}
 	codes := mat.NewDense(q, l.n, nil)
 	certs := make([]Certificate, q)
+	workers := l.opts.Workers
 	wss := make([]*LassoWorkspace, pool.Workers(workers))
 	rows := make([][]float64, len(wss))
-	err = pool.ForErr(q, workers, func(w, i int) error {
+	err = pool.ForCtx(ctx, q, workers, func(w, i int) error {
 		if wss[w] == nil {
 			wss[w] = l.NewWorkspace()
 			rows[w] = make([]float64, l.n)

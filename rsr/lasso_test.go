@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -38,6 +39,16 @@ func featureProblem(r *rand.Rand, m, n int) (*mat.SymDense, []float64, float64) 
 		kxx += v * v
 	}
 	return K, kx, kxx
+}
+
+// twinAtoms makes atom 1 an exact duplicate of atom 0: its row and column
+// of K and its entry of k.
+func twinAtoms(K *mat.SymDense, kx []float64) {
+	for j := range K.SymmetricDim() {
+		K.SetSym(1, j, K.At(0, j))
+	}
+	K.SetSym(1, 1, K.At(0, 0))
+	kx[1] = kx[0]
 }
 
 func objective(K mat.Symmetric, kx []float64, kxx, lambda float64, v []float64) float64 {
@@ -161,11 +172,11 @@ func steinProblem(t testing.TB, seed uint64, n, d int) (*mat.SymDense, []float64
 		t.Fatal(err)
 	}
 	k := spd.SteinKernel{Sigma: 0.5 * float64(d)}
-	K, err := k.GramSym(set.Subset(seq(0, n)), nil)
+	K, err := k.GramSym(context.Background(), set.Subset(seq(0, n)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kx, err := k.Gram(set.Subset([]int{n}), set.Subset(seq(0, n)), nil)
+	kx, err := k.Gram(context.Background(), set.Subset([]int{n}), set.Subset(seq(0, n)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,13 +330,14 @@ func TestLassoBatchMatchesSingle(t *testing.T) {
 		}
 	}
 	kxx := []float64{1, 1, 1, 1, 1, 1, 1, 1, 1}
-	l, _ := NewLasso(K, LassoOptions{Lambda: 0.05})
-	ref, _, err := l.SolveBatch(kx, kxx, 1)
+	l, _ := NewLasso(K, LassoOptions{Lambda: 0.05, Workers: 1})
+	ref, _, err := l.SolveBatch(context.Background(), kx, kxx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []int{2, 4} {
-		got, _, err := l.SolveBatch(kx, kxx, w)
+		lw, _ := NewLasso(K, LassoOptions{Lambda: 0.05, Workers: w})
+		got, _, err := lw.SolveBatch(context.Background(), kx, kxx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,8 +388,14 @@ func TestLassoErrors(t *testing.T) {
 		{"negative lambda ratio", func() error { _, err := NewLasso(K, LassoOptions{LambdaRatio: -0.1}); return err }},
 		{"NaN lambda ratio", func() error { _, err := NewLasso(K, LassoOptions{LambdaRatio: math.NaN()}); return err }},
 		{"lambda and ratio", func() error { _, err := NewLasso(K, LassoOptions{Lambda: 0.1, LambdaRatio: 0.1}); return err }},
-		{"batch sizes", func() error { _, _, err := l.SolveBatch(mat.NewDense(3, 2, nil), []float64{1}, 1); return err }},
-		{"batch columns", func() error { _, _, err := l.SolveBatch(mat.NewDense(1, 3, nil), []float64{1}, 1); return err }},
+		{"batch sizes", func() error {
+			_, _, err := l.SolveBatch(context.Background(), mat.NewDense(3, 2, nil), []float64{1})
+			return err
+		}},
+		{"batch columns", func() error {
+			_, _, err := l.SolveBatch(context.Background(), mat.NewDense(1, 3, nil), []float64{1})
+			return err
+		}},
 	}
 	for _, tc := range tests {
 		if err := tc.fn(); !errors.Is(err, ErrInput) {
@@ -457,12 +475,7 @@ func TestLassoLowRankGram(t *testing.T) {
 	r := newRand(9)
 	for trial := range 20 {
 		K, kx, kxx := featureProblem(r, 6, 120)
-		// Duplicate atom 0 exactly as atom 1.
-		for j := range 120 {
-			K.SetSym(1, j, K.At(0, j))
-		}
-		K.SetSym(1, 1, K.At(0, 0))
-		kx[1] = kx[0]
+		twinAtoms(K, kx)
 		for _, nonneg := range []bool{false, true} {
 			l, err := NewLasso(K, LassoOptions{Lambda: 0.05, Tol: 1e-8, NonNegative: nonneg})
 			if err != nil {
@@ -495,12 +508,7 @@ func TestNewtonSolvesFace(t *testing.T) {
 	tried, reached := 0, 0
 	for trial := range 300 {
 		K, kx, kxx := featureProblem(r, 4, 6)
-		// Atom 1 duplicates atom 0.
-		for j := range 6 {
-			K.SetSym(1, j, K.At(0, j))
-		}
-		K.SetSym(1, 1, K.At(0, 0))
-		kx[1] = kx[0]
+		twinAtoms(K, kx)
 		lambda := 0.2 + r.Float64()
 		want, wantF := bruteForce(K, kx, kxx, lambda, false)
 		spurious := -1

@@ -1,6 +1,7 @@
 package rsr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -98,14 +99,17 @@ func cmpFloat(a, b float64) int {
 
 // ClassifierOptions configure a Classifier.
 type ClassifierOptions struct {
+	// Lasso configures the sparse codes; its Workers bounds the goroutines
+	// of PredictBatch.
 	Lasso LassoOptions
-	Rule  Rule
+	// Rule turns a code into class scores (default MinResidual).
+	Rule Rule
 }
 
 // Classifier is a sparse-representation classifier (SRC, Wright et al.
 // 2009) in kernel form: the dictionary atoms are labelled training samples,
-// a query is coded by the kernel Lasso and assigned by Rule. It is
-// immutable and safe for concurrent use.
+// a query is coded by the kernel Lasso and assigned by Rule. FitClassifier
+// makes one; it is immutable and safe for concurrent use.
 type Classifier struct {
 	lasso  *Lasso
 	rule   Rule
@@ -115,11 +119,12 @@ type Classifier struct {
 	members [][]int
 }
 
-// NewClassifier returns a classifier over a dictionary with Gram matrix K
-// whose atom j has label labels[j]. Labels are arbitrary integers; every
+// FitClassifier returns the classifier of the training samples with Gram
+// matrix K = 𝕂(𝔻, 𝔻) (Eqn. 8) whose sample j has label labels[j]: the
+// samples are the dictionary's atoms. Labels are arbitrary integers; every
 // label that occurs is a class. It returns an error wrapping ErrInput for
 // mismatched lengths, bad K or options.
-func NewClassifier(K mat.Matrix, labels []int, opts ClassifierOptions) (*Classifier, error) {
+func FitClassifier(K mat.Matrix, labels []int, opts ClassifierOptions) (*Classifier, error) {
 	if opts.Rule < MinResidual || opts.Rule > MaxCoefficient {
 		return nil, fmt.Errorf("%w: unknown rule %d", ErrInput, int(opts.Rule))
 	}
@@ -145,7 +150,7 @@ func NewClassifier(K mat.Matrix, labels []int, opts ClassifierOptions) (*Classif
 // ready reports a nil or zero-value Classifier, which has no dictionary.
 func (c *Classifier) ready() error {
 	if c == nil || c.lasso == nil {
-		return fmt.Errorf("%w: zero-value Classifier: make one with NewClassifier", ErrInput)
+		return fmt.Errorf("%w: zero-value Classifier: make one with FitClassifier", ErrInput)
 	}
 	return c.lasso.ready()
 }
@@ -157,20 +162,21 @@ func (c *Classifier) Labels() []int { return slices.Clone(c.labels) }
 // Lasso returns the underlying solver.
 func (c *Classifier) Lasso() *Lasso { return c.lasso }
 
-// Classify codes one query (kernel vector kx against the dictionary, and
-// kxx = k(X,X)) and scores every class. A code that did not converge within
-// the sweep cap is still used; Decision.Converged reports it. Malformed
-// input, and a nil or zero-value Classifier, give an error wrapping
-// ErrInput.
-func (c *Classifier) Classify(kx []float64, kxx float64) (Decision, error) {
+// Predict codes one query (kernel vector kx = 𝒦(X, 𝔻) against the
+// training samples, and kxx = k(X,X)) by the kernel Lasso (Eqns. 7–8) and
+// scores every class by the Rule (Eqn. 9 for MinResidual). A code that did
+// not converge within the sweep cap is still used; Decision.Converged
+// reports it. Malformed input, and a nil or zero-value Classifier, give an
+// error wrapping ErrInput.
+func (c *Classifier) Predict(kx []float64, kxx float64) (Decision, error) {
 	if err := c.ready(); err != nil {
 		return Decision{}, err
 	}
 	v := make([]float64, c.lasso.n)
-	return c.classifyTo(v, kx, kxx, c.lasso.NewWorkspace())
+	return c.predictTo(v, kx, kxx, c.lasso.NewWorkspace())
 }
 
-func (c *Classifier) classifyTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Decision, error) {
+func (c *Classifier) predictTo(v, kx []float64, kxx float64, ws *LassoWorkspace) (Decision, error) {
 	clear(v)
 	var d Decision
 	cert, err := c.lasso.SolveTo(v, kx, kxx, ws)
@@ -229,12 +235,14 @@ func (c *Classifier) score(dst, v, kx []float64, kxx float64) {
 	}
 }
 
-// ClassifyBatch classifies Q queries in parallel: row q of Kx (Q×N) is the
-// kernel vector of query q and kxx[q] its k(X,X). Results do not depend on
-// the worker count (<= 0 means GOMAXPROCS). The error names the first
-// failing query; a nil or zero-value Classifier is an error wrapping
-// ErrInput.
-func (c *Classifier) ClassifyBatch(Kx mat.Matrix, kxx []float64, workers int) ([]Decision, error) {
+// PredictBatch is Predict for Q queries in parallel, on the Lasso
+// options' Workers goroutines: row q of Kx (Q×N) is the kernel vector of
+// query q and kxx[q] its k(X,X). Results do not depend on the worker
+// count. The error names the first failing query; a nil or zero-value
+// Classifier is an error wrapping ErrInput. Once ctx is cancelled it
+// starts no more queries and returns an error wrapping ctx.Err() and no
+// decisions.
+func (c *Classifier) PredictBatch(ctx context.Context, Kx mat.Matrix, kxx []float64) ([]Decision, error) {
 	if err := c.ready(); err != nil {
 		return nil, err
 	}
@@ -247,14 +255,15 @@ func (c *Classifier) ClassifyBatch(Kx mat.Matrix, kxx []float64, workers int) ([
 		ws     *LassoWorkspace
 		v, row []float64
 	}
+	workers := c.lasso.opts.Workers
 	states := make([]*state, pool.Workers(workers))
-	err = pool.ForErr(q, workers, func(w, i int) error {
+	err = pool.ForCtx(ctx, q, workers, func(w, i int) error {
 		st := states[w]
 		if st == nil {
 			st = &state{ws: c.lasso.NewWorkspace(), v: make([]float64, c.lasso.n), row: make([]float64, c.lasso.n)}
 			states[w] = st
 		}
-		d, err := c.classifyTo(st.v, rowOf(Kx, i, st.row), kxx[i], st.ws)
+		d, err := c.predictTo(st.v, rowOf(Kx, i, st.row), kxx[i], st.ws)
 		if err != nil {
 			return fmt.Errorf("query %d: %w", i, err)
 		}

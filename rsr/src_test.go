@@ -14,11 +14,11 @@ import (
 func syntheticAccuracy(t *testing.T, variance float64, seed uint64) float64 {
 	t.Helper()
 	train, test := synthetic(t, synth.Paper(1, variance), seed)
-	c, err := rsr.NewSteinClassifier(mustSet(t, train.X), train.Labels, spd.SteinKernel{Sigma: 1}, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 0.1}}, nil)
+	c, err := rsr.FitStein(t.Context(), mustSet(t, train.X), train.Labels, spd.SteinKernel{Sigma: 1}, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 0.1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := c.Predict(mustSet(t, test.X))
+	ds, err := c.Predict(t.Context(), mustSet(t, test.X))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,13 +58,13 @@ func TestSRCSeparatesAndDegrades(t *testing.T) {
 func TestResidualsMatchDefinition(t *testing.T) {
 	train, test := synthetic(t, synth.Paper(1, 0.3), 9)
 	K, kx := steinGrams(t, spd.SteinKernel{Sigma: 1.5}, train.X, test.X[:20])
-	c, err := rsr.NewClassifier(K, train.Labels, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 5e-3}})
+	c, err := rsr.FitClassifier(K, train.Labels, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 5e-3}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lasso := c.Lasso()
 	for q := range 20 {
-		d, err := c.Classify(kx.RawRowView(q), 1)
+		d, err := c.Predict(kx.RawRowView(q), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,11 +114,11 @@ func TestSimilarityRules(t *testing.T) {
 		// ε_3 = 1 − 2(0.35·0.45) + 0.35², ε_7 = 1 − 2(0.4·0.5 + 0.2·0.3) + 0.4² + 0.2²
 		{rsr.MinResidual, []float64{1 - 0.315 + 0.1225, 1 - 0.52 + 0.2}, 7},
 	} {
-		c, err := rsr.NewClassifier(K, labels, rsr.ClassifierOptions{Rule: tc.rule, Lasso: rsr.LassoOptions{Lambda: 0.2, Tol: 1e-12}})
+		c, err := rsr.FitClassifier(K, labels, rsr.ClassifierOptions{Rule: tc.rule, Lasso: rsr.LassoOptions{Lambda: 0.2, Tol: 1e-12}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := c.Classify(kx, 1)
+		d, err := c.Predict(kx, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,38 +139,41 @@ func TestSimilarityRules(t *testing.T) {
 
 func TestDegenerateCode(t *testing.T) {
 	K := mat.NewSymDense(2, []float64{1, 0.1, 0.1, 1})
-	c, _ := rsr.NewClassifier(K, []int{0, 1}, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 10}})
-	d, err := c.Classify([]float64{0.9, 0.2}, 1)
+	c, _ := rsr.FitClassifier(K, []int{0, 1}, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 10}})
+	d, err := c.Predict([]float64{0.9, 0.2}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !d.Degenerate || d.NonZeros != 0 || d.Scores[0] != 1 || d.Scores[1] != 1 {
 		t.Errorf("λ above λ_max: got %+v, want a degenerate all-zero code", d)
 	}
-	d, _ = c.Classify([]float64{0.9, 0.2}, 1)
-	c2, _ := rsr.NewClassifier(K, []int{0, 1}, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 0.1}})
-	if d2, _ := c2.Classify([]float64{0.9, 0.2}, 1); d2.Degenerate || d2.Label != 0 {
+	d, _ = c.Predict([]float64{0.9, 0.2}, 1)
+	c2, _ := rsr.FitClassifier(K, []int{0, 1}, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Lambda: 0.1}})
+	if d2, _ := c2.Predict([]float64{0.9, 0.2}, 1); d2.Degenerate || d2.Label != 0 {
 		t.Errorf("small λ: %+v", d2)
 	}
 }
 
 func TestClassifierErrors(t *testing.T) {
 	K := mat.NewSymDense(2, []float64{1, 0.1, 0.1, 1})
-	if _, err := rsr.NewClassifier(K, []int{0}, rsr.ClassifierOptions{}); !errors.Is(err, rsr.ErrInput) {
+	if _, err := rsr.FitClassifier(K, []int{0}, rsr.ClassifierOptions{}); !errors.Is(err, rsr.ErrInput) {
 		t.Errorf("label count: %v", err)
 	}
-	if _, err := rsr.NewClassifier(K, []int{0, 1}, rsr.ClassifierOptions{Rule: 9}); !errors.Is(err, rsr.ErrInput) {
+	if _, err := rsr.FitClassifier(K, []int{0, 1}, rsr.ClassifierOptions{Rule: 9}); !errors.Is(err, rsr.ErrInput) {
 		t.Errorf("rule: %v", err)
 	}
 	if _, err := rsr.ParseRule("median"); !errors.Is(err, rsr.ErrInput) {
 		t.Errorf("ParseRule: %v", err)
 	}
-	c, _ := rsr.NewClassifier(K, []int{0, 1}, rsr.ClassifierOptions{})
-	if _, err := c.ClassifyBatch(mat.NewDense(2, 2, []float64{1, math.NaN(), 0, 0}), []float64{1, 1}, 2); !errors.Is(err, rsr.ErrInput) {
+	c, _ := rsr.FitClassifier(K, []int{0, 1}, rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Workers: 2}})
+	if _, err := c.PredictBatch(t.Context(), mat.NewDense(2, 2, []float64{1, math.NaN(), 0, 0}), []float64{1, 1}); !errors.Is(err, rsr.ErrInput) {
 		t.Errorf("NaN query: %v", err)
 	}
 	set, _ := spd.NewSet([]*mat.SymDense{mat.NewSymDense(3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})})
-	if _, err := rsr.NewSteinClassifier(set, []int{0}, spd.SteinKernel{Sigma: 0.7}, rsr.ClassifierOptions{}, nil); !errors.Is(err, spd.ErrSigma) {
+	if _, err := rsr.FitStein(t.Context(), set, []int{0}, spd.SteinKernel{Sigma: 0.7}, rsr.ClassifierOptions{}); !errors.Is(err, spd.ErrSigma) {
 		t.Errorf("invalid sigma: %v", err)
+	}
+	if _, err := (&rsr.SteinClassifier{}).Predict(t.Context(), set); !errors.Is(err, rsr.ErrInput) {
+		t.Errorf("zero-value SteinClassifier: %v", err)
 	}
 }

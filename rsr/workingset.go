@@ -189,7 +189,7 @@ func (l *Lasso) solveOn(set []int, v, kx []float64, kxx float64, b *setBuffers, 
 		vw[p], kxw[p] = v[i], kx[i]
 	}
 	sub := &b.subLasso
-	sub.n, sub.k, sub.opts = m, kw, l.opts
+	sub.n, sub.k, sub.all, sub.opts = m, kw, l.all[:m], l.opts
 	sub.opts.MaxSweeps, sub.opts.Tol = maxSweeps, tol
 	sws := b.sub
 	sws.g, sws.prev = sws.g[:m], sws.prev[:m]

@@ -2,14 +2,14 @@ package rsr
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/panictest"
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestZeroValueNoPanic checks issue 12, defect 6: a zero-value or nil
-// Classifier or Lasso gives an error wrapping ErrInput, not a panic.
+// TestZeroValueNoPanic checks that a zero-value or nil Classifier or
+// Lasso gives an error wrapping ErrInput, not a panic.
 func TestZeroValueNoPanic(t *testing.T) {
 	var nilClassifier *Classifier
 	var nilLasso *Lasso
@@ -18,9 +18,9 @@ func TestZeroValueNoPanic(t *testing.T) {
 		name string
 		call func() error
 	}{
-		{"Classify zero value", func() error { _, err := (&Classifier{}).Classify([]float64{1}, 1); return err }},
-		{"Classify nil", func() error { _, err := nilClassifier.Classify([]float64{1}, 1); return err }},
-		{"ClassifyBatch zero value", func() error { _, err := (&Classifier{}).ClassifyBatch(kx, []float64{1}, 1); return err }},
+		{"Predict zero value", func() error { _, err := (&Classifier{}).Predict([]float64{1}, 1); return err }},
+		{"Predict nil", func() error { _, err := nilClassifier.Predict([]float64{1}, 1); return err }},
+		{"PredictBatch zero value", func() error { _, err := (&Classifier{}).PredictBatch(t.Context(), kx, []float64{1}); return err }},
 		{"Solve zero value", func() error { _, _, err := (&Lasso{}).Solve([]float64{1}, 1); return err }},
 		{"Solve nil", func() error { _, _, err := nilLasso.Solve([]float64{1}, 1); return err }},
 		{"SolveTo nil workspace", func() error {
@@ -31,30 +31,21 @@ func TestZeroValueNoPanic(t *testing.T) {
 			_, err = l.SolveTo([]float64{0}, []float64{1}, 1, nil)
 			return err
 		}},
-		{"SolveBatch zero value", func() error { _, _, err := (&Lasso{}).SolveBatch(kx, []float64{1}, 1); return err }},
+		{"SolveBatch zero value", func() error { _, _, err := (&Lasso{}).SolveBatch(t.Context(), kx, []float64{1}); return err }},
 		{"SolveBatch nil matrix", func() error {
 			l, err := NewLasso(mat.NewSymDense(1, []float64{1}), LassoOptions{Lambda: 0.1})
 			if err != nil {
 				return err
 			}
 			var m *mat.Dense
-			_, _, err = l.SolveBatch(m, []float64{1}, 1)
+			_, _, err = l.SolveBatch(t.Context(), m, []float64{1})
 			return err
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var err error
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("panic: %v", r)
-					}
-				}()
-				err = tc.call()
-			}()
-			if !errors.Is(err, ErrInput) {
-				t.Errorf("got %v, want an error wrapping ErrInput", err)
+			if r, err := panictest.Recover(tc.call); r != nil || !errors.Is(err, ErrInput) {
+				t.Errorf("got %v (panic: %v), want an error wrapping ErrInput", err, r)
 			}
 		})
 	}

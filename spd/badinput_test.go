@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/panictest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -143,10 +145,7 @@ func check(ok bool, format string, args ...any) error {
 
 // testSet returns a Set of two 2×2 matrices.
 func testSet(t *testing.T) *Set {
-	s, err := NewSet([]*mat.SymDense{good, diag(1, 3)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustSet(t, []*mat.SymDense{good, diag(1, 3)})
 	return s
 }
 
@@ -267,10 +266,7 @@ func hasNaN(x *mat.SymDense) bool { return !finite(x) }
 // method, by name ("Func" or "Type.Method").
 func badInputTable(t *testing.T) map[string][]badCase {
 	set := testSet(t)
-	set3, err := NewSet([]*mat.SymDense{good3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set3 := mustSet(t, []*mat.SymDense{good3})
 	anchor := func() *Anchor {
 		a, err := NewAnchor(good)
 		if err != nil {
@@ -298,10 +294,16 @@ func badInputTable(t *testing.T) map[string][]badCase {
 		}
 	}
 	big := diag(1000, 1) // exp overflows
-	karcher := func(xs []*mat.SymDense, o *KarcherOptions) error { _, _, err := KarcherMean(xs, o); return err }
-	kmeans := func(s *Set, o KMeansOptions) error { _, err := KMeans(s, o); return err }
+	karcher := func(xs []*mat.SymDense, o *KarcherOptions) error {
+		_, _, err := KarcherMean(context.Background(), xs, o)
+		return err
+	}
+	kmeans := func(s *Set, o KMeansOptions) error { _, err := KMeans(context.Background(), s, o); return err }
 	kmOK := KMeansOptions{K: 1, Metric: AIRMMetric}
-	steinMean := func(s *Set, idx []int, o *SteinMeanOptions) error { _, _, err := SteinMean(s, idx, o); return err }
+	steinMean := func(s *Set, idx []int, o *SteinMeanOptions) error {
+		_, _, err := SteinMean(context.Background(), s, idx, o)
+		return err
+	}
 	newSet := func(ms ...*mat.SymDense) error { _, err := NewSet(ms); return err }
 	fromData := func(d int, data ...float64) error { _, err := NewSetFromData(d, data); return err }
 	validate := func(name string, fn func(a mat.Matrix) error) []badCase {
@@ -406,44 +408,58 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			}, nil, ""},
 		},
 		"SteinKernel.Gram": slices.Concat(
-			sigmaCases(func(k SteinKernel) error { return errOf(k.Gram(set, set, nil)) }),
-			setCases(t, func(s *Set) error { return errOf(SteinKernel{Sigma: 1}.Gram(s, set, nil)) }),
-			setCases(t, func(s *Set) error { return errOf(SteinKernel{Sigma: 1}.Gram(set, s, nil)) }),
-			[]badCase{{"sets of 2×2 and 3×3", func() error { return errOf(SteinKernel{Sigma: 1}.Gram(set, set3, nil)) }, ErrDimension, ""}},
-			optsCases(func(o *GramOptions) error { return errOf(SteinKernel{Sigma: 1}.Gram(set, set, o)) })),
+			sigmaCases(func(k SteinKernel) error { return errOf(k.Gram(context.Background(), set, set, nil)) }),
+			setCases(t, func(s *Set) error { return errOf(SteinKernel{Sigma: 1}.Gram(context.Background(), s, set, nil)) }),
+			setCases(t, func(s *Set) error { return errOf(SteinKernel{Sigma: 1}.Gram(context.Background(), set, s, nil)) }),
+			[]badCase{{"sets of 2×2 and 3×3", func() error { return errOf(SteinKernel{Sigma: 1}.Gram(context.Background(), set, set3, nil)) }, ErrDimension, ""}},
+			optsCases(func(o *GramOptions) error {
+				return errOf(SteinKernel{Sigma: 1}.Gram(context.Background(), set, set, o))
+			})),
 		"SteinKernel.GramSym": slices.Concat(
-			sigmaCases(func(k SteinKernel) error { return errOf(k.GramSym(set, nil)) }),
-			setCases(t, func(s *Set) error { return errOf(SteinKernel{Sigma: 1}.GramSym(s, nil)) }),
-			optsCases(func(o *GramOptions) error { return errOf(SteinKernel{Sigma: 1}.GramSym(set, o)) })),
+			sigmaCases(func(k SteinKernel) error { return errOf(k.GramSym(context.Background(), set, nil)) }),
+			setCases(t, func(s *Set) error { return errOf(SteinKernel{Sigma: 1}.GramSym(context.Background(), s, nil)) }),
+			optsCases(func(o *GramOptions) error { return errOf(SteinKernel{Sigma: 1}.GramSym(context.Background(), set, o)) })),
 		"SteinDivergences": slices.Concat(
-			setCases(t, func(s *Set) error { return errOf(SteinDivergences(s, set, nil)) }),
-			setCases(t, func(s *Set) error { return errOf(SteinDivergences(set, s, nil)) }),
-			[]badCase{{"sets of 2×2 and 3×3", func() error { return errOf(SteinDivergences(set, set3, nil)) }, ErrDimension, ""}},
-			optsCases(func(o *GramOptions) error { return errOf(SteinDivergences(set, set, o)) })),
+			setCases(t, func(s *Set) error { return errOf(SteinDivergences(context.Background(), s, set, nil)) }),
+			setCases(t, func(s *Set) error { return errOf(SteinDivergences(context.Background(), set, s, nil)) }),
+			[]badCase{{"sets of 2×2 and 3×3", func() error { return errOf(SteinDivergences(context.Background(), set, set3, nil)) }, ErrDimension, ""}},
+			optsCases(func(o *GramOptions) error { return errOf(SteinDivergences(context.Background(), set, set, o)) })),
 		"SteinBlockTo": slices.Concat(
-			setCases(t, func(s *Set) error { return SteinBlockTo(mat.NewDense(1, 1, nil), s, []int{0}, set, []int{0}, nil) }),
-			setCases(t, func(s *Set) error { return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{0}, s, []int{0}, nil) }),
+			setCases(t, func(s *Set) error {
+				return SteinBlockTo(context.Background(), mat.NewDense(1, 1, nil), s, []int{0}, set, []int{0}, nil)
+			}),
+			setCases(t, func(s *Set) error {
+				return SteinBlockTo(context.Background(), mat.NewDense(1, 1, nil), set, []int{0}, s, []int{0}, nil)
+			}),
 			[]badCase{
-				{"sets of 2×2 and 3×3", func() error { return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{0}, set3, []int{0}, nil) }, ErrDimension, ""},
-				{"nil destination", func() error { return SteinBlockTo(nil, set, []int{0}, set, []int{0}, nil) }, ErrParameter, ""},
-				{"destination of the wrong shape", func() error { return SteinBlockTo(mat.NewDense(2, 1, nil), set, []int{0}, set, []int{0}, nil) }, ErrDimension, ""},
-				{"row index out of range", func() error { return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{set.Len()}, set, []int{0}, nil) }, ErrParameter, ""},
-				{"negative column index", func() error { return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{0}, set, []int{-1}, nil) }, ErrParameter, ""},
-				{"no rows", func() error { return SteinBlockTo(&mat.Dense{}, set, nil, set, nil, nil) }, nil, ""},
+				{"sets of 2×2 and 3×3", func() error {
+					return SteinBlockTo(context.Background(), mat.NewDense(1, 1, nil), set, []int{0}, set3, []int{0}, nil)
+				}, ErrDimension, ""},
+				{"nil destination", func() error { return SteinBlockTo(context.Background(), nil, set, []int{0}, set, []int{0}, nil) }, ErrParameter, ""},
+				{"destination of the wrong shape", func() error {
+					return SteinBlockTo(context.Background(), mat.NewDense(2, 1, nil), set, []int{0}, set, []int{0}, nil)
+				}, ErrDimension, ""},
+				{"row index out of range", func() error {
+					return SteinBlockTo(context.Background(), mat.NewDense(1, 1, nil), set, []int{set.Len()}, set, []int{0}, nil)
+				}, ErrParameter, ""},
+				{"negative column index", func() error {
+					return SteinBlockTo(context.Background(), mat.NewDense(1, 1, nil), set, []int{0}, set, []int{-1}, nil)
+				}, ErrParameter, ""},
+				{"no rows", func() error { return SteinBlockTo(context.Background(), &mat.Dense{}, set, nil, set, nil, nil) }, nil, ""},
 			},
 			optsCases(func(o *GramOptions) error {
-				return SteinBlockTo(mat.NewDense(1, 1, nil), set, []int{0}, set, []int{0}, o)
+				return SteinBlockTo(context.Background(), mat.NewDense(1, 1, nil), set, []int{0}, set, []int{0}, o)
 			})),
 		"SteinSymBlock": slices.Concat(
-			setCases(t, func(s *Set) error { return errOf(SteinSymBlock(s, []int{0}, nil)) }),
+			setCases(t, func(s *Set) error { return errOf(SteinSymBlock(context.Background(), s, []int{0}, nil)) }),
 			[]badCase{
-				{"no items", func() error { return errOf(SteinSymBlock(set, nil, nil)) }, ErrEmpty, ""},
-				{"item out of range", func() error { return errOf(SteinSymBlock(set, []int{0, set.Len()}, nil)) }, ErrParameter, ""},
+				{"no items", func() error { return errOf(SteinSymBlock(context.Background(), set, nil, nil)) }, ErrEmpty, ""},
+				{"item out of range", func() error { return errOf(SteinSymBlock(context.Background(), set, []int{0, set.Len()}, nil)) }, ErrParameter, ""},
 			},
-			optsCases(func(o *GramOptions) error { return errOf(SteinSymBlock(set, []int{0, 1}, o)) })),
+			optsCases(func(o *GramOptions) error { return errOf(SteinSymBlock(context.Background(), set, []int{0, 1}, o)) })),
 		"SteinDivergencesSym": slices.Concat(
-			setCases(t, func(s *Set) error { return errOf(SteinDivergencesSym(s, nil)) }),
-			optsCases(func(o *GramOptions) error { return errOf(SteinDivergencesSym(set, o)) })),
+			setCases(t, func(s *Set) error { return errOf(SteinDivergencesSym(context.Background(), s, nil)) }),
+			optsCases(func(o *GramOptions) error { return errOf(SteinDivergencesSym(context.Background(), set, o)) })),
 
 		"NewSet": {
 			{"nil slice", func() error { return newSet() }, ErrEmpty, ""},
@@ -741,14 +757,7 @@ func TestBadInput(t *testing.T) {
 	table := badInputTable(t)
 	for _, name := range exportedAPI(t) {
 		for _, tc := range table[name] {
-			var (
-				err       error
-				recovered any
-			)
-			func() {
-				defer func() { recovered = recover() }()
-				err = tc.call()
-			}()
+			recovered, err := panictest.Recover(tc.call)
 			where := name + ": " + tc.name
 			switch {
 			case tc.panics != "":

@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/covpipe/covpipe/internal/dense"
@@ -27,8 +28,10 @@ import (
 // sizes or a dst of the wrong shape, ErrEmpty for an empty set,
 // ErrParameter for a nil dst or an index out of range, and ErrNotSPD,
 // naming both items, when (X+Y)/2 fails to factorise (which cannot happen
-// for two matrices of valid Sets unless their entries overflow).
-func SteinBlockTo(dst *mat.Dense, a *Set, rows []int, b *Set, cols []int, opts *GramOptions) error {
+// for two matrices of valid Sets unless their entries overflow). Once ctx
+// is cancelled it starts no more tiles of rows and returns ctx.Err(),
+// dst then holding some of the entries.
+func SteinBlockTo(ctx context.Context, dst *mat.Dense, a *Set, rows []int, b *Set, cols []int, opts *GramOptions) error {
 	if err := sameDim(a, b); err != nil {
 		return err
 	}
@@ -56,7 +59,7 @@ func SteinBlockTo(dst *mat.Dense, a *Set, rows []int, b *Set, cols []int, opts *
 	tiles := (len(rows) + rowTile - 1) / rowTile
 	bufs := make([]*stein4Buf, min(pool.Workers(opts.workers()), tiles))
 	four := d >= stein4MinD && d <= stein4MaxD
-	return pool.ForErr(tiles, opts.workers(), func(w, t int) error {
+	return pool.ForCtx(ctx, tiles, opts.workers(), func(w, t int) error {
 		if bufs[w] == nil {
 			bufs[w] = newStein4Buf(d)
 		}
@@ -156,8 +159,8 @@ func stein4(b *stein4Buf, x []float64, d int, ldx float64, ldy *[4]float64) ([4]
 // triangle's uneven rows balance across workers; each row's entries are
 // computed four at a time by stein4 as in SteinBlockTo. It returns an
 // error wrapping ErrEmpty for an empty set or no items, and the errors of
-// SteinBlockTo.
-func SteinSymBlock(a *Set, items []int, opts *GramOptions) (*mat.SymDense, error) {
+// SteinBlockTo, ctx.Err() once ctx is cancelled among them.
+func SteinSymBlock(ctx context.Context, a *Set, items []int, opts *GramOptions) (*mat.SymDense, error) {
 	if a == nil || a.n == 0 || len(items) == 0 {
 		return nil, fmt.Errorf("%w: empty set or no items", ErrEmpty)
 	}
@@ -170,7 +173,7 @@ func SteinSymBlock(a *Set, items []int, opts *GramOptions) (*mat.SymDense, error
 	d := a.d
 	bufs := make([]*stein4Buf, min(pool.Workers(opts.workers()), m))
 	four := d >= stein4MinD && d <= stein4MaxD
-	err := pool.ForErr(m, opts.workers(), func(w, r int) error {
+	err := pool.ForCtx(ctx, m, opts.workers(), func(w, r int) error {
 		if bufs[w] == nil {
 			bufs[w] = newStein4Buf(d)
 		}

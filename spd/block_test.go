@@ -1,12 +1,24 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 )
+
+// steinBlock returns SteinBlockTo's block of the rows against the cols
+// of s, failing t on an error.
+func steinBlock(t *testing.T, s *Set, rows, cols []int, opts *GramOptions) *mat.Dense {
+	t.Helper()
+	dst := mat.NewDense(len(rows), len(cols), nil)
+	if err := SteinBlockTo(context.Background(), dst, s, rows, s, cols, opts); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
 
 // TestSteinBlocks checks SteinBlockTo and SteinSymBlock, on index lists
 // that repeat and reorder items, against the standalone divergence
@@ -26,10 +38,7 @@ func TestSteinBlocks(t *testing.T) {
 		rows, cols := []int{11, 0, 3, 3, 7}, []int{5, 0, 11, 2}
 		for _, workers := range []int{1, 3} {
 			opts := &GramOptions{Workers: workers}
-			dst := mat.NewDense(len(rows), len(cols), nil)
-			if err := SteinBlockTo(dst, s, rows, s, cols, opts); err != nil {
-				t.Fatal(err)
-			}
+			dst := steinBlock(t, s, rows, cols, opts)
 			for r, i := range rows {
 				for c, j := range cols {
 					if got, w := dst.At(r, c), want(i, j); math.Abs(got-w) > 1e-12*(1+w) {
@@ -37,7 +46,7 @@ func TestSteinBlocks(t *testing.T) {
 					}
 				}
 			}
-			sym, err := SteinSymBlock(s, rows, opts)
+			sym, err := SteinSymBlock(context.Background(), s, rows, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,27 +59,6 @@ func TestSteinBlocks(t *testing.T) {
 			}
 		}
 	}
-}
-
-// BenchmarkSteinBlock measures a FERET-sized block of Stein divergences:
-// 200 test items against 600 training items at d = 43, the
-// training matrices (8.9 MB) well beyond the per-core caches, one worker.
-func BenchmarkSteinBlock(b *testing.B) {
-	s, _ := randSet(b, 50, 800, 43)
-	rows, cols := make([]int, 200), make([]int, 600)
-	for i := range rows {
-		rows[i] = 600 + i
-	}
-	for j := range cols {
-		cols[j] = j
-	}
-	dst := mat.NewDense(200, 600, nil)
-	for b.Loop() {
-		if err := SteinBlockTo(dst, s, rows, s, cols, &GramOptions{Workers: 1}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(200*600), "ns/entry")
 }
 
 // TestSteinBlocksFourAtOnce checks that the blocks, which compute four
@@ -90,10 +78,7 @@ func TestSteinBlocksFourAtOnce(t *testing.T) {
 				ms[i] = randOfKind(r, d, kind)
 			}
 			ms[9] = ms[2] // byte-identical to item 2
-			s, err := NewSet(ms)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustSet(t, ms)
 			buf := make([]float64, d*d)
 			want := func(i, j int) float64 {
 				v, ok := steinEntry(buf, s.block(i), s.block(j), d, s.logdet[i], s.logdet[j])
@@ -105,10 +90,7 @@ func TestSteinBlocksFourAtOnce(t *testing.T) {
 			rows, cols := []int{9, 0, 3, 2, 7, 10}, []int{5, 2, 0, 9, 8, 1, 2, 4, 3, 6} // 10 columns: two groups and a tail
 			for _, workers := range []int{1, 3} {
 				opts := &GramOptions{Workers: workers}
-				dst := mat.NewDense(len(rows), len(cols), nil)
-				if err := SteinBlockTo(dst, s, rows, s, cols, opts); err != nil {
-					t.Fatal(err)
-				}
+				dst := steinBlock(t, s, rows, cols, opts)
 				for ri, i := range rows {
 					for ci, j := range cols {
 						got, w := dst.At(ri, ci), want(i, j)
@@ -121,7 +103,7 @@ func TestSteinBlocksFourAtOnce(t *testing.T) {
 					}
 				}
 				items := []int{4, 2, 0, 9, 1, 3, 10, 5, 6, 7, 8}
-				sym, err := SteinSymBlock(s, items, opts)
+				sym, err := SteinSymBlock(context.Background(), s, items, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -153,11 +135,11 @@ func TestSteinBlocksFourAtOnce(t *testing.T) {
 			bad[i*d+i] = -1e6
 		}
 		dst := mat.NewDense(2, 8, nil)
-		err := SteinBlockTo(dst, s, []int{6, 7}, s, seq(8), &GramOptions{Workers: 1})
+		err := SteinBlockTo(context.Background(), dst, s, []int{6, 7}, s, seq(8), &GramOptions{Workers: 1})
 		if wantMsg := "Stein divergence of a[6] and b[3]: spd: matrix is not positive definite: Cholesky factorisation of (X+Y)/2 failed"; !errors.Is(err, ErrNotSPD) || err.Error() != wantMsg {
 			t.Errorf("d=%d: SteinBlockTo error %v, want %q", d, err, wantMsg)
 		}
-		_, err = SteinSymBlock(s, []int{6, 0, 1, 2, 3, 4, 5}, &GramOptions{Workers: 1})
+		_, err = SteinSymBlock(context.Background(), s, []int{6, 0, 1, 2, 3, 4, 5}, &GramOptions{Workers: 1})
 		if wantMsg := "Stein divergence of a[6] and a[3]: spd: matrix is not positive definite: Cholesky factorisation of (X+Y)/2 failed"; !errors.Is(err, ErrNotSPD) || err.Error() != wantMsg {
 			t.Errorf("d=%d: SteinSymBlock error %v, want %q", d, err, wantMsg)
 		}

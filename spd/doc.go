@@ -93,6 +93,14 @@
 //	ErrNoConvergence iteration cap reached (KarcherMean, SteinMean): the last
 //	                 iterate is returned with it
 //
+// The calls that can run long take a context.Context first: the Gram and
+// divergence matrices (SteinKernel.Gram and GramSym, SteinDivergences,
+// SteinDivergencesSym, SteinBlockTo, SteinSymBlock) look at it between
+// rows, KMeans between elements and clusters, KarcherMean and SteinMean
+// between iterations, and once it is cancelled they return an error
+// wrapping ctx.Err() (errors.Is(err, context.Canceled)) and no result
+// (SteinBlockTo's dst is then partly written).
+//
 // A mat.Symmetric argument is read as its upper triangle (At(i, j) for
 // i <= j); its lower triangle is never read. A general mat.Matrix (Validate,
 // ValidateTol, FromMatrix) stands for its symmetric part (A + Aᵀ)/2.

@@ -1,6 +1,7 @@
 package spd_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -31,12 +32,12 @@ func ExampleSteinKernel_GramSym() {
 	}
 	// σ = 0.5 is valid on 2×2 matrices by Theorem 1. For example
 	// k(X₁, I) = exp(−½ (log det((X₁+I)/2) − ½ log det X₁)) = exp(−½ log(2/√3)).
-	k, err := spd.SteinKernel{Sigma: 0.5}.GramSym(set, nil)
+	k, err := spd.SteinKernel{Sigma: 0.5}.GramSym(context.Background(), set, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%.4f\n", mat.Formatted(k))
-	_, err = spd.SteinKernel{Sigma: 0.3}.GramSym(set, nil)
+	_, err = spd.SteinKernel{Sigma: 0.3}.GramSym(context.Background(), set, nil)
 	fmt.Println(err)
 	// Output:
 	// ⎡1.0000  0.9306  0.8590⎤
@@ -59,7 +60,7 @@ func ExampleAIRM() {
 func ExampleKarcherMean() {
 	x := mat.NewSymDense(2, []float64{1, 0, 0, 1})
 	y := mat.NewSymDense(2, []float64{4, 0, 0, 9})
-	m, info, err := spd.KarcherMean([]*mat.SymDense{x, y}, nil)
+	m, info, err := spd.KarcherMean(context.Background(), []*mat.SymDense{x, y}, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
@@ -150,7 +151,7 @@ func TestMatrixFunctions(t *testing.T) {
 
 func TestMatrixFunctionClamping(t *testing.T) {
 	// A rank-deficient PSD matrix is not SPD enough: refused, not clamped
-	// into finite garbage (issue 12, defect 5).
+	// into finite garbage.
 	v := []float64{1, 2, 3}
 	x := mat.NewSymDense(3, nil)
 	for i := range 3 {
@@ -214,7 +215,7 @@ func TestKarcherMean(t *testing.T) {
 	t.Run("two points give the geodesic midpoint", func(t *testing.T) {
 		for _, d := range []int{2, 3, 8} {
 			x, y := randSPD(r, d, 2), randSPD(r, d, 2)
-			m, info, err := KarcherMean([]*mat.SymDense{x, y}, nil)
+			m, info, err := KarcherMean(context.Background(), []*mat.SymDense{x, y}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +240,7 @@ func TestKarcherMean(t *testing.T) {
 		for i := range logs {
 			logs[i] = math.Exp(logs[i])
 		}
-		m, _, err := KarcherMean(xs, nil)
+		m, _, err := KarcherMean(context.Background(), xs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,11 +254,11 @@ func TestKarcherMean(t *testing.T) {
 			xs = append(xs, x)
 			axs = append(axs, congr(a, x))
 		}
-		m, _, err := KarcherMean(xs, &KarcherOptions{Tol: 1e-12})
+		m, _, err := KarcherMean(context.Background(), xs, &KarcherOptions{Tol: 1e-12})
 		if err != nil {
 			t.Fatal(err)
 		}
-		am, _, err := KarcherMean(axs, &KarcherOptions{Tol: 1e-12})
+		am, _, err := KarcherMean(context.Background(), axs, &KarcherOptions{Tol: 1e-12})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +275,7 @@ func TestKarcherMean(t *testing.T) {
 	})
 	t.Run("weights", func(t *testing.T) {
 		x, y := randSPD(r, 3, 1), randSPD(r, 3, 1)
-		m, _, err := KarcherMean([]*mat.SymDense{x, y}, &KarcherOptions{Weights: []float64{3, 1}})
+		m, _, err := KarcherMean(context.Background(), []*mat.SymDense{x, y}, &KarcherOptions{Weights: []float64{3, 1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,20 +284,20 @@ func TestKarcherMean(t *testing.T) {
 	})
 	t.Run("errors", func(t *testing.T) {
 		x := randSPD(r, 3, 3)
-		if _, _, err := KarcherMean(nil, nil); !errors.Is(err, ErrEmpty) {
+		if _, _, err := KarcherMean(context.Background(), nil, nil); !errors.Is(err, ErrEmpty) {
 			t.Errorf("empty: %v", err)
 		}
-		if _, _, err := KarcherMean([]*mat.SymDense{x, diag(1, 2)}, nil); !errors.Is(err, ErrDimension) {
+		if _, _, err := KarcherMean(context.Background(), []*mat.SymDense{x, diag(1, 2)}, nil); !errors.Is(err, ErrDimension) {
 			t.Errorf("mixed sizes: %v", err)
 		}
-		if _, _, err := KarcherMean([]*mat.SymDense{x, diag(1, -2, 3)}, nil); !errors.Is(err, ErrNotSPD) {
+		if _, _, err := KarcherMean(context.Background(), []*mat.SymDense{x, diag(1, -2, 3)}, nil); !errors.Is(err, ErrNotSPD) {
 			t.Errorf("indefinite: %v", err)
 		}
-		if _, _, err := KarcherMean([]*mat.SymDense{x, x}, &KarcherOptions{Weights: []float64{1, -1}}); !errors.Is(err, ErrParameter) {
+		if _, _, err := KarcherMean(context.Background(), []*mat.SymDense{x, x}, &KarcherOptions{Weights: []float64{1, -1}}); !errors.Is(err, ErrParameter) {
 			t.Errorf("negative weight: %v", err)
 		}
 		far := []*mat.SymDense{randSPD(r, 3, 4), randSPD(r, 3, 4), randSPD(r, 3, 4)}
-		if _, _, err := KarcherMean(far, &KarcherOptions{MaxIter: 1, Tol: 1e-15}); !errors.Is(err, ErrNoConvergence) {
+		if _, _, err := KarcherMean(context.Background(), far, &KarcherOptions{MaxIter: 1, Tol: 1e-15}); !errors.Is(err, ErrNoConvergence) {
 			t.Errorf("iteration cap: %v", err)
 		}
 	})

@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -61,13 +62,13 @@ func steinEntry(buf, x, y []float64, d int, ldx, ldy float64) (float64, bool) {
 // Stein divergence of Eqn. 3, computed on a bounded worker pool. Each entry
 // costs one Cholesky factorisation thanks to the cached log-determinants.
 // It returns an error wrapping ErrDimension when the sets' matrix sizes
-// differ.
-func SteinDivergences(a, b *Set, opts *GramOptions) (*mat.Dense, error) {
+// differ, and ctx.Err() once ctx is cancelled (see SteinBlockTo).
+func SteinDivergences(ctx context.Context, a, b *Set, opts *GramOptions) (*mat.Dense, error) {
 	if err := sameDim(a, b); err != nil {
 		return nil, err
 	}
 	out := mat.NewDense(a.n, b.n, nil)
-	if err := SteinBlockTo(out, a, seq(a.n), b, seq(b.n), opts); err != nil {
+	if err := SteinBlockTo(ctx, out, a, seq(a.n), b, seq(b.n), opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -75,11 +76,11 @@ func SteinDivergences(a, b *Set, opts *GramOptions) (*mat.Dense, error) {
 
 // SteinDivergencesSym returns the symmetric |a|×|a| matrix of Stein
 // divergences S(a_i, a_j): SteinSymBlock over every item.
-func SteinDivergencesSym(a *Set, opts *GramOptions) (*mat.SymDense, error) {
+func SteinDivergencesSym(ctx context.Context, a *Set, opts *GramOptions) (*mat.SymDense, error) {
 	if a == nil || a.n == 0 {
 		return nil, fmt.Errorf("%w: empty set", ErrEmpty)
 	}
-	return SteinSymBlock(a, seq(a.n), opts)
+	return SteinSymBlock(ctx, a, seq(a.n), opts)
 }
 
 // seq returns the indices 0, 1, ..., n−1.
@@ -94,15 +95,16 @@ func seq(n int) []int {
 // Gram returns the |a|×|b| Stein kernel matrix K_ij = exp(−σ S(a_i, b_j))
 // (Eqn. 8: the vector 𝒦(X, 𝔻) of a query against a dictionary is a
 // row of it). It returns an error wrapping ErrSigma for a σ invalid on the
-// sets' matrix size (see Check) and ErrDimension for mismatched sets.
-func (k SteinKernel) Gram(a, b *Set, opts *GramOptions) (*mat.Dense, error) {
+// sets' matrix size (see Check), ErrDimension for mismatched sets, and
+// ctx.Err() once ctx is cancelled (see SteinBlockTo).
+func (k SteinKernel) Gram(ctx context.Context, a, b *Set, opts *GramOptions) (*mat.Dense, error) {
 	if err := sameDim(a, b); err != nil {
 		return nil, err
 	}
 	if err := k.Check(a.d); err != nil {
 		return nil, err
 	}
-	g, err := SteinDivergences(a, b, opts)
+	g, err := SteinDivergences(ctx, a, b, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -113,15 +115,15 @@ func (k SteinKernel) Gram(a, b *Set, opts *GramOptions) (*mat.Dense, error) {
 
 // GramSym returns the symmetric Stein kernel matrix 𝕂(𝔻, 𝔻) of Eqn. 8 over
 // one set, computing one triangle. For a σ valid by Theorem 1 it is
-// positive semi-definite up to round-off.
-func (k SteinKernel) GramSym(a *Set, opts *GramOptions) (*mat.SymDense, error) {
+// positive semi-definite up to round-off. It returns the errors of Gram.
+func (k SteinKernel) GramSym(ctx context.Context, a *Set, opts *GramOptions) (*mat.SymDense, error) {
 	if a == nil || a.n == 0 {
 		return nil, fmt.Errorf("%w: empty set", ErrEmpty)
 	}
 	if err := k.Check(a.d); err != nil {
 		return nil, err
 	}
-	g, err := SteinDivergencesSym(a, opts)
+	g, err := SteinDivergencesSym(ctx, a, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"math"
 	"sync/atomic"
@@ -15,22 +16,18 @@ func randSet(t testing.TB, seed uint64, n, d int) (*Set, []*mat.SymDense) {
 	for i := range ms {
 		ms[i] = randSPD(r, d, 1.5)
 	}
-	s, err := NewSet(ms)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, ms
+	return mustSet(t, ms), ms
 }
 
 func TestGramMatchesPairwise(t *testing.T) {
 	a, am := randSet(t, 20, 9, 4)
 	b, bm := randSet(t, 21, 7, 4)
 	k := SteinKernel{Sigma: 1.5}
-	g, err := k.Gram(a, b, &GramOptions{Workers: 3})
+	g, err := k.Gram(context.Background(), a, b, &GramOptions{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	div, _ := SteinDivergences(a, b, nil)
+	div, _ := SteinDivergences(context.Background(), a, b, nil)
 	for i := range am {
 		for j := range bm {
 			want, _ := k.Eval(am[i], bm[j])
@@ -40,11 +37,11 @@ func TestGramMatchesPairwise(t *testing.T) {
 			assertClose(t, "FromDivergence", k.FromDivergence(div.At(i, j)), want, 1e-12)
 		}
 	}
-	gs, err := k.GramSym(a, nil)
+	gs, err := k.GramSym(context.Background(), a, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gaa, _ := k.Gram(a, a, nil)
+	gaa, _ := k.Gram(context.Background(), a, a, nil)
 	for i := range am {
 		if gs.At(i, i) != 1 {
 			t.Errorf("K_ii = %v, want exactly 1", gs.At(i, i))
@@ -58,13 +55,13 @@ func TestGramMatchesPairwise(t *testing.T) {
 func TestGramIndependentOfWorkers(t *testing.T) {
 	a, _ := randSet(t, 22, 50, 6)
 	k := SteinKernel{Sigma: 2.5}
-	ref, err := k.GramSym(a, &GramOptions{Workers: 1})
+	ref, err := k.GramSym(context.Background(), a, &GramOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []int{2, 3, 7} {
 		var entries atomic.Int64
-		g, err := k.GramSym(a, &GramOptions{Workers: w, Progress: func(n int) { entries.Add(int64(n)) }})
+		g, err := k.GramSym(context.Background(), a, &GramOptions{Workers: w, Progress: func(n int) { entries.Add(int64(n)) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,10 +118,10 @@ func TestSetErrors(t *testing.T) {
 		{"gram sizes", func() error {
 			a, _ := NewSet([]*mat.SymDense{good})
 			b, _ := NewSet([]*mat.SymDense{diag(1, 2, 3)})
-			_, err := SteinKernel{Sigma: 1}.Gram(a, b, nil)
+			_, err := SteinKernel{Sigma: 1}.Gram(context.Background(), a, b, nil)
 			return err
 		}, ErrDimension},
-		{"gram nil", func() error { _, err := SteinKernel{Sigma: 1}.GramSym(nil, nil); return err }, ErrEmpty},
+		{"gram nil", func() error { _, err := SteinKernel{Sigma: 1}.GramSym(context.Background(), nil, nil); return err }, ErrEmpty},
 	}
 	for _, tc := range tests {
 		if err := tc.fn(); !errors.Is(err, tc.want) {

@@ -120,3 +120,13 @@ func assertSymClose(t *testing.T, what string, got, want mat.Symmetric, tol floa
 		}
 	}
 }
+
+// mustSet returns the Set of ms, failing t on an error.
+func mustSet(t testing.TB, ms []*mat.SymDense) *Set {
+	t.Helper()
+	s, err := NewSet(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -40,9 +41,11 @@ type KarcherInfo struct {
 //	M ← M^{1/2} exp(Σ_i w_i log(M^{−1/2} X_i M^{−1/2})) M^{1/2}.
 //
 // The mean of two matrices is the geodesic midpoint γ(½) of Property 2. It
-// returns an error naming the offending matrix for bad input, and the last
-// iterate with an error wrapping ErrNoConvergence when MaxIter is reached.
-func KarcherMean(xs []*mat.SymDense, opts *KarcherOptions) (*mat.SymDense, KarcherInfo, error) {
+// returns an error naming the offending matrix for bad input, the last
+// iterate with an error wrapping ErrNoConvergence when MaxIter is reached,
+// and an error wrapping ctx.Err() between iterations once ctx is
+// cancelled.
+func KarcherMean(ctx context.Context, xs []*mat.SymDense, opts *KarcherOptions) (*mat.SymDense, KarcherInfo, error) {
 	var o KarcherOptions
 	if opts != nil {
 		o = *opts
@@ -99,6 +102,9 @@ func KarcherMean(xs []*mat.SymDense, opts *KarcherOptions) (*mat.SymDense, Karch
 		return nil, info, fmt.Errorf("Karcher mean: %w", err)
 	}
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, info, fmt.Errorf("Karcher mean: %w", err)
+		}
 		s, si, err := sqrtPair(w, "mean", m)
 		if err != nil {
 			return nil, info, fmt.Errorf("Karcher mean: %w", err)

@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -85,9 +86,10 @@ type KMeansResult struct {
 // ErrParameter for K outside [1, set.Len()], a metric other than
 // AIRMMetric and SteinMetric, or a negative MaxIter, Tol or Workers, and
 // the errors of the means and distances (ErrNotSPD, ErrNotFinite) should
-// a computation fail.
-func KMeans(set *Set, o KMeansOptions) (*KMeansResult, error) {
-	return kmeans(set, o, nil)
+// a computation fail. Once ctx is cancelled it returns an error wrapping
+// ctx.Err() within an element's distances or a cluster's mean iteration.
+func KMeans(ctx context.Context, set *Set, o KMeansOptions) (*KMeansResult, error) {
+	return kmeans(ctx, set, o, nil)
 }
 
 // kmeansTrace records the course of a k-means run for tests.
@@ -128,7 +130,7 @@ func (o *KMeansOptions) check(set *Set) error {
 	return nil
 }
 
-func kmeans(set *Set, o KMeansOptions, tr *kmeansTrace) (*KMeansResult, error) {
+func kmeans(ctx context.Context, set *Set, o KMeansOptions, tr *kmeansTrace) (*KMeansResult, error) {
 	if err := o.check(set); err != nil {
 		return nil, fmt.Errorf("k-means: %w", err)
 	}
@@ -151,7 +153,7 @@ func kmeans(set *Set, o KMeansOptions, tr *kmeansTrace) (*KMeansResult, error) {
 	}
 	assign := make([]int, n)
 	cost := make([]float64, n)
-	if err := s.seed(o.Seed, assign, cost, tr); err != nil {
+	if err := s.seed(ctx, o.Seed, assign, cost, tr); err != nil {
 		return nil, fmt.Errorf("k-means: seeding: %w", err)
 	}
 	res := &KMeansResult{Assign: assign}
@@ -171,14 +173,14 @@ func kmeans(set *Set, o KMeansOptions, tr *kmeansTrace) (*KMeansResult, error) {
 	members := make([][]int, k)
 	changed := true
 	for res.Iterations < o.MaxIter {
-		if err := s.update(assign, members); err != nil {
+		if err := s.update(ctx, assign, members); err != nil {
 			return nil, fmt.Errorf("k-means: iteration %d: %w", res.Iterations+1, err)
 		}
 		if err := report(res.Iterations + 1); err != nil {
 			return nil, err
 		}
 		copy(prev, assign)
-		if err := s.assign(assign, cost); err != nil {
+		if err := s.assign(ctx, assign, cost); err != nil {
 			return nil, fmt.Errorf("k-means: iteration %d: %w", res.Iterations+1, err)
 		}
 		res.Reseeded += s.reseed(assign, cost)
@@ -194,10 +196,10 @@ func kmeans(set *Set, o KMeansOptions, tr *kmeansTrace) (*KMeansResult, error) {
 	}
 	if changed {
 		// Make the centroids the means of the returned clusters.
-		if err := s.update(assign, members); err != nil {
+		if err := s.update(ctx, assign, members); err != nil {
 			return nil, fmt.Errorf("k-means: final update: %w", err)
 		}
-		if err := s.costs(assign, cost); err != nil {
+		if err := s.costs(ctx, assign, cost); err != nil {
 			return nil, fmt.Errorf("k-means: final update: %w", err)
 		}
 		obj = floats.Sum(cost)
@@ -274,7 +276,7 @@ func (s *kmeansState) cost(w, i, c int) (float64, error) {
 // seed chooses the centroids by k-means++ and leaves in assign and cost
 // the nearest centroid of each element and the cost to it, as the
 // assignment step would.
-func (s *kmeansState) seed(seed uint64, assign []int, cost []float64, tr *kmeansTrace) error {
+func (s *kmeansState) seed(ctx context.Context, seed uint64, assign []int, cost []float64, tr *kmeansTrace) error {
 	n := s.set.n
 	rng := rand.New(rand.NewPCG(seed, 0x4b4d45414e53)) // "KMEANS"
 	chosen := make([]bool, n)
@@ -293,7 +295,7 @@ func (s *kmeansState) seed(seed uint64, assign []int, cost []float64, tr *kmeans
 		if err := s.setCentroid(c, s.set.block(pick)); err != nil {
 			return err
 		}
-		err := pool.ForErr(n, s.workers, func(w, i int) error {
+		err := pool.ForCtx(ctx, n, s.workers, func(w, i int) error {
 			v, err := s.cost(w, i, c)
 			if err != nil {
 				return err
@@ -344,8 +346,8 @@ func (s *kmeansState) sample(rng *rand.Rand, cost []float64, chosen []bool) int 
 
 // assign is the assignment step: each element goes to its nearest
 // centroid, in parallel.
-func (s *kmeansState) assign(assign []int, cost []float64) error {
-	return pool.ForErr(s.set.n, s.workers, func(w, i int) error {
+func (s *kmeansState) assign(ctx context.Context, assign []int, cost []float64) error {
+	return pool.ForCtx(ctx, s.set.n, s.workers, func(w, i int) error {
 		best, bc := math.Inf(1), 0
 		for c := range s.k {
 			v, err := s.cost(w, i, c)
@@ -362,8 +364,8 @@ func (s *kmeansState) assign(assign []int, cost []float64) error {
 }
 
 // costs recomputes each element's cost to its assigned centroid.
-func (s *kmeansState) costs(assign []int, cost []float64) error {
-	return pool.ForErr(s.set.n, s.workers, func(w, i int) error {
+func (s *kmeansState) costs(ctx context.Context, assign []int, cost []float64) error {
+	return pool.ForCtx(ctx, s.set.n, s.workers, func(w, i int) error {
 		v, err := s.cost(w, i, assign[i])
 		cost[i] = v
 		return err
@@ -403,7 +405,7 @@ func (s *kmeansState) reseed(assign []int, cost []float64) int {
 // update is the update step: each centroid becomes the mean of its
 // cluster (all clusters are non-empty), clusters in parallel. A mean
 // iteration that reaches its cap keeps its last iterate.
-func (s *kmeansState) update(assign []int, members [][]int) error {
+func (s *kmeansState) update(ctx context.Context, assign []int, members [][]int) error {
 	for c := range members {
 		members[c] = members[c][:0]
 	}
@@ -412,14 +414,14 @@ func (s *kmeansState) update(assign []int, members [][]int) error {
 	}
 	dd := s.d * s.d
 	tol, maxIter, _ := SteinMeanOptions{}.resolve() // the defaults
-	return pool.ForErr(s.k, s.workers, func(w, c int) error {
+	return pool.ForCtx(ctx, s.k, s.workers, func(w, c int) error {
 		idx := members[c]
 		if s.metric == SteinMetric {
 			if s.means[w] == nil {
 				s.means[w] = newSteinMeanWork(s.d)
 			}
 			m := s.means[w]
-			if _, err := m.mean(s.set, idx, tol, maxIter); err != nil && !errors.Is(err, ErrNoConvergence) {
+			if _, err := m.mean(ctx, s.set, idx, tol, maxIter); err != nil && !errors.Is(err, ErrNoConvergence) {
 				return fmt.Errorf("Stein mean of cluster %d: %w", c, err)
 			}
 			return s.setCentroid(c, m.x)
@@ -428,7 +430,7 @@ func (s *kmeansState) update(assign []int, members [][]int) error {
 		for j, i := range idx {
 			xs[j] = s.set.View(i)
 		}
-		m, _, err := KarcherMean(xs, nil)
+		m, _, err := KarcherMean(ctx, xs, nil)
 		if err != nil && !errors.Is(err, ErrNoConvergence) {
 			return fmt.Errorf("Karcher mean of cluster %d: %w", c, err)
 		}

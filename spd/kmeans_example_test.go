@@ -1,6 +1,7 @@
 package spd_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -20,7 +21,7 @@ func ExampleKMeans() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := spd.KMeans(set, spd.KMeansOptions{K: 2, Metric: spd.AIRMMetric, Seed: 1})
+	res, err := spd.KMeans(context.Background(), set, spd.KMeansOptions{K: 2, Metric: spd.AIRMMetric, Seed: 1})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -35,10 +36,7 @@ func kmClusters(t testing.TB, seed uint64, d int, sizes []int) (*Set, []*mat.Sym
 		ms = append(ms, congr(bases[c], randSPD(r, d, 0.15)))
 		truth = append(truth, c)
 	}
-	set, err := NewSet(ms)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := mustSet(t, ms)
 	return set, ms, truth
 }
 
@@ -122,7 +120,7 @@ func TestKMeansRecoversSeparatedClusters(t *testing.T) {
 		for _, d := range []int{2, 4} {
 			t.Run(fmt.Sprintf("%v/d=%d", m, d), func(t *testing.T) {
 				set, ms, truth := kmClusters(t, uint64(40+d), d, []int{7, 10, 13})
-				res, err := KMeans(set, KMeansOptions{K: 3, Metric: m, Seed: 1})
+				res, err := KMeans(context.Background(), set, KMeansOptions{K: 3, Metric: m, Seed: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -176,7 +174,7 @@ func TestKMeansAIRMCentroidsAreKarcherMeans(t *testing.T) {
 		{"random, capped", rnd, rndMs, 6, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := KMeans(tc.set, KMeansOptions{K: tc.k, Metric: AIRMMetric, Seed: 3, MaxIter: tc.iter})
+			res, err := KMeans(context.Background(), tc.set, KMeansOptions{K: tc.k, Metric: AIRMMetric, Seed: 3, MaxIter: tc.iter})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +184,7 @@ func TestKMeansAIRMCentroidsAreKarcherMeans(t *testing.T) {
 				for _, i := range kmMembers(res.Assign, c) {
 					xs = append(xs, tc.ms[i])
 				}
-				want, _, err := KarcherMean(xs, nil)
+				want, _, err := KarcherMean(context.Background(), xs, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -202,7 +200,7 @@ func TestKMeansAIRMCentroidsAreKarcherMeans(t *testing.T) {
 func TestKMeansSteinCentroidsAreSteinMeans(t *testing.T) {
 	rnd, ms := randSet(t, 52, 40, 3)
 	for _, iter := range []int{0, 1} {
-		res, err := KMeans(rnd, KMeansOptions{K: 5, Metric: SteinMetric, Seed: 4, MaxIter: iter})
+		res, err := KMeans(context.Background(), rnd, KMeansOptions{K: 5, Metric: SteinMetric, Seed: 4, MaxIter: iter})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +223,7 @@ func TestKMeansWorkersDoNotChangeResult(t *testing.T) {
 	for _, m := range kmMetrics {
 		var ref *KMeansResult
 		for _, w := range []int{1, 2, 3} {
-			res, err := KMeans(set, KMeansOptions{K: 6, Metric: m, Seed: 5, Workers: w})
+			res, err := KMeans(context.Background(), set, KMeansOptions{K: 6, Metric: m, Seed: 5, Workers: w})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -260,7 +258,7 @@ func TestKMeansSeedsDifferClustersAgree(t *testing.T) {
 		seedings := map[string]bool{}
 		for seed := range uint64(8) {
 			var tr kmeansTrace
-			res, err := kmeans(set, KMeansOptions{K: 3, Metric: m, Seed: seed}, &tr)
+			res, err := kmeans(context.Background(), set, KMeansOptions{K: 3, Metric: m, Seed: seed}, &tr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -268,7 +266,7 @@ func TestKMeansSeedsDifferClustersAgree(t *testing.T) {
 			if !kmSamePartition(res.Assign, truth) {
 				t.Errorf("%v, seed %d: assignment %v, want the partition %v", m, seed, res.Assign, truth)
 			}
-			again, err := kmeans(set, KMeansOptions{K: 3, Metric: m, Seed: seed}, nil)
+			again, err := kmeans(context.Background(), set, KMeansOptions{K: 3, Metric: m, Seed: seed}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,7 +284,7 @@ func TestKMeansObjectiveNonIncreasing(t *testing.T) {
 	set, _ := randSet(t, 55, 120, 3)
 	for _, m := range kmMetrics {
 		var tr kmeansTrace
-		res, err := kmeans(set, KMeansOptions{K: 7, Metric: m, Seed: 6, Tol: 1e-12}, &tr)
+		res, err := kmeans(context.Background(), set, KMeansOptions{K: 7, Metric: m, Seed: 6, Tol: 1e-12}, &tr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +302,7 @@ func TestKMeansObjectiveNonIncreasing(t *testing.T) {
 		// The same through the public API: more iterations never end higher.
 		prev := math.Inf(1)
 		for it := 1; it <= res.Iterations; it++ {
-			r, err := KMeans(set, KMeansOptions{K: 7, Metric: m, Seed: 6, Tol: 1e-12, MaxIter: it})
+			r, err := KMeans(context.Background(), set, KMeansOptions{K: 7, Metric: m, Seed: 6, Tol: 1e-12, MaxIter: it})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -320,7 +318,7 @@ func TestKMeansEdgeCases(t *testing.T) {
 	set, ms := randSet(t, 56, 9, 3)
 	for _, m := range kmMetrics {
 		// K = n: every element is its own cluster.
-		res, err := KMeans(set, KMeansOptions{K: 9, Metric: m, Seed: 7})
+		res, err := KMeans(context.Background(), set, KMeansOptions{K: 9, Metric: m, Seed: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,16 +327,16 @@ func TestKMeansEdgeCases(t *testing.T) {
 			t.Errorf("%v, K = n: objective %v, converged %v; want 0, true", m, res.Objective, res.Converged)
 		}
 		// K = 1: the mean of everything.
-		res, err = KMeans(set, KMeansOptions{K: 1, Metric: m, Seed: 7})
+		res, err = KMeans(context.Background(), set, KMeansOptions{K: 1, Metric: m, Seed: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
 		kmCheckResult(t, m, 1, ms, res)
 		var want *mat.SymDense
 		if m == AIRMMetric {
-			want, _, err = KarcherMean(ms, nil)
+			want, _, err = KarcherMean(context.Background(), ms, nil)
 		} else {
-			want, _, err = SteinMean(set, nil, nil)
+			want, _, err = SteinMean(context.Background(), set, nil, nil)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -351,12 +349,9 @@ func TestKMeansEdgeCases(t *testing.T) {
 	// Identical matrices: k-means++ runs out of distinct elements and the
 	// empty clusters are re-seeded.
 	x := randSPD(newRand(57), 3, 1)
-	dup, err := NewSet([]*mat.SymDense{x, x, x, x, x})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dup := mustSet(t, []*mat.SymDense{x, x, x, x, x})
 	for _, m := range kmMetrics {
-		res, err := KMeans(dup, KMeansOptions{K: 3, Metric: m, Seed: 8})
+		res, err := KMeans(context.Background(), dup, KMeansOptions{K: 3, Metric: m, Seed: 8})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -409,11 +404,11 @@ func TestKMeansAssignmentAllocatesNothingPerItem(t *testing.T) {
 				cent: make([]float64, 3*16), chol: make([]float64, 3*16), logdet: make([]float64, 3),
 				ws: make([]*Workspace, 1), views: make([]mat.SymDense, 1)}
 			assign, cost := make([]int, n), make([]float64, n)
-			if err := s.seed(1, assign, cost, nil); err != nil {
+			if err := s.seed(context.Background(), 1, assign, cost, nil); err != nil {
 				t.Fatal(err)
 			}
 			allocs[n] = testing.AllocsPerRun(5, func() {
-				if err := s.assign(assign, cost); err != nil {
+				if err := s.assign(context.Background(), assign, cost); err != nil {
 					t.Fatal(err)
 				}
 			})
@@ -454,7 +449,7 @@ func TestKMeansErrors(t *testing.T) {
 		{"negative Workers", set, with(func(o *KMeansOptions) { o.Workers = -1 }), ErrParameter},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := KMeans(tc.set, tc.o)
+			res, err := KMeans(context.Background(), tc.set, tc.o)
 			if !errors.Is(err, tc.want) || res != nil {
 				t.Fatalf("result %v, error %v; want nil, %v", res, err, tc.want)
 			}
@@ -472,7 +467,7 @@ func BenchmarkKMeans(b *testing.B) {
 			var res *KMeansResult
 			for b.Loop() {
 				var err error
-				res, err = KMeans(set, KMeansOptions{K: 32, Metric: m, Seed: 1})
+				res, err = KMeans(context.Background(), set, KMeansOptions{K: 32, Metric: m, Seed: 1})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -487,7 +482,7 @@ func BenchmarkKMeans(b *testing.B) {
 func TestKMeansOnIteration(t *testing.T) {
 	set, _ := randSet(t, 56, 90, 3)
 	var seen [][]*mat.SymDense
-	res, err := KMeans(set, KMeansOptions{K: 5, Metric: SteinMetric, Seed: 2, Tol: 1e-12, OnIteration: func(it int, c []*mat.SymDense) error {
+	res, err := KMeans(context.Background(), set, KMeansOptions{K: 5, Metric: SteinMetric, Seed: 2, Tol: 1e-12, OnIteration: func(it int, c []*mat.SymDense) error {
 		if it != len(seen) {
 			t.Errorf("iteration %d reported after %d", it, len(seen))
 		}
@@ -515,7 +510,7 @@ func TestKMeansOnIteration(t *testing.T) {
 		t.Error("the first update reported the seeds again")
 	}
 	stop := errors.New("stop")
-	if _, err := KMeans(set, KMeansOptions{K: 5, Metric: SteinMetric, Seed: 2, OnIteration: func(int, []*mat.SymDense) error { return stop }}); !errors.Is(err, stop) {
+	if _, err := KMeans(context.Background(), set, KMeansOptions{K: 5, Metric: SteinMetric, Seed: 2, OnIteration: func(int, []*mat.SymDense) error { return stop }}); !errors.Is(err, stop) {
 		t.Errorf("the hook's error: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"math"
 	"slices"
@@ -213,7 +214,7 @@ func TestDistanceMatchesDefinitions(t *testing.T) {
 // search ranks by, and S (unlike √S) breaks the triangle inequality.
 func TestDistanceSteinIsDivergence(t *testing.T) {
 	set, ms := randSet(t, 92, 9, 4)
-	div, err := SteinDivergencesSym(set, &GramOptions{Workers: 2})
+	div, err := SteinDivergencesSym(context.Background(), set, &GramOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,14 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/panictest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -58,8 +60,8 @@ func consumers(s *mat.SymDense) map[string]error {
 	return out
 }
 
-// TestSPDEnoughAgrees checks issue 12, defect 5: Validate and every
-// consumer accept and refuse the same matrices, with ErrNotSPD.
+// TestSPDEnoughAgrees checks that Validate and every consumer accept and
+// refuse the same matrices, with ErrNotSPD.
 func TestSPDEnoughAgrees(t *testing.T) {
 	// The fuzz finding (testdata/fuzz/FuzzValidate/aaf7999e147b592b): a
 	// 3×3 matrix with eigenvalues from 1e-94 to 4e-76.
@@ -112,9 +114,8 @@ func TestSPDEnoughAgrees(t *testing.T) {
 	}
 }
 
-// TestMatrixFunctionsExtremeScale checks issue 12, defect 5: matrix
-// functions of finite matrices near the float64 limits are right, not zero
-// or "non-finite".
+// TestMatrixFunctionsExtremeScale checks that matrix functions of finite
+// matrices near the float64 limits are right, not zero or "non-finite".
 func TestMatrixFunctionsExtremeScale(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -149,8 +150,8 @@ type badSym struct{ *mat.SymDense }
 
 func (b badSym) SymmetricDim() int { return b.SymDense.SymmetricDim() + 1 }
 
-// TestNoPanicOnBadInput checks issue 12, defect 6: bad data gives errors
-// wrapping the sentinels, never a panic.
+// TestNoPanicOnBadInput checks that bad data gives errors wrapping the
+// sentinels, never a panic.
 func TestNoPanicOnBadInput(t *testing.T) {
 	var nilSym *mat.SymDense
 	good := diag(1, 2)
@@ -161,8 +162,14 @@ func TestNoPanicOnBadInput(t *testing.T) {
 	}{
 		{"NewSet nil element", func() error { _, err := NewSet([]*mat.SymDense{good, nil}); return err }, ErrEmpty},
 		{"NewSet nil first element", func() error { _, err := NewSet([]*mat.SymDense{nil, good}); return err }, ErrEmpty},
-		{"KarcherMean nil element", func() error { _, _, err := KarcherMean([]*mat.SymDense{good, nil}, nil); return err }, ErrEmpty},
-		{"KarcherMean nil first element", func() error { _, _, err := KarcherMean([]*mat.SymDense{nil, good}, nil); return err }, ErrEmpty},
+		{"KarcherMean nil element", func() error {
+			_, _, err := KarcherMean(context.Background(), []*mat.SymDense{good, nil}, nil)
+			return err
+		}, ErrEmpty},
+		{"KarcherMean nil first element", func() error {
+			_, _, err := KarcherMean(context.Background(), []*mat.SymDense{nil, good}, nil)
+			return err
+		}, ErrEmpty},
 		{"AddRidge nil", func() error { return AddRidge(nil, 1) }, ErrEmpty},
 		{"AddTraceRidge nil", func() error { return AddTraceRidge(nil, 1) }, ErrEmpty},
 		{"AddDiagRidge nil", func() error { return AddDiagRidge(nil, 1) }, ErrEmpty},
@@ -179,29 +186,17 @@ func TestNoPanicOnBadInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var err error
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("panic: %v", r)
-					}
-				}()
-				err = tc.call()
-			}()
-			if !errors.Is(err, tc.want) {
-				t.Errorf("got %v, want an error wrapping %v", err, tc.want)
+			if r, err := panictest.Recover(tc.call); r != nil || !errors.Is(err, tc.want) {
+				t.Errorf("got %v (panic: %v), want an error wrapping %v", err, r, tc.want)
 			}
 		})
 	}
 }
 
-// TestSetIndexPanics checks the documented programming-error panics of
-// issue 12, defect 6: an index out of range names itself.
+// TestSetIndexPanics checks the documented programming-error panics: an
+// index out of range names itself.
 func TestSetIndexPanics(t *testing.T) {
-	s, err := NewSet([]*mat.SymDense{diag(1, 2), diag(3, 4)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustSet(t, []*mat.SymDense{diag(1, 2), diag(3, 4)})
 	for _, i := range []int{-1, 2} {
 		for name, f := range map[string]func(int){
 			"At":     func(i int) { s.At(i) },

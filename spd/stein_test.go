@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strings"
@@ -210,6 +211,56 @@ func TestSigmaRule(t *testing.T) {
 	}
 }
 
+func TestCheckSigma(t *testing.T) {
+	for _, tc := range []struct {
+		sigma float64
+		ok    bool
+	}{
+		{1e-300, true}, {0.7, true}, {1e300, true},
+		{0, false}, {-1, false}, {math.NaN(), false}, {math.Inf(1), false}, {math.Inf(-1), false},
+	} {
+		err := CheckSigma(tc.sigma)
+		if (err == nil) != tc.ok || err != nil && !errors.Is(err, ErrParameter) {
+			t.Errorf("CheckSigma(%v) = %v, want ok %v", tc.sigma, err, tc.ok)
+		}
+		// The log-Euclidean kernel takes every σ that CheckSigma does, on
+		// every size; the Stein kernel's Check refuses at least as much.
+		if err := (LogEuclideanKernel{Sigma: tc.sigma}).Check(3); (err == nil) != tc.ok {
+			t.Errorf("LogEuclideanKernel{%v}.Check(3) = %v, want ok %v", tc.sigma, err, tc.ok)
+		}
+		if err := (SteinKernel{Sigma: tc.sigma, Pseudo: true}).Check(3); !tc.ok && err == nil {
+			t.Errorf("SteinKernel{%v}.Check(3) accepted what CheckSigma refuses", tc.sigma)
+		}
+	}
+	if err := (LogEuclideanKernel{Sigma: 1}).Check(0); !errors.Is(err, ErrDimension) {
+		t.Errorf("Check(0) = %v, want ErrDimension", err)
+	}
+}
+
+// TestKernelUnderflow checks that exp(−x) is 0 from KernelUnderflow on
+// and positive just below it, and that above MaxUsefulSigma the kernel
+// values of pairs with q > 7.5·10⁻⁴ are 0 and those with q > 10⁻⁵ below
+// 10⁻⁴, as MaxUsefulSigma says.
+func TestKernelUnderflow(t *testing.T) {
+	if v := math.Exp(-KernelUnderflow); v != 0 {
+		t.Errorf("exp(−%v) = %g, want 0", KernelUnderflow, v)
+	}
+	if v := math.Exp(-math.Nextafter(KernelUnderflow, 0)); !(v > 0) {
+		t.Errorf("exp just below KernelUnderflow = %g, want > 0", v)
+	}
+	for _, sigma := range []float64{math.Nextafter(MaxUsefulSigma, math.Inf(1)), 1e7, 1e308} {
+		if v := math.Exp(-sigma * 7.5e-4); v != 0 {
+			t.Errorf("σ = %g: exp(−σ·7.5e-4) = %g, want 0", sigma, v)
+		}
+		if v := math.Exp(-sigma * 1e-5); !(v < 1e-4) {
+			t.Errorf("σ = %g: exp(−σ·1e-5) = %g, want < 1e-4", sigma, v)
+		}
+		if q := KernelUnderflow / sigma; math.Exp(-sigma*q*(1+1e-12)) != 0 {
+			t.Errorf("σ = %g: exp(−σ q) > 0 just above q = %g", sigma, q)
+		}
+	}
+}
+
 func TestSteinKernelEval(t *testing.T) {
 	x, y := diag(1, 4), diag(4, 1)
 	// S = 2 log(2.5) - ½(log 4 + log 4) = log(6.25/4)
@@ -225,6 +276,28 @@ func TestSteinKernelEval(t *testing.T) {
 	assertClose(t, "k (determinant form)", k, want, 1e-13)
 }
 
+// TestLogEuclideanKernelEval checks k against the closed form for
+// commuting (diagonal) matrices, exp(−σ Σ_i log²(x_i/y_i)), and k(X, X) = 1.
+func TestLogEuclideanKernelEval(t *testing.T) {
+	x := mat.NewSymDense(2, []float64{1, 0, 0, 4})
+	y := mat.NewSymDense(2, []float64{4, 0, 0, 1})
+	k := LogEuclideanKernel{Sigma: 0.3}
+	got, err := k.Eval(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := math.Log(4)
+	if want := math.Exp(-0.3 * 2 * l * l); math.Abs(got-want) > 1e-14 {
+		t.Errorf("k(X, Y) = %v, want %v", got, want)
+	}
+	if self, err := k.Eval(x, x); err != nil || self != 1 {
+		t.Errorf("k(X, X) = %v, %v; want 1", self, err)
+	}
+	if _, err := (LogEuclideanKernel{}).Eval(x, y); !errors.Is(err, ErrParameter) {
+		t.Errorf("σ = 0: %v, want ErrParameter", err)
+	}
+}
+
 // TestGramPositiveSemiDefinite checks Theorem 1 empirically: for valid σ the
 // Stein Gram matrix has no eigenvalue below -1e-10.
 func TestGramPositiveSemiDefinite(t *testing.T) {
@@ -234,13 +307,10 @@ func TestGramPositiveSemiDefinite(t *testing.T) {
 		for i := range ms {
 			ms[i] = randSPD(r, d, 1.5)
 		}
-		set, err := NewSet(ms)
-		if err != nil {
-			t.Fatal(err)
-		}
+		set := mustSet(t, ms)
 		sigmas := []float64{0.5, 0.5 * float64(d-1), 0.5*float64(d-1) + 0.3, 2 * float64(d)}
 		for _, sigma := range sigmas {
-			g, err := SteinKernel{Sigma: sigma}.GramSym(set, nil)
+			g, err := SteinKernel{Sigma: sigma}.GramSym(context.Background(), set, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,7 +320,7 @@ func TestGramPositiveSemiDefinite(t *testing.T) {
 				t.Errorf("d=%d σ=%g: smallest eigenvalue %g < -1e-10", d, sigma, lmin)
 			}
 		}
-		if _, err := (SteinKernel{Sigma: 0.3}).GramSym(set, nil); d > 1 && !errors.Is(err, ErrSigma) {
+		if _, err := (SteinKernel{Sigma: 0.3}).GramSym(context.Background(), set, nil); d > 1 && !errors.Is(err, ErrSigma) {
 			t.Errorf("d=%d: invalid σ=0.3 accepted: %v", d, err)
 		}
 	}

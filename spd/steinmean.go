@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -60,9 +61,10 @@ type SteinMeanInfo struct {
 //
 // It returns an error wrapping ErrEmpty for a nil or empty set or an empty
 // (non-nil) idx, ErrParameter for an index out of range or invalid
-// options, and ErrNotSPD when a factorisation fails; and the last iterate
-// with an error wrapping ErrNoConvergence when MaxIter is reached.
-func SteinMean(set *Set, idx []int, opts *SteinMeanOptions) (*mat.SymDense, SteinMeanInfo, error) {
+// options, and ErrNotSPD when a factorisation fails; the last iterate
+// with an error wrapping ErrNoConvergence when MaxIter is reached; and an
+// error wrapping ctx.Err() between iterations once ctx is cancelled.
+func SteinMean(ctx context.Context, set *Set, idx []int, opts *SteinMeanOptions) (*mat.SymDense, SteinMeanInfo, error) {
 	var o SteinMeanOptions
 	if opts != nil {
 		o = *opts
@@ -89,7 +91,7 @@ func SteinMean(set *Set, idx []int, opts *SteinMeanOptions) (*mat.SymDense, Stei
 		}
 	}
 	s := newSteinMeanWork(set.d)
-	info, err := s.mean(set, idx, tol, maxIter)
+	info, err := s.mean(ctx, set, idx, tol, maxIter)
 	if err != nil && !errors.Is(err, ErrNoConvergence) {
 		return nil, info, fmt.Errorf("Stein mean: %w", err)
 	}
@@ -269,7 +271,7 @@ func (s *steinMeanWork) eval(set *Set, idx []int) (res, obj float64, err error) 
 // at every accepted update, as in the plain iteration. On random sets of
 // 5×5 matrices the 30 plain updates of tightly grouped sets become 4–5,
 // and the over 200 of widely spread ones 15–30.
-func (s *steinMeanWork) mean(set *Set, idx []int, tol float64, maxIter int) (SteinMeanInfo, error) {
+func (s *steinMeanWork) mean(ctx context.Context, set *Set, idx []int, tol float64, maxIter int) (SteinMeanInfo, error) {
 	d := s.d
 	dd := d * d
 	var info SteinMeanInfo
@@ -287,6 +289,9 @@ func (s *steinMeanWork) mean(set *Set, idx []int, tol float64, maxIter int) (Ste
 	var prevObj float64
 	trial := false // s.x is a candidate not accepted yet
 	for {
+		if err := ctx.Err(); err != nil {
+			return info, err
+		}
 		res, obj, err := s.eval(set, idx)
 		if trial && (err != nil || obj > prevObj) {
 			copy(s.x, s.p)

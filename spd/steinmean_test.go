@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -60,11 +61,8 @@ func TestSteinMeanFixedPoint(t *testing.T) {
 			for i := range xs {
 				xs[i] = randSPD(r, tc.d, tc.spread)
 			}
-			set, err := NewSet(xs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, info, err := SteinMean(set, nil, nil)
+			set := mustSet(t, xs)
+			m, info, err := SteinMean(context.Background(), set, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,15 +114,12 @@ func scalarSteinMean(a []float64) float64 {
 
 func TestSteinMeanCommuting(t *testing.T) {
 	// Two diagonal matrices: the mean is the geometric mean √(ab) entrywise.
-	two, err := NewSet([]*mat.SymDense{diag(1, 4, 9, 0.01), diag(4, 1, 1, 100)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	two := mustSet(t, []*mat.SymDense{diag(1, 4, 9, 0.01), diag(4, 1, 1, 100)})
 	// The default tolerance bounds the residual, a gradient; the error of
 	// the mean is larger where the objective is flat (here along the entry
 	// with ratio 10⁴), so compare at a tighter one.
 	tight := &SteinMeanOptions{Tol: 1e-14}
-	m, _, err := SteinMean(two, nil, tight)
+	m, _, err := SteinMean(context.Background(), two, nil, tight)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +140,8 @@ func TestSteinMeanCommuting(t *testing.T) {
 		}
 		xs[i] = withEigen(q, v)
 	}
-	set, err := NewSet(xs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, _, err = SteinMean(set, nil, tight)
+	set := mustSet(t, xs)
+	m, _, err = SteinMean(context.Background(), set, nil, tight)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,11 +156,8 @@ func TestSteinMeanOfTwoIsGeometricMean(t *testing.T) {
 	r := newRand(8)
 	for _, d := range []int{2, 5, 12} {
 		a, b := randSPD(r, d, 2), randSPD(r, d, 2)
-		set, err := NewSet([]*mat.SymDense{a, b})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, _, err := SteinMean(set, nil, nil)
+		set := mustSet(t, []*mat.SymDense{a, b})
+		m, _, err := SteinMean(context.Background(), set, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,19 +179,13 @@ func TestSteinMeanCongruence(t *testing.T) {
 		xs[i] = randSPD(r, d, 1.5)
 		ys[i] = congr(a, xs[i])
 	}
-	sx, err := NewSet(xs)
+	sx := mustSet(t, xs)
+	sy := mustSet(t, ys)
+	mx, _, err := SteinMean(context.Background(), sx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sy, err := NewSet(ys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mx, _, err := SteinMean(sx, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	my, _, err := SteinMean(sy, nil, nil)
+	my, _, err := SteinMean(context.Background(), sy, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,12 +195,12 @@ func TestSteinMeanCongruence(t *testing.T) {
 func TestSteinMeanIndices(t *testing.T) {
 	set, xs := randSet(t, 10, 8, 3)
 	idx := []int{5, 1, 1, 6}
-	got, _, err := SteinMean(set, idx, nil)
+	got, _, err := SteinMean(context.Background(), set, idx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The subset, with the repeated matrix listed twice.
-	want, _, err := SteinMean(set.Subset(idx), nil, nil)
+	want, _, err := SteinMean(context.Background(), set.Subset(idx), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +210,7 @@ func TestSteinMeanIndices(t *testing.T) {
 		t.Errorf("gradient gap %.3g with a repeated index", gap)
 	}
 	// One matrix is its own mean.
-	one, _, err := SteinMean(set, []int{3}, nil)
+	one, _, err := SteinMean(context.Background(), set, []int{3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +237,7 @@ func TestSteinMeanErrors(t *testing.T) {
 		{"negative cap", set, nil, &SteinMeanOptions{MaxIter: -1}, ErrParameter},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, _, err := SteinMean(tc.set, tc.idx, tc.opts)
+			m, _, err := SteinMean(context.Background(), tc.set, tc.idx, tc.opts)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error %v, want %v", err, tc.want)
 			}
@@ -264,7 +247,7 @@ func TestSteinMeanErrors(t *testing.T) {
 		})
 	}
 	// The cap returns the last iterate with ErrNoConvergence.
-	m, info, err := SteinMean(set, nil, &SteinMeanOptions{MaxIter: 1, Tol: 1e-15})
+	m, info, err := SteinMean(context.Background(), set, nil, &SteinMeanOptions{MaxIter: 1, Tol: 1e-15})
 	if !errors.Is(err, ErrNoConvergence) || m == nil || info.Converged || info.Iterations != 1 {
 		t.Fatalf("MaxIter 1: m=%v info=%+v err=%v, want the last iterate and ErrNoConvergence", m != nil, info, err)
 	}
@@ -284,7 +267,7 @@ func BenchmarkSteinMean(b *testing.B) {
 			}
 			var iters int
 			for b.Loop() {
-				info, err := w.mean(set, idx, 1e-10, 200)
+				info, err := w.mean(context.Background(), set, idx, 1e-10, 200)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 package spd
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestSteinSelfIsZero(t *testing.T) {
 	set, ms := randSet(t, 132, 6, 3)
 	for i := range ms {
 		k := SteinKernel{Sigma: 1}
-		if s, err := k.Gram(set.Subset([]int{i}), set.Subset([]int{i}), nil); err != nil || s.At(0, 0) != 1 {
+		if s, err := k.Gram(context.Background(), set.Subset([]int{i}), set.Subset([]int{i}), nil); err != nil || s.At(0, 0) != 1 {
 			t.Fatalf("Set item %d: k(X, X) = %v, %v; want exactly 1", i, s, err)
 		}
 	}

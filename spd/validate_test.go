@@ -120,26 +120,12 @@ func FuzzValidate(f *testing.F) {
 	f.Add(uint8(3), []byte("not a matrix at all"))
 	f.Add(uint8(0), []byte{})
 	f.Fuzz(func(t *testing.T, n uint8, raw []byte) {
-		d := int(n % 9)
-		vals := make([]float64, d*d)
-		for i := range vals {
-			if 8*i+8 <= len(raw) {
-				var bits uint64
-				for k := range 8 {
-					bits |= uint64(raw[8*i+k]) << (8 * k)
-				}
-				vals[i] = math.Float64frombits(bits)
-			}
-		}
-		var a mat.Matrix
-		if d > 0 {
-			a = mat.NewDense(d, d, vals)
-		}
+		a := fuzzMatrix(n, raw)
 		verr := Validate(a)
-		// Every consumer agrees with Validate (issue 12): on the symmetric
-		// part, it accepts what Validate accepts and refuses with the same
-		// sentinel what Validate refuses as not finite or not SPD.
-		if d > 0 && (verr == nil || errors.Is(verr, ErrNotSPD) || errors.Is(verr, ErrNotFinite)) {
+		// Every consumer agrees with Validate: on the symmetric part, it
+		// accepts what Validate accepts and refuses with the same sentinel
+		// what Validate refuses as not finite or not SPD.
+		if a != nil && (verr == nil || errors.Is(verr, ErrNotSPD) || errors.Is(verr, ErrNotFinite)) {
 			for name, err := range consumers(symPart(a)) {
 				if name == "gonum Cholesky" {
 					continue

@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -32,11 +33,11 @@ func steinProblem(b testing.TB) (k *mat.SymDense, labels []int, kq *mat.Dense, t
 		b.Fatal(err)
 	}
 	kern := spd.SteinKernel{Sigma: 2}
-	k, err = kern.GramSym(a, nil)
+	k, err = kern.GramSym(context.Background(), a, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	kq, err = kern.Gram(q, a, nil)
+	kq, err = kern.Gram(context.Background(), q, a, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -49,12 +50,12 @@ func BenchmarkSteinSVM(b *testing.B) {
 	k, labels, kq, truth := steinProblem(b)
 	b.Run("train-320x32", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Train(k, labels, Options{C: 10, Workers: 1}); err != nil {
+			if _, err := Fit(context.Background(), k, labels, Options{C: 10, Workers: 1}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	m, err := Train(k, labels, Options{C: 10, Workers: 1})
+	m, err := Fit(context.Background(), k, labels, Options{C: 10, Workers: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -66,12 +67,12 @@ func BenchmarkSteinSVM(b *testing.B) {
 	b.Run("decide-5000", func(b *testing.B) {
 		b.ReportMetric(float64(svs)/float64(len(m.Machines)), "SV/machine")
 		for b.Loop() {
-			if _, err := m.Decide(kq, 1); err != nil {
+			if _, err := m.PredictBatch(context.Background(), kq); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	ds, err := m.Decide(kq, 0)
+	ds, err := m.PredictBatch(context.Background(), kq)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -97,14 +98,14 @@ func BenchmarkSyntheticSVM(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	k, err := spd.SteinKernel{Sigma: 1}.GramSym(a, nil)
+	k, err := spd.SteinKernel{Sigma: 1}.GramSym(context.Background(), a, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range []float64{1, 10, 100} {
 		b.Run(fmt.Sprintf("train-256x4-C%v", c), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Train(k, train.Labels, Options{C: c, Workers: 1}); err != nil {
+				if _, err := Fit(context.Background(), k, train.Labels, Options{C: c, Workers: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}

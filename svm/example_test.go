@@ -1,16 +1,17 @@
 package svm_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/covpipe/covpipe/svm"
 	"gonum.org/v1/gonum/mat"
 )
 
-// ExampleTrain separates three classes of points on a line with the linear
+// ExampleFit separates three classes of points on a line with the linear
 // kernel k(x, y) = xy plus 1 (a bias feature), and ranks the classes for
 // two queries.
-func ExampleTrain() {
+func ExampleFit() {
 	x := []float64{-3, -2.5, 0, 0.5, 3, 3.5}
 	labels := []int{10, 10, 20, 20, 30, 30}
 	kernel := func(a, b float64) float64 { return a*b + 1 }
@@ -20,7 +21,7 @@ func ExampleTrain() {
 			k.SetSym(i, j, kernel(x[i], x[j]))
 		}
 	}
-	m, err := svm.Train(k, labels, svm.Options{C: 100})
+	m, err := svm.Fit(context.Background(), k, labels, svm.Options{C: 100})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -32,7 +33,7 @@ func ExampleTrain() {
 			kq.Set(r, i, kernel(q, x[i]))
 		}
 	}
-	ds, err := m.Decide(kq, 1)
+	ds, err := m.PredictBatch(context.Background(), kq)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,12 +1,19 @@
 package svm
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // tau replaces a non-positive curvature a_ij = K_ii + K_jj − 2K_ij in the
 // working-set selection and the step (Fan, Chen and Lin 2005, Section 4):
 // an indefinite pseudo-kernel then still gives a finite step, which the
 // box clips.
 const tau = 1e-12
+
+// ctxEvery is how many SMO steps solve takes between looks at its
+// context, a power of two: a look costs far less than the steps.
+const ctxEvery = 2048
 
 // solution is the outcome of one binary dual problem.
 type solution struct {
@@ -34,7 +41,10 @@ type solution struct {
 // keeps v rather than ∇f: since y_t = ±1, v_t − δ(K_ti − K_tj) rounds
 // exactly as −y_t(∇f_t + y_t δ (K_ti − K_tj)), so the iterates are those
 // of the plain three-pass form on ∇f, bit for bit (TestSolveMatchesPlain).
-func solve(k []float64, y []float64, c, tol float64, maxIter int) solution {
+//
+// It returns ctx.Err() and no solution when ctx is cancelled, which it
+// looks at every ctxEvery steps.
+func solve(ctx context.Context, k []float64, y []float64, c, tol float64, maxIter int) (solution, error) {
 	n := len(y)
 	alpha := make([]float64, n)
 	v := make([]float64, n)    // v_t = −y_t ∇f(α)_t, ∇f(α) = Qα − e
@@ -97,6 +107,11 @@ func solve(k []float64, y []float64, c, tol float64, maxIter int) solution {
 		if s.iters >= maxIter {
 			break
 		}
+		if s.iters%ctxEvery == ctxEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return solution{}, err
+			}
+		}
 		// Move along α_i += y_i δ, α_j −= y_j δ, which keeps yᵀα: the
 		// objective falls at rate b = v_i − v_j with curvature a, so the
 		// unconstrained step is b/a, clipped to the box.
@@ -133,7 +148,7 @@ func solve(k []float64, y []float64, c, tol float64, maxIter int) solution {
 	for t, a := range alpha {
 		s.objective -= 0.5 * a * (grad[t] - 1)
 	}
-	return s
+	return s, nil
 }
 
 // step moves α_i by y_i δ and α_j by −y_j δ, δ clipped so that both stay

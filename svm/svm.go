@@ -18,6 +18,12 @@
 // violation m(α) − M(α) is at most the tolerance ε. Queries are classified
 // one-vs-one by voting (Knerr et al. 1990; Hsu and Lin 2002).
 //
+// Fit and FitOn train a Model, which Predicts the class of one query
+// (PredictTo into a reused Decision, PredictBatch for many). Both Fit and
+// PredictBatch take a context and return an error wrapping ctx.Err() soon
+// after it is cancelled: training looks at it between binary machines and
+// every few thousand SMO steps, prediction between queries.
+//
 // The paper (Harandi et al., ECCV 2012, Section 6, "Main Findings and
 // Future Directions") names large-margin classification with the Stein
 // kernel as its future direction; this is that classifier.
@@ -25,6 +31,7 @@ package svm
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -41,7 +48,7 @@ import (
 // pair, libsvm's default.
 const DefaultTol = 1e-3
 
-// Options configure Train.
+// Options configure Fit.
 type Options struct {
 	// C is the box constraint of the dual, C > 0: the cost of a unit of
 	// margin violation.
@@ -53,19 +60,20 @@ type Options struct {
 	// max(100000, 100·n) for a machine on n items. A machine that hits it
 	// keeps its last iterate and reports Converged false.
 	MaxIter int
-	// Workers bounds how many binary machines train at once (0:
-	// GOMAXPROCS). The model does not depend on it.
+	// Workers bounds how many binary machines train at once, and how
+	// many queries the Model's PredictBatch decides at once (0:
+	// GOMAXPROCS). The model and its decisions do not depend on it.
 	Workers int
 	// Workspace, when not nil, lends the buffers of the binary machines
-	// (each its pair's block of K), so that many Train calls, such as
+	// (each its pair's block of K), so that many Fit calls, such as
 	// every fold and C candidate of a cross-validation, reuse them
 	// instead of allocating their own. The model does not depend on it.
 	Workspace *Workspace
 }
 
-// Workspace keeps the buffers that Train's workers solve binary machines
-// in between Train calls. The zero value is ready. It is safe for
-// concurrent use: each worker of each Train call takes buffers of its own
+// Workspace keeps the buffers that Fit's workers solve binary machines
+// in between Fit calls. The zero value is ready. It is safe for
+// concurrent use: each worker of each Fit call takes buffers of its own
 // and gives them back when the call returns, so a Workspace keeps no more
 // of them than were ever in use at once.
 type Workspace struct {
@@ -113,15 +121,17 @@ func (w *Workspace) put(bufs []*machineBufs) {
 	}
 }
 
-// Model is a trained one-vs-one SVM.
+// Model is a trained one-vs-one SVM, made by Fit or FitOn.
 type Model struct {
 	// Classes lists the distinct training labels, ascending.
 	Classes []int
 	// Machines holds one binary machine per pair of classes a < b (indices
 	// into Classes), in the order (0,1), (0,2), …, (0,k−1), (1,2), …
 	Machines []Binary
-	// n is the number of training items, the columns Decide expects.
+	// n is the number of training items, the columns PredictBatch expects.
 	n int
+	// workers is Options.Workers, PredictBatch's parallelism.
+	workers int
 }
 
 // Binary is the C-SVC of one pair of classes: f(x) = Σ_s Coef_s k(x_SV_s,
@@ -130,7 +140,7 @@ type Binary struct {
 	// Pos and Neg index Model.Classes: f(x) > 0 votes for Pos (the lower
 	// label), otherwise for Neg.
 	Pos, Neg int
-	// SV holds the training indices (rows of Train's K) of the support
+	// SV holds the training indices (rows of Fit's K) of the support
 	// vectors, the items with α_i > 0, ascending; Coef holds their y_i α_i.
 	SV   []int
 	Coef []float64
@@ -164,27 +174,28 @@ func (b *Binary) Decision(row []float64) float64 {
 	return b.Bias + ((f0 + f1) + (f2 + f3))
 }
 
-// Train trains a one-vs-one C-SVC on the n×n kernel matrix K of the
+// Fit trains a one-vs-one C-SVC on the n×n kernel matrix K of the
 // training items and their labels: one binary machine per pair of classes,
 // on that pair's items only. It returns an error when the sizes disagree,
 // K has a NaN or infinite entry, C is not finite and positive, the
-// tolerance is negative, or the labels have fewer than two classes. K
+// tolerance is negative, or the labels have fewer than two classes; and,
+// once ctx is cancelled, an error wrapping ctx.Err() and no model. K
 // should be positive semi-definite; an indefinite pseudo-kernel still
 // trains (non-positive curvatures are replaced by a tiny τ, as in Fan et
 // al.), but the dual is then not convex. A binary machine copies its items'
 // block of K, so memory peaks at the largest pair's (n_a + n_b)² values.
-func Train(k mat.Symmetric, labels []int, o Options) (*Model, error) {
-	return TrainOn(k, nil, labels, o)
+func Fit(ctx context.Context, k mat.Symmetric, labels []int, o Options) (*Model, error) {
+	return FitOn(ctx, k, nil, labels, o)
 }
 
-// TrainOn is Train on the rows and columns items of K, strictly
+// FitOn is Fit on the rows and columns items of K, strictly
 // ascending (nil: all of K), with labels[t] the label of items[t]: the
-// model is Train's on that submatrix, bit for bit, its support vectors
+// model is Fit's on that submatrix, bit for bit, its support vectors
 // indexing items, but the submatrix is never copied out. Methods whose
 // cross-validation folds are subsets of one training set train them all
 // on that set's kernel matrix. Only the entries among items are checked
 // for NaN and infinities.
-func TrainOn(k mat.Symmetric, items, labels []int, o Options) (*Model, error) {
+func FitOn(ctx context.Context, k mat.Symmetric, items, labels []int, o Options) (*Model, error) {
 	n := k.SymmetricDim()
 	if items != nil {
 		for t, i := range items {
@@ -211,7 +222,7 @@ func TrainOn(k mat.Symmetric, items, labels []int, o Options) (*Model, error) {
 	if tol == 0 {
 		tol = DefaultTol
 	}
-	m := &Model{n: n}
+	m := &Model{n: n, workers: o.Workers}
 	members := map[int][]int{}
 	for i, l := range labels {
 		members[l] = append(members[l], i)
@@ -229,11 +240,11 @@ func TrainOn(k mat.Symmetric, items, labels []int, o Options) (*Model, error) {
 		}
 	}
 	// Machines run one after another on each worker: one set of buffers
-	// per worker, not per machine, lent by o.Workspace across Train calls
+	// per worker, not per machine, lent by o.Workspace across Fit calls
 	// (every fold and C candidate of a protocol's SVM stage trains a Model).
 	bufs := make([]*machineBufs, min(pool.Workers(o.Workers), len(m.Machines)))
 	defer o.Workspace.put(bufs)
-	pool.For(len(m.Machines), o.Workers, func(w, p int) {
+	err := pool.ForCtx(ctx, len(m.Machines), o.Workers, func(w, p int) error {
 		if bufs[w] == nil {
 			bufs[w] = o.Workspace.get()
 		}
@@ -262,7 +273,10 @@ func TrainOn(k mat.Symmetric, items, labels []int, o Options) (*Model, error) {
 			kidx = b.kidx
 		}
 		b.block = blockTo(b.block, k, kidx)
-		s := solve(b.block, y, o.C, tol, maxIter)
+		s, err := solve(ctx, b.block, y, o.C, tol, maxIter)
+		if err != nil {
+			return err
+		}
 		for t, a := range s.alpha {
 			if a > 0 {
 				bm.SV = append(bm.SV, idx[t])
@@ -271,7 +285,11 @@ func TrainOn(k mat.Symmetric, items, labels []int, o Options) (*Model, error) {
 		}
 		bm.Bias, bm.Objective, bm.Violation = s.bias, s.objective, s.gap
 		bm.Iters, bm.Converged = s.iters, s.converged
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -382,12 +400,21 @@ type Decision struct {
 	Scores []float64
 }
 
-// Decide classifies queries from kq, their q×n kernel values against the
-// n training items (row r: k(x_i, query r) for each training item i), on
-// workers goroutines; the decisions do not depend on workers. It returns
-// an error when kq has the wrong number of columns or a NaN or infinite
-// entry.
-func (m *Model) Decide(kq *mat.Dense, workers int) ([]Decision, error) {
+// Predict returns the decision on one query from row, its kernel values
+// k(x_i, x) against the n training items; see PredictTo.
+func (m *Model) Predict(row []float64) (Decision, error) {
+	var d Decision
+	err := m.PredictTo(&d, row)
+	return d, err
+}
+
+// PredictBatch decides the queries of kq, their q×n kernel values against
+// the n training items (row r: k(x_i, query r) for each training item i),
+// on Options.Workers goroutines; the decisions do not depend on their
+// number. It returns an error when kq has the wrong number of columns or
+// a NaN or infinite entry, and, once ctx is cancelled, an error wrapping
+// ctx.Err() and no decisions.
+func (m *Model) PredictBatch(ctx context.Context, kq *mat.Dense) ([]Decision, error) {
 	q, n := kq.Dims()
 	if n != m.n {
 		return nil, fmt.Errorf("svm: query kernel values have %d columns, want one per training item (%d)", n, m.n)
@@ -399,8 +426,8 @@ func (m *Model) Decide(kq *mat.Dense, workers int) ([]Decision, error) {
 	for r := range out {
 		out[r].Votes, out[r].Scores = votes[r*k:(r+1)*k:(r+1)*k], scores[r*k:(r+1)*k:(r+1)*k]
 	}
-	err := pool.ForErr(q, workers, func(_, r int) error {
-		return m.DecideTo(&out[r], kq.RawRowView(r))
+	err := pool.ForCtx(ctx, q, m.workers, func(_, r int) error {
+		return m.PredictTo(&out[r], kq.RawRowView(r))
 	})
 	if err != nil {
 		return nil, err
@@ -408,11 +435,12 @@ func (m *Model) Decide(kq *mat.Dense, workers int) ([]Decision, error) {
 	return out, nil
 }
 
-// DecideTo writes into d the decision on the query whose kernel values
-// against the n training items are row, reusing d's slices when they are
-// long enough. It returns an error when row's length is not n or it holds
-// a NaN or infinite value.
-func (m *Model) DecideTo(d *Decision, row []float64) error {
+// PredictTo writes into d the one-vs-one decision on the query whose
+// kernel values against the n training items are row: each binary machine
+// votes by the sign of its f(x) (Binary.Decision). It reuses d's slices
+// when they are long enough. It returns an error when row's length is not
+// n or it holds a NaN or infinite value.
+func (m *Model) PredictTo(d *Decision, row []float64) error {
 	if len(row) != m.n {
 		return fmt.Errorf("svm: %d query kernel values, want one per training item (%d)", len(row), m.n)
 	}

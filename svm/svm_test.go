@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/canceltest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -99,7 +101,7 @@ func TestTwoPointsClosedForm(t *testing.T) {
 		{1, -1, 0.1}, {3, 1, 0.25}, {0.5, -4, 0.01},
 	} {
 		k := linear([][]float64{{tc.p}, {tc.q}})
-		m, err := Train(k, []int{0, 1}, Options{C: tc.c, Tol: 1e-12})
+		m, err := Fit(context.Background(), k, []int{0, 1}, Options{C: tc.c, Tol: 1e-12})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +148,7 @@ func TestLinearlySeparable(t *testing.T) {
 		x = append(x, p)
 	}
 	k := linear(x)
-	m, err := Train(k, labels, Options{C: 1e4})
+	m, err := Fit(context.Background(), k, labels, Options{C: 1e4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func TestLinearlySeparable(t *testing.T) {
 	if !bm.Converged || m.Classes[bm.Pos] != 3 {
 		t.Fatalf("converged %v, classes %v", bm.Converged, m.Classes)
 	}
-	ds, err := m.Decide(mat.DenseCopyOf(k), 1)
+	ds, err := m.PredictBatch(context.Background(), mat.DenseCopyOf(k))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +196,7 @@ func TestKKT(t *testing.T) {
 	x, labels := blobs(rng, [][]float64{{0, 0}, {1.5, 0.5}, {0, 2}}, []int{0, 1, 2}, 30, 0.9)
 	k := sym(rbf(x, x, 0.5))
 	for _, tc := range []struct{ c, tol float64 }{{0.1, 0}, {1, 0}, {10, 0}, {1, 1e-6}, {100, 1e-8}} {
-		m, err := Train(k, labels, Options{C: tc.c, Tol: tc.tol})
+		m, err := Fit(context.Background(), k, labels, Options{C: tc.c, Tol: tc.tol})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +271,7 @@ func TestDualBruteForce(t *testing.T) {
 		k := sym(rbf(x, x, 0.7))
 		c := []float64{0.3, 1, 5}[trial%3]
 		wantA, want := bruteDual(k, y, c)
-		m, err := Train(k, labels, Options{C: c, Tol: 1e-10})
+		m, err := Fit(context.Background(), k, labels, Options{C: c, Tol: 1e-10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,7 +378,7 @@ func TestThreeBlobs(t *testing.T) {
 	classes := []int{9, 2, 5}
 	x, labels := blobs(rng, centres, classes, 20, 0.7)
 	q, truth := blobs(rng, centres, classes, 50, 0.7)
-	m, err := Train(sym(rbf(x, x, 0.2)), labels, Options{C: 10, Workers: 2})
+	m, err := Fit(context.Background(), sym(rbf(x, x, 0.2)), labels, Options{C: 10, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +390,7 @@ func TestThreeBlobs(t *testing.T) {
 		kq     *mat.Dense
 		labels []int
 	}{{"training", rbf(x, x, 0.2), labels}, {"test", rbf(q, x, 0.2), truth}} {
-		ds, err := m.Decide(set.kq, 3)
+		ds, err := m.PredictBatch(context.Background(), set.kq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -436,7 +438,7 @@ func TestVotingTies(t *testing.T) {
 	} {
 		m := model(tc.f01, tc.f02, tc.f12)
 		var d Decision
-		if err := m.DecideTo(&d, nil); err != nil {
+		if err := m.PredictTo(&d, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(d.Votes, tc.votes) || !reflect.DeepEqual(m.Rank(d), tc.rank) || d.Label != tc.rank[0] {
@@ -450,6 +452,13 @@ func TestVotingTies(t *testing.T) {
 	}
 }
 
+// sameModel reports whether two models hold the same machines over the
+// same training items; the worker count they predict on is not part of
+// what was learnt.
+func sameModel(a, b *Model) bool {
+	return a.n == b.n && reflect.DeepEqual(a.Classes, b.Classes) && reflect.DeepEqual(a.Machines, b.Machines)
+}
+
 // TestDeterministic checks that the model and the decisions depend on the
 // data only, not on the worker count or the run.
 func TestDeterministic(t *testing.T) {
@@ -460,11 +469,11 @@ func TestDeterministic(t *testing.T) {
 	var first *Model
 	var firstD []Decision
 	for _, w := range []int{1, 4, 1, 3} {
-		m, err := Train(k, labels, Options{C: 2, Workers: w})
+		m, err := Fit(context.Background(), k, labels, Options{C: 2, Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ds, err := m.Decide(kq, w)
+		ds, err := m.PredictBatch(context.Background(), kq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -472,34 +481,34 @@ func TestDeterministic(t *testing.T) {
 			first, firstD = m, ds
 			continue
 		}
-		if !reflect.DeepEqual(m, first) || !reflect.DeepEqual(ds, firstD) {
+		if !sameModel(m, first) || !reflect.DeepEqual(ds, firstD) {
 			t.Fatalf("workers %d: model or decisions differ from the first run", w)
 		}
 	}
 }
 
-// TestDecideToAllocs checks that deciding into a reused Decision
+// TestPredictToAllocs checks that deciding into a reused Decision
 // allocates nothing.
-func TestDecideToAllocs(t *testing.T) {
+func TestPredictToAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	x, labels := blobs(rng, [][]float64{{0, 0}, {2, 0}, {0, 2}}, []int{0, 1, 2}, 10, 0.5)
 	k := rbf(x, x, 1)
-	m, err := Train(sym(k), labels, Options{C: 1})
+	m, err := Fit(context.Background(), sym(k), labels, Options{C: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var d Decision
 	row := k.RawRowView(4)
 	if a := testing.AllocsPerRun(100, func() {
-		if err := m.DecideTo(&d, row); err != nil {
+		if err := m.PredictTo(&d, row); err != nil {
 			t.Fatal(err)
 		}
 	}); a != 0 {
-		t.Errorf("DecideTo allocates %v times per query", a)
+		t.Errorf("PredictTo allocates %v times per query", a)
 	}
 }
 
-// atOnly hides a matrix's raw storage, so that Train reads it through At.
+// atOnly hides a matrix's raw storage, so that Fit reads it through At.
 type atOnly struct{ mat.Symmetric }
 
 func TestErrors(t *testing.T) {
@@ -527,20 +536,20 @@ func TestErrors(t *testing.T) {
 		{"iters", ok, []int{0, 1, 1}, Options{C: 1, MaxIter: -1}, "MaxIter = -1"},
 		{"one class", ok, []int{4, 4, 4}, Options{C: 1}, "want at least 2 classes"},
 	} {
-		if _, err := Train(tc.k, tc.labels, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Fit(context.Background(), tc.k, tc.labels, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	m, err := Train(ok, []int{0, 1, 1}, Options{C: 1})
+	m, err := Fit(context.Background(), ok, []int{0, 1, 1}, Options{C: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Decide(mat.NewDense(2, 2, nil), 1); err == nil || !strings.Contains(err.Error(), "2 columns, want one per training item (3)") {
+	if _, err := m.PredictBatch(context.Background(), mat.NewDense(2, 2, nil)); err == nil || !strings.Contains(err.Error(), "2 columns, want one per training item (3)") {
 		t.Errorf("wrong columns: %v", err)
 	}
 	bad := mat.NewDense(2, 3, nil)
 	bad.Set(1, 2, math.Inf(-1))
-	if _, err := m.Decide(bad, 1); err == nil || !strings.Contains(err.Error(), "training item 2 = -Inf") {
+	if _, err := m.PredictBatch(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "training item 2 = -Inf") {
 		t.Errorf("infinite query value: %v", err)
 	}
 }
@@ -549,152 +558,12 @@ func TestErrors(t *testing.T) {
 func TestIterationCap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	x, labels := blobs(rng, [][]float64{{0, 0}, {0.5, 0}}, []int{0, 1}, 30, 1)
-	m, err := Train(sym(rbf(x, x, 1)), labels, Options{C: 10, MaxIter: 2})
+	m, err := Fit(context.Background(), sym(rbf(x, x, 1)), labels, Options{C: 10, MaxIter: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if bm := m.Machines[0]; bm.Converged || bm.Iters != 2 || m.Unconverged() != 1 || !(bm.Violation > DefaultTol) {
 		t.Errorf("converged %v after %d steps, violation %v", bm.Converged, bm.Iters, bm.Violation)
-	}
-}
-
-// TestSecondOrderSelection checks the working-set selection of Fan, Chen
-// and Lin: from α = 0 every negative violates equally (b = 2), so the first
-// step must pair the positive with the negative of least curvature
-// a = K_ii + K_jj − 2K_ij, the nearest one, which decreases the objective
-// most (b²/2a); a first-order rule sees a tie and cannot tell them apart.
-func TestSecondOrderSelection(t *testing.T) {
-	x := [][]float64{{0}, {3}, {0.8}, {-2}}
-	y := []float64{1, -1, -1, -1}
-	k := rbf(x, x, 0.5)
-	s := solve(k.RawMatrix().Data, y, 10, DefaultTol, 1)
-	if s.iters != 1 || !(s.alpha[2] > 0) || s.alpha[1] != 0 || s.alpha[3] != 0 {
-		t.Errorf("after one step α = %v, want only α_0 and α_2 moved", s.alpha)
-	}
-	// The step is the exact minimiser along the pair: b/a = 2/(2 − 2K_02).
-	if want := 2 / (2 - 2*k.At(0, 2)); math.Abs(s.alpha[0]-want) > 1e-12 || s.alpha[2] != s.alpha[0] {
-		t.Errorf("α = %v, want α_0 = α_2 = %v", s.alpha, want)
-	}
-}
-
-// solvePlain is the SMO step of Fan, Chen and Lin as the paper states it,
-// on ∇f with three passes a step: select i, select j and find M, update
-// ∇f (the box clip is solve's step). solve must reproduce its iterates bit
-// for bit.
-func solvePlain(k, y []float64, c, tol float64, maxIter int) solution {
-	n := len(y)
-	alpha, grad := make([]float64, n), make([]float64, n)
-	for t := range grad {
-		grad[t] = -1
-	}
-	s := solution{alpha: alpha}
-	for s.iters = 0; ; s.iters++ {
-		i, m := -1, math.Inf(-1)
-		for t := range n {
-			if v := -y[t] * grad[t]; inUp(alpha[t], y[t], c) && v > m {
-				i, m = t, v
-			}
-		}
-		j, best, bigM := -1, math.Inf(1), math.Inf(1)
-		for t := range n {
-			v := -y[t] * grad[t]
-			if !inLow(alpha[t], y[t], c) {
-				continue
-			}
-			bigM = min(bigM, v)
-			if i >= 0 && v < m {
-				curv := k[i*n+i] + k[t*n+t] - 2*k[i*n+t]
-				if curv <= 0 {
-					curv = tau
-				}
-				if obj := -(m - v) * (m - v) / curv; obj < best {
-					j, best = t, obj
-				}
-			}
-		}
-		if s.gap = m - bigM; i < 0 || j < 0 || s.gap <= tol {
-			s.converged = true
-			break
-		}
-		if s.iters >= maxIter {
-			break
-		}
-		curv := k[i*n+i] + k[j*n+j] - 2*k[i*n+j]
-		if curv <= 0 {
-			curv = tau
-		}
-		delta := step(alpha, y, i, j, (m+y[j]*grad[j])/curv, c)
-		for t := range n {
-			grad[t] += y[t] * delta * (k[i*n+t] - k[j*n+t])
-		}
-	}
-	s.bias = bias(alpha, y, grad, c)
-	for t, a := range alpha {
-		s.objective -= 0.5 * a * (grad[t] - 1)
-	}
-	return s
-}
-
-// TestSolveMatchesPlain checks that solve's two-pass steps on v give the
-// iterates of the plain three-pass form on ∇f bit for bit: the same α,
-// bias, objective, violation and step count, on overlapping classes (many
-// bounded α), separable ones, a Stein Gram matrix, an indefinite
-// pseudo-kernel (the τ curvature), boxes from tight to loose, and
-// iteration caps that stop mid-way.
-func TestSolveMatchesPlain(t *testing.T) {
-	rng := rand.New(rand.NewPCG(21, 22))
-	type problem struct {
-		name string
-		k    []float64
-		y    []float64
-	}
-	var problems []problem
-	for _, sd := range []float64{0.3, 1, 3} {
-		x, labels := blobs(rng, [][]float64{{0, 0}, {1, 0.5}}, []int{0, 1}, 40, sd)
-		y := make([]float64, len(labels))
-		for i, l := range labels {
-			y[i] = float64(1 - 2*l)
-		}
-		problems = append(problems, problem{"rbf", rbf(x, x, 1).RawMatrix().Data, y})
-	}
-	ks, labels, _, _ := steinProblem(t)
-	idx := mergeTo(nil, classMembers(labels, 0), classMembers(labels, 1))
-	y := make([]float64, len(idx))
-	for a, i := range idx {
-		y[a] = float64(1 - 2*labels[i])
-	}
-	problems = append(problems, problem{"stein", blockTo(nil, ks, idx), y})
-	n := 30
-	ind := make([]float64, n*n)
-	for a := range n {
-		for b := a; b < n; b++ {
-			ind[a*n+b] = rng.NormFloat64()
-			ind[b*n+a] = ind[a*n+b]
-		}
-	}
-	yi := make([]float64, n)
-	for a := range yi {
-		yi[a] = float64(1 - 2*(a%2))
-	}
-	problems = append(problems, problem{"indefinite", ind, yi})
-	for _, p := range problems {
-		for _, c := range []float64{0.01, 1, 10, 100} {
-			for _, maxIter := range []int{3, 100000} {
-				got := solve(p.k, p.y, c, DefaultTol, maxIter)
-				want := solvePlain(p.k, p.y, c, DefaultTol, maxIter)
-				same := got.iters == want.iters && got.converged == want.converged &&
-					math.Float64bits(got.bias) == math.Float64bits(want.bias) &&
-					math.Float64bits(got.objective) == math.Float64bits(want.objective) &&
-					math.Float64bits(got.gap) == math.Float64bits(want.gap)
-				for a := range got.alpha {
-					same = same && math.Float64bits(got.alpha[a]) == math.Float64bits(want.alpha[a])
-				}
-				if !same {
-					t.Errorf("%s, C = %v, cap %d: %d steps (converged %v), b = %v, D = %v; plain form %d (%v), b = %v, D = %v",
-						p.name, c, maxIter, got.iters, got.converged, got.bias, got.objective, want.iters, want.converged, want.bias, want.objective)
-				}
-			}
-		}
 	}
 }
 
@@ -743,12 +612,12 @@ func TestBlock(t *testing.T) {
 	}
 }
 
-// TestTrainOnMatchesSubmatrix checks that TrainOn on items of a larger
-// kernel matrix gives Train's model on the submatrix copied out entry by
+// TestFitOnMatchesSubmatrix checks that FitOn on items of a larger
+// kernel matrix gives Fit's model on the submatrix copied out entry by
 // entry, bit for bit, for subsets as cross-validation makes them, with
-// Train calls sharing a Workspace concurrently and one after another; and
+// Fit calls sharing a Workspace concurrently and one after another; and
 // that it checks items and reports non-finite entries among them only.
-func TestTrainOnMatchesSubmatrix(t *testing.T) {
+func TestFitOnMatchesSubmatrix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	x, labels := blobs(rng, [][]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}}, []int{0, 1, 2, 3}, 20, 0.6)
 	k := sym(rbf(x, x, 1))
@@ -776,7 +645,7 @@ func TestTrainOnMatchesSubmatrix(t *testing.T) {
 				}
 			}
 		}
-		m, err := Train(sub, lab, Options{C: 5, Workers: 2})
+		m, err := Fit(context.Background(), sub, lab, Options{C: 5, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -791,7 +660,7 @@ func TestTrainOnMatchesSubmatrix(t *testing.T) {
 				lab[a] = labels[i]
 			}
 		}
-		return TrainOn(k, items, lab, Options{C: 5, Workers: 1 + s%3, Workspace: &ws})
+		return FitOn(context.Background(), k, items, lab, Options{C: 5, Workers: 1 + s%3, Workspace: &ws})
 	}
 	for round := range 2 {
 		got := make([]*Model, len(subsets))
@@ -809,8 +678,8 @@ func TestTrainOnMatchesSubmatrix(t *testing.T) {
 			if errs[s] != nil {
 				t.Fatal(errs[s])
 			}
-			if !reflect.DeepEqual(got[s], want[s]) {
-				t.Errorf("round %d, subset %d: TrainOn's model differs from Train's on the submatrix", round, s)
+			if !sameModel(got[s], want[s]) {
+				t.Errorf("round %d, subset %d: FitOn's model differs from Fit's on the submatrix", round, s)
 			}
 		}
 	}
@@ -830,11 +699,74 @@ func TestTrainOnMatchesSubmatrix(t *testing.T) {
 		{[]int{1, 2}, "2×2 but there are 3 labels"},
 		{[]int{0, 1, 3}, "entry (0, 1) = NaN"},
 	} {
-		if _, err := TrainOn(nan, tc.items, []int{0, 1, 1}, Options{C: 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := FitOn(context.Background(), nan, tc.items, []int{0, 1, 1}, Options{C: 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("items %v: error %v, want %q", tc.items, err, tc.want)
 		}
 	}
-	if _, err := TrainOn(nan, []int{0, 2, 3}, []int{0, 1, 1}, Options{C: 1}); err != nil {
+	if _, err := FitOn(context.Background(), nan, []int{0, 2, 3}, []int{0, 1, 1}, Options{C: 1}); err != nil {
 		t.Errorf("a NaN outside the items: %v", err)
+	}
+}
+
+// TestCancel checks that Fit and PredictBatch return an error wrapping
+// context.Canceled, and no model or decisions, when their context is
+// cancelled before the call (on a tiny problem) or while they run (on
+// problems far too large to finish before the cancel): training many
+// binary machines, training one machine by many SMO steps, and deciding
+// many queries.
+func TestCancel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	// Overlapping classes: every machine takes many SMO steps.
+	problem := func(classes, per int) (*mat.SymDense, []int, [][]float64) {
+		centres := make([][]float64, classes)
+		labels := make([]int, classes)
+		for c := range centres {
+			centres[c] = []float64{0.1 * rng.NormFloat64(), 0.1 * rng.NormFloat64()}
+			labels[c] = c
+		}
+		x, y := blobs(rng, centres, labels, per, 1)
+		return sym(rbf(x, x, 1)), y, x
+	}
+	tinyK, tinyY, _ := problem(2, 2)
+	manyK, manyY, _ := problem(100, 20) // 4950 machines
+	oneK, oneY, _ := problem(2, 1000)   // one machine of 2000 items
+	o := Options{C: 1000, Tol: 1e-9, Workers: 1}
+	for _, tc := range []struct {
+		name string
+		k    *mat.SymDense
+		y    []int
+	}{{"tiny", tinyK, tinyY}, {"many machines", manyK, manyY}, {"one machine", oneK, oneY}} {
+		ctx := canceltest.Soon(t)
+		if tc.name == "tiny" {
+			ctx = canceltest.Cancelled(t)
+		}
+		m, err := Fit(ctx, tc.k, tc.y, o)
+		canceltest.Check(t, "Fit, "+tc.name, err)
+		if m != nil {
+			t.Errorf("Fit, %s: a model came with the error", tc.name)
+		}
+	}
+	// A model of many machines with many support vectors each, quick to
+	// train with a loose C.
+	predK, predY, predX := problem(100, 10)
+	m, err := Fit(context.Background(), predK, predY, Options{C: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := make([][]float64, 8000)
+	for i := range q {
+		q[i] = []float64{rng.NormFloat64(), rng.NormFloat64()}
+	}
+	kq := rbf(q, predX, 1)
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		kq   *mat.Dense
+	}{{"tiny", canceltest.Cancelled(t), kq.Slice(0, 2, 0, len(predX)).(*mat.Dense)}, {"many queries", canceltest.Soon(t), kq}} {
+		ds, err := m.PredictBatch(tc.ctx, tc.kq)
+		canceltest.Check(t, "PredictBatch, "+tc.name, err)
+		if ds != nil {
+			t.Errorf("PredictBatch, %s: decisions came with the error", tc.name)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +13,27 @@ import (
 
 // ErrConfig is wrapped by the errors for invalid options.
 var ErrConfig = errors.New("synth: invalid configuration")
+
+// MaxValues bounds the matrix entries, in float64s, that one draw makes:
+// Samples·Dim² for Model.Sample and Mixture, Points·Dim for a Mixture's
+// sources. At 2³² values (32 GiB) it refuses what cannot be allocated,
+// such as a config's samples: 2000000000, as an error instead of a fatal
+// out-of-memory; smaller bounds are for the caller (experiment files are
+// held to --max-memory).
+const MaxValues = 1 << 32
+
+// checkValues returns an error wrapping ErrConfig when n items of per
+// values each exceed MaxValues; what names the items.
+func checkValues(what string, n, per int) error {
+	if n > MaxValues/per {
+		return fmt.Errorf("%w: %s: %d × %d = %.3g values, more than %d (MaxValues)", ErrConfig, what, n, per, float64(n)*float64(per), MaxValues)
+	}
+	return nil
+}
+
+// checkEvery is how many samples a draw makes between looks at its
+// context.
+const checkEvery = 64
 
 // Options describe the synthetic classification data of the paper's
 // Sec. 5.1.1 (Table 1): Classes classes on Sym+^Dim, each with a random
@@ -93,10 +115,14 @@ type Model struct {
 // NewModel draws the class base points P_c = exp(B_c) from the seed.
 // Base points depend only on the seed, Classes, Dim and Spread, so tasks
 // that differ only in Variance share their class means. It returns the
-// error of o.Validate, and one naming the class when a base point cannot
-// be computed.
+// error of o.Validate, one wrapping ErrConfig when Samples·Dim² exceeds
+// MaxValues, and one naming the class when a base point cannot be
+// computed.
 func NewModel(o Options, seed uint64) (*Model, error) {
 	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkValues(fmt.Sprintf("synthetic samples of %d×%d", o.Dim, o.Dim), o.Samples, o.Dim*o.Dim); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x42415345)) // "BASE"
@@ -128,6 +154,13 @@ func (m *Model) Bases() []*mat.SymDense { return m.bases }
 // 0..Classes−1. It returns an error naming the sample when exp(W) cannot
 // be computed.
 func (m *Model) Sample(seed uint64) (train, test Data, err error) {
+	return m.SampleContext(context.Background(), seed)
+}
+
+// SampleContext is Sample, returning ctx.Err() as soon as it sees ctx
+// cancelled, which it checks every few samples: a config's Samples can
+// make the draw long.
+func (m *Model) SampleContext(ctx context.Context, seed uint64) (train, test Data, err error) {
 	o := m.opts
 	rng := rand.New(rand.NewPCG(seed, 0x53414d50)) // "SAMP"
 	d := o.Dim
@@ -140,6 +173,11 @@ func (m *Model) Sample(seed uint64) (train, test Data, err error) {
 	sd := math.Sqrt(o.Variance)
 	for c := range o.Classes {
 		for i := range perClass {
+			if i%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return Data{}, Data{}, err
+				}
+			}
 			randSym(rng, g, sd)
 			if err := w.ExpTo(ew, g); err != nil {
 				return train, test, fmt.Errorf("synthetic sample %d of class %d: %w", i, c, err)

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -40,28 +41,36 @@ type MixtureOptions struct {
 // unit variance"). A sum of SPD matrices with positive weights is SPD.
 // The paper gives neither the means and variances of its sources nor
 // whether sources repeat within a sample; these are ours. It depends on
-// the seed only and returns an error wrapping ErrConfig for sources, dim
-// or samples below 1, Points ≤ Dim (a singular covariance) or Mix outside
-// 1..Sources.
+// the seed only and returns the error of o.Validate.
 func Mixture(o MixtureOptions, seed uint64) (sources, samples []*mat.SymDense, err error) {
-	switch {
-	case o.Sources < 1 || o.Dim < 1 || o.Samples < 1:
-		return nil, nil, fmt.Errorf("%w: mixture: sources %d, dim %d, samples %d must be >= 1", ErrConfig, o.Sources, o.Dim, o.Samples)
-	case o.Points <= o.Dim:
-		return nil, nil, fmt.Errorf("%w: mixture: %d points cannot make a full-rank %d×%d covariance", ErrConfig, o.Points, o.Dim, o.Dim)
-	case o.Mix < 1 || o.Mix > o.Sources:
-		return nil, nil, fmt.Errorf("%w: mixture: mix %d, want 1..%d sources", ErrConfig, o.Mix, o.Sources)
+	return MixtureContext(context.Background(), o, seed)
+}
+
+// MixtureContext is Mixture, returning ctx.Err() as soon as it sees ctx
+// cancelled, which it checks every few sources and samples: a config's
+// Points and Samples can make the draw long.
+func MixtureContext(ctx context.Context, o MixtureOptions, seed uint64) (sources, samples []*mat.SymDense, err error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x4d4958)) // "MIX"
 	d := o.Dim
 	x := mat.NewDense(o.Points, d, nil)
 	for range o.Sources {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		scale := math.Sqrt(0.5 + 1.5*rng.Float64())
 		mean := make([]float64, d)
 		for i := range mean {
 			mean[i] = rng.NormFloat64()
 		}
 		for p := range o.Points {
+			if p%(checkEvery<<10) == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, nil, err
+				}
+			}
 			for i := range d {
 				x.Set(p, i, mean[i]+scale*rng.NormFloat64())
 			}
@@ -70,7 +79,12 @@ func Mixture(o MixtureOptions, seed uint64) (sources, samples []*mat.SymDense, e
 		covariance(c, x)
 		sources = append(sources, c)
 	}
-	for range o.Samples {
+	for i := range o.Samples {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
 		s := mat.NewSymDense(d, nil)
 		for _, k := range rng.Perm(o.Sources)[:o.Mix] {
 			w := math.Abs(rng.NormFloat64())
@@ -83,6 +97,37 @@ func Mixture(o MixtureOptions, seed uint64) (sources, samples []*mat.SymDense, e
 		samples = append(samples, s)
 	}
 	return sources, samples, nil
+}
+
+// Validate reports the first invalid option, as Mixture does, without
+// drawing anything: an error wrapping ErrConfig for sources, dim or
+// samples below 1, Points ≤ Dim (a singular covariance), Mix outside
+// 1..Sources, or Points·Dim, Sources·Dim² or Samples·Dim² above
+// MaxValues.
+func (o MixtureOptions) Validate() error {
+	switch {
+	case o.Sources < 1 || o.Dim < 1 || o.Samples < 1:
+		return fmt.Errorf("%w: mixture: sources %d, dim %d, samples %d must be >= 1", ErrConfig, o.Sources, o.Dim, o.Samples)
+	case o.Points <= o.Dim:
+		return fmt.Errorf("%w: mixture: %d points cannot make a full-rank %d×%d covariance", ErrConfig, o.Points, o.Dim, o.Dim)
+	case o.Mix < 1 || o.Mix > o.Sources:
+		return fmt.Errorf("%w: mixture: mix %d, want 1..%d sources", ErrConfig, o.Mix, o.Sources)
+	case o.Dim > MaxValues/o.Dim:
+		return fmt.Errorf("%w: mixture: dim %d, more than %d values a matrix", ErrConfig, o.Dim, MaxValues)
+	}
+	for _, c := range []struct {
+		what   string
+		n, per int
+	}{
+		{"mixture points", o.Points, o.Dim},
+		{fmt.Sprintf("mixture sources of %d×%d", o.Dim, o.Dim), o.Sources, o.Dim * o.Dim},
+		{fmt.Sprintf("mixture samples of %d×%d", o.Dim, o.Dim), o.Samples, o.Dim * o.Dim},
+	} {
+		if err := checkValues(c.what, c.n, c.per); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // covariance sets c to the sample covariance (n−1 denominator) of the rows

@@ -1,6 +1,7 @@
 package tsc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -13,13 +14,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The barrier method of Coder.CodeTo: Newton steps on the barrier
+// The barrier method of Coder.SolveTo: Newton steps on the barrier
 // function, each evaluated with Cholesky factors of M(x) and I − M(x),
 // and the duality gaps that certify the result.
 
 // barrier runs the barrier method on the ws.n whitened atoms of ws (ws.b,
-// ws.bu, ws.cost with λ added), writing the code into x.
-func (c *Coder) barrier(x []float64, ws *Workspace) (Certificate, error) {
+// ws.bu, ws.cost with λ added), writing the code into x. It returns an
+// error wrapping ctx.Err() once ctx is cancelled, which it looks at before
+// every Newton step.
+func (c *Coder) barrier(ctx context.Context, x []float64, ws *Workspace) (Certificate, error) {
 	d, n, m := c.d, ws.n, ws.m
 	var sum float64
 	for i := range n {
@@ -40,6 +43,9 @@ func (c *Coder) barrier(x []float64, ws *Workspace) (Certificate, error) {
 		centre = 1e-6 // Newton decrement λ²/2 at which a point counts as centred
 	)
 	for {
+		if err := ctx.Err(); err != nil {
+			return cert, fmt.Errorf("tsc: %w", err)
+		}
 		// Gradient of the barrier function, and the scaled Newton system.
 		var fb float64
 		st := math.Sqrt(t)

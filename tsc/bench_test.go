@@ -1,12 +1,10 @@
 package tsc
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/covpipe/covpipe/spd"
-	"gonum.org/v1/gonum/mat"
 )
 
 // BenchmarkCode codes one query against 256 atoms at d = 3 (the synthetic
@@ -18,24 +16,13 @@ func BenchmarkCode(b *testing.B) {
 		n, d := c.n, c.d
 		b.Run(fmt.Sprintf("N=%d/d=%d", n, d), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(uint64(d), 1))
-			var atoms []*mat.SymDense
-			for range n {
-				atoms = append(atoms, randSPD(rng, d))
-			}
-			set, err := spd.NewSet(atoms)
-			if err != nil {
-				b.Fatal(err)
-			}
-			c, err := NewCoder(set, Options{Lambda: 0.1})
-			if err != nil {
-				b.Fatal(err)
-			}
+			c := newCoder(b, randAtoms(rng, n, d), Options{Lambda: 0.1})
 			q := randSPD(rng, d)
 			ws := c.NewWorkspace()
 			x := make([]float64, n)
 			var iters int
 			for b.Loop() {
-				cert, err := c.CodeTo(x, q, ws)
+				cert, err := c.SolveTo(context.Background(), x, q, ws)
 				if err != nil || !cert.Converged {
 					b.Fatal(err, cert)
 				}

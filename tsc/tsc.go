@@ -15,14 +15,18 @@
 // orthogonal, so the Cholesky factor S = LLᵀ, W = L⁻¹, gives the same
 // problem as the S^{-1/2} of the paper, at a fraction of the cost.
 //
-// Coder.Code solves it by a barrier method: Newton's method with
-// backtracking on t·f(x) − Σ log x_i − log det(I − M(x)), t increased
-// geometrically (μ = 1/t decreased), and returns with the code a
-// Certificate holding a dual feasible point's duality gap, a bound on
-// f(x) − f(x*).
+// A Coder, made by NewCoder over the atoms, is a solver: Coder.Solve (and
+// SolveTo, into a caller's buffers) solves it for one query by a barrier
+// method: Newton's method with backtracking on
+// t·f(x) − Σ log x_i − log det(I − M(x)), t increased geometrically
+// (μ = 1/t decreased), and returns with the code a Certificate holding a
+// dual feasible point's duality gap, a bound on f(x) − f(x*). One query of
+// a large dictionary takes many Newton steps, so Solve and SolveTo take a
+// context, which they look at between steps.
 package tsc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -40,7 +44,7 @@ import (
 type Options struct {
 	// Lambda is the sparsity weight λ >= 0.
 	Lambda float64
-	// Tol is the relative duality gap at which Code stops:
+	// Tol is the relative duality gap at which Solve stops:
 	// Gap <= Tol·(1 + |Objective|). Default 1e-8.
 	Tol float64
 	// Factor divides the barrier parameter μ after each centring.
@@ -50,7 +54,7 @@ type Options struct {
 	MaxIter int
 	// WorkingSet is the number of atoms the first barrier solve of a
 	// query uses when the dictionary has more than twice as many and no
-	// more than d(d+1) (see CodeTo); 0 means 32, a negative value always
+	// more than d(d+1) (see SolveTo); 0 means 32, a negative value always
 	// uses every atom.
 	WorkingSet int
 }
@@ -60,7 +64,7 @@ type Certificate struct {
 	// Objective is f(x) at the returned code.
 	Objective float64
 	// Dual is the dual objective d + log det Y − tr Z at the dual feasible
-	// point built from x (see Coder.Code); Dual <= f(x*) <= Objective.
+	// point built from x (see Coder.SolveTo); Dual <= f(x*) <= Objective.
 	Dual float64
 	// Gap is Objective − Dual, a bound on the suboptimality f(x) − f(x*).
 	Gap float64
@@ -72,7 +76,7 @@ type Certificate struct {
 	// Iterations counts Newton steps, over all barrier solves.
 	Iterations int
 	// Atoms is the number of atoms of the last barrier solve: every atom,
-	// or the final working set (CodeTo).
+	// or the final working set (SolveTo).
 	Atoms int
 	// Converged reports Gap <= Tol·(1 + |Objective|) within MaxIter steps.
 	Converged bool
@@ -135,7 +139,7 @@ func (c *Coder) Dim() int { return c.d }
 // Options returns the options in force, defaults filled in.
 func (c *Coder) Options() Options { return c.opt }
 
-// Workspace holds the buffers of one Code at a time. It is not safe for
+// Workspace holds the buffers of one Solve at a time. It is not safe for
 // concurrent use.
 type Workspace struct {
 	d, n, m int
@@ -160,7 +164,7 @@ type Workspace struct {
 	v       []float64 // length 2m
 	acc     []float64 // the classes' reconstructions, k×d×d
 
-	// Working-set solves (CodeTo): the sub-problems' workspaces by size,
+	// Working-set solves (SolveTo): the sub-problems' workspaces by size,
 	// the atoms' order, the working set, its code, and d×d matrices of the
 	// full problem's dual point.
 	subs           map[int]*Workspace
@@ -202,18 +206,20 @@ func newWorkspace(d, n int) *Workspace {
 	return ws
 }
 
-// Code returns the tensor sparse code x of the query and its certificate;
-// see CodeTo.
-func (c *Coder) Code(query mat.Symmetric) ([]float64, Certificate, error) {
+// Solve returns the tensor sparse code x of the query and its
+// certificate; see SolveTo.
+func (c *Coder) Solve(ctx context.Context, query mat.Symmetric) ([]float64, Certificate, error) {
 	x := make([]float64, c.n)
-	cert, err := c.CodeTo(x, query, c.NewWorkspace())
+	cert, err := c.SolveTo(ctx, x, query, c.NewWorkspace())
 	return x, cert, err
 }
 
-// CodeTo writes the code of the query into x (length N) and returns its
+// SolveTo writes the code of the query into x (length N) and returns its
 // certificate. It returns an error when the query is not a finite SPD
-// matrix of the atoms' size; a code that misses the tolerance within
-// MaxIter steps is returned with Converged false and no error.
+// matrix of the atoms' size, and an error wrapping ctx.Err() once ctx is
+// cancelled, which it looks at between Newton steps (x is then not a
+// code); a code that misses the tolerance within MaxIter steps is
+// returned with Converged false and no error.
 //
 // The barrier method minimises t·f(x) − Σ log x_i − log det R(x), R = I −
 // M, from x_i = 1/(2 tr Σ_j Â_j), which makes M ⪯ I/2. Its Newton system,
@@ -228,7 +234,7 @@ func (c *Coder) Code(query mat.Symmetric) ([]float64, Certificate, error) {
 //
 // Forming the N×N Newton matrix costs O(N²m) per step, m = d(d+1)/2, for
 // N <= 2m (above, solve's QR makes it O(Nm²)). There, when N is more than
-// twice Options.WorkingSet, CodeTo generates columns: it solves the
+// twice Options.WorkingSet, SolveTo generates columns: it solves the
 // problem on the WorkingSet atoms nearest the query in the Burg
 // divergence, checks the solution's dual point against every other atom
 // (its slack z_i must be nonnegative), adds up to WorkingSet of the atoms
@@ -236,7 +242,7 @@ func (c *Coder) Code(query mat.Symmetric) ([]float64, Certificate, error) {
 // point is then feasible for the whole problem, so the certificate is the
 // whole problem's; the code is zero outside the final set. A solve then
 // forms Newton matrices of the set's size, not of every atom's.
-func (c *Coder) CodeTo(x []float64, query mat.Symmetric, ws *Workspace) (Certificate, error) {
+func (c *Coder) SolveTo(ctx context.Context, x []float64, query mat.Symmetric, ws *Workspace) (Certificate, error) {
 	if len(x) != c.n {
 		return Certificate{}, fmt.Errorf("tsc: code of length %d, want %d", len(x), c.n)
 	}
@@ -247,9 +253,9 @@ func (c *Coder) CodeTo(x []float64, query mat.Symmetric, ws *Workspace) (Certifi
 		ws.cost[i] += c.opt.Lambda
 	}
 	if k := c.opt.WorkingSet; k > 0 && c.n > 2*k && c.n <= 2*ws.m {
-		return c.codeWorking(x, k, ws)
+		return c.codeWorking(ctx, x, k, ws)
 	}
-	cert, err := c.barrier(x, ws)
+	cert, err := c.barrier(ctx, x, ws)
 	cert.Atoms = c.n
 	return cert, err
 }
@@ -289,7 +295,7 @@ func (c *Coder) Objective(query mat.Symmetric, x []float64) (float64, error) {
 // zero) gets +Inf: it explains nothing of the query. Codes solved on
 // every atom are strictly positive, so every class that has atoms gets a
 // finite residual, large for the classes the code dropped (of order
-// −d·log x_i for their tiny coefficients); with a working set (CodeTo)
+// −d·log x_i for their tiny coefficients); with a working set (SolveTo)
 // the classes with no atom in the set get +Inf. It returns an error for a bad
 // query or class index.
 func (c *Coder) ClassResidualsTo(dst []float64, query mat.Symmetric, x []float64, class []int, ws *Workspace) error {

@@ -1,11 +1,13 @@
 package tsc
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/canceltest"
 	"github.com/covpipe/covpipe/spd"
 	"gonum.org/v1/gonum/mat"
 )
@@ -180,16 +182,22 @@ func tinyCases() []struct {
 	return cs
 }
 
-func tinyProblem(t testing.TB, n, d int, seed uint64) ([]*mat.SymDense, *mat.SymDense) {
-	rng := rand.New(rand.NewPCG(seed, 99))
-	var atoms []*mat.SymDense
-	for range n {
-		atoms = append(atoms, randSPD(rng, d))
+// randAtoms returns n matrices of randSPD.
+func randAtoms(rng *rand.Rand, n, d int) []*mat.SymDense {
+	atoms := make([]*mat.SymDense, n)
+	for i := range atoms {
+		atoms[i] = randSPD(rng, d)
 	}
-	return atoms, randSPD(rng, d)
+	return atoms
 }
 
-func code(t testing.TB, atoms []*mat.SymDense, query *mat.SymDense, o Options) ([]float64, Certificate, *Coder) {
+func tinyProblem(t testing.TB, n, d int, seed uint64) ([]*mat.SymDense, *mat.SymDense) {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	return randAtoms(rng, n, d), randSPD(rng, d)
+}
+
+// newCoder builds the Coder of atoms, failing t on an error.
+func newCoder(t testing.TB, atoms []*mat.SymDense, o Options) *Coder {
 	t.Helper()
 	set, err := spd.NewSet(atoms)
 	if err != nil {
@@ -199,7 +207,13 @@ func code(t testing.TB, atoms []*mat.SymDense, query *mat.SymDense, o Options) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, cert, err := c.Code(query)
+	return c
+}
+
+func code(t testing.TB, atoms []*mat.SymDense, query *mat.SymDense, o Options) ([]float64, Certificate, *Coder) {
+	t.Helper()
+	c := newCoder(t, atoms, o)
+	x, cert, err := c.Solve(context.Background(), query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,10 +476,7 @@ func TestCongruenceInvariance(t *testing.T) {
 func TestCertificateLarge(t *testing.T) {
 	for _, d := range []int{3, 6} {
 		rng := rand.New(rand.NewPCG(uint64(d), 11))
-		var atoms []*mat.SymDense
-		for range 120 {
-			atoms = append(atoms, randSPD(rng, d))
-		}
+		atoms := randAtoms(rng, 120, d)
 		q := randSPD(rng, d)
 		for _, l := range []float64{0, 0.05, 1} {
 			x, cert, _ := code(t, atoms, q, Options{Lambda: l})
@@ -509,12 +520,33 @@ func TestErrors(t *testing.T) {
 		q    *mat.SymDense
 		want error
 	}{{bad, spd.ErrNotSPD}, {nan, spd.ErrNotFinite}, {randSPD(rng, 4), spd.ErrDimension}} {
-		if _, _, err := c.Code(tc.q); !errors.Is(err, tc.want) {
+		if _, _, err := c.Solve(context.Background(), tc.q); !errors.Is(err, tc.want) {
 			t.Errorf("query %v: error %v, want %v", mat.Formatted(tc.q), err, tc.want)
 		}
 	}
 	if err := c.ClassResidualsTo(make([]float64, 2), randSPD(rng, 3), []float64{1, 1}, []int{0, 2}, c.NewWorkspace()); err == nil {
 		t.Error("class index out of range accepted")
+	}
+}
+
+// TestCheckLambda checks CheckLambda against NewCoder: a λ is valid for
+// one exactly when the other takes it.
+func TestCheckLambda(t *testing.T) {
+	atoms, err := spd.NewSet([]*mat.SymDense{mat.NewSymDense(2, []float64{2, 0, 0, 1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		lambda float64
+		ok     bool
+	}{{0, true}, {0.1, true}, {1e6, true}, {-1e-12, false}, {math.NaN(), false}, {math.Inf(1), false}} {
+		err := CheckLambda(tc.lambda)
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckLambda(%v) = %v, want ok %v", tc.lambda, err, tc.ok)
+		}
+		if _, cerr := NewCoder(atoms, Options{Lambda: tc.lambda}); (cerr == nil) != (err == nil) {
+			t.Errorf("λ = %v: CheckLambda %v but NewCoder %v", tc.lambda, err, cerr)
+		}
 	}
 }
 
@@ -532,18 +564,7 @@ func TestSolvePaths(t *testing.T) {
 	}{{5, 2}, {12, 2}, {13, 2}, {50, 2}, {5, 8}, {13, 8}, {50, 8}, {200, 8}} {
 		n := tc.n
 		rng := rand.New(rand.NewPCG(uint64(n), 5))
-		var atoms []*mat.SymDense
-		for range n {
-			atoms = append(atoms, randSPD(rng, d))
-		}
-		set, err := spd.NewSet(atoms)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := NewCoder(set, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := newCoder(t, randAtoms(rng, n, d), Options{})
 		ws := c.NewWorkspace()
 		k := 2 * ws.m
 		u := mat.NewDense(n, k, nil)
@@ -593,7 +614,7 @@ func TestSolvePaths(t *testing.T) {
 	}
 }
 
-// TestWorkingSet checks the column generation of CodeTo against solves on
+// TestWorkingSet checks the column generation of SolveTo against solves on
 // every atom: from a working set of 4 of 60 atoms it must reach the same
 // objective within the two certificates' gaps, with a feasible code, and
 // the set must have grown where the first 4 atoms were not enough. A
@@ -624,5 +645,35 @@ func TestWorkingSet(t *testing.T) {
 	}
 	if grew == 0 {
 		t.Error("the working set never grew: the test does not exercise column generation")
+	}
+}
+
+// TestCancel checks that Solve and SolveTo return an error wrapping
+// context.Canceled when their context is cancelled before the call (on a
+// tiny problem) or while they run (on a dictionary whose Newton steps take
+// far longer than the delay), on every atom and by column generation.
+func TestCancel(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		n, d       int
+		workingSet int
+		cancelled  bool
+	}{
+		{"tiny", 4, 3, 0, true},
+		{"large, every atom", 400, 20, -1, false},
+		{"large, working sets", 400, 20, 150, false},
+	} {
+		atoms, query := tinyProblem(t, tc.n, tc.d, 17)
+		c := newCoder(t, atoms, Options{Lambda: 0.01, Tol: 1e-12, WorkingSet: tc.workingSet})
+		ctx := func() context.Context {
+			if tc.cancelled {
+				return canceltest.Cancelled(t)
+			}
+			return canceltest.Soon(t)
+		}
+		_, _, err := c.Solve(ctx(), query)
+		canceltest.Check(t, "Solve, "+tc.name, err)
+		_, err = c.SolveTo(ctx(), make([]float64, tc.n), query, c.NewWorkspace())
+		canceltest.Check(t, "SolveTo, "+tc.name, err)
 	}
 }

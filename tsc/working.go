@@ -2,6 +2,7 @@ package tsc
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 
@@ -17,7 +18,7 @@ import (
 // the set is solved again, until none is left or the set is every atom.
 // The code is zero outside the final set, and the certificate is the
 // whole problem's.
-func (c *Coder) codeWorking(x []float64, k int, ws *Workspace) (Certificate, error) {
+func (c *Coder) codeWorking(ctx context.Context, x []float64, k int, ws *Workspace) (Certificate, error) {
 	d, n := c.d, c.n
 	dd := d * d
 	if ws.order == nil {
@@ -53,7 +54,7 @@ func (c *Coder) codeWorking(x []float64, k int, ws *Workspace) (Certificate, err
 		}
 		xsub := subCode(sub)
 		var err error
-		cert, err = c.barrier(xsub, sub)
+		cert, err = c.barrier(ctx, xsub, sub)
 		iters += cert.Iterations
 		cert.Iterations, cert.Atoms = iters, len(set)
 		if err != nil {
@@ -88,7 +89,7 @@ func subCode(sub *Workspace) []float64 {
 // violators returns the atoms outside the working set (in[i] false) under
 // which the dual point certifying the set's solution x is infeasible,
 // worst first. The point is the better, over the set's atoms, of the two
-// the barrier method builds (CodeTo): with M and R = I − M at x
+// the barrier method builds (SolveTo): with M and R = I − M at x
 // (factorised in sub), t the final barrier parameter and ΔM = Σ Δx_i Â_i
 // for the sub-problem's last Newton step,
 //

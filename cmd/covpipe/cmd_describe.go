@@ -29,7 +29,7 @@ func describeCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "number `N` of images processed at once (0: all cores); the output does not depend on it"},
 			&cli.StringFlag{Name: "shard", Usage: "describe only part `I/N` (0 <= I < N) of the images"},
 			&cli.BoolFlag{Name: "skip-bad", Usage: "list failing images in failures.csv and go on, instead of stopping at the first (a run where every image fails is still an error)"},
-			&cli.StringFlag{Name: "max-memory", Value: "4GiB", Usage: "bound `BYTES` (e.g. 8GiB, 512MiB) on the float64 planes of the images in progress, estimated from each file's header: images over it fail, the others wait for room"},
+			maxMemoryFlag("the float64 planes of the images in progress, estimated from each file's header: images over it fail, the others wait for room"),
 		},
 		func(c *cli.Context) error {
 			out, err := requiredOut(c, c.NArg() > 0, "at least one INPUT")
@@ -85,7 +85,6 @@ func describeCommand() *cli.Command {
 func describeOptions(c *cli.Context) (describe.Options, error) {
 	o := describe.Options{
 		Seed:    c.Uint64("seed"),
-		Workers: c.Int("workers"),
 		SkipBad: c.Bool("skip-bad"),
 	}
 	var err error
@@ -117,11 +116,21 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 	if o.Reg, err = covariance.NewRegularization(c.String("ridge-kind"), c.Float64("ridge")); err != nil {
 		return o, fmt.Errorf("describe: --ridge %v --ridge-kind %s: %w", c.Float64("ridge"), c.String("ridge-kind"), err)
 	}
-	if o.MaxMemory, err = describe.ParseMemory(c.String("max-memory")); err != nil {
-		return o, fmt.Errorf("describe: --max-memory: %w", err)
+	if o.MaxMemory, err = maxMemory(c); err != nil {
+		return o, err
 	}
-	if c.Int("workers") < 0 {
-		return o, fmt.Errorf("describe: --workers %d, want >= 0 (0: all cores)", c.Int("workers"))
+	// An image's descriptors are held at once; the planes' bound is
+	// describe's own.
+	limit, d := o.MaxMemory, float64(o.Features.Dim())
+	if limit == 0 {
+		limit = describe.DefaultMaxMemory
+	}
+	if per := float64(o.Regions.Count()) * 8 * d * d; per > float64(limit) {
+		return o, fmt.Errorf("describe: --regions %s makes %d descriptors of %dx%d per image, about %.3g GiB, over --max-memory (%.3g GiB)",
+			o.Regions, o.Regions.Count(), o.Features.Dim(), o.Features.Dim(), per/(1<<30), float64(limit)/(1<<30))
+	}
+	if o.Workers, err = workersFlag(c); err != nil {
+		return o, err
 	}
 	if s := c.String("shard"); s != "" {
 		if o.Shard, err = store.ParseShard(s); err != nil {

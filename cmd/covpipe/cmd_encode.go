@@ -43,6 +43,10 @@ func encodeCommand() *cli.Command {
 			case c.NArg() != 1:
 				return errors.New("encode: want one DESCRIPTORS folder or .npy file (see covpipe encode --help)")
 			}
+			workers, err := workersFlag(c)
+			if err != nil {
+				return err
+			}
 			// The output folder is taken before anything is computed.
 			dst, err := store.CreateFolder(c.Context, out, store.FormatCodes)
 			if err != nil {
@@ -75,7 +79,8 @@ func encodeCommand() *cli.Command {
 					lasso = rsr.LassoOptions{Lambda: learned.Lambda, LambdaRatio: learned.LambdaRatio}
 				}
 			}
-			codes, certs, err := rsr.Encode(queries, atoms, k, lasso, c.Int("workers"))
+			lasso.Workers = workers
+			codes, certs, err := rsr.Encode(c.Context, queries, atoms, k, lasso)
 			if err != nil {
 				return fmt.Errorf("encode %s: %w", input, err)
 			}

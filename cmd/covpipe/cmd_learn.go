@@ -76,6 +76,10 @@ func learnCommand() *cli.Command {
 			case c.Int("atoms") < 1:
 				return fmt.Errorf("learn: --atoms %d: want the dictionary size N >= 1", c.Int("atoms"))
 			}
+			workers, err := workersFlag(c)
+			if err != nil {
+				return err
+			}
 			// The output folder is taken before anything is computed.
 			dst, err := store.CreateFolder(c.Context, out, store.FormatDictionary)
 			if err != nil {
@@ -95,14 +99,14 @@ func learnCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("learn: %w", err)
 			}
-			o := rsr.LearnOptions{
+			o := rsr.DictionaryOptions{
 				Atoms: c.Int("atoms"), Kernel: spd.SteinKernel{Sigma: sigmaFlag(c, set.Dim())}, Lasso: lasso,
 				Iters: c.Int("iters"), Tol: c.Float64("tolerance"), Init: init, Seed: c.Uint64("seed"),
-				Workers: c.Int("workers"), KeepScale: c.Bool("keep-scale"),
+				Workers: workers, KeepScale: c.Bool("keep-scale"),
 				Progress: newReporter(c.Context, c.App.ErrWriter, newLogger(c.App.ErrWriter)),
 			}
 			start := time.Now()
-			dict, err := rsr.Learn(set, o)
+			dict, err := rsr.FitDictionary(c.Context, set, o)
 			if err != nil {
 				return fmt.Errorf("learn %s: %w", input, err)
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -64,14 +65,14 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	}
 	// The same learning through the library gives the same atoms.
 	set, _ := spd.NewSetFromData(3, randomSPD(40, 3, 1))
-	want, err := rsr.Learn(set, rsr.LearnOptions{Atoms: 6, Iters: 3, Kernel: spd.SteinKernel{Sigma: 1},
+	want, err := rsr.FitDictionary(t.Context(), set, rsr.DictionaryOptions{Atoms: 6, Iters: 3, Kernel: spd.SteinKernel{Sigma: 1},
 		Lasso: rsr.LassoOptions{LambdaRatio: 0.2}, Seed: 4, KeepScale: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, v := range want.Atoms.Data() {
 		if atoms.Data[i] != v {
-			t.Fatalf("dictionary.npy differs from rsr.Learn at %d: %v vs %v", i, atoms.Data[i], v)
+			t.Fatalf("dictionary.npy differs from rsr.FitDictionary at %d: %v vs %v", i, atoms.Data[i], v)
 		}
 	}
 
@@ -97,7 +98,7 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	}
 	qs, _ := spd.NewSetFromData(3, queries.Data)
 	ds, _ := spd.NewSetFromData(3, dictData)
-	lib, _, err := rsr.Encode(qs, ds, spd.SteinKernel{Sigma: 1}, rsr.LassoOptions{Lambda: 0.01}, 1)
+	lib, _, err := rsr.Encode(t.Context(), qs, ds, spd.SteinKernel{Sigma: 1}, rsr.LassoOptions{Lambda: 0.01, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +182,8 @@ func TestLearnEncodeErrors(t *testing.T) {
 		{[]string{"encode", good, "--out", out}, "--dict DICT is required"},
 		{[]string{"encode", good, "--dict", dict3, "--out", out}, "holds 3x3 atoms but " + good + " holds 2x2 matrices"},
 		{[]string{"encode", nanFile, "--dict", good, "--out", out}, "nan.npy: matrix 1"},
+		{[]string{"learn", good, "--atoms", "2", "--workers", "-4", "--out", out}, "learn: --workers -4, want >= 0 (0: all cores)"},
+		{[]string{"encode", good, "--dict", good, "--workers", "-4", "--out", out}, "encode: --workers -4, want >= 0 (0: all cores)"},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -188,6 +191,27 @@ func TestLearnEncodeErrors(t *testing.T) {
 		}
 		if entries, _ := os.ReadDir(out); len(entries) != 0 {
 			t.Errorf("%v: failed run left %v", tc.args, entries)
+		}
+	}
+}
+
+// TestLearnTinyScales learns from SPD matrices scaled by 1e-130 to
+// 1e-300, where LAPACK's own rescaling of the atom update's spectral
+// norm panics unless the update scales the matrix first.
+func TestLearnTinyScales(t *testing.T) {
+	dir := t.TempDir()
+	for _, scale := range []float64{1e-130, 1e-200, 1e-300} {
+		data := randomSPD(12, 3, 5)
+		for i := range data {
+			data[i] *= scale
+		}
+		in := filepath.Join(dir, fmt.Sprintf("tiny%g.npy", scale))
+		if err := store.WriteNPY(in, []int{12, 3, 3}, data); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, fmt.Sprintf("dict%g", scale))
+		if _, stderr, err := runCLI(t, "learn", in, "--atoms", "2", "--iters", "2", "--out", out); err != nil {
+			t.Errorf("scale %g: %v\n%s", scale, err, stderr)
 		}
 	}
 }

@@ -28,6 +28,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "cache", Usage: "descriptor cache `DIR` (default: $COVPIPE_CACHE, else the user cache folder/covpipe)"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "extract descriptors without reading or writing the cache"},
 			&cli.StringFlag{Name: "methods", Usage: "run only the methods `NAMES` of the config (comma-separated), e.g. --methods rsr,nn-stein"},
+			maxMemoryFlag("what the config's settings make the run hold (repeats, samples, regions per image, ...), estimated before anything is allocated, and on the image planes of descriptor extraction: a config over it fails naming the setting"),
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to `FILE` (for go tool pprof)"},
 			&cli.StringFlag{Name: "memprofile", Usage: "write a heap profile of all allocations to `FILE` when the run ends (go tool pprof -sample_index=alloc_space)"},
 		},
@@ -64,10 +65,16 @@ func runCommand() *cli.Command {
 				cfg.Seed = c.Uint64("seed")
 			}
 			if c.IsSet("workers") {
-				if c.Int("workers") < 0 {
-					return fmt.Errorf("run: --workers %d, want >= 0 (0: all cores)", c.Int("workers"))
+				if cfg.Workers, err = workersFlag(c); err != nil {
+					return err
 				}
-				cfg.Workers = c.Int("workers")
+			}
+			limit, err := maxMemory(c)
+			if err != nil {
+				return err
+			}
+			if err := plan.CheckMemory(limit); err != nil {
+				return fmt.Errorf("%s: %w", c.Args().First(), err)
 			}
 			out := c.String("out")
 			if out == "" {
@@ -106,10 +113,11 @@ func runCommand() *cli.Command {
 				cache = cacheDir(c.String("cache"))
 			}
 			res, err := experiment.Run(c.Context, plan, experiment.Options{
-				Reporter: newReporter(c.Context, c.App.ErrWriter, log),
-				Logger:   log,
-				DataRoot: dataRoot(c.String("data")),
-				CacheDir: cache,
+				Reporter:  newReporter(c.Context, c.App.ErrWriter, log),
+				Logger:    log,
+				DataRoot:  dataRoot(c.String("data")),
+				CacheDir:  cache,
+				MaxMemory: limit,
 			})
 			if err != nil {
 				return err

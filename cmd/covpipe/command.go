@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/covpipe/covpipe/describe"
 	"github.com/urfave/cli/v2"
 )
 
@@ -69,4 +70,30 @@ func requiredOut(c *cli.Context, argsOK bool, want string) (string, error) {
 // takes, which want describes.
 func argsError(c *cli.Context, want string) error {
 	return fmt.Errorf("%s: want %s (see covpipe %s --help)", c.Command.Name, want, c.Command.Name)
+}
+
+// workersFlag returns --workers of the command of c, refusing a negative
+// count (0: all cores) with an error naming the command and the flag.
+func workersFlag(c *cli.Context) (int, error) {
+	n := c.Int("workers")
+	if n < 0 {
+		return 0, fmt.Errorf("%s: --workers %d, want >= 0 (0: all cores)", c.Command.Name, n)
+	}
+	return n, nil
+}
+
+// maxMemoryFlag is the --max-memory BYTES flag, default 4GiB, with the
+// usage of the command it bounds.
+func maxMemoryFlag(usage string) cli.Flag {
+	return &cli.StringFlag{Name: "max-memory", Value: "4GiB", Usage: "bound `BYTES` (e.g. 8GiB, 512MiB) on " + usage}
+}
+
+// maxMemory returns --max-memory of the command of c, in bytes
+// (describe.ParseMemory), with an error naming the command and the flag.
+func maxMemory(c *cli.Context) (int64, error) {
+	n, err := describe.ParseMemory(c.String("max-memory"))
+	if err != nil {
+		return 0, fmt.Errorf("%s: --max-memory: %w", c.Command.Name, err)
+	}
+	return n, nil
 }

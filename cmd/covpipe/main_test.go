@@ -152,6 +152,32 @@ func TestRunCommandErrors(t *testing.T) {
 	}
 }
 
+// TestRunMemoryAndWorkers checks run's --max-memory and --workers: a
+// config over the bound fails before it runs, naming the file, the
+// setting and the estimate; the bound is the flag's; negative workers
+// are refused naming the flag.
+func TestRunMemoryAndWorkers(t *testing.T) {
+	dir, cfg := writeTinyConfig(t)
+	out := filepath.Join(dir, "results")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", cfg, "--repeats", "1000000000"}, cfg + ": experiment: invalid configuration: line 4: repeats: 1000000000 repeats of 1 task keep the results of 2 methods, about"},
+		{[]string{"run", cfg, "--max-memory", "1KiB"}, "over the memory limit of 1 KiB"},
+		{[]string{"run", cfg, "--max-memory", "lots"}, "run: --max-memory: "},
+		{[]string{"run", cfg, "--workers", "-4"}, "run: --workers -4, want >= 0 (0: all cores)"},
+	} {
+		_, _, err := runCLI(t, append(tc.args, "--out", out)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want an error containing %q", tc.args, err, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", tc.args, out)
+		}
+	}
+}
+
 func TestVersionAndHelp(t *testing.T) {
 	stdout, _, err := runCLI(t, "version")
 	if err != nil || !strings.HasPrefix(stdout, "covpipe 0.") {

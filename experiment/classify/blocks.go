@@ -62,14 +62,15 @@ const BlockSize = 1024
 // matrix that fn may keep; with one, the blocks are lent by it and are
 // valid only until fn returns, so that a method's many small blocks
 // (cross-validation folds, repeats) reuse the same few buffers. It
-// returns ctx.Err() instead of starting a block once ctx is cancelled.
+// returns ctx.Err() instead of starting a block once ctx is cancelled, and
+// passes ctx to the Pairs (and fn should look at it too).
 func ForBlocks(ctx context.Context, p Pairs, test, train []int, f Map, s *Scratch, fn func(off int, k *mat.Dense) error) error {
 	for off := 0; off < len(test); off += BlockSize {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		block := test[off:min(len(test), off+BlockSize)]
-		k, err := s.Block(p, block, train, f)
+		k, err := s.Block(ctx, p, block, train, f)
 		if err != nil {
 			return err
 		}
@@ -98,12 +99,12 @@ type Scratch struct {
 // Block returns p's block of rows×cols, f applied, in a buffer lent by s:
 // the caller gives it back by Release once it no longer reads it. With a
 // nil s it is p.Block.
-func (s *Scratch) Block(p Pairs, rows, cols []int, f Map) (*mat.Dense, error) {
+func (s *Scratch) Block(ctx context.Context, p Pairs, rows, cols []int, f Map) (*mat.Dense, error) {
 	if s == nil || len(rows) == 0 || len(cols) == 0 {
-		return p.Block(rows, cols, f)
+		return p.Block(ctx, rows, cols, f)
 	}
 	k := mat.NewDense(len(rows), len(cols), s.get(len(rows)*len(cols)))
-	if err := p.BlockTo(k, rows, cols, f); err != nil {
+	if err := p.BlockTo(ctx, k, rows, cols, f); err != nil {
 		s.Release(k)
 		return nil, err
 	}

@@ -31,8 +31,10 @@ import (
 // Classify runs concurrently on different splits (the repeats of a task)
 // and on splits of different tasks; a method keeps no state between calls
 // except caches safe for concurrent use (a Memo, a Scratch). It returns
-// ctx.Err() soon after ctx is cancelled: Select, ForBlocks and the
-// methods' loops over test items look at ctx between their units of work.
+// an error wrapping ctx.Err() soon after ctx is cancelled: Select,
+// ForBlocks, the Pairs, the methods' loops over test items and the library
+// calls they make (fitting, batches of queries, solves) look at ctx
+// between their units of work.
 type Method interface {
 	// Spec declares the method's optional needs and offers.
 	Spec() Spec
@@ -105,12 +107,13 @@ type Dictionary struct {
 
 // EnergyTracer traces the representation energy J of the paper's Eqn. 10,
 // J = Σ_i min_v ‖φ(X_i) − Σ_j v_j φ(D_j)‖² + λ‖v‖₁ over a training set,
-// of a method's dictionary D as it is built (Fig. 7).
+// of a method's dictionary D as it is built (Fig. 7). Both methods return
+// an error wrapping ctx.Err() soon after ctx is cancelled.
 type EnergyTracer interface {
 	// Curve returns J over train of the method's dictionary of atoms atoms
 	// after 0, 1, ..., iters iterations of its construction, from seed.
-	Curve(train *spd.Set, atoms, iters int, seed uint64, workers int) ([]float64, error)
+	Curve(ctx context.Context, train *spd.Set, atoms, iters int, seed uint64, workers int) ([]float64, error)
 	// Energy returns J over train of the dictionary atoms, with the
 	// method's kernel and sparsity weight.
-	Energy(train, atoms *spd.Set, workers int) (float64, error)
+	Energy(ctx context.Context, train, atoms *spd.Set, workers int) (float64, error)
 }

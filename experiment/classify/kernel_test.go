@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func TestKernels(t *testing.T) {
 			t.Fatal(err)
 		}
 		const sigma = 2
-		got, err := p.Block(rows, train, Exp(sigma))
+		got, err := p.Block(context.Background(), rows, train, Exp(sigma))
 		if err != nil {
 			t.Fatal(err)
 		}

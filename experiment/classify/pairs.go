@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -28,18 +29,23 @@ type Quantity interface {
 // training set against itself, folds of it, and the test items in blocks
 // (ForBlocks), so that no method needs the n×n matrix over all items:
 // memory is O(n_train·n) at most, whatever the size of the test set.
+//
+// Block, BlockTo and Prepare may compute quantities they do not keep yet;
+// they look at ctx between rows of them, and once it is cancelled return
+// an error wrapping ctx.Err() (and keep nothing of the rows they did not
+// finish).
 type Pairs interface {
 	// Block returns the |rows|×|cols| matrix of f(P(rows[a], cols[b])),
 	// f = Identity for the quantity itself. Every item of cols must be in
 	// the training set the Pairs was made for.
-	Block(rows, cols []int, f Map) (*mat.Dense, error)
+	Block(ctx context.Context, rows, cols []int, f Map) (*mat.Dense, error)
 	// BlockTo writes Block's values into dst, which must be
 	// |rows|×|cols|, so that callers that go through many blocks
 	// (ForBlocks with a Scratch) reuse one buffer.
-	BlockTo(dst *mat.Dense, rows, cols []int, f Map) error
+	BlockTo(ctx context.Context, dst *mat.Dense, rows, cols []int, f Map) error
 	// Prepare computes ahead what Block will need for these rows, so that
 	// the engine can time it as its own stage.
-	Prepare(rows []int) error
+	Prepare(ctx context.Context, rows []int) error
 }
 
 // Pairs returns the quantity q between the Data's items and those of
@@ -55,12 +61,12 @@ func (d *Data) Pairs(q Quantity, train []int) (Pairs, error) {
 // newBlock is the Block of a Pairs: its BlockTo into a new matrix. An
 // empty block still goes through BlockTo, which checks the items (and
 // computes a steinPairs' rows).
-func newBlock(p Pairs, rows, cols []int, f Map) (*mat.Dense, error) {
+func newBlock(ctx context.Context, p Pairs, rows, cols []int, f Map) (*mat.Dense, error) {
 	out := &mat.Dense{}
 	if len(rows) > 0 && len(cols) > 0 {
 		out = mat.NewDense(len(rows), len(cols), nil)
 	}
-	if err := p.BlockTo(out, rows, cols, f); err != nil {
+	if err := p.BlockTo(ctx, out, rows, cols, f); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -78,8 +84,9 @@ func checkDims(dst *mat.Dense, rows, cols []int) error {
 // set and itself on each ridge variant, and between its test items and
 // the training set when there is one variant. With several, only the
 // variant that cross-validation chooses needs its test rows, which are
-// then computed when asked for.
-func PrepareSplit(s *Split, q Quantity) error {
+// then computed when asked for. Once ctx is cancelled it returns an error
+// wrapping ctx.Err() within a few rows (see Pairs).
+func PrepareSplit(ctx context.Context, s *Split, q Quantity) error {
 	vs := s.AllVariants()
 	for _, d := range vs {
 		p, err := s.Pairs(d, q)
@@ -90,7 +97,7 @@ func PrepareSplit(s *Split, q Quantity) error {
 		if len(vs) == 1 {
 			rows = append(slices.Clip(s.Train), s.Test...)
 		}
-		if err := p.Prepare(rows); err != nil {
+		if err := p.Prepare(ctx, rows); err != nil {
 			return err
 		}
 	}

@@ -70,7 +70,7 @@ func TestPairsBlocks(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, b := range []struct{ rows, cols []int }{{train, train}, {fold, rest}, {test, train}, {test, fold}, {test[:1], train[:1]}} {
-			got, err := p.Block(b.rows, b.cols, f)
+			got, err := p.Block(context.Background(), b.rows, b.cols, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,10 +83,10 @@ func TestPairsBlocks(t *testing.T) {
 				}
 			}
 		}
-		if _, err := p.Block(test, []int{0}, f); err == nil && q == Quantity(Stein{}) {
+		if _, err := p.Block(context.Background(), test, []int{0}, f); err == nil && q == Quantity(Stein{}) {
 			t.Errorf("%v: a column outside the training set was accepted", q)
 		}
-		if _, err := p.Block([]int{42}, train, f); err == nil {
+		if _, err := p.Block(context.Background(), []int{42}, train, f); err == nil {
 			t.Errorf("%v: row 42 of 42 items was accepted", q)
 		}
 	}
@@ -109,10 +109,10 @@ func TestPairsComputeOnce(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			if _, err := p.Block(test, train, Identity); err != nil {
+			if _, err := p.Block(context.Background(), test, train, Identity); err != nil {
 				t.Error(err)
 			}
-			if _, err := p.Block(train, train, Identity); err != nil {
+			if _, err := p.Block(context.Background(), train, train, Identity); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -126,7 +126,7 @@ func TestPairsComputeOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.Block(Seq(30, 31), Seq(k, k+10), Identity); err != nil {
+		if _, err := p.Block(context.Background(), Seq(30, 31), Seq(k, k+10), Identity); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -154,7 +154,7 @@ func TestForBlocks(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range []Map{Identity, Exp(0.5)} {
-			whole, err := p.Block(test, train, f)
+			whole, err := p.Block(context.Background(), test, train, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,11 +197,11 @@ func TestScratchLends(t *testing.T) {
 	held := map[*float64]bool{}
 	var blocks []*mat.Dense
 	for _, b := range []struct{ rows, cols []int }{{train, train}, {fold, rest}, {Seq(21, 42), fold}, {rest, rest}} {
-		want, err := p.Block(b.rows, b.cols, f)
+		want, err := p.Block(context.Background(), b.rows, b.cols, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.Block(p, b.rows, b.cols, f)
+		got, err := s.Block(context.Background(), p, b.rows, b.cols, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,8 +226,8 @@ func TestScratchLends(t *testing.T) {
 		t.Errorf("%d free buffers, want the %d returned", len(s.free), len(blocks))
 	}
 	for range 2 {
-		want, _ := p.Block(train, train, f)
-		got, err := s.Block(p, train, train, f)
+		want, _ := p.Block(context.Background(), train, train, f)
+		got, err := s.Block(context.Background(), p, train, train, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +236,7 @@ func TestScratchLends(t *testing.T) {
 		}
 		s.Release(got)
 	}
-	if _, err := s.Block(p, []int{42}, train, f); err == nil {
+	if _, err := s.Block(context.Background(), p, []int{42}, train, f); err == nil {
 		t.Error("row 42 of 42 items was accepted")
 	}
 	if len(s.free) != len(blocks) {
@@ -258,7 +258,7 @@ func TestSplitKeepsItsPairs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.Block(s.Test, s.Train, Identity); err != nil {
+		if _, err := p.Block(context.Background(), s.Test, s.Train, Identity); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -294,11 +294,11 @@ func TestSteinKernelBlocks(t *testing.T) {
 	for _, sigma := range sigmas {
 		f := Exp(sigma)
 		for _, b := range []struct{ rows, cols []int }{{train, train}, {fold, rest}, {rest, rest}, {test, train}, {test, fold}} {
-			got, err := p.Block(b.rows, b.cols, f)
+			got, err := p.Block(context.Background(), b.rows, b.cols, f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			div, err := p.Block(b.rows, b.cols, Identity)
+			div, err := p.Block(context.Background(), b.rows, b.cols, Identity)
 			if err != nil {
 				t.Fatal(err)
 			}

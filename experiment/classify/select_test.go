@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/covpipe/covpipe/internal/canceltest"
+	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/synth"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -141,5 +144,47 @@ func TestCancelled(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || runs.Load() != 0 {
 		t.Errorf("ForBlocks: %v after %d calls, want context.Canceled before any", err, runs.Load())
+	}
+}
+
+// TestPairsCancelled checks that the pairwise stage stops on a cancelled
+// context, before its computation (a tiny split) or during it (a split
+// whose training set's Stein divergences take far longer than the
+// delay), with the context's error; and that a cancelled computation is
+// not kept: a later call computes the divergences in full.
+func TestPairsCancelled(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		n, dim int
+		ctx    func(testing.TB) context.Context
+		again  bool
+	}{{"tiny", 12, 3, canceltest.Cancelled, true}, {"large", 3000, 16, canceltest.Soon, false}} {
+		train, test, err := synth.Classes(synth.Options{Classes: 3, Dim: tc.dim, Samples: tc.n, Train: 0.5, Spread: 1, Variance: 0.5}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := spd.NewSet(append(train.X, test.X...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := NewData(set, append(train.Labels, test.Labels...), 1)
+		s := &Split{Data: data, Train: Seq(0, tc.n/2), Test: Seq(tc.n/2, tc.n)}
+		canceltest.Check(t, "PrepareSplit, "+tc.name, PrepareSplit(tc.ctx(t), s, Stein{}))
+		p, err := s.Pairs(data, Stein{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Block(tc.ctx(t), s.Test, s.Train, Identity)
+		canceltest.Check(t, "Block, "+tc.name, err)
+		if !tc.again {
+			continue
+		}
+		if err := PrepareSplit(context.Background(), s, Stein{}); err != nil {
+			t.Fatalf("%s: after a cancelled call: %v", tc.name, err)
+		}
+		m := int64(len(s.Train))
+		if got, want := data.SteinComputations(), m*(m-1)/2+int64(len(s.Test))*m; got != want {
+			t.Errorf("%s: %d divergences computed in all, want %d (each once, after the cancelled calls computed none)", tc.name, got, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -89,9 +90,8 @@ type steinPairs struct {
 	pos     []int32       // position in train of each item, −1 if not in it
 	entries *atomic.Int64 // the Data's count of divergences computed
 
-	ttOnce sync.Once
-	tt     []float64 // divergences of T×T, row-major, both triangles
-	ttErr  error
+	ttMu sync.Mutex // held while tt is computed
+	tt   []float64  // divergences of T×T, row-major, both triangles; nil until computed
 
 	kernels Once[Map, []float64] // f of tt, row-major, per Map
 
@@ -124,34 +124,38 @@ func newSteinPairs(d *Data, train []int, entries *atomic.Int64) (*steinPairs, er
 }
 
 // trainBlock returns the divergences of the training set to itself, both
-// triangles, so that a row of them is contiguous.
-func (p *steinPairs) trainBlock() ([]float64, error) {
-	p.ttOnce.Do(func() {
-		s, err := spd.SteinSymBlock(p.d.Set, p.train, &spd.GramOptions{Workers: p.d.Workers})
-		if err != nil {
-			p.ttErr = err
-			return
-		}
-		m := len(p.train)
-		p.entries.Add(int64(m * (m - 1) / 2))
-		raw := s.RawSymmetric()
-		tt := raw.Data
-		if raw.Stride != m {
-			tt = make([]float64, m*m)
-		}
-		for i := range m {
-			copy(tt[i*m+i:(i+1)*m], raw.Data[i*raw.Stride+i:i*raw.Stride+m])
-		}
-		symm.Mirror(tt, m, m)
-		p.tt = tt
-	})
-	return p.tt, p.ttErr
+// triangles, so that a row of them is contiguous. Concurrent callers wait
+// for the first one's computation; a failed one (a cancelled ctx) is not
+// kept, so that a later call computes them again.
+func (p *steinPairs) trainBlock(ctx context.Context) ([]float64, error) {
+	p.ttMu.Lock()
+	defer p.ttMu.Unlock()
+	if p.tt != nil {
+		return p.tt, nil
+	}
+	s, err := spd.SteinSymBlock(ctx, p.d.Set, p.train, &spd.GramOptions{Workers: p.d.Workers})
+	if err != nil {
+		return nil, err
+	}
+	m := len(p.train)
+	p.entries.Add(int64(m * (m - 1) / 2))
+	raw := s.RawSymmetric()
+	tt := raw.Data
+	if raw.Stride != m {
+		tt = make([]float64, m*m)
+	}
+	for i := range m {
+		copy(tt[i*m+i:(i+1)*m], raw.Data[i*raw.Stride+i:i*raw.Stride+m])
+	}
+	symm.Mirror(tt, m, m)
+	p.tt = tt
+	return tt, nil
 }
 
 // trainKernel returns f of the training set's divergences to itself, both
 // triangles, mapping each pair once.
-func (p *steinPairs) trainKernel(f Map) ([]float64, error) {
-	tt, err := p.trainBlock()
+func (p *steinPairs) trainKernel(ctx context.Context, f Map) ([]float64, error) {
+	tt, err := p.trainBlock(ctx)
 	if err != nil || f == Identity {
 		return tt, err
 	}
@@ -174,8 +178,9 @@ func (p *steinPairs) trainKernel(f Map) ([]float64, error) {
 // must be in that training set; nil and no error when p keeps no such
 // matrix (it computes every block). A method whose cross-validation
 // folds are subsets of the training set reads them all from it, instead
-// of copying out a fold's block (Block) that it only reads.
-func TrainKernel(p Pairs, items []int, f Map) (*mat.SymDense, []int, error) {
+// of copying out a fold's block (Block) that it only reads. It returns an
+// error wrapping ctx.Err() when ctx is cancelled while it computes them.
+func TrainKernel(ctx context.Context, p Pairs, items []int, f Map) (*mat.SymDense, []int, error) {
 	sp, ok := p.(*steinPairs)
 	if !ok {
 		return nil, nil, nil
@@ -187,7 +192,7 @@ func TrainKernel(p Pairs, items []int, f Map) (*mat.SymDense, []int, error) {
 		}
 		pos[a] = int(sp.pos[j])
 	}
-	kt, err := sp.trainKernel(f)
+	kt, err := sp.trainKernel(ctx, f)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -195,7 +200,7 @@ func TrainKernel(p Pairs, items []int, f Map) (*mat.SymDense, []int, error) {
 }
 
 // Prepare computes the divergences of rows to the training set.
-func (p *steinPairs) Prepare(rows []int) error {
+func (p *steinPairs) Prepare(ctx context.Context, rows []int) error {
 	var inTrain bool
 	var missing []int
 	p.mu.Lock()
@@ -204,17 +209,19 @@ func (p *steinPairs) Prepare(rows []int) error {
 		if i < 0 || i >= len(p.pos) {
 			return fmt.Errorf("item %d out of range [0, %d)", i, len(p.pos))
 		}
-		switch {
-		case p.pos[i] >= 0:
-			inTrain = true
-		case p.rows[i] == nil:
-			p.rows[i] = []float64{} // marks i as listed; filled below
-			missing = append(missing, i)
-		}
+		inTrain = inTrain || p.pos[i] >= 0
 	}
 	if inTrain {
-		if _, err := p.trainBlock(); err != nil {
+		if _, err := p.trainBlock(ctx); err != nil {
 			return err
+		}
+	}
+	// Rows are marked as listed only now, so that an error above leaves
+	// none marked but not computed.
+	for _, i := range rows {
+		if p.pos[i] < 0 && p.rows[i] == nil {
+			p.rows[i] = []float64{} // marks i as listed; filled below
+			missing = append(missing, i)
 		}
 	}
 	if len(missing) == 0 {
@@ -222,7 +229,7 @@ func (p *steinPairs) Prepare(rows []int) error {
 	}
 	m := len(p.train)
 	out := mat.NewDense(len(missing), m, nil)
-	err := spd.SteinBlockTo(out, p.d.Set, missing, p.d.Set, p.train, &spd.GramOptions{Workers: p.d.Workers})
+	err := spd.SteinBlockTo(ctx, out, p.d.Set, missing, p.d.Set, p.train, &spd.GramOptions{Workers: p.d.Workers})
 	if err != nil {
 		for _, i := range missing {
 			p.rows[i] = nil
@@ -240,18 +247,18 @@ func (p *steinPairs) Prepare(rows []int) error {
 // Block returns f of the divergences between rows and cols ⊆ train. Rows
 // of training items are copied from the training set's kernel matrix
 // (trainKernel), which is mapped once; other rows are mapped per block.
-func (p *steinPairs) Block(rows, cols []int, f Map) (*mat.Dense, error) {
-	return newBlock(p, rows, cols, f)
+func (p *steinPairs) Block(ctx context.Context, rows, cols []int, f Map) (*mat.Dense, error) {
+	return newBlock(ctx, p, rows, cols, f)
 }
 
 // BlockTo writes Block's values into dst.
-func (p *steinPairs) BlockTo(dst *mat.Dense, rows, cols []int, f Map) error {
+func (p *steinPairs) BlockTo(ctx context.Context, dst *mat.Dense, rows, cols []int, f Map) error {
 	for _, j := range cols {
 		if j < 0 || j >= len(p.pos) || p.pos[j] < 0 {
 			return fmt.Errorf("Stein divergences: column item %d is not in the training set", j)
 		}
 	}
-	if err := p.Prepare(rows); err != nil {
+	if err := p.Prepare(ctx, rows); err != nil {
 		return err
 	}
 	if len(rows) == 0 || len(cols) == 0 {
@@ -275,7 +282,7 @@ func (p *steinPairs) BlockTo(dst *mat.Dense, rows, cols []int, f Map) error {
 	var kt []float64
 	if inTrain {
 		var err error
-		if kt, err = p.trainKernel(f); err != nil {
+		if kt, err = p.trainKernel(ctx, f); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -42,17 +43,21 @@ type vectorPairs struct {
 }
 
 // Prepare does nothing: blocks are computed when asked for.
-func (p *vectorPairs) Prepare([]int) error { return nil }
+func (p *vectorPairs) Prepare(context.Context, []int) error { return nil }
 
 // Block returns f of the quantity between rows and cols.
-func (p *vectorPairs) Block(rows, cols []int, f Map) (*mat.Dense, error) {
-	return newBlock(p, rows, cols, f)
+func (p *vectorPairs) Block(ctx context.Context, rows, cols []int, f Map) (*mat.Dense, error) {
+	return newBlock(ctx, p, rows, cols, f)
 }
 
-// BlockTo writes Block's values into dst: one matrix product.
-func (p *vectorPairs) BlockTo(dst *mat.Dense, rows, cols []int, f Map) error {
+// BlockTo writes Block's values into dst: one matrix product, which it
+// does not start once ctx is cancelled.
+func (p *vectorPairs) BlockTo(ctx context.Context, dst *mat.Dense, rows, cols []int, f Map) error {
 	if len(rows) == 0 || len(cols) == 0 {
 		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if err := checkDims(dst, rows, cols); err != nil {
 		return err

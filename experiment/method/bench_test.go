@@ -20,6 +20,10 @@ func BenchmarkLogESRSynthetic(b *testing.B) { benchMethod(b, "logE-SR", "lambda:
 
 func BenchmarkNNAIRMSynthetic(b *testing.B) { benchMethod(b, "nn", "metric: airm") }
 
+// BenchmarkTSCSynthetic is BenchmarkRSRSynthetic for tsc: 256 MAXDET codes
+// over 256 atoms.
+func BenchmarkTSCSynthetic(b *testing.B) { benchMethod(b, "tsc", "lambda: 0.05") }
+
 func benchMethod(b *testing.B, typ, params string) {
 	data, train, test := syntheticData(b, 4, 3, 512, 2.0, 77)
 	m := newMethod(b, typ, params)
@@ -45,7 +49,7 @@ func BenchmarkPCAGram(b *testing.B) {
 	}
 	train := classify.Seq(0, 600)
 	for b.Loop() {
-		if _, _, err := pcaGram(x, train, 100); err != nil {
+		if _, _, err := pcaGram(context.Background(), x, train, 100); err != nil {
 			b.Fatal(err)
 		}
 	}

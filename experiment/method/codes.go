@@ -19,7 +19,7 @@ type codesParams struct {
 	// Dictionary is how the atoms are made from the split's learning
 	// items (classify.Dictionary): random (Atoms random items), kmeans
 	// (Riemannian k-means centroids) or learned (the paper's Algorithm 1,
-	// rsr.Learn).
+	// rsr.FitDictionary).
 	Dictionary string `yaml:"dictionary" json:"dictionary"`
 	// Sigma is the Stein kernel's σ (Eqn. 5) for coding and learning.
 	Sigma float64 `yaml:"sigma" json:"sigma"`
@@ -130,21 +130,15 @@ func (m *codes) Classify(ctx context.Context, s *classify.Split) (*classify.Outc
 	if dict == nil || len(dict.Learn) == 0 || dict.Atoms < 1 {
 		return nil, errors.New("method type codes needs a split with items to learn a dictionary from and its size (a dictionary task)")
 	}
-	atoms, err := m.dictionary(d.Set.Subset(dict.Learn), dict.Atoms, s.Seed, s.Workers)
+	atoms, err := m.dictionary(ctx, d.Set.Subset(dict.Learn), dict.Atoms, s.Seed, s.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("%s dictionary: %w", m.p.Dictionary, err)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	gallery, _, err := rsr.Encode(d.Set.Subset(s.Train), atoms, m.kernel, m.lasso, s.Workers)
+	gallery, _, err := rsr.Encode(ctx, d.Set.Subset(s.Train), atoms, m.kernel, m.lassoOn(s.Workers))
 	if err != nil {
 		return nil, fmt.Errorf("gallery codes: %w", err)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	probes, certs, err := rsr.Encode(d.Set.Subset(s.Test), atoms, m.kernel, m.lasso, s.Workers)
+	probes, certs, err := rsr.Encode(ctx, d.Set.Subset(s.Test), atoms, m.kernel, m.lassoOn(s.Workers))
 	if err != nil {
 		return nil, fmt.Errorf("probe codes: %w", err)
 	}
@@ -162,23 +156,30 @@ func (m *codes) Classify(ctx context.Context, s *classify.Split) (*classify.Outc
 	return out, nil
 }
 
+// lassoOn returns the method's Lasso options on workers goroutines.
+func (m *codes) lassoOn(workers int) rsr.LassoOptions {
+	o := m.lasso
+	o.Workers = workers
+	return o
+}
+
 // dictionary makes n atoms from the learning set.
-func (m *codes) dictionary(learn *spd.Set, n int, seed uint64, workers int) (*spd.Set, error) {
+func (m *codes) dictionary(ctx context.Context, learn *spd.Set, n int, seed uint64, workers int) (*spd.Set, error) {
 	switch m.p.Dictionary {
 	case "random":
 		rng := rand.New(rand.NewPCG(seed, 0x52414e44)) // "RAND"
 		idx := rng.Perm(learn.Len())[:n]
 		return learn.Subset(idx), nil
 	case "kmeans":
-		km, err := spd.KMeans(learn, spd.KMeansOptions{K: n, Metric: m.metric, Seed: seed, Workers: workers})
+		km, err := spd.KMeans(ctx, learn, spd.KMeansOptions{K: n, Metric: m.metric, Seed: seed, Workers: workers})
 		if err != nil {
 			return nil, err
 		}
 		return spd.NewSet(km.Centroids)
 	}
-	o := rsr.LearnOptions{Atoms: n, Kernel: m.kernel, Lasso: m.lasso, Iters: m.p.Iters, Init: m.init,
+	o := rsr.DictionaryOptions{Atoms: n, Kernel: m.kernel, Lasso: m.lasso, Iters: m.p.Iters, Init: m.init,
 		KMeansMetric: m.metric, Seed: seed, Workers: workers, KeepScale: m.p.KeepScale}
-	dict, err := rsr.Learn(learn, o)
+	dict, err := rsr.FitDictionary(ctx, learn, o)
 	if err != nil {
 		return nil, err
 	}
@@ -224,8 +225,8 @@ func normalizeRows(a *mat.Dense) {
 
 // Energy returns J of Eqn. 10 for the dictionary atoms over train: the
 // summed optimal objectives of the codes of train against atoms.
-func (m *codes) Energy(train, atoms *spd.Set, workers int) (float64, error) {
-	_, certs, err := rsr.Encode(train, atoms, m.kernel, m.lasso, workers)
+func (m *codes) Energy(ctx context.Context, train, atoms *spd.Set, workers int) (float64, error) {
+	_, certs, err := rsr.Encode(ctx, train, atoms, m.kernel, m.lassoOn(workers))
 	if err != nil {
 		return 0, err
 	}
@@ -241,12 +242,12 @@ func (m *codes) Energy(train, atoms *spd.Set, workers int) (float64, error) {
 // paper's Fig. 7): Algorithm 1's energy after each coding step for
 // learned, the energy of the k-means centroids after each Lloyd iteration
 // for kmeans, and a constant for random.
-func (m *codes) Curve(train *spd.Set, n, iters int, seed uint64, workers int) ([]float64, error) {
+func (m *codes) Curve(ctx context.Context, train *spd.Set, n, iters int, seed uint64, workers int) ([]float64, error) {
 	switch m.p.Dictionary {
 	case "learned":
-		o := rsr.LearnOptions{Atoms: n, Kernel: m.kernel, Lasso: m.lasso, Iters: iters, Init: m.init,
+		o := rsr.DictionaryOptions{Atoms: n, Kernel: m.kernel, Lasso: m.lasso, Iters: iters, Init: m.init,
 			KMeansMetric: m.metric, Seed: seed, Workers: workers, KeepScale: m.p.KeepScale}
-		dict, err := rsr.Learn(train, o)
+		dict, err := rsr.FitDictionary(ctx, train, o)
 		if err != nil {
 			return nil, err
 		}
@@ -265,11 +266,11 @@ func (m *codes) Curve(train *spd.Set, n, iters int, seed uint64, workers int) ([
 			if err != nil {
 				return err
 			}
-			j, err := m.Energy(train, atoms, workers)
+			j, err := m.Energy(ctx, train, atoms, workers)
 			out = append(out, j)
 			return err
 		}
-		if _, err := spd.KMeans(train, spd.KMeansOptions{K: n, Metric: m.metric, Seed: seed, Workers: workers, MaxIter: iters, OnIteration: trace}); err != nil {
+		if _, err := spd.KMeans(ctx, train, spd.KMeansOptions{K: n, Metric: m.metric, Seed: seed, Workers: workers, MaxIter: iters, OnIteration: trace}); err != nil {
 			return nil, err
 		}
 		for len(out) < iters+1 { // converged early: the centroids stay
@@ -277,11 +278,11 @@ func (m *codes) Curve(train *spd.Set, n, iters int, seed uint64, workers int) ([
 		}
 		return out, nil
 	}
-	atoms, err := m.dictionary(train, n, seed, workers)
+	atoms, err := m.dictionary(ctx, train, n, seed, workers)
 	if err != nil {
 		return nil, err
 	}
-	j, err := m.Energy(train, atoms, workers)
+	j, err := m.Energy(ctx, train, atoms, workers)
 	if err != nil {
 		return nil, err
 	}

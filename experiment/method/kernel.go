@@ -14,35 +14,36 @@ import (
 // candidates) and `pseudo_kernel` (allows a σ for which the kernel's Gram
 // matrices may be indefinite).
 type kernelChoice struct {
-	kernel classify.Kernel
-	sigmas []float64
-	pseudo bool
+	kernel   classify.Kernel
+	sigmas   []float64
+	pseudo   bool
+	warnings []string // on a deprecated kernel name
 }
 
 // resolveKernel checks a kernel method's keys and resolves them: the
 // kernel by its name, which it sets to the canonical one (the record of
 // the run), the σ list by classify.Floats.CheckList and each σ by
-// spd.CheckSigma; Theorem 1 against d is checkDim's. It returns a warning
-// for a deprecated kernel name.
-func resolveKernel(name *string, sigma classify.Floats, pseudo bool) (kernelChoice, []string, error) {
+// spd.CheckSigma; Theorem 1 against d is checkDim's. A deprecated kernel
+// name gives a warning.
+func resolveKernel(name *string, sigma classify.Floats, pseudo bool) (kernelChoice, error) {
 	if *name == "" {
 		*name = spd.SteinMetric.String()
 	}
 	k, err := classify.ParseKernel(*name)
 	if err != nil {
-		return kernelChoice{}, nil, err
+		return kernelChoice{}, err
 	}
 	warnings := deprecated("kernel", *name)
 	*name = k.String()
 	if err := sigma.CheckList("sigma", true); err != nil {
-		return kernelChoice{}, nil, err
+		return kernelChoice{}, err
 	}
 	for _, s := range sigma {
 		if err := spd.CheckSigma(s); err != nil {
-			return kernelChoice{}, nil, fmt.Errorf("sigma: %w", err)
+			return kernelChoice{}, fmt.Errorf("sigma: %w", err)
 		}
 	}
-	return kernelChoice{k, sigma, pseudo}, warnings, nil
+	return kernelChoice{k, sigma, pseudo, warnings}, nil
 }
 
 // deprecated returns a warning when value, the value of key, is a
@@ -65,9 +66,12 @@ func (k kernelChoice) checkDim(d int) error {
 	return nil
 }
 
-// quantities lists the pairwise quantity the kernel maps, for Spec.
-func (k kernelChoice) quantities() []classify.Quantity {
-	return []classify.Quantity{k.kernel.Quantity}
+// spec is the Spec of a kernel method with these resolved parameters and
+// candidates: σ checked against Theorem 1 by checkDim, the pairwise
+// quantity the kernel maps, and the warnings of the kernel's name.
+func (k kernelChoice) spec(params any, candidates int) classify.Spec {
+	return classify.Spec{Params: params, Candidates: candidates, CheckDim: k.checkDim,
+		Quantities: []classify.Quantity{k.kernel.Quantity}, Warnings: k.warnings}
 }
 
 // pairs returns the kernel's pairwise quantity between d's items and the

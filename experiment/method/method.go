@@ -166,17 +166,18 @@ func (w weight) set(o rsr.ClassifierOptions) rsr.ClassifierOptions {
 
 // src classifies the test items by kernel SRC (rsr.Classifier) over the
 // training items, with kernel values k(X_i, X_j) = f(P_ij) of the pairwise
-// quantity p, the test items in blocks (classify.ForBlocks). Both kernels
-// used are normalised, k(X, X) = 1: exp(−σ·0) for the Stein kernel, unit
-// vectors for logE-SR. The training block and the test blocks are lent
-// by scratch: rsr.NewClassifier copies the former, and the latter are
-// read only while their block is classified.
+// quantity p, the test items in blocks (classify.ForBlocks) on workers
+// goroutines. Both kernels used are normalised, k(X, X) = 1: exp(−σ·0)
+// for the Stein kernel, unit vectors for logE-SR. The training block and
+// the test blocks are lent by scratch: rsr.FitClassifier copies the
+// former, and the latter are read only while their block is classified.
 func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.ClassifierOptions, workers int, scratch *classify.Scratch) (*classify.Outcome, error) {
-	ktr, err := scratch.Block(p, train, train, f)
+	ktr, err := scratch.Block(ctx, p, train, train, f)
 	if err != nil {
 		return nil, err
 	}
-	c, err := rsr.NewClassifier(ktr, classify.Pick(labels, train), opts)
+	opts.Lasso.Workers = workers
+	c, err := rsr.FitClassifier(ktr, classify.Pick(labels, train), opts)
 	scratch.Release(ktr)
 	if err != nil {
 		return nil, err
@@ -188,7 +189,7 @@ func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, t
 	}
 	err = classify.ForBlocks(ctx, p, test, train, f, scratch, func(off int, k *mat.Dense) error {
 		n, _ := k.Dims()
-		ds, err := c.ClassifyBatch(k, kxx[:n], workers)
+		ds, err := c.PredictBatch(ctx, k, kxx[:n])
 		if err != nil {
 			return err
 		}

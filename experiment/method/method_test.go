@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/internal/canceltest"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/synth"
 	"go.yaml.in/yaml/v3"
@@ -19,14 +20,22 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// newMethod builds a method of type typ from its parameters in YAML.
-func newMethod(t testing.TB, typ, params string) classify.Method {
+// buildMethod builds a method of type typ from its parameters in YAML and
+// returns the constructor's error.
+func buildMethod(t testing.TB, typ, params string) (classify.Method, error) {
 	t.Helper()
 	var n yaml.Node
 	if err := yaml.Unmarshal([]byte(params), &n); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Types()[typ].New(n.Content[0])
+	return Types()[typ].New(n.Content[0])
+}
+
+// newMethod builds a method of type typ from its parameters in YAML,
+// failing t on an error.
+func newMethod(t testing.TB, typ, params string) classify.Method {
+	t.Helper()
+	m, err := buildMethod(t, typ, params)
 	if err != nil {
 		t.Fatalf("%s %s: %v", typ, params, err)
 	}
@@ -138,6 +147,60 @@ func TestNNSteinAndLogESR(t *testing.T) {
 	}
 }
 
+// TestTSCSynthetic checks that tensor sparse coding classifies
+// well-separated synthetic classes far above chance (25%), ranks every
+// class, and gives the same outcome whatever the worker count.
+func TestTSCSynthetic(t *testing.T) {
+	data, train, test := syntheticData(t, 4, 3, 200, 0.2, 21)
+	m := newMethod(t, "tsc", "{lambda: 0.01}")
+	var outs []*classify.Outcome
+	for _, w := range []int{1, 3} {
+		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: w, Ranks: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, out)
+	}
+	out := outs[0]
+	if acc := classify.Accuracy(out.Pred, classify.Pick(data.Labels, test)); acc < 80 {
+		t.Errorf("accuracy %.1f%% on well-separated classes", acc)
+	}
+	for q, r := range out.Ranking {
+		if len(r) != 4 || r[0] != out.Pred[q] {
+			t.Fatalf("ranking %v vs prediction %d", r, out.Pred[q])
+		}
+	}
+	if out.Unconverged != 0 || out.Degenerate != 0 {
+		t.Errorf("%d unconverged, %d degenerate codes", out.Unconverged, out.Degenerate)
+	}
+	if !reflect.DeepEqual(out.Params, map[string]float64{"lambda": 0.01, "ridge": 0}) {
+		t.Errorf("params %v", out.Params)
+	}
+	if !reflect.DeepEqual(outs[0], outs[1]) {
+		t.Error("outcome depends on the worker count")
+	}
+}
+
+// TestTSCSelect checks that a λ list is chosen by cross-validation among
+// the candidates, and that candidates without folds are refused.
+func TestTSCSelect(t *testing.T) {
+	data, train, test := syntheticData(t, 4, 3, 120, 0.2, 22)
+	m := newMethod(t, "tsc", "{lambda: [0, 0.1], tolerance: 1e-6}")
+	if c := m.Spec().Candidates; c != 2 {
+		t.Errorf("%d candidates, want 2", c)
+	}
+	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := out.Params["lambda"]; l != 0 && l != 0.1 {
+		t.Errorf("chose λ = %v", l)
+	}
+	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 1}); err == nil {
+		t.Error("candidates without folds accepted")
+	}
+}
+
 // TestSelectionNeverSeesTest checks that parameter selection depends on the
 // training items only: scrambling the test labels changes nothing chosen.
 func TestSelectionNeverSeesTest(t *testing.T) {
@@ -180,6 +243,8 @@ func rankByValue(m map[int]float64) []int {
 	return keys
 }
 
+// TestMethodParamErrors checks that each method type refuses bad
+// parameters with an error saying what is wrong.
 func TestMethodParamErrors(t *testing.T) {
 	for _, tc := range []struct{ typ, params, want string }{
 		{"rsr", "{sigma: 1, lambda: 0.1, sigmaa: 2}", `unknown key "sigmaa" in method type rsr (allowed: sigma, lambda, lambda_ratio, tolerance, rule, nonnegative, pseudo_kernel, kernel)`},
@@ -193,12 +258,40 @@ func TestMethodParamErrors(t *testing.T) {
 		{"nn", "{}", "metric is required (one of airm, stein, log-euclidean, thompson)"},
 		{"nn", "{metric: euclid}", `unknown metric "euclid"`},
 		{"nn", "{metric: airm, sigma: 1}", `unknown key "sigma" in method type nn (allowed: metric)`},
+		{"rlpp", "{sigma: 1, dim: 2}", `unknown key "dim" in method type rlpp (allowed: sigma, dims, neighbours, heat, pseudo_kernel, kernel)`},
+		{"rlpp", "{dims: 2}", "sigma is required"},
+		{"rlpp", "{sigma: [1, 1]}", "sigma lists 1 twice"},
+		{"rlpp", "{sigma: 1, dims: 0}", "dims = 0, want finite and >= 1"},
+		{"rlpp", "{sigma: 1, dims: 2.5}", "dims = 2.5, want a positive integer"},
+		{"rlpp", "{sigma: 1, neighbours: -3}", "neighbours = -3"},
+		{"rlpp", "{sigma: 1, neighbours: [2, 2]}", "neighbours lists 2 twice"},
+		{"rlpp", "{sigma: 1, heat: 0}", "heat = 0, want finite and > 0"},
+		{"rlpp", "{sigma: 1, heat: .inf}", "heat = +Inf"},
+		{"rlpp", "{sigma: 1, dims: abc}", "cannot unmarshal"},
+		{"stein-svm", "{sigma: 1, c: 1, lambda: 2}", `unknown key "lambda" in method type stein-svm (allowed: sigma, c, tolerance, pseudo_kernel, kernel)`},
+		{"stein-svm", "{c: 1}", "sigma is required"},
+		{"stein-svm", "{sigma: 1}", "c is required"},
+		{"stein-svm", "{sigma: 1, c: 0}", "c = 0, want finite and > 0"},
+		{"stein-svm", "{sigma: 1, c: [1, -2]}", "c = -2, want finite and > 0"},
+		{"stein-svm", "{sigma: 1, c: [1, 1]}", "c lists 1 twice"},
+		{"stein-svm", "{sigma: -1, c: 1}", "sigma = -1"},
+		{"stein-svm", "{sigma: 1, c: 1, tolerance: 1}", "tolerance = 1, want in (0, 1)"},
+		{"stein-svm", "{sigma: 1, c: 1, tolerance: -1e-3}", "tolerance = -0.001"},
+		{"stein-svm", "{sigma: 1, c: .inf}", "c = +Inf"},
+		{"stein-svm", "{sigma: 1, c: [a]}", "cannot unmarshal"},
+		{"tsc", "{tolerance: 1e-6}", "lambda is required"},
+		{"tsc", "{lambda: -1}", "lambda"},
+		{"tsc", "{lambda: [0.1, 0.1]}", "twice"},
+		{"tsc", "{lambda: 0.1, tolerance: 2}", "tolerance"},
+		{"tsc", "{lambda: 0.1, sigma: 1}", "sigma"},
+		{"codes", "{sigma: 1, lambda: 0.1}", "dictionary is required"},
+		{"codes", "{dictionary: pca, sigma: 1, lambda: 0.1}", `dictionary "pca"`},
+		{"codes", "{dictionary: random, lambda: 0.1}", "sigma is required"},
+		{"codes", "{dictionary: random, sigma: 1}", "lambda (absolute"},
+		{"codes", "{dictionary: random, sigma: 1, lambda: 0.1, distance: manhattan}", `distance "manhattan"`},
+		{"codes", "{dictionary: random, sigma: 1, lambda: 0.1, kmeans: thompson}", `kmeans "thompson"`},
 	} {
-		var n yaml.Node
-		if err := yaml.Unmarshal([]byte(tc.params), &n); err != nil {
-			t.Fatal(err)
-		}
-		_, err := Types()[tc.typ].New(n.Content[0])
+		_, err := buildMethod(t, tc.typ, tc.params)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: error %v, want %q", tc.typ, tc.params, err, tc.want)
 		}
@@ -235,21 +328,25 @@ func TestCodes(t *testing.T) {
 	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: gallery, Test: test}); err == nil || !strings.Contains(err.Error(), "needs a split with items to learn a dictionary from") {
 		t.Errorf("split without a dictionary part: %v", err)
 	}
-	for _, tc := range []struct{ params, want string }{
-		{"{sigma: 1, lambda: 0.1}", "dictionary is required"},
-		{"{dictionary: pca, sigma: 1, lambda: 0.1}", `dictionary "pca"`},
-		{"{dictionary: random, lambda: 0.1}", "sigma is required"},
-		{"{dictionary: random, sigma: 1}", "lambda (absolute"},
-		{"{dictionary: random, sigma: 1, lambda: 0.1, distance: manhattan}", `distance "manhattan"`},
-		{"{dictionary: random, sigma: 1, lambda: 0.1, kmeans: thompson}", `kmeans "thompson"`},
-	} {
-		var n yaml.Node
-		if err := yaml.Unmarshal([]byte(tc.params), &n); err != nil {
-			t.Fatal(err)
+}
+
+// TestEnergyCancelled checks that the energy tracer of every dictionary
+// construction returns an error wrapping context.Canceled, and no
+// energies, on a cancelled context.
+func TestEnergyCancelled(t *testing.T) {
+	data, train, _ := syntheticData(t, 4, 3, 80, 0.2, 16)
+	set := data.Set.Subset(train)
+	atoms := data.Set.Subset(train[:4])
+	for _, dict := range []string{"random", "kmeans", "learned"} {
+		m := newMethod(t, "codes", "{dictionary: "+dict+", sigma: 1, lambda_ratio: 0.05}")
+		tracer := m.Spec().Energy
+		curve, err := tracer.Curve(canceltest.Cancelled(t), set, 4, 2, 1, 2)
+		canceltest.Check(t, dict+": Curve", err)
+		if curve != nil {
+			t.Errorf("%s: Curve returned %v with the error", dict, curve)
 		}
-		if _, err := Types()["codes"].New(n.Content[0]); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want %q", tc.params, err, tc.want)
-		}
+		_, err = tracer.Energy(canceltest.Cancelled(t), set, atoms, 2)
+		canceltest.Check(t, dict+": Energy", err)
 	}
 }
 
@@ -263,7 +360,7 @@ func TestLogEuclideanKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := classify.Seq(0, data.Set.Len())
-	dist, err := p.Block(all, all, classify.Identity)
+	dist, err := p.Block(context.Background(), all, all, classify.Identity)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,9 +384,7 @@ func TestLogEuclideanKernel(t *testing.T) {
 	if acc := classify.Accuracy(out.Pred, classify.Pick(data.Labels, test)); acc < 80 {
 		t.Errorf("accuracy %.1f%%", acc)
 	}
-	var n yaml.Node
-	yaml.Unmarshal([]byte("{kernel: rbf, sigma: 1, lambda: 0.1}"), &n)
-	if _, err := Types()["rsr"].New(n.Content[0]); err == nil || !strings.Contains(err.Error(), `kernel "rbf"`) {
+	if _, err := buildMethod(t, "rsr", "{kernel: rbf, sigma: 1, lambda: 0.1}"); err == nil || !strings.Contains(err.Error(), `kernel "rbf"`) {
 		t.Errorf("kernel rbf: %v", err)
 	}
 }
@@ -396,12 +491,12 @@ func TestPCAGramAgainstSVD(t *testing.T) {
 		var x mat.Dense
 		x.Mul(coef, basis)
 		train := classify.Seq(0, tc.train)
-		gp, k, err := pcaGram(&x, train, tc.dims)
+		gp, k, err := pcaGram(context.Background(), &x, train, tc.dims)
 		if err != nil {
 			t.Fatal(err)
 		}
 		all := classify.Seq(0, tc.n)
-		g, err := gp.Block(all, all, classify.Identity)
+		g, err := gp.Block(context.Background(), all, all, classify.Identity)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -491,7 +586,7 @@ func TestNormalisePlanes(t *testing.T) {
 func prepare(t testing.TB, m classify.Method, s *classify.Split) {
 	t.Helper()
 	for _, q := range m.Spec().Quantities {
-		if err := classify.PrepareSplit(s, q); err != nil {
+		if err := classify.PrepareSplit(context.Background(), s, q); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -125,14 +125,14 @@ func (m *pcaSRC) Classify(ctx context.Context, s *classify.Split) (*classify.Out
 		var wg sync.WaitGroup
 		defer wg.Wait()
 		for _, d := range s.AllVariants() {
-			wg.Go(func() { m.fit(d, s.Train) }) // an error surfaces in the later call
+			wg.Go(func() { m.fit(ctx, d, s.Train) }) // an error surfaces in the later call
 		}
 	}
 	// Each run records the PCA dimensions it used; Select returns the
 	// chosen candidate's run. (Validation runs go in parallel: they must
 	// not share a variable.)
 	o, c, d, err := classify.Select(ctx, s, m.cands, &m.memo, func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
-		fit, err := m.fit(d, train)
+		fit, err := m.fit(ctx, d, train)
 		if err != nil {
 			return nil, err
 		}
@@ -152,8 +152,9 @@ func (m *pcaSRC) Classify(ctx context.Context, s *classify.Split) (*classify.Out
 }
 
 // fit returns the PCA fit on the training items train of d's vectors,
-// computed once per training set (grams).
-func (m *pcaSRC) fit(d *classify.Data, train []int) (gramFit, error) {
+// computed once per training set (grams); a fit that ctx cancelled is not
+// kept.
+func (m *pcaSRC) fit(ctx context.Context, d *classify.Data, train []int) (gramFit, error) {
 	return m.grams.Do(gramKey{d, classify.HashInts(train)}, func() (gramFit, error) {
 		x := d.Vectors[m.vectors]
 		if x == nil {
@@ -166,7 +167,7 @@ func (m *pcaSRC) fit(d *classify.Data, train []int) (gramFit, error) {
 				return gramFit{}, err
 			}
 		}
-		g, dims, err := pcaGram(v, train, m.p.Dims)
+		g, dims, err := pcaGram(ctx, v, train, m.p.Dims)
 		return gramFit{g, dims}, err
 	})
 }
@@ -210,8 +211,10 @@ func normalisePlanes(x *mat.Dense, planes int) (*mat.Dense, error) {
 // the eigenpairs (U, Σ²) of the n_t×n_t Gram matrix X_c X_cᵀ, which costs
 // O(n_t² m) against the O(n_t m²) of the thin SVD of X_c. Components
 // whose variance is below 1e-14 of the largest are dropped: the Gram
-// matrix resolves no smaller ones.
-func pcaGram(x *mat.Dense, train []int, dims int) (classify.Pairs, int, error) {
+// matrix resolves no smaller ones. It looks at ctx between its stages
+// (the Gram matrix, its eigendecomposition, the projections) and returns
+// an error wrapping ctx.Err() once it is cancelled.
+func pcaGram(ctx context.Context, x *mat.Dense, train []int, dims int) (classify.Pairs, int, error) {
 	n, m := x.Dims()
 	nt := len(train)
 	mean := make([]float64, m)
@@ -231,8 +234,14 @@ func pcaGram(x *mat.Dense, train []int, dims int) (classify.Pairs, int, error) {
 	for a, i := range train {
 		copy(xt.RawRowView(a), centred.RawRowView(i))
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
 	gt := mat.NewSymDense(nt, nil)
 	gt.SymOuterK(1, xt)
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
 	var eig mat.EigenSym
 	if !eig.Factorize(gt, true) {
 		return nil, 0, errors.New("PCA: the eigendecomposition of the training Gram matrix did not converge")
@@ -256,6 +265,9 @@ func pcaGram(x *mat.Dense, train []int, dims int) (classify.Pairs, int, error) {
 		for r := range nt {
 			us.Set(r, c, u.At(r, col)*inv)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
 	}
 	var comps mat.Dense
 	comps.Mul(xt.T(), us)

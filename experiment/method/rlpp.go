@@ -44,12 +44,11 @@ type rlppParams struct {
 // rank by their nearest training member's Euclidean distance there (the
 // CMC of the re-identification protocol).
 type rlppMethod struct {
-	memo     classify.Memo[rlppCandidate]
-	blocks   classify.Scratch // test blocks of the method's runs
-	cands    []rlppCandidate
-	kernel   kernelChoice
-	warnings []string
-	p        rlppParams
+	memo   classify.Memo[rlppCandidate]
+	blocks classify.Scratch // test blocks of the method's runs
+	cands  []rlppCandidate
+	kernel kernelChoice
+	p      rlppParams
 }
 
 // rlppCandidate is one parameter setting; dims, neighbours and heat are 0
@@ -67,7 +66,7 @@ func newRLPP(n *yaml.Node) (classify.Method, error) {
 		return nil, err
 	}
 	var err error
-	if m.kernel, m.warnings, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
+	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
 		return nil, err
 	}
 	dims, err := counts(m.p.Dims, "dims")
@@ -118,8 +117,7 @@ func counts(f classify.Floats, name string) ([]int, error) {
 // Spec declares the parameter candidates, the σ check against Theorem 1
 // and the kernel's pairwise quantity.
 func (m *rlppMethod) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: len(m.cands), CheckDim: m.kernel.checkDim,
-		Quantities: m.kernel.quantities(), Warnings: m.warnings}
+	return m.kernel.spec(m.p, len(m.cands))
 }
 
 func (m *rlppMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
@@ -158,24 +156,24 @@ func (m *rlppMethod) run(ctx context.Context, s *classify.Split, d *classify.Dat
 		c.dims = max(1, len(classify.ByClass(d.Labels, train))-1)
 	}
 	c.neighbours = cmp.Or(c.neighbours, lpp.DefaultNeighbours)
-	ktr, err := div.Block(train, train, f)
+	ktr, err := div.Block(ctx, train, train, f)
 	if err != nil {
 		return nil, c, err
 	}
-	p, err := lpp.Fit(mat.NewSymDense(len(train), ktr.RawMatrix().Data), labels, lpp.Options{
+	p, err := lpp.Fit(ctx, mat.NewSymDense(len(train), ktr.RawMatrix().Data), labels, lpp.Options{
 		Dims: c.dims, Supervised: true, Center: true, Neighbours: c.neighbours, HeatT: c.heat,
 	})
 	if err != nil {
 		return nil, c, fmt.Errorf("rlpp (sigma %v): %w", c.sigma, err)
 	}
 	c.heat = p.Heat()
-	ytr, err := p.Project(ktr)
+	ytr, err := p.Transform(ktr)
 	if err != nil {
 		return nil, c, err
 	}
 	yte := mat.NewDense(len(test), c.dims, nil)
 	err = classify.ForBlocks(ctx, div, test, train, f, &m.blocks, func(off int, k *mat.Dense) error {
-		y, err := p.Project(k)
+		y, err := p.Transform(k)
 		if err != nil {
 			return err
 		}

@@ -11,59 +11,8 @@ import (
 	"github.com/covpipe/covpipe/lpp"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/synth"
-	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/mat"
 )
-
-// newRLPPFrom builds an rlpp method from its parameters in YAML.
-func newRLPPFrom(t testing.TB, params string) (classify.Method, error) {
-	t.Helper()
-	var n yaml.Node
-	if err := yaml.Unmarshal([]byte(params), &n); err != nil {
-		t.Fatal(err)
-	}
-	return newRLPP(n.Content[0])
-}
-
-// TestRLPPAccuracy checks RLPP on synthetic classes: far above chance, a
-// full ranking led by the prediction, and the default dims (classes − 1)
-// recorded.
-func TestRLPPAccuracy(t *testing.T) {
-	for _, tc := range []struct {
-		classes  int
-		variance float64
-		params   string
-		min      float64
-		dims     float64
-	}{
-		{4, 0.2, "sigma: 1", 80, 3},
-		{8, 0.6, "{sigma: 2, neighbours: 3}", 50, 7}, // chance 12.5%
-		{4, 0.6, "{sigma: 0.5, dims: 2, heat: 0.5}", 50, 2},
-	} {
-		data, train, test := syntheticData(t, tc.classes, 3, 40*tc.classes, tc.variance, 21)
-		m, err := newRLPPFrom(t, tc.params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: tc.classes})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.params, err)
-		}
-		acc := classify.Accuracy(out.Pred, classify.Pick(data.Labels, test))
-		t.Logf("%s on %d classes: accuracy %.1f%%, params %v", tc.params, tc.classes, acc, out.Params)
-		if acc < tc.min {
-			t.Errorf("%s: accuracy %.1f%% on %d classes", tc.params, acc, tc.classes)
-		}
-		for q, r := range out.Ranking {
-			if len(r) != tc.classes || r[0] != out.Pred[q] {
-				t.Fatalf("%s: ranking %v, prediction %d", tc.params, r, out.Pred[q])
-			}
-		}
-		if out.Params["dims"] != tc.dims || out.Params["sigma"] == 0 || !(out.Params["heat"] > 0) {
-			t.Errorf("%s: params %v, want dims %v", tc.params, out.Params, tc.dims)
-		}
-	}
-}
 
 // TestRLPPRanking checks the method's rankings against a projection fitted
 // here on Stein kernel values evaluated matrix by matrix (not from the
@@ -71,10 +20,7 @@ func TestRLPPAccuracy(t *testing.T) {
 // members' distances.
 func TestRLPPRanking(t *testing.T) {
 	data, train, test := syntheticData(t, 5, 3, 150, 0.5, 22)
-	m, err := newRLPPFrom(t, "{sigma: 1, dims: 3, neighbours: 4}")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMethod(t, "rlpp", "{sigma: 1, dims: 3, neighbours: 4}")
 	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 3, Ranks: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -94,13 +40,13 @@ func TestRLPPRanking(t *testing.T) {
 		return g
 	}
 	ktr := gram(train, train)
-	p, err := lpp.Fit(mat.NewSymDense(len(train), ktr.RawMatrix().Data), classify.Pick(data.Labels, train),
+	p, err := lpp.Fit(context.Background(), mat.NewSymDense(len(train), ktr.RawMatrix().Data), classify.Pick(data.Labels, train),
 		lpp.Options{Dims: 3, Neighbours: 4, Supervised: true, Center: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ytr, _ := p.Project(ktr)
-	yte, _ := p.Project(gram(test, train))
+	ytr, _ := p.Transform(ktr)
+	yte, _ := p.Transform(gram(test, train))
 	agree := 0
 	for q := range test {
 		best := map[int]float64{}
@@ -131,14 +77,48 @@ func TestRLPPRanking(t *testing.T) {
 	}
 }
 
+// TestRLPPAccuracy checks RLPP on synthetic classes: far above chance, a
+// full ranking led by the prediction, and the default dims (classes − 1)
+// recorded.
+func TestRLPPAccuracy(t *testing.T) {
+	for _, tc := range []struct {
+		classes  int
+		variance float64
+		params   string
+		min      float64
+		dims     float64
+	}{
+		{4, 0.2, "sigma: 1", 80, 3},
+		{8, 0.6, "{sigma: 2, neighbours: 3}", 50, 7}, // chance 12.5%
+		{4, 0.6, "{sigma: 0.5, dims: 2, heat: 0.5}", 50, 2},
+	} {
+		data, train, test := syntheticData(t, tc.classes, 3, 40*tc.classes, tc.variance, 21)
+		m := newMethod(t, "rlpp", tc.params)
+		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: tc.classes})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.params, err)
+		}
+		acc := classify.Accuracy(out.Pred, classify.Pick(data.Labels, test))
+		t.Logf("%s on %d classes: accuracy %.1f%%, params %v", tc.params, tc.classes, acc, out.Params)
+		if acc < tc.min {
+			t.Errorf("%s: accuracy %.1f%% on %d classes", tc.params, acc, tc.classes)
+		}
+		for q, r := range out.Ranking {
+			if len(r) != tc.classes || r[0] != out.Pred[q] {
+				t.Fatalf("%s: ranking %v, prediction %d", tc.params, r, out.Pred[q])
+			}
+		}
+		if out.Params["dims"] != tc.dims || out.Params["sigma"] == 0 || !(out.Params["heat"] > 0) {
+			t.Errorf("%s: params %v, want dims %v", tc.params, out.Params, tc.dims)
+		}
+	}
+}
+
 // TestRLPPSelect checks cross-validated choice among lists: the chosen
 // values come from the lists, and the same split gives the same choice.
 func TestRLPPSelect(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 160, 0.5, 23)
-	m, err := newRLPPFrom(t, "{sigma: [0.5, 2], dims: [1, 3], neighbours: [2, 6], heat: [0.5, 4]}")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMethod(t, "rlpp", "{sigma: [0.5, 2], dims: [1, 3], neighbours: [2, 6], heat: [0.5, 4]}")
 	if got := m.Spec().Candidates; got != 16 {
 		t.Errorf("%d candidates, want 16", got)
 	}
@@ -163,37 +143,21 @@ func TestRLPPSelect(t *testing.T) {
 	}
 }
 
-func TestRLPPParamErrors(t *testing.T) {
-	for _, tc := range []struct{ params, want string }{
-		{"{sigma: 1, dim: 2}", `unknown key "dim" in method type rlpp (allowed: sigma, dims, neighbours, heat, pseudo_kernel, kernel)`},
-		{"{dims: 2}", "sigma is required"},
-		{"{sigma: [1, 1]}", "sigma lists 1 twice"},
-		{"{sigma: 1, dims: 0}", "dims = 0, want finite and >= 1"},
-		{"{sigma: 1, dims: 2.5}", "dims = 2.5, want a positive integer"},
-		{"{sigma: 1, neighbours: -3}", "neighbours = -3"},
-		{"{sigma: 1, neighbours: [2, 2]}", "neighbours lists 2 twice"},
-		{"{sigma: 1, heat: 0}", "heat = 0, want finite and > 0"},
-		{"{sigma: 1, heat: .inf}", "heat = +Inf"},
-		{"{sigma: 1, dims: abc}", "cannot unmarshal"},
-	} {
-		if _, err := newRLPPFrom(t, tc.params); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want %q", tc.params, err, tc.want)
-		}
-	}
-	m, err := newRLPPFrom(t, "sigma: [1, 0.7]")
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestRLPPSigmaAndDims checks the checks that depend on the data: σ by
+// Theorem 1 on the matrix size unless pseudo_kernel, and dims against the
+// training items.
+func TestRLPPSigmaAndDims(t *testing.T) {
+	m := newMethod(t, "rlpp", "sigma: [1, 0.7]")
 	if err := m.Spec().CheckDim(3); err == nil || !strings.Contains(err.Error(), "sigma = 0.7") {
 		t.Errorf("σ = 0.7 on 3×3: %v", err)
 	}
-	if m, _ = newRLPPFrom(t, "{sigma: 0.7, pseudo_kernel: true}"); m.Spec().CheckDim(3) != nil {
+	if m = newMethod(t, "rlpp", "{sigma: 0.7, pseudo_kernel: true}"); m.Spec().CheckDim(3) != nil {
 		t.Error("pseudo_kernel: σ = 0.7 refused")
 	}
 	// Asking for more dimensions than the training items is an error
 	// naming the method, not a panic.
 	data, train, test := syntheticData(t, 2, 3, 8, 0.5, 24)
-	m, _ = newRLPPFrom(t, "{sigma: 1, dims: 9}")
+	m = newMethod(t, "rlpp", "{sigma: 1, dims: 9}")
 	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test}); err == nil || !strings.Contains(err.Error(), "rlpp") {
 		t.Errorf("dims 9 of 4 training items: %v", err)
 	}
@@ -218,10 +182,7 @@ func BenchmarkRLPP(b *testing.B) {
 	if len(train) != 320 {
 		b.Fatalf("%d training items", len(train))
 	}
-	m, err := newRLPPFrom(b, "sigma: 1")
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := newMethod(b, "rlpp", "sigma: 1")
 	prepare(b, m, &classify.Split{Data: data, Train: train, Test: test})
 	for _, w := range []int{1, 0} {
 		b.Run(map[int]string{1: "workers=1", 0: "workers=max"}[w], func(b *testing.B) {

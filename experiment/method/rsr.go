@@ -25,13 +25,12 @@ type rsrParams struct {
 // the Stein kernel (Sections 3–3.1, Eqns. 5–9), on the Stein divergences
 // that the Data computes once.
 type rsrMethod struct {
-	memo     classify.Memo[rsrCandidate]
-	blocks   classify.Scratch // kernel blocks of the method's runs (src)
-	cands    []rsrCandidate
-	kernel   kernelChoice
-	opts     rsr.ClassifierOptions // without the weight, which cands hold
-	warnings []string
-	p        rsrParams
+	memo   classify.Memo[rsrCandidate]
+	blocks classify.Scratch // kernel blocks of the method's runs (src)
+	cands  []rsrCandidate
+	kernel kernelChoice
+	opts   rsr.ClassifierOptions // without the weight, which cands hold
+	p      rsrParams
 }
 
 type rsrCandidate struct {
@@ -45,7 +44,7 @@ func newRSR(n *yaml.Node) (classify.Method, error) {
 		return nil, err
 	}
 	var err error
-	if m.kernel, m.warnings, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
+	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
 		return nil, err
 	}
 	sc, err := m.p.resolve()
@@ -65,8 +64,7 @@ func newRSR(n *yaml.Node) (classify.Method, error) {
 // and the kernel's pairwise quantity (Stein divergences, or squared
 // log-Euclidean distances).
 func (m *rsrMethod) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: len(m.cands), CheckDim: m.kernel.checkDim,
-		Quantities: m.kernel.quantities(), Warnings: m.warnings}
+	return m.kernel.spec(m.p, len(m.cands))
 }
 
 func (m *rsrMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {

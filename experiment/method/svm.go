@@ -39,7 +39,6 @@ type steinSVM struct {
 	grams    classify.Once[svmGramKey, *mat.SymDense]
 	cands    []steinSVMCandidate
 	kernel   kernelChoice
-	warnings []string
 	p        steinSVMParams
 }
 
@@ -69,7 +68,7 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 		return nil, err
 	}
 	var err error
-	if m.kernel, m.warnings, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
+	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
 		return nil, err
 	}
 	if err := m.p.C.Check("c", true, 0, false); err != nil {
@@ -89,8 +88,7 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 // Spec declares the parameter candidates, the σ check against Theorem 1
 // and the kernel's pairwise quantity.
 func (m *steinSVM) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: len(m.cands), CheckDim: m.kernel.checkDim,
-		Quantities: m.kernel.quantities(), Warnings: m.warnings}
+	return m.kernel.spec(m.p, len(m.cands))
 }
 
 func (m *steinSVM) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
@@ -121,11 +119,11 @@ func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data,
 	opts := svm.Options{C: p.c, Tol: m.p.Tolerance, Workers: workers, Workspace: &m.machines}
 	// The Stein kernel's folds and final training set are items of the
 	// split's training kernel matrix, which the Pairs keeps: train on it.
-	gram, items, err := classify.TrainKernel(div, train, k)
+	gram, items, err := classify.TrainKernel(ctx, div, train, k)
 	if err == nil && gram == nil {
 		key := svmGramKey{weak.Make(d), classify.HashInts(train), len(train), p.sigma}
 		gram, err = m.grams.Do(key, func() (*mat.SymDense, error) {
-			g, err := div.Block(train, train, k)
+			g, err := div.Block(ctx, train, train, k)
 			if err != nil {
 				return nil, err
 			}
@@ -135,13 +133,13 @@ func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data,
 	if err != nil {
 		return nil, err
 	}
-	model, err := svm.TrainOn(gram, items, labels, opts)
+	model, err := svm.FitOn(ctx, gram, items, labels, opts)
 	if err != nil {
 		return nil, fmt.Errorf("stein-svm (sigma = %v, c = %v): %w", p.sigma, p.c, err)
 	}
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
 	err = classify.ForBlocks(ctx, div, test, train, k, &m.blocks, func(off int, kb *mat.Dense) error {
-		ds, err := model.Decide(kb, workers)
+		ds, err := model.PredictBatch(ctx, kb)
 		if err != nil {
 			return err
 		}

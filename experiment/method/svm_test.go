@@ -11,18 +11,7 @@ import (
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/svm"
-	"go.yaml.in/yaml/v3"
 )
-
-// newSVM builds a stein-svm method from its parameters in YAML.
-func newSVM(t testing.TB, params string) (classify.Method, error) {
-	t.Helper()
-	var n yaml.Node
-	if err := yaml.Unmarshal([]byte(params), &n); err != nil {
-		t.Fatal(err)
-	}
-	return newSteinSVM(n.Content[0])
-}
 
 // TestSteinSVMSharesGrams checks that candidates differing only in C share
 // the Gram matrix of each training set: with 3 values of C and 2 folds
@@ -36,10 +25,7 @@ func TestSteinSVMSharesGrams(t *testing.T) {
 		kernel string
 		want   int
 	}{{"stein", 0}, {"log-euclidean", 3}} {
-		m, err := newSVM(t, "{sigma: 1, c: [1, 10, 100], kernel: "+tc.kernel+"}")
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := newMethod(t, "stein-svm", "{sigma: 1, c: [1, 10, 100], kernel: "+tc.kernel+"}")
 		split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 1, Folds: 2, Seed: 1}
 		if _, err := m.Classify(context.Background(), split); err != nil {
 			t.Fatal(err)
@@ -57,10 +43,7 @@ func TestSteinSVMSharesGrams(t *testing.T) {
 func TestSteinSVM(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 200, 0.2, 12)
 	for _, params := range []string{"{sigma: 1, c: 10}", "{sigma: [0.5, 1], c: [0.1, 10], tolerance: 1e-4}"} {
-		m, err := newSVM(t, params)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := newMethod(t, "stein-svm", params)
 		split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2, Folds: 3, Seed: 1}
 		prepare(t, m, split)
 		out, err := m.Classify(context.Background(), split)
@@ -97,10 +80,7 @@ func TestSteinSVM(t *testing.T) {
 // with folds run concurrently as classify.Select runs them.
 func TestSteinSVMFolds(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 160, 0.3, 14)
-	m, err := newSVM(t, "{sigma: 1, c: [1, 10]}")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMethod(t, "stein-svm", "{sigma: 1, c: [1, 10]}")
 	split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 4, Folds: 3, Seed: 1}
 	folds := classify.Folds(data.Labels, train, 3, 5)
 	outs := make([]*classify.Outcome, len(folds))
@@ -128,19 +108,19 @@ func checkDirectSVM(t *testing.T, name string, data *classify.Data, train, test 
 	t.Helper()
 	kern := spd.SteinKernel{Sigma: sigma}
 	trainSet, testSet := data.Set.Subset(train), data.Set.Subset(test)
-	gram, err := kern.GramSym(trainSet, nil)
+	gram, err := kern.GramSym(context.Background(), trainSet, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := svm.Train(gram, classify.Pick(data.Labels, train), o)
+	model, err := svm.Fit(context.Background(), gram, classify.Pick(data.Labels, train), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kq, err := kern.Gram(testSet, trainSet, nil)
+	kq, err := kern.Gram(context.Background(), testSet, trainSet, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := model.Decide(kq, 1)
+	ds, err := model.PredictBatch(context.Background(), kq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,10 +136,7 @@ func checkDirectSVM(t *testing.T, name string, data *classify.Data, train, test 
 // chosen by cross-validation.
 func TestSteinSVMHard(t *testing.T) {
 	data, train, test := syntheticData(t, 8, 4, 480, 1.0, 21)
-	m, err := newSVM(t, "{sigma: [1.5, 4], c: [1, 100]}")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMethod(t, "stein-svm", "{sigma: [1.5, 4], c: [1, 100]}")
 	if m.Spec().Candidates != 4 {
 		t.Errorf("candidates %d, want 4", m.Spec().Candidates)
 	}
@@ -174,29 +151,11 @@ func TestSteinSVMHard(t *testing.T) {
 	}
 }
 
-func TestSteinSVMParamErrors(t *testing.T) {
-	for _, tc := range []struct{ params, want string }{
-		{"{sigma: 1, c: 1, lambda: 2}", `unknown key "lambda" in method type stein-svm (allowed: sigma, c, tolerance, pseudo_kernel, kernel)`},
-		{"{c: 1}", "sigma is required"},
-		{"{sigma: 1}", "c is required"},
-		{"{sigma: 1, c: 0}", "c = 0, want finite and > 0"},
-		{"{sigma: 1, c: [1, -2]}", "c = -2, want finite and > 0"},
-		{"{sigma: 1, c: [1, 1]}", "c lists 1 twice"},
-		{"{sigma: -1, c: 1}", "sigma = -1"},
-		{"{sigma: 1, c: 1, tolerance: 1}", "tolerance = 1, want in (0, 1)"},
-		{"{sigma: 1, c: 1, tolerance: -1e-3}", "tolerance = -0.001"},
-		{"{sigma: 1, c: .inf}", "c = +Inf"},
-		{"{sigma: 1, c: [a]}", "cannot unmarshal"},
-	} {
-		if _, err := newSVM(t, tc.params); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want %q", tc.params, err, tc.want)
-		}
-	}
+// TestSteinSVMSigma checks σ by Theorem 1 on the matrix size, at load
+// (CheckDim) and in Classify, unless pseudo_kernel.
+func TestSteinSVMSigma(t *testing.T) {
 	// Theorem 1 on 3×3 matrices: σ ∈ {0.5, 1} or σ > 1.
-	m, err := newSVM(t, "{sigma: [1, 0.7], c: 1}")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMethod(t, "stein-svm", "{sigma: [1, 0.7], c: 1}")
 	if err := m.Spec().CheckDim(3); err == nil || !strings.Contains(err.Error(), "sigma = 0.7") {
 		t.Errorf("σ = 0.7 on 3×3: %v", err)
 	}
@@ -204,10 +163,7 @@ func TestSteinSVMParamErrors(t *testing.T) {
 	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 2}); err == nil || !strings.Contains(err.Error(), "Theorem 1") {
 		t.Errorf("Classify with σ = 0.7 on 3×3: %v", err)
 	}
-	m, err = newSVM(t, "{sigma: 0.7, c: 1, pseudo_kernel: true}")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m = newMethod(t, "stein-svm", "{sigma: 0.7, c: 1, pseudo_kernel: true}")
 	if err := m.Spec().CheckDim(3); err != nil {
 		t.Errorf("pseudo-kernel σ = 0.7: %v", err)
 	}

@@ -78,7 +78,8 @@ func (m *tscMethod) Classify(ctx context.Context, s *classify.Split) (*classify.
 // goroutines, one tsc.Workspace each, and ranks the classes by their Burg
 // residuals (ties by label). Each item's result depends on that item only,
 // so the outcome does not depend on the worker count. Once ctx is
-// cancelled it starts no more test items and returns ctx.Err().
+// cancelled it starts no more test items, stops the ones under way between
+// Newton steps, and returns an error wrapping ctx.Err().
 func tscClassify(ctx context.Context, d *classify.Data, train, test []int, o tsc.Options, workers int) (*classify.Outcome, error) {
 	coder, err := tsc.NewCoder(d.Set.Subset(train), o)
 	if err != nil {
@@ -109,7 +110,7 @@ func tscClassify(ctx context.Context, d *classify.Data, train, test []int, o tsc
 			bufs[w] = b
 		}
 		query := d.Set.View(test[q])
-		cert, err := coder.CodeTo(b.x, query, b.ws)
+		cert, err := coder.SolveTo(ctx, b.x, query, b.ws)
 		if err != nil {
 			return fmt.Errorf("test item %d: %w", test[q], err)
 		}

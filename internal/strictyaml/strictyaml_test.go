@@ -2,7 +2,10 @@ package strictyaml
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,5 +69,106 @@ func TestUnmarshal(t *testing.T) {
 	}
 	if err := Unmarshal(nil, &v); !errors.Is(err, io.EOF) {
 		t.Errorf("Unmarshal(empty): %v, want io.EOF", err)
+	}
+}
+
+// billionLaughs is a document of n levels whose aliases each stand for
+// ten of the level below: 10^n strings once expanded.
+func billionLaughs(n int) string {
+	var b strings.Builder
+	b.WriteString("l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [", i, i)
+		for k := range 10 {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*l%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	return b.String()
+}
+
+// TestAliasBound checks that documents whose aliases stand for more than
+// MaxAliasNodes nodes fail before they are decoded, naming the line of
+// the alias that crosses the bound, fast even for 10^9 nodes, and that
+// aliases within the bound decode as before.
+func TestAliasBound(t *testing.T) {
+	var v map[string]any
+	for _, doc := range []string{billionLaughs(9), billionLaughs(4), "a: &a [x, *a]\n"} {
+		_, err := Parse([]byte(doc))
+		if doc == "a: &a [x, *a]\n" {
+			if err == nil {
+				t.Errorf("Parse(%q) accepted an alias inside its own anchor", doc)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "line 4: aliases too large: up to *l2 they stand for more than 10000 nodes") {
+			t.Errorf("Parse(billion laughs): %v, want the alias bound at line 4", err)
+		}
+		if err := Unmarshal([]byte(doc), &v); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("Unmarshal(billion laughs): %v, want ErrTooLarge", err)
+		}
+	}
+	if err := Unmarshal([]byte(billionLaughs(2)), &v); err != nil || len(v) != 3 {
+		t.Errorf("Unmarshal(1,220 aliased nodes) = %v, %v", v, err)
+	}
+}
+
+// TestSizeBound checks that files and documents over MaxSize are refused
+// before they are parsed, naming the file and the limit, and that one of
+// exactly MaxSize bytes is read.
+func TestSizeBound(t *testing.T) {
+	dir := t.TempDir()
+	// A valid document up to its last line, which is not YAML: the size,
+	// not the syntax, must refuse it.
+	big := strings.Repeat("# padding\n", MaxSize/10) + "name: [\n"
+	path := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(path, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadFile(path)
+	want := fmt.Sprintf("%s: %d bytes, too large: a YAML file may hold at most 1 MiB (1048576 bytes)", path, len(big))
+	if !errors.Is(err, ErrTooLarge) || err.Error() != want {
+		t.Errorf("ReadFile(%d bytes): %v, want %q", len(big), err, want)
+	}
+	if _, err := Parse([]byte(big)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Parse(%d bytes): %v, want ErrTooLarge", len(big), err)
+	}
+	var v outer
+	if err := Unmarshal([]byte(big), &v); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Unmarshal(%d bytes): %v, want ErrTooLarge", len(big), err)
+	}
+	exact := "name: a\n" + strings.Repeat("#", MaxSize-len("name: a\n"))
+	if err := os.WriteFile(path, []byte(exact), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadFile(path)
+	if err != nil || len(b) != MaxSize {
+		t.Fatalf("ReadFile(MaxSize bytes): %d bytes, %v", len(b), err)
+	}
+	if err := Unmarshal(b, &v); err != nil || v.Name != "a" {
+		t.Errorf("Unmarshal(MaxSize bytes) = %+v, %v", v, err)
+	}
+}
+
+// TestAliasErrorsOnce checks that an invalid aliased node, which the
+// decoder reports at each use of the alias, is reported once.
+func TestAliasErrorsOnce(t *testing.T) {
+	doc := "name: a\nlist: [&a {rate: x}, *a, *a, *a, *a, *a, *a, *a]\n"
+	var v outer
+	err := Unmarshal([]byte(doc), &v)
+	const msg = "cannot unmarshal !!str `x` into float64"
+	if err == nil || strings.Count(err.Error(), msg) != 1 {
+		t.Errorf("Unmarshal: %v, want %q once", err, msg)
+	}
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(doc), &n); err != nil {
+		t.Fatal(err)
+	}
+	err = Decode(&n, &v, "thing")
+	if err == nil || strings.Count(err.Error(), msg) != 1 {
+		t.Errorf("Decode: %v, want %q once", err, msg)
 	}
 }

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/internal/strictyaml"
 )
 
 const fixtureConfig = `# A tiny synthetic experiment.
@@ -458,5 +460,18 @@ func TestRowCells(t *testing.T) {
 	bad := strings.Replace(manifest, "cells: {c: {sub: d=17}}", "cells: {d: {sub: d=17}}", 1)
 	if _, err := ParseManifest([]byte(bad)); err == nil || !strings.Contains(err.Error(), `cells: no column "d"`) {
 		t.Errorf("a row's cells naming no column: %v", err)
+	}
+}
+
+// TestLoadManifestTooLarge checks that a manifest over strictyaml.MaxSize
+// is refused before it is parsed, naming the file and the limit.
+func TestLoadManifestTooLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.yaml")
+	if err := os.WriteFile(path, []byte(strings.Repeat("# padding\n", strictyaml.MaxSize/10+1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadManifest(path)
+	if !errors.Is(err, strictyaml.ErrTooLarge) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "at most 1 MiB") {
+		t.Errorf("LoadManifest(over 1 MiB): %v, want an error naming %s and the limit", err, path)
 	}
 }

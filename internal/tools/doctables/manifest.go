@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -63,9 +62,10 @@ const DataPlaceholder = "../shared/datasets"
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
 
 // LoadManifest reads and checks a manifest. Its YAML is strict: an unknown
-// key is an error naming it and its line.
+// key is an error naming it and its line; a file over strictyaml.MaxSize
+// (1 MiB) is refused before it is parsed.
 func LoadManifest(path string) (*Manifest, error) {
-	b, err := os.ReadFile(path)
+	b, err := strictyaml.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
