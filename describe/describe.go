@@ -25,16 +25,19 @@ import (
 // relative path), or of the part o.Shard selects, and writes them into the
 // folder dir, which it creates if needed, in package store's format
 // (store.Create): descriptors.npy, manifest.csv, meta.json and, with
-// o.SkipBad, failures.csv, with o.Vectors vectors.npy. Each image is loaded (resized if asked), its feature
-// planes F(x, y) computed (paper, Sec. 5.1) and, for each region of
-// o.Regions, the regularised covariance C_R = 1/(n−1) Σ (z−μ)(z−μ)ᵀ
-// (Tuzel et al. 2006, eq. 1) written, in input order whatever the number
-// of workers. It is Extractor.Run with a sink that writes the folder.
+// o.SkipBad, failures.csv, with o.Vectors vectors.npy. Each image is
+// loaded (resized if asked), its feature planes F(x, y) computed (paper,
+// Sec. 5.1) and, for each region of o.Regions, the regularised covariance
+// C_R = 1/(n−1) Σ (z−μ)(z−μ)ᵀ (Tuzel et al. 2006, eq. 1) written, in
+// input order whatever the number of workers. It is Extractor.Run with a
+// sink that writes the folder.
 //
-// The files are written to temporary files in dir and renamed into place
-// only when the run has succeeded, so that a failed or cancelled run
-// leaves dir as it was. Describe returns the metadata it wrote; store.Read
-// reads the folder back.
+// The folder is written as one output set (store.Folder): its lock is
+// taken before any image is read, so a folder that another process is
+// writing, or that cannot be written, fails at once; the files appear
+// only when the run has succeeded, so that a failed, cancelled or killed
+// run leaves dir as it was. Describe returns the metadata it wrote;
+// store.Read reads the folder back.
 //
 // It returns an error for invalid options, no inputs or no images, an
 // item whose path or label holds a line break, and, unless o.SkipBad, for
@@ -45,13 +48,26 @@ import (
 // regularisation; the error names the image's path, and the region when
 // one is at fault. With o.SkipBad, a run (not a shard) where every image
 // fails is an error naming the first. It also returns the context's error
-// when ctx is cancelled, and errors writing dir.
+// when ctx is cancelled, and the errors of store.CreateFolder and of
+// writing dir.
 func Describe(ctx context.Context, inputs []*datasets.List, dir string, o Options) (*store.Meta, error) {
 	e, err := NewExtractor(o)
 	if err != nil {
 		return nil, err
 	}
-	return e.Run(ctx, inputs, &folder{dir: dir})
+	f, err := store.CreateFolder(ctx, dir, store.Format)
+	if err != nil {
+		return nil, err
+	}
+	return e.Into(ctx, inputs, f)
+}
+
+// Into is Describe into f, a folder of store.Format that the caller has
+// created (and so locked), such as a cache entry taken with
+// store.WaitFolder: it commits f, or aborts it when the run fails.
+func (e *Extractor) Into(ctx context.Context, inputs []*datasets.List, f *store.Folder) (*store.Meta, error) {
+	defer f.Abort()
+	return e.Run(ctx, inputs, &folder{f: f})
 }
 
 // Collect is Describe into memory: it returns what store.Read would

@@ -493,7 +493,7 @@ func TestShards(t *testing.T) {
 			args[n-1-i] = d
 		}
 		out := filepath.Join(t.TempDir(), "merged")
-		if _, err := store.Merge(out, args); err != nil {
+		if _, err := store.Merge(context.Background(), out, args); err != nil {
 			t.Fatalf("%d shards: %v", n, err)
 		}
 		if d := foldertest.Same(t, whole, out); d != "" {

@@ -11,9 +11,10 @@
 // given regions of an image already in memory, such as the cells of a
 // texture mosaic, with the same code (Extractor.Regions). Describe streams
 // to a sink that writes a folder in package store's format (see its
-// documentation for the files, their escaping and the commit marker that
-// makes a folder all or nothing); Collect to one that keeps the same
-// output in memory. Current tells whether a folder already holds a run's
+// documentation for the files, their escaping and the journal that
+// commits a folder all or nothing, and the lock that keeps one writer per
+// folder), Extractor.Into to a folder the caller has already taken;
+// Collect to a sink that keeps the same output in memory. Current tells whether a folder already holds a run's
 // output, for use as a cache; store.Read reads it back and store.Merge
 // joins the folders of a sharded run.
 //

@@ -159,7 +159,7 @@ func Example_shards() {
 		fmt.Printf("shard %v: %d images\n", meta.Shard, meta.Counts.Images)
 		shards = append(shards, dir)
 	}
-	meta, err := store.Merge(filepath.Join(root, "all"), shards)
+	meta, err := store.Merge(context.Background(), filepath.Join(root, "all"), shards)
 	if err != nil {
 		log.Fatal(err)
 	}

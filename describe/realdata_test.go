@@ -1,6 +1,7 @@
 package describe
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestMiniMars(t *testing.T) {
 	}
 	checkNaive(t, list.Items[i].Rel, got.Data[i*289:(i+1)*289], fm.Planes, 32, got.Rows[i].Region, got.Meta.Ridge)
 	merged := filepath.Join(t.TempDir(), "merged")
-	if _, err := store.Merge(merged, shardRun(t, inputs, o, 2)); err != nil {
+	if _, err := store.Merge(context.Background(), merged, shardRun(t, inputs, o, 2)); err != nil {
 		t.Fatal(err)
 	}
 	if d := foldertest.Same(t, whole, merged); d != "" {

@@ -64,7 +64,7 @@ func TestNonUTF8Names(t *testing.T) {
 		t.Errorf("labels %q, want %q", labels, want)
 	}
 	merged := filepath.Join(t.TempDir(), "merged")
-	if _, err := store.Merge(merged, shardRun(t, []*datasets.List{list}, o, 2)); err != nil {
+	if _, err := store.Merge(context.Background(), merged, shardRun(t, []*datasets.List{list}, o, 2)); err != nil {
 		t.Fatal(err)
 	}
 	if d := foldertest.Same(t, out, merged); d != "" {
@@ -132,7 +132,7 @@ func TestAllFailed(t *testing.T) {
 		t.Errorf("all failed: output left: %v", err)
 	}
 	shards := shardRun(t, inputs, Options{SkipBad: true}, 2)
-	if _, err := store.Merge(filepath.Join(t.TempDir(), "m"), shards); err == nil || !strings.Contains(err.Error(), "all 2 images") {
+	if _, err := store.Merge(context.Background(), filepath.Join(t.TempDir(), "m"), shards); err == nil || !strings.Contains(err.Error(), "all 2 images") {
 		t.Errorf("merge of failed shards: %v", err)
 	}
 }

@@ -40,14 +40,14 @@ type VectorSink interface {
 	Vector(input int, item *datasets.Item, v []float64) error
 }
 
-// folder is the Sink of Describe: it writes the store folder dir.
+// folder is the Sink of Describe: it writes the store folder f.
 type folder struct {
-	dir string
-	w   *store.Writer
+	f *store.Folder
+	w *store.Writer
 }
 
 func (f *folder) Begin(m *store.Meta) (err error) {
-	f.w, err = store.Create(f.dir, m)
+	f.w, err = store.NewWriter(f.f, m)
 	return err
 }
 
@@ -63,11 +63,7 @@ func (f *folder) Failed(input int, item *datasets.Item, err error) error {
 
 func (f *folder) Commit(m *store.Meta) error { return f.w.Commit(m) }
 
-func (f *folder) Abort() {
-	if f.w != nil {
-		f.w.Abort()
-	}
-}
+func (f *folder) Abort() { f.f.Abort() }
 
 // collector is the Sink of Collect: it keeps the output in memory as
 // store.Read returns it.

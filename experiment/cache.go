@@ -19,7 +19,9 @@ import (
 
 // extract returns the dataset's descriptors with options o and, when o
 // asks for them, its per-image vectors. With a cache folder, each
-// extraction is a store folder, the bytes `covpipe describe` writes with
+// extraction is a store folder (written as one output set under the
+// folder's lock, so that runs sharing the cache wait for each other's
+// entries rather than write them twice), the bytes `covpipe describe` writes with
 // the same options, at CACHE/descriptors/KEY, KEY a hash of the meta.json
 // the extraction writes (covpipe's version, features, ridge, resize,
 // regions, seed, vector spec, inputs and the hash of their items) and of
@@ -59,7 +61,20 @@ func (e *engine) extract(list *datasets.List, o describe.Options) (*store.Output
 	} else if err != nil {
 		e.log.Warn(what+" cache unusable, recomputing it", "dir", dir, "err", err)
 	}
-	if _, err := describe.Describe(e.ctx, lists, dir, o); err != nil {
+	// One writer per entry: a run that needs an entry another process is
+	// writing waits for it, then reads it.
+	f, err := store.WaitFolder(e.ctx, dir, store.Format, cachePoll, func(l *store.LockedError) {
+		e.log.Info("waiting for the "+what+" cache", "dir", dir, "writer", l.Error())
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s cache: %w", what, err)
+	}
+	if out, _ := readCache(dir, &want); out != nil {
+		f.Abort()
+		e.log.Info(what+"s read from cache", "dir", dir, "count", len(out.Rows))
+		return out, nil
+	}
+	if _, err := ex.Into(e.ctx, lists, f); err != nil {
 		return nil, err
 	}
 	out, err := store.Read(dir)
@@ -72,14 +87,18 @@ func (e *engine) extract(list *datasets.List, o describe.Options) (*store.Output
 	return out, nil
 }
 
+// cachePoll is how often a run waiting for a cache entry that another
+// process writes checks whether it is done.
+const cachePoll = 100 * time.Millisecond
+
 // readCache returns the store folder dir when it holds the extraction
 // that want describes, whole and finite; nil and no error when dir holds
 // no folder, and the reason when it holds an unusable one.
 func readCache(dir string, want *store.Meta) (*store.Output, error) {
-	if _, err := os.Stat(filepath.Join(dir, store.MetaFile)); errors.Is(err, os.ErrNotExist) {
+	out, err := store.Read(dir)
+	if errors.Is(err, store.ErrNoSet) {
 		return nil, nil
 	}
-	out, err := store.Read(dir)
 	if err != nil {
 		return nil, err
 	}

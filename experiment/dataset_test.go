@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -10,7 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
@@ -256,5 +259,102 @@ methods:
 	log, third := run()
 	if !strings.Contains(log, "vector cache torn") || !strings.Contains(log, dir) || !slices.Equal(first, third) {
 		t.Errorf("over a damaged cache: %v against %v; log:\n%s", third, first, log)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestCacheEntryWaits checks that a run needing a cache entry that
+// another writer holds waits for it, saying so, stays cancellable while
+// it waits, and writes the entry once the other has given it up; and
+// that runs sharing a cache on a miss all succeed with the same results.
+func TestCacheEntryWaits(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeNoisePNGs(t, root, "two/cats/a.png", "two/cats/b.png", "two/dogs/a.png", "two/dogs/b.png")
+	cfg := nnPlan(t, "cache", "two")
+	first, err := Run(context.Background(), cfg, Options{DataRoot: root, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(cache, "descriptors", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("cache folders %v", dirs)
+	}
+	dir := dirs[0]
+	start := func(ctx context.Context) (*syncBuffer, chan error) {
+		log := new(syncBuffer)
+		done := make(chan error, 1)
+		go func() {
+			_, err := Run(ctx, cfg, Options{DataRoot: root, CacheDir: cache, Logger: slog.New(slog.NewTextHandler(log, nil))})
+			done <- err
+		}()
+		for !strings.Contains(log.String(), "waiting for the descriptor cache") {
+			select {
+			case err := <-done:
+				t.Fatalf("the run did not wait for the held cache entry (%v):\n%s", err, log.String())
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		return log, done
+	}
+	for _, cancelled := range []bool{true, false} {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		held, err := store.CreateFolder(context.Background(), dir, store.Format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		_, done := start(ctx)
+		if cancelled {
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Errorf("a cancelled wait: %v", err)
+			}
+			held.Abort()
+			continue
+		}
+		held.Abort()
+		if err := <-done; err != nil {
+			t.Errorf("after the entry was given up: %v", err)
+		}
+		cancel()
+		if _, err := store.Read(dir); err != nil {
+			t.Errorf("the entry written after waiting: %v", err)
+		}
+	}
+
+	os.RemoveAll(dir)
+	results := make(chan *Results, 3)
+	for range 3 {
+		go func() {
+			res, err := Run(context.Background(), cfg, Options{DataRoot: root, CacheDir: cache})
+			if err != nil {
+				t.Error(err)
+			}
+			results <- res
+		}()
+	}
+	for range 3 {
+		if res := <-results; res != nil && res.Results[0].AccuracyMean != first.Results[0].AccuracyMean {
+			t.Errorf("accuracy %v with a shared cache, %v alone", res.Results[0].AccuracyMean, first.Results[0].AccuracyMean)
+		}
 	}
 }

@@ -24,9 +24,10 @@
 // accuracies, per-class accuracies, confusion matrices, CMC curves, the
 // parameters cross-validation chose and stage timings, or, for
 // energy-curve tasks, the representation energy of learned dictionaries
-// (a Result's Kind says which). Results.WriteJSON writes results.json and
+// (a Result's Kind says which). Results.Encode gives results.json and
 // ReadResults reads it back; package experiment/report renders the
-// tables, summary.md and figures.
+// tables, summary.md and figures, and writes them with results.json as
+// the run's output set.
 //
 // Protocols (task kinds) are one file each, protocol_*.go, registered in
 // the table of protocols.go: synthetic SPD classes (Table 1), fixed

@@ -16,6 +16,7 @@ import (
 	"github.com/covpipe/covpipe/experiment/report"
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/internal/shareddata"
+	"github.com/covpipe/covpipe/store"
 )
 
 // tinyDataRoot writes miniature versions of the shared datasets, with the
@@ -118,10 +119,21 @@ func TestProtocolsEndToEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := t.TempDir()
-			if err := res.WriteJSON(out); err != nil {
+			f, err := store.CreateFolder(context.Background(), out, store.FormatRun)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if err := report.Write(out, res); err != nil {
+			b, err := res.Encode()
+			if err == nil {
+				err = f.WriteFile(experiment.ResultsFile, b)
+			}
+			if err == nil {
+				err = report.Write(f, res)
+			}
+			if err == nil {
+				err = f.Commit()
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			for _, f := range append([]string{"results.json", "summary.md"}, figures[name]...) {

@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"time"
 
-	"github.com/covpipe/covpipe/internal/atomicfile"
+	"github.com/covpipe/covpipe/store"
 )
 
 // Results is everything a run measured: the content of results.json.
@@ -213,33 +211,42 @@ func meanStd(v []float64) (mean, std float64) {
 	return mean, math.Sqrt(std / float64(len(v)-1))
 }
 
-// WriteJSON writes results.json into dir (created if needed),
-// atomically. Package experiment/report writes summary.md and figures.
-func (r *Results) WriteJSON(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
+// ResultsFile is the name of the file of Results in a run's folder.
+const ResultsFile = "results.json"
+
+// Encode returns the bytes of results.json: r as indented JSON and a
+// final newline. Package experiment/report writes them into a run's
+// folder with summary.md and the figures, as one output set.
+func (r *Results) Encode() ([]byte, error) {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode results: %w", err)
+		return nil, fmt.Errorf("encode results: %w", err)
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'))
+	return append(b, '\n'), nil
 }
 
-// ReadResults reads a results.json written by Results.WriteJSON. It returns an
-// error naming path when the file cannot be read or parsed, or when it
-// holds no results or a result without its task and method: JSON that
-// parses but is not covpipe's (`{}`, say) is refused rather than
-// reported as an empty table.
-//
-// The first layout of results.json recorded energy curves without a kind,
-// their final J in accuracy_mean and accuracy_std; ReadResults reads such
-// results as energy results, with FinalEnergy and FinalEnergyStd.
+// ReadResults reads a results.json written by covpipe run (Encode's
+// bytes), as DecodeResults decodes it. When its folder is a run's output
+// set, the file is checked against the set's meta.json (store.ReadFile):
+// one that is not the recorded one is an error naming the folder.
 func ReadResults(path string) (*Results, error) {
-	b, err := os.ReadFile(path)
+	b, err := store.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read results: %w", err)
 	}
+	return DecodeResults(path, b)
+}
+
+// DecodeResults decodes b, the content of the results.json at path. It
+// returns an error naming path when b does not parse, or when it holds
+// no results or a result without its task and method: JSON that parses
+// but is not covpipe's (`{}`, say) is refused rather than reported as an
+// empty table.
+//
+// The first layout of results.json recorded energy curves without a kind,
+// their final J in accuracy_mean and accuracy_std; DecodeResults reads
+// such results as energy results, with FinalEnergy and FinalEnergyStd.
+func DecodeResults(path string, b []byte) (*Results, error) {
 	var r Results
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

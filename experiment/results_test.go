@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"encoding/json"
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,9 +52,11 @@ func TestEnergyResultJSON(t *testing.T) {
 		t.Errorf("recorded as\n%s\nwant\n%s", b, want)
 	}
 	dir := t.TempDir()
-	if err := (&Results{Results: []Result{x, {Task: "easy", Method: "rsr", AccuracyMean: 50, Runs: []float64{50}}}}).WriteJSON(dir); err != nil {
+	enc, err := (&Results{Results: []Result{x, {Task: "easy", Method: "rsr", AccuracyMean: 50, Runs: []float64{50}}}}).Encode()
+	if err != nil {
 		t.Fatal(err)
 	}
+	foldertest.WriteFile(t, filepath.Join(dir, "results.json"), enc)
 	back, err := ReadResults(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)

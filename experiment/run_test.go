@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"math"
 	"os"
 	"path/filepath"
@@ -144,13 +145,11 @@ func TestResultsFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "out")
-	if err := res.WriteJSON(dir); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	b, err := res.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
+	foldertest.WriteFile(t, filepath.Join(dir, "results.json"), b)
 	var raw map[string]any
 	if err := json.Unmarshal(b, &raw); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -44,12 +45,19 @@ const groupWidth = 0.8
 // value per group or an Err of the same length, or a value is NaN or
 // infinite or an Err negative.
 func BarChart(path string, b Bars) error {
-	form, err := format(path)
+	return save(path, "bar chart", func(w io.Writer) error { return BarChartTo(w, path, b) })
+}
+
+// BarChartTo is BarChart writing the figure to w, in the format of the
+// extension of name, the figure's file name, which its errors give. It
+// writes nothing when it returns an error about its input.
+func BarChartTo(dst io.Writer, name string, b Bars) error {
+	form, err := format(name)
 	if err == nil {
 		err = checkBars(b)
 	}
 	if err != nil {
-		return fmt.Errorf("bar chart %s: %w", path, err)
+		return fmt.Errorf("bar chart %s: %w", name, err)
 	}
 
 	p := newPlot(b.XLabel, b.YLabel)
@@ -91,13 +99,13 @@ func BarChart(path string, b Bars) error {
 		// Negative bars hang from a zero line that the axis no longer marks.
 		zero, err := plotter.NewLine(plotter.XYs{{X: p.X.Min}, {X: p.X.Max}})
 		if err != nil {
-			return fmt.Errorf("bar chart %s: %w", path, err)
+			return fmt.Errorf("bar chart %s: %w", name, err)
 		}
 		zero.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
 		p.Add(zero)
 	}
-	if err := f.save(path, form); err != nil {
-		return fmt.Errorf("bar chart %s: %w", path, err)
+	if err := f.write(dst, form); err != nil {
+		return fmt.Errorf("bar chart %s: %w", name, err)
 	}
 	return nil
 }

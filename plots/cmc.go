@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"strconv"
 
@@ -27,12 +28,19 @@ import (
 // another length, or a value is NaN, outside [0, 100] (rates must be in
 // percent, not fractions), or an Err is negative or not finite.
 func CMC(path, title string, series []Series) error {
-	form, err := format(path)
+	return save(path, "CMC plot", func(w io.Writer) error { return CMCTo(w, path, title, series) })
+}
+
+// CMCTo is CMC writing the figure to w, in the format of the extension
+// of name, the figure's file name, which its errors give. It writes
+// nothing when it returns an error about its input.
+func CMCTo(w io.Writer, name, title string, series []Series) error {
+	form, err := format(name)
 	if err == nil {
 		err = checkCMC(series)
 	}
 	if err != nil {
-		return fmt.Errorf("CMC plot %s: %w", path, err)
+		return fmt.Errorf("CMC plot %s: %w", name, err)
 	}
 
 	p := newPlot("Rank", "Recognition rate (%)")
@@ -62,7 +70,7 @@ func CMC(path, title string, series []Series) error {
 		}
 		band, err := plotter.NewPolygon(ring)
 		if err != nil {
-			return fmt.Errorf("CMC plot %s: series %d (%q): %w", path, i, s.Name, err)
+			return fmt.Errorf("CMC plot %s: series %d (%q): %w", name, i, s.Name, err)
 		}
 		c := styleOf(i).color
 		band.Color = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 0x38}
@@ -84,11 +92,11 @@ func CMC(path, title string, series []Series) error {
 		}
 		line, err := plotter.NewLine(xys)
 		if err != nil {
-			return fmt.Errorf("CMC plot %s: series %d (%q): %w", path, i, s.Name, err)
+			return fmt.Errorf("CMC plot %s: series %d (%q): %w", name, i, s.Name, err)
 		}
 		marks, err := plotter.NewScatter(markedRanks(xys, markStep))
 		if err != nil {
-			return fmt.Errorf("CMC plot %s: series %d (%q): %w", path, i, s.Name, err)
+			return fmt.Errorf("CMC plot %s: series %d (%q): %w", name, i, s.Name, err)
 		}
 		styleOf(i).curve(line, marks, vg.Points(4.5))
 		p.Add(line, marks)
@@ -107,8 +115,8 @@ func CMC(path, title string, series []Series) error {
 	}
 	p.X.Tick.Marker = rankTicks(ranks)
 	p.Y.Min, p.Y.Max = cmcFloor(lo), 100
-	if err := f.save(path, form); err != nil {
-		return fmt.Errorf("CMC plot %s: %w", path, err)
+	if err := f.write(w, form); err != nil {
+		return fmt.Errorf("CMC plot %s: %w", name, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"io"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -16,12 +17,19 @@ import (
 // for an unsupported extension, no series, an empty series, a non-finite
 // value or a negative or non-finite Err.
 func Lines(path, title, xlabel, ylabel string, x0 float64, series []Series) error {
-	form, err := format(path)
+	return save(path, "line plot", func(w io.Writer) error { return LinesTo(w, path, title, xlabel, ylabel, x0, series) })
+}
+
+// LinesTo is Lines writing the figure to w, in the format of the
+// extension of name, the figure's file name, which its errors give. It
+// writes nothing when it returns an error about its input.
+func LinesTo(w io.Writer, name, title, xlabel, ylabel string, x0 float64, series []Series) error {
+	form, err := format(name)
 	if err == nil {
 		err = checkSeries(series, -1)
 	}
 	if err != nil {
-		return fmt.Errorf("line plot %s: %w", path, err)
+		return fmt.Errorf("line plot %s: %w", name, err)
 	}
 	p := newPlot(xlabel, ylabel)
 	p.Add(&plotter.Grid{Vertical: gridStyle(), Horizontal: gridStyle()})
@@ -33,7 +41,7 @@ func Lines(path, title, xlabel, ylabel string, x0 float64, series []Series) erro
 		}
 		line, marks, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return fmt.Errorf("line plot %s: series %d (%q): %w", path, i, s.Name, err)
+			return fmt.Errorf("line plot %s: series %d (%q): %w", name, i, s.Name, err)
 		}
 		styleOf(i).curve(line, marks, vg.Points(3.5))
 		p.Add(line, marks)
@@ -41,8 +49,8 @@ func Lines(path, title, xlabel, ylabel string, x0 float64, series []Series) erro
 			f.legend = append(f.legend, legendEntry{name: s.Name, thumbs: []plot.Thumbnailer{line, marks}})
 		}
 	}
-	if err := f.save(path, form); err != nil {
-		return fmt.Errorf("line plot %s: %w", path, err)
+	if err := f.write(w, form); err != nil {
+		return fmt.Errorf("line plot %s: %w", name, err)
 	}
 	return nil
 }

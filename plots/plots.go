@@ -10,8 +10,9 @@
 //
 // Figures are 800×600 pixels when written as PNG (600×450 pt for SVG and
 // PDF, the same physical size at 96 dpi). The format follows the file
-// extension: .png, .svg or .pdf. Outputs are written atomically: a figure
-// appears complete or not at all.
+// extension: .png, .svg or .pdf. CMC, BarChart and Lines write a file
+// atomically, complete or not at all; CMCTo, BarChartTo and LinesTo write
+// to a writer, such as a file of an output set (package store).
 package plots
 
 import (
@@ -321,14 +322,29 @@ func legendColumns(widths []vg.Length, avail vg.Length) []vg.Length {
 	return cols
 }
 
-// save renders f in the given format and writes it atomically to path.
-func (f *figure) save(path, format string) error {
+// write renders f in the given format to w.
+func (f *figure) write(w io.Writer, format string) error {
 	cw := newCanvas(format)
 	f.draw(draw.New(cw))
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := cw.WriteTo(w)
+	_, err := cw.WriteTo(w)
+	return err
+}
+
+// save writes the figure that render writes to path atomically; what
+// names the kind of figure in the errors of the file system.
+func save(path, what string, render func(w io.Writer) error) error {
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	defer f.Abort()
+	if err := render(f); err != nil {
 		return err
-	})
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	return nil
 }
 
 // valueTicks places labelled ticks at multiples of a round step m·10^k,

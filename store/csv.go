@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -146,7 +145,7 @@ func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= '
 // read, it checks it against its record in r. Errors, including fn's,
 // name the file and line and wrap ErrInvalid.
 func readCSV(r records, name, header string, fn func(rec []string) error) error {
-	path := filepath.Join(r.dir, name)
+	path := r.path(name)
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

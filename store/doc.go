@@ -1,7 +1,9 @@
 // Package store is covpipe's on-disk format: the descriptor folders that
 // describe.Describe writes and every other reader takes (covpipe merge,
 // learn, encode and the experiment cache), the .npy arrays that learn and
-// encode write, and the atomic, checksummed folder writer beneath them.
+// encode write, and the output sets beneath every folder covpipe writes:
+// one writer per folder, committed whole by a journal (Folder), checked
+// whole by every reader (OpenSet, ReadFile, Read).
 //
 // # Descriptor folder
 //
@@ -11,11 +13,13 @@
 //	manifest.csv     what each descriptor describes
 //	failures.csv     the images that failed, with Meta.SkipBad only
 //	meta.json        the options, inputs, counts and the other files'
-//	                 sizes and SHA-256 (Meta), written last
+//	                 sizes and SHA-256 (Meta): the set's marker
 //
-// Create and Writer write one, Read reads it back, ReadMeta reads its
-// meta.json alone, ReadMatrices its descriptors (or a bare .npy stack),
-// and Merge joins the folders of the shards of one run.
+// Create (or NewWriter on a Folder) and Writer write one, Read reads it
+// back, ReadMeta reads its meta.json alone, ReadMatrices its descriptors
+// (or a bare .npy stack), and Merge joins the folders of the shards of
+// one run, checking that every descriptor is finite, symmetric and
+// positive definite.
 //
 // descriptors.npy is a NumPy .npy file of format version 1.0 (readable by
 // numpy.load and pyRiemann): the magic "\x93NUMPY", the version bytes 1
@@ -71,26 +75,74 @@
 // the same inputs give the same bytes in every file, whatever the number
 // of workers.
 //
-// # Atomicity
+// # Output sets
 //
-// A Folder writes any set of named files so that readers see all of them
-// or know that they do not; a descriptor folder is one such set, with
-// meta.json as its marker. The files are written to temporary files
-// (".NAME.tmp-DIGITS") in the folder and renamed into place only when the
-// writer commits: a failed or cancelled run leaves no output and does not
-// touch a previous one. A writer killed outright leaves its temporary
-// files, which the next writer of the folder removes (those of the set's
-// names only).
+// Every folder covpipe writes is one output set: its files and the marker
+// meta.json that records them, a JSON object with the set's "format" and,
+// in "files", each file's name, size and SHA-256 (File), in order:
 //
-// Renaming several files is not atomic, so the marker is the commit
-// record: it is removed before, and written after, the other files are
-// renamed, and it records each one's size and SHA-256 (File). Every
-// reader checks them: ReadMeta (and so describe.Current) the sizes, Read,
-// ReadMatrices and Merge the checksums of the bytes they read. A folder
-// whose files do not match, such as a new descriptors.npy beside an old
-// manifest.csv, is refused as torn (ErrTorn), naming the folder and asking
-// to rerun describe. Folders of the format before the marker
-// (covpipe-descriptors/1) are refused likewise.
+//	covpipe-descriptors/2  describe, merge, the experiment cache: Meta
+//	covpipe-dictionary/1   learn: dictionary.npy, learn.json
+//	covpipe-codes/1        encode: codes.npy, manifest.csv, encode.json
+//	covpipe-run/1          run and report: results.json, the figures, summary.md
+//
+// The generic marker holds "format", "covpipe_version" and "files"
+// (Folder.Commit); a descriptor folder's is its Meta, with the same
+// three fields among the others. A Folder writes a set so that after a
+// crash at any moment (kill -9, a full disk, power loss) the folder holds
+// either the whole previous set or the whole new one, by a roll-forward
+// journal:
+//
+//  1. each file is written to a temporary file in the folder,
+//     ".NAME.tmp-DIGITS", and synced;
+//  2. the new marker is written to ".meta.json.pending" (through a
+//     temporary file renamed into place) and the folder synced: the
+//     commit point;
+//  3. the files are renamed into place, the files of the previous set
+//     that the new one does not hold removed, the pending marker renamed
+//     to meta.json and the folder synced.
+//
+// A folder with a pending marker is rolled forward: each file it records
+// is found, under its name or as one of its temporary files, by size and
+// SHA-256, and step 3 is done again (a pending marker whose files are
+// not all there, which the journal never leaves, is removed). Temporary
+// files without a pending marker are rolled back: removed, leaving the
+// previous set untouched. Writers do both, under the lock, before they
+// write (CreateFolder), and so do readers that can take the lock; a
+// reader that cannot (another process is writing the folder, or it is
+// read-only) reads the pending set where its files are. Readers check
+// every file against its record: a file that is not the one recorded
+// (files of different runs mixed by hand, or replaced since) is refused
+// as torn (ErrTorn), naming the folder and the command to rerun
+// (ReadMeta, and so describe.Current, checks the sizes; Read,
+// ReadMatrices, ReadFile, Merge and Set's readers the SHA-256 of the
+// bytes they read). A reader that finds files changed under it while a
+// writer commits reads again. Descriptor folders of the format before
+// the marker (covpipe-descriptors/1) are refused, asking to rerun
+// describe.
+//
+// Every writer takes the folder's lock first (CreateFolder): an
+// advisory flock(2) (LOCK_EX|LOCK_NB) on ".covpipe.lock" in the folder,
+// which holds the writer's process id and is removed when the writer is
+// done; the kernel releases the lock of a process that dies, kill -9
+// included. A second writer into the folder fails at once with "DIR is
+// being written by another covpipe (pid N)" (ErrLocked), before it
+// computes anything; a run that needs a cache entry another process is
+// writing waits for it (WaitFolder) and then reads it. The lock is
+// advisory: other programs can still write the folder. On systems
+// without flock (Windows, Plan 9, Solaris, WebAssembly) it is not
+// enforced, so two writers into one folder are not kept apart there; the
+// journal still keeps a single writer's folder whole. A writer also
+// checks that it can create files in the folder, and refuses a folder
+// that holds a set of another kind (a run's output into a descriptor
+// folder, say) and a meta.json that is not a file or not covpipe's
+// marker, so that a bad output folder is found before the compute.
+//
+// Folders being written are recorded in a process-wide registry, the one
+// piece of global state of covpipe's packages: RemoveTempFiles removes
+// the temporary files of those short of their commit point, for a
+// process that must exit at once (covpipe's second interrupt); a folder
+// past its commit point is left to the journal.
 //
 // # Shards
 //

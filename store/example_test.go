@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log"
@@ -21,7 +22,7 @@ func ExampleCreate() {
 	m := store.Meta{Format: store.Format, Version: "example", FeatureSpec: "I,x", Features: []string{"I", "x"}, Dim: 2,
 		Ridge: store.Ridge{Kind: "none"}, Regions: "whole"}
 	m.Inputs, m.ItemsSHA256 = store.Inputs([]*datasets.List{list})
-	w, err := store.Create(dir, &m)
+	w, err := store.Create(context.Background(), dir, &m)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -53,41 +54,46 @@ func ExampleCreate() {
 	// manifest.csv 72
 }
 
-// Any set of files committed by a marker: readers that find the marker
-// find the files it records.
+// An output set: files that appear together, with the marker meta.json
+// that records them, or not at all. A second writer into the folder
+// fails at once; OpenSet reads the set back, checking each file.
 func ExampleFolder() {
 	dir := filepath.Join(os.TempDir(), "covpipe-example-folder")
 	defer os.RemoveAll(dir)
-	f, err := store.CreateFolder(dir, "done.txt", "a.txt", "b.txt")
+	ctx := context.Background()
+	f, err := store.CreateFolder(ctx, dir, store.FormatRun)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer f.Abort()
-	for _, name := range []string{"b.txt", "a.txt"} {
-		p, err := f.Create(name)
-		if err != nil {
+	for _, name := range []string{"results.json", "summary.md"} {
+		if err := f.WriteFile(name, []byte("this is "+name+"\n")); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Fprintf(p, "this is %s\n", name)
 	}
-	_, err = os.Stat(filepath.Join(dir, "a.txt"))
-	fmt.Println("before Commit, a.txt exists:", !errors.Is(err, os.ErrNotExist))
-	err = f.Commit(func(files []store.File) ([]byte, error) {
-		var b []byte
-		for _, file := range files {
-			b = fmt.Appendf(b, "%s %d %s\n", file.Name, file.Size, file.SHA256[:12])
-		}
-		return b, nil
-	})
+	_, err = store.CreateFolder(ctx, dir, store.FormatRun)
+	fmt.Println("a second writer is locked out:", errors.Is(err, store.ErrLocked))
+	_, err = os.Stat(filepath.Join(dir, "summary.md"))
+	fmt.Println("before Commit, summary.md exists:", !errors.Is(err, os.ErrNotExist))
+	if err := f.Commit(); err != nil {
+		log.Fatal(err)
+	}
+	set, err := store.OpenSet(dir, store.FormatRun)
 	if err != nil {
 		log.Fatal(err)
 	}
-	marker, _ := os.ReadFile(filepath.Join(dir, "done.txt"))
-	fmt.Print(string(marker))
+	for _, file := range set.Files {
+		b, err := set.ReadFile(file.Name)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s %d %s %q\n", file.Name, file.Size, file.SHA256[:12], b)
+	}
 	// Output:
-	// before Commit, a.txt exists: false
-	// a.txt 14 95ad06eb233e
-	// b.txt 14 b86f978dbc0b
+	// a second writer is locked out: true
+	// before Commit, summary.md exists: false
+	// results.json 21 1c2384a8ac7c "this is results.json\n"
+	// summary.md 19 b87d6043c730 "this is summary.md\n"
 }
 
 // Arrays for NumPy: written whole, read back with their shape.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"os"
 	"syscall"
 	"testing"
@@ -39,7 +40,7 @@ func TestCreateTooManyFiles(t *testing.T) {
 					t.Fatalf("limit %d: panic: %v", cur, r)
 				}
 			}()
-			return Create(dir, &m)
+			return Create(context.Background(), dir, &m)
 		}()
 		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
 			t.Fatal(err)

@@ -2,8 +2,11 @@ package store
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -13,21 +16,35 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
-	"github.com/covpipe/covpipe/internal/atomicfile"
+	"github.com/covpipe/covpipe/internal/version"
 )
 
-// ErrInvalid is wrapped by the errors for a folder that is missing files,
-// holds malformed or inconsistent ones, or is not of this format, and for
-// shards that do not belong together.
-var ErrInvalid = errors.New("store: invalid folder")
+// ErrInvalid is wrapped by the errors for an input that is not what it
+// should be: a folder that is missing files, holds malformed or
+// inconsistent ones, or is not of the format asked for, a malformed .npy
+// file, and shards that do not belong together.
+var ErrInvalid = errors.New("store: invalid input")
 
 // ErrTorn is wrapped by the errors for a folder whose files are not the
 // set its marker records: a file missing, or of another size or SHA-256,
-// as when a writer was killed while renaming its files into place, or
-// files of different runs were mixed. It wraps ErrInvalid. The remedy is
-// to write the folder again.
+// as when files of different runs were mixed. It wraps ErrInvalid. The
+// remedy is to write the folder again.
 var ErrTorn = fmt.Errorf("%w: torn folder", ErrInvalid)
+
+// ErrNoSet is wrapped by the errors for a folder without a marker
+// (meta.json): not an output of covpipe, or one whose first write was
+// interrupted before its commit point. It wraps ErrInvalid.
+var ErrNoSet = fmt.Errorf("%w: no output set", ErrInvalid)
+
+// Formats of the folders covpipe writes, the "format" of their meta.json
+// (see the package documentation). Format is that of descriptor folders.
+const (
+	FormatDictionary = "covpipe-dictionary/1" // covpipe learn
+	FormatCodes      = "covpipe-codes/1"      // covpipe encode
+	FormatRun        = "covpipe-run/1"        // covpipe run and covpipe report
+)
 
 // File is the record of one file of a folder in its marker: its name,
 // its length in bytes and the SHA-256 of its bytes in lower-case hex.
@@ -37,145 +54,407 @@ type File struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Folder writes a set of named files into a folder so that readers see
-// either the whole set or know that they do not. Each file is written to
-// a temporary file in the folder (".NAME.tmp-DIGITS", internal/atomicfile)
-// and Commit renames them into place, then writes the marker file last,
-// which records the size and SHA-256 of each file (File). The previous
-// marker is removed before the renames, so a folder whose commit was cut
-// short has no marker, or one whose records do not match its files: a
-// reader that checks the records (as ReadMeta and Read do) refuses it as
-// torn (ErrTorn). A Folder that fails or is aborted before Commit
-// removes the previous marker leaves the previous set in place.
+// Names of the journal's files in a folder: the marker being committed,
+// and the temporary files (".NAME.tmp-DIGITS") of every other file.
+const (
+	pendingFile = ".meta.json.pending"
+	tempInfix   = ".tmp-"
+)
+
+// Folder writes one output set, a set of named files and the marker
+// meta.json that records them, into a folder so that after a crash at
+// any moment (kill -9, power loss) the folder holds either the whole
+// previous set or the whole new one (see "Output sets" in the package
+// documentation for the journal that guarantees it). It holds the
+// folder's lock from CreateFolder to Commit or Abort: one writer per
+// folder.
 //
-// A Folder must not be used concurrently, and only one process at a time
-// may write a folder.
+// A Folder's methods must not be called concurrently.
 type Folder struct {
-	dir       string
-	marker    string
-	names     []string // the files of the set, in the order of the records
-	created   bool     // dir did not exist before
-	committed bool
-	files     []*Pending // by position in names; nil: not written
+	ctx     context.Context
+	dir     string
+	format  string
+	lock    *folderLock
+	created bool   // dir did not exist before
+	old     []File // the files of the set in place, to remove those the new set has not
+	files   []*Pending
+	state   folderState // guarded by live's mutex once registered
+	// stop, when not nil, is called before each step of Commit; an
+	// error stops Commit there as a kill would (tests).
+	stop func(step string) error
 }
 
-// CreateFolder starts writing the folder dir, which it creates if needed,
-// as a set of files among names, committed by the marker file marker. It
-// first removes the temporary files that killed writers of those names
-// left in dir (atomicfile.RemoveStale), and no other file. It returns an
-// error for a name given twice or equal to the marker, and errors of the
-// file system.
-func CreateFolder(dir, marker string, names ...string) (*Folder, error) {
-	for i, n := range names {
-		if n == marker || slices.Contains(names[:i], n) {
-			return nil, fmt.Errorf("store: folder %s: file %s given twice", dir, n)
-		}
+// folderState is how far a Folder is.
+type folderState int
+
+const (
+	writing    folderState = iota // temporary files only: removed by Abort
+	committing                    // past the commit point: its files are the journal's
+	done                          // committed or aborted, lock released
+	killed                        // stopped by a test's stop hook: nothing more is touched
+)
+
+// CreateFolder starts writing an output set of format (such as
+// FormatRun) into the folder dir, created if needed. It takes the
+// folder's lock, failing at once with a *LockedError (wrapping
+// ErrLocked) when another process holds it; completes or removes what a
+// writer killed earlier left (a pending commit is rolled forward, other
+// temporary files removed); and checks that it can create files there,
+// so that a command finds a bad output folder before it computes. It
+// refuses a folder that holds a set of another kind (a descriptor folder
+// for a run's output, say), naming both, and one whose meta.json is not
+// a file or not covpipe's marker.
+//
+// ctx stops the writer: once it is done, Commit commits nothing. Call
+// Abort when the set is not committed (`defer f.Abort()`).
+func CreateFolder(ctx context.Context, dir, format string) (*Folder, error) {
+	return openFolder(ctx, dir, format, nil)
+}
+
+// WaitFolder is CreateFolder waiting, while ctx allows, for another
+// process that writes the folder to finish, polling every poll; waiting,
+// when not nil, is called once with that process's error when it has to
+// wait.
+func WaitFolder(ctx context.Context, dir, format string, poll time.Duration, waiting func(*LockedError)) (*Folder, error) {
+	return openFolder(ctx, dir, format, func() (*folderLock, error) {
+		return waitFolder(ctx, dir, poll, waiting)
+	})
+}
+
+// openFolder is CreateFolder taking the lock with lock, by default
+// without waiting.
+func openFolder(ctx context.Context, dir, format string, lock func() (*folderLock, error)) (*Folder, error) {
+	if err := checkFormat(format); err != nil {
+		return nil, err
 	}
-	_, err := os.Stat(dir)
-	created := errors.Is(err, os.ErrNotExist)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return nil, fmt.Errorf("store: output folder %s is a file", dir)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("store: output folder: %w", err)
+	}
+	created := err != nil
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, fmt.Errorf("store: output folder: %w", err)
 	}
-	for _, name := range append(slices.Clone(names), marker) {
-		if err := atomicfile.RemoveStale(filepath.Join(dir, name)); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
+	f := &Folder{ctx: ctx, dir: dir, format: format, created: created, state: done}
+	if lock == nil {
+		lock = func() (*folderLock, error) {
+			l, err := lockFolder(dir)
+			if errors.Is(err, os.ErrNotExist) {
+				// Removed meanwhile by a writer that had created it and
+				// gave up: make it again.
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return nil, fmt.Errorf("store: output folder: %w", err)
+				}
+				l, err = lockFolder(dir)
+			}
+			return l, err
 		}
 	}
-	return &Folder{dir: dir, marker: marker, names: names, created: created, files: make([]*Pending, len(names))}, nil
+	f.lock, err = lock()
+	if err != nil {
+		f.release()
+		return nil, err
+	}
+	if err := f.open(); err != nil {
+		f.release()
+		return nil, err
+	}
+	live.Lock()
+	if live.closed {
+		live.Unlock()
+		f.release()
+		return nil, errExiting
+	}
+	f.state = writing
+	live.folders[f] = struct{}{}
+	live.Unlock()
+	return f, nil
+}
+
+// open prepares the locked folder for a new set: it refuses a meta.json
+// that is not a file and a set of another kind, completes or rolls back
+// what a killed writer left, records the set in place and checks that a
+// file can be created.
+func (f *Folder) open() error {
+	for _, name := range []string{MetaFile, pendingFile} {
+		if st, err := os.Lstat(filepath.Join(f.dir, name)); err == nil && !st.Mode().IsRegular() {
+			return fmt.Errorf("store: %s is %s, not covpipe's marker file: remove it, or choose another output folder",
+				filepath.Join(f.dir, name), fileKind(st))
+		}
+	}
+	if err := recoverFolder(f.dir); err != nil {
+		return err
+	}
+	if b, err := os.ReadFile(filepath.Join(f.dir, MetaFile)); err == nil {
+		m, err := parseMarker(b)
+		switch {
+		case err != nil:
+			return fmt.Errorf("store: %s is not covpipe's marker (%v): remove it, or choose another output folder", filepath.Join(f.dir, MetaFile), err)
+		case kind(m.Format) != kind(f.format):
+			return fmt.Errorf("store: %s holds a %s folder (see its %s), not a %s one: choose another output folder",
+				f.dir, m.Format, MetaFile, f.format)
+		}
+		f.old = m.Files
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("store: %w", err)
+	}
+	probe, err := os.CreateTemp(f.dir, ".covpipe"+tempInfix+"*")
+	if err != nil {
+		return fmt.Errorf("store: output folder %s is not writable: %w", f.dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
 }
 
 // Dir returns the folder's path.
 func (f *Folder) Dir() string { return f.dir }
 
-// Create starts the file name, one of the names given to CreateFolder,
-// as a temporary file in the folder. It returns an error for another
-// name, a file created twice and errors of the file system.
+// Create starts the file name of the set as a temporary file in the
+// folder. name is a plain file name, not hidden, not meta.json and not
+// created before in this set; errors say so, and give those of the file
+// system.
 func (f *Folder) Create(name string) (*Pending, error) {
-	i := slices.Index(f.names, name)
+	if err := checkName(name); err != nil {
+		return nil, fmt.Errorf("store: folder %s: %w", f.dir, err)
+	}
+	for _, p := range f.files {
+		if p.name == name {
+			return nil, fmt.Errorf("store: folder %s: %s created twice", f.dir, name)
+		}
+	}
+	live.Lock()
+	defer live.Unlock()
 	switch {
-	case i < 0:
-		return nil, fmt.Errorf("store: folder %s: %s is not one of its files %v", f.dir, name, f.names)
-	case f.files[i] != nil:
-		return nil, fmt.Errorf("store: folder %s: %s created twice", f.dir, name)
+	case live.closed:
+		return nil, errExiting
+	case f.state != writing:
+		return nil, fmt.Errorf("store: folder %s: %s created after Commit or Abort", f.dir, name)
 	}
-	path := filepath.Join(f.dir, name)
-	af, err := atomicfile.Create(path)
+	tmp, err := os.CreateTemp(f.dir, "."+name+tempInfix+"*")
 	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, fmt.Errorf("store: create %s: %w", filepath.Join(f.dir, name), err)
 	}
-	p := &Pending{path: path, f: af, w: bufio.NewWriterSize(af, 1<<16)}
-	f.files[i] = p
+	p := &Pending{name: name, path: filepath.Join(f.dir, name), f: tmp, w: bufio.NewWriterSize(tmp, 1<<16)}
+	f.files = append(f.files, p)
 	return p, nil
 }
 
-// Commit completes the set: it flushes the files, records the size and
-// SHA-256 of each file created, in the order of the names given to
-// CreateFolder, and passes the records to marker, which returns the
-// marker's content. It then removes the previous marker, renames the
-// files into place, removes the files of names that this set does not
-// hold (stale ones of an earlier set), syncs the folder and writes the
-// marker. It returns the errors of marker and of the file system; after
-// an error, Abort cleans up.
-func (f *Folder) Commit(marker func(files []File) ([]byte, error)) error {
-	var files []File
-	for _, p := range f.files {
-		if p == nil {
-			continue
+// WriteFile writes the file name of the set with the content data, as
+// Create and Write do.
+func (f *Folder) WriteFile(name string, data []byte) error {
+	p, err := f.Create(name)
+	if err != nil {
+		return err
+	}
+	_, err = p.Write(data)
+	return err
+}
+
+// WriteNPY writes the file name of the set as a .npy array of the given
+// shape, as WriteNPY writes a file.
+func (f *Folder) WriteNPY(name string, shape []int, data []float64) error {
+	b, err := encodeNPY(shape, data)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Join(f.dir, name), err)
+	}
+	return f.WriteFile(name, b)
+}
+
+// Commit commits the set with a meta.json of the Folder's format that
+// records its files, in the order they were created, and covpipe's
+// version:
+//
+//	{"format": "covpipe-run/1", "covpipe_version": "...", "files": [{"name": ..., "size": ..., "sha256": ...}, ...]}
+//
+// It commits nothing, and returns the context's error, when ctx is done.
+// After an error, Abort cleans up.
+func (f *Folder) Commit() error {
+	return f.CommitMarker(func(files []File) ([]byte, error) {
+		b, err := json.MarshalIndent(marker{Format: f.format, Version: version.String(), Files: files}, "", "  ")
+		return append(b, '\n'), err
+	})
+}
+
+// CommitMarker is Commit with the marker content that marker returns for
+// the files' records: a JSON object with the Folder's "format" and these
+// "files", and any other fields (a descriptor folder's Meta). It returns
+// the errors of marker, an error for a marker without them, and the
+// errors of the file system; when ctx is done it commits nothing and
+// returns the context's error. After an error, Abort cleans up; an error
+// past the commit point leaves the new set to be completed by the next
+// covpipe that opens the folder.
+func (f *Folder) CommitMarker(marker func(files []File) ([]byte, error)) error {
+	live.Lock()
+	state := f.state
+	live.Unlock()
+	if state != writing {
+		return fmt.Errorf("store: folder %s: Commit after Commit or Abort", f.dir)
+	}
+	if err := f.ctx.Err(); err != nil {
+		return err
+	}
+	if err := f.step("sync"); err != nil {
+		return err
+	}
+	files := make([]File, len(f.files))
+	for i, p := range f.files {
+		var err error
+		if files[i], err = p.finish(); err != nil {
+			return err
 		}
-		if err := p.w.Flush(); err != nil {
-			return p.writeErr(err)
-		}
-		// Read back what was written: WriteAt may have changed it.
-		d := newDigest()
-		if _, err := io.Copy(d, io.NewSectionReader(p.f, 0, math.MaxInt64)); err != nil {
-			return fmt.Errorf("store: read back %s: %w", p.f.Name(), err)
-		}
-		files = append(files, d.file(filepath.Base(p.path)))
 	}
 	content, err := marker(files)
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(filepath.Join(f.dir, f.marker)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("store: %w", err)
+	if m, err := parseMarker(content); err != nil || m.Format != f.format || !slices.Equal(m.Files, files) {
+		return fmt.Errorf("store: folder %s: marker %.200q is not of format %s with the records %+v (%v)", f.dir, content, f.format, files, err)
 	}
 	for _, p := range f.files {
-		if p == nil {
-			continue
-		}
-		if err := p.f.Commit(); err != nil {
-			return fmt.Errorf("store: %w", err)
+		if st, err := os.Lstat(p.path); err == nil && !st.Mode().IsRegular() {
+			return fmt.Errorf("store: %s is %s, not a file: remove it, or choose another output folder", p.path, fileKind(st))
 		}
 	}
-	for i, p := range f.files {
-		if p != nil {
-			continue
+	if err := f.writePending(content); err != nil {
+		return err
+	}
+	for _, p := range f.files {
+		if err := f.step("rename " + p.name); err != nil {
+			return err
 		}
-		if err := os.Remove(filepath.Join(f.dir, f.names[i])); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("store: %w", err)
+		if err := os.Rename(p.f.Name(), p.path); err != nil {
+			return f.cutShort(err)
 		}
 	}
-	syncDir(f.dir) // the renames reach the disk before the marker
-	if err := atomicfile.WriteFile(filepath.Join(f.dir, f.marker), content); err != nil {
-		return fmt.Errorf("store: %w", err)
+	if err := f.step("remove old"); err != nil {
+		return err
 	}
-	f.committed = true
+	if err := removeOld(f.dir, f.old, files); err != nil {
+		return f.cutShort(err)
+	}
+	if err := f.step("marker"); err != nil {
+		return err
+	}
+	if err := os.Rename(filepath.Join(f.dir, pendingFile), filepath.Join(f.dir, MetaFile)); err != nil {
+		return f.cutShort(err)
+	}
+	syncDir(f.dir)
+	f.release()
 	return nil
 }
 
-// Abort removes the temporary files that have not been committed, and
-// the folder if CreateFolder created it and it is empty. It does nothing
-// after a successful Commit, so `defer f.Abort()` cleans up every error
-// path.
-func (f *Folder) Abort() {
-	if f.committed {
-		return
+// writePending writes the new marker to the pending marker, atomically
+// (a temporary file renamed), and syncs the folder: the commit point.
+// Once the folder is marked committing, RemoveTempFiles leaves its files
+// to the journal.
+func (f *Folder) writePending(content []byte) error {
+	live.Lock()
+	switch {
+	case live.closed:
+		live.Unlock()
+		return errExiting
+	case f.ctx.Err() != nil:
+		live.Unlock()
+		return f.ctx.Err()
 	}
-	for _, p := range f.files {
-		if p != nil {
-			p.f.Abort()
+	f.state = committing
+	live.Unlock()
+	if err := f.step("pending"); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(f.dir, pendingFile+tempInfix+"*")
+	if err == nil {
+		_, err = tmp.Write(content)
+		if err == nil {
+			err = tmp.Chmod(0o644)
+		}
+		if err == nil {
+			err = tmp.Sync()
+		}
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			if err = f.step("commit point"); err != nil {
+				return err
+			}
+			err = os.Rename(tmp.Name(), filepath.Join(f.dir, pendingFile))
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
 		}
 	}
+	if err != nil {
+		// Not committed: the set in place stands, and Abort removes the
+		// temporary files.
+		live.Lock()
+		f.state = writing
+		live.Unlock()
+		return fmt.Errorf("store: commit %s: %w", f.dir, err)
+	}
+	syncDir(f.dir)
+	return nil
+}
+
+// step calls the test hook before the step of Commit named step.
+func (f *Folder) step(step string) error {
+	if f.stop == nil {
+		return nil
+	}
+	if err := f.stop(step); err != nil {
+		live.Lock()
+		f.state = killed
+		live.Unlock()
+		return err
+	}
+	return nil
+}
+
+// cutShort is the error of a commit that failed past its commit point.
+func (f *Folder) cutShort(err error) error {
+	return fmt.Errorf("store: the commit of %s was cut short (%w); the next covpipe to open the folder completes it", f.dir, err)
+}
+
+// Abort removes the temporary files of a set that was not committed,
+// and the folder if CreateFolder created it and it is empty, and
+// releases the lock. It does nothing after a successful Commit, so
+// `defer f.Abort()` cleans up every error path; past the commit point,
+// it leaves the new set to the journal.
+func (f *Folder) Abort() {
+	live.Lock()
+	if f.state == writing {
+		for _, p := range f.files {
+			p.f.Close()
+			os.Remove(p.f.Name())
+		}
+	}
+	live.Unlock()
+	f.release()
+}
+
+// release closes the temporary files, unregisters the folder and
+// releases its lock, then removes the folder when it was created and
+// holds nothing.
+func (f *Folder) release() {
+	live.Lock()
+	if f.state != done {
+		for _, p := range f.files {
+			p.f.Close()
+		}
+		delete(live.folders, f)
+		f.state = done
+	}
+	l := f.lock
+	f.lock = nil
+	live.Unlock()
+	l.unlock()
 	if f.created {
 		os.Remove(f.dir) // fails, harmlessly, when not empty
 	}
@@ -183,12 +462,12 @@ func (f *Folder) Abort() {
 
 // Pending is a file of a Folder being written, buffered.
 type Pending struct {
-	path string
-	f    *atomicfile.File
-	w    *bufio.Writer
+	name, path string // the final name and path
+	f          *os.File
+	w          *bufio.Writer
 }
 
-// Write appends p to the file. Its errors name the file.
+// Write appends b to the file. Its errors name the file.
 func (p *Pending) Write(b []byte) (int, error) {
 	n, err := p.w.Write(b)
 	if err != nil {
@@ -211,8 +490,119 @@ func (p *Pending) WriteAt(b []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// finish flushes the file, syncs it to disk, makes it readable by all
+// (0644, as os.Create would) and returns its record, read back since
+// WriteAt may have changed what was written.
+func (p *Pending) finish() (File, error) {
+	if err := p.w.Flush(); err != nil {
+		return File{}, p.writeErr(err)
+	}
+	d := newDigest()
+	if _, err := io.Copy(d, io.NewSectionReader(p.f, 0, math.MaxInt64)); err != nil {
+		return File{}, fmt.Errorf("store: read back %s: %w", p.f.Name(), err)
+	}
+	if err := p.f.Chmod(0o644); err != nil {
+		return File{}, p.writeErr(err)
+	}
+	if err := p.f.Sync(); err != nil {
+		return File{}, p.writeErr(err)
+	}
+	return d.file(p.name), nil
+}
+
 func (p *Pending) writeErr(err error) error {
 	return fmt.Errorf("store: write %s: %w", p.path, err)
+}
+
+// marker is what the marker of every covpipe folder holds, whatever its
+// format: a descriptor folder's Meta has these fields among others.
+type marker struct {
+	Format  string `json:"format"`
+	Version string `json:"covpipe_version,omitempty"`
+	Files   []File `json:"files"`
+}
+
+// parseMarker parses the fields of a marker that the journal needs and
+// checks them: a covpipe format and well-formed records of distinct
+// plain names.
+func parseMarker(b []byte) (*marker, error) {
+	m := new(marker)
+	if err := json.Unmarshal(b, m); err != nil {
+		return nil, err
+	}
+	if err := checkFormat(m.Format); err != nil {
+		return nil, err
+	}
+	return m, checkRecords(m.Files)
+}
+
+// checkRecords checks that files are well-formed records of distinct
+// plain names.
+func checkRecords(files []File) error {
+	for i, f := range files {
+		if err := checkName(f.Name); err != nil {
+			return err
+		}
+		if f.Size < 0 || len(f.SHA256) != 2*sha256.Size || strings.Trim(f.SHA256, "0123456789abcdef") != "" {
+			return fmt.Errorf("malformed file record %+v", f)
+		}
+		for _, g := range files[:i] {
+			if g.Name == f.Name {
+				return fmt.Errorf("file %s recorded twice", f.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// checkName checks that name can be a file of a set: a plain file name,
+// not hidden (the journal's names are) and not the marker's.
+func checkName(name string) error {
+	if name == "" || name == MetaFile || name[0] == '.' || strings.ContainsAny(name, `/\`+"\x00") || filepath.Base(name) != name {
+		return fmt.Errorf("%q cannot be a file of an output set (a plain file name, not hidden, not %s)", name, MetaFile)
+	}
+	return nil
+}
+
+// checkFormat checks that format is a covpipe format: "covpipe-KIND/N".
+func checkFormat(format string) error {
+	k, n, ok := strings.Cut(format, "/")
+	if !ok || !strings.HasPrefix(k, "covpipe-") || len(k) == len("covpipe-") || n == "" || strings.Trim(n, "0123456789") != "" {
+		return fmt.Errorf("store: format %q is not covpipe's (covpipe-KIND/N)", format)
+	}
+	return nil
+}
+
+// kind returns the kind of a format, "covpipe-run" for "covpipe-run/1".
+func kind(format string) string {
+	k, _, _ := strings.Cut(format, "/")
+	return k
+}
+
+// remedyOf says what to do about a torn or unreadable folder of format.
+func remedyOf(format string) string {
+	switch kind(format) {
+	case kind(Format):
+		return "rerun covpipe describe (or covpipe merge)"
+	case kind(FormatDictionary):
+		return "rerun covpipe learn"
+	case kind(FormatCodes):
+		return "rerun covpipe encode"
+	case kind(FormatRun):
+		return "rerun covpipe run (or covpipe report)"
+	}
+	return "write it again"
+}
+
+// fileKind names what st describes, not a regular file.
+func fileKind(st os.FileInfo) string {
+	switch {
+	case st.IsDir():
+		return "a folder"
+	case st.Mode()&os.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
 }
 
 // syncDir flushes the entries of the folder dir to disk, where the system
@@ -242,84 +632,40 @@ func (d *digest) file(name string) File {
 	return File{Name: name, Size: d.n, SHA256: hex.EncodeToString(d.h.Sum(nil))}
 }
 
-// records are the file records of the marker of the folder dir, and
-// what the user should do when the folder is torn.
-type records struct {
-	dir, marker, remedy string
-	files               []File
-}
-
-// checkSizes checks that the records are of the files names, in order,
-// and that those are in the folder with their recorded sizes. It returns
-// an error wrapping ErrTorn for a missing file or another size, and one
-// wrapping ErrInvalid for malformed records.
-func (r records) checkSizes(names []string) error {
-	path := filepath.Join(r.dir, r.marker)
-	if len(r.files) != len(names) {
-		return fmt.Errorf("%w: %s: files %+v, want records of %s", ErrInvalid, path, r.files, strings.Join(names, ", "))
-	}
-	for i, f := range r.files {
-		if f.Name != names[i] || f.Size < 0 || len(f.SHA256) != 2*sha256.Size || strings.Trim(f.SHA256, "0123456789abcdef") != "" {
-			return fmt.Errorf("%w: %s: malformed file record %+v (want %s)", ErrInvalid, path, f, names[i])
-		}
-		st, err := os.Stat(filepath.Join(r.dir, f.Name))
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			return r.torn("%s is missing", f.Name)
-		case err != nil:
-			return err
-		case st.Size() != f.Size:
-			return r.torn("%s has %d bytes, %s records %d", f.Name, st.Size(), r.marker, f.Size)
-		}
-	}
-	return nil
-}
-
-// check checks the digest of the file name, read whole, against its
-// record: an error wrapping ErrTorn when they differ, ErrInvalid when
-// there is no record.
-func (r records) check(name string, d *digest) error {
-	for _, f := range r.files {
-		if f.Name != name {
-			continue
-		}
-		got := d.file(name)
-		if got.Size != f.Size {
-			return r.torn("%s has %d bytes, %s records %d", name, got.Size, r.marker, f.Size)
-		}
-		if got.SHA256 != f.SHA256 {
-			return r.torn("the SHA-256 of %s is %s, %s records %s", name, got.SHA256, r.marker, f.SHA256)
-		}
-		return nil
-	}
-	return fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, r.dir, r.marker, name)
-}
-
-// tornOr returns err, an error reading the file name, or, when that file
-// is not the one recorded, the error saying so (ErrTorn): the likelier
-// cause of a malformed file in a folder.
-func (r records) tornOr(name string, err error) error {
-	if err == nil || errors.Is(err, ErrTorn) {
-		return err
-	}
-	f, ferr := os.Open(filepath.Join(r.dir, name))
-	if ferr != nil {
-		return err
+// fileDigest returns the record of the file at path under the name name.
+func fileDigest(path, name string) (File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return File{}, err
 	}
 	defer f.Close()
 	d := newDigest()
-	if _, ferr := io.Copy(d, f); ferr != nil {
-		return err
+	if _, err := io.Copy(d, f); err != nil {
+		return File{}, err
 	}
-	if terr := r.check(name, d); errors.Is(terr, ErrTorn) {
-		return terr
-	}
-	return err
+	return d.file(name), nil
 }
 
-// torn returns the error, wrapping ErrTorn, for the folder whose files
-// are not the set its marker records, saying why and what to do.
-func (r records) torn(format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s: its files are not one complete set (a run killed while committing them, or files of different runs): %s",
-		ErrTorn, r.dir, fmt.Sprintf(format, args...), r.remedy)
+// encodeNPY returns the bytes of a .npy array of the given shape holding
+// data (see WriteNPY).
+func encodeNPY(shape []int, data []float64) ([]byte, error) {
+	size := 1
+	dims := make([]string, len(shape))
+	for i, s := range shape {
+		if s < 0 {
+			return nil, fmt.Errorf("negative dimension in shape %v", shape)
+		}
+		size *= s
+		dims[i] = fmt.Sprint(s)
+	}
+	if size != len(data) {
+		return nil, fmt.Errorf("%d values for shape %v", len(data), shape)
+	}
+	dict := npyDict(dims...)
+	total := npyAligned(len(dict))
+	b := append(make([]byte, 0, total+8*len(data)), npyHeaderOf(dict, total)...)
+	for _, v := range data {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	return b, nil
 }

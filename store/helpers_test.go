@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -98,7 +99,7 @@ func (r run) meta() Meta {
 func (r run) write(t testing.TB, dir string) *Meta {
 	t.Helper()
 	m := r.meta()
-	w, err := Create(dir, &m)
+	w, err := Create(context.Background(), dir, &m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,9 +151,23 @@ func (r run) image(k int, rel string) ([]covariance.Region, []float64, []float64
 	for i := range regions {
 		regions[i] = covariance.Region{X: rng.IntN(10), Y: rng.IntN(10), W: 2 + rng.IntN(20), H: 2 + rng.IntN(20)}
 	}
-	data := make([]float64, r.regions*r.dim*r.dim)
-	for i := range data {
-		data[i] = rng.NormFloat64()
+	// Each descriptor is SPD, as describe's are: AAᵀ + I for a random A.
+	d := r.dim
+	data := make([]float64, r.regions*d*d)
+	a := make([]float64, d*d)
+	for k := range r.regions {
+		for i := range a {
+			a[i] = rng.NormFloat64()
+		}
+		m := data[k*d*d : (k+1)*d*d]
+		for i := range d {
+			for j := range d {
+				for l := range d {
+					m[i*d+j] += a[i*d+l] * a[j*d+l]
+				}
+			}
+			m[i*d+i]++
+		}
 	}
 	vec := make([]float64, r.vecLen)
 	for i := range vec {

@@ -23,30 +23,65 @@ type Matrices struct {
 // ReadMatrices reads the matrices at path: a descriptor folder (its
 // descriptors.npy, checked against its manifest and meta.json as Read
 // does, so that a torn folder is an error wrapping ErrTorn) or a .npy
-// file of shape (n, d, d), float64, C order. It returns an error naming
-// the file for a missing or malformed file, another dtype or shape, and
-// for non-finite values (naming the matrix and entry), wrapping
-// ErrInvalid. It does not check that the matrices are SPD
-// (spd.NewSetFromData does).
+// file of shape (n, d, d), float64, C order, checked against its record
+// when its folder is an output set that records it (as ReadFile does).
+// It returns an error naming the file for a missing or malformed file,
+// another dtype or shape, and for non-finite values (naming the matrix
+// and entry), wrapping ErrInvalid. It does not check that the matrices
+// are SPD (spd.NewSetFromData does).
 func ReadMatrices(path string) (*Matrices, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	m := &Matrices{Path: path}
 	if st.IsDir() {
 		out, err := Read(path)
 		if err != nil {
 			return nil, err
 		}
-		m.Path, m.N, m.D, m.Data, m.Output = filepath.Join(path, DescriptorsFile), len(out.Rows), out.Meta.Dim, out.Data, out
-	} else {
-		info, data, err := readNPY(path, matrixShape, nil)
-		if err != nil {
-			return nil, err
-		}
-		m.N, m.D, m.Data = info.shape[0], info.shape[1], data
+		return matrices(&Matrices{Path: filepath.Join(path, DescriptorsFile), N: len(out.Rows), D: out.Meta.Dim, Data: out.Data, Output: out})
 	}
+	var m *Matrices
+	err = readView(filepath.Dir(path), func(v *view) error {
+		var err error
+		rec, ok := v.recordsOf(filepath.Base(path))
+		if !ok {
+			m, err = readMatrices(path, path, nil)
+			return err
+		}
+		s := &Set{Dir: v.dir, Files: rec.files, rec: rec}
+		m, err = s.ReadMatrices(filepath.Base(path))
+		return err
+	})
+	return m, err
+}
+
+// ReadMatrices reads the .npy file name of the set as ReadMatrices reads
+// a .npy file, checked against its record: a file that is not the one
+// recorded is an error wrapping ErrTorn.
+func (s *Set) ReadMatrices(name string) (*Matrices, error) {
+	if !s.Has(name) {
+		return nil, fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, s.Dir, MetaFile, name)
+	}
+	m, err := readMatrices(filepath.Join(s.Dir, name), s.rec.path(name), func(d *digest) error { return s.rec.check(name, d) })
+	if err != nil {
+		return nil, s.rec.tornOr(name, err)
+	}
+	return m, nil
+}
+
+// readMatrices reads the .npy file at from, whose path is path, as
+// ReadMatrices does, checking its digest with check when not nil.
+func readMatrices(path, from string, check func(*digest) error) (*Matrices, error) {
+	info, data, err := readNPY(from, matrixShape, check)
+	if err != nil {
+		return nil, err
+	}
+	return matrices(&Matrices{Path: path, N: info.shape[0], D: info.shape[1], Data: data})
+}
+
+// matrices returns m once its values are checked finite.
+func matrices(m *Matrices) (*Matrices, error) {
 	dd := m.D * m.D
 	for i, v := range m.Data {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -88,7 +89,7 @@ func TestCreateUnwritable(t *testing.T) {
 	}
 	defer os.Chmod(dir, 0o755)
 	m := testRun().meta()
-	if _, err := Create(dir, &m); err == nil {
+	if _, err := Create(context.Background(), dir, &m); err == nil {
 		t.Error("Create in a read-only folder succeeded")
 	}
 }

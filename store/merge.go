@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,54 +16,70 @@ import (
 // byte for byte the folder of the same run unsharded (same descriptors
 // and vectors in the same order, manifest indices renumbered, the same
 // meta.json, failures concatenated). It streams the shards' files, so its
-// memory does not depend on their size, and writes dir as a Folder:
-// completely or not at all. It returns the merged metadata.
+// memory does not depend on their size, and writes dir as a Folder,
+// whose lock it takes before it reads a shard: completely or not at all.
+// It returns the merged metadata.
 //
 // It returns an error wrapping ErrInvalid when a folder is not a complete
 // descriptor folder (ErrTorn when its files are not the set its meta.json
 // records), when the shards are not all of the same count N, a shard is
 // missing or given twice, their meta.json differ in anything but the
 // shard and counts (another version, options or inputs), a shard's files
-// disagree with its counts, or dir is one of the shard folders, and an
-// error when every image of the run failed (as describe.Describe does).
-func Merge(dir string, shardDirs []string) (*Meta, error) {
+// disagree with its counts, a descriptor is not what describe writes
+// (finite, exactly symmetric and positive definite), or dir is one of
+// the shard folders, and an error when every image of the run failed (as
+// describe.Describe does). It returns the errors of CreateFolder, and the
+// context's error, writing nothing, when ctx is done.
+func Merge(ctx context.Context, dir string, shardDirs []string) (*Meta, error) {
 	if len(shardDirs) == 0 {
 		return nil, fmt.Errorf("%w: merge: no shard folders", ErrInvalid)
-	}
-	metas := make([]*Meta, len(shardDirs))
-	for i, sd := range shardDirs {
-		m, err := ReadMeta(sd)
-		if err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
-		}
-		if m.Shard == nil {
-			m.Shard = &Shard{Index: 0, Count: 1}
-		}
-		metas[i] = m
-	}
-	byIndex, err := checkShards(shardDirs, metas)
-	if err != nil {
-		return nil, err
 	}
 	for _, sd := range shardDirs {
 		if sameDir(dir, sd) {
 			return nil, fmt.Errorf("%w: merge: the output folder %s is the shard folder %s; merge into a new folder", ErrInvalid, dir, sd)
 		}
 	}
+	f, err := CreateFolder(ctx, dir, Format)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	defer f.Abort()
+	metas := make([]*Meta, len(shardDirs))
+	recs := make([]records, len(shardDirs))
+	for i, sd := range shardDirs {
+		v, err := openView(sd)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		m, rec, err := metaOf(v)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if m.Shard == nil {
+			m.Shard = &Shard{Index: 0, Count: 1}
+		}
+		metas[i], recs[i] = m, rec
+	}
+	byIndex, err := checkShards(shardDirs, metas)
+	if err != nil {
+		return nil, err
+	}
 
 	merged := *metas[byIndex[0]]
 	merged.Shard = nil
 	merged.Counts = Counts{}
 	merged.Files = nil
-	out, err := Create(dir, &merged)
+	out, err := NewWriter(f, &merged)
 	if err != nil {
 		return nil, err
 	}
-	defer out.Abort()
 	for _, i := range byIndex {
-		if err := mergeShard(out, shardDirs[i], metas[i]); err != nil {
+		if err := mergeShard(ctx, out, recs[i], metas[i]); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, cerr
+			}
 			for _, name := range metas[i].fileNames() {
-				err = metas[i].records(shardDirs[i]).tornOr(name, err)
+				err = recs[i].tornOr(name, err)
 			}
 			return nil, fmt.Errorf("merge: %w", err)
 		}
@@ -131,10 +148,10 @@ func checkShards(dirs []string, metas []*Meta) ([]int, error) {
 
 // mergeShard appends the descriptors, vectors, manifest rows and failures
 // of the shard in dir, whose meta is m, to out, checking them against m.
-func mergeShard(out *Writer, dir string, m *Meta) error {
-	rec := m.records(dir)
+func mergeShard(ctx context.Context, out *Writer, rec records, m *Meta) error {
+	dir := rec.dir
 	n := m.Counts.Descriptors
-	err := copyNPY(rec, DescriptorsFile, matrixShape, func(shape []int) (*NPYWriter, error) {
+	err := copyNPY(ctx, rec, DescriptorsFile, matrixShape, func(shape []int) (*NPYWriter, error) {
 		if want := []int{n, m.Dim, m.Dim}; !slices.Equal(shape, want) {
 			return nil, fmt.Errorf("shape %s, want %s from %s", npyShapeString(shape), npyShapeString(want), MetaFile)
 		}
@@ -144,7 +161,7 @@ func mergeShard(out *Writer, dir string, m *Meta) error {
 		return err
 	}
 	if m.Vectors != nil {
-		err := copyNPY(rec, VectorsFile, rowShape, func(shape []int) (*NPYWriter, error) {
+		err := copyNPY(ctx, rec, VectorsFile, rowShape, func(shape []int) (*NPYWriter, error) {
 			switch {
 			case shape[0] != n:
 				return nil, fmt.Errorf("%d vectors, %s counts %d descriptors", shape[0], MetaFile, n)
@@ -199,9 +216,11 @@ func mergeShard(out *Writer, dir string, m *Meta) error {
 // copyNPY appends the entries of the array file name of the folder of r,
 // of the shape kind shape, to the writer that dst returns for the array's
 // shape (nil: the entries are only read), checking the whole file
-// against its record. An error of dst is wrapped naming the file.
-func copyNPY(r records, name string, shape npyShape, dst func(shape []int) (*NPYWriter, error)) error {
-	path := filepath.Join(r.dir, name)
+// against its record and, for descriptors, each matrix (spdCheck). An
+// error of dst is wrapped naming the file; it stops with the context's
+// error when ctx is done.
+func copyNPY(ctx context.Context, r records, name string, shape npyShape, dst func(shape []int) (*NPYWriter, error)) error {
+	path := r.path(name)
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
@@ -223,14 +242,32 @@ func copyNPY(r records, name string, shape npyShape, dst func(shape []int) (*NPY
 	if _, err := io.CopyN(d, f, info.offset); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
 	}
+	var sink io.Writer = d
+	if name == DescriptorsFile {
+		sink = io.MultiWriter(d, newSPDCheck(path, info.shape[1]))
+	}
+	src := io.TeeReader(ctxReader{ctx, f}, sink)
 	if w == nil {
-		if _, err := io.Copy(d, f); err != nil {
+		if _, err := io.Copy(io.Discard, src); err != nil {
 			return err
 		}
-	} else if err := w.Copy(io.TeeReader(f, d), info.shape[0]); err != nil {
+	} else if err := w.Copy(src, info.shape[0]); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return r.check(name, d)
+}
+
+// ctxReader reads from r until ctx is done, then fails with its error.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // sameDir reports whether a and b name the same existing folder.

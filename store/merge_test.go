@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func TestMerge(t *testing.T) {
 				args[n-1-i] = d
 			}
 			out := filepath.Join(t.TempDir(), "merged")
-			m, err := Merge(out, args)
+			m, err := Merge(context.Background(), out, args)
 			if err != nil {
 				t.Fatalf("%d shards: %v", n, err)
 			}
@@ -115,7 +116,7 @@ func TestMergeRefuses(t *testing.T) {
 		if tc.name == "into a shard" {
 			out = three[1]
 		}
-		_, err := Merge(out, tc.dirs)
+		_, err := Merge(context.Background(), out, tc.dirs)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || (!errors.Is(err, ErrInvalid) && tc.name != "all failed") {
 			t.Errorf("%s: error %v, want ErrInvalid containing %q", tc.name, err, tc.want)
 		}
@@ -222,7 +223,7 @@ func TestShardBound(t *testing.T) {
 	meta := filepath.Join(shard, MetaFile)
 	b, _ := os.ReadFile(meta)
 	os.WriteFile(meta, bytes.Replace(b, []byte(`"count": 2`), []byte(`"count": 1000000000000`), 1), 0o644)
-	if _, err := Merge(filepath.Join(t.TempDir(), "out"), []string{shard}); err == nil || !strings.Contains(err.Error(), "1048576") {
+	if _, err := Merge(context.Background(), filepath.Join(t.TempDir(), "out"), []string{shard}); err == nil || !strings.Contains(err.Error(), "1048576") {
 		t.Errorf("merge of a shard of a huge count: %v", err)
 	}
 }

@@ -6,9 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -93,10 +91,10 @@ type Meta struct {
 	Counts Counts `json:"counts"`
 	// Files are the size and SHA-256 of each other file of the folder,
 	// in the order descriptors.npy, vectors.npy (with Vectors),
-	// manifest.csv and failures.csv (with SkipBad). meta.json is written
-	// last, after the others are in place, so it is the commit marker: a
-	// folder whose files do not match it is torn (ErrTorn). A Meta of
-	// no folder (describe.Collect's) has Files nil.
+	// manifest.csv and failures.csv (with SkipBad): meta.json is the
+	// folder's commit marker (see the package documentation), and a
+	// folder whose files do not match it is torn (ErrTorn). A Meta of no
+	// folder (describe.Collect's) has Files nil.
 	Files []File `json:"files"`
 }
 
@@ -187,59 +185,72 @@ func (m *Meta) encode() []byte {
 
 // ReadMeta reads dir/meta.json and checks that the files it records
 // (Meta.Files) are in dir with the recorded sizes; it does not read them
-// (Read and Merge check their SHA-256 as they read them). It returns an
-// error wrapping ErrInvalid for a missing file, malformed or unknown
-// fields, another Format (one written by an older covpipe asks to rerun
-// describe), and one wrapping ErrTorn when a recorded file is missing or
-// of another size.
+// (Read and Merge check their SHA-256 as they read them). A commit that a
+// writer killed before it was done left is completed first (see the
+// package documentation). It returns an error wrapping ErrInvalid for a
+// missing file, malformed or unknown fields, another Format (one written
+// by an older covpipe asks to rerun describe), and one wrapping ErrTorn
+// when a recorded file is missing or of another size.
 func ReadMeta(dir string) (*Meta, error) {
+	var m *Meta
+	err := readView(dir, func(v *view) error {
+		var err error
+		m, _, err = metaOf(v)
+		return err
+	})
+	return m, err
+}
+
+// metaOf parses and checks the Meta of the marker of the view v, and
+// returns it with its records, as ReadMeta does.
+func metaOf(v *view) (*Meta, records, error) {
+	dir := v.dir
 	path := filepath.Join(dir, MetaFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s: no %s (not a describe output, or an interrupted one)", ErrInvalid, dir, MetaFile)
-		}
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	b := v.marker
+	if b == nil {
+		return nil, records{}, fmt.Errorf("%w: %s: no %s (not a describe output, or an interrupted one)", ErrNoSet, dir, MetaFile)
 	}
 	var format struct {
 		Format string `json:"format"`
 	}
 	if err := json.Unmarshal(b, &format); err == nil && format.Format == formatV1 {
-		return nil, fmt.Errorf("%w: %s was written by an older covpipe (format %s, without the file checksums that mark a complete output): %s",
+		return nil, records{}, fmt.Errorf("%w: %s was written by an older covpipe (format %s, without the file checksums that mark a complete output): %s",
 			ErrInvalid, dir, formatV1, remedy)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	m := new(Meta)
 	if err := dec.Decode(m); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		return nil, records{}, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
 	}
 	if m.Format != Format {
-		return nil, fmt.Errorf("%w: %s: format %q, want %q", ErrInvalid, path, m.Format, Format)
+		return nil, records{}, fmt.Errorf("%w: %s: format %q, want %q", ErrInvalid, path, m.Format, Format)
 	}
 	if m.Dim < 1 || len(m.Features) != m.Dim {
-		return nil, fmt.Errorf("%w: %s: dim %d with %d features", ErrInvalid, path, m.Dim, len(m.Features))
+		return nil, records{}, fmt.Errorf("%w: %s: dim %d with %d features", ErrInvalid, path, m.Dim, len(m.Features))
 	}
 	if len(m.Inputs) == 0 {
-		return nil, fmt.Errorf("%w: %s: no inputs", ErrInvalid, path)
+		return nil, records{}, fmt.Errorf("%w: %s: no inputs", ErrInvalid, path)
 	}
 	if v := m.Vectors; v != nil && (v.FeatureSpec == "" || v.Step < 1) {
-		return nil, fmt.Errorf("%w: %s: vectors %+v, want a feature spec and a step >= 1", ErrInvalid, path, *v)
+		return nil, records{}, fmt.Errorf("%w: %s: vectors %+v, want a feature spec and a step >= 1", ErrInvalid, path, *v)
 	}
 	c := m.Counts
 	if c.Images < 0 || c.Described < 0 || c.Failed < 0 || c.Descriptors < 0 ||
 		c.Described+c.Failed != c.Images || (c.Failed > 0 && !m.SkipBad) {
-		return nil, fmt.Errorf("%w: %s: inconsistent counts %+v", ErrInvalid, path, c)
+		return nil, records{}, fmt.Errorf("%w: %s: inconsistent counts %+v", ErrInvalid, path, c)
 	}
 	if m.Shard != nil {
 		if err := m.Shard.Check(); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+			return nil, records{}, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
 		}
 	}
-	if err := m.records(dir).checkSizes(m.fileNames()); err != nil {
-		return nil, err
+	rec := m.records(dir)
+	rec.v = v
+	if err := rec.checkSizes(m.fileNames()); err != nil {
+		return nil, records{}, err
 	}
-	return m, nil
+	return m, rec, nil
 }
 
 // fileNames returns the names of the files that Files records, in order.
@@ -253,7 +264,8 @@ func (m *Meta) fileNames() []string {
 	return names
 }
 
-// records returns the file records of m, of the folder dir.
+// records returns the file records of m, of the folder dir, each file
+// under its name.
 func (m *Meta) records(dir string) records {
 	return records{dir: dir, marker: MetaFile, remedy: remedy, files: m.Files}
 }

@@ -90,23 +90,9 @@ func npyHeader(n int, dims ...int) []byte {
 // shape. It returns an error for a negative dimension and when len(data)
 // is not the product of shape.
 func WriteNPY(path string, shape []int, data []float64) error {
-	size := 1
-	dims := make([]string, len(shape))
-	for i, s := range shape {
-		if s < 0 {
-			return fmt.Errorf("write %s: negative dimension in shape %v", path, shape)
-		}
-		size *= s
-		dims[i] = strconv.Itoa(s)
-	}
-	if size != len(data) {
-		return fmt.Errorf("write %s: %d values for shape %v", path, len(data), shape)
-	}
-	dict := npyDict(dims...)
-	total := npyAligned(len(dict))
-	b := append(make([]byte, 0, total+8*len(data)), npyHeaderOf(dict, total)...)
-	for _, v := range data {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	b, err := encodeNPY(shape, data)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return atomicfile.WriteFile(path, b)
 }

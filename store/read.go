@@ -39,7 +39,7 @@ type Row struct {
 }
 
 // Read reads the descriptor folder dir written by describe.Describe or
-// Merge: meta.json, the manifest (its paths and labels unescaped),
+// Merge (a commit cut short completed first, as ReadMeta does): meta.json, the manifest (its paths and labels unescaped),
 // descriptors.npy and vectors.npy (with github.com/sbinet/npyio), and
 // checks every file, failures.csv too, against the size and SHA-256 that
 // meta.json records. It returns an error wrapping ErrTorn for files that
@@ -49,11 +49,22 @@ type Row struct {
 // indices out of sequence). It reads every descriptor into memory; it
 // does not check that they are SPD (spd.NewSetFromData does).
 func Read(dir string) (*Output, error) {
-	meta, err := ReadMeta(dir)
+	var out *Output
+	err := readView(dir, func(v *view) error {
+		var err error
+		out, err = readOutput(v)
+		return err
+	})
+	return out, err
+}
+
+// readOutput reads the descriptor folder of the view v, as Read does.
+func readOutput(v *view) (*Output, error) {
+	meta, rec, err := metaOf(v)
 	if err != nil {
 		return nil, err
 	}
-	rec := meta.records(dir)
+	dir := v.dir
 	// ReadMeta has checked the manifest's size; a row has 8 bytes or more.
 	rows := make([]Row, 0, min(meta.Counts.Descriptors, int(fileSize(meta.Files, ManifestFile)/8)))
 	err = readManifest(rec, func(index int, path, label, region string) error {
@@ -87,7 +98,7 @@ func Read(dir string) (*Output, error) {
 	}
 	out := &Output{Meta: *meta, Rows: rows}
 	var info npyInfo
-	info, out.Data, err = readNPY(filepath.Join(dir, DescriptorsFile), matrixShape, func(d *digest) error { return rec.check(DescriptorsFile, d) })
+	info, out.Data, err = readNPY(rec.path(DescriptorsFile), matrixShape, func(d *digest) error { return rec.check(DescriptorsFile, d) })
 	if err != nil {
 		return nil, rec.tornOr(DescriptorsFile, err)
 	}
@@ -98,7 +109,7 @@ func Read(dir string) (*Output, error) {
 	if meta.Vectors == nil {
 		return out, nil
 	}
-	info, out.Vectors, err = readNPY(filepath.Join(dir, VectorsFile), rowShape, func(d *digest) error { return rec.check(VectorsFile, d) })
+	info, out.Vectors, err = readNPY(rec.path(VectorsFile), rowShape, func(d *digest) error { return rec.check(VectorsFile, d) })
 	if err != nil {
 		return nil, rec.tornOr(VectorsFile, err)
 	}

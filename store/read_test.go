@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -220,7 +221,7 @@ func TestTornOutput(t *testing.T) {
 		mix(dir, shards[1], DescriptorsFile, ManifestFile, MetaFile)
 		mix(dir, bShards[1], DescriptorsFile)
 		out := filepath.Join(t.TempDir(), "merged")
-		if _, err := Merge(out, []string{shards[0], dir}); !errors.Is(err, ErrTorn) {
+		if _, err := Merge(context.Background(), out, []string{shards[0], dir}); !errors.Is(err, ErrTorn) {
 			t.Errorf("merge of a torn shard: %v", err)
 		}
 		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -25,15 +26,26 @@ type Writer struct {
 }
 
 // Create starts the descriptor folder dir (created if needed) of the run
-// that m describes: m.Dim is d, len(m.Inputs) the number of inputs,
-// m.Vectors says whether vectors come and m.SkipBad whether failures do
-// (failures.csv is written only then). It removes the temporary files
-// that killed writers left in dir, as CreateFolder does. A failed or
-// aborted Writer leaves dir as it was.
-func Create(dir string, m *Meta) (w *Writer, err error) {
-	f, err := CreateFolder(dir, MetaFile, fileNames...)
+// that m describes, as a Folder (CreateFolder: it takes the folder's
+// lock and completes or removes what killed writers left) written by
+// NewWriter. A failed or aborted Writer leaves dir as it was.
+func Create(ctx context.Context, dir string, m *Meta) (*Writer, error) {
+	f, err := CreateFolder(ctx, dir, Format)
 	if err != nil {
 		return nil, err
+	}
+	return NewWriter(f, m)
+}
+
+// NewWriter starts writing the descriptor folder of the run that m
+// describes into f, a Folder of Format: m.Dim is d, len(m.Inputs) the
+// number of inputs, m.Vectors says whether vectors come and m.SkipBad
+// whether failures do (failures.csv is written only then). The Writer
+// commits or aborts f; NewWriter aborts it when it fails.
+func NewWriter(f *Folder, m *Meta) (w *Writer, err error) {
+	if f.format != Format {
+		f.Abort()
+		return nil, fmt.Errorf("store: folder %s of format %s for descriptors (%s)", f.dir, f.format, Format)
 	}
 	defer func() {
 		if err != nil {
@@ -154,8 +166,9 @@ func failure[P ~string | ~[]byte](w *Writer, path P, msg string) error {
 
 // Commit completes the folder: m is Create's meta with the counts, whose
 // Files it sets. It writes the final .npy headers, then commits the
-// Folder with meta.json as its marker. It returns an error when the
-// descriptors or vectors written disagree with m's counts.
+// Folder with m as its marker, meta.json. It returns an error when the
+// descriptors or vectors written disagree with m's counts, and the
+// errors of Folder.CommitMarker.
 func (w *Writer) Commit(m *Meta) error {
 	if w.npy.Len() != m.Counts.Descriptors || w.rows != m.Counts.Descriptors {
 		return fmt.Errorf("store: %s: %d descriptors and %d manifest rows written, the counts say %d", w.f.Dir(), w.npy.Len(), w.rows, m.Counts.Descriptors)
@@ -177,7 +190,7 @@ func (w *Writer) Commit(m *Meta) error {
 			return err
 		}
 	}
-	return w.f.Commit(func(files []File) ([]byte, error) {
+	return w.f.CommitMarker(func(files []File) ([]byte, error) {
 		m.Files = files
 		return m.encode(), nil
 	})

@@ -40,15 +40,25 @@ func describeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			o.Reporter = newReporter(c.Context, c.App.ErrWriter, newLogger(c.App.ErrWriter))
+			ex, err := describe.NewExtractor(o)
+			if err != nil {
+				return err
+			}
+			// The output folder is taken before the inputs are listed.
+			f, err := store.CreateFolder(c.Context, out, store.Format)
+			if err != nil {
+				return fmt.Errorf("describe: %w", err)
+			}
+			defer f.Abort()
 			inputs := make([]*datasets.List, c.NArg())
 			for i, spec := range c.Args().Slice() {
 				if inputs[i], err = datasets.Open(spec); err != nil {
 					return fmt.Errorf("describe: input %s: %w", spec, err)
 				}
 			}
-			o.Reporter = newReporter(c.App.ErrWriter, newLogger(c.App.ErrWriter))
 			start := time.Now()
-			meta, err := describe.Describe(c.Context, inputs, out, o)
+			meta, err := ex.Into(c.Context, inputs, f)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/covpipe/covpipe/internal/atomicfile"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
@@ -48,22 +47,18 @@ func encodeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			// The output folder is taken before anything is computed.
+			dst, err := store.CreateFolder(c.Context, out, store.FormatCodes)
+			if err != nil {
+				return fmt.Errorf("encode: %w", err)
+			}
+			defer dst.Abort()
 			input := c.Args().First()
 			queries, inputMeta, err := readSPD(input)
 			if err != nil {
 				return fmt.Errorf("encode: %w", err)
 			}
-			atomsFile, learned := dictPath, (*learnLog)(nil)
-			if st, err := os.Stat(dictPath); err == nil && st.IsDir() {
-				atomsFile = filepath.Join(dictPath, dictionaryFile)
-				if b, err := os.ReadFile(filepath.Join(dictPath, learnLogFile)); err == nil {
-					learned = new(learnLog)
-					if err := json.Unmarshal(b, learned); err != nil {
-						return fmt.Errorf("encode: %s: %w", filepath.Join(dictPath, learnLogFile), err)
-					}
-				}
-			}
-			atoms, _, err := readSPD(atomsFile)
+			atoms, atomsFile, learned, err := readDictionary(dictPath)
 			if err != nil {
 				return fmt.Errorf("encode: dictionary: %w", err)
 			}
@@ -98,14 +93,11 @@ func encodeCommand() *cli.Command {
 					log.AllZero++
 				}
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return fmt.Errorf("encode: %w", err)
-			}
-			if err := store.WriteNPY(filepath.Join(out, codesFile), []int{n, natoms}, codes.RawMatrix().Data); err != nil {
+			if err := dst.WriteNPY(codesFile, []int{n, natoms}, codes.RawMatrix().Data); err != nil {
 				return fmt.Errorf("encode: %w", err)
 			}
 			if inputMeta != nil {
-				b, err := os.ReadFile(filepath.Join(input, store.ManifestFile))
+				b, err := store.ReadFile(filepath.Join(input, store.ManifestFile))
 				if err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
@@ -114,15 +106,51 @@ func encodeCommand() *cli.Command {
 				if err := inputMeta.CheckFile(input, store.ManifestFile, b); err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
-				if err := atomicfile.WriteFile(filepath.Join(out, store.ManifestFile), b); err != nil {
+				if err := dst.WriteFile(store.ManifestFile, b); err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
 			}
-			if err := writeJSON(filepath.Join(out, encodeLogFile), log); err != nil {
+			if err := writeJSON(dst, encodeLogFile, log); err != nil {
+				return fmt.Errorf("encode: %w", err)
+			}
+			if err := dst.Commit(); err != nil {
 				return fmt.Errorf("encode: %w", err)
 			}
 			fmt.Fprintf(c.App.Writer, "encoded %d matrices against %d atoms: %.1f non-zeros per code, %d all-zero; %s\n",
 				n, natoms, log.NonZeros, log.AllZero, filepath.Join(out, codesFile))
 			return nil
 		}))
+}
+
+// readDictionary reads the dictionary at path: the output folder of
+// covpipe learn, whose dictionary.npy and learn.json are read as one set
+// (a torn or older folder is an error asking to rerun learn), or a .npy
+// file. It returns the atoms, the file they came from and, for a folder,
+// its learn.json.
+func readDictionary(path string) (*spd.Set, string, *learnLog, error) {
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		atoms, _, err := readSPD(path)
+		return atoms, path, nil, err
+	}
+	set, err := store.OpenSet(path, store.FormatDictionary)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	m, err := set.ReadMatrices(dictionaryFile)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	atoms, _, err := spdSet(m)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	b, err := set.ReadFile(learnLogFile)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	learned := new(learnLog)
+	if err := json.Unmarshal(b, learned); err != nil {
+		return nil, "", nil, fmt.Errorf("%s: %w", filepath.Join(path, learnLogFile), err)
+	}
+	return atoms, m.Path, learned, nil
 }

@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/covpipe/covpipe/internal/atomicfile"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
@@ -82,6 +80,12 @@ func learnCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			// The output folder is taken before anything is computed.
+			dst, err := store.CreateFolder(c.Context, out, store.FormatDictionary)
+			if err != nil {
+				return fmt.Errorf("learn: %w", err)
+			}
+			defer dst.Abort()
 			input := c.Args().First()
 			set, _, err := readSPD(input)
 			if err != nil {
@@ -99,7 +103,7 @@ func learnCommand() *cli.Command {
 				Atoms: c.Int("atoms"), Kernel: spd.SteinKernel{Sigma: sigmaFlag(c, set.Dim())}, Lasso: lasso,
 				Iters: c.Int("iters"), Tol: c.Float64("tolerance"), Init: init, Seed: c.Uint64("seed"),
 				Workers: workers, KeepScale: c.Bool("keep-scale"),
-				Progress: newReporter(c.App.ErrWriter, newLogger(c.App.ErrWriter)),
+				Progress: newReporter(c.Context, c.App.ErrWriter, newLogger(c.App.ErrWriter)),
 			}
 			start := time.Now()
 			dict, err := rsr.FitDictionary(c.Context, set, o)
@@ -115,14 +119,14 @@ func learnCommand() *cli.Command {
 			for _, it := range dict.History {
 				log.History = append(log.History, iterationLog{it.J, it.JUpdated, it.NonZeros, it.Unconverged, it.Unused, it.KeptSign, it.KeptNotSPD})
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return fmt.Errorf("learn: %w", err)
-			}
 			d := set.Dim()
-			if err := store.WriteNPY(filepath.Join(out, dictionaryFile), []int{o.Atoms, d, d}, dict.Atoms.Data()); err != nil {
+			if err := dst.WriteNPY(dictionaryFile, []int{o.Atoms, d, d}, dict.Atoms.Data()); err != nil {
 				return fmt.Errorf("learn: %w", err)
 			}
-			if err := writeJSON(filepath.Join(out, learnLogFile), log); err != nil {
+			if err := writeJSON(dst, learnLogFile, log); err != nil {
+				return fmt.Errorf("learn: %w", err)
+			}
+			if err := dst.Commit(); err != nil {
 				return fmt.Errorf("learn: %w", err)
 			}
 			kept := 0
@@ -168,6 +172,13 @@ func readSPD(path string) (*spd.Set, *store.Meta, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return spdSet(m)
+}
+
+// spdSet checks that the matrices m read are SPD (errors name the file
+// and the matrix) and returns them with their folder's meta, nil for a
+// .npy file.
+func spdSet(m *store.Matrices) (*spd.Set, *store.Meta, error) {
 	set, err := spd.NewSetFromData(m.D, m.Data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", m.Path, err)
@@ -201,11 +212,12 @@ func sigmaFlag(c *cli.Context, d int) float64 {
 	return max(0.5, float64(d-1)/2)
 }
 
-// writeJSON writes v as indented JSON, atomically.
-func writeJSON(path string, v any) error {
+// writeJSON writes v as indented JSON to the file name of the output set
+// f.
+func writeJSON(f *store.Folder, name string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, append(b, '\n'))
+	return f.WriteFile(name, append(b, '\n'))
 }

@@ -15,7 +15,7 @@ func mergeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			meta, err := store.Merge(out, c.Args().Slice())
+			meta, err := store.Merge(c.Context, out, c.Args().Slice())
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
+	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,18 +18,33 @@ func reportCommand() *cli.Command {
 				return argsError(c, "exactly one results.json")
 			}
 			path := c.Args().First()
-			res, err := experiment.ReadResults(path)
+			dir := c.String("out")
+			if dir == "" {
+				// Rewriting the folder replaces its set: only a run's.
+				if filepath.Base(path) != experiment.ResultsFile {
+					return fmt.Errorf("report: %s is not the %s of a run's folder: give --out DIR to write its report into a folder of its own", path, experiment.ResultsFile)
+				}
+				dir = filepath.Dir(path)
+			}
+			b, err := store.ReadFile(path)
+			if err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			res, err := experiment.DecodeResults(path, b)
 			if err != nil {
 				return err
 			}
-			dir := c.String("out")
-			if dir == "" {
-				dir = filepath.Dir(path)
+			// The folder is rewritten as a new set: the results, as they
+			// are, with a new summary and figures.
+			f, err := store.CreateFolder(c.Context, dir, store.FormatRun)
+			if err != nil {
+				return fmt.Errorf("report: %w", err)
 			}
-			if err := report.Write(dir, res); err != nil {
+			defer f.Abort()
+			if err := writeRun(f, res, b); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.App.Writer, "%s\nreport written to %s\n", report.Tables(res), filepath.Join(dir, "summary.md"))
+			fmt.Fprintf(c.App.Writer, "%s\nreport written to %s\n", report.Tables(res), filepath.Join(dir, report.SummaryFile))
 			return nil
 		})
 }

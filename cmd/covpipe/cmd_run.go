@@ -12,6 +12,7 @@ import (
 
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
+	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -77,8 +78,18 @@ func runCommand() *cli.Command {
 			}
 			out := c.String("out")
 			if out == "" {
-				out = filepath.Join("out", cfg.Name)
+				name, err := folderName(cfg.Name)
+				if err != nil {
+					return fmt.Errorf("run: the config's name %q cannot name its output folder out/NAME (%v): give --out DIR", cfg.Name, err)
+				}
+				out = filepath.Join("out", name)
 			}
+			// The output folder is taken before anything is computed.
+			dst, err := store.CreateFolder(c.Context, out, store.FormatRun)
+			if err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+			defer dst.Abort()
 			if p := c.String("cpuprofile"); p != "" {
 				f, err := os.Create(p)
 				if err != nil {
@@ -102,7 +113,7 @@ func runCommand() *cli.Command {
 				cache = cacheDir(c.String("cache"))
 			}
 			res, err := experiment.Run(c.Context, plan, experiment.Options{
-				Reporter:  newReporter(c.App.ErrWriter, log),
+				Reporter:  newReporter(c.Context, c.App.ErrWriter, log),
 				Logger:    log,
 				DataRoot:  dataRoot(c.String("data")),
 				CacheDir:  cache,
@@ -111,18 +122,15 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := res.WriteJSON(out); err != nil {
-				return err
-			}
-			if err := report.Write(out, res); err != nil {
+			if err := writeRun(dst, res, nil); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "%s\nwall time %.1f s; results in %s\n",
-				report.Tables(res), res.Seconds, filepath.Join(out, "results.json"))
+				report.Tables(res), res.Seconds, filepath.Join(out, experiment.ResultsFile))
 			notes := report.Notes(res)
 			for i, n := range notes {
 				if i == maxNotes {
-					fmt.Fprintf(c.App.Writer, "note: %d more in %s\n", len(notes)-i, filepath.Join(out, "summary.md"))
+					fmt.Fprintf(c.App.Writer, "note: %d more in %s\n", len(notes)-i, filepath.Join(out, report.SummaryFile))
 					break
 				}
 				fmt.Fprintf(c.App.Writer, "note: %s\n", n)
@@ -132,6 +140,49 @@ func runCommand() *cli.Command {
 			}
 			return nil
 		})
+}
+
+// writeRun writes a run's output set into f and commits it: results.json
+// (resultsJSON, else res encoded), summary.md and the figures.
+func writeRun(f *store.Folder, res *experiment.Results, resultsJSON []byte) error {
+	if resultsJSON == nil {
+		var err error
+		if resultsJSON, err = res.Encode(); err != nil {
+			return err
+		}
+	}
+	if err := f.WriteFile(experiment.ResultsFile, resultsJSON); err != nil {
+		return err
+	}
+	if err := report.Write(f, res); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// folderName returns the name of a run's default output folder, out/NAME,
+// from the config's name: its letters, digits, '.', '_' and '-', each
+// run of other characters (such as the '/' of a name that would climb
+// out of out/) made one '-'. It returns an error for a name left empty,
+// "." or "..".
+func folderName(name string) (string, error) {
+	var b strings.Builder
+	dash := false
+	for _, r := range name {
+		if r < 128 && (r == '.' || r == '_' || r == '-' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	switch s := b.String(); s {
+	case "", ".", "..", "-":
+		return "", fmt.Errorf("it gives %q", s)
+	default:
+		return s, nil
+	}
 }
 
 // writeHeapProfile writes the heap profile to path, after a collection so

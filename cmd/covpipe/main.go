@@ -6,26 +6,67 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
 
+	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
 
 func main() {
-	// SIGTERM, which Slurm, Kubernetes and kill(1) send to stop a job, is
-	// handled like SIGINT: the context is cancelled, the command stops, its
-	// temporary files are removed and covpipe exits with status 1.
-	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
-	defer stop()
-	if err := run(ctx, os.Args, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "covpipe: "+oneLine(err))
-		os.Exit(1)
-	}
+	// The handler is installed before anything else. The first SIGINT or
+	// SIGTERM (which Slurm, Kubernetes and kill(1) send to stop a job)
+	// cancels the command's context: the command stops, removes its
+	// temporary files, leaves its output folder's previous set whole and
+	// exits with 128 + the signal's number (130, 143) after printing
+	// "covpipe: interrupted". A second signal exits at once with that
+	// status, after removing the process's temporary files.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals...)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go handleSignals(sigs, cancel, store.RemoveTempFiles, os.Exit, os.Stderr)
+	err := run(ctx, os.Args, os.Stdout, os.Stderr)
+	os.Exit(exitCode(ctx, err, os.Stderr))
 }
+
+// handleSignals cancels the command's context on the first signal of
+// sigs, with the interruption as its cause, and on the second calls
+// cleanup (which removes the process's temporary files) and exit with
+// the status of that signal.
+func handleSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, cleanup func(), exit func(int), stderr io.Writer) {
+	cancel(interruption{<-sigs})
+	second := <-sigs
+	cleanup()
+	fmt.Fprintf(stderr, "covpipe: interrupted again (%s): stopped at once\n", signalName(second))
+	exit(exitStatus(second))
+}
+
+// exitCode reports how the command that ran with ctx ended with err and
+// returns covpipe's exit status: 0 on success; for a command stopped by
+// a signal, "covpipe: interrupted" and 128 + the signal's number; else
+// the error, on one line, and 1.
+func exitCode(ctx context.Context, err error, stderr io.Writer) int {
+	var stop interruption
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(context.Cause(ctx), &stop):
+		fmt.Fprintf(stderr, "covpipe: interrupted (%s)\n", signalName(stop.sig))
+		return exitStatus(stop.sig)
+	}
+	fmt.Fprintln(stderr, "covpipe: "+oneLine(err))
+	return 1
+}
+
+// interruption is the cause of the cancellation of covpipe's context: a
+// stop signal.
+type interruption struct{ sig os.Signal }
+
+func (i interruption) Error() string { return "interrupted (" + signalName(i.sig) + ")" }
 
 // run executes the command line args, writing results to stdout and
 // progress, warnings and help to stderr.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -13,14 +14,15 @@ import (
 )
 
 // newReporter returns a progress bar on a terminal, else a reporter that
-// logs a line at start, every 10 % (at most every 5 s) and at the end.
-// It serves every stage that reports progress: describe and the
+// logs a line at start, every 10 % (at most every 5 s) and at the end:
+// "done", or "interrupted" when ctx, the command's, was cancelled. It
+// serves every stage that reports progress: describe and the
 // experiments.
-func newReporter(w io.Writer, log *slog.Logger) progress.Reporter {
+func newReporter(ctx context.Context, w io.Writer, log *slog.Logger) progress.Reporter {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return &barReporter{w: w}
 	}
-	return &logReporter{log: log}
+	return &logReporter{ctx: ctx, log: log}
 }
 
 type barReporter struct {
@@ -61,6 +63,7 @@ func (r *barReporter) End() {
 }
 
 type logReporter struct {
+	ctx        context.Context
 	log        *slog.Logger
 	mu         sync.Mutex
 	stage      string
@@ -95,5 +98,9 @@ func (r *logReporter) Advance(n int) {
 func (r *logReporter) End() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.log.Info("done", "stage", r.stage, "seconds", time.Since(r.start).Round(time.Millisecond).Seconds())
+	msg := "done"
+	if r.ctx.Err() != nil {
+		msg = "interrupted"
+	}
+	r.log.Info(msg, "stage", r.stage, "seconds", time.Since(r.start).Round(time.Millisecond).Seconds())
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -13,17 +12,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/store"
 )
 
 // TestDescribeSIGTERM stops a running describe with SIGTERM, as Slurm and
-// Kubernetes stop a job, or kills it with SIGKILL, once it is writing its
-// output over an earlier complete one, and checks that SIGTERM gives a
-// non-zero exit status with a message and leaves no temporary file
-// behind, that the earlier output is still whole, and that a rerun (which
-// removes a killed run's temporary files) writes the same bytes as an
-// uninterrupted run.
+// Kubernetes stop a job, with SIGINT twice (Ctrl-C, then Ctrl-C again),
+// or kills it with SIGKILL, once it is writing its output over an
+// earlier complete one, and checks that a stop signal gives the exit
+// status 128 + its number with "covpipe: interrupted" and a progress
+// line saying so, and leaves no temporary file behind, that the earlier
+// output is still whole, and that a rerun (which removes a killed run's
+// temporary files) writes the same bytes as an uninterrupted run.
 func TestDescribeSIGTERM(t *testing.T) {
 	switch runtime.GOOS {
 	case "windows", "plan9", "js", "wasip1":
@@ -54,8 +55,16 @@ func TestDescribeSIGTERM(t *testing.T) {
 	if out, err := exec.Command(bin, args(ref, "0")...).CombinedOutput(); err != nil {
 		t.Fatalf("uninterrupted describe: %v\n%s", err, out)
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		t.Run(sig.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sigs []syscall.Signal
+		code int // exit status; 0: killed by the signal
+	}{
+		{"SIGTERM", []syscall.Signal{syscall.SIGTERM}, 143},
+		{"SIGINT twice", []syscall.Signal{syscall.SIGINT, syscall.SIGINT}, 130},
+		{"SIGKILL", []syscall.Signal{syscall.SIGKILL}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			// An earlier complete output of other options.
 			if b, err := exec.Command(bin, args(out, "0", "--ridge", "0.01")...).CombinedOutput(); err != nil {
@@ -65,15 +74,15 @@ func TestDescribeSIGTERM(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			interrupt(t, bin, args(out, "1"), out, sig)
+			interrupt(t, bin, args(out, "1"), out, tc.sigs, tc.code)
 			switch left := tempFiles(t, out); {
-			case sig == syscall.SIGTERM && len(left) > 0:
-				t.Errorf("temporary files left after SIGTERM: %v", left)
-			case sig == syscall.SIGKILL && len(left) == 0:
+			case tc.code != 0 && len(left) > 0:
+				t.Errorf("temporary files left after %s: %v", tc.name, left)
+			case tc.code == 0 && len(left) == 0:
 				t.Error("no temporary files after SIGKILL: the rerun's clean-up goes untested")
 			}
 			if got, err := store.Read(out); err != nil || got.Meta.Ridge != earlier.Meta.Ridge {
-				t.Errorf("the earlier output after %v: %v", sig, err)
+				t.Errorf("the earlier output after %s: %v", tc.name, err)
 			}
 			if b, err := exec.Command(bin, args(out, "0")...).CombinedOutput(); err != nil {
 				t.Fatalf("rerun: %v\n%s", err, b)
@@ -81,21 +90,18 @@ func TestDescribeSIGTERM(t *testing.T) {
 			if left := tempFiles(t, out); len(left) > 0 {
 				t.Errorf("temporary files left after the rerun: %v", left)
 			}
-			for _, name := range []string{store.DescriptorsFile, store.ManifestFile, store.MetaFile} {
-				a, _ := os.ReadFile(filepath.Join(ref, name))
-				b, _ := os.ReadFile(filepath.Join(out, name))
-				if len(a) == 0 || !bytes.Equal(a, b) {
-					t.Errorf("%s of the rerun differs from the uninterrupted run's", name)
-				}
+			if d := foldertest.Same(t, ref, out); d != "" {
+				t.Errorf("the rerun's folder differs from the uninterrupted run's: %s", d)
 			}
 		})
 	}
 }
 
-// interrupt starts bin with args and sends it sig once it is writing its
-// output (a temporary file is in the folder out); for SIGTERM it checks
-// that describe exits non-zero with a message.
-func interrupt(t *testing.T, bin string, args []string, out string, sig syscall.Signal) {
+// interrupt starts bin with args and sends it sigs, one after another,
+// once it is writing its output (a temporary file is in the folder out),
+// and checks that it exits with the status code (128 + the signal's
+// number) and says it was interrupted, or, for code 0, that it was killed.
+func interrupt(t *testing.T, bin string, args []string, out string, sigs []syscall.Signal, code int) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
@@ -119,27 +125,33 @@ func interrupt(t *testing.T, bin string, args []string, out string, sig syscall.
 		time.Sleep(10 * time.Millisecond)
 	}
 	start := time.Now()
-	if err := cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
+	for _, sig := range sigs {
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var err error
 	select {
 	case err = <-done:
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
-		t.Fatalf("describe did not stop within 30 s of %v", sig)
+		t.Fatalf("describe did not stop within 30 s of %v", sigs)
 	}
-	if sig != syscall.SIGTERM {
+	if code == 0 {
 		return
 	}
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() <= 0 {
-		t.Fatalf("describe after SIGTERM: got %v (exited normally or was killed by the signal), want a non-zero exit status; stderr:\n%s", err, stderr.String())
+	if !errors.As(err, &exit) || exit.ExitCode() != code {
+		t.Fatalf("describe after %v: got %v, want exit status %d; stderr:\n%s", sigs, err, code, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "covpipe: ") {
-		t.Errorf("no error message on stderr after SIGTERM:\n%s", stderr.String())
+	msg := stderr.String()
+	if !strings.Contains(msg, "covpipe: interrupted") || strings.Contains(msg, "context canceled") || strings.Contains(msg, "msg=done") {
+		t.Errorf("after %v, stderr does not say interrupted, or says done or context canceled:\n%s", sigs, msg)
 	}
-	t.Logf("stopped %v after SIGTERM: %s", time.Since(start).Round(time.Millisecond), strings.TrimSpace(stderr.String()[max(0, stderr.Len()-200):]))
+	if len(sigs) == 1 && !strings.Contains(msg, "msg=interrupted stage=describe") {
+		t.Errorf("no progress line saying the stage was interrupted:\n%s", msg)
+	}
+	t.Logf("stopped %v after %v: %s", time.Since(start).Round(time.Millisecond), sigs, strings.TrimSpace(msg[max(0, len(msg)-200):]))
 }
 
 // tempFiles lists the atomic writer's temporary files (".NAME.tmp-*") in

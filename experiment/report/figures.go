@@ -2,34 +2,35 @@ package report
 
 import (
 	"fmt"
-	"path/filepath"
+	"io"
 	"strings"
 
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/plots"
+	"github.com/covpipe/covpipe/store"
 )
 
-// writeFigures draws the figure r's config asks for into dir and returns
+// writeFigures draws the figure r's config asks for into f and returns
 // the names of the files written.
-func writeFigures(dir string, r *experiment.Results) ([]string, error) {
+func writeFigures(f *store.Folder, r *experiment.Results) ([]string, error) {
 	if r.Config == nil {
 		return nil, nil
 	}
 	switch r.Config.Plot {
 	case experiment.PlotCMC:
-		return perTask(dir, layoutOf(r.Results, experiment.KindAccuracy), "cmc",
+		return perTask(f, layoutOf(r.Results, experiment.KindAccuracy), "cmc",
 			func(x experiment.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.CMC, Err: x.CMCStd} },
-			func(path, task string, series []plots.Series) error {
-				return plots.CMC(path, fmt.Sprintf("%s: %s (mean over %d repeats)", r.Name, task, r.Repeats), series)
+			func(w io.Writer, name, task string, series []plots.Series) error {
+				return plots.CMCTo(w, name, fmt.Sprintf("%s: %s (mean over %d repeats)", r.Name, task, r.Repeats), series)
 			})
 	case experiment.PlotBars:
-		return barChart(dir, r)
+		return barChart(f, r)
 	case experiment.PlotEnergy:
-		return perTask(dir, layoutOf(r.Results, experiment.KindEnergy), "energy",
+		return perTask(f, layoutOf(r.Results, experiment.KindEnergy), "energy",
 			func(x experiment.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.Energy} },
-			func(path, task string, series []plots.Series) error {
+			func(w io.Writer, name, task string, series []plots.Series) error {
 				title := fmt.Sprintf("%s: %s, representation energy J (Eqn. 10), mean over %d repeats", r.Name, task, r.Repeats)
-				return plots.Lines(path, title, "Iteration", "J", 0, series)
+				return plots.LinesTo(w, name, title, "Iteration", "J", 0, series)
 			})
 	}
 	return nil, nil
@@ -38,8 +39,8 @@ func writeFigures(dir string, r *experiment.Results) ([]string, error) {
 // perTask draws one figure per task of l, named prefix-TASK.png, with the
 // non-empty series that get makes of each method's result; tasks without
 // any are left out.
-func perTask(dir string, l layout, prefix string, get func(experiment.Result) plots.Series,
-	draw func(path, task string, series []plots.Series) error) ([]string, error) {
+func perTask(f *store.Folder, l layout, prefix string, get func(experiment.Result) plots.Series,
+	draw func(w io.Writer, name, task string, series []plots.Series) error) ([]string, error) {
 	var files []string
 	for _, t := range l.tasks {
 		var series []plots.Series
@@ -54,7 +55,11 @@ func perTask(dir string, l layout, prefix string, get func(experiment.Result) pl
 			continue
 		}
 		name := prefix + "-" + fileSafe(t) + ".png"
-		if err := draw(filepath.Join(dir, name), t, series); err != nil {
+		w, err := f.Create(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := draw(w, name, t, series); err != nil {
 			return nil, fmt.Errorf("task %q: %w", t, err)
 		}
 		files = append(files, name)
@@ -64,7 +69,7 @@ func perTask(dir string, l layout, prefix string, get func(experiment.Result) pl
 
 // barChart draws accuracy.png: the accuracy of every method on every
 // task, with standard deviations, as the paper's Fig. 4.
-func barChart(dir string, r *experiment.Results) ([]string, error) {
+func barChart(f *store.Folder, r *experiment.Results) ([]string, error) {
 	l := layoutOf(r.Results, experiment.KindAccuracy)
 	b := plots.Bars{Title: fmt.Sprintf("%s: accuracy (mean ± std over %d repeats)", r.Name, r.Repeats), YLabel: "Recognition accuracy (%)", Groups: l.tasks}
 	for _, m := range l.methods {
@@ -76,8 +81,12 @@ func barChart(dir string, r *experiment.Results) ([]string, error) {
 		}
 		b.Series = append(b.Series, s)
 	}
-	if err := plots.BarChart(filepath.Join(dir, "accuracy.png"), b); err != nil {
-		return nil, err // plots names the figure and its path
+	w, err := f.Create("accuracy.png")
+	if err != nil {
+		return nil, err
+	}
+	if err := plots.BarChartTo(w, "accuracy.png", b); err != nil {
+		return nil, err // plots names the figure
 	}
 	return []string{"accuracy.png"}, nil
 }

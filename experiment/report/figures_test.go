@@ -1,21 +1,28 @@
 package report_test
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
+	"github.com/covpipe/covpipe/store"
 )
 
 // TestFigureErrorOnce checks that a figure that cannot be drawn fails
-// Write with plots' error, which names the figure and its path, once:
-// not "bar chart: bar chart ...".
+// Write with plots' error, which names the figure, once: not "bar chart:
+// bar chart ...".
 func TestFigureErrorOnce(t *testing.T) {
 	r := &experiment.Results{Name: "x", Repeats: 1, Config: &experiment.Config{Plot: experiment.PlotBars},
 		Results: []experiment.Result{{Task: "a", Method: "m", AccuracyMean: math.NaN()}}}
-	err := report.Write(t.TempDir(), r)
+	f, err := store.CreateFolder(context.Background(), t.TempDir(), store.FormatRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	err = report.Write(f, r)
 	if err == nil || strings.Count(err.Error(), "bar chart") != 1 || !strings.Contains(err.Error(), "accuracy.png: series 0 (\"m\"): Y[0] is NaN") {
 		t.Errorf("Write: %v, want the bar chart's error once", err)
 	}

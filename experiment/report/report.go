@@ -9,29 +9,27 @@ package report
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/covpipe/covpipe/experiment"
-	"github.com/covpipe/covpipe/internal/atomicfile"
+	"github.com/covpipe/covpipe/store"
 )
 
+// SummaryFile is the name of summary.md in a run's folder.
+const SummaryFile = "summary.md"
+
 // Write writes summary.md (Summary, with a section listing the figures)
-// and the figure of r's config into dir, created if needed, each file
-// atomically. It returns an error when dir cannot be made or a file
-// cannot be written, or when the results cannot be drawn (a figure's
-// values not finite, say).
-func Write(dir string, r *experiment.Results) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
-	figs, err := writeFigures(dir, r)
+// and the figure of r's config (Figures) into f, the output set of a
+// run's folder (of store.FormatRun) that the caller commits with r's
+// results.json. It returns an error when a file cannot be written, or
+// when the results cannot be drawn (a figure's values not finite, say).
+func Write(f *store.Folder, r *experiment.Results) error {
+	figs, err := writeFigures(f, r)
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "summary.md"), []byte(summary(r, figs)))
+	return f.WriteFile(SummaryFile, []byte(summary(r, figs)))
 }
 
 // Summary renders summary.md without its figures: the tables of results

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"image/png"
@@ -13,6 +14,7 @@ import (
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
 	"github.com/covpipe/covpipe/internal/foldertest"
+	"github.com/covpipe/covpipe/store"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden summaries testdata/*.md from the fixtures")
@@ -39,8 +41,15 @@ func TestWriteGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir := filepath.Join(t.TempDir(), "new") // Write makes it
-			if err := report.Write(dir, r); err != nil {
+			dir := filepath.Join(t.TempDir(), "new")
+			f, err := store.CreateFolder(context.Background(), dir, store.FormatRun)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := report.Write(f, r); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Commit(); err != nil {
 				t.Fatal(err)
 			}
 			got, err := os.ReadFile(filepath.Join(dir, "summary.md"))
@@ -63,7 +72,7 @@ func TestWriteGolden(t *testing.T) {
 				t.Error("Summary differs from summary.md before the figures")
 			}
 			written, _ := filepath.Glob(filepath.Join(dir, "*"))
-			files := []string{filepath.Join(dir, "summary.md")}
+			files := []string{filepath.Join(dir, "meta.json"), filepath.Join(dir, "summary.md")}
 			for _, f := range tc.figures {
 				files = append(files, filepath.Join(dir, f))
 			}

@@ -1,0 +1,48 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"sync"
+)
+
+// live is the process-wide registry of the Folders being written: the one
+// piece of global state of covpipe's packages, so that a process told to
+// stop at once (a second Ctrl-C) can remove its temporary files without
+// waiting for its writers (RemoveTempFiles). Its mutex also orders a
+// Folder's state changes against RemoveTempFiles.
+var live = struct {
+	sync.Mutex
+	folders map[*Folder]struct{}
+	closed  bool // RemoveTempFiles was called: the process is exiting
+}{folders: map[*Folder]struct{}{}}
+
+// errExiting is the error of a Folder used after RemoveTempFiles.
+var errExiting = errors.New("store: the process is exiting")
+
+// RemoveTempFiles removes the temporary files of every Folder of the
+// process that has not reached its commit point, and the folders that
+// CreateFolder created and are left empty, and releases their locks: for
+// a process about to exit at once, on a second interrupt. A Folder past
+// its commit point is left to the journal, which the next covpipe to
+// open the folder completes. From then on no Folder of the process
+// creates a file or commits: RemoveTempFiles is for a process that
+// exits right after it.
+func RemoveTempFiles() {
+	live.Lock()
+	live.closed = true
+	var folders []*Folder
+	for f := range live.folders {
+		if f.state == writing {
+			for _, p := range f.files {
+				p.f.Close()
+				os.Remove(p.f.Name())
+			}
+			folders = append(folders, f)
+		}
+	}
+	live.Unlock()
+	for _, f := range folders {
+		f.release()
+	}
+}
