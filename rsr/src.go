@@ -61,6 +61,17 @@ type Decision struct {
 	// and the prediction is arbitrary (the lowest label). It means λ is too
 	// large for the scale of the kernel values.
 	Degenerate bool
+	// SCI is the sparsity concentration index of the code v (Wright et
+	// al., TPAMI 2009, Sec. 2.4, Definition 1):
+	// SCI(v) = (k·max_i ‖δ_i(v)‖₁/‖v‖₁ − 1)/(k − 1) for k classes, where
+	// δ_i(v) keeps class i's coefficients: 1 when the code lies in one
+	// class, 0 when it is spread evenly over all of them. It is 0 for an
+	// all-zero code and 1 for a single class. Thresholding it rejects
+	// queries of classes the dictionary does not hold.
+	SCI float64
+	// kxx is the query's k(X, X), the residual of an all-zero class code,
+	// which Shares measures the residuals against.
+	kxx float64
 	Certificate
 }
 
@@ -189,6 +200,7 @@ func (c *Classifier) predictTo(v, kx []float64, kxx float64, ws *LassoWorkspace)
 	d.Scores = make([]float64, len(c.labels))
 	c.score(d.Scores, v, kx, kxx)
 	d.Degenerate = cert.NonZeros == 0
+	d.SCI, d.kxx = c.sci(v), kxx
 	best := 0
 	for i, s := range d.Scores {
 		if (c.rule == MinResidual && s < d.Scores[best]) || (c.rule != MinResidual && s > d.Scores[best]) {

@@ -54,7 +54,8 @@ func TestSRCSeparatesAndDegrades(t *testing.T) {
 }
 
 // TestResidualsMatchDefinition recomputes Eqn. 8 from full-length masked
-// codes v_i: ε_i = k(X,X) − 2 v_iᵀk + v_iᵀK v_i.
+// codes v_i: ε_i = k(X,X) − 2 v_iᵀk + v_iᵀK v_i, and the sparsity
+// concentration index and residual shares from the codes.
 func TestResidualsMatchDefinition(t *testing.T) {
 	train, test := synthetic(t, synth.Paper(1, 0.3), 9)
 	K, kx := steinGrams(t, spd.SteinKernel{Sigma: 1.5}, train.X, test.X[:20])
@@ -90,6 +91,7 @@ func TestResidualsMatchDefinition(t *testing.T) {
 		if d.Label != bestLabel {
 			t.Errorf("query %d: predicted %d, smallest residual is class %d", q, d.Label, bestLabel)
 		}
+		checkSCIAndShares(t, c, d, v, train.Labels)
 		rank := c.Rank(d)
 		if rank[0] != d.Label || len(rank) != 4 {
 			t.Errorf("query %d: ranking %v does not start with the prediction %d", q, rank, d.Label)

@@ -18,6 +18,15 @@
 // violation m(α) − M(α) is at most the tolerance ε. Queries are classified
 // one-vs-one by voting (Knerr et al. 1990; Hsu and Lin 2002).
 //
+// With Options.Probability the model is also calibrated, as libsvm's
+// -b 1 does: each machine's decision values f from an internal
+// cross-validation on its items are fitted with Platt's sigmoid
+// P(Pos | f) = 1/(1 + exp(A f + B)) (Platt, "Probabilistic outputs for
+// support vector machines", 1999), by the Newton method of Lin, Lin and
+// Weng (Machine Learning 68, 2007), and a query's pairwise probabilities
+// are coupled into class probabilities by method 2 of Wu, Lin and Weng
+// (JMLR 5, 2004) (Decision.Prob).
+//
 // Fit and FitOn train a Model, which Predicts the class of one query
 // (PredictTo into a reused Decision, PredictBatch for many). Both Fit and
 // PredictBatch take a context and return an error wrapping ctx.Err() soon
@@ -64,6 +73,16 @@ type Options struct {
 	// many queries the Model's PredictBatch decides at once (0:
 	// GOMAXPROCS). The model and its decisions do not depend on it.
 	Workers int
+	// Probability also calibrates the model (Model.Calibrated): after
+	// each binary machine, it fits the Platt sigmoid of the machine's
+	// decision values by an internal cross-validation on the machine's
+	// items over ProbabilityFolds folds (0: DefaultProbabilityFolds),
+	// drawn from Seed, as libsvm's -b 1 does, so that the model's
+	// decisions carry class probabilities (Decision.Prob). It costs about
+	// ProbabilityFolds more trainings of each machine.
+	Probability      bool
+	ProbabilityFolds int
+	Seed             uint64
 	// Workspace, when not nil, lends the buffers of the binary machines
 	// (each its pair's block of K), so that many Fit calls, such as
 	// every fold and C candidate of a cross-validation, reuse them
@@ -88,6 +107,10 @@ type machineBufs struct {
 	block     []float64
 	idx, kidx []int
 	y         []float64
+	// The calibration's: a fold's training items, their kernel block and
+	// labels, and every item's cross-validated decision value.
+	sub             []int
+	subK, subY, dec []float64
 }
 
 // get lends a worker's buffers, new ones for a nil w.
@@ -130,6 +153,8 @@ type Model struct {
 	Machines []Binary
 	// n is the number of training items, the columns PredictBatch expects.
 	n int
+	// calibrated: the machines carry Platt sigmoids (Options.Probability).
+	calibrated bool
 	// workers is Options.Workers, PredictBatch's parallelism.
 	workers int
 }
@@ -153,6 +178,10 @@ type Binary struct {
 	// Iters counts SMO steps; Converged reports Violation <= ε.
 	Iters     int
 	Converged bool
+	// ProbA and ProbB are the Platt sigmoid P(Pos | f) =
+	// 1/(1 + exp(ProbA·f + ProbB)) of a calibrated model (Platt 1999),
+	// zero otherwise.
+	ProbA, ProbB float64
 }
 
 // Decision returns f(x) from row, the kernel values k(x_i, x) of x against
@@ -222,7 +251,14 @@ func FitOn(ctx context.Context, k mat.Symmetric, items, labels []int, o Options)
 	if tol == 0 {
 		tol = DefaultTol
 	}
-	m := &Model{n: n, workers: o.Workers}
+	folds := o.ProbabilityFolds
+	switch {
+	case folds == 0:
+		folds = DefaultProbabilityFolds
+	case folds < 2:
+		return nil, fmt.Errorf("svm: %d probability folds, want >= 2 (0: %d)", folds, DefaultProbabilityFolds)
+	}
+	m := &Model{n: n, workers: o.Workers, calibrated: o.Probability}
 	members := map[int][]int{}
 	for i, l := range labels {
 		members[l] = append(members[l], i)
@@ -285,7 +321,10 @@ func FitOn(ctx context.Context, k mat.Symmetric, items, labels []int, o Options)
 		}
 		bm.Bias, bm.Objective, bm.Violation = s.bias, s.objective, s.gap
 		bm.Iters, bm.Converged = s.iters, s.converged
-		return nil
+		if o.Probability {
+			bm.ProbA, bm.ProbB, err = calibrate(ctx, b.block, y, o.C, tol, maxIter, folds, o.Seed, p, b)
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -398,6 +437,12 @@ type Decision struct {
 	// signed towards it: +f for the machines where it is Pos, −f where it
 	// is Neg.
 	Scores []float64
+	// Prob[c] is, for a calibrated model (Model.Calibrated), the
+	// probability of Classes[c]: the machines' Platt probabilities,
+	// bounded to [1e−7, 1 − 1e−7], coupled by Wu, Lin and Weng's method 2
+	// (couple), as libsvm's svm_predict_probability computes them; nil
+	// otherwise. Label stays the vote's winner.
+	Prob []float64
 }
 
 // Predict returns the decision on one query from row, its kernel values
@@ -419,15 +464,27 @@ func (m *Model) PredictBatch(ctx context.Context, kq *mat.Dense) ([]Decision, er
 	if n != m.n {
 		return nil, fmt.Errorf("svm: query kernel values have %d columns, want one per training item (%d)", n, m.n)
 	}
-	// One slab each for the votes and scores of all queries.
+	// One slab each for the votes, scores and probabilities of all
+	// queries.
 	k := len(m.Classes)
 	votes, scores := make([]int, q*k), make([]float64, q*k)
+	var probs []float64
+	if m.calibrated {
+		probs = make([]float64, q*k)
+	}
 	out := make([]Decision, q)
 	for r := range out {
 		out[r].Votes, out[r].Scores = votes[r*k:(r+1)*k:(r+1)*k], scores[r*k:(r+1)*k:(r+1)*k]
+		if probs != nil {
+			out[r].Prob = probs[r*k : (r+1)*k : (r+1)*k]
+		}
 	}
-	err := pool.ForCtx(ctx, q, m.workers, func(_, r int) error {
-		return m.PredictTo(&out[r], kq.RawRowView(r))
+	scratch := make([]*coupling, pool.Workers(m.workers))
+	err := pool.ForCtx(ctx, q, m.workers, func(w, r int) error {
+		if scratch[w] == nil && m.calibrated {
+			scratch[w] = m.newCoupling()
+		}
+		return m.predictTo(&out[r], kq.RawRowView(r), scratch[w])
 	})
 	if err != nil {
 		return nil, err
@@ -437,10 +494,21 @@ func (m *Model) PredictBatch(ctx context.Context, kq *mat.Dense) ([]Decision, er
 
 // PredictTo writes into d the one-vs-one decision on the query whose
 // kernel values against the n training items are row: each binary machine
-// votes by the sign of its f(x) (Binary.Decision). It reuses d's slices
-// when they are long enough. It returns an error when row's length is not
-// n or it holds a NaN or infinite value.
+// votes by the sign of its f(x) (Binary.Decision); a calibrated model
+// also couples the machines' probabilities (Decision.Prob). It reuses d's
+// slices when they are long enough. It returns an error when row's length
+// is not n or it holds a NaN or infinite value.
 func (m *Model) PredictTo(d *Decision, row []float64) error {
+	var cs *coupling
+	if m.calibrated {
+		cs = m.newCoupling()
+	}
+	return m.predictTo(d, row, cs)
+}
+
+// predictTo is PredictTo with the coupling's scratch cs, nil for an
+// uncalibrated model.
+func (m *Model) predictTo(d *Decision, row []float64, cs *coupling) error {
 	if len(row) != m.n {
 		return fmt.Errorf("svm: %d query kernel values, want one per training item (%d)", len(row), m.n)
 	}
@@ -462,6 +530,13 @@ func (m *Model) PredictTo(d *Decision, row []float64) error {
 		}
 		d.Scores[bm.Pos] += f
 		d.Scores[bm.Neg] -= f
+		if cs != nil {
+			cs.pair(bm, f)
+		}
+	}
+	if cs != nil {
+		d.Prob = resize(d.Prob, k)
+		couple(d.Prob, cs.r, cs.qp)
 	}
 	best := 0
 	for c := 1; c < k; c++ {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -769,4 +770,233 @@ func TestCancel(t *testing.T) {
 			t.Errorf("PredictBatch, %s: decisions came with the error", tc.name)
 		}
 	}
+}
+
+// TestSigmoidFitIsOptimal checks Lin, Lin and Weng's Newton method by the
+// optimality of its answer: the gradient of the cross-entropy against
+// Platt's targets vanishes at (A, B), and no nearby point is better.
+func TestSigmoidFitIsOptimal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name     string
+		a, b     float64 // the sigmoid the labels are drawn from
+		n        int
+		scale    float64 // spread of the decision values
+		separate bool    // all positives above all negatives
+	}{
+		{"overlapping", -2, 0.3, 200, 1, false},
+		{"steep", -8, -1, 150, 1, false},
+		{"wide values", -0.01, 0.5, 120, 300, false},
+		{"separable", 0, 0, 40, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dec, y := make([]float64, tc.n), make([]float64, tc.n)
+			for i := range dec {
+				dec[i] = tc.scale * rng.NormFloat64()
+				p := 1 / (1 + math.Exp(tc.a*dec[i]+tc.b))
+				y[i] = -1
+				if tc.separate && dec[i] > 0 || !tc.separate && rng.Float64() < p {
+					y[i] = 1
+				}
+			}
+			a, b := sigmoidFit(dec, y)
+			npos := float64(len(slices.DeleteFunc(slices.Clone(y), func(l float64) bool { return l < 0 })))
+			targets := map[bool]float64{true: (npos + 1) / (npos + 2), false: 1 / (float64(tc.n) - npos + 2)}
+			// The cross-entropy of Platt's Eqn. 6 and its gradient in (A, B).
+			f := func(a, b float64) (val, ga, gb float64) {
+				for i, d := range dec {
+					tgt, p := targets[y[i] > 0], 1/(1+math.Exp(a*d+b))
+					val -= tgt*math.Log(p) + (1-tgt)*math.Log(1-p)
+					ga, gb = ga+d*(tgt-p), gb+(tgt-p)
+				}
+				return val, ga, gb
+			}
+			val, ga, gb := f(a, b)
+			if math.Abs(ga) > 1e-4 || math.Abs(gb) > 1e-4 {
+				t.Errorf("(A, B) = (%g, %g): gradient (%g, %g), want 0", a, b, ga, gb)
+			}
+			for _, dx := range [][2]float64{{1e-3, 0}, {-1e-3, 0}, {0, 1e-3}, {0, -1e-3}} {
+				if v, _, _ := f(a+dx[0]/tc.scale, b+dx[1]); v < val-1e-9 {
+					t.Errorf("(A, B) = (%g, %g): a step by %v lowers the cross-entropy from %g to %g", a, b, dx, val, v)
+				}
+			}
+			if !tc.separate && (a > 0) != (tc.a > 0) {
+				t.Errorf("A = %g, want the sign of %g", a, tc.a)
+			}
+		})
+	}
+}
+
+// TestCoupleRecoversConsistentProbabilities gives couple pairwise
+// probabilities r_ij = p_i/(p_i + p_j) of known p, whose least-squares
+// solution is p itself (Wu, Lin and Weng 2004, method 2).
+func TestCoupleRecoversConsistentProbabilities(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, k := range []int{1, 2, 3, 7, 40} {
+		p := make([]float64, k)
+		var s float64
+		for i := range p {
+			p[i] = 0.05 + rng.Float64()
+			s += p[i]
+		}
+		for i := range p {
+			p[i] /= s
+		}
+		r := make([]float64, k*k)
+		for i := range k {
+			for j := range k {
+				if i != j {
+					r[i*k+j] = p[i] / (p[i] + p[j])
+				}
+			}
+		}
+		got := make([]float64, k)
+		couple(got, r, make([]float64, 2*k))
+		var sum float64
+		for i := range got {
+			sum += got[i]
+			if math.Abs(got[i]-p[i]) > 2e-3/float64(k) {
+				t.Errorf("k = %d: p[%d] = %g, want %g", k, i, got[i], p[i])
+			}
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Errorf("k = %d: probabilities sum to %g", k, sum)
+		}
+	}
+}
+
+// TestCalibratedModel checks a calibrated model on separated blobs:
+// probabilities sum to one, favour the true class, do not depend on the
+// worker count, and leave the machines and votes as Fit makes them
+// without calibration.
+func TestCalibratedModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	centres := [][]float64{{0, 0}, {3, 0}, {0, 3}, {3, 3}}
+	x, y := blobs(rng, centres, []int{4, 1, 9, 2}, 25, 0.5)
+	k := sym(rbf(x, x, 0.5))
+	qx, qy := blobs(rng, centres, []int{4, 1, 9, 2}, 10, 0.5)
+	kq := rbf(qx, x, 0.5)
+	plain, err := Fit(context.Background(), k, y, Options{C: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []Decision
+	for w, workers := range []int{1, 3} {
+		m, err := Fit(context.Background(), k, y, Options{C: 1, Probability: true, Seed: 7, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.Calibrated() || plain.Calibrated() {
+			t.Fatal("Calibrated does not say which model is")
+		}
+		ds, err := m.PredictBatch(context.Background(), kq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pd, err := plain.PredictBatch(context.Background(), kq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var right, sure float64
+		for q, d := range ds {
+			if d.Label != pd[q].Label || !slices.Equal(d.Votes, pd[q].Votes) || pd[q].Prob != nil {
+				t.Fatalf("query %d: the calibrated model decides %+v, the plain one %+v", q, d, pd[q])
+			}
+			var sum float64
+			best := 0
+			for c, p := range d.Prob {
+				sum += p
+				if p > d.Prob[best] {
+					best = c
+				}
+			}
+			if math.Abs(sum-1) > 1e-9 {
+				t.Errorf("query %d: probabilities %v sum to %g", q, d.Prob, sum)
+			}
+			c, _ := slices.BinarySearch(m.Classes, qy[q])
+			sure += d.Prob[c] / float64(len(ds))
+			if m.Classes[best] == qy[q] {
+				right++
+			}
+		}
+		if right < 0.9*float64(len(ds)) || sure < 0.7 {
+			t.Errorf("the most probable class is right for %v of %d queries, mean probability of the truth %.3f", right, len(ds), sure)
+		}
+		if w == 0 {
+			want = ds
+		} else {
+			for q := range ds {
+				if !slices.Equal(ds[q].Prob, want[q].Prob) {
+					t.Fatalf("query %d: probabilities %v with %d workers, %v with 1", q, ds[q].Prob, workers, want[q].Prob)
+				}
+			}
+		}
+		one, err := m.Predict(kq.RawRowView(0))
+		if err != nil || !slices.Equal(one.Prob, ds[0].Prob) {
+			t.Errorf("Predict gives %v (%v), PredictBatch %v", one.Prob, err, ds[0].Prob)
+		}
+	}
+}
+
+// TestCompactAndRestore checks that the model over its support vectors
+// only, restored from its parts, decides as the whole model, bit for bit,
+// and that Restore refuses parts that do not fit together.
+func TestCompactAndRestore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	centres := [][]float64{{0, 0}, {2, 0}, {0, 2}}
+	x, y := blobs(rng, centres, []int{0, 1, 2}, 30, 1)
+	k := sym(rbf(x, x, 0.5))
+	qx, _ := blobs(rng, centres, []int{0, 1, 2}, 10, 1)
+	kq := rbf(qx, x, 0.5)
+	m, err := Fit(context.Background(), k, y, Options{C: 10, Probability: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, items := m.Compact()
+	if len(items) >= len(x) || len(items) == 0 {
+		t.Fatalf("%d support vectors of %d items", len(items), len(x))
+	}
+	r, err := Restore(c.Classes, c.Machines, len(items), Options{Probability: true, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.PredictBatch(context.Background(), kq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := rbf(qx, pick(x, items), 0.5)
+	got, err := r.PredictBatch(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q := range want {
+		if got[q].Label != want[q].Label || !slices.Equal(got[q].Scores, want[q].Scores) || !slices.Equal(got[q].Prob, want[q].Prob) {
+			t.Fatalf("query %d: compact model %+v, whole %+v", q, got[q], want[q])
+		}
+	}
+	bad := slices.Clone(c.Machines)
+	bad[1].SV = []int{len(items)}
+	bad[1].Coef = []float64{1}
+	for _, tc := range []struct {
+		name     string
+		classes  []int
+		machines []Binary
+	}{
+		{"one class", c.Classes[:1], nil},
+		{"classes out of order", []int{2, 1, 0}, c.Machines},
+		{"machines missing", c.Classes, c.Machines[:2]},
+		{"support vector out of range", c.Classes, bad},
+	} {
+		if _, err := Restore(tc.classes, tc.machines, len(items), Options{}); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
+
+func pick(x [][]float64, items []int) [][]float64 {
+	out := make([][]float64, len(items))
+	for a, i := range items {
+		out[a] = x[i]
+	}
+	return out
 }
