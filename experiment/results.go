@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/store"
 )
 
@@ -91,9 +92,56 @@ type Result struct {
 	// last entries of Energy and EnergyStd.
 	FinalEnergy    float64 `json:"final_energy_mean,omitempty"`
 	FinalEnergyStd float64 `json:"final_energy_std,omitempty"`
+	// Items holds, for methods that score their answers
+	// (classify.Spec.Scores), each repeat's test items' answers and
+	// scores.
+	Items []*ItemScores `json:"item_scores,omitempty"`
 	// Notes records what the protocol had to adapt (dropped classes or
 	// regions, short classes).
 	Notes []string `json:"notes,omitempty"`
+}
+
+// ItemScores are a method's answers on the test items of one repeat,
+// with their scores (classify.ItemScore), as columns in the order of the
+// repeat's test items: the true class, the predicted class and its score,
+// the class ranked second (−1: none) and its score, and, for SRC methods,
+// the code's sparsity concentration index. Classes are indices into
+// Result.Classes; scores are rounded to ScoreDecimals decimals, which
+// keeps results.json small (about 30 bytes an item).
+type ItemScores struct {
+	Truth       []int     `json:"truth"`
+	Label       []int     `json:"label"`
+	Score       []float64 `json:"score"`
+	Second      []int     `json:"second_label"`
+	SecondScore []float64 `json:"second_score"`
+	SCI         []float64 `json:"sci,omitempty"`
+}
+
+// ScoreDecimals is the number of decimals of the scores of ItemScores.
+const ScoreDecimals = 4
+
+// itemScores returns the columns of the scores s of test items whose
+// true classes are truth; nil without scores.
+func itemScores(truth []int, s []classify.ItemScore) *ItemScores {
+	if s == nil {
+		return nil
+	}
+	n := len(s)
+	x := &ItemScores{Truth: truth, Label: make([]int, n), Score: make([]float64, n), Second: make([]int, n), SecondScore: make([]float64, n)}
+	round := func(v float64) float64 {
+		const scale = 1e4 // 10^ScoreDecimals
+		return math.Round(v*scale) / scale
+	}
+	for i, v := range s {
+		x.Label[i], x.Score[i], x.Second[i], x.SecondScore[i] = v.Label, round(v.Score), v.Second, round(v.SecondScore)
+		if !math.IsNaN(v.SCI) {
+			if x.SCI == nil {
+				x.SCI = make([]float64, n)
+			}
+			x.SCI[i] = round(v.SCI)
+		}
+	}
+	return x
 }
 
 // Kind is what a Result measures.
@@ -214,15 +262,92 @@ func meanStd(v []float64) (mean, std float64) {
 // ResultsFile is the name of the file of Results in a run's folder.
 const ResultsFile = "results.json"
 
-// Encode returns the bytes of results.json: r as indented JSON and a
-// final newline. Package experiment/report writes them into a run's
-// folder with summary.md and the figures, as one output set.
+// Encode returns the bytes of results.json: r as indented JSON, each
+// array of numbers or strings on one line (compactArrays), and a final
+// newline. Package experiment/report writes them into a run's folder with
+// summary.md and the figures, as one output set.
 func (r *Results) Encode() ([]byte, error) {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode results: %w", err)
 	}
-	return append(b, '\n'), nil
+	return append(compactArrays(b), '\n'), nil
+}
+
+// compactArrays returns the indented JSON b with every array that holds
+// no array or object written on one line, its elements separated by
+// commas: the per-item scores, confusion rows and curves of a run, which
+// json.MarshalIndent writes one number a line.
+func compactArrays(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '"':
+			end := stringEnd(b, i)
+			out = append(out, b[i:end]...)
+			i = end - 1
+		case c == '[':
+			end, flat := arrayEnd(b, i)
+			if !flat {
+				out = append(out, c)
+				continue
+			}
+			for j := i; j < end; j++ {
+				switch b[j] {
+				case ' ', '\n', '\t', '\r':
+				case '"':
+					e := stringEnd(b, j)
+					out = append(out, b[j:e]...)
+					j = e - 1
+				default:
+					out = append(out, b[j])
+				}
+			}
+			i = end - 1
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// stringEnd returns the index just past the JSON string that starts at
+// b[i] (a quote).
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+// arrayEnd returns the index just past the JSON array that starts at b[i]
+// (a bracket), and whether it holds no array or object.
+func arrayEnd(b []byte, i int) (int, bool) {
+	flat := true
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			j = stringEnd(b, j) - 1
+		case '[', '{':
+			if j > i {
+				flat = false
+			}
+			depth++
+		case ']', '}':
+			depth--
+			if depth == 0 {
+				return j + 1, flat
+			}
+		}
+	}
+	return len(b), flat
 }
 
 // ReadResults reads a results.json written by covpipe run (Encode's

@@ -71,3 +71,38 @@ func TestEnergyResultJSON(t *testing.T) {
 		t.Errorf("unknown kind: %v", err)
 	}
 }
+
+// TestCompactArrays checks that results.json's arrays of scalars come out
+// on one line and that the document still decodes to the same values,
+// strings with brackets, quotes and escapes included.
+func TestCompactArrays(t *testing.T) {
+	v := map[string]any{
+		"runs":   []float64{1.5, 2, -3e-7},
+		"nested": [][]int{{1, 2}, {3}},
+		"empty":  []int{},
+		"names":  []string{`a[b]`, `"q"`, `back\slash`, "x,\n y"},
+		"obj":    []map[string]any{{"k": []int{4, 5}, "s": "]{"}},
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := compactArrays(b)
+	var want, got any
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(c, &got); err != nil {
+		t.Fatalf("%v:\n%s", err, c)
+	}
+	wb, _ := json.Marshal(want)
+	gb, _ := json.Marshal(got)
+	if string(wb) != string(gb) {
+		t.Errorf("compacted document decodes to %s, want %s", gb, wb)
+	}
+	for _, line := range []string{`"runs": [1.5,2,-3e-7]`, `"k": [4,5]`, `[1,2]`, `"empty": []`} {
+		if !strings.Contains(string(c), line) {
+			t.Errorf("no line %q in\n%s", line, c)
+		}
+	}
+}

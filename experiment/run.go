@@ -185,7 +185,8 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 	// synthetic task draws new data, with its pairwise matrices, in every
 	// repeat.
 	type record struct {
-		out          []*classify.Outcome // without predictions and rankings
+		out          []*classify.Outcome // without predictions, rankings and scores
+		items        []*ItemScores
 		acc          []float64
 		cmc          [][]float64
 		secs         []float64
@@ -254,7 +255,8 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 			if err != nil {
 				return fmt.Errorf("method %q, repeat %d: %w", e.cfg.Methods[mi].Name, r, err)
 			}
-			out.Pred, out.Ranking = nil, nil
+			rec.items = append(rec.items, itemScores(truth, out.Scores))
+			out.Pred, out.Ranking, out.Scores = nil, nil, nil
 			rec.out = append(rec.out, out)
 			rec.acc = append(rec.acc, acc)
 			rec.cmc = append(rec.cmc, cmc)
@@ -280,6 +282,9 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 			res.Degenerate = append(res.Degenerate, o.Degenerate)
 			res.Unconverged = append(res.Unconverged, o.Unconverged)
 			res.Params = append(res.Params, o.Params)
+			if items := rec.items[mi]; items != nil {
+				res.Items = append(res.Items, items)
+			}
 			lambdas = append(lambdas, o.Lambdas...)
 			res.TrainItems = append(res.TrainItems, rec.train)
 			res.TestItems = append(res.TestItems, rec.tests)

@@ -71,6 +71,10 @@ type Spec struct {
 	// which energy-curve tasks (the paper's Fig. 7) run instead of
 	// Classify; nil for a method that cannot, which such tasks refuse.
 	Energy EnergyTracer
+	// Scores says that the method's Outcomes hold Scores, each test
+	// item's answer with its confidence, which results.json records and
+	// open-set tasks threshold.
+	Scores bool
 	// Warnings are notes on the method's configuration for the user, such
 	// as a deprecated spelling; the loader collects them
 	// (experiment.Plan.Warnings).

@@ -121,4 +121,7 @@ type Outcome struct {
 	// Lambdas holds, for sparse-coding methods, the λ each test item was
 	// coded with (λ_max-relative weights give one per item).
 	Lambdas []float64
+	// Scores holds, for methods that declare Spec.Scores, each test
+	// item's answer with its confidence, in Split.Test order.
+	Scores []ItemScore
 }

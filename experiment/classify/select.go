@@ -59,6 +59,14 @@ type Runner[P comparable] func(d *Data, train, test []int, p P) (*Outcome, error
 // records the parameters in Outcome.Params. Once ctx is cancelled it
 // starts no more runs and returns ctx.Err().
 func Select[P comparable](ctx context.Context, s *Split, params []P, memo *Memo[P], run Runner[P]) (*Outcome, Candidate[P], *Data, error) {
+	return SelectFinal(ctx, s, params, memo, run, run)
+}
+
+// SelectFinal is Select with final running the chosen candidate on the
+// split, and run the cross-validation folds: a method whose final run
+// does more than the folds need (a calibration of its scores) does it
+// once.
+func SelectFinal[P comparable](ctx context.Context, s *Split, params []P, memo *Memo[P], run, final Runner[P]) (*Outcome, Candidate[P], *Data, error) {
 	data := s.AllVariants()
 	var cands []Candidate[P]
 	for v := range data {
@@ -84,7 +92,7 @@ func Select[P comparable](ctx context.Context, s *Split, params []P, memo *Memo[
 		return nil, best, nil, err
 	}
 	d := data[best.Variant]
-	o, err := run(d, s.Train, s.Test, best.Params)
+	o, err := final(d, s.Train, s.Test, best.Params)
 	if err != nil {
 		return nil, best, nil, err
 	}

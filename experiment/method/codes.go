@@ -122,7 +122,7 @@ func nonZero(v float64) classify.Floats {
 // Spec declares the σ check against Theorem 1, the need for a dictionary
 // split and the energy tracer.
 func (m *codes) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: 1, CheckDim: m.kernel.Check, Dictionary: true, Energy: m}
+	return classify.Spec{Params: m.p, Candidates: 1, CheckDim: m.kernel.Check, Dictionary: true, Energy: m, Scores: true}
 }
 
 func (m *codes) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {

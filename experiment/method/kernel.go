@@ -70,7 +70,7 @@ func (k kernelChoice) checkDim(d int) error {
 // candidates: σ checked against Theorem 1 by checkDim, the pairwise
 // quantity the kernel maps, and the warnings of the kernel's name.
 func (k kernelChoice) spec(params any, candidates int) classify.Spec {
-	return classify.Spec{Params: params, Candidates: candidates, CheckDim: k.checkDim,
+	return classify.Spec{Params: params, Candidates: candidates, CheckDim: k.checkDim, Scores: true,
 		Quantities: []classify.Quantity{k.kernel.Quantity}, Warnings: k.warnings}
 }
 

@@ -165,7 +165,9 @@ func (w weight) set(o rsr.ClassifierOptions) rsr.ClassifierOptions {
 }
 
 // src classifies the test items by kernel SRC (rsr.Classifier) over the
-// training items, with kernel values k(X_i, X_j) = f(P_ij) of the pairwise
+// training items, scoring each by its classes' shares of the explained
+// energy and its code's concentration (rsr.Classifier.Shares,
+// rsr.Decision.SCI), with kernel values k(X_i, X_j) = f(P_ij) of the pairwise
 // quantity p, the test items in blocks (classify.ForBlocks) on workers
 // goroutines. Both kernels used are normalised, k(X, X) = 1: exp(−σ·0)
 // for the Stein kernel, unit vectors for logE-SR. The training block and
@@ -182,7 +184,8 @@ func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, t
 	if err != nil {
 		return nil, err
 	}
-	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Lambdas: make([]float64, len(test))}
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Lambdas: make([]float64, len(test)), Scores: make([]classify.ItemScore, len(test))}
+	classes := c.Labels()
 	kxx := make([]float64, min(len(test), classify.BlockSize))
 	for i := range kxx {
 		kxx[i] = 1
@@ -198,6 +201,7 @@ func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, t
 			out.Pred[i] = d.Label
 			out.Ranking[i] = c.Rank(d)
 			out.Lambdas[i] = d.Lambda
+			out.Scores[i] = classify.RankedScore(out.Ranking[i], classes, c.Shares(d), d.SCI)
 			if d.Degenerate {
 				out.Degenerate++
 			}

@@ -62,7 +62,7 @@ func metricNames() string {
 // Spec declares the split's Stein divergences, which the Stein and AIRM
 // rankings read.
 func (m *nn) Spec() classify.Spec {
-	s := classify.Spec{Params: m.p, Candidates: 1, Warnings: m.warnings}
+	s := classify.Spec{Params: m.p, Candidates: 1, Warnings: m.warnings, Scores: true}
 	if m.metric == spd.SteinMetric || m.metric == spd.AIRMMetric {
 		s.Quantities = []classify.Quantity{classify.Stein{}}
 	}
@@ -83,7 +83,7 @@ func (m *nn) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome
 			if err != nil {
 				return nil, err
 			}
-			out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
+			out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
 			err = classify.ForBlocks(ctx, p, test, train, classify.Identity, &m.blocks, func(off int, k *mat.Dense) error {
 				n, _ := k.Dims()
 				o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, func(_, q, a int) (float64, error) { return k.At(q, a), nil })
@@ -92,6 +92,7 @@ func (m *nn) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome
 				}
 				copy(out.Pred[off:], o.Pred)
 				copy(out.Ranking[off:], o.Ranking)
+				copy(out.Scores[off:], o.Scores)
 				return nil
 			})
 			return out, err
@@ -113,7 +114,8 @@ func (m *nn) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome
 
 // nearest ranks the classes of train for each test item by their nearest
 // member under dist(worker, q, a) between test[q] and train[a], ties by
-// label, on workers goroutines. Once ctx is cancelled it starts no more
+// label, on workers goroutines, and scores it by the distances of its two
+// nearest classes (classify.NearestScores). Once ctx is cancelled it starts no more
 // test items and returns ctx.Err().
 func nearest(ctx context.Context, labels, train, test []int, workers int, dist func(w, i, j int) (float64, error)) (*classify.Outcome, error) {
 	classes := classify.SortedKeys(classify.ByClass(labels, train))
@@ -121,7 +123,7 @@ func nearest(ctx context.Context, labels, train, test []int, workers int, dist f
 	for a, j := range train {
 		class[a], _ = slices.BinarySearch(classes, labels[j])
 	}
-	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
 	bests := make([][]float64, pool.Workers(workers))
 	err := pool.ForErr(len(test), workers, func(w, q int) error {
 		if err := ctx.Err(); err != nil {
@@ -149,6 +151,7 @@ func nearest(ctx context.Context, labels, train, test []int, workers int, dist f
 			r[k] = k
 		}
 		slices.SortFunc(r, func(a, b int) int { return cmp.Or(cmp.Compare(best[a], best[b]), a-b) })
+		out.Scores[q] = nearestScore(classes, r, best)
 		for k, c := range r {
 			r[k] = classes[c]
 		}
@@ -159,4 +162,17 @@ func nearest(ctx context.Context, labels, train, test []int, workers int, dist f
 		return nil, err
 	}
 	return out, nil
+}
+
+// nearestScore is the ItemScore of a nearest-neighbour answer: order lists
+// positions in classes from nearest to farthest, dist[c] the distance of
+// classes[c]'s nearest member.
+func nearestScore(classes, order []int, dist []float64) classify.ItemScore {
+	d2 := math.Inf(1)
+	s := classify.ItemScore{Label: classes[order[0]], Second: -1, SCI: math.NaN()}
+	if len(order) > 1 {
+		s.Second, d2 = classes[order[1]], dist[order[1]]
+	}
+	s.Score, s.SecondScore = classify.NearestScores(dist[order[0]], d2)
+	return s
 }

@@ -20,8 +20,9 @@ import (
 // members in ascending S; a priority queue orders classes by a lower bound
 // on their nearest member's distance, min(best found, the bound of the next
 // unvisited member), and a class is emitted once its exact minimum is no
-// larger than every other bound. The first ranks classes (at least one)
-// come out in exact order; the rest follow by their bounds.
+// larger than every other bound. The first ranks classes (at least two,
+// whose distances score the answer: classify.NearestScores) come out in
+// exact order; the rest follow by their bounds.
 func airmRanking(ctx context.Context, d *classify.Data, p classify.Pairs, train, test []int, ranks, workers int, scratch *classify.Scratch) (*classify.Outcome, error) {
 	// Members of each class by their position in train.
 	groups := map[int][]int{}
@@ -30,7 +31,7 @@ func airmRanking(ctx context.Context, d *classify.Data, p classify.Pairs, train,
 	}
 	labels := classify.SortedKeys(groups)
 	dim := d.Set.Dim()
-	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
 	// Each worker keeps its classes, their members (one buffer over all
 	// of train) and its queue from query to query.
 	type state struct {
@@ -39,7 +40,7 @@ func airmRanking(ctx context.Context, d *classify.Data, p classify.Pairs, train,
 		q       classQueue
 	}
 	states := make([]*state, pool.Workers(workers))
-	ranks = max(1, ranks)
+	ranks = max(2, ranks)
 	err := classify.ForBlocks(ctx, p, test, train, classify.Identity, scratch, func(off int, div *mat.Dense) error {
 		n, _ := div.Dims()
 		return pool.ForErr(n, workers, func(w, qb int) error {
@@ -76,10 +77,14 @@ func airmRanking(ctx context.Context, d *classify.Data, p classify.Pairs, train,
 			}
 			heap.Init(&st.q)
 			ranking := make([]int, 0, len(labels))
+			nearest := [2]float64{math.Inf(1), math.Inf(1)}
 			for st.q.Len() > 0 && len(ranking) < ranks {
 				c := st.q[0]
 				if c.resolved() {
 					heap.Pop(&st.q)
+					if len(ranking) < 2 {
+						nearest[len(ranking)] = c.best
+					}
 					ranking = append(ranking, c.label)
 					continue
 				}
@@ -96,6 +101,11 @@ func airmRanking(ctx context.Context, d *classify.Data, p classify.Pairs, train,
 			}
 			out.Ranking[qi] = ranking
 			out.Pred[qi] = ranking[0]
+			out.Scores[qi] = classify.ItemScore{Label: ranking[0], Second: -1, SCI: math.NaN()}
+			if len(ranking) > 1 {
+				out.Scores[qi].Second = ranking[1]
+			}
+			out.Scores[qi].Score, out.Scores[qi].SecondScore = classify.NearestScores(nearest[0], nearest[1])
 			return nil
 		})
 	})

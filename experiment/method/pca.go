@@ -113,7 +113,7 @@ func newPCA(n *yaml.Node, typ, spec string, step int, normalise string) (classif
 // Spec declares the sparsity candidates and asks for the method's
 // vectors.
 func (m *pcaSRC) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: len(m.cands), Vectors: m.vectors}
+	return classify.Spec{Params: m.p, Candidates: len(m.cands), Vectors: m.vectors, Scores: true}
 }
 
 func (m *pcaSRC) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {

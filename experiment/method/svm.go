@@ -3,6 +3,7 @@ package method
 import (
 	"context"
 	"fmt"
+	"math"
 	"weak"
 
 	"github.com/covpipe/covpipe/experiment/classify"
@@ -95,8 +96,10 @@ func (m *steinSVM) Classify(ctx context.Context, s *classify.Split) (*classify.O
 	if err := m.kernel.checkDim(s.Data.Set.Dim()); err != nil {
 		return nil, err
 	}
-	o, c, d, err := classify.Select(ctx, s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
-		return m.run(ctx, s, d, train, test, p)
+	o, c, d, err := classify.SelectFinal(ctx, s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
+		return m.run(ctx, s, d, train, test, p, false)
+	}, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
+		return m.run(ctx, s, d, train, test, p, true)
 	})
 	if err != nil {
 		return nil, err
@@ -105,18 +108,21 @@ func (m *steinSVM) Classify(ctx context.Context, s *classify.Split) (*classify.O
 	return o, nil
 }
 
-// run trains on train with one candidate's σ and C and classifies test.
+// run trains on train with one candidate's σ and C and classifies test;
+// with calibrate (the final run, not the cross-validation folds) it also
+// calibrates the model (svm.Options.Probability, its folds drawn from the
+// split's seed) and scores each test item by its class probabilities.
 // Every test item's decision uses every binary machine, so when any
 // machine stopped at its iteration cap all test items count as
 // unconverged.
-func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
+func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data, train, test []int, p steinSVMCandidate, calibrate bool) (*classify.Outcome, error) {
 	workers := s.Workers
 	div, k, err := m.kernel.pairs(s, d, p.sigma)
 	if err != nil {
 		return nil, err
 	}
 	labels := classify.Pick(d.Labels, train)
-	opts := svm.Options{C: p.c, Tol: m.p.Tolerance, Workers: workers, Workspace: &m.machines}
+	opts := svm.Options{C: p.c, Tol: m.p.Tolerance, Workers: workers, Workspace: &m.machines, Probability: calibrate, Seed: s.Seed}
 	// The Stein kernel's folds and final training set are items of the
 	// split's training kernel matrix, which the Pairs keeps: train on it.
 	gram, items, err := classify.TrainKernel(ctx, div, train, k)
@@ -138,6 +144,9 @@ func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data,
 		return nil, fmt.Errorf("stein-svm (sigma = %v, c = %v): %w", p.sigma, p.c, err)
 	}
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
+	if calibrate {
+		out.Scores = make([]classify.ItemScore, len(test))
+	}
 	err = classify.ForBlocks(ctx, div, test, train, k, &m.blocks, func(off int, kb *mat.Dense) error {
 		ds, err := model.PredictBatch(ctx, kb)
 		if err != nil {
@@ -146,6 +155,9 @@ func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data,
 		for q, dec := range ds {
 			out.Pred[off+q] = dec.Label
 			out.Ranking[off+q] = model.Rank(dec)
+			if calibrate {
+				out.Scores[off+q] = classify.RankedScore(out.Ranking[off+q], model.Classes, dec.Prob, math.NaN())
+			}
 		}
 		return nil
 	})

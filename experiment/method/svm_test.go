@@ -88,7 +88,7 @@ func TestSteinSVMFolds(t *testing.T) {
 	var wg sync.WaitGroup
 	for k, f := range folds {
 		wg.Go(func() {
-			outs[k], errs[k] = m.(*steinSVM).run(context.Background(), split, data, classify.Without(train, f), f, steinSVMCandidate{1, 10})
+			outs[k], errs[k] = m.(*steinSVM).run(context.Background(), split, data, classify.Without(train, f), f, steinSVMCandidate{1, 10}, false)
 		})
 	}
 	wg.Wait()
