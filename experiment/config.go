@@ -44,7 +44,7 @@ type Config struct {
 	// CMC is the length of the cumulative matching characteristic to
 	// report (ranks 1..CMC); 0 reports accuracy only.
 	CMC int `yaml:"cmc,omitempty" json:"cmc,omitempty"`
-	// Plot selects the report figure: cmc, bars, energy or none (see
+	// Plot selects the report figure: cmc, bars, energy, roc or none (see
 	// Plot); cmc needs CMC > 0.
 	Plot Plot `yaml:"plot,omitempty" json:"plot,omitempty"`
 	// Quick is the documented subset that `covpipe run --quick` runs

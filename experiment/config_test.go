@@ -81,8 +81,8 @@ func TestParseErrors(t *testing.T) {
 		{"two data sources", strings.Replace(validYAML, "    synthetic:", "    average: [x]\n    synthetic:", 1), []string{`unknown key "average" in a synthetic task (allowed: name, synthetic)`}},
 		{"average of nothing", strings.Replace(validYAML, "methods:", "  - {name: avg, average: []}\nmethods:", 1), []string{"average lists no tasks"}},
 		{"negative folds", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nfolds: -1", 1), []string{"folds = -1"}},
-		{"unknown plot", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: pie", 1), []string{`line 5: plot "pie", want cmc, bars, energy or none`}},
-		{"plot not a name", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: [cmc]", 1), []string{"line 5: plot is one of cmc, bars, energy or none"}},
+		{"unknown plot", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: pie", 1), []string{`line 5: plot "pie", want cmc, bars, energy, roc or none`}},
+		{"plot not a name", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: [cmc]", 1), []string{"line 5: plot is one of cmc, bars, energy, roc or none"}},
 		{"cmc plot without ranks", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: cmc", 1), []string{"line 5: plot: cmc needs cmc: R"}},
 		{"average of energy curves", strings.Replace(validYAML, "methods:", energyTask+"  - {name: avg, average: [easy, fig7]}\nmethods:", 1),
 			[]string{`task "avg": task "fig7" gives energy curves, not accuracies`}},
@@ -228,7 +228,7 @@ func TestParsePlot(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"CMC", "bar", "pie", " cmc"} {
-		if _, err := ParsePlot(bad); err == nil || !strings.Contains(err.Error(), "want cmc, bars, energy or none") {
+		if _, err := ParsePlot(bad); err == nil || !strings.Contains(err.Error(), "want cmc, bars, energy, roc or none") {
 			t.Errorf("ParsePlot(%q): %v", bad, err)
 		}
 	}
@@ -253,11 +253,12 @@ func TestParsePlot(t *testing.T) {
 type twoRoles struct{ averageTask }
 
 func (*twoRoles) run(*engine, int) ([]Result, error) { return nil, nil }
+func (*twoRoles) gives() string                      { return "" }
 
 // TestCheckProtocol checks that every protocol of the table has exactly
 // one role, and that one with two is refused.
 func TestCheckProtocol(t *testing.T) {
-	for _, p := range []protocol{&syntheticTask{}, &mosaicTask{}, &averageTask{}, &bestTask{}, &energyCurveTask{},
+	for _, p := range []protocol{&syntheticTask{}, &mosaicTask{}, &averageTask{}, &bestTask{}, &energyCurveTask{}, &openSetTask{},
 		overDataset{&dictionaryTask{}}, overDataset{&selectorsTask{}}, overDataset{&groupSplitTask{}}, overDataset{&randomSplitTask{}}} {
 		if err := checkProtocol(p, nil); err != nil {
 			t.Errorf("%T: %v", p, err)

@@ -24,10 +24,13 @@ const (
 	// PlotEnergy draws, per energy-curve task, the representation energy J
 	// of Eqn. 10 against the iteration (the paper's Fig. 7).
 	PlotEnergy
+	// PlotROC draws, per open-set task, the ROC of known against unknown
+	// test items, a curve per method.
+	PlotROC
 )
 
 // plotNames are the plot values of experiment files, by Plot.
-var plotNames = [...]string{PlotNone: "none", PlotCMC: "cmc", PlotBars: "bars", PlotEnergy: "energy"}
+var plotNames = [...]string{PlotNone: "none", PlotCMC: "cmc", PlotBars: "bars", PlotEnergy: "energy", PlotROC: "roc"}
 
 // String returns the plot's name in experiment files.
 func (p Plot) String() string {
@@ -37,7 +40,7 @@ func (p Plot) String() string {
 	return fmt.Sprintf("Plot(%d)", uint8(p))
 }
 
-// ParsePlot returns the Plot named s: cmc, bars, energy, or none (also
+// ParsePlot returns the Plot named s: cmc, bars, energy, roc, or none (also
 // ""). It returns an error listing the valid names for any other s.
 func ParsePlot(s string) (Plot, error) {
 	if s == "" {
@@ -48,7 +51,7 @@ func ParsePlot(s string) (Plot, error) {
 			return Plot(p), nil
 		}
 	}
-	return PlotNone, fmt.Errorf("plot %q, want cmc, bars, energy or none", s)
+	return PlotNone, fmt.Errorf("plot %q, want cmc, bars, energy, roc or none", s)
 }
 
 // MarshalText writes the plot's name (results.json records the config).
@@ -73,7 +76,7 @@ func (p *Plot) UnmarshalText(b []byte) error {
 // line of a value that is not one.
 func (p *Plot) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: plot is one of cmc, bars, energy or none", n.Line)}}
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: plot is one of cmc, bars, energy, roc or none", n.Line)}}
 	}
 	v, err := ParsePlot(n.Value)
 	if err != nil {

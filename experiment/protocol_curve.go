@@ -45,6 +45,8 @@ func newEnergyCurve(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, erro
 
 func (p *energyCurveTask) offer() offer { return offer{dims: []int{p.Energy.Dim}, energy: true} }
 
+func (p *energyCurveTask) gives() string { return "energy curves" }
+
 func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 	c := p.Energy
 	n := e.cfg.Repeats

@@ -38,6 +38,9 @@ type offer struct {
 	// (Spec.Energy) instead of classifying splits, so that no other
 	// request of a Spec applies.
 	energy bool
+	// scores: the task thresholds the scores of the methods' answers
+	// (Spec.Scores), which a method must give to run on it.
+	scores bool
 }
 
 // unmet lists what a method with Spec s asks for that a task with offer
@@ -56,6 +59,9 @@ func (o offer) unmet(s classify.Spec) []string {
 	if !s.Vectors.IsZero() && !o.vectors {
 		miss = append(miss, fmt.Sprintf("feature vectors of its items (%v), which only an image dataset with regions: whole gives", s.Vectors))
 	}
+	if o.scores && !s.Scores {
+		miss = append(miss, "to score each answer, which open-set tasks threshold (it gives no scores)")
+	}
 	return miss
 }
 
@@ -69,11 +75,14 @@ type splitter interface {
 }
 
 // runner is a protocol that makes its results itself instead of
-// classifying splits: the energy curves of Fig. 7, whose results are not
-// accuracies, so that no combiner takes its tasks.
+// classifying splits: the energy curves of Fig. 7 and the ROCs of open-set
+// tasks, whose results are not accuracies, so that no combiner takes its
+// tasks.
 type runner interface {
 	protocol
 	run(e *engine, task int) ([]Result, error)
+	// gives says what its results are, for errors: "energy curves".
+	gives() string
 }
 
 // combiner is a protocol whose results are made from earlier tasks'
@@ -107,8 +116,8 @@ func checkProtocol(p protocol, planned map[string]protocol) error {
 		return nil
 	}
 	for _, name := range c.sources() {
-		if _, ok := planned[name].(runner); ok {
-			return fmt.Errorf("task %q gives energy curves, not accuracies, so it cannot be combined", name)
+		if r, ok := planned[name].(runner); ok {
+			return fmt.Errorf("task %q gives %s, not accuracies, so it cannot be combined", name, r.gives())
 		}
 	}
 	return nil
@@ -145,6 +154,7 @@ var protocolTypes = []protocolType{
 	{"average", "average: [earlier tasks]", has("average"), newCombiner[averageTask]},
 	{"best", "best: [earlier tasks]", has("best"), newCombiner[bestTask]},
 	{"energy curve", "energy_curve: {sources, dim, points, samples, mix, atoms, iters}", has("energy_curve"), newEnergyCurve},
+	{"open set", "open_set: {unknown, far} with train: and test: selectors or split: {train_per_class} over data.dataset", has("open_set"), newOpenSet},
 	{"dictionary", "dictionary: {learn_per_class, probe_per_class, gallery_per_class, atoms} over data.dataset", has("dictionary"), newOverDataset[dictionaryTask]},
 	{"selectors", "train: {key: [values]} and test: {key: [values]} over data.dataset", has("train", "test"), newOverDataset[selectorsTask]},
 	{"camera split", "split: {by: KEY, train_per_class} over data.dataset", splitBy(true), newOverDataset[groupSplitTask]},

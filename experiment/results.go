@@ -92,6 +92,10 @@ type Result struct {
 	// last entries of Energy and EnergyStd.
 	FinalEnergy    float64 `json:"final_energy_mean,omitempty"`
 	FinalEnergyStd float64 `json:"final_energy_std,omitempty"`
+	// OpenSet holds what an open-set result (KindOpenSet) measures
+	// beside Runs, AccuracyMean and AccuracyStd, which it fills with the
+	// accuracy on the known test items without rejection.
+	OpenSet
 	// Items holds, for methods that score their answers
 	// (classify.Spec.Scores), each repeat's test items' answers and
 	// scores.
@@ -144,6 +148,55 @@ func itemScores(truth []int, s []classify.ItemScore) *ItemScores {
 	return x
 }
 
+// OpenSet is what an open-set result measures (see openSetMeasure).
+type OpenSet struct {
+	// Rejection is what the method's answers are thresholded by: "sci"
+	// (the sparsity concentration index of SRC methods) or "score".
+	Rejection string `json:"rejection,omitempty"`
+	// FAR is the false accept rate (%) of TAR, Identification and
+	// Thresholds.
+	FAR float64 `json:"far,omitempty"`
+	// ROCFAR is the grid of false accept rates (%) of ROC, the true
+	// accept rates (%) of known items.
+	ROCFAR []float64 `json:"roc_far,omitempty"`
+	ROC    *Curves   `json:"roc_tar,omitempty"`
+	// AUC is the area under the ROC.
+	AUC *Stat `json:"auc,omitempty"`
+	// TAR is the true accept rate (%) at FAR, and Identification the
+	// known items accepted and labelled right (%) there.
+	TAR            *Stat `json:"tar_at_far,omitempty"`
+	Identification *Stat `json:"identification_at_far,omitempty"`
+	// Thresholds are the confidence thresholds at FAR of the repeats.
+	Thresholds []float64 `json:"threshold_runs,omitempty"`
+	// KnownItems and UnknownItems count each repeat's test items of
+	// trained classes and of held-out ones.
+	KnownItems   []int `json:"known_items,omitempty"`
+	UnknownItems []int `json:"unknown_items,omitempty"`
+}
+
+// Stat is a measure of every repeat, Runs, with its mean and sample
+// standard deviation.
+type Stat struct {
+	Mean float64   `json:"mean"`
+	Std  float64   `json:"std"`
+	Runs []float64 `json:"runs"`
+}
+
+// statOf returns the Stat of runs.
+func statOf(runs []float64) *Stat {
+	s := &Stat{Runs: runs}
+	s.Mean, s.Std = meanStd(runs)
+	return s
+}
+
+// Curves are a curve of every repeat, Runs, with their pointwise mean and
+// sample standard deviation.
+type Curves struct {
+	Mean []float64   `json:"mean"`
+	Std  []float64   `json:"std"`
+	Runs [][]float64 `json:"runs"`
+}
+
 // Kind is what a Result measures.
 type Kind uint8
 
@@ -154,10 +207,13 @@ const (
 	// KindEnergy is the representation energy J of Eqn. 10 of learned
 	// dictionaries against the iteration (Fig. 7).
 	KindEnergy
+	// KindOpenSet is the rejection of unknown classes: the ROC of known
+	// against unknown test items and the accuracy on the known ones.
+	KindOpenSet
 )
 
 // kindNames are the names of the kinds in results.json, by Kind.
-var kindNames = [...]string{KindAccuracy: "accuracy", KindEnergy: "energy"}
+var kindNames = [...]string{KindAccuracy: "accuracy", KindEnergy: "energy", KindOpenSet: "open-set"}
 
 // String returns the kind's name in results.json.
 func (k Kind) String() string {
@@ -175,7 +231,7 @@ func (k Kind) MarshalText() ([]byte, error) {
 	return []byte(k.String()), nil
 }
 
-// UnmarshalText reads a kind's name, accuracy or energy.
+// UnmarshalText reads a kind's name, accuracy, energy or open-set.
 func (k *Kind) UnmarshalText(b []byte) error {
 	for i, name := range kindNames {
 		if string(b) == name {
@@ -183,7 +239,7 @@ func (k *Kind) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("result kind %q, want accuracy or energy", b)
+	return fmt.Errorf("result kind %q, want accuracy, energy or open-set", b)
 }
 
 // resultJSON is Result without its methods: an accuracy result's record.
@@ -203,9 +259,28 @@ type energyJSON struct {
 	Notes          []string    `json:"notes,omitempty"`
 }
 
-// MarshalJSON records an accuracy result with all its fields and an
-// energy result with the fields of its kind only.
+// openSetJSON is an open-set result's record: the fields it fills.
+type openSetJSON struct {
+	Task         string  `json:"task"`
+	Method       string  `json:"method"`
+	Kind         Kind    `json:"kind"`
+	AccuracyMean float64 `json:"accuracy_mean"`
+	AccuracyStd  float64 `json:"accuracy_std"`
+	OpenSet
+	Seconds    float64              `json:"seconds"`
+	Runs       []float64            `json:"runs"`
+	Params     []map[string]float64 `json:"params"`
+	TrainItems []int                `json:"train_items"`
+	Notes      []string             `json:"notes,omitempty"`
+}
+
+// MarshalJSON records an accuracy result with all its fields, and an
+// energy or open-set result with the fields of its kind only.
 func (x Result) MarshalJSON() ([]byte, error) {
+	if x.Kind == KindOpenSet {
+		return json.Marshal(openSetJSON{Task: x.Task, Method: x.Method, Kind: x.Kind, AccuracyMean: x.AccuracyMean, AccuracyStd: x.AccuracyStd,
+			OpenSet: x.OpenSet, Seconds: x.Seconds, Runs: x.Runs, Params: x.Params, TrainItems: x.TrainItems, Notes: x.Notes})
+	}
 	if x.Kind != KindEnergy {
 		return json.Marshal(resultJSON(x))
 	}

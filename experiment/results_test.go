@@ -67,7 +67,7 @@ func TestEnergyResultJSON(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"results": [{"task": "a", "method": "b", "kind": "speed"}]}`), 0o644)
-	if _, err := ReadResults(bad); err == nil || !strings.Contains(err.Error(), `result kind "speed", want accuracy or energy`) {
+	if _, err := ReadResults(bad); err == nil || !strings.Contains(err.Error(), `result kind "speed", want accuracy, energy or open-set`) {
 		t.Errorf("unknown kind: %v", err)
 	}
 }

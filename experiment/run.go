@@ -176,9 +176,8 @@ func (e *engine) prepareSplit(s *classify.Split) error {
 	return nil
 }
 
-// repeat runs every method on cfg.Repeats instances of a task, repeats in
-// parallel and, with workers to spare, each method's test items in
-// parallel too. Neither changes the numbers.
+// repeat runs every method on cfg.Repeats instances of a task
+// (classifyRepeats) and scores their predictions.
 func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 	n := e.cfg.Repeats
 	// A record keeps what the results need, not the repeat's data: a
@@ -194,22 +193,7 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 		notes        []string
 	}
 	methods := e.plan.methods
-	draw := func(r int) (*instance, error) {
-		in, err := dr.draw(r)
-		if err != nil {
-			return nil, err
-		}
-		if len(in.split.Train) == 0 || len(in.split.Test) == 0 {
-			return nil, fmt.Errorf("repeat %d: the split leaves %d training and %d test items", r, len(in.split.Train), len(in.split.Test))
-		}
-		return in, nil
-	}
 	recs := make([]record, n)
-	first, err := draw(0)
-	if err != nil {
-		return nil, err
-	}
-	classNames := first.split.Data.Classes
 	// Each repeat's predictions are scored as soon as its methods finish
 	// and then dropped: they are n_test × classes per method and repeat.
 	// The confusion counts are sums, the same in any order.
@@ -218,57 +202,30 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 		evs[mi] = newEvaluation(dr.classes, e.cfg.CMC)
 	}
 	var evMu sync.Mutex
-	outer, inner := e.parallelism()
-	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", task, n, len(methods)), n*len(methods))
-	err = pool.ForErr(n, outer, func(_, r int) error {
-		if err := e.ctx.Err(); err != nil {
-			return err
+	first, err := e.classifyRepeats(task, dr, func(r, mi int, in *instance, out *classify.Outcome, secs float64) error {
+		rec := &recs[r]
+		if mi == 0 {
+			*rec = record{train: len(in.split.Train), tests: len(in.split.Test), notes: in.notes}
 		}
-		in := first
-		if r > 0 {
-			var err error
-			if in, err = draw(r); err != nil {
-				return err
-			}
-		}
-		in.split.Workers = inner
-		in.split.Folds = e.cfg.Folds
-		// Validation folds depend on the run seed and the training set
-		// only, so tasks sharing a training set share the selection.
-		in.split.Seed = deriveSeed(e.cfg.Seed, classify.HashInts(in.split.Train))
-		in.split.Ranks = e.cfg.CMC
 		truth := classify.Pick(in.split.Data.Labels, in.split.Test)
-		rec := record{train: len(in.split.Train), tests: len(in.split.Test), notes: in.notes}
-		if err := e.prepareSplit(in.split); err != nil {
-			return fmt.Errorf("repeat %d: %w", r, err)
+		rec.secs = append(rec.secs, secs)
+		evMu.Lock()
+		acc, cmc, err := evs[mi].add(out.Pred, truth, out.Ranking)
+		evMu.Unlock()
+		if err != nil {
+			return fmt.Errorf("method %q, repeat %d: %w", e.cfg.Methods[mi].Name, r, err)
 		}
-		for mi, m := range methods {
-			t0 := time.Now()
-			out, err := m.Classify(e.ctx, in.split)
-			if err != nil {
-				return fmt.Errorf("repeat %d, method %q: %w", r, e.cfg.Methods[mi].Name, err)
-			}
-			rec.secs = append(rec.secs, time.Since(t0).Seconds())
-			evMu.Lock()
-			acc, cmc, err := evs[mi].add(out.Pred, truth, out.Ranking)
-			evMu.Unlock()
-			if err != nil {
-				return fmt.Errorf("method %q, repeat %d: %w", e.cfg.Methods[mi].Name, r, err)
-			}
-			rec.items = append(rec.items, itemScores(truth, out.Scores))
-			out.Pred, out.Ranking, out.Scores = nil, nil, nil
-			rec.out = append(rec.out, out)
-			rec.acc = append(rec.acc, acc)
-			rec.cmc = append(rec.cmc, cmc)
-			e.rep.Advance(1)
-		}
-		recs[r] = rec
+		rec.items = append(rec.items, itemScores(truth, out.Scores))
+		out.Pred, out.Ranking, out.Scores = nil, nil, nil
+		rec.out = append(rec.out, out)
+		rec.acc = append(rec.acc, acc)
+		rec.cmc = append(rec.cmc, cmc)
 		return nil
 	})
-	e.rep.End()
 	if err != nil {
 		return nil, err
 	}
+	classNames := first.split.Data.Classes
 	out := make([]Result, len(methods))
 	for mi := range methods {
 		res := Result{Task: task, Method: e.cfg.Methods[mi].Name, Notes: slices.Clone(dr.notes)}
@@ -310,6 +267,71 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 	}
 	e.timings["methods"] += sumSecs(out)
 	return out, nil
+}
+
+// classifyRepeats runs every method on the cfg.Repeats instances of a
+// task that dr draws, repeats in parallel and, with workers to spare,
+// each method's test items in parallel too (neither changes the
+// numbers), and passes each method's outcome on each repeat, with the
+// seconds it took, to each, which is called from the repeat's goroutine,
+// for the methods in order. It returns the first repeat's instance.
+func (e *engine) classifyRepeats(task string, dr *drawer, each func(r, mi int, in *instance, out *classify.Outcome, secs float64) error) (*instance, error) {
+	n := e.cfg.Repeats
+	methods := e.plan.methods
+	draw := func(r int) (*instance, error) {
+		in, err := dr.draw(r)
+		if err != nil {
+			return nil, err
+		}
+		if len(in.split.Train) == 0 || len(in.split.Test) == 0 {
+			return nil, fmt.Errorf("repeat %d: the split leaves %d training and %d test items", r, len(in.split.Train), len(in.split.Test))
+		}
+		return in, nil
+	}
+	first, err := draw(0)
+	if err != nil {
+		return nil, err
+	}
+	outer, inner := e.parallelism()
+	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", task, n, len(methods)), n*len(methods))
+	err = pool.ForErr(n, outer, func(_, r int) error {
+		if err := e.ctx.Err(); err != nil {
+			return err
+		}
+		in := first
+		if r > 0 {
+			var err error
+			if in, err = draw(r); err != nil {
+				return err
+			}
+		}
+		in.split.Workers = inner
+		in.split.Folds = e.cfg.Folds
+		// Validation folds depend on the run seed and the training set
+		// only, so tasks sharing a training set share the selection.
+		in.split.Seed = deriveSeed(e.cfg.Seed, classify.HashInts(in.split.Train))
+		in.split.Ranks = e.cfg.CMC
+		if err := e.prepareSplit(in.split); err != nil {
+			return fmt.Errorf("repeat %d: %w", r, err)
+		}
+		for mi, m := range methods {
+			t0 := time.Now()
+			out, err := m.Classify(e.ctx, in.split)
+			if err != nil {
+				return fmt.Errorf("repeat %d, method %q: %w", r, e.cfg.Methods[mi].Name, err)
+			}
+			if err := each(r, mi, in, out, time.Since(t0).Seconds()); err != nil {
+				return err
+			}
+			e.rep.Advance(1)
+		}
+		return nil
+	})
+	e.rep.End()
+	if err != nil {
+		return nil, err
+	}
+	return first, nil
 }
 
 func sumSecs(rs []Result) float64 {

@@ -674,3 +674,35 @@ func TestLines(t *testing.T) {
 		t.Error(".gif accepted")
 	}
 }
+
+func TestROC(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "roc.png")
+	far := []float64{0, 10, 50, 100}
+	series := []Series{{Name: "rsr", Y: []float64{40, 80, 95, 100}}, {Name: "nn", Y: []float64{10, 30, 70, 100}}}
+	if err := ROC(p, "open set", far, series); err != nil {
+		t.Fatal(err)
+	}
+	onlyFile(t, dir, "roc.png")
+	img := decodePNG(t, p)
+	for i := range series {
+		if n := countColour(img, styleOf(i).color); n < 50 {
+			t.Errorf("series %d colour covers %d pixels, want a drawn curve", i, n)
+		}
+	}
+	for _, tc := range []struct {
+		far    []float64
+		series []Series
+		errHas string
+	}{
+		{nil, series, "no false accept rates"},
+		{[]float64{0, 50, 10, 100}, series, "false accept rate 2 is 10"},
+		{[]float64{0, 10, 50, 101}, series, "false accept rate 3 is 101"},
+		{far, []Series{{Y: []float64{1, 2}}}, "has 2 values, want 4"},
+		{far, []Series{{Name: "x", Y: []float64{1, 2, 3, 120}}}, `series 0 ("x"): true accept rate 120 at 100%`},
+	} {
+		if err := ROC(filepath.Join(dir, "bad.png"), "", tc.far, tc.series); err == nil || !strings.Contains(err.Error(), tc.errHas) {
+			t.Errorf("far %v, series %v: error %v, want %q", tc.far, tc.series, err, tc.errHas)
+		}
+	}
+}

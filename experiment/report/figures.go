@@ -25,6 +25,8 @@ func writeFigures(f *store.Folder, r *experiment.Results) ([]string, error) {
 			})
 	case experiment.PlotBars:
 		return barChart(f, r)
+	case experiment.PlotROC:
+		return rocFigures(f, r)
 	case experiment.PlotEnergy:
 		return perTask(f, layoutOf(r.Results, experiment.KindEnergy), "energy",
 			func(x experiment.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.Energy} },
@@ -100,4 +102,25 @@ func fileSafe(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// rocFigures draws roc-TASK.png for each open-set task of r: the mean ROC
+// over repeats of every method.
+func rocFigures(f *store.Folder, r *experiment.Results) ([]string, error) {
+	l := layoutOf(r.Results, experiment.KindOpenSet)
+	far := map[string][]float64{}
+	for _, x := range l.results {
+		far[x.Task] = x.ROCFAR
+	}
+	return perTask(f, l, "roc",
+		func(x experiment.Result) plots.Series {
+			if x.ROC == nil {
+				return plots.Series{}
+			}
+			return plots.Series{Name: x.Method, Y: x.ROC.Mean}
+		},
+		func(w io.Writer, name, task string, series []plots.Series) error {
+			title := fmt.Sprintf("%s: %s, known against unknown classes (mean over %d repeats)", r.Name, task, r.Repeats)
+			return plots.ROCTo(w, name, title, far[task], series)
+		})
 }

@@ -61,6 +61,18 @@ func summary(r *experiment.Results, figs []string) string {
 			"summed over tasks and repeats, on %d worker(s).\n\n", r.Repeats, r.Workers)
 		b.WriteString(energy.table(energyCell))
 	}
+	if t := OpenSetTable(r); t != "" {
+		if len(acc.tasks)+len(energy.tasks) > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "Open-set rejection of unknown classes (mean ± sample standard deviation over %d repeats): "+
+			"test items of classes held out of training are unknowns, and an answer is accepted when its confidence "+
+			"(the sparsity concentration index for SRC methods, the score otherwise) reaches a threshold. "+
+			"AUC: area under the ROC of known against unknown items; TAR: known items accepted; identified: known items "+
+			"accepted and labelled right; threshold: the mean confidence threshold at that false accept rate (FAR); "+
+			"accuracy: known items labelled right without rejection (%%).\n\n", r.Repeats)
+		b.WriteString(t)
+	}
 	for _, t := range acc.tasks {
 		acc.seriesTable(&b, t, "rank", 1,
 			"cumulative matching characteristic\n\nRecognition rate in % at rank r (mean ± std over repeats).",

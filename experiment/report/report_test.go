@@ -21,7 +21,8 @@ var update = flag.Bool("update", false, "rewrite the golden summaries testdata/*
 
 // TestWriteGolden pins summary.md, byte for byte, for fixed results of
 // each kind (testdata/*.json): accuracies with averages, warnings and
-// notes; CMC curves; energy curves; both kinds in one run. An energy
+// notes; CMC curves; energy curves; both kinds in one run; open-set
+// rejection with its ROC. An energy
 // run recorded in the first results.json layout gives the same report as
 // one in the current layout. Every figure the config asks for is written
 // and decodes as an 800×600 PNG.
@@ -35,6 +36,7 @@ func TestWriteGolden(t *testing.T) {
 		{"testdata/energy.json", "testdata/energy.md", []string{"energy-fig7.png"}},
 		{"../testdata/results-v1-energy.json", "testdata/energy.md", []string{"energy-fig7.png"}},
 		{"testdata/mixed.json", "testdata/mixed.md", nil},
+		{"testdata/openset.json", "testdata/openset.md", []string{"roc-o.png"}},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			r, err := experiment.ReadResults(tc.fixture)

@@ -11,8 +11,9 @@ import (
 
 // Tables returns the tables of r for the terminal, each under a line
 // saying what it holds: the accuracy table (AccuracyTable) when r holds
-// accuracy results and the energy table (EnergyTable) when it holds energy
-// curves, the two separated by a blank line.
+// accuracy results, the energy table (EnergyTable) when it holds energy
+// curves and the open-set tables (OpenSetTable) when it holds open-set
+// results, separated by blank lines.
 func Tables(r *experiment.Results) string {
 	var parts []string
 	if t := AccuracyTable(r); t != "" {
@@ -20,6 +21,9 @@ func Tables(r *experiment.Results) string {
 	}
 	if t := EnergyTable(r); t != "" {
 		parts = append(parts, fmt.Sprintf("%s: representation energy J (Eqn. 10) after the last iteration, mean ± std over %d repeats\n\n%s", r.Name, r.Repeats, t))
+	}
+	if t := OpenSetTable(r); t != "" {
+		parts = append(parts, fmt.Sprintf("%s: open-set rejection of unknown classes, mean ± std over %d repeats\n\n%s", r.Name, r.Repeats, t))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -39,6 +43,57 @@ func AccuracyTable(r *experiment.Results) string {
 // returns "" when r holds no energy results.
 func EnergyTable(r *experiment.Results) string {
 	return layoutOf(r.Results, experiment.KindEnergy).table(energyCell)
+}
+
+// OpenSetTable renders r's open-set results as Markdown, one table per
+// task with one row per method: what its answers are thresholded by (the
+// SCI or the score), the area under the ROC of known against unknown
+// test items, and, at the task's false accept rate, the true accept rate
+// of known items, their identification rate (accepted and right) and the
+// confidence threshold, then the accuracy on known items without
+// rejection; cells "mean ± std" over repeats. It returns "" when r holds
+// no open-set results.
+func OpenSetTable(r *experiment.Results) string {
+	l := layoutOf(r.Results, experiment.KindOpenSet)
+	var b strings.Builder
+	for i, t := range l.tasks {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		var far float64
+		for _, m := range l.methods {
+			if x, ok := l.cell[[2]string{t, m}]; ok {
+				far = x.FAR
+				break
+			}
+		}
+		if len(l.tasks) > 1 {
+			fmt.Fprintf(&b, "Task %s:\n\n", t)
+		}
+		fmt.Fprintf(&b, "| method | rejects by | AUC | TAR at %g%% FAR | identified at %g%% FAR | threshold | accuracy, known items |\n", far, far)
+		b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
+		for _, m := range l.methods {
+			x, ok := l.cell[[2]string{t, m}]
+			if !ok {
+				continue
+			}
+			var th float64
+			for _, v := range x.Thresholds {
+				th += v / float64(len(x.Thresholds))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.3f | %.2f ± %.1f |\n", m, x.Rejection,
+				statCell(x.AUC, "%.3f ± %.3f"), statCell(x.TAR, "%.1f ± %.1f"), statCell(x.Identification, "%.1f ± %.1f"), th, x.AccuracyMean, x.AccuracyStd)
+		}
+	}
+	return b.String()
+}
+
+// statCell formats s's mean and standard deviation, "–" for none.
+func statCell(s *experiment.Stat, format string) string {
+	if s == nil {
+		return "–"
+	}
+	return fmt.Sprintf(format, s.Mean, s.Std)
 }
 
 func accuracyCell(x experiment.Result) string {

@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	_ "image/jpeg"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -99,5 +100,30 @@ func TestNoise(t *testing.T) {
 	}
 	if len(levels) < 10 || len(channels) < 20 {
 		t.Errorf("%d grey levels of 35 pixels, %d channel values of 72: not noise", len(levels), len(channels))
+	}
+}
+
+// TestGrating checks that a grating varies across its angle and not
+// along it: at angle 0 the horizontal differences of neighbouring pixels
+// dominate, at π/2 the vertical ones.
+func TestGrating(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	energy := func(m *image.Gray) (dx, dy float64) {
+		for y := range 15 {
+			for x := range 15 {
+				a := float64(m.GrayAt(x, y).Y)
+				dx += math.Abs(float64(m.GrayAt(x+1, y).Y) - a)
+				dy += math.Abs(float64(m.GrayAt(x, y+1).Y) - a)
+			}
+		}
+		return dx, dy
+	}
+	for range 5 {
+		// Angle 0: stripes vary along x; angle π/2: along y.
+		hx, hy := energy(Grating(rng, 16, 16, 0, 6, 0.05))
+		vx, vy := energy(Grating(rng, 16, 16, math.Pi/2, 6, 0.05))
+		if !(hx > 3*hy && vy > 3*vx) {
+			t.Fatalf("derivative energies (%g, %g) at angle 0 and (%g, %g) at π/2: the gratings do not run across their angles", hx, hy, vx, vy)
+		}
 	}
 }
