@@ -41,6 +41,21 @@ func appendField[S ~string | ~[]byte](b []byte, s S) []byte {
 	return append(b, '"')
 }
 
+// AppendField appends s to b as one field of a CSV file of covpipe's
+// (manifest.csv, failures.csv, covpipe predict's predictions.csv):
+// escaped so that the file stays valid UTF-8 whatever the name (a
+// backslash written \\ and each byte that is not part of valid UTF-8
+// \xNN, as the package documentation says), then quoted as RFC 4180
+// needs.
+func AppendField(b []byte, s string) []byte { return appendField(b, appendEscaped(nil, s)) }
+
+// AppendPathField appends, as AppendField does, the manifest path of the
+// item with relative path rel of input number input of inputs: rel itself
+// for a single input, else "input:rel".
+func AppendPathField(b []byte, input, inputs int, rel string) []byte {
+	return appendField(b, appendPath(nil, input, inputs, rel))
+}
+
 // appendRegion appends the string form of r, r.String() ("WxH+X+Y"),
 // without allocating.
 func appendRegion(b []byte, r covariance.Region) []byte {

@@ -85,6 +85,8 @@
 //	covpipe-dictionary/1   learn: dictionary.npy, learn.json
 //	covpipe-codes/1        encode: codes.npy, manifest.csv, encode.json
 //	covpipe-run/1          run and report: results.json, the figures, summary.md
+//	covpipe-model/1        fit (package model): model.json, descriptors.npy, gram.npy
+//	covpipe-predictions/1  predict into a folder: predictions.csv
 //
 // The generic marker holds "format", "covpipe_version" and "files"
 // (Folder.Commit); a descriptor folder's is its Meta, with the same

@@ -145,6 +145,10 @@ func remedyOf(format string) string {
 		return "rerun covpipe encode"
 	case kind(FormatRun):
 		return "rerun covpipe run (or covpipe report)"
+	case kind(FormatModel):
+		return "rerun covpipe fit"
+	case kind(FormatPredictions):
+		return "rerun covpipe predict"
 	}
 	return "write it again"
 }

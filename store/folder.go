@@ -34,9 +34,11 @@ var ErrNoSet = fmt.Errorf("%w: no output set", ErrInvalid)
 // Formats of the folders covpipe writes, the "format" of their meta.json
 // (see the package documentation). Format is that of descriptor folders.
 const (
-	FormatDictionary = "covpipe-dictionary/1" // covpipe learn
-	FormatCodes      = "covpipe-codes/1"      // covpipe encode
-	FormatRun        = "covpipe-run/1"        // covpipe run and covpipe report
+	FormatDictionary  = "covpipe-dictionary/1"  // covpipe learn
+	FormatCodes       = "covpipe-codes/1"       // covpipe encode
+	FormatRun         = "covpipe-run/1"         // covpipe run and covpipe report
+	FormatModel       = "covpipe-model/1"       // covpipe fit (package model)
+	FormatPredictions = "covpipe-predictions/1" // covpipe predict into a folder
 )
 
 // File is the record of one file of a folder in its marker: its name,

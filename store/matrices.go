@@ -70,6 +70,20 @@ func (s *Set) ReadMatrices(name string) (*Matrices, error) {
 	return m, nil
 }
 
+// ReadNPY reads the .npy file name of the set as ReadNPY reads a .npy
+// file, checked against its record: a file that is not the one recorded
+// is an error wrapping ErrTorn.
+func (s *Set) ReadNPY(name string) (shape []int, data []float64, err error) {
+	if !s.Has(name) {
+		return nil, nil, fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, s.Dir, MetaFile, name)
+	}
+	info, data, err := readNPY(s.rec.path(name), anyShape, func(d *digest) error { return s.rec.check(name, d) })
+	if err != nil {
+		return nil, nil, s.rec.tornOr(name, err)
+	}
+	return info.shape, data, nil
+}
+
 // readMatrices reads the .npy file at from, whose path is path, as
 // ReadMatrices does, checking its digest with check when not nil.
 func readMatrices(path, from string, check func(*digest) error) (*Matrices, error) {

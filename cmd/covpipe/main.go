@@ -88,6 +88,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"   covpipe describe --features reid --resize 32x64 --out desc mars:../shared/datasets/mini-mars\n" +
 			"   covpipe learn --atoms 64 --init kmeans --out dict desc\n" +
 			"   covpipe encode --dict dict --out codes desc\n" +
+			"   covpipe fit --config configs/feret.yaml --method rsr --where pose=ba,bj,bk --out model feret:../shared/datasets/feret-b-32\n" +
+			"   covpipe predict --model model --out predictions.csv photos/\n" +
 			"   covpipe report out/reid/results.json\n" +
 			"   covpipe version",
 		Writer:    stdout,
@@ -96,6 +98,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			describeCommand(),
 			mergeCommand(),
+			fitCommand(),
+			predictCommand(),
 			learnCommand(),
 			encodeCommand(),
 			reportCommand(),

@@ -1,0 +1,306 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/model"
+	"github.com/covpipe/covpipe/store"
+	"github.com/urfave/cli/v2"
+)
+
+// methodFlags are fit's flags of a method's parameters, each the
+// parameter of the experiment files' key with '_' for '-': lists of
+// numbers are candidates (comma-separated), chosen by cross-validation.
+var methodFlags = []cli.Flag{
+	&cli.StringFlag{Name: "sigma", Usage: "kernel `σ` (rsr, stein-svm; Theorem 1 for the Stein kernel), or candidates: 0.5,1"},
+	&cli.StringFlag{Name: "lambda", Usage: "sparsity weight `λ` on the paper's scale (rsr, logE-SR), or candidates"},
+	&cli.StringFlag{Name: "lambda-ratio", Usage: "sparsity weight relative to each query, `R` in (0, 1) (rsr, logE-SR), or candidates: 0.05,0.1,0.2"},
+	&cli.StringFlag{Name: "c", Usage: "the SVM's box constraint `C` (stein-svm), or candidates: 1,10,100"},
+	&cli.Float64Flag{Name: "tolerance", Usage: "the solver's stopping tolerance `TOL` (rsr, logE-SR: relative KKT; stein-svm: SMO)"},
+	&cli.StringFlag{Name: "rule", Usage: "SRC decision `RULE`: residual (Eqn. 9, default), sum or max (rsr, logE-SR)"},
+	&cli.StringFlag{Name: "kernel", Usage: "`KERNEL`: stein (default) or log-euclidean (rsr, stein-svm)"},
+	&cli.StringFlag{Name: "metric", Usage: "nearest-neighbour `METRIC`: airm, stein, log-euclidean or thompson (nn)"},
+	&cli.BoolFlag{Name: "nonnegative", Usage: "sparse codes v >= 0 (rsr, logE-SR)"},
+	&cli.BoolFlag{Name: "pseudo-kernel", Usage: "allow a σ outside Theorem 1's set (rsr, stein-svm)"},
+}
+
+// whereFlag is fit's and predict's --where KEY=V1,V2.
+var whereFlag = &cli.StringFlag{Name: "where", Usage: "keep only the images whose metadata `KEY=V1,V2,...` has one of the values, e.g. pose=ba,bj,bk for FERET"}
+
+func fitCommand() *cli.Command {
+	flags := []cli.Flag{
+		outFlag("the model's output `DIR` (required; created if needed)"),
+		&cli.StringFlag{Name: "method", Usage: "the method `NAME`: rsr, logE-SR, stein-svm or nn; with --config, a method of the config (required)"},
+		&cli.StringFlag{Name: "config", Usage: "take the method's parameters, the extraction options (data:), seed and folds from the experiment `FILE`"},
+		&cli.IntFlag{Name: "folds", Usage: "cross-validation folds `N` that choose among candidates (default 3)"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of every random choice: the cross-validation folds, the SVM's calibration, random blocks"},
+		&cli.IntFlag{Name: "workers", Usage: "number `N` of goroutines (0: all cores); the model does not depend on it"},
+		whereFlag,
+	}
+	flags = append(flags, methodFlags...)
+	flags = append(flags, extractionFlags()...)
+	return oneLineErrors(command("fit", "INPUT...", "fit a recogniser on labelled images and save it as a model",
+		flags, func(c *cli.Context) error {
+			out, err := requiredOut(c, c.NArg() > 0, "at least one INPUT")
+			if err != nil {
+				return err
+			}
+			o, err := fitOptions(c)
+			if err != nil {
+				return err
+			}
+			// The output folder is taken before the inputs are read.
+			f, err := store.CreateFolder(c.Context, out, model.Format)
+			if err != nil {
+				return fmt.Errorf("fit: %w", err)
+			}
+			defer f.Abort()
+			start := time.Now()
+			in, err := readInputs(c, "fit")
+			if err != nil {
+				return err
+			}
+			var m *model.Model
+			if in.descriptors != nil {
+				m, err = model.FitOutput(c.Context, in.descriptors, o)
+			} else {
+				o.Describe.Reporter = newReporter(c.Context, c.App.ErrWriter, newLogger(c.App.ErrWriter))
+				m, err = model.Fit(c.Context, in.lists, o)
+			}
+			if err != nil {
+				return fmt.Errorf("fit: %w", err)
+			}
+			if err := m.Write(f); err != nil {
+				return fmt.Errorf("fit: %w", err)
+			}
+			var chosen []string
+			for k, v := range m.Chosen() {
+				chosen = append(chosen, fmt.Sprintf("%s=%g", k, v))
+			}
+			slices.Sort(chosen)
+			fmt.Fprintf(c.App.Writer, "fitted %s on %dx%d descriptors of %d classes in %.1f s (%s); model in %s\n",
+				m.Method(), m.Dim(), m.Dim(), len(m.Classes()), time.Since(start).Seconds(), strings.Join(chosen, " "), out)
+			return nil
+		}))
+}
+
+// extractionFlags are describe's flags of the extraction options, which
+// fit takes as describe does (describeOptions), but for those of
+// describe's output (out, shard, skip-bad) and those fit has its own of
+// (seed, workers).
+func extractionFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, f := range describeCommand().Flags {
+		if name := f.Names()[0]; !slices.Contains([]string{"out", "shard", "skip-bad", "seed", "workers"}, name) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fitOptions reads fit's options from its flags, or from --config.
+func fitOptions(c *cli.Context) (model.Options, error) {
+	name := c.String("method")
+	if name == "" {
+		return model.Options{}, fmt.Errorf("fit: --method NAME is required (one of %v, or a method of --config)", model.Methods())
+	}
+	o := model.Options{Method: name, Folds: c.Int("folds"), Seed: c.Uint64("seed")}
+	var err error
+	if o.Workers, err = workersFlag(c); err != nil {
+		return o, err
+	}
+	if path := c.String("config"); path != "" {
+		return configOptions(c, path, o)
+	}
+	if o.Describe, err = describeOptions(c); err != nil {
+		return o, errors.New("fit: " + strings.TrimPrefix(err.Error(), "describe: "))
+	}
+	o.Params = map[string]any{}
+	for _, f := range methodFlags {
+		flag := f.Names()[0]
+		if !c.IsSet(flag) {
+			continue
+		}
+		key := strings.ReplaceAll(flag, "-", "_")
+		switch f.(type) {
+		case *cli.BoolFlag:
+			o.Params[key] = c.Bool(flag)
+		case *cli.Float64Flag:
+			o.Params[key] = c.Float64(flag)
+		default:
+			v := c.String(flag)
+			if list, err := numbers(v); err == nil {
+				o.Params[key] = list
+			} else {
+				o.Params[key] = v
+			}
+		}
+	}
+	return o, nil
+}
+
+// numbers parses a comma-separated list of numbers: one number, or a
+// list of candidates.
+func numbers(s string) (any, error) {
+	parts := strings.Split(s, ",")
+	list := make([]float64, len(parts))
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, err
+		}
+		list[i] = v
+	}
+	if len(list) == 1 {
+		return list[0], nil
+	}
+	return list, nil
+}
+
+// configOptions completes o from the experiment file path: the method
+// o.Method names there (its type and parameters), the data section's
+// extraction options, its seed and folds (unless --seed or --folds are
+// given). Method and extraction flags cannot be given with it.
+func configOptions(c *cli.Context, path string, o model.Options) (model.Options, error) {
+	for _, f := range append(slices.Clone(methodFlags), extractionFlags()...) {
+		if name := f.Names()[0]; c.IsSet(name) {
+			return o, fmt.Errorf("fit: --%s with --config %s: the config gives the method's parameters and the extraction options", name, path)
+		}
+	}
+	plan, err := experiment.Load(path)
+	if err != nil {
+		return o, err
+	}
+	typ, node, err := plan.MethodEntry(o.Method)
+	if err != nil {
+		return o, fmt.Errorf("fit: --method: %w", err)
+	}
+	o.Method = typ
+	if node != nil && len(node.Content) > 0 {
+		if err := node.Decode(&o.Params); err != nil {
+			return o, fmt.Errorf("fit: %s: method %s: %w", path, typ, err)
+		}
+	}
+	ds, err := plan.DescribeOptions()
+	if err != nil {
+		return o, fmt.Errorf("fit: --config %s: %w", path, err)
+	}
+	if len(ds) != 1 {
+		return o, fmt.Errorf("fit: --config %s: data.ridge lists %d candidates; a model is fitted with one", path, len(ds))
+	}
+	o.Describe = ds[0]
+	if o.Describe.MaxMemory, err = maxMemory(c); err != nil {
+		return o, err
+	}
+	if !c.IsSet("seed") {
+		o.Seed = plan.Config.Seed
+	}
+	if !c.IsSet("folds") {
+		o.Folds = plan.Config.Folds
+	}
+	return o, nil
+}
+
+// inputs are the INPUTs of fit or predict: image lists, or the
+// descriptors of describe folders.
+type inputs struct {
+	lists       []*datasets.List
+	descriptors *store.Output // nil for images
+	folder      string        // the first describe folder
+}
+
+// readInputs opens the INPUTs of the command of c: dataset specs (class
+// folders, a CSV manifest, KIND:PATH), filtered by --where, or describe
+// output folders, whose descriptors it reads and joins (they must have
+// been made with the same options); not both kinds.
+func readInputs(c *cli.Context, cmd string) (*inputs, error) {
+	var in inputs
+	var outs []*store.Output
+	for _, spec := range c.Args().Slice() {
+		if st, err := os.Stat(spec); err == nil && st.IsDir() {
+			if _, err := os.Stat(filepath.Join(spec, store.MetaFile)); err == nil {
+				out, err := store.Read(spec)
+				if err != nil {
+					return nil, fmt.Errorf("%s: input %s: %w", cmd, spec, err)
+				}
+				if in.folder == "" {
+					in.folder = spec
+				}
+				outs = append(outs, out)
+				continue
+			}
+		}
+		l, err := datasets.Open(spec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: input %s: %w", cmd, spec, err)
+		}
+		if l, err = where(c.String("where"), spec, l); err != nil {
+			return nil, fmt.Errorf("%s: %w", cmd, err)
+		}
+		in.lists = append(in.lists, l)
+	}
+	switch {
+	case len(outs) > 0 && len(in.lists) > 0:
+		return nil, fmt.Errorf("%s: give images or describe folders, not both", cmd)
+	case len(outs) > 0 && c.IsSet("where"):
+		return nil, fmt.Errorf("%s: --where selects images, not the descriptors of describe folders", cmd)
+	case len(outs) > 0:
+		var err error
+		if in.descriptors, err = joinOutputs(outs, c.Args().Slice()); err != nil {
+			return nil, fmt.Errorf("%s: %w", cmd, err)
+		}
+	}
+	return &in, nil
+}
+
+// where keeps the items of l (the input spec) whose metadata has one of
+// the values of --where KEY=V1,V2; an empty flag keeps all.
+func where(flag, spec string, l *datasets.List) (*datasets.List, error) {
+	if flag == "" {
+		return l, nil
+	}
+	key, vals, ok := strings.Cut(flag, "=")
+	if !ok || key == "" || vals == "" {
+		return nil, fmt.Errorf("--where %q: want KEY=V1,V2,..., e.g. pose=ba,bj,bk", flag)
+	}
+	for _, it := range l.Items {
+		if _, has := it.Meta[key]; !has {
+			return nil, fmt.Errorf("--where %s: %s has no metadata %q (FERET gives pose, mars: gives camera, tracklet, frame)", flag, it.Path, key)
+		}
+	}
+	kept := l.Filter(datasets.MetaIs(key, strings.Split(vals, ",")...))
+	if kept.Len() == 0 {
+		return nil, fmt.Errorf("--where %s keeps none of the %d images of %s", flag, l.Len(), spec)
+	}
+	return kept, nil
+}
+
+// joinOutputs joins the descriptors of describe folders (specs) made
+// with the same options into one, their inputs one after another.
+func joinOutputs(outs []*store.Output, specs []string) (*store.Output, error) {
+	all := *outs[0]
+	all.Rows, all.Data = slices.Clone(all.Rows), slices.Clone(all.Data)
+	for k, o := range outs[1:] {
+		want := o.Meta
+		want.Inputs, want.ItemsSHA256 = all.Meta.Inputs, all.Meta.ItemsSHA256
+		if d := all.Meta.Diff(&want); d != "" {
+			return nil, fmt.Errorf("%s and %s hold descriptors made otherwise (%s)", specs[0], specs[k+1], d)
+		}
+		for _, r := range o.Rows {
+			r.Index, r.Input = len(all.Rows), r.Input+len(all.Meta.Inputs)
+			all.Rows = append(all.Rows, r)
+		}
+		all.Data = append(all.Data, o.Data...)
+		all.Meta.Inputs = append(slices.Clip(all.Meta.Inputs), o.Meta.Inputs...)
+	}
+	return &all, nil
+}

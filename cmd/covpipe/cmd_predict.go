@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/covpipe/covpipe/internal/atomicfile"
+	"github.com/covpipe/covpipe/model"
+	"github.com/covpipe/covpipe/store"
+	"github.com/urfave/cli/v2"
+)
+
+// predictionsFile is the file predict writes into an output folder.
+const predictionsFile = "predictions.csv"
+
+func predictCommand() *cli.Command {
+	return oneLineErrors(command("predict", "INPUT...", "label images with a model that covpipe fit saved",
+		[]cli.Flag{
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model `DIR` that covpipe fit wrote (required)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write predictions.csv to `FILE` (a name ending in .csv) or into the folder DIR (default: standard output)"},
+			&cli.Float64Flag{Name: "reject", Usage: "reject answers whose confidence is below `T`: the sparsity concentration index for rsr and logE-SR, the score otherwise"},
+			&cli.IntFlag{Name: "workers", Usage: "number `N` of goroutines (0: all cores); the predictions do not depend on it"},
+			whereFlag,
+		},
+		func(c *cli.Context) error {
+			dir := c.String("model")
+			switch {
+			case dir == "":
+				return errors.New("predict: --model DIR is required (a folder that covpipe fit wrote)")
+			case c.NArg() == 0:
+				return argsError(c, "at least one INPUT")
+			case c.Float64("reject") < 0:
+				return fmt.Errorf("predict: --reject %v, want a confidence threshold >= 0", c.Float64("reject"))
+			}
+			workers, err := workersFlag(c)
+			if err != nil {
+				return err
+			}
+			// The output is taken before anything is computed: a folder
+			// by its lock, a file by its temporary file beside it.
+			out := c.String("out")
+			var dst io.Writer = c.App.Writer
+			var commit func() error
+			switch {
+			case out == "":
+			case !strings.HasSuffix(out, "/") && strings.EqualFold(filepath.Ext(out), ".csv"):
+				f, err := atomicfile.Create(out)
+				if err != nil {
+					return fmt.Errorf("predict: %w", err)
+				}
+				defer f.Abort()
+				dst, commit = f, f.Commit
+			default:
+				f, err := store.CreateFolder(c.Context, out, store.FormatPredictions)
+				if err != nil {
+					return fmt.Errorf("predict: %w", err)
+				}
+				defer f.Abort()
+				p, err := f.Create(predictionsFile)
+				if err != nil {
+					return fmt.Errorf("predict: %w", err)
+				}
+				dst, commit = p, f.Commit
+				out = filepath.Join(out, predictionsFile)
+			}
+			m, err := model.Load(dir)
+			if err != nil {
+				return fmt.Errorf("predict: %w", err)
+			}
+			in, err := readInputs(c, "predict")
+			if err != nil {
+				return err
+			}
+			o := model.PredictOptions{Workers: workers, Reject: c.Float64("reject")}
+			start := time.Now()
+			var ps []model.Prediction
+			inputs := len(in.lists)
+			if in.descriptors != nil {
+				ps, err = m.PredictOutput(c.Context, in.descriptors, o)
+				inputs = len(in.descriptors.Meta.Inputs)
+			} else {
+				o.Reporter = newReporter(c.Context, c.App.ErrWriter, newLogger(c.App.ErrWriter))
+				ps, err = m.Predict(c.Context, in.lists, o)
+			}
+			if err != nil {
+				return fmt.Errorf("predict: %w", err)
+			}
+			secs := time.Since(start).Seconds()
+			if err := writePredictions(dst, ps, inputs); err != nil {
+				return fmt.Errorf("predict: %w", err)
+			}
+			if commit != nil {
+				if err := commit(); err != nil {
+					return fmt.Errorf("predict: %w", err)
+				}
+			}
+			rejected := 0
+			for _, p := range ps {
+				if p.Rejected {
+					rejected++
+				}
+			}
+			where := "standard output"
+			if out != "" {
+				where = out
+			}
+			fmt.Fprintf(c.App.ErrWriter, "predicted %d descriptors with %s in %.2f s (%.3f ms each), %d rejected; predictions on %s\n",
+				len(ps), dir, secs, 1000*secs/float64(max(1, len(ps))), rejected, where)
+			return nil
+		}))
+}
+
+// predictionsHeader is the header of predictions.csv.
+const predictionsHeader = "path,region,label,score,second_label,second_score,rejected\n"
+
+// writePredictions writes predictions.csv: one row per prediction, its
+// image's path as manifest.csv writes it (with its input's number first
+// when there are several inputs), escaped as covpipe's CSV files are, the
+// region, the label and its score, the second label and its score, and
+// whether the answer was rejected. Scores are written in full precision.
+func writePredictions(w io.Writer, ps []model.Prediction, inputs int) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(predictionsHeader)
+	var b []byte
+	for _, p := range ps {
+		b = store.AppendPathField(b[:0], p.Input, inputs, p.Path)
+		b = append(b, ',')
+		b = append(b, p.Region.String()...)
+		b = append(b, ',')
+		b = store.AppendField(b, p.Label)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, p.Score, 'g', -1, 64)
+		b = append(b, ',')
+		b = store.AppendField(b, p.Second)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, p.SecondScore, 'g', -1, 64)
+		b = append(b, ',')
+		b = strconv.AppendBool(b, p.Rejected)
+		b = append(b, '\n')
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,61 @@
+package describe
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/store"
+)
+
+// TestOptionsOf checks that the options a folder's metadata records give
+// that metadata back, for every kind of setting, and that metadata that
+// does not parse is refused.
+func TestOptionsOf(t *testing.T) {
+	list := openFolders(t, writeImages(t, testImages, 1))
+	for _, o := range []Options{
+		{},
+		{Features: fset("face; gabor-border=symmetric"), Width: 32, Height: 32, Filter: imageio.Lanczos3, Reg: covariance.Regularization{Kind: covariance.DiagRidge, Eps: 0.1}},
+		{Features: fset("reid"), Width: 16, Height: 32, Regions: covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 2}, Reg: covariance.Regularization{Kind: covariance.None}},
+		{Features: fset("I,Ix"), Regions: covariance.Layout{Kind: covariance.LayoutBlocks, N: 3, Side: 4}, Seed: 9, Reg: covariance.Regularization{Kind: covariance.Ridge, Eps: 1e-3}},
+	} {
+		ex, err := NewExtractor(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ex.Meta([]*datasets.List{list})
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := OptionsOf(&want)
+		if err != nil {
+			t.Fatalf("%+v: %v", want, err)
+		}
+		ex2, err := NewExtractor(back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ex2.Meta([]*datasets.List{list})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := got.Diff(&want); d != "" {
+			t.Errorf("options of %s (%s) give other metadata: %s", want.FeatureSpec, want.Regions, d)
+		}
+	}
+	for _, m := range []store.Meta{
+		{},
+		{FeatureSpec: "I,Ix", Dim: 3, Regions: "whole"},
+		{FeatureSpec: "I,Ix", Dim: 2, Regions: "rings"},
+		{FeatureSpec: "I,Ix", Dim: 2, Regions: "whole", Filter: "linear"},
+		{FeatureSpec: "I,Ix", Dim: 2, Regions: "whole", Ridge: store.Ridge{Kind: "lasso", Eps: 1}},
+	} {
+		if _, err := OptionsOf(&m); err == nil {
+			t.Errorf("%+v: no error", m)
+		} else if m.FeatureSpec == "" && !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("no features: %v, want ErrInvalid", err)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/covpipe/covpipe/describe"
+	"go.yaml.in/yaml/v3"
+)
+
+// MethodEntry returns the type of the plan's method named name and its
+// parameters as the file gives them (the method's mapping without name
+// and type), for fitting the method outside a run (package model, covpipe
+// fit --config). It returns an error listing the plan's methods when it
+// has none of that name.
+func (p *Plan) MethodEntry(name string) (typ string, params *yaml.Node, err error) {
+	var names []string
+	for _, m := range p.Config.Methods {
+		if m.Name == name {
+			return m.Type, m.params, nil
+		}
+		names = append(names, m.Name)
+	}
+	return "", nil, fmt.Errorf("%s has no method %q (it has %v)", p.Config.Name, name, names)
+}
+
+// DescribeOptions returns the extraction options of the plan's data
+// section, one per ridge candidate, as a run extracts its dataset's
+// descriptors (without its workers, progress and memory bound). It
+// returns an error for a plan without a data section.
+func (p *Plan) DescribeOptions() ([]describe.Options, error) {
+	if p.data == nil {
+		return nil, errors.New(p.Config.Name + " has no data section")
+	}
+	e := &engine{plan: p, cfg: p.Config}
+	var out []describe.Options
+	for _, reg := range p.data.regs {
+		out = append(out, e.describeOptions(reg))
+	}
+	return slices.Clip(out), nil
+}

@@ -1,0 +1,65 @@
+// Package model is a trained recogniser of images by their region
+// covariance descriptors: one of covpipe's methods fitted on labelled
+// images (or descriptors), its parameters chosen by cross-validation as
+// covpipe run chooses them, saved to a folder and loaded back, that
+// labels new images, scores its answers and rejects those of classes it
+// was not trained on.
+//
+// Fit extracts the descriptors of labelled images (package describe) and
+// fits a method of package experiment/method on them: lists of parameter
+// candidates are chosen among by stratified cross-validation inside the
+// training set (classify.Select), exactly as a run chooses them, and the
+// method is then fitted on the whole training set. Predict extracts the
+// descriptors of new images with the options the model was fitted with
+// and answers for each, bit for bit as covpipe run answers for a test
+// item of the same method on the same training set. Save writes a model
+// as one output set of package store; Load reads it back, checked.
+//
+// # What a model holds
+//
+// Only what prediction needs:
+//
+//   - rsr (the paper's RSR, Sections 3–3.1): the training descriptors (the
+//     dictionary of the kernel Lasso, Eqns. 7–8), their labels, the
+//     kernel (Stein, Eqn. 5, or log-Euclidean), σ, λ or the λ ratio, the
+//     rule (Eqn. 9 by default), and the training kernel matrix 𝕂(𝔻, 𝔻),
+//     so that loading does not compute it again;
+//   - logE-SR: the same, with the cosines of the log-vectors as kernel;
+//   - stein-svm: the descriptors of the support vectors, the one-vs-one
+//     machines with their Platt sigmoids (svm.Model.Compact);
+//   - nn: the training descriptors and the metric;
+//
+// with the class names, the parameters as resolved and as chosen, the
+// extraction options of the training descriptors (features, resize,
+// regions, ridge: store.Meta), and covpipe's version.
+//
+// # Scores
+//
+// Each answer (Prediction) carries the predicted class, the class ranked
+// second, their scores in [0, 1] and, for SRC methods, the sparsity
+// concentration index of the code (classify.ItemScore):
+//
+//   - SRC methods (rsr, logE-SR): the class's share of the query's energy
+//     that the classes explain, p_i = (k(X,X) − ε_i)₊ / Σ_j (k(X,X) − ε_j)₊
+//     for the class residuals ε_i of Eqn. 9 (rsr.Classifier.Shares), and
+//     SCI(v) = (k·max_i ‖δ_i(v)‖₁/‖v‖₁ − 1)/(k − 1) (Wright et al., "Robust
+//     face recognition via sparse representation", TPAMI 31, 2009, Sec.
+//     2.4, Definition 1);
+//   - stein-svm: class probabilities, Platt's sigmoids 1/(1 + exp(A f +
+//     B)) of the machines' decision values (Platt 1999, fitted by
+//     internal cross-validation with the Newton method of Lin, Lin and
+//     Weng 2007) coupled by method 2 of Wu, Lin and Weng (JMLR 5, 2004),
+//     as libsvm's -b 1 computes them;
+//   - nn: d₂/(d₁ + d₂) for the nearest class and d₁/(d₁ + d₂) for the
+//     second, d₁ ≤ d₂ the distances of the two nearest classes' nearest
+//     members (a form of Lowe's distance-ratio test, IJCV 2004).
+//
+// # Rejection
+//
+// An answer is rejected (Prediction.Rejected) when its confidence is
+// below PredictOptions.Reject: the SCI for SRC methods, as Wright et al.
+// reject invalid test images, the score otherwise. covpipe run's
+// open-set protocol measures, for a config's methods, the ROC of this
+// rejection and the threshold at a chosen false accept rate
+// (configs/feret-open-set.yaml).
+package model

@@ -1,0 +1,324 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/experiment/method"
+	"github.com/covpipe/covpipe/rsr"
+	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/svm"
+	"go.yaml.in/yaml/v3"
+	"gonum.org/v1/gonum/mat"
+)
+
+// kind is what a model of one method type does beside what every model
+// does: fit the method with its chosen parameters, get ready to answer
+// once read back, and answer queries.
+type kind interface {
+	// fit fits the method on all of data, the model's training
+	// descriptors, filling in the model's arrays (m.gram, m.rec.Machines;
+	// the SVM keeps its support vectors only in m.train and m.rec.Labels).
+	fit(ctx context.Context, m *Model, data *classify.Data, workers int) error
+	// check checks the arrays of a model read back against its record.
+	check(m *Model) error
+	// answers answers the queries of data, the items after the model's
+	// m.train.Len() training descriptors, in order.
+	answers(ctx context.Context, m *Model, data *classify.Data, workers int) ([]classify.ItemScore, error)
+}
+
+// solver is what answers with a given worker count: an SRC classifier or
+// an SVM, made once per worker count (Model.solver).
+type solver any
+
+// kindOf returns the kind of the model that rec records, its parameters
+// checked.
+func kindOf(rec *record) (kind, error) {
+	p := params{rec}
+	switch rec.Method {
+	case "rsr", "logE-SR":
+		k := &srcKind{quantity: classify.LogCosine{}, f: classify.Identity}
+		if rec.Method == "rsr" {
+			var err error
+			if k.quantity, k.f, err = p.kernel(); err != nil {
+				return nil, err
+			}
+		}
+		lasso := rsr.LassoOptions{Tol: p.float("tolerance"), NonNegative: p.bool("nonnegative")}
+		switch {
+		case p.has("lambda"):
+			lasso.Lambda = p.chosen("lambda")
+		case p.has("lambda_ratio"):
+			lasso.LambdaRatio = p.chosen("lambda_ratio")
+		default:
+			return nil, errors.New("no chosen lambda or lambda_ratio")
+		}
+		if err := lasso.Validate(); err != nil {
+			return nil, err
+		}
+		k.opts = rsr.ClassifierOptions{Lasso: lasso}
+		if r := p.string("rule"); r != "" {
+			var err error
+			if k.opts.Rule, err = rsr.ParseRule(r); err != nil {
+				return nil, err
+			}
+		}
+		return k, nil
+	case "stein-svm":
+		k := &svmKind{c: p.chosen("c"), tol: p.float("tolerance")}
+		var err error
+		if k.quantity, k.f, err = p.kernel(); err != nil {
+			return nil, err
+		}
+		if !(k.c > 0) || math.IsInf(k.c, 0) {
+			return nil, fmt.Errorf("chosen c = %v, want finite and > 0", k.c)
+		}
+		return k, nil
+	case "nn":
+		var node yaml.Node
+		if err := node.Encode(map[string]string{"metric": p.string("metric")}); err != nil {
+			return nil, err
+		}
+		m, err := method.Types()["nn"].New(&node)
+		if err != nil {
+			return nil, err
+		}
+		return &nnKind{m: m}, nil
+	}
+	return nil, fmt.Errorf("method %q: want one of %v", rec.Method, Methods())
+}
+
+// params reads a record's parameters as resolved and as chosen.
+type params struct{ rec *record }
+
+func (p params) has(key string) bool { _, ok := p.rec.Chosen[key]; return ok }
+
+func (p params) chosen(key string) float64 { return p.rec.Chosen[key] }
+
+func (p params) float(key string) float64 {
+	v, _ := p.rec.Params[key].(float64)
+	return v
+}
+
+func (p params) bool(key string) bool {
+	v, _ := p.rec.Params[key].(bool)
+	return v
+}
+
+func (p params) string(key string) string {
+	v, _ := p.rec.Params[key].(string)
+	return v
+}
+
+// kernel returns the quantity of the kernel the parameters name and the
+// map exp(−σ q) of the chosen σ.
+func (p params) kernel() (classify.Quantity, classify.Map, error) {
+	name := p.string("kernel")
+	if name == "" {
+		name = spd.SteinMetric.String()
+	}
+	k, err := classify.ParseKernel(name)
+	if err != nil {
+		return nil, classify.Identity, err
+	}
+	sigma := p.chosen("sigma")
+	if err := spd.CheckSigma(sigma); err != nil {
+		return nil, classify.Identity, fmt.Errorf("chosen sigma: %w", err)
+	}
+	return k.Quantity, classify.Exp(sigma), nil
+}
+
+// trainKernel returns f of the quantity q among data's items, all of
+// them the training set, as a run's Pairs give a training set's kernel
+// matrix: row-major, both triangles.
+func trainKernel(ctx context.Context, data *classify.Data, q classify.Quantity, f classify.Map) ([]float64, error) {
+	all := classify.Seq(0, data.Set.Len())
+	p, err := data.Pairs(q, all)
+	if err != nil {
+		return nil, err
+	}
+	k, err := p.Block(ctx, all, all, f)
+	if err != nil {
+		return nil, err
+	}
+	return k.RawMatrix().Data, nil
+}
+
+// srcKind is a sparse-representation classifier (rsr, logE-SR): the
+// training descriptors are the atoms of the kernel Lasso.
+type srcKind struct {
+	quantity classify.Quantity
+	f        classify.Map
+	opts     rsr.ClassifierOptions // Workers set per solver
+}
+
+func (k *srcKind) fit(ctx context.Context, m *Model, data *classify.Data, _ int) error {
+	var err error
+	m.gram, err = trainKernel(ctx, data, k.quantity, k.f)
+	return err
+}
+
+func (k *srcKind) check(m *Model) error {
+	if n := m.train.Len(); len(m.gram) != n*n {
+		return fmt.Errorf("%s has %d values, want the %d×%d kernel matrix of the descriptors", gramFile, len(m.gram), n, n)
+	}
+	return nil
+}
+
+// classifier returns the model's classifier on workers goroutines.
+func (k *srcKind) classifier(m *Model, workers int) (*rsr.Classifier, error) {
+	s, err := m.solver(workers, func() (solver, error) {
+		o := k.opts
+		o.Lasso.Workers = workers
+		n := m.train.Len()
+		return rsr.FitClassifier(mat.NewDense(n, n, m.gram), m.rec.Labels, o)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.(*rsr.Classifier), nil
+}
+
+func (k *srcKind) answers(ctx context.Context, m *Model, data *classify.Data, workers int) ([]classify.ItemScore, error) {
+	c, err := k.classifier(m, workers)
+	if err != nil {
+		return nil, err
+	}
+	classes := c.Labels()
+	return blockAnswers(ctx, m, data, k.quantity, k.f, func(kb *mat.Dense, out []classify.ItemScore) error {
+		n, _ := kb.Dims()
+		// Both kernels are normalised: k(X, X) = 1 (as covpipe run's src).
+		kxx := make([]float64, n)
+		for i := range kxx {
+			kxx[i] = 1
+		}
+		ds, err := c.PredictBatch(ctx, kb, kxx)
+		if err != nil {
+			return err
+		}
+		for q, d := range ds {
+			out[q] = classify.RankedScore(c.Rank(d), classes, c.Shares(d), d.SCI)
+		}
+		return nil
+	})
+}
+
+// blockAnswers answers the queries of data (after the model's training
+// descriptors) in blocks of classify.BlockSize, calling answer with each
+// block's kernel values f(q) against the training descriptors and the
+// block's answers to fill in.
+func blockAnswers(ctx context.Context, m *Model, data *classify.Data, q classify.Quantity, f classify.Map, answer func(k *mat.Dense, out []classify.ItemScore) error) ([]classify.ItemScore, error) {
+	n := m.train.Len()
+	train, test := classify.Seq(0, n), classify.Seq(n, data.Set.Len())
+	p, err := data.Pairs(q, train)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]classify.ItemScore, len(test))
+	err = classify.ForBlocks(ctx, p, test, train, f, nil, func(off int, k *mat.Dense) error {
+		rows, _ := k.Dims()
+		return answer(k, out[off:off+rows])
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// svmKind is a one-vs-one SVM on a kernel's Gram matrix, calibrated:
+// its model keeps the support vectors only.
+type svmKind struct {
+	quantity classify.Quantity
+	f        classify.Map
+	c, tol   float64
+}
+
+// svmMachine is an svm.Binary in model.json.
+type svmMachine struct {
+	Pos       int       `json:"pos"`
+	Neg       int       `json:"neg"`
+	SV        []int     `json:"sv"`
+	Coef      []float64 `json:"coef"`
+	Bias      float64   `json:"bias"`
+	ProbA     float64   `json:"prob_a"`
+	ProbB     float64   `json:"prob_b"`
+	Converged bool      `json:"converged"`
+}
+
+func (k *svmKind) fit(ctx context.Context, m *Model, data *classify.Data, workers int) error {
+	gram, err := trainKernel(ctx, data, k.quantity, k.f)
+	if err != nil {
+		return err
+	}
+	n := m.train.Len()
+	full, err := svm.Fit(ctx, mat.NewSymDense(n, gram), m.rec.Labels, svm.Options{C: k.c, Tol: k.tol, Workers: workers, Probability: true, Seed: m.rec.Seed})
+	if err != nil {
+		return err
+	}
+	compact, items := full.Compact()
+	m.train = m.train.Subset(items)
+	m.rec.Labels = classify.Pick(m.rec.Labels, items)
+	for _, b := range compact.Machines {
+		m.rec.Machines = append(m.rec.Machines, svmMachine{b.Pos, b.Neg, b.SV, b.Coef, b.Bias, b.ProbA, b.ProbB, b.Converged})
+	}
+	return nil
+}
+
+// model returns the model's SVM on workers goroutines.
+func (k *svmKind) model(m *Model, workers int) (*svm.Model, error) {
+	s, err := m.solver(workers, func() (solver, error) {
+		machines := make([]svm.Binary, len(m.rec.Machines))
+		for i, b := range m.rec.Machines {
+			machines[i] = svm.Binary{Pos: b.Pos, Neg: b.Neg, SV: b.SV, Coef: b.Coef, Bias: b.Bias, ProbA: b.ProbA, ProbB: b.ProbB, Converged: b.Converged}
+		}
+		return svm.Restore(classify.Seq(0, len(m.rec.Classes)), machines, m.train.Len(), svm.Options{Probability: true, Workers: workers})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.(*svm.Model), nil
+}
+
+func (k *svmKind) check(m *Model) error {
+	_, err := k.model(m, 0)
+	return err
+}
+
+func (k *svmKind) answers(ctx context.Context, m *Model, data *classify.Data, workers int) ([]classify.ItemScore, error) {
+	s, err := k.model(m, workers)
+	if err != nil {
+		return nil, err
+	}
+	return blockAnswers(ctx, m, data, k.quantity, k.f, func(kb *mat.Dense, out []classify.ItemScore) error {
+		ds, err := s.PredictBatch(ctx, kb)
+		if err != nil {
+			return err
+		}
+		for q, d := range ds {
+			out[q] = classify.RankedScore(s.Rank(d), s.Classes, d.Prob, math.NaN())
+		}
+		return nil
+	})
+}
+
+// nnKind is the nearest-neighbour method under a metric: it answers as
+// covpipe run's nn method does, on a split of the training descriptors
+// and the queries.
+type nnKind struct{ m classify.Method }
+
+func (k *nnKind) fit(context.Context, *Model, *classify.Data, int) error { return nil }
+
+func (k *nnKind) check(*Model) error { return nil }
+
+func (k *nnKind) answers(ctx context.Context, m *Model, data *classify.Data, workers int) ([]classify.ItemScore, error) {
+	n := m.train.Len()
+	split := &classify.Split{Data: data, Train: classify.Seq(0, n), Test: classify.Seq(n, data.Set.Len()), Workers: workers}
+	out, err := k.m.Classify(ctx, split)
+	if err != nil {
+		return nil, err
+	}
+	return out.Scores, nil
+}

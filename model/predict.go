@@ -1,0 +1,291 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/progress"
+	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/store"
+)
+
+// PredictOptions configure Predict.
+type PredictOptions struct {
+	// Workers bounds the goroutines of extraction and prediction (0:
+	// GOMAXPROCS). The predictions do not depend on it.
+	Workers int
+	// Reject, when positive, rejects the answers whose confidence is
+	// below it: the sparsity concentration index for SRC methods, the
+	// score otherwise (classify.ItemScore.Confidence).
+	Reject float64
+	// Reporter, if not nil, receives the progress of extraction.
+	Reporter progress.Reporter
+}
+
+// Prediction is the model's answer on one descriptor: a region of an
+// image, or a matrix given to PredictSet.
+type Prediction struct {
+	// Input is the number of the input the image came from and Path its
+	// path relative to that input (datasets.Item.Rel), Region the
+	// region of the (resized) image; for PredictSet, Index is the
+	// matrix's index and the others are zero.
+	Input  int
+	Path   string
+	Region covariance.Region
+	Index  int
+	// Label is the predicted class and Score its score in [0, 1];
+	// Second is the class ranked second ("" for a model of one class)
+	// and SecondScore its score (see the package documentation).
+	Label       string
+	Score       float64
+	Second      string
+	SecondScore float64
+	// SCI is the sparsity concentration index of an SRC method's code,
+	// NaN for other methods.
+	SCI float64
+	// Rejected says that the answer's confidence is below
+	// PredictOptions.Reject.
+	Rejected bool
+}
+
+// Confidence is what rejection thresholds: SCI for SRC methods, Score
+// otherwise.
+func (p Prediction) Confidence() float64 {
+	if !math.IsNaN(p.SCI) {
+		return p.SCI
+	}
+	return p.Score
+}
+
+// Predict describes the images of inputs with the options the model
+// was fitted with (describe.OptionsOf of its training descriptors'
+// metadata), streaming, and answers for each descriptor, in input order,
+// in blocks of classify.BlockSize descriptors, so that memory does not
+// grow with the number of images. It returns an error naming the model
+// for a model fitted without extraction options, and for colour features
+// on a grey image (naming both); the errors of describe's extraction
+// (an image that cannot be read names its path); and, once ctx is
+// cancelled, an error wrapping ctx.Err().
+func (m *Model) Predict(ctx context.Context, inputs []*datasets.List, o PredictOptions) ([]Prediction, error) {
+	if m.rec.Extraction == nil {
+		return nil, fmt.Errorf("%s: %w", m.name(), errNoExtraction)
+	}
+	do, err := describe.OptionsOf(m.rec.Extraction)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name(), err)
+	}
+	do.Workers, do.Reporter = o.Workers, o.Reporter
+	ex, err := describe.NewExtractor(do)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name(), err)
+	}
+	if do.Features.NeedsColor() {
+		if err := m.checkColour(inputs, do); err != nil {
+			return nil, err
+		}
+	}
+	s := &sink{ctx: ctx, m: m, o: o}
+	if _, err := ex.Run(ctx, inputs, s); err != nil {
+		return nil, err
+	}
+	return s.out, nil
+}
+
+// checkColour returns an error naming the model and the image for the
+// first grey image of inputs (its colour model, from its header), which
+// colour features cannot describe.
+func (m *Model) checkColour(inputs []*datasets.List, do describe.Options) error {
+	for _, l := range inputs {
+		for _, it := range l.Items {
+			f, err := os.Open(it.Path)
+			if err != nil {
+				return err
+			}
+			cfg, _, err := image.DecodeConfig(f)
+			f.Close()
+			if err == nil && (cfg.ColorModel == color.GrayModel || cfg.ColorModel == color.Gray16Model) {
+				return fmt.Errorf("%s takes colour features (%s), but %s is a grey image: fit a model on grey features for grey images", m.name(), do.Features, it.Path)
+			}
+		}
+	}
+	return nil
+}
+
+// sink is the describe.Sink of Predict: it answers for the descriptors
+// in blocks.
+type sink struct {
+	ctx  context.Context
+	m    *Model
+	o    PredictOptions
+	meta *store.Meta
+	data []float64
+	rows []Prediction // the block's, without answers
+	out  []Prediction
+}
+
+func (s *sink) Begin(meta *store.Meta) error {
+	s.meta = meta
+	return s.m.checkMeta(meta, "the images")
+}
+
+func (s *sink) Descriptors(input int, item *datasets.Item, regions []covariance.Region, data []float64) error {
+	for _, r := range regions {
+		s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: r})
+	}
+	s.data = append(s.data, data...)
+	if len(s.rows) >= classify.BlockSize {
+		return s.flush()
+	}
+	return nil
+}
+
+func (s *sink) Failed(int, *datasets.Item, error) error { return nil }
+
+func (s *sink) Commit(*store.Meta) error { return s.flush() }
+
+func (s *sink) Abort() {}
+
+// flush answers for the descriptors of the block and starts the next.
+func (s *sink) flush() error {
+	if len(s.rows) == 0 {
+		return nil
+	}
+	set, err := spd.NewSetFromData(s.m.rec.Dim, s.data)
+	if err != nil {
+		return err
+	}
+	ans, err := s.m.predictSet(s.ctx, set, s.rows, s.o)
+	if err != nil {
+		return err
+	}
+	s.out = append(s.out, ans...)
+	s.rows, s.data = s.rows[:0], s.data[:0]
+	return nil
+}
+
+// PredictOutput answers for the descriptors of out (a descriptor folder
+// read by store.Read, or describe.Collect's), in order. It returns an
+// error naming the model and out's folder when out's descriptors were
+// not made with the model's extraction options (another feature set, d,
+// ridge, resize or layout: the first that differs), and, once ctx is
+// cancelled, an error wrapping ctx.Err().
+func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictOptions) ([]Prediction, error) {
+	what := "the descriptors"
+	if len(out.Meta.Inputs) > 0 {
+		what = "the descriptors of " + out.Meta.Inputs[0].Root
+	}
+	if m.rec.Extraction != nil || out.Meta.Dim != m.rec.Dim {
+		if err := m.checkMeta(&out.Meta, what); err != nil {
+			return nil, err
+		}
+	}
+	set, err := spd.NewSetFromData(out.Meta.Dim, out.Data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	rows := make([]Prediction, len(out.Rows))
+	for i, r := range out.Rows {
+		rows[i] = Prediction{Input: r.Input, Path: r.Path, Region: r.Region}
+	}
+	return m.predictSet(ctx, set, rows, o)
+}
+
+// checkMeta returns an error naming the model and what when the
+// descriptors of meta were not made as the model's.
+func (m *Model) checkMeta(meta *store.Meta, what string) error {
+	if meta.Dim != m.rec.Dim {
+		return fmt.Errorf("%s takes %d×%d descriptors (features %s), %s are %d×%d (features %s)",
+			m.name(), m.rec.Dim, m.rec.Dim, m.features(), what, meta.Dim, meta.Dim, meta.FeatureSpec)
+	}
+	if m.rec.Extraction == nil {
+		return nil
+	}
+	want := *m.rec.Extraction
+	want.Version, want.Inputs, want.ItemsSHA256, want.Vectors = meta.Version, meta.Inputs, meta.ItemsSHA256, meta.Vectors
+	want.SkipBad = meta.SkipBad
+	if d := meta.Diff(&want); d != "" {
+		return fmt.Errorf("%s was fitted on descriptors made otherwise than %s: %s (%s's vs the model's): describe them with the model's options, or give their images", m.name(), what, d, what)
+	}
+	return nil
+}
+
+// features names the model's features in errors.
+func (m *Model) features() string {
+	if m.rec.Extraction == nil {
+		return "unknown"
+	}
+	return m.rec.Extraction.FeatureSpec
+}
+
+// PredictSet answers for the matrices of set, descriptors made as the
+// model's training descriptors were (PredictOutput checks that, given
+// their metadata). It returns an error naming the model for matrices of
+// another size, and, once ctx is cancelled, an error wrapping ctx.Err().
+func (m *Model) PredictSet(ctx context.Context, set *spd.Set, o PredictOptions) ([]Prediction, error) {
+	if set.Dim() != m.rec.Dim {
+		return nil, fmt.Errorf("%s takes %d×%d descriptors (features %s), the set's are %d×%d", m.name(), m.rec.Dim, m.rec.Dim, m.features(), set.Dim(), set.Dim())
+	}
+	rows := make([]Prediction, set.Len())
+	for i := range rows {
+		rows[i].Index = i
+	}
+	return m.predictSet(ctx, set, rows, o)
+}
+
+// predictSet fills in rows, one per matrix of set, with the model's
+// answers.
+func (m *Model) predictSet(ctx context.Context, set *spd.Set, rows []Prediction, o PredictOptions) ([]Prediction, error) {
+	if set.Len() == 0 {
+		return rows, nil
+	}
+	// The queries join the training descriptors in one Data, so that
+	// their kernel values are computed as covpipe run computes a test
+	// item's against its training set.
+	all, err := spd.NewSetFromData(m.rec.Dim, slices.Concat(m.train.Data(), set.Data()))
+	if err != nil {
+		return nil, err
+	}
+	data := &classify.Data{Set: all, Labels: slices.Concat(m.rec.Labels, make([]int, set.Len())), Classes: m.rec.Classes, Workers: o.Workers}
+	ans, err := m.kind.answers(ctx, m, data, o.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name(), err)
+	}
+	out := slices.Clone(rows)
+	for i, a := range ans {
+		p := &out[i]
+		p.Label, p.Score, p.SecondScore, p.SCI = m.rec.Classes[a.Label], a.Score, a.SecondScore, a.SCI
+		if a.Second >= 0 {
+			p.Second = m.rec.Classes[a.Second]
+		}
+		p.Rejected = o.Reject > 0 && p.Confidence() < o.Reject
+	}
+	return out, nil
+}
+
+// solver returns the model's solver for workers goroutines, made by make
+// on first use.
+func (m *Model) solver(workers int, make func() (solver, error)) (solver, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s, ok := m.solvers[workers]; ok {
+		return s, nil
+	}
+	s, err := make()
+	if err != nil {
+		return nil, err
+	}
+	if m.solvers == nil {
+		m.solvers = map[int]solver{}
+	}
+	m.solvers[workers] = s
+	return s, nil
+}

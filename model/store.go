@@ -1,0 +1,136 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/store"
+)
+
+// Files of a model's folder beside its meta.json.
+const (
+	recordFile      = "model.json"
+	descriptorsFile = "descriptors.npy"
+	gramFile        = "gram.npy"
+)
+
+// Save writes the model into the folder dir, created if needed, as one
+// output set of Format (store.CreateFolder): model.json (the method, its
+// parameters as resolved and as chosen, the classes, each descriptor's
+// class, the extraction options, covpipe's version, the SVM's machines),
+// descriptors.npy (the descriptors queries are compared with: the
+// training descriptors, or the SVM's support vectors) and, for SRC
+// methods, gram.npy (their kernel matrix), and meta.json, which records
+// each file's size and SHA-256. It returns the errors of
+// store.CreateFolder (a folder another covpipe is writing, or one
+// holding another kind of output) and of writing.
+func (m *Model) Save(dir string) error {
+	f, err := store.CreateFolder(context.Background(), dir, Format)
+	if err != nil {
+		return err
+	}
+	return m.Write(f)
+}
+
+// Write writes the model as Save does into f, a folder of Format that
+// the caller has created (and so locked; covpipe fit takes it before it
+// fits), and commits it, or aborts it on an error.
+func (m *Model) Write(f *store.Folder) error {
+	defer f.Abort()
+	b, err := json.MarshalIndent(m.rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := f.WriteFile(recordFile, append(b, '\n')); err != nil {
+		return err
+	}
+	d := m.rec.Dim
+	if err := f.WriteNPY(descriptorsFile, []int{m.train.Len(), d, d}, m.train.Data()); err != nil {
+		return err
+	}
+	if m.gram != nil {
+		n := m.train.Len()
+		if err := f.WriteNPY(gramFile, []int{n, n}, m.gram); err != nil {
+			return err
+		}
+	}
+	return f.Commit()
+}
+
+// Load reads the model that Save wrote into the folder dir, checking
+// every file against the sizes and SHA-256 its meta.json records and the
+// files against each other. It returns an error naming the folder, and
+// saying to fit the model again, for a folder without a model (no
+// meta.json, or one of another kind of output, wrapping store.ErrInvalid),
+// one written by another version of covpipe's model format, a file that
+// is missing or not the one recorded (store.ErrTorn), and files that do
+// not parse or do not agree (wrapping store.ErrInvalid).
+func Load(dir string) (*Model, error) {
+	set, err := store.OpenSet(dir, Format)
+	if err != nil {
+		return nil, fmt.Errorf("load model: %w", err)
+	}
+	invalid := func(format string, args ...any) error {
+		return fmt.Errorf("load model: %w: %s: %s: rerun covpipe fit", store.ErrInvalid, dir, fmt.Sprintf(format, args...))
+	}
+	b, err := set.ReadFile(recordFile)
+	if err != nil {
+		return nil, fmt.Errorf("load model: %w", err)
+	}
+	m := &Model{dir: dir}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m.rec); err != nil {
+		return nil, invalid("%s: %v", recordFile, err)
+	}
+	mats, err := set.ReadMatrices(descriptorsFile)
+	if err != nil {
+		return nil, fmt.Errorf("load model: %w", err)
+	}
+	if m.train, err = spd.NewSetFromData(mats.D, mats.Data); err != nil {
+		return nil, invalid("%s: %v", descriptorsFile, err)
+	}
+	if err := m.rec.check(m.train); err != nil {
+		return nil, invalid("%v", err)
+	}
+	if m.kind, err = kindOf(&m.rec); err != nil {
+		return nil, invalid("%s: method %s: %v", recordFile, m.rec.Method, err)
+	}
+	if set.Has(gramFile) {
+		var shape []int
+		if shape, m.gram, err = set.ReadNPY(gramFile); err != nil {
+			return nil, fmt.Errorf("load model: %w", err)
+		}
+		if n := m.train.Len(); !slices.Equal(shape, []int{n, n}) {
+			return nil, invalid("%s has shape %v, want (%d, %d)", gramFile, shape, n, n)
+		}
+	}
+	if err := m.kind.check(m); err != nil {
+		return nil, invalid("%v", err)
+	}
+	return m, nil
+}
+
+// check checks the record against the descriptors it goes with.
+func (r *record) check(train *spd.Set) error {
+	switch {
+	case r.Dim != train.Dim():
+		return fmt.Errorf("%s says %d×%d descriptors, %s holds %d×%d", recordFile, r.Dim, r.Dim, descriptorsFile, train.Dim(), train.Dim())
+	case len(r.Labels) != train.Len():
+		return fmt.Errorf("%s has %d labels for the %d descriptors of %s", recordFile, len(r.Labels), train.Len(), descriptorsFile)
+	case len(r.Classes) < 2 || !slices.IsSorted(r.Classes) || len(slices.Compact(slices.Clone(r.Classes))) != len(r.Classes):
+		return fmt.Errorf("%s: classes %q are not two or more, sorted and distinct", recordFile, r.Classes)
+	case r.Extraction != nil && r.Extraction.Dim != r.Dim:
+		return fmt.Errorf("%s: extraction of %d×%d descriptors for a model of %d×%d", recordFile, r.Extraction.Dim, r.Extraction.Dim, r.Dim, r.Dim)
+	}
+	for i, l := range r.Labels {
+		if l < 0 || l >= len(r.Classes) {
+			return fmt.Errorf("%s: label %d of descriptor %d is not a class (0..%d)", recordFile, l, i, len(r.Classes)-1)
+		}
+	}
+	return nil
+}
