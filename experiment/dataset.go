@@ -291,7 +291,7 @@ var expected = map[string]string{
 func openDataset(root, spec string) (*datasets.List, error) {
 	kind, path := datasetPath(root, spec)
 	if _, err := os.Stat(path); err != nil {
-		if prefix, _, ok := strings.Cut(spec, ":"); ok && kind == "folders" {
+		if prefix, _, ok := strings.Cut(spec, ":"); ok && kind == "folders" && expected[prefix] == "" {
 			// A KIND: prefix that is no kind, such as folder:orl.
 			var kinds []string
 			for k := range expected {

@@ -109,11 +109,21 @@ methods:
 }
 
 // TestUnknownDatasetKind checks that a mistyped kind is named as such,
-// with a suggestion, rather than reported as a missing path.
+// with a suggestion, rather than reported as a missing path, and that a
+// missing folder of a known kind (folders:NAME too) is reported as one,
+// naming the folder expected and what it should hold.
 func TestUnknownDatasetKind(t *testing.T) {
-	_, err := openDataset(t.TempDir(), "folder:orl")
-	if err == nil || !strings.Contains(err.Error(), `unknown kind "folder"`) || !strings.Contains(err.Error(), "did you mean folders:?") {
-		t.Errorf("folder:orl: %v", err)
+	root := t.TempDir()
+	for _, tc := range []struct{ spec, want string }{
+		{"folder:orl", `unknown kind "folder" (kinds: brodatz, csv, feret, folders, mars); did you mean folders:?`},
+		{"folders:orl", fmt.Sprintf(`dataset "folders:orl": %s not found (data root %q): expected one folder per class`, filepath.Join(root, "orl"), root)},
+		{"mars:mini-mars", fmt.Sprintf(`dataset "mars:mini-mars": %s not found (data root %q): expected one folder per person id`, filepath.Join(root, "mini-mars"), root)},
+		{"orl", fmt.Sprintf(`dataset "orl": %s not found (data root %q): expected one folder per class`, filepath.Join(root, "orl"), root)},
+	} {
+		_, err := openDataset(root, tc.spec)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.spec, err, tc.want)
+		}
 	}
 }
 
