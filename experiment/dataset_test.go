@@ -108,6 +108,55 @@ methods:
 	return p
 }
 
+// TestShortClasses checks that a random split whose train_per_class
+// leaves a class nothing to test on is an error naming the class and its
+// size, unless the split says short_classes: train-all-but-one, which
+// trains such a class on all its items but one with a note; and that
+// short_classes takes no other value, nor a split by a metadata key.
+func TestShortClasses(t *testing.T) {
+	root := t.TempDir()
+	writeNoisePNGs(t, root, "d/cats/a.png", "d/cats/b.png", "d/cats/c.png",
+		"d/dogs/a.png", "d/dogs/b.png", "d/dogs/c.png", "d/dogs/d.png", "d/dogs/e.png")
+	config := func(split string) string {
+		return "name: short\nseed: 1\nrepeats: 2\ndata: {dataset: d, features: \"I,Ix,Iy\"}\n" +
+			"tasks:\n  - {name: t, split: " + split + "}\nmethods:\n  - {name: nn, type: nn, metric: stein}\n"
+	}
+	for _, tc := range []struct {
+		split, load, run, note string
+	}{
+		{"{train_per_class: 2}", "", "", ""},
+		{"{train_per_class: 3}", "", `task "t": split: train_per_class is 3 but class "cats" has 3 items, which would leave nothing to test on: lower train_per_class, or add short_classes: train-all-but-one to the split`, ""},
+		{"{train_per_class: 5}", "", `split: train_per_class is 5 but 2 classes have 5 or fewer (the smallest, "cats", has 3)`, ""},
+		{"{train_per_class: 3, short_classes: train-all-but-one}", "", "", `1 classes with too few items for 3 training items: class "cats" has 3 items: 2 for training`},
+		{"{train_per_class: 3, short_classes: all}", `split: short_classes "all", want train-all-but-one`, "", ""},
+		{"{by: camera, short_classes: train-all-but-one}", "split: short_classes applies to a random split, not to one by camera", "", ""},
+	} {
+		p, err := Parse([]byte(config(tc.split)))
+		if tc.load != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.load) {
+				t.Errorf("%s: load error %v, want %q", tc.split, err, tc.load)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.split, err)
+		}
+		res, err := Run(context.Background(), p, Options{DataRoot: root})
+		if tc.run != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.run) {
+				t.Errorf("%s: run error %v, want %q", tc.split, err, tc.run)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.split, err)
+		}
+		if notes := res.Results[0].Notes; tc.note == "" && len(notes) > 0 || tc.note != "" && !slices.Contains(notes, tc.note) {
+			t.Errorf("%s: notes %q, want %q", tc.split, notes, tc.note)
+		}
+	}
+}
+
 // TestUnknownDatasetKind checks that a mistyped kind is named as such,
 // with a suggestion, rather than reported as a missing path, and that a
 // missing folder of a known kind (folders:NAME too) is reported as one,
