@@ -30,7 +30,7 @@ func TestOpen(t *testing.T) {
 		{"csv:" + manifest, []string{"eight"}, false},
 		{manifest, []string{"eight"}, false},
 		{filepath.Join(odd, "x:y"), []string{"a"}, false},
-		{brodatz, []string{""}, false}, // a plain folder of images: empty labels
+		{brodatz, []string{""}, false},                             // a plain folder of images: empty labels
 		{filepath.Join(feret, "00001ba.png"), []string{""}, false}, // an image file: no label
 	} {
 		l, err := Open(tc.spec)
