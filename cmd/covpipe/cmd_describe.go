@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -59,6 +60,12 @@ func describeCommand() *cli.Command {
 			}
 			start := time.Now()
 			meta, err := ex.Into(c.Context, inputs, f)
+			// A grid that does not divide the images fails them all: its
+			// error suggests --resize instead.
+			gridMisfit := errors.Is(err, covariance.ErrRegion) && o.Regions.Kind == covariance.LayoutGrid
+			if ie := (*describe.ImageError)(nil); errors.As(err, &ie) && !gridMisfit {
+				return fmt.Errorf("%w (--skip-bad lists failing images in %s and goes on)", err, store.FailuresFile)
+			}
 			if err != nil {
 				return err
 			}
@@ -73,8 +80,14 @@ func describeCommand() *cli.Command {
 			if s := skipped.String(); s != "" {
 				fmt.Fprintf(c.App.Writer, "skipped %s while listing the inputs (counted in %s)\n", s, filepath.Join(out, store.MetaFile))
 			}
-			if meta.SkipBad {
+			switch {
+			case n.Failed > 0:
 				fmt.Fprintf(c.App.Writer, "%d images failed, listed in %s\n", n.Failed, filepath.Join(out, store.FailuresFile))
+			case meta.SkipBad:
+				fmt.Fprintln(c.App.Writer, "0 images failed")
+			}
+			if n.Grey > 0 {
+				fmt.Fprintf(c.App.Writer, "warning: %d of the %d images described are grey (R = G = B), so their colour features repeat one plane and their descriptors are singular but for the ridge; describe grey images with grey features (I, Ix, ...)\n", n.Grey, n.Described)
 			}
 			return nil
 		}))
