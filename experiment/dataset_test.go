@@ -157,6 +157,46 @@ func TestShortClasses(t *testing.T) {
 	}
 }
 
+// TestSkipBad checks that an image that fails to decode fails the run,
+// naming it and suggesting data.skip_bad, and that with skip_bad it is
+// left out, counted in the notes of the task's results.
+func TestSkipBad(t *testing.T) {
+	root := t.TempDir()
+	writeNoisePNGs(t, root, "d/cats/a.png", "d/cats/b.png", "d/cats/c.png", "d/dogs/a.png", "d/dogs/b.png", "d/dogs/c.png")
+	bad := filepath.Join(root, "d", "dogs", "bad.png")
+	if err := os.WriteFile(bad, []byte("not a png"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := func(skip bool) []byte {
+		return fmt.Appendf(nil, "name: bad\nseed: 1\nrepeats: 2\ndata: {dataset: d, features: \"I,Ix,Iy\", skip_bad: %v}\n"+
+			"tasks:\n  - {name: t, split: {train_per_class: 1}}\nmethods:\n  - {name: nn, type: nn, metric: stein}\n", skip)
+	}
+	p, err := Parse(config(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), p, Options{DataRoot: root})
+	if err == nil || !strings.Contains(err.Error(), "load "+bad+": image: unknown format") || !strings.HasSuffix(err.Error(), "(data.skip_bad: true leaves out the images that fail)") {
+		t.Errorf("bad image: %v", err)
+	}
+	p, err = Parse(config(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	res, err := Run(context.Background(), p, Options{DataRoot: root, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const note = "1 of the 7 images of d failed to load or describe and were left out (data.skip_bad)"
+	if r := res.Results[0]; !slices.Contains(r.Notes, note) || r.TestItems[0] != 4 {
+		t.Errorf("notes %q, %v test items; want %q and 4", r.Notes, r.TestItems, note)
+	}
+	if !strings.Contains(log.String(), "failed=1 images=7") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
 // TestUnknownDatasetKind checks that a mistyped kind is named as such,
 // with a suggestion, rather than reported as a missing path, and that a
 // missing folder of a known kind (folders:NAME too) is reported as one,

@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/covpipe/covpipe/covariance"
@@ -278,7 +279,12 @@ func (p overDataset) open(e *engine, task int) (*drawer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.drawer(e, task, newDataset(variants))
+	d, err := p.drawer(e, task, newDataset(variants))
+	if err != nil {
+		return nil, err
+	}
+	d.notes = append(slices.Clone(e.imageNotes), d.notes...)
+	return d, nil
 }
 
 // newOverDataset decodes a task over data.dataset into a new T, the config
