@@ -92,6 +92,18 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"   covpipe version",
 		Writer:    stdout,
 		ErrWriter: stderr,
+		// --version prints what `covpipe version` prints.
+		HideVersion: true,
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the covpipe version", DisableDefaultText: true}},
+		Action: func(c *cli.Context) error {
+			if c.Bool("version") {
+				return printVersion(c)
+			}
+			if c.NArg() > 0 {
+				return fmt.Errorf("no command %q (see covpipe help)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
 		Commands: []*cli.Command{
 			runCommand(),
 			describeCommand(),
@@ -103,6 +115,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		// Errors are printed once, on one line, by main.
 		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return fmt.Errorf("%w (see covpipe help)", err)
+		},
 	}
 }
 
