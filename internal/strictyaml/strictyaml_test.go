@@ -224,15 +224,18 @@ func (f *floats) UnmarshalYAML(n *yaml.Node) error {
 // fraction is refused where an integer is wanted instead of being
 // truncated, and that values of the right type decode.
 func TestTypes(t *testing.T) {
+	type scalars struct {
+		Repeats int     `yaml:"repeats"`
+		Seed    uint64  `yaml:"seed"`
+		Rate    float64 `yaml:"rate"`
+		On      bool    `yaml:"on"`
+		Name    string  `yaml:"name"`
+	}
 	type settings struct {
-		Repeats int               `yaml:"repeats"`
-		Seed    uint64            `yaml:"seed"`
-		Rate    float64           `yaml:"rate"`
-		On      bool              `yaml:"on"`
-		Name    string            `yaml:"name"`
-		Sizes   []int             `yaml:"sizes"`
-		Sigma   floats            `yaml:"sigma"`
-		Inner   *inner            `yaml:"inner"`
+		Sizes   []int  `yaml:"sizes"`
+		Sigma   floats `yaml:"sigma"`
+		Inner   *inner `yaml:"inner"`
+		scalars `yaml:",inline"`
 		Select  map[string][]int  `yaml:"select"`
 		Free    map[string]string `yaml:"free"`
 		P       picky             `yaml:"p"`
