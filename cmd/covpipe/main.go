@@ -82,13 +82,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Description: "covpipe reproduces Harandi, Sanderson, Hartley and Lovell, \"Sparse Coding and Dictionary\n" +
 			"Learning for Symmetric Positive Definite Matrices: A Kernel Approach\", ECCV 2012.\n\n" +
 			"Examples:\n" +
-			"   covpipe run configs/synthetic.yaml                 reproduce Table 1 of the paper\n" +
-			"   covpipe run configs/synthetic.yaml --repeats 10    a quicker run\n" +
+			"   covpipe run configs/synthetic.yaml --quick         Table 1 of the paper on 10 repeats\n" +
+			"   covpipe run configs/synthetic.yaml                 Table 1 on the paper's 100 repeats\n" +
 			"   covpipe run configs/feret.yaml --data ../shared/datasets\n" +
 			"   covpipe describe --features reid --resize 32x64 --out desc mars:../shared/datasets/mini-mars\n" +
 			"   covpipe learn --atoms 64 --init kmeans --out dict desc\n" +
 			"   covpipe encode --dict dict --out codes desc\n" +
-			"   covpipe report out/reid/results.json\n" +
+			"   covpipe report out/reid\n" +
 			"   covpipe version",
 		Writer:    stdout,
 		ErrWriter: stderr,
