@@ -49,8 +49,10 @@ type mosaicTask struct {
 	Name   string       `yaml:"name" json:"name"`
 	Mosaic MosaicConfig `yaml:"mosaic" json:"mosaic"`
 	Split  SplitConfig  `yaml:"split" json:"split"`
-	data   *dataPlan
-	layout datasets.Layout
+	// allButOne is split.short_classes, resolved.
+	allButOne bool
+	data      *dataPlan
+	layout    datasets.Layout
 }
 
 func newMosaic(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
@@ -59,7 +61,8 @@ func newMosaic(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error)
 		return nil, err
 	}
 	m := p.Mosaic
-	if _, err := p.Split.allButOne(); err != nil {
+	var err error
+	if p.allButOne, err = p.Split.allButOne(); err != nil {
 		return nil, err
 	}
 	switch {
@@ -114,8 +117,7 @@ func (p *mosaicTask) open(e *engine, ti int) (*drawer, error) {
 	}
 	e.addTime("extraction", t0)
 	e.setWorkers(variants)
-	allButOne, _ := p.Split.allButOne() // checked at load
-	return randomDrawer(e, ti, newDataset(variants), p.Split.TrainPerClass, allButOne, notes)
+	return randomDrawer(e, ti, newDataset(variants), p.Split.TrainPerClass, p.allButOne, notes)
 }
 
 // load makes one Data per ridge candidate from the mosaic, and notes on

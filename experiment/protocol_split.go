@@ -14,19 +14,20 @@ import (
 type randomSplitTask struct {
 	datasetTask `yaml:",inline"`
 	Split       SplitConfig `yaml:"split" json:"split"`
+	allButOne   bool        // split.short_classes, resolved
 }
 
 func (p *randomSplitTask) check() error {
 	if p.Split.TrainPerClass < 1 {
 		return errors.New("split: train_per_class must be >= 1 (or give by: a metadata key)")
 	}
-	_, err := p.Split.allButOne()
+	var err error
+	p.allButOne, err = p.Split.allButOne()
 	return err
 }
 
 func (p *randomSplitTask) drawer(e *engine, ti int, ds dataset) (*drawer, error) {
-	allButOne, _ := p.Split.allButOne() // checked at load
-	return randomDrawer(e, ti, ds, p.Split.TrainPerClass, allButOne, nil)
+	return randomDrawer(e, ti, ds, p.Split.TrainPerClass, p.allButOne, nil)
 }
 
 // shortClassesAllButOne is the value of split.short_classes that trains
@@ -35,7 +36,8 @@ const shortClassesAllButOne = "train-all-but-one"
 
 // allButOne reports whether the split trains a class of TrainPerClass
 // items or fewer on all its items but one (ShortClasses), rather than
-// refusing it; an error for a value of ShortClasses it does not know.
+// refusing it; an error for a value of ShortClasses it does not know. The
+// protocols call it once, when the experiment loads.
 func (s SplitConfig) allButOne() (bool, error) {
 	switch s.ShortClasses {
 	case "":
