@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,9 +47,6 @@ func (e *engine) listData() ([]*classify.Data, error) {
 	var variants []*classify.Data
 	for k, reg := range dp.regs {
 		out, err := e.extract(list, e.describeOptions(reg))
-		if ie := (*describe.ImageError)(nil); errors.As(err, &ie) && !dp.skipBad {
-			return nil, fmt.Errorf("descriptors of %s: %w (data.skip_bad: true leaves out the images that fail)", dp.dataset, err)
-		}
 		if err != nil {
 			return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
 		}
