@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"image"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -45,8 +46,9 @@ import (
 // that cannot be followed too), would take more memory than
 // o.MaxMemory (ErrMemory), has non-finite pixels, does not fit the region
 // layout or has a region whose descriptor is not positive definite after
-// regularisation; the error names the image's path, and the region when
-// one is at fault. With o.SkipBad, a run (not a shard) where every image
+// regularisation; the error, an *ImageError, names the image's path, and
+// the region when one is at fault (for a grid that does not divide the
+// image, it suggests a size that it divides). With o.SkipBad, a run (not a shard) where every image
 // fails is an error naming the first. It also returns the context's error
 // when ctx is cancelled, and the errors of store.CreateFolder and of
 // writing dir.
@@ -212,6 +214,7 @@ type slot struct {
 	regions []covariance.Region
 	data    []float64 // len(regions) descriptors, row-major d×d each
 	vector  []float64 // Options.Vectors' vector, when asked for
+	grey    bool      // the features read colour but R = G = B
 	err     error
 	ready   bool // complete, not yet written (the writer's flag)
 }
@@ -303,7 +306,7 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (store.Counts, er
 				return c, fmt.Errorf("describe: %w", err)
 			}
 			if !p.skipBad {
-				return c, fmt.Errorf("describe: %w", s.err)
+				return c, fmt.Errorf("describe: %w", &ImageError{Path: j.item.Path, Err: s.err})
 			}
 			if err := sink.Failed(j.input, j.item, s.err); err != nil {
 				return c, err
@@ -327,6 +330,9 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (store.Counts, er
 			}
 			c.Described++
 			c.Descriptors += len(s.regions)
+			if s.grey {
+				c.Grey++
+			}
 		}
 		<-sem
 		next++
@@ -493,9 +499,10 @@ func (w *worker) describe(s *slot, it *datasets.Item) error {
 	if err := w.features(&w.img); err != nil {
 		return fmt.Errorf("features of %s: %w", it.Path, err)
 	}
+	s.grey = w.p.set.NeedsColor() && slices.Equal(w.img.R, w.img.G) && slices.Equal(w.img.G, w.img.B)
 	regions, err := w.p.layout.AppendRegions(s.regions[:0], w.img.W, w.img.H, BlockSeed(w.p.seed, it.Rel))
 	if err != nil {
-		return fmt.Errorf("regions of %s: %w", it.Path, err)
+		return fmt.Errorf("regions of %s: %w%s", it.Path, err, w.p.resizeHint(w.img.W, w.img.H))
 	}
 	s.regions = regions
 	d := w.ext.Dim()

@@ -99,11 +99,16 @@ type DataConfig struct {
 	// very different scales are mixed, such as pixel coordinates with
 	// intensities) or ridge (C + ε·I).
 	RidgeKind string `yaml:"ridge_kind,omitempty" json:"ridge_kind,omitempty"`
+	// SkipBad leaves out the images of data.dataset that fail to load or
+	// describe (as describe --skip-bad does), counting them in the log
+	// and the report, instead of failing the run on the first.
+	SkipBad bool `yaml:"skip_bad,omitempty" json:"skip_bad,omitempty"`
 }
 
 // dataPlan is a DataConfig resolved into typed values, once.
 type dataPlan struct {
 	dataset  string
+	skipBad  bool
 	features *features.Set
 	w, h     int
 	filter   imageio.Filter
@@ -118,7 +123,7 @@ func (d *DataConfig) resolve() (*dataPlan, error) {
 	if d.Features == "" {
 		return nil, errors.New("features is required (e.g. face, texture, reid or I,Ix,Iy)")
 	}
-	p := &dataPlan{dataset: d.Dataset}
+	p := &dataPlan{dataset: d.Dataset, skipBad: d.SkipBad}
 	var err error
 	if p.features, err = features.ParseWithGaborBorder(d.Features, d.GaborBorder); err != nil {
 		return nil, err

@@ -163,6 +163,10 @@ type Counts struct {
 	// Descriptors is n, the first dimension of descriptors.npy and the
 	// number of manifest rows.
 	Descriptors int `json:"descriptors"`
+	// Grey is the number of described images whose R, G and B planes are
+	// equal although the features read colour: grey images, whose colour
+	// features repeat one plane.
+	Grey int `json:"grey,omitempty"`
 }
 
 // TotalImages returns the number of images of all inputs.

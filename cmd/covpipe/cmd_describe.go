@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -15,7 +16,7 @@ import (
 )
 
 func describeCommand() *cli.Command {
-	return oneLineErrors(command("describe", "INPUT...", "compute the covariance descriptors of images into a folder",
+	return command("describe", "INPUT...", "compute the covariance descriptors of images into a folder",
 		[]cli.Flag{
 			outFlag("output `DIR` (required; created if needed)"),
 			&cli.StringFlag{Name: "features", Value: describe.DefaultFeatures, Usage: "feature `LIST`: names or presets (texture, face, reid), e.g. I,Ix,Iy,Ixx,Iyy or I,x,y,gabor"},
@@ -28,7 +29,7 @@ func describeCommand() *cli.Command {
 			&cli.StringFlag{Name: "ridge-kind", Value: covariance.TraceRidge.String(), Usage: "`KIND` of ridge: trace-ridge (C + EPS·tr(C)/d·I), diag-ridge (C + EPS·diag C, equivariant to feature units: use it when features of very different scales are mixed, such as x,y with intensities) or ridge (C + EPS·I)"},
 			&cli.IntFlag{Name: "workers", Usage: "number `N` of images processed at once (0: all cores); the output does not depend on it"},
 			&cli.StringFlag{Name: "shard", Usage: "describe only part `I/N` (0 <= I < N) of the images"},
-			&cli.BoolFlag{Name: "skip-bad", Usage: "list failing images in failures.csv and go on, instead of stopping at the first (a run where every image fails is still an error)"},
+			switchFlag("skip-bad", "list failing images in failures.csv and go on, instead of stopping at the first (a run where every image fails is still an error)"),
 			maxMemoryFlag("the float64 planes of the images in progress, estimated from each file's header: images over it fail, the others wait for room"),
 		},
 		func(c *cli.Context) error {
@@ -59,6 +60,12 @@ func describeCommand() *cli.Command {
 			}
 			start := time.Now()
 			meta, err := ex.Into(c.Context, inputs, f)
+			// A grid that does not divide the images fails them all: its
+			// error suggests --resize instead.
+			gridMisfit := errors.Is(err, covariance.ErrRegion) && o.Regions.Kind == covariance.LayoutGrid
+			if ie := (*describe.ImageError)(nil); errors.As(err, &ie) && !gridMisfit {
+				return fmt.Errorf("%w (--skip-bad lists failing images in %s and goes on)", err, store.FailuresFile)
+			}
 			if err != nil {
 				return err
 			}
@@ -73,11 +80,17 @@ func describeCommand() *cli.Command {
 			if s := skipped.String(); s != "" {
 				fmt.Fprintf(c.App.Writer, "skipped %s while listing the inputs (counted in %s)\n", s, filepath.Join(out, store.MetaFile))
 			}
-			if meta.SkipBad {
+			switch {
+			case n.Failed > 0:
 				fmt.Fprintf(c.App.Writer, "%d images failed, listed in %s\n", n.Failed, filepath.Join(out, store.FailuresFile))
+			case meta.SkipBad:
+				fmt.Fprintln(c.App.Writer, "0 images failed")
+			}
+			if n.Grey > 0 {
+				fmt.Fprintf(c.App.Writer, "warning: %d of the %d images described are grey (R = G = B), so their colour features repeat one plane and their descriptors are singular but for the ridge; describe grey images with grey features (I, Ix, ...)\n", n.Grey, n.Described)
 			}
 			return nil
-		}))
+		})
 }
 
 // describeOptions reads the options of `covpipe describe` from its flags,

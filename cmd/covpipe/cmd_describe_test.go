@@ -325,3 +325,77 @@ func TestTornInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeManifestOrder checks that a CSV manifest's images are
+// described in the order of its rows, that image files are inputs of their
+// own, and that shards of such a run, each run with --skip-bad and no
+// failure (which it does not call "listed in failures.csv"), merge into
+// the bytes of the whole run.
+func TestDescribeManifestOrder(t *testing.T) {
+	src := imageFolder(t, 3)
+	manifest := filepath.Join(src, "list.csv")
+	if err := os.WriteFile(manifest, []byte("path,label\np2/c.png,z\np1/a.png,y\np2/a.png,x\np1/c.png,w\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	single := filepath.Join(src, "p1", "b.png")
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole")
+	if _, stderr, err := runCLI(t, "describe", "--skip-bad", "--out", whole, manifest, single); err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
+	man, err := os.ReadFile(filepath.Join(whole, store.ManifestFile))
+	want := "index,path,label,region\n0,0:p2/c.png,z,16x24+0+0\n1,0:p1/a.png,y,16x24+0+0\n2,0:p2/a.png,x,16x24+0+0\n3,0:p1/c.png,w,16x24+0+0\n4,1:b.png,,16x24+0+0\n"
+	if err != nil || string(man) != want {
+		t.Errorf("manifest.csv:\n%s\nwant:\n%s", man, want)
+	}
+	var shards []string
+	for _, s := range []string{"2/3", "0/3", "1/3"} {
+		sd := filepath.Join(dir, "shard"+s[:1])
+		stdout, stderr, err := runCLI(t, "describe", "--skip-bad", "--shard", s, "--out", sd, manifest, single)
+		if err != nil {
+			t.Fatalf("describe --shard %s: %v\n%s", s, err, stderr)
+		}
+		if !strings.Contains(stdout, "0 images failed\n") || strings.Contains(stdout, "listed in") {
+			t.Errorf("--shard %s: %q", s, stdout)
+		}
+		shards = append(shards, sd)
+	}
+	merged := filepath.Join(dir, "merged")
+	if _, _, err := runCLI(t, append([]string{"merge", "--out", merged}, shards...)...); err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	for _, f := range []string{store.DescriptorsFile, store.ManifestFile, store.FailuresFile, store.MetaFile} {
+		a, _ := os.ReadFile(filepath.Join(whole, f))
+		b, _ := os.ReadFile(filepath.Join(merged, f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("merged %s differs from the whole run's", f)
+		}
+	}
+}
+
+// TestDescribeGreyWarning checks that colour features of grey images are
+// warned of, with their count, and that colour images are not.
+func TestDescribeGreyWarning(t *testing.T) {
+	grey := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, name := range []string{"a.png", "b.png"} {
+		imagetest.Write(t, filepath.Join(grey, "g", name), imagetest.NoiseGray(rng, 8, 8))
+	}
+	for _, tc := range []struct {
+		src, features string
+		warn          bool
+	}{
+		{grey, "R,G,B,x", true},
+		{grey, "I,x", false},
+		{imageFolder(t, 1), "R,G,B,x", false},
+	} {
+		stdout, stderr, err := runCLI(t, "describe", "--features", tc.features, "--out", filepath.Join(t.TempDir(), "out"), tc.src)
+		if err != nil {
+			t.Fatalf("describe: %v\n%s", err, stderr)
+		}
+		const msg = "warning: 2 of the 2 images described are grey (R = G = B), so their colour features repeat one plane"
+		if strings.Contains(stdout, msg) != tc.warn || !tc.warn && strings.Contains(stdout, "warning") {
+			t.Errorf("--features %s: %q, want the warning %v", tc.features, stdout, tc.warn)
+		}
+	}
+}
