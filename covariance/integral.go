@@ -15,9 +15,10 @@ import (
 // for 0 ≤ x ≤ w, 0 ≤ y ≤ h. The m = d + d(d+1)/2 values of a point are
 // contiguous, P first and then Q row by row, so a region reads 4·m
 // consecutive runs. For LedoitWolf each point has d + 1 more values, the
-// integrals of ‖u‖² u and of ‖u‖⁴ (e.vals in all). It returns an error wrapping ErrNotFinite, naming
-// the pixel, when a feature of the image is NaN or ±Inf, and one wrapping
-// ErrShape when the images would exceed maxIntegralValues.
+// integrals of ‖u‖² u and of ‖u‖⁴ (e.vals in all). It returns an error
+// wrapping ErrNotFinite, naming the pixel, when a feature of the image is
+// NaN or ±Inf, and one wrapping ErrShape when the images would exceed
+// maxIntegralValues.
 func (e *Extractor) integral(planes [][]float64, w, h int) error {
 	d := e.d
 	m := e.vals
