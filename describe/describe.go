@@ -158,8 +158,9 @@ func (e *Extractor) Run(ctx context.Context, inputs []*datasets.List, sink Sink)
 // Regions returns the descriptors of the given regions of img: the
 // features of Options.Features at every pixel (paper, Sec. 5.1), then for
 // each region the covariance C = 1/(n−1) Σ (z−μ)(z−μ)ᵀ (Tuzel et al.
-// 2006, eq. 1) with the ridge of Options.Reg, checked positive definite,
-// as Run computes them: descriptor k is the row-major d×d block
+// 2006, eq. 1), or the shrunk estimate of Options.Estimator, with the
+// ridge of Options.Reg and the normalisation of Options.Normalize,
+// checked positive definite, as Run computes them: descriptor k is the row-major d×d block
 // [k·d·d, (k+1)·d·d) of the result. img is taken as it is (Options.Width,
 // Height and Filter apply to the images Run loads), and the regions as
 // given (Options.Regions and Seed place the regions of Run); it needs the
@@ -483,7 +484,7 @@ func (p *plan) newWorker(load bool) (*worker, error) {
 			return nil, fmt.Errorf("describe: %w", err)
 		}
 	}
-	if w.ext, err = covariance.NewExtractor(p.set.Dim(), covariance.Options{Reg: p.reg}); err != nil {
+	if w.ext, err = covariance.NewExtractor(p.set.Dim(), p.covOptions()); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
 	}
 	return w, nil

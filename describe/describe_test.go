@@ -200,6 +200,21 @@ func TestMetaJSON(t *testing.T) {
 	if len(m) != len(want)+3 {
 		t.Errorf("meta.json has %d fields: %s", len(m), b)
 	}
+	// The estimator and the normalisation appear only when not the
+	// defaults.
+	other := describeTo(t, []*datasets.List{list}, Options{Features: fset("I,x,y"), Estimator: covariance.OAS, Normalize: covariance.NormDet})
+	got, err := store.ReadMeta(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Estimator != "oas" || got.Normalize != "det" {
+		t.Errorf("meta.json of oas and det: estimator %q, normalize %q", got.Estimator, got.Normalize)
+	}
+	for _, k := range []string{"estimator", "normalize"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("meta.json with the default options has %s", k)
+		}
+	}
 	if !strings.HasSuffix(string(b), "}\n") {
 		t.Error("meta.json does not end with a newline")
 	}
@@ -463,6 +478,8 @@ func TestCurrent(t *testing.T) {
 		{"other workers and reporter", out, inputs, o2, true},
 		{"other seed", out, inputs, Options{Features: fset("I,x,y"), Seed: 1}, false},
 		{"other features", out, inputs, Options{Features: fset("I,y,x")}, false},
+		{"other estimator", out, inputs, Options{Features: fset("I,x,y"), Estimator: covariance.LedoitWolf}, false},
+		{"other normalisation", out, inputs, Options{Features: fset("I,x,y"), Normalize: covariance.NormTrace}, false},
 		{"other images", out, []*datasets.List{more}, o, false},
 		{"two inputs", out, []*datasets.List{list, list}, o, false},
 		{"shard", shard, inputs, Options{Features: fset("I,x,y"), Shard: store.Shard{Index: 1, Count: 2}}, true},

@@ -138,7 +138,7 @@ func (e *engine) describeOptions(reg covariance.Regularization) describe.Options
 	dp := e.plan.data
 	o := describe.Options{
 		Features: dp.features, Width: dp.w, Height: dp.h, Filter: dp.filter,
-		Regions: dp.layout, Reg: reg,
+		Regions: dp.layout, Reg: reg, Estimator: dp.estimator, Normalize: dp.normalize,
 		Workers: e.workers, Reporter: e.rep, MaxMemory: e.opts.MaxMemory,
 		SkipBad: dp.skipBad,
 	}

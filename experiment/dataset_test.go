@@ -15,9 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
-	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/store"
@@ -233,18 +231,7 @@ func TestDescriptorCacheRecovers(t *testing.T) {
 		t.Fatalf("cache folders %v", dirs)
 	}
 	dir := dirs[0]
-	list, err := openDataset(root, "two")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := features.Parse("I,Ix,Iy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain := filepath.Join(t.TempDir(), "plain")
-	if _, err := describe.Describe(context.Background(), []*datasets.List{list}, plain, describe.Options{Features: set}); err != nil {
-		t.Fatal(err)
-	}
+	plain := describeDataset(t, root, "two", "I,Ix,Iy", describe.Options{})
 	if d := foldertest.Same(t, plain, dir); d != "" {
 		t.Errorf("the cache folder is not describe's: %s", d)
 	}

@@ -27,6 +27,8 @@ func describeCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of random blocks (an image's blocks depend on N and its path only)"},
 			&cli.Float64Flag{Name: "ridge", Value: covariance.DefaultEps, Usage: "regularise each descriptor with strength `EPS` (see --ridge-kind); 0: none"},
 			&cli.StringFlag{Name: "ridge-kind", Value: covariance.TraceRidge.String(), Usage: "`KIND` of ridge: trace-ridge (C + EPS·tr(C)/d·I), diag-ridge (C + EPS·diag C, equivariant to feature units: use it when features of very different scales are mixed, such as x,y with intensities) or ridge (C + EPS·I)"},
+			&cli.StringFlag{Name: "estimator", Value: covariance.SCM.String(), Usage: "covariance `ESTIMATOR`, before the ridge: scm (the sample covariance), lwf (Ledoit-Wolf shrinkage towards a multiple of I) or oas (Oracle Approximating Shrinkage); lwf and oas are positive definite without a ridge where scm is singular (fewer pixels than features)"},
+			&cli.StringFlag{Name: "normalize", Value: covariance.NormNone.String(), Usage: "normalisation `KIND` of each descriptor, after the ridge: none, trace (C/tr C), det (C/det(C)^(1/d)) or corr (the correlation matrix)"},
 			&cli.IntFlag{Name: "workers", Usage: "number `N` of images processed at once (0: all cores); the output does not depend on it"},
 			&cli.StringFlag{Name: "shard", Usage: "describe only part `I/N` (0 <= I < N) of the images"},
 			switchFlag("skip-bad", "list failing images in failures.csv and go on, instead of stopping at the first (a run where every image fails is still an error)"),
@@ -128,6 +130,12 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 	// covariance.DefaultEps; --ridge 0 is none.
 	if o.Reg, err = covariance.NewRegularization(c.String("ridge-kind"), c.Float64("ridge")); err != nil {
 		return o, fmt.Errorf("describe: --ridge %v --ridge-kind %s: %w", c.Float64("ridge"), c.String("ridge-kind"), err)
+	}
+	if o.Estimator, err = covariance.ParseEstimator(c.String("estimator")); err != nil {
+		return o, fmt.Errorf("describe: --estimator: %w", err)
+	}
+	if o.Normalize, err = covariance.ParseNormalization(c.String("normalize")); err != nil {
+		return o, fmt.Errorf("describe: --normalize: %w", err)
 	}
 	if o.MaxMemory, err = maxMemory(c); err != nil {
 		return o, err

@@ -179,6 +179,8 @@ func TestDescribeCommandErrors(t *testing.T) {
 		{[]string{"describe", src, "--out", out, "--ridge", "NaN"}, "--ridge NaN"},
 		{[]string{"describe", src, "--out", out, "--ridge-kind", "bogus"}, `--ridge-kind bogus: covariance: unknown regularisation kind "bogus"`},
 		{[]string{"describe", src, "--out", out, "--ridge-kind", "none"}, "--ridge-kind none: covariance: ridge kind none with strength 0.0001: give strength 0 for none"},
+		{[]string{"describe", src, "--out", out, "--estimator", "ledoit-wolf"}, `describe: --estimator: covariance: unknown estimator "ledoit-wolf" (want scm, lwf or oas)`},
+		{[]string{"describe", src, "--out", out, "--normalize", "determinant"}, `describe: --normalize: covariance: unknown normalisation "determinant" (want none, trace, det or corr)`},
 		{[]string{"describe", src, "--out", out, "--shard", "2/2"}, `--shard: store: invalid shard: "2/2"`},
 		{[]string{"describe", src, "--out", out, "--max-memory", "lots"}, `--max-memory: memory "lots"`},
 		{[]string{"describe", src, "--out", out, "--max-memory", "1KiB"}, "over the memory limit of 1.0 KiB: raise it with --max-memory"},
@@ -236,19 +238,27 @@ func TestDescribeGaborBorder(t *testing.T) {
 }
 
 // TestDescribeRidgeFlags checks the regularisation that --ridge and
-// --ridge-kind give, as meta.json records it.
+// --ridge-kind give, and the estimator and normalisation of --estimator
+// and --normalize, as meta.json records them (the latter two only when
+// not the defaults).
 func TestDescribeRidgeFlags(t *testing.T) {
 	src := imageFolder(t, 1)
+	trace := store.Ridge{Kind: "trace-ridge", Eps: 1e-4}
 	for _, tc := range []struct {
-		args []string
-		want store.Ridge
+		args      []string
+		want      store.Ridge
+		est, norm string
 	}{
-		{nil, store.Ridge{Kind: "trace-ridge", Eps: 1e-4}},
-		{[]string{"--ridge", "0.01"}, store.Ridge{Kind: "trace-ridge", Eps: 0.01}},
-		{[]string{"--ridge-kind", "diag-ridge"}, store.Ridge{Kind: "diag-ridge", Eps: 1e-4}},
-		{[]string{"--ridge-kind", "ridge", "--ridge", "0.5"}, store.Ridge{Kind: "ridge", Eps: 0.5}},
-		{[]string{"--ridge-kind", "ridge", "--ridge", "0"}, store.Ridge{Kind: "none"}},
-		{[]string{"--ridge-kind", "none", "--ridge", "0"}, store.Ridge{Kind: "none"}},
+		{nil, trace, "", ""},
+		{[]string{"--ridge", "0.01"}, store.Ridge{Kind: "trace-ridge", Eps: 0.01}, "", ""},
+		{[]string{"--ridge-kind", "diag-ridge"}, store.Ridge{Kind: "diag-ridge", Eps: 1e-4}, "", ""},
+		{[]string{"--ridge-kind", "ridge", "--ridge", "0.5"}, store.Ridge{Kind: "ridge", Eps: 0.5}, "", ""},
+		{[]string{"--ridge-kind", "ridge", "--ridge", "0"}, store.Ridge{Kind: "none"}, "", ""},
+		{[]string{"--ridge-kind", "none", "--ridge", "0"}, store.Ridge{Kind: "none"}, "", ""},
+		{[]string{"--estimator", "scm", "--normalize", "none"}, trace, "", ""},
+		{[]string{"--estimator", "lwf", "--ridge", "0"}, store.Ridge{Kind: "none"}, "lwf", ""},
+		{[]string{"--estimator", "oas", "--normalize", "corr"}, trace, "oas", "corr"},
+		{[]string{"--normalize", "det"}, trace, "", "det"},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		if _, stderr, err := runCLI(t, append([]string{"describe", src, "--out", out}, tc.args...)...); err != nil {
@@ -258,8 +268,8 @@ func TestDescribeRidgeFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Ridge != tc.want {
-			t.Errorf("%v: ridge %+v, want %+v", tc.args, m.Ridge, tc.want)
+		if m.Ridge != tc.want || m.Estimator != tc.est || m.Normalize != tc.norm {
+			t.Errorf("%v: ridge %+v, estimator %q, normalize %q; want %+v, %q, %q", tc.args, m.Ridge, m.Estimator, m.Normalize, tc.want, tc.est, tc.norm)
 		}
 	}
 }
