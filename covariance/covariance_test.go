@@ -199,12 +199,19 @@ func TestIntegralBrodatz(t *testing.T) {
 
 func compareMethods(t *testing.T, planes [][]float64, w, h int, regions []covariance.Region, tol float64) {
 	t.Helper()
+	compareMethodsWith(t, covariance.Options{Reg: none}, planes, w, h, regions, tol)
+}
+
+// compareMethodsWith compares the integral images with the direct path
+// under opts (whose Method it sets).
+func compareMethodsWith(t *testing.T, opts covariance.Options, planes [][]float64, w, h int, regions []covariance.Region, tol float64) {
+	t.Helper()
 	d := len(planes)
-	none := covariance.Regularization{Kind: covariance.None}
 	var out [2][]float64
 	for i, m := range methods {
 		out[i] = make([]float64, len(regions)*d*d)
-		if err := mustExtractor(t, d, covariance.Options{Reg: none, Method: m}).Compute(out[i], planes, w, h, regions); err != nil {
+		opts.Method = m
+		if err := mustExtractor(t, d, opts).Compute(out[i], planes, w, h, regions); err != nil {
 			t.Fatalf("%v: %v", m, err)
 		}
 	}
@@ -214,10 +221,10 @@ func compareMethods(t *testing.T, planes [][]float64, w, h int, regions []covari
 		e := relFrob(a, b)
 		worst = max(worst, e)
 		if e > tol {
-			t.Errorf("%dx%d d=%d region %v: integral differs from direct by %.3g relative", w, h, d, r, e)
+			t.Errorf("%dx%d d=%d %v region %v: integral differs from direct by %.3g relative", w, h, d, opts.Estimator, r, e)
 		}
 	}
-	t.Logf("%dx%d d=%d, %d regions: worst relative difference %.3g", w, h, d, len(regions), worst)
+	t.Logf("%dx%d d=%d %v, %d regions: worst relative difference %.3g", w, h, d, opts.Estimator, len(regions), worst)
 }
 
 // TestRegularization checks each kind against hand values on the x, y
@@ -394,13 +401,19 @@ func TestNoAllocs(t *testing.T) {
 	}
 	dst := make([]float64, len(regions)*d*d)
 	for _, m := range methods {
-		e := mustExtractor(t, d, covariance.Options{Method: m})
-		if a := testing.AllocsPerRun(10, func() {
-			if err := e.Compute(dst, planes, w, h, regions); err != nil {
-				t.Fatal(err)
+		for _, o := range []covariance.Options{
+			{Method: m},
+			{Method: m, Estimator: covariance.LedoitWolf, Normalize: covariance.NormDet},
+			{Method: m, Estimator: covariance.OAS, Normalize: covariance.NormCorr},
+		} {
+			e := mustExtractor(t, d, o)
+			if a := testing.AllocsPerRun(10, func() {
+				if err := e.Compute(dst, planes, w, h, regions); err != nil {
+					t.Fatal(err)
+				}
+			}); a != 0 {
+				t.Errorf("%+v: %v allocations per image", o, a)
 			}
-		}); a != 0 {
-			t.Errorf("%v: %v allocations per image", m, a)
 		}
 	}
 	l, err := covariance.ParseLayout("blocks:10:8")

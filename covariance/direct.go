@@ -24,15 +24,19 @@ func chunkRows(d int, r Region) int { return min(r.H, max(1, chunkValues/(d*r.W)
 // data. The second pass goes by chunks of chunkRows rows. cen (at least
 // d·r.W·chunkRows(d, r) values), gram (d·d), sums and mean (d) are
 // scratch.
+//
+// With sq not nil (r.W·chunkRows(d, r) values of scratch) it also returns
+// the fourth moments Σ ‖z−μ‖⁴ that the Ledoit–Wolf shrinkage needs, from
+// the same centred values; otherwise 0.
 // It returns false, leaving c unspecified, when a mean is not finite: a
 // NaN or ±Inf feature in r, or an overflowing sum.
-func direct(c []float64, planes [][]float64, w int, r Region, cen, gram, sums, mean []float64) bool {
+func direct(c []float64, planes [][]float64, w int, r Region, cen, gram, sums, mean, sq []float64) (fourth float64, ok bool) {
 	d := len(planes)
 	n := r.Area()
 	for k, p := range planes {
 		mean[k] = sumRows(p[r.Y*w:], w, r.X, r.W, r.H) / float64(n)
 		if math.IsNaN(mean[k]) || math.IsInf(mean[k], 0) {
-			return false
+			return 0, false
 		}
 	}
 	clear(gram[:d*d])
@@ -47,6 +51,9 @@ func direct(c []float64, planes [][]float64, w int, r Region, cen, gram, sums, m
 			sums[k] += centreRows(cen[k*cn:(k+1)*cn], p[y0*w:], w, r.X, r.W, y1-y0, mean[k])
 		}
 		gramUpper(gram, cen[:d*cn], d, cn)
+		if sq != nil {
+			fourth += fourthMoments(sq[:cn], cen[:d*cn], d)
+		}
 	}
 	inv := 1 / float64(n-1)
 	fn := float64(n)
@@ -57,7 +64,25 @@ func direct(c []float64, planes [][]float64, w int, r Region, cen, gram, sums, m
 			c[j*d+i] = v
 		}
 	}
-	return true
+	return fourth, true
+}
+
+// fourthMoments returns Σ_t ‖x_t‖⁴ over the n = len(sq) columns x_t of
+// the d rows of a, using sq as scratch for the ‖x_t‖².
+func fourthMoments(sq, a []float64, d int) float64 {
+	n := len(sq)
+	clear(sq)
+	for k := range d {
+		row := a[k*n : (k+1)*n : (k+1)*n]
+		for t, v := range row {
+			sq[t] += v * v
+		}
+	}
+	var s float64
+	for _, v := range sq {
+		s += v * v
+	}
+	return s
 }
 
 // gramUpper adds to the upper triangle of s (d×d, row-major) the dot

@@ -12,7 +12,13 @@
 //	C_R = 1/(n−1) Σ_{z∈R} (z − μ_R)(z − μ_R)ᵀ,
 //
 // regularised (by default C + 1e-4·(tr C/d)·I, see Regularization) and
-// checked positive definite by Cholesky factorisation.
+// checked positive definite by Cholesky factorisation. Two shrinkage
+// estimators, Ledoit–Wolf and OAS (see Estimator), replace C by
+// (1 − ρ) C + ρ (tr C/d) I with a ρ estimated from the region, which is
+// positive definite without a ridge where C is singular (fewer pixels
+// than features, collinear features); a Normalization (trace,
+// determinant, correlation) scales the descriptor last. Options gives
+// the order: estimator, ridge, normalisation.
 //
 // Regions are Region rectangles; Layout places them as the paper's
 // protocols do: the whole image (faces, pedestrians), a regular grid (64
@@ -22,7 +28,9 @@
 // Two summation methods give the same descriptors (to about 1e-13 relative;
 // see Method): a direct two-pass method over each region's pixels, and the
 // integral images of Tuzel et al., built after subtracting each
-// feature's image mean so that large feature offsets do not cancel. The
+// feature's image mean so that large feature offsets do not cancel (with
+// d + 1 more images, of ‖z‖² z and ‖z‖⁴, for the fourth moments that
+// Ledoit–Wolf needs). The
 // direct method's cost is proportional to the regions' total area, the
 // integral images' to the image area; Auto picks the cheaper.
 //

@@ -1,6 +1,7 @@
 package covariance_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 
@@ -56,4 +57,29 @@ func ExampleRegionError() {
 	fmt.Println(fmt.Errorf("image tex.png: %w", err))
 	// Output:
 	// image tex.png: region 1 (2x2+2+0): spd: matrix is not positive definite: Cholesky factorisation of the 1x1 covariance failed after none regularisation (trace 0): a constant feature, a feature that is a linear combination of others, or fewer pixels than features
+}
+
+// Two collinear features, x and 2x, along a row of 4 pixels: their sample
+// covariance 5/3·[1 2; 2 4] is singular, and without a ridge it is not a
+// descriptor. Ledoit–Wolf shrinkage (ρ = 0.32 here) makes it positive
+// definite: 0.68·C + 0.32·(tr C/2)·I.
+func ExampleEstimator() {
+	x := []float64{0, 1, 2, 3}
+	planes := [][]float64{x, {0, 2, 4, 6}}
+	region := []covariance.Region{covariance.Whole(4, 1)}
+	for _, est := range []covariance.Estimator{covariance.SCM, covariance.LedoitWolf} {
+		e, err := covariance.NewExtractor(2, covariance.Options{Reg: covariance.Regularization{Kind: covariance.None}, Estimator: est})
+		if err != nil {
+			log.Fatal(err)
+		}
+		dst := make([]float64, 4)
+		if err := e.Compute(dst, planes, 4, 1, region); err != nil {
+			fmt.Println(est, errors.Is(err, covariance.ErrNotSPD))
+			continue
+		}
+		fmt.Printf("%v %.4f\n", est, dst)
+	}
+	// Output:
+	// scm true
+	// lwf [2.4667 2.2667 2.2667 5.8667]
 }

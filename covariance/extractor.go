@@ -71,14 +71,20 @@ type Extractor struct {
 	d    int
 	reg  Regularization
 	meth Method
+	est  Estimator
+	norm Normalization
+	vals int // values per point of the integral images: d + d(d+1)/2, and d + 1 more for LedoitWolf
 
-	cen   []float64 // centred features: of a chunk of a region (direct), d rows; of an image row (integral), w pixels of d
-	gram  []float64 // direct: Σ centred products, d×d (upper triangle)
-	sum   []float64 // direct: Σ centred features, d
-	mean  []float64 // d means
-	table []float64 // integral images, (h+1)×(w+1)×m with m = d + d(d+1)/2
-	acc   []float64 // integral: the m four-corner sums of a region
-	chol  []float64 // Cholesky factor, d×d
+	cen    []float64 // centred features: of a chunk of a region (direct), d rows; of an image row (integral), w pixels of d
+	gram   []float64 // direct: Σ centred products, d×d (upper triangle)
+	sum    []float64 // direct: Σ centred features, d
+	mean   []float64 // d means
+	sq     []float64 // direct, LedoitWolf: ‖x‖² of the pixels of a chunk
+	fourth []float64 // LedoitWolf: Σ ‖x‖⁴ of each region
+	table  []float64 // integral images, (h+1)×(w+1)×vals
+	acc    []float64 // integral: the vals four-corner sums of a region
+	chol   []float64 // Cholesky factor, d×d
+	diag   []float64 // NormCorr: 1/√C_ii, d
 }
 
 // MaxFeatures bounds the number of features d of an Extractor: its
@@ -89,7 +95,8 @@ const MaxFeatures = 4096
 
 // NewExtractor returns an Extractor for d ≥ 1 features. It returns an error
 // for d < 1 or d > MaxFeatures, an invalid regularisation (negative or
-// non-finite Eps, Eps with None, unknown kind) or an unknown method.
+// non-finite Eps, Eps with None, unknown kind), an unknown method,
+// estimator or normalisation.
 func NewExtractor(d int, opts Options) (*Extractor, error) {
 	if d < 1 {
 		return nil, fmt.Errorf("covariance: %d features: need at least 1", d)
@@ -104,16 +111,29 @@ func NewExtractor(d int, opts Options) (*Extractor, error) {
 	if opts.Method < Auto || opts.Method > Integral {
 		return nil, fmt.Errorf("covariance: unknown method %d", int(opts.Method))
 	}
+	if opts.Estimator < SCM || opts.Estimator > OAS {
+		return nil, fmt.Errorf("covariance: unknown estimator %d", int(opts.Estimator))
+	}
+	if opts.Normalize < NormNone || opts.Normalize > NormCorr {
+		return nil, fmt.Errorf("covariance: unknown normalisation %d", int(opts.Normalize))
+	}
 	m := d + d*(d+1)/2
+	if opts.Estimator == LedoitWolf {
+		m += d + 1
+	}
 	return &Extractor{
 		d:    d,
 		reg:  reg,
 		meth: opts.Method,
+		est:  opts.Estimator,
+		norm: opts.Normalize,
+		vals: m,
 		gram: make([]float64, d*d),
 		sum:  make([]float64, d),
 		mean: make([]float64, d),
 		acc:  make([]float64, m),
 		chol: make([]float64, d*d),
+		diag: make([]float64, d),
 	}, nil
 }
 
@@ -126,12 +146,16 @@ func (e *Extractor) Dim() int { return e.d }
 // shape (len(regions), d, d) and of spd.NewSetFromData. planes holds the d
 // features of a w×h image, feature k of pixel (x, y) at planes[k][y·w+x].
 //
-// Descriptor k is the unbiased estimate of Tuzel et al. (ECCV 2006)
+// Descriptor k is, by default, the unbiased estimate of Tuzel et al.
+// (ECCV 2006)
 //
 //	C = 1/(n−1) Σ (z−μ)(z−μ)ᵀ
 //
 // over the n pixels of regions[k], z the feature vector of a pixel and μ its
 // mean over the region, plus the ridge of the Extractor's regularisation.
+// With a shrinkage Estimator, C is first replaced by its shrunk estimate;
+// with a Normalization, the regularised matrix is normalised last (see
+// Options for the order).
 // It is exactly symmetric and has passed a Cholesky factorisation
 // (lapack64.Potrf, as in package spd), so it is SPD as spd.Validate sees
 // it. The descriptors are the points on the SPD manifold that the paper
@@ -165,23 +189,43 @@ func (e *Extractor) Compute(dst []float64, planes [][]float64, w, h int, regions
 		}
 		area += float64(r.Area())
 	}
+	lw := e.est == LedoitWolf
+	if lw && len(e.fourth) < len(regions) {
+		e.fourth = make([]float64, len(regions))
+	}
 	if e.useIntegral(w, h, area) {
 		if err := e.integral(planes, w, h); err != nil {
 			return err
 		}
 		for k, r := range regions {
-			e.fromIntegral(dst[k*d*d:(k+1)*d*d], w, r)
+			f := e.fromIntegral(dst[k*d*d:(k+1)*d*d], w, r)
+			if lw {
+				e.fourth[k] = f
+			}
 		}
 	} else {
+		var sq []float64
 		for k, r := range regions {
-			e.growCen(r.W * chunkRows(d, r))
-			if !direct(dst[k*d*d:(k+1)*d*d], planes, w, r, e.cen, e.gram, e.sum, e.mean) {
+			cn := r.W * chunkRows(d, r)
+			e.growCen(cn)
+			if lw {
+				sq = e.sq[:cn]
+			}
+			f, ok := direct(dst[k*d*d:(k+1)*d*d], planes, w, r, e.cen, e.gram, e.sum, e.mean, sq)
+			if !ok {
 				return &RegionError{Index: k, Region: r, Err: nonFinite(planes, w, r)}
+			}
+			if lw {
+				e.fourth[k] = f
 			}
 		}
 	}
 	for k, r := range regions {
-		if err := e.finish(dst[k*d*d : (k+1)*d*d]); err != nil {
+		var f float64
+		if lw {
+			f = e.fourth[k]
+		}
+		if err := e.finish(dst[k*d*d:(k+1)*d*d], r.Area(), f); err != nil {
 			return &RegionError{Index: k, Region: r, Err: err}
 		}
 	}
@@ -203,7 +247,7 @@ func (e *Extractor) useIntegral(w, h int, area float64) bool {
 // tableLen returns the number of float64s of the integral images of a w×h
 // image, saturating instead of overflowing.
 func (e *Extractor) tableLen(w, h int) int {
-	m := e.d + e.d*(e.d+1)/2
+	m := e.vals
 	cells := (w + 1) * (h + 1) // w·h is known to fit; (w+1)(h+1) ≤ 4wh
 	if cells > math.MaxInt/m {
 		return math.MaxInt
@@ -211,27 +255,84 @@ func (e *Extractor) tableLen(w, h int) int {
 	return cells * m
 }
 
-// growCen makes e.cen hold d rows of n values.
+// growCen makes e.cen hold d rows of n values, and e.sq n values for
+// LedoitWolf.
 func (e *Extractor) growCen(n int) {
 	if len(e.cen) < e.d*n {
 		e.cen = make([]float64, e.d*n)
 	}
+	if e.est == LedoitWolf && len(e.sq) < n {
+		e.sq = make([]float64, n)
+	}
 }
 
-// finish regularises the descriptor c and checks that it is finite and
-// positive definite.
-func (e *Extractor) finish(c []float64) error {
+// finish turns the sample covariance c of a region of n pixels, whose
+// centred feature vectors have fourth moments Σ ‖x‖⁴ = fourth (used by
+// LedoitWolf only), into its descriptor: the estimator's shrinkage, the
+// ridge, the normalisation; and checks that it is finite and positive
+// definite.
+func (e *Extractor) finish(c []float64, n int, fourth float64) error {
 	d := e.d
 	if err := checkFinite(c); err != nil {
 		return err
 	}
+	if e.est != SCM {
+		rho := oas(c, d, n)
+		if e.est == LedoitWolf {
+			rho = ledoitWolf(c, d, n, fourth)
+		}
+		if math.IsNaN(rho) {
+			return fmt.Errorf("%w: the %v shrinkage overflows (features too large)", ErrNotFinite, e.est)
+		}
+		shrink(c, d, rho)
+	}
 	e.reg.apply(c, d)
-	copy(e.chol, c)
-	if _, ok := lapack64.Potrf(blas64.Symmetric{N: d, Stride: d, Data: e.chol, Uplo: blas.Upper}); !ok {
-		return fmt.Errorf("%w: Cholesky factorisation of the %dx%d covariance failed after %v regularisation (trace %.6g): a constant feature, a feature that is a linear combination of others, or fewer pixels than features",
-			ErrNotSPD, d, d, e.reg, trace(c, d))
+	tr := trace(c, d)
+	switch e.norm {
+	case NormTrace:
+		if tr > 0 { // else c is not positive definite, which Potrf reports
+			divide(c, d, tr)
+		}
+	case NormCorr:
+		correlate(c, d, e.diag)
+	}
+	if !e.factor(c) {
+		return e.notSPD(tr)
+	}
+	if e.norm == NormDet {
+		var logDet float64
+		for i := range d {
+			logDet += math.Log(e.chol[i*d+i])
+		}
+		root := math.Exp(2 * logDet / float64(d))
+		if !(root > 0) || math.IsInf(root, 0) {
+			return fmt.Errorf("%w: the determinant's %d-th root, exp(%.6g), is out of range", ErrNotFinite, d, 2*logDet/float64(d))
+		}
+		divide(c, d, root)
+		if !e.factor(c) {
+			return e.notSPD(tr)
+		}
 	}
 	return nil
+}
+
+// factor writes into e.chol the Cholesky factor of c and reports whether
+// c is positive definite.
+func (e *Extractor) factor(c []float64) bool {
+	copy(e.chol, c)
+	_, ok := lapack64.Potrf(blas64.Symmetric{N: e.d, Stride: e.d, Data: e.chol, Uplo: blas.Upper})
+	return ok
+}
+
+// notSPD returns the error for a descriptor that is not positive definite,
+// of trace tr before normalisation.
+func (e *Extractor) notSPD(tr float64) error {
+	var est string
+	if e.est != SCM {
+		est = fmt.Sprintf(" of the %v estimate", e.est)
+	}
+	return fmt.Errorf("%w: Cholesky factorisation of the %dx%d covariance failed after %v regularisation%s (trace %.6g): a constant feature, a feature that is a linear combination of others, or fewer pixels than features",
+		ErrNotSPD, e.d, e.d, e.reg, est, tr)
 }
 
 // checkFinite returns an error wrapping ErrNotFinite when an entry of
@@ -273,7 +374,7 @@ func Of(dst []float64, planes [][]float64, w, h int, r Region) error {
 	if err := r.Validate(w, h); err != nil {
 		return err
 	}
-	if !direct(dst, planes, w, r, make([]float64, d*r.W*chunkRows(d, r)), make([]float64, d*d), make([]float64, d), make([]float64, d)) {
+	if _, ok := direct(dst, planes, w, r, make([]float64, d*r.W*chunkRows(d, r)), make([]float64, d*d), make([]float64, d), make([]float64, d), nil); !ok {
 		return &RegionError{Region: r, Err: nonFinite(planes, w, r)}
 	}
 	if err := checkFinite(dst); err != nil {

@@ -200,9 +200,26 @@ var methodNames = enum.Names[Method]{Auto: "auto", Direct: "direct", Integral: "
 // String returns "auto", "direct" or "integral".
 func (m Method) String() string { return methodNames.String(m) }
 
-// Options configures an Extractor. The zero value is the default:
-// TraceRidge regularisation with DefaultEps and automatic choice of method.
+// Options configures an Extractor. The zero value is the default: the
+// sample covariance (SCM), TraceRidge regularisation with DefaultEps, no
+// normalisation and automatic choice of method.
+//
+// A descriptor is made in the order estimator → ridge → normalisation:
+// the estimator sees the pixels, which only it can (Ledoit–Wolf's
+// shrinkage needs their fourth moments); the ridge then acts on the
+// estimate, as it does on the sample covariance, and makes it positive
+// definite, which the determinant that NormDet divides by needs; the
+// normalisation comes last so that the descriptor has exactly the
+// property it asks for (trace 1, determinant 1 or a unit diagonal), which
+// a ridge added after it would spoil. A shrinkage estimator makes a
+// ridge unnecessary for positive definiteness (Regularization Kind None),
+// but both may be combined.
 type Options struct {
 	Reg    Regularization
 	Method Method
+	// Estimator is the covariance estimator; the zero value is SCM.
+	Estimator Estimator
+	// Normalize is the normalisation applied last; the zero value is
+	// NormNone.
+	Normalize Normalization
 }

@@ -18,8 +18,10 @@ import (
 //	faces/00001ba.png,00001,ba
 //	/data/extra/x.png,00002,
 //
-// A relative path is relative to the manifest's folder, which becomes the
-// list's Root; an absolute path is taken as is. Paths are slash-separated.
+// The items keep the order of the rows, so that item i is row i + 1 of
+// the manifest. A relative path is relative to the manifest's folder,
+// which becomes the list's Root; an absolute path is taken as is. Paths
+// are slash-separated.
 // The other columns become Meta, keyed by their header names; an empty
 // cell gives no Meta entry. Cells are taken verbatim (spaces are data).
 //
@@ -92,7 +94,6 @@ func readCSV(r io.Reader, name, dir string) (*List, error) {
 	if len(l.Items) == 0 {
 		return nil, fmt.Errorf("%w: csv %s: no rows after the header", ErrEmpty, name)
 	}
-	sortItems(l.Items)
 	return l, nil
 }
 

@@ -89,16 +89,16 @@ func ExampleCSV() {
 	for _, it := range l.Items {
 		fmt.Println(it.Rel, it.Label, it.Meta)
 	}
-	// Write it back: the same manifest, sorted by path.
+	// Write it back: the same manifest, in its order.
 	if err := datasets.WriteCSV(os.Stdout, l); err != nil {
 		log.Fatal(err)
 	}
 	// Output:
-	// img/cat1.png cat map[]
 	// img/dog1.png dog map[source:web]
+	// img/cat1.png cat map[]
 	// path,label,source
-	// img/cat1.png,cat,
 	// img/dog1.png,dog,web
+	// img/cat1.png,cat,
 }
 
 // Regions of a 2x2 image labelled on a 4x4 map: each region covers 2x2

@@ -42,8 +42,9 @@ type Item struct {
 	Meta map[string]string
 }
 
-// List is a list of labelled images, sorted by Item.Rel (byte order) so
-// that the same files always give the same list.
+// List is a list of labelled images. A folder's listing is sorted by
+// Item.Rel (byte order), so that the same files always give the same
+// list; a manifest's (CSV) keeps the order of its rows.
 type List struct {
 	// Root is the folder that Item.Rel is relative to.
 	Root  string

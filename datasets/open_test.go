@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -28,7 +30,8 @@ func TestOpen(t *testing.T) {
 		{"csv:" + manifest, []string{"eight"}, false},
 		{manifest, []string{"eight"}, false},
 		{filepath.Join(odd, "x:y"), []string{"a"}, false},
-		{brodatz, []string{""}, false}, // a plain folder of images: empty labels
+		{brodatz, []string{""}, false},                             // a plain folder of images: empty labels
+		{filepath.Join(feret, "00001ba.png"), []string{""}, false}, // an image file: no label
 	} {
 		l, err := Open(tc.spec)
 		if err != nil {
@@ -46,7 +49,8 @@ func TestOpen(t *testing.T) {
 		{"", ErrConfig},
 		{"feret:", ErrConfig},
 		{"csv:" + filepath.Join(feret, "none.csv"), fs.ErrNotExist},
-		{filepath.Join(feret, "00001ba.png"), ErrConfig}, // a plain non-csv file
+		{writeFile(t, filepath.Join(feret, "notes.txt"), "x"), ErrConfig}, // a plain file neither csv nor image
+		{filepath.Join(feret, "gone.png"), fs.ErrNotExist},
 		{filepath.Join(feret, "nope"), fs.ErrNotExist},
 		{"feret:" + brodatz, ErrFormat},
 		{"pics:" + feret, fs.ErrNotExist}, // unknown kind: a plain path
@@ -54,5 +58,26 @@ func TestOpen(t *testing.T) {
 		if _, err := Open(tc.spec); !errors.Is(err, tc.is) {
 			t.Errorf("Open(%q) error %v, want %v", tc.spec, err, tc.is)
 		}
+	}
+}
+
+// TestFile checks that an image file opens as a list of that one image,
+// named by its file name, without a label, and that File refuses a
+// folder and a file without an image name.
+func TestFile(t *testing.T) {
+	dir := touch(t, t.TempDir(), "faces/Me.JPG", "x.png/a.png")
+	l, err := Open(filepath.Join(dir, "faces", "Me.JPG"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Item{Path: filepath.Join(dir, "faces", "Me.JPG"), Rel: "Me.JPG"}
+	if l.Root != filepath.Join(dir, "faces") || len(l.Items) != 1 || !reflect.DeepEqual(l.Items[0], want) {
+		t.Errorf("Open(image) = %+v", l)
+	}
+	if _, err := File(filepath.Join(dir, "x.png")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("File(folder): %v", err)
+	}
+	if _, err := File(writeFile(t, filepath.Join(dir, "a.txt"), "x")); !errors.Is(err, ErrConfig) {
+		t.Errorf("File(a.txt): %v", err)
 	}
 }

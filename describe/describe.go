@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"image"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -45,8 +46,9 @@ import (
 // that cannot be followed too), would take more memory than
 // o.MaxMemory (ErrMemory), has non-finite pixels, does not fit the region
 // layout or has a region whose descriptor is not positive definite after
-// regularisation; the error names the image's path, and the region when
-// one is at fault. With o.SkipBad, a run (not a shard) where every image
+// regularisation; the error, an *ImageError, names the image's path, and
+// the region when one is at fault (for a grid that does not divide the
+// image, it suggests a size that it divides). With o.SkipBad, a run (not a shard) where every image
 // fails is an error naming the first. It also returns the context's error
 // when ctx is cancelled, and the errors of store.CreateFolder and of
 // writing dir.
@@ -156,8 +158,9 @@ func (e *Extractor) Run(ctx context.Context, inputs []*datasets.List, sink Sink)
 // Regions returns the descriptors of the given regions of img: the
 // features of Options.Features at every pixel (paper, Sec. 5.1), then for
 // each region the covariance C = 1/(n−1) Σ (z−μ)(z−μ)ᵀ (Tuzel et al.
-// 2006, eq. 1) with the ridge of Options.Reg, checked positive definite,
-// as Run computes them: descriptor k is the row-major d×d block
+// 2006, eq. 1), or the shrunk estimate of Options.Estimator, with the
+// ridge of Options.Reg and the normalisation of Options.Normalize,
+// checked positive definite, as Run computes them: descriptor k is the row-major d×d block
 // [k·d·d, (k+1)·d·d) of the result. img is taken as it is (Options.Width,
 // Height and Filter apply to the images Run loads), and the regions as
 // given (Options.Regions and Seed place the regions of Run); it needs the
@@ -212,6 +215,7 @@ type slot struct {
 	regions []covariance.Region
 	data    []float64 // len(regions) descriptors, row-major d×d each
 	vector  []float64 // Options.Vectors' vector, when asked for
+	grey    bool      // the features read colour but R = G = B
 	err     error
 	ready   bool // complete, not yet written (the writer's flag)
 }
@@ -303,7 +307,7 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (store.Counts, er
 				return c, fmt.Errorf("describe: %w", err)
 			}
 			if !p.skipBad {
-				return c, fmt.Errorf("describe: %w", s.err)
+				return c, fmt.Errorf("describe: %w", &ImageError{Path: j.item.Path, Err: s.err})
 			}
 			if err := sink.Failed(j.input, j.item, s.err); err != nil {
 				return c, err
@@ -327,6 +331,9 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (store.Counts, er
 			}
 			c.Described++
 			c.Descriptors += len(s.regions)
+			if s.grey {
+				c.Grey++
+			}
 		}
 		<-sem
 		next++
@@ -477,7 +484,7 @@ func (p *plan) newWorker(load bool) (*worker, error) {
 			return nil, fmt.Errorf("describe: %w", err)
 		}
 	}
-	if w.ext, err = covariance.NewExtractor(p.set.Dim(), covariance.Options{Reg: p.reg}); err != nil {
+	if w.ext, err = covariance.NewExtractor(p.set.Dim(), p.covOptions()); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
 	}
 	return w, nil
@@ -493,9 +500,10 @@ func (w *worker) describe(s *slot, it *datasets.Item) error {
 	if err := w.features(&w.img); err != nil {
 		return fmt.Errorf("features of %s: %w", it.Path, err)
 	}
+	s.grey = w.p.set.NeedsColor() && slices.Equal(w.img.R, w.img.G) && slices.Equal(w.img.G, w.img.B)
 	regions, err := w.p.layout.AppendRegions(s.regions[:0], w.img.W, w.img.H, BlockSeed(w.p.seed, it.Rel))
 	if err != nil {
-		return fmt.Errorf("regions of %s: %w", it.Path, err)
+		return fmt.Errorf("regions of %s: %w%s", it.Path, err, w.p.resizeHint(w.img.W, w.img.H))
 	}
 	s.regions = regions
 	d := w.ext.Dim()

@@ -95,8 +95,12 @@ func TestDescribeValues(t *testing.T) {
 				t.Error("store.Read's data differ from npyio's")
 			}
 			m := got.Meta
+			grey := 0 // the colour features of the 3 grey images repeat one plane
+			if set.NeedsColor() {
+				grey = 3
+			}
 			if m.Dim != d || !slices.Equal(m.Features, set.Names()) || m.Regions != tc.o.Regions.String() || m.Seed != tc.o.Seed ||
-				m.Counts != (store.Counts{Images: 7, Described: 7, Descriptors: n}) || len(m.Inputs) != 1 || m.Inputs[0] != (store.Input{Root: src, Images: 7}) {
+				m.Counts != (store.Counts{Images: 7, Described: 7, Descriptors: n, Grey: grey}) || len(m.Inputs) != 1 || m.Inputs[0] != (store.Input{Root: src, Images: 7}) {
 				t.Errorf("meta %+v", m)
 			}
 			if len(got.Rows) != n {
@@ -164,7 +168,7 @@ func TestMetaJSON(t *testing.T) {
 		"seed":         5.0,
 		"skip_bad":     true,
 		"inputs":       []any{map[string]any{"root": list.Root, "images": 7.0, "skipped": map[string]any{"non_images": 0.0, "empty_folders": 0.0}}},
-		"counts":       map[string]any{"images": 7.0, "described": 7.0, "failed": 0.0, "descriptors": 7.0},
+		"counts":       map[string]any{"images": 7.0, "described": 7.0, "failed": 0.0, "descriptors": 7.0, "grey": 3.0},
 	}
 	for k, v := range want {
 		if g, _ := json.Marshal(m[k]); string(g) != mustJSON(v) {
@@ -195,6 +199,21 @@ func TestMetaJSON(t *testing.T) {
 	}
 	if len(m) != len(want)+3 {
 		t.Errorf("meta.json has %d fields: %s", len(m), b)
+	}
+	// The estimator and the normalisation appear only when not the
+	// defaults.
+	other := describeTo(t, []*datasets.List{list}, Options{Features: fset("I,x,y"), Estimator: covariance.OAS, Normalize: covariance.NormDet})
+	got, err := store.ReadMeta(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Estimator != "oas" || got.Normalize != "det" {
+		t.Errorf("meta.json of oas and det: estimator %q, normalize %q", got.Estimator, got.Normalize)
+	}
+	for _, k := range []string{"estimator", "normalize"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("meta.json with the default options has %s", k)
+		}
 	}
 	if !strings.HasSuffix(string(b), "}\n") {
 		t.Error("meta.json does not end with a newline")
@@ -263,9 +282,22 @@ func TestBadImage(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, w)
 			}
 		}
+		var ie *ImageError
+		if !errors.As(err, &ie) || ie.Path != filepath.Join(src, "b", "0bad.png") {
+			t.Errorf("error %v is not an ImageError naming the image", err)
+		}
 		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("failed run left its output folder: %v", err)
 		}
+	}
+
+	// A grid that does not divide an image: the error suggests a size it
+	// divides.
+	grid := Options{Regions: covariance.Layout{Kind: covariance.LayoutGrid, Rows: 3, Cols: 3}}
+	_, err := Collect(ctx, []*datasets.List{openFolders(t, writeImages(t, testImages[:1], 3))}, grid)
+	if err == nil || !strings.Contains(err.Error(), "does not divide the 16x12 image") ||
+		!strings.HasSuffix(err.Error(), "; resize the images to a size the grid divides, such as 15x12 (--resize 15x12, data.resize: 15x12, Options.Width and Height)") {
+		t.Errorf("grid 3x3 of a 16x12 image: %v", err)
 	}
 
 	// Without the corrupt file, the flat image is singular without a ridge:
@@ -274,7 +306,7 @@ func TestBadImage(t *testing.T) {
 	none := Options{Features: fset("I,x"), Reg: covariance.Regularization{Kind: covariance.None}, Workers: 3}
 	prev := describeTo(t, []*datasets.List{openFolders(t, writeImages(t, testImages, 3))}, none)
 	before := foldertest.Files(t, prev)
-	_, err := Describe(ctx, []*datasets.List{noCorrupt}, prev, none)
+	_, err = Describe(ctx, []*datasets.List{noCorrupt}, prev, none)
 	flat := filepath.Join(src, "c,1", "0flat.png")
 	if err == nil || !strings.Contains(err.Error(), "covariance of "+flat+": region 0 (8x8+0+0)") || !errors.Is(err, spd.ErrNotSPD) {
 		t.Errorf("error %v, want one naming %s and its region, wrapping spd.ErrNotSPD", err, flat)
@@ -446,6 +478,8 @@ func TestCurrent(t *testing.T) {
 		{"other workers and reporter", out, inputs, o2, true},
 		{"other seed", out, inputs, Options{Features: fset("I,x,y"), Seed: 1}, false},
 		{"other features", out, inputs, Options{Features: fset("I,y,x")}, false},
+		{"other estimator", out, inputs, Options{Features: fset("I,x,y"), Estimator: covariance.LedoitWolf}, false},
+		{"other normalisation", out, inputs, Options{Features: fset("I,x,y"), Normalize: covariance.NormTrace}, false},
 		{"other images", out, []*datasets.List{more}, o, false},
 		{"two inputs", out, []*datasets.List{list, list}, o, false},
 		{"shard", shard, inputs, Options{Features: fset("I,x,y"), Shard: store.Shard{Index: 1, Count: 2}}, true},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/version"
@@ -84,6 +85,14 @@ func newMeta(p *plan, inputs []*datasets.List) store.Meta {
 	}
 	if p.set.HasGabor() {
 		m.GaborBorder = p.set.GaborBorder().String()
+	}
+	// Recorded only when not the default, so that folders (and cache
+	// keys) made with the default options keep their bytes.
+	if p.est != covariance.SCM {
+		m.Estimator = p.est.String()
+	}
+	if p.norm != covariance.NormNone {
+		m.Normalize = p.norm.String()
 	}
 	if p.load.Width > 0 {
 		m.Resize = &store.Size{Width: p.load.Width, Height: p.load.Height}

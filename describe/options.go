@@ -20,10 +20,12 @@ import (
 const DefaultFeatures = "texture"
 
 // Options configures Describe, Collect and an Extractor. The zero value
-// describes the whole of each native-size image with the texture features
-// and the default trace ridge (covariance.DefaultRegularization), on all
+// describes the whole of each native-size image with the texture features,
+// the sample covariance and the default trace ridge
+// (covariance.DefaultRegularization), without normalisation, on all
 // cores. Every setting is typed: parse user text once, where it is read
 // (features.Parse, covariance.ParseLayout, covariance.NewRegularization,
+// covariance.ParseEstimator, covariance.ParseNormalization,
 // store.ParseShard), and pass the values.
 type Options struct {
 	// Features is the feature set F(x, y); nil means the set of
@@ -44,6 +46,12 @@ type Options struct {
 	// Reg regularises each descriptor; the zero value is
 	// covariance.DefaultRegularization, Kind covariance.None disables it.
 	Reg covariance.Regularization
+	// Estimator is the covariance estimator, applied before Reg; the zero
+	// value is the sample covariance, covariance.SCM.
+	Estimator covariance.Estimator
+	// Normalize scales each descriptor after Reg; the zero value is
+	// covariance.NormNone.
+	Normalize covariance.Normalization
 	// Workers is the number of images processed concurrently; 0 means
 	// GOMAXPROCS. It does not change the output.
 	Workers int
@@ -131,12 +139,19 @@ func formatMemory(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// covOptions returns the options of the run's covariance extractors.
+func (p *plan) covOptions() covariance.Options {
+	return covariance.Options{Reg: p.reg, Estimator: p.est, Normalize: p.norm}
+}
+
 // plan holds the validated options of a run.
 type plan struct {
 	set       *features.Set
 	load      imageio.Options
 	layout    covariance.Layout
 	reg       covariance.Regularization // resolved: the default strength filled in
+	est       covariance.Estimator
+	norm      covariance.Normalization
 	seed      uint64
 	skipBad   bool
 	shard     store.Shard
@@ -162,7 +177,7 @@ func newPlan(o Options) (*plan, error) {
 	if err := o.Regions.Check(); err != nil {
 		return nil, fmt.Errorf("describe: region layout %v: %w", o.Regions, err)
 	}
-	if _, err := covariance.NewExtractor(set.Dim(), covariance.Options{Reg: o.Reg}); err != nil {
+	if _, err := covariance.NewExtractor(set.Dim(), covariance.Options{Reg: o.Reg, Estimator: o.Estimator, Normalize: o.Normalize}); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
 	}
 	// NewExtractor has checked Reg; meta.json records the strength it
@@ -195,7 +210,7 @@ func newPlan(o Options) (*plan, error) {
 		}
 	}
 	return &plan{
-		set: set, load: load, layout: o.Regions, reg: reg, seed: o.Seed,
+		set: set, load: load, layout: o.Regions, reg: reg, est: o.Estimator, norm: o.Normalize, seed: o.Seed,
 		skipBad: o.SkipBad, shard: o.Shard, workers: o.Workers, maxMemory: maxMemory, rep: progress.Or(o.Reporter),
 		vec: o.Vectors,
 	}, nil

@@ -12,7 +12,8 @@ import (
 
 // OptionsOf returns the extraction options that m, the metadata of a
 // descriptor folder, records: the feature set, the resize and its
-// filter, the region layout and its seed, and the regularisation, so
+// filter, the region layout and its seed, the covariance estimator, the
+// regularisation and the normalisation, so
 // that images described with them get descriptors made as those of m's
 // folder were (a trained model extracts the images it labels so). The
 // options' workers, memory bound, progress, shard and the handling of bad
@@ -51,6 +52,17 @@ func OptionsOf(m *store.Meta) (Options, error) {
 	o.Seed = m.Seed
 	if o.Reg, err = covariance.NewRegularization(m.Ridge.Kind, m.Ridge.Eps); err != nil {
 		return Options{}, fmt.Errorf("describe: ridge: %w", err)
+	}
+	// Empty names are the defaults, which the metadata leaves out.
+	if m.Estimator != "" {
+		if o.Estimator, err = covariance.ParseEstimator(m.Estimator); err != nil {
+			return Options{}, fmt.Errorf("describe: estimator: %w", err)
+		}
+	}
+	if m.Normalize != "" {
+		if o.Normalize, err = covariance.ParseNormalization(m.Normalize); err != nil {
+			return Options{}, fmt.Errorf("describe: normalize: %w", err)
+		}
 	}
 	return o, nil
 }

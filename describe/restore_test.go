@@ -20,6 +20,8 @@ func TestOptionsOf(t *testing.T) {
 		{Features: fset("face; gabor-border=symmetric"), Width: 32, Height: 32, Filter: imageio.Lanczos3, Reg: covariance.Regularization{Kind: covariance.DiagRidge, Eps: 0.1}},
 		{Features: fset("reid"), Width: 16, Height: 32, Regions: covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 2}, Reg: covariance.Regularization{Kind: covariance.None}},
 		{Features: fset("I,Ix"), Regions: covariance.Layout{Kind: covariance.LayoutBlocks, N: 3, Side: 4}, Seed: 9, Reg: covariance.Regularization{Kind: covariance.Ridge, Eps: 1e-3}},
+		{Features: fset("I,Ix,Iy"), Estimator: covariance.LedoitWolf, Normalize: covariance.NormTrace, Reg: covariance.Regularization{Kind: covariance.Ridge, Eps: 1e-4}},
+		{Features: fset("I,Ix,Iy"), Estimator: covariance.OAS, Normalize: covariance.NormCorr, Reg: covariance.Regularization{Kind: covariance.Ridge, Eps: 1e-4}},
 	} {
 		ex, err := NewExtractor(o)
 		if err != nil {
@@ -51,6 +53,8 @@ func TestOptionsOf(t *testing.T) {
 		{FeatureSpec: "I,Ix", Dim: 2, Regions: "rings"},
 		{FeatureSpec: "I,Ix", Dim: 2, Regions: "whole", Filter: "linear"},
 		{FeatureSpec: "I,Ix", Dim: 2, Regions: "whole", Ridge: store.Ridge{Kind: "lasso", Eps: 1}},
+		{FeatureSpec: "I,Ix", Dim: 2, Regions: "whole", Ridge: store.Ridge{Kind: "ridge", Eps: 1e-3}, Estimator: "mle"},
+		{FeatureSpec: "I,Ix", Dim: 2, Regions: "whole", Ridge: store.Ridge{Kind: "ridge", Eps: 1e-3}, Normalize: "unit"},
 	} {
 		if _, err := OptionsOf(&m); err == nil {
 			t.Errorf("%+v: no error", m)

@@ -241,7 +241,7 @@ func TestDegenerateSigmaWarns(t *testing.T) {
 // is parsed, naming the file and the limit.
 func TestYAMLBounds(t *testing.T) {
 	_, err := Parse([]byte(probeAlias))
-	const msg = "cannot unmarshal !!map into string"
+	const msg = "methods: want a single value, got a mapping"
 	if !errors.Is(err, ErrConfig) || strings.Count(err.Error(), msg) != 1 || !strings.Contains(err.Error(), "line 3: "+msg) {
 		t.Errorf("repeated alias: %v, want %q once", err, msg)
 	}

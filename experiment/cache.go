@@ -28,8 +28,18 @@ import (
 // the items' sizes and modification times, so a second run reads it back.
 // A cache folder that is torn (its files not the set its meta.json
 // records), unreadable or holds non-finite values is a miss: it is logged
-// as a warning naming the folder and recomputed.
+// as a warning naming the folder and recomputed. An image that fails
+// without o.SkipBad is an error suggesting data.skip_bad.
 func (e *engine) extract(list *datasets.List, o describe.Options) (*store.Output, error) {
+	out, err := e.extractOrCached(list, o)
+	if ie := (*describe.ImageError)(nil); errors.As(err, &ie) && !o.SkipBad {
+		return nil, fmt.Errorf("%w (data.skip_bad: true leaves out the images that fail)", err)
+	}
+	return out, err
+}
+
+// extractOrCached is extract but for its hint.
+func (e *engine) extractOrCached(list *datasets.List, o describe.Options) (*store.Output, error) {
 	t0 := time.Now()
 	defer e.addTime("extraction", t0)
 	lists := []*datasets.List{list}

@@ -99,26 +99,44 @@ type DataConfig struct {
 	// very different scales are mixed, such as pixel coordinates with
 	// intensities) or ridge (C + ε·I).
 	RidgeKind string `yaml:"ridge_kind,omitempty" json:"ridge_kind,omitempty"`
+	// SkipBad leaves out the images of data.dataset that fail to load or
+	// describe (as describe --skip-bad does), counting them in the log
+	// and the report, instead of failing the run on the first.
+	SkipBad bool `yaml:"skip_bad,omitempty" json:"skip_bad,omitempty"`
+	// Estimator is the covariance estimator, applied before the ridge:
+	// scm (the sample covariance, the default), lwf (Ledoit–Wolf
+	// shrinkage) or oas (Oracle Approximating Shrinkage); see
+	// covariance.Estimator. lwf and oas are positive definite without a
+	// ridge (ridge: 0) where scm is singular.
+	Estimator string `yaml:"estimator,omitempty" json:"estimator,omitempty"`
+	// Normalize scales each descriptor after the ridge: none (the
+	// default), trace, det or corr; see covariance.Normalization.
+	Normalize string `yaml:"normalize,omitempty" json:"normalize,omitempty"`
 }
 
 // dataPlan is a DataConfig resolved into typed values, once.
 type dataPlan struct {
 	dataset  string
+	skipBad  bool
 	features *features.Set
 	w, h     int
 	filter   imageio.Filter
 	layout   covariance.Layout
 	// regs holds one regularisation per ridge candidate, in order.
-	regs []covariance.Regularization
+	regs      []covariance.Regularization
+	estimator covariance.Estimator
+	normalize covariance.Normalization
 }
 
 // resolve checks d and returns its typed form, filling in the defaults
-// that results.json records (ridge, ridge kind, Gabor border).
+// that results.json records (ridge, ridge kind, Gabor border). The
+// estimator and the normalisation stay empty at their defaults, so that
+// the record of a config without them does not change.
 func (d *DataConfig) resolve() (*dataPlan, error) {
 	if d.Features == "" {
 		return nil, errors.New("features is required (e.g. face, texture, reid or I,Ix,Iy)")
 	}
-	p := &dataPlan{dataset: d.Dataset}
+	p := &dataPlan{dataset: d.Dataset, skipBad: d.SkipBad}
 	var err error
 	if p.features, err = features.ParseWithGaborBorder(d.Features, d.GaborBorder); err != nil {
 		return nil, err
@@ -159,6 +177,16 @@ func (d *DataConfig) resolve() (*dataPlan, error) {
 			return nil, err
 		}
 		p.regs = append(p.regs, r)
+	}
+	if d.Estimator != "" {
+		if p.estimator, err = covariance.ParseEstimator(d.Estimator); err != nil {
+			return nil, fmt.Errorf("estimator %q: want scm, lwf or oas", d.Estimator)
+		}
+	}
+	if d.Normalize != "" {
+		if p.normalize, err = covariance.ParseNormalization(d.Normalize); err != nil {
+			return nil, fmt.Errorf("normalize %q: want none, trace, det or corr", d.Normalize)
+		}
 	}
 	return p, nil
 }

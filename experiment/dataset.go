@@ -45,10 +45,13 @@ func (e *engine) listData() ([]*classify.Data, error) {
 		index[n] = i
 	}
 	var variants []*classify.Data
-	for _, reg := range dp.regs {
+	for k, reg := range dp.regs {
 		out, err := e.extract(list, e.describeOptions(reg))
 		if err != nil {
 			return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
+		}
+		if k == 0 {
+			e.countLeftOut(out.Meta.Counts)
 		}
 		set, err := spd.NewSetFromData(out.Meta.Dim, out.Data)
 		if err != nil {
@@ -70,6 +73,20 @@ func (e *engine) listData() ([]*classify.Data, error) {
 		variants = append(variants, data)
 	}
 	return variants, nil
+}
+
+// countLeftOut logs and notes, for the report of every task over the
+// dataset, the images that extraction left out (data.skip_bad), and
+// warns of grey images described with colour features.
+func (e *engine) countLeftOut(c store.Counts) {
+	dp := e.plan.data
+	if c.Failed > 0 {
+		e.log.Warn("images that failed to load or describe were left out (data.skip_bad)", "dataset", dp.dataset, "failed", c.Failed, "images", c.Images)
+		e.imageNotes = append(e.imageNotes, fmt.Sprintf("%d of the %d images of %s failed to load or describe and were left out (data.skip_bad)", c.Failed, c.Images, dp.dataset))
+	}
+	if c.Grey > 0 {
+		e.log.Warn("grey images (R = G = B) described with colour features, which repeat one plane", "dataset", dp.dataset, "grey", c.Grey, "images", c.Described)
+	}
 }
 
 // vectors makes the feature vectors the methods ask for (Spec.Vectors),
@@ -121,8 +138,9 @@ func (e *engine) describeOptions(reg covariance.Regularization) describe.Options
 	dp := e.plan.data
 	o := describe.Options{
 		Features: dp.features, Width: dp.w, Height: dp.h, Filter: dp.filter,
-		Regions: dp.layout, Reg: reg,
+		Regions: dp.layout, Reg: reg, Estimator: dp.estimator, Normalize: dp.normalize,
 		Workers: e.workers, Reporter: e.rep, MaxMemory: e.opts.MaxMemory,
+		SkipBad: dp.skipBad,
 	}
 	if dp.layout.Kind == covariance.LayoutBlocks {
 		o.Seed = e.cfg.Seed
@@ -291,7 +309,7 @@ var expected = map[string]string{
 func openDataset(root, spec string) (*datasets.List, error) {
 	kind, path := datasetPath(root, spec)
 	if _, err := os.Stat(path); err != nil {
-		if prefix, _, ok := strings.Cut(spec, ":"); ok && kind == "folders" {
+		if prefix, _, ok := strings.Cut(spec, ":"); ok && kind == "folders" && expected[prefix] == "" {
 			// A KIND: prefix that is no kind, such as folder:orl.
 			var kinds []string
 			for k := range expected {

@@ -15,9 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
-	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/store"
@@ -108,12 +106,105 @@ methods:
 	return p
 }
 
+// TestShortClasses checks that a random split whose train_per_class
+// leaves a class nothing to test on is an error naming the class and its
+// size, unless the split says short_classes: train-all-but-one, which
+// trains such a class on all its items but one with a note; and that
+// short_classes takes no other value, nor a split by a metadata key.
+func TestShortClasses(t *testing.T) {
+	root := t.TempDir()
+	writeNoisePNGs(t, root, "d/cats/a.png", "d/cats/b.png", "d/cats/c.png",
+		"d/dogs/a.png", "d/dogs/b.png", "d/dogs/c.png", "d/dogs/d.png", "d/dogs/e.png")
+	config := func(split string) string {
+		return "name: short\nseed: 1\nrepeats: 2\ndata: {dataset: d, features: \"I,Ix,Iy\"}\n" +
+			"tasks:\n  - {name: t, split: " + split + "}\nmethods:\n  - {name: nn, type: nn, metric: stein}\n"
+	}
+	for _, tc := range []struct {
+		split, err, note string // err: at load or in the run
+	}{
+		{"{train_per_class: 2}", "", ""},
+		{"{train_per_class: 3}", `task "t": split: train_per_class is 3 but class "cats" has 3 items, which would leave nothing to test on: lower train_per_class, or add short_classes: train-all-but-one to the split`, ""},
+		{"{train_per_class: 5}", `split: train_per_class is 5 but 2 classes have 5 or fewer (the smallest, "cats", has 3)`, ""},
+		{"{train_per_class: 3, short_classes: train-all-but-one}", "", `1 classes with too few items for 3 training items: class "cats" has 3 items: 2 for training`},
+		{"{train_per_class: 3, short_classes: all}", `split: short_classes "all", want train-all-but-one`, ""},
+		{"{by: camera, short_classes: train-all-but-one}", "split: short_classes applies to a random split, not to one by camera", ""},
+	} {
+		var res *Results
+		p, err := Parse([]byte(config(tc.split)))
+		if err == nil {
+			res, err = Run(context.Background(), p, Options{DataRoot: root})
+		}
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.split, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.split, err)
+		}
+		if notes := res.Results[0].Notes; tc.note == "" && len(notes) > 0 || tc.note != "" && !slices.Contains(notes, tc.note) {
+			t.Errorf("%s: notes %q, want %q", tc.split, notes, tc.note)
+		}
+	}
+}
+
+// TestSkipBad checks that an image that fails to decode fails the run,
+// naming it and suggesting data.skip_bad, and that with skip_bad it is
+// left out, counted in the notes of the task's results.
+func TestSkipBad(t *testing.T) {
+	root := t.TempDir()
+	writeNoisePNGs(t, root, "d/cats/a.png", "d/cats/b.png", "d/cats/c.png", "d/dogs/a.png", "d/dogs/b.png", "d/dogs/c.png")
+	bad := filepath.Join(root, "d", "dogs", "bad.png")
+	if err := os.WriteFile(bad, []byte("not a png"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := func(skip bool) []byte {
+		return fmt.Appendf(nil, "name: bad\nseed: 1\nrepeats: 2\ndata: {dataset: d, features: \"I,Ix,Iy\", skip_bad: %v}\n"+
+			"tasks:\n  - {name: t, split: {train_per_class: 1}}\nmethods:\n  - {name: nn, type: nn, metric: stein}\n", skip)
+	}
+	p, err := Parse(config(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), p, Options{DataRoot: root})
+	if err == nil || !strings.Contains(err.Error(), "load "+bad+": image: unknown format") || !strings.HasSuffix(err.Error(), "(data.skip_bad: true leaves out the images that fail)") {
+		t.Errorf("bad image: %v", err)
+	}
+	p, err = Parse(config(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	res, err := Run(context.Background(), p, Options{DataRoot: root, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const note = "1 of the 7 images of d failed to load or describe and were left out (data.skip_bad)"
+	if r := res.Results[0]; !slices.Contains(r.Notes, note) || r.TestItems[0] != 4 {
+		t.Errorf("notes %q, %v test items; want %q and 4", r.Notes, r.TestItems, note)
+	}
+	if !strings.Contains(log.String(), "failed=1 images=7") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
 // TestUnknownDatasetKind checks that a mistyped kind is named as such,
-// with a suggestion, rather than reported as a missing path.
+// with a suggestion, rather than reported as a missing path, and that a
+// missing folder of a known kind (folders:NAME too) is reported as one,
+// naming the folder expected and what it should hold.
 func TestUnknownDatasetKind(t *testing.T) {
-	_, err := openDataset(t.TempDir(), "folder:orl")
-	if err == nil || !strings.Contains(err.Error(), `unknown kind "folder"`) || !strings.Contains(err.Error(), "did you mean folders:?") {
-		t.Errorf("folder:orl: %v", err)
+	root := t.TempDir()
+	for _, tc := range []struct{ spec, want string }{
+		{"folder:orl", `unknown kind "folder" (kinds: brodatz, csv, feret, folders, mars); did you mean folders:?`},
+		{"folders:orl", fmt.Sprintf(`dataset "folders:orl": %s not found (data root %q): expected one folder per class`, filepath.Join(root, "orl"), root)},
+		{"mars:mini-mars", fmt.Sprintf(`dataset "mars:mini-mars": %s not found (data root %q): expected one folder per person id`, filepath.Join(root, "mini-mars"), root)},
+		{"orl", fmt.Sprintf(`dataset "orl": %s not found (data root %q): expected one folder per class`, filepath.Join(root, "orl"), root)},
+	} {
+		_, err := openDataset(root, tc.spec)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.spec, err, tc.want)
+		}
 	}
 }
 
@@ -140,18 +231,7 @@ func TestDescriptorCacheRecovers(t *testing.T) {
 		t.Fatalf("cache folders %v", dirs)
 	}
 	dir := dirs[0]
-	list, err := openDataset(root, "two")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := features.Parse("I,Ix,Iy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain := filepath.Join(t.TempDir(), "plain")
-	if _, err := describe.Describe(context.Background(), []*datasets.List{list}, plain, describe.Options{Features: set}); err != nil {
-		t.Fatal(err)
-	}
+	plain := describeDataset(t, root, "two", "I,Ix,Iy", describe.Options{})
 	if d := foldertest.Same(t, plain, dir); d != "" {
 		t.Errorf("the cache folder is not describe's: %s", d)
 	}

@@ -49,8 +49,10 @@ type mosaicTask struct {
 	Name   string       `yaml:"name" json:"name"`
 	Mosaic MosaicConfig `yaml:"mosaic" json:"mosaic"`
 	Split  SplitConfig  `yaml:"split" json:"split"`
-	data   *dataPlan
-	layout datasets.Layout
+	// allButOne is split.short_classes, resolved.
+	allButOne bool
+	data      *dataPlan
+	layout    datasets.Layout
 }
 
 func newMosaic(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
@@ -59,11 +61,16 @@ func newMosaic(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error)
 		return nil, err
 	}
 	m := p.Mosaic
+	var err error
+	if p.allButOne, err = p.Split.allButOne(); err != nil {
+		return nil, err
+	}
 	switch {
 	case data == nil:
 		return nil, errors.New("a mosaic task needs the data section (features, regions, ridge)")
 	case p.Split.TrainPerClass < 1 || p.Split.By != "":
 		return nil, errors.New("a mosaic task needs split: {train_per_class: k}")
+
 	case (m.Build == nil) == (m.Image == ""):
 		return nil, errors.New("mosaic: give either image and labels, or build")
 	case m.Image != "" && m.Labels == "":
@@ -110,7 +117,7 @@ func (p *mosaicTask) open(e *engine, ti int) (*drawer, error) {
 	}
 	e.addTime("extraction", t0)
 	e.setWorkers(variants)
-	return randomDrawer(e, ti, newDataset(variants), p.Split.TrainPerClass, notes), nil
+	return randomDrawer(e, ti, newDataset(variants), p.Split.TrainPerClass, p.allButOne, notes)
 }
 
 // load makes one Data per ridge candidate from the mosaic, and notes on

@@ -53,6 +53,7 @@ type openSetTask struct {
 	Test        Selector      `yaml:"test,omitempty" json:"test,omitempty"`
 	Split       *SplitConfig  `yaml:"split,omitempty" json:"split,omitempty"`
 	OpenSet     OpenSetConfig `yaml:"open_set" json:"open_set"`
+	allButOne   bool          // split.short_classes, resolved
 }
 
 func (p *openSetTask) check() error {
@@ -77,6 +78,11 @@ func (p *openSetTask) check() error {
 	case p.Split != nil && p.Split.By != "":
 		return errors.New("split: by is not an open-set split (give train_per_class)")
 	}
+	if p.Split != nil {
+		var err error
+		p.allButOne, err = p.Split.allButOne()
+		return err
+	}
 	return nil
 }
 
@@ -99,7 +105,7 @@ func (p *openSetTask) offer() offer {
 // selectors' items, or train_per_class random training items per class.
 func (p *openSetTask) drawer(e *engine, ti int, ds dataset) (*drawer, error) {
 	if p.Split != nil {
-		return randomDrawer(e, ti, ds, p.Split.TrainPerClass, nil), nil
+		return randomDrawer(e, ti, ds, p.Split.TrainPerClass, p.allButOne, nil)
 	}
 	train, err := selectItems(ds.data, ds.all, p.Train)
 	if err != nil {

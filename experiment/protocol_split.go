@@ -14,21 +14,49 @@ import (
 type randomSplitTask struct {
 	datasetTask `yaml:",inline"`
 	Split       SplitConfig `yaml:"split" json:"split"`
+	allButOne   bool        // split.short_classes, resolved
 }
 
 func (p *randomSplitTask) check() error {
 	if p.Split.TrainPerClass < 1 {
 		return errors.New("split: train_per_class must be >= 1 (or give by: a metadata key)")
 	}
-	return nil
+	var err error
+	p.allButOne, err = p.Split.allButOne()
+	return err
 }
 
 func (p *randomSplitTask) drawer(e *engine, ti int, ds dataset) (*drawer, error) {
-	return randomDrawer(e, ti, ds, p.Split.TrainPerClass, nil), nil
+	return randomDrawer(e, ti, ds, p.Split.TrainPerClass, p.allButOne, nil)
 }
 
-// randomDrawer draws k training items per class of ds per repeat.
-func randomDrawer(e *engine, ti int, ds dataset, k int, notes []string) *drawer {
+// shortClassesAllButOne is the value of split.short_classes that trains
+// a class of train_per_class items or fewer on all its items but one.
+const shortClassesAllButOne = "train-all-but-one"
+
+// allButOne reports whether the split trains a class of TrainPerClass
+// items or fewer on all its items but one (ShortClasses), rather than
+// refusing it; an error for a value of ShortClasses it does not know. The
+// protocols call it once, when the experiment loads.
+func (s SplitConfig) allButOne() (bool, error) {
+	switch s.ShortClasses {
+	case "":
+		return false, nil
+	case shortClassesAllButOne:
+		return true, nil
+	}
+	return false, fmt.Errorf("split: short_classes %q, want %s (or no short_classes: such classes are an error)", s.ShortClasses, shortClassesAllButOne)
+}
+
+// randomDrawer draws k training items per class of ds per repeat. Unless
+// allButOne, a class of k items or fewer, which would leave nothing to
+// test, is an error naming it and its size.
+func randomDrawer(e *engine, ti int, ds dataset, k int, allButOne bool, notes []string) (*drawer, error) {
+	if !allButOne {
+		if err := checkClassSizes(ds.data, ds.all, k); err != nil {
+			return nil, err
+		}
+	}
 	return ds.drawer(notes, func(r int) (*instance, error) {
 		in := &instance{split: ds.split()}
 		var short []string
@@ -37,7 +65,32 @@ func randomDrawer(e *engine, ti int, ds dataset, k int, notes []string) *drawer 
 			in.notes = append(in.notes, fmt.Sprintf("%d classes with too few items for %d training items: %s", len(short), k, short[0]))
 		}
 		return in, nil
-	})
+	}), nil
+}
+
+// checkClassSizes returns an error naming the smallest class of d's items
+// that has k items or fewer, and how many such classes there are: k of
+// them for training would leave it nothing to test on.
+func checkClassSizes(d *classify.Data, items []int, k int) error {
+	groups := classify.ByClass(d.Labels, items)
+	short, smallest := 0, -1
+	for _, c := range classify.SortedKeys(groups) {
+		if n := len(groups[c]); n <= k {
+			short++
+			if smallest < 0 || n < len(groups[smallest]) {
+				smallest = c
+			}
+		}
+	}
+	if short == 0 {
+		return nil
+	}
+	which := fmt.Sprintf("class %s has %d items", className(d, smallest), len(groups[smallest]))
+	if short > 1 {
+		which = fmt.Sprintf("%d classes have %d or fewer (the smallest, %s, has %d)", short, k, className(d, smallest), len(groups[smallest]))
+	}
+	return fmt.Errorf("split: train_per_class is %d but %s, which would leave nothing to test on: lower train_per_class, or add short_classes: %s to the split to train such classes on all their items but one",
+		k, which, shortClassesAllButOne)
 }
 
 // perClassSplit picks k random training items per class from items and
@@ -95,6 +148,9 @@ func (p *groupSplitTask) check() error {
 	}
 	if p.Split.TrainPerClass < 0 {
 		return fmt.Errorf("split: train_per_class = %d, want >= 0 (0: every item of the chosen %s)", p.Split.TrainPerClass, p.Split.By)
+	}
+	if p.Split.ShortClasses != "" {
+		return fmt.Errorf("split: short_classes applies to a random split, not to one by %s", p.Split.By)
 	}
 	return nil
 }

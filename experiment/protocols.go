@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/covpipe/covpipe/covariance"
@@ -288,7 +289,12 @@ func (p overDataset) open(e *engine, task int) (*drawer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.drawer(e, task, newDataset(variants))
+	d, err := p.drawer(e, task, newDataset(variants))
+	if err != nil {
+		return nil, err
+	}
+	d.notes = append(slices.Clone(e.imageNotes), d.notes...)
+	return d, nil
 }
 
 // newOverDataset decodes a task over data.dataset into a new T, the config
@@ -339,9 +345,15 @@ type Selector map[string][]string
 
 // SplitConfig is a random train/test split drawn in every repeat.
 type SplitConfig struct {
-	// TrainPerClass items of each class train; the rest test. A class with
-	// that many items or fewer trains on all but one.
+	// TrainPerClass items of each class train; the rest test. A class
+	// with that many items or fewer, which would leave nothing to test, is
+	// an error naming it, unless ShortClasses says otherwise.
 	TrainPerClass int `yaml:"train_per_class" json:"train_per_class"`
+	// ShortClasses is what a random split does with a class of
+	// TrainPerClass items or fewer: "" (the default) refuses it, naming the
+	// class and its size; "train-all-but-one" trains it on all its items
+	// but one (a class of one item is left out), with a note in the report.
+	ShortClasses string `yaml:"short_classes,omitempty" json:"short_classes,omitempty"`
 	// By names a metadata key (e.g. camera): each class trains on the items
 	// of one randomly chosen value and tests on its other values; classes
 	// with a single value are left out. TrainPerClass, if > 0, then caps

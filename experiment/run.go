@@ -58,6 +58,9 @@ type engine struct {
 	imagesOnce sync.Once
 	imageData  []*classify.Data
 	imagesErr  error
+	// imageNotes say what extraction left out (data.skip_bad), for the
+	// report of every task over the dataset.
+	imageNotes []string
 }
 
 func (e *engine) addTime(stage string, since time.Time) {

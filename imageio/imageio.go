@@ -126,8 +126,9 @@ func NewLoader(opts Options) (*Loader, error) {
 // Load reads the image file at path into dst, reusing dst's planes when
 // their capacity suffices (so a caller that keeps planes across calls must
 // copy them). Errors name the path: "load PATH: ...". They come from
-// reading the file, an unknown format (errors.Is image.ErrFormat), a
-// corrupt or truncated file, or an image larger than MaxPixels.
+// reading the file, an empty file, an unknown format (errors.Is
+// image.ErrFormat), a corrupt or truncated file, or an image larger than
+// MaxPixels.
 func (l *Loader) Load(path string, dst *Image) error {
 	data, err := l.readFile(path)
 	if err != nil {
@@ -212,6 +213,10 @@ func decodeImage(data []byte) (img image.Image, format string, err error) {
 			img, err = nil, fmt.Errorf("decoding %s: decoder panicked on corrupt data: %v", format, r)
 		}
 	}()
+	if len(data) == 0 {
+		// Not "unknown format": nothing was written, or the copy was cut.
+		return nil, "", errors.New("empty file (0 bytes)")
+	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if errors.Is(err, image.ErrFormat) {
 		return nil, "", fmt.Errorf("%w; supported formats: %s", err, supportedFormats)

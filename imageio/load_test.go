@@ -201,6 +201,12 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("unknown format: %v", err)
 	}
 
+	empty := writeFile(t, "empty.png", nil)
+	_, err = imageio.Load(empty, imageio.Options{})
+	if err == nil || err.Error() != "load "+empty+": empty file (0 bytes)" {
+		t.Errorf("empty file: %v", err)
+	}
+
 	huge := writeFile(t, "huge.pgm", []byte("P5 10000 10000 255\n\x00"))
 	_, err = imageio.Load(huge, imageio.Options{})
 	if err == nil || !strings.Contains(err.Error(), "pgm image of 10000x10000 pixels exceeds the limit") || !strings.Contains(err.Error(), huge) {

@@ -50,6 +50,11 @@ type Series struct {
 	// a ± band around a CMC curve, or a ± error bar on a bar (typically
 	// the standard deviation over repetitions).
 	Err []float64
+	// OffAxis, in a line plot (Lines), leaves the series out of the plot
+	// area and gives its values in its legend entry instead: a reference
+	// so far from the other series that, on one axis with them, it would
+	// squash their curves into a sliver.
+	OffAxis bool
 }
 
 // Figure size: 800×600 pixels at 96 dpi, which is 600×450 pt.

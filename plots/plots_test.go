@@ -673,6 +673,36 @@ func TestLines(t *testing.T) {
 	if err := Lines(filepath.Join(dir, "j.gif"), "", "", "", 0, series); err == nil {
 		t.Error(".gif accepted")
 	}
+	off := []Series{{Name: "learned", Y: []float64{72, 66, 64, 63.2}}, {Name: "sources", Y: []float64{312.6, 312.6, 312.6, 312.6}, OffAxis: true}}
+	if err := Lines(filepath.Join(dir, "off.png"), "", "", "", 0, off[1:]); err == nil || !strings.Contains(err.Error(), "every series is off the axis") {
+		t.Errorf("every series off the axis: %v", err)
+	}
+}
+
+// TestLinesOffAxis checks that a series marked OffAxis is not drawn, so
+// that the axis spans the other series only, and that its legend entry
+// gives its value or range.
+func TestLinesOffAxis(t *testing.T) {
+	series := []Series{
+		{Name: "learned", Y: []float64{72, 66, 64, 63.2}},
+		{Name: "sources", Y: []float64{312.6, 312.6, 312.6, 312.6}, OffAxis: true},
+		{Name: "far", Y: []float64{1000, 1002}, OffAxis: true},
+	}
+	f, err := linesFigure("", "Iteration", "J", 0, series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.plot.Y.Min != 63.2 || f.plot.Y.Max != 72 {
+		t.Errorf("axis [%v, %v], want [63.2, 72]: the series off the axis were drawn", f.plot.Y.Min, f.plot.Y.Max)
+	}
+	var names []string
+	for _, e := range f.legend {
+		names = append(names, e.name)
+	}
+	want := []string{"learned", "sources (J = 312.6, off the axis)", "far (J = 1000 to 1002, off the axis)"}
+	if !slices.Equal(names, want) {
+		t.Errorf("legend %q, want %q", names, want)
+	}
 }
 
 func TestROC(t *testing.T) {

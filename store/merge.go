@@ -28,20 +28,20 @@ import (
 // disagree with its counts, a descriptor is not what describe writes
 // (finite, exactly symmetric and positive definite), or dir is one of
 // the shard folders, and an error when every image of the run failed (as
-// describe.Describe does). It returns the errors of CreateFolder, and the
+// describe.Describe does). Its errors start with "merge: ". It returns the errors of CreateFolder, and the
 // context's error, writing nothing, when ctx is done.
 func Merge(ctx context.Context, dir string, shardDirs []string) (*Meta, error) {
 	if len(shardDirs) == 0 {
-		return nil, fmt.Errorf("%w: merge: no shard folders", ErrInvalid)
+		return nil, mergeError{fmt.Errorf("%w: no shard folders", ErrInvalid)}
 	}
 	for _, sd := range shardDirs {
 		if sameDir(dir, sd) {
-			return nil, fmt.Errorf("%w: merge: the output folder %s is the shard folder %s; merge into a new folder", ErrInvalid, dir, sd)
+			return nil, mergeError{fmt.Errorf("%w: the output folder %s is the shard folder %s; merge into a new folder", ErrInvalid, dir, sd)}
 		}
 	}
 	f, err := CreateFolder(ctx, dir, Format)
 	if err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
+		return nil, mergeError{err}
 	}
 	defer f.Abort()
 	metas := make([]*Meta, len(shardDirs))
@@ -49,11 +49,11 @@ func Merge(ctx context.Context, dir string, shardDirs []string) (*Meta, error) {
 	for i, sd := range shardDirs {
 		v, err := openView(sd)
 		if err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
+			return nil, mergeError{err}
 		}
 		m, rec, err := metaOf(v)
 		if err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
+			return nil, mergeError{err}
 		}
 		if m.Shard == nil {
 			m.Shard = &Shard{Index: 0, Count: 1}
@@ -81,22 +81,34 @@ func Merge(ctx context.Context, dir string, shardDirs []string) (*Meta, error) {
 			for _, name := range metas[i].fileNames() {
 				err = recs[i].tornOr(name, err)
 			}
-			return nil, fmt.Errorf("merge: %w", err)
+			return nil, mergeError{err}
 		}
 		c := metas[i].Counts
 		merged.Counts.Images += c.Images
 		merged.Counts.Described += c.Described
 		merged.Counts.Failed += c.Failed
 		merged.Counts.Descriptors += c.Descriptors
+		merged.Counts.Grey += c.Grey
 	}
 	if c := merged.Counts; c.Images > 0 && c.Described == 0 {
-		return nil, fmt.Errorf("merge: all %d images of the shards failed (see their %s), so no output was written", c.Images, FailuresFile)
+		return nil, mergeError{fmt.Errorf("all %d images of the shards failed (see their %s), so no output was written", c.Images, FailuresFile)}
 	}
 	if err := out.Commit(&merged); err != nil {
 		return nil, err
 	}
 	return &merged, nil
 }
+
+// mergeError is an error of Merge: "merge: " and the message of err,
+// without the "store: invalid input: " of ErrInvalid, which err may
+// wrap, so that the command's error starts with what failed.
+type mergeError struct{ err error }
+
+func (e mergeError) Error() string {
+	return "merge: " + strings.TrimPrefix(e.err.Error(), ErrInvalid.Error()+": ")
+}
+
+func (e mergeError) Unwrap() error { return e.err }
 
 // checkShards checks that metas, read from dirs, are the shards 0..N−1 of
 // one run, each once, and returns the positions in dirs of shards 0..N−1.
@@ -109,20 +121,20 @@ func checkShards(dirs []string, metas []*Meta) ([]int, error) {
 	}
 	for i, m := range metas {
 		if m.Shard.Count != count {
-			return nil, fmt.Errorf("%w: merge: %s is shard %v but %s is shard %v: not shards of one split",
-				ErrInvalid, dirs[0], metas[0].Shard, dirs[i], m.Shard)
+			return nil, mergeError{fmt.Errorf("%w: %s is shard %v but %s is shard %v: not shards of one split",
+				ErrInvalid, dirs[0], metas[0].Shard, dirs[i], m.Shard)}
 		}
 		if prev := byIndex[m.Shard.Index]; prev >= 0 {
-			return nil, fmt.Errorf("%w: merge: shard %v given twice: %s and %s", ErrInvalid, m.Shard, dirs[prev], dirs[i])
+			return nil, mergeError{fmt.Errorf("%w: shard %v given twice: %s and %s", ErrInvalid, m.Shard, dirs[prev], dirs[i])}
 		}
 		byIndex[m.Shard.Index] = i
 		if d := metas[0].Diff(m); d != "" {
-			return nil, fmt.Errorf("%w: merge: %s and %s are not shards of the same run: %s", ErrInvalid, dirs[0], dirs[i], d)
+			return nil, mergeError{fmt.Errorf("%w: %s and %s are not shards of the same run: %s", ErrInvalid, dirs[0], dirs[i], d)}
 		}
 		lo, hi := m.Shard.Range(m.TotalImages())
 		if m.Counts.Images != hi-lo {
-			return nil, fmt.Errorf("%w: merge: %s: shard %v of %d images has %d images, want %d",
-				ErrInvalid, dirs[i], m.Shard, m.TotalImages(), m.Counts.Images, hi-lo)
+			return nil, mergeError{fmt.Errorf("%w: %s: shard %v of %d images has %d images, want %d",
+				ErrInvalid, dirs[i], m.Shard, m.TotalImages(), m.Counts.Images, hi-lo)}
 		}
 	}
 	var missing []string
@@ -141,7 +153,7 @@ func checkShards(dirs []string, metas []*Meta) ([]int, error) {
 		missing = append(missing, fmt.Sprintf("and %d more", more))
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: merge: missing shard %s (got %d of %d shards)", ErrInvalid, strings.Join(missing, ", "), len(dirs), count)
+		return nil, mergeError{fmt.Errorf("%w: missing shard %s (got %d of %d shards)", ErrInvalid, strings.Join(missing, ", "), len(dirs), count)}
 	}
 	return byIndex, nil
 }

@@ -120,6 +120,10 @@ func TestMergeRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || (!errors.Is(err, ErrInvalid) && tc.name != "all failed") {
 			t.Errorf("%s: error %v, want ErrInvalid containing %q", tc.name, err, tc.want)
 		}
+		// What failed comes first, not the sentinel's text.
+		if err != nil && (!strings.HasPrefix(err.Error(), "merge: ") || strings.Contains(err.Error(), ErrInvalid.Error())) {
+			t.Errorf("%s: error %q, want it to start with \"merge: \" without %q", tc.name, err, ErrInvalid)
+		}
 		if tc.name != "into a shard" {
 			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("%s: failed merge left its output folder: %v", tc.name, err)

@@ -64,6 +64,14 @@ type Meta struct {
 	GaborBorder string `json:"gabor_border,omitempty"`
 	// Ridge is the regularisation added to each descriptor.
 	Ridge Ridge `json:"ridge"`
+	// Estimator is the covariance estimator, "lwf" (Ledoit–Wolf) or
+	// "oas", applied before the ridge; empty for the sample covariance
+	// ("scm"), so that folders made with the default options keep their
+	// bytes.
+	Estimator string `json:"estimator,omitempty"`
+	// Normalize is the normalisation applied after the ridge, "trace",
+	// "det" or "corr"; empty for none.
+	Normalize string `json:"normalize,omitempty"`
 	// Resize is the size images were resized to, nil for native size;
 	// Filter is the resampling filter ("linear", ...), empty without
 	// resizing.
@@ -163,6 +171,10 @@ type Counts struct {
 	// Descriptors is n, the first dimension of descriptors.npy and the
 	// number of manifest rows.
 	Descriptors int `json:"descriptors"`
+	// Grey is the number of described images whose R, G and B planes are
+	// equal although the features read colour: grey images, whose colour
+	// features repeat one plane.
+	Grey int `json:"grey,omitempty"`
 }
 
 // TotalImages returns the number of images of all inputs.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -15,7 +16,7 @@ import (
 )
 
 func describeCommand() *cli.Command {
-	return oneLineErrors(command("describe", "INPUT...", "compute the covariance descriptors of images into a folder",
+	return command("describe", "INPUT...", "compute the covariance descriptors of images into a folder",
 		[]cli.Flag{
 			outFlag("output `DIR` (required; created if needed)"),
 			&cli.StringFlag{Name: "features", Value: describe.DefaultFeatures, Usage: "feature `LIST`: names or presets (texture, face, reid), e.g. I,Ix,Iy,Ixx,Iyy or I,x,y,gabor"},
@@ -26,9 +27,11 @@ func describeCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of random blocks (an image's blocks depend on N and its path only)"},
 			&cli.Float64Flag{Name: "ridge", Value: covariance.DefaultEps, Usage: "regularise each descriptor with strength `EPS` (see --ridge-kind); 0: none"},
 			&cli.StringFlag{Name: "ridge-kind", Value: covariance.TraceRidge.String(), Usage: "`KIND` of ridge: trace-ridge (C + EPS·tr(C)/d·I), diag-ridge (C + EPS·diag C, equivariant to feature units: use it when features of very different scales are mixed, such as x,y with intensities) or ridge (C + EPS·I)"},
+			&cli.StringFlag{Name: "estimator", Value: covariance.SCM.String(), Usage: "covariance `ESTIMATOR`, before the ridge: scm (the sample covariance), lwf (Ledoit-Wolf shrinkage towards a multiple of I) or oas (Oracle Approximating Shrinkage); lwf and oas are positive definite without a ridge where scm is singular (fewer pixels than features)"},
+			&cli.StringFlag{Name: "normalize", Value: covariance.NormNone.String(), Usage: "normalisation `KIND` of each descriptor, after the ridge: none, trace (C/tr C), det (C/det(C)^(1/d)) or corr (the correlation matrix)"},
 			&cli.IntFlag{Name: "workers", Usage: "number `N` of images processed at once (0: all cores); the output does not depend on it"},
 			&cli.StringFlag{Name: "shard", Usage: "describe only part `I/N` (0 <= I < N) of the images"},
-			&cli.BoolFlag{Name: "skip-bad", Usage: "list failing images in failures.csv and go on, instead of stopping at the first (a run where every image fails is still an error)"},
+			switchFlag("skip-bad", "list failing images in failures.csv and go on, instead of stopping at the first (a run where every image fails is still an error)"),
 			maxMemoryFlag("the float64 planes of the images in progress, estimated from each file's header: images over it fail, the others wait for room"),
 		},
 		func(c *cli.Context) error {
@@ -59,6 +62,12 @@ func describeCommand() *cli.Command {
 			}
 			start := time.Now()
 			meta, err := ex.Into(c.Context, inputs, f)
+			// A grid that does not divide the images fails them all: its
+			// error suggests --resize instead.
+			gridMisfit := errors.Is(err, covariance.ErrRegion) && o.Regions.Kind == covariance.LayoutGrid
+			if ie := (*describe.ImageError)(nil); errors.As(err, &ie) && !gridMisfit {
+				return fmt.Errorf("%w (--skip-bad lists failing images in %s and goes on)", err, store.FailuresFile)
+			}
 			if err != nil {
 				return err
 			}
@@ -73,11 +82,17 @@ func describeCommand() *cli.Command {
 			if s := skipped.String(); s != "" {
 				fmt.Fprintf(c.App.Writer, "skipped %s while listing the inputs (counted in %s)\n", s, filepath.Join(out, store.MetaFile))
 			}
-			if meta.SkipBad {
+			switch {
+			case n.Failed > 0:
 				fmt.Fprintf(c.App.Writer, "%d images failed, listed in %s\n", n.Failed, filepath.Join(out, store.FailuresFile))
+			case meta.SkipBad:
+				fmt.Fprintln(c.App.Writer, "0 images failed")
+			}
+			if n.Grey > 0 {
+				fmt.Fprintf(c.App.Writer, "warning: %d of the %d images described are grey (R = G = B), so their colour features repeat one plane and their descriptors are singular but for the ridge; describe grey images with grey features (I, Ix, ...)\n", n.Grey, n.Described)
 			}
 			return nil
-		}))
+		})
 }
 
 // describeOptions reads the options of `covpipe describe` from its flags,
@@ -115,6 +130,12 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 	// covariance.DefaultEps; --ridge 0 is none.
 	if o.Reg, err = covariance.NewRegularization(c.String("ridge-kind"), c.Float64("ridge")); err != nil {
 		return o, fmt.Errorf("describe: --ridge %v --ridge-kind %s: %w", c.Float64("ridge"), c.String("ridge-kind"), err)
+	}
+	if o.Estimator, err = covariance.ParseEstimator(c.String("estimator")); err != nil {
+		return o, fmt.Errorf("describe: --estimator: %w", err)
+	}
+	if o.Normalize, err = covariance.ParseNormalization(c.String("normalize")); err != nil {
+		return o, fmt.Errorf("describe: --normalize: %w", err)
 	}
 	if o.MaxMemory, err = maxMemory(c); err != nil {
 		return o, err

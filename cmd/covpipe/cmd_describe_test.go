@@ -179,6 +179,8 @@ func TestDescribeCommandErrors(t *testing.T) {
 		{[]string{"describe", src, "--out", out, "--ridge", "NaN"}, "--ridge NaN"},
 		{[]string{"describe", src, "--out", out, "--ridge-kind", "bogus"}, `--ridge-kind bogus: covariance: unknown regularisation kind "bogus"`},
 		{[]string{"describe", src, "--out", out, "--ridge-kind", "none"}, "--ridge-kind none: covariance: ridge kind none with strength 0.0001: give strength 0 for none"},
+		{[]string{"describe", src, "--out", out, "--estimator", "ledoit-wolf"}, `describe: --estimator: covariance: unknown estimator "ledoit-wolf" (want scm, lwf or oas)`},
+		{[]string{"describe", src, "--out", out, "--normalize", "determinant"}, `describe: --normalize: covariance: unknown normalisation "determinant" (want none, trace, det or corr)`},
 		{[]string{"describe", src, "--out", out, "--shard", "2/2"}, `--shard: store: invalid shard: "2/2"`},
 		{[]string{"describe", src, "--out", out, "--max-memory", "lots"}, `--max-memory: memory "lots"`},
 		{[]string{"describe", src, "--out", out, "--max-memory", "1KiB"}, "over the memory limit of 1.0 KiB: raise it with --max-memory"},
@@ -236,19 +238,27 @@ func TestDescribeGaborBorder(t *testing.T) {
 }
 
 // TestDescribeRidgeFlags checks the regularisation that --ridge and
-// --ridge-kind give, as meta.json records it.
+// --ridge-kind give, and the estimator and normalisation of --estimator
+// and --normalize, as meta.json records them (the latter two only when
+// not the defaults).
 func TestDescribeRidgeFlags(t *testing.T) {
 	src := imageFolder(t, 1)
+	trace := store.Ridge{Kind: "trace-ridge", Eps: 1e-4}
 	for _, tc := range []struct {
-		args []string
-		want store.Ridge
+		args      []string
+		want      store.Ridge
+		est, norm string
 	}{
-		{nil, store.Ridge{Kind: "trace-ridge", Eps: 1e-4}},
-		{[]string{"--ridge", "0.01"}, store.Ridge{Kind: "trace-ridge", Eps: 0.01}},
-		{[]string{"--ridge-kind", "diag-ridge"}, store.Ridge{Kind: "diag-ridge", Eps: 1e-4}},
-		{[]string{"--ridge-kind", "ridge", "--ridge", "0.5"}, store.Ridge{Kind: "ridge", Eps: 0.5}},
-		{[]string{"--ridge-kind", "ridge", "--ridge", "0"}, store.Ridge{Kind: "none"}},
-		{[]string{"--ridge-kind", "none", "--ridge", "0"}, store.Ridge{Kind: "none"}},
+		{nil, trace, "", ""},
+		{[]string{"--ridge", "0.01"}, store.Ridge{Kind: "trace-ridge", Eps: 0.01}, "", ""},
+		{[]string{"--ridge-kind", "diag-ridge"}, store.Ridge{Kind: "diag-ridge", Eps: 1e-4}, "", ""},
+		{[]string{"--ridge-kind", "ridge", "--ridge", "0.5"}, store.Ridge{Kind: "ridge", Eps: 0.5}, "", ""},
+		{[]string{"--ridge-kind", "ridge", "--ridge", "0"}, store.Ridge{Kind: "none"}, "", ""},
+		{[]string{"--ridge-kind", "none", "--ridge", "0"}, store.Ridge{Kind: "none"}, "", ""},
+		{[]string{"--estimator", "scm", "--normalize", "none"}, trace, "", ""},
+		{[]string{"--estimator", "lwf", "--ridge", "0"}, store.Ridge{Kind: "none"}, "lwf", ""},
+		{[]string{"--estimator", "oas", "--normalize", "corr"}, trace, "oas", "corr"},
+		{[]string{"--normalize", "det"}, trace, "", "det"},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		if _, stderr, err := runCLI(t, append([]string{"describe", src, "--out", out}, tc.args...)...); err != nil {
@@ -258,8 +268,8 @@ func TestDescribeRidgeFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Ridge != tc.want {
-			t.Errorf("%v: ridge %+v, want %+v", tc.args, m.Ridge, tc.want)
+		if m.Ridge != tc.want || m.Estimator != tc.est || m.Normalize != tc.norm {
+			t.Errorf("%v: ridge %+v, estimator %q, normalize %q; want %+v, %q, %q", tc.args, m.Ridge, m.Estimator, m.Normalize, tc.want, tc.est, tc.norm)
 		}
 	}
 }
@@ -322,6 +332,80 @@ func TestTornInputs(t *testing.T) {
 	} {
 		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), "torn folder") || !strings.Contains(err.Error(), "rerun covpipe describe") {
 			t.Errorf("%s of a torn folder: %v", args[0], err)
+		}
+	}
+}
+
+// TestDescribeManifestOrder checks that a CSV manifest's images are
+// described in the order of its rows, that image files are inputs of their
+// own, and that shards of such a run, each run with --skip-bad and no
+// failure (which it does not call "listed in failures.csv"), merge into
+// the bytes of the whole run.
+func TestDescribeManifestOrder(t *testing.T) {
+	src := imageFolder(t, 3)
+	manifest := filepath.Join(src, "list.csv")
+	if err := os.WriteFile(manifest, []byte("path,label\np2/c.png,z\np1/a.png,y\np2/a.png,x\np1/c.png,w\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	single := filepath.Join(src, "p1", "b.png")
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole")
+	if _, stderr, err := runCLI(t, "describe", "--skip-bad", "--out", whole, manifest, single); err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
+	man, err := os.ReadFile(filepath.Join(whole, store.ManifestFile))
+	want := "index,path,label,region\n0,0:p2/c.png,z,16x24+0+0\n1,0:p1/a.png,y,16x24+0+0\n2,0:p2/a.png,x,16x24+0+0\n3,0:p1/c.png,w,16x24+0+0\n4,1:b.png,,16x24+0+0\n"
+	if err != nil || string(man) != want {
+		t.Errorf("manifest.csv:\n%s\nwant:\n%s", man, want)
+	}
+	var shards []string
+	for _, s := range []string{"2/3", "0/3", "1/3"} {
+		sd := filepath.Join(dir, "shard"+s[:1])
+		stdout, stderr, err := runCLI(t, "describe", "--skip-bad", "--shard", s, "--out", sd, manifest, single)
+		if err != nil {
+			t.Fatalf("describe --shard %s: %v\n%s", s, err, stderr)
+		}
+		if !strings.Contains(stdout, "0 images failed\n") || strings.Contains(stdout, "listed in") {
+			t.Errorf("--shard %s: %q", s, stdout)
+		}
+		shards = append(shards, sd)
+	}
+	merged := filepath.Join(dir, "merged")
+	if _, _, err := runCLI(t, append([]string{"merge", "--out", merged}, shards...)...); err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	for _, f := range []string{store.DescriptorsFile, store.ManifestFile, store.FailuresFile, store.MetaFile} {
+		a, _ := os.ReadFile(filepath.Join(whole, f))
+		b, _ := os.ReadFile(filepath.Join(merged, f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("merged %s differs from the whole run's", f)
+		}
+	}
+}
+
+// TestDescribeGreyWarning checks that colour features of grey images are
+// warned of, with their count, and that colour images are not.
+func TestDescribeGreyWarning(t *testing.T) {
+	grey := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, name := range []string{"a.png", "b.png"} {
+		imagetest.Write(t, filepath.Join(grey, "g", name), imagetest.NoiseGray(rng, 8, 8))
+	}
+	for _, tc := range []struct {
+		src, features string
+		warn          bool
+	}{
+		{grey, "R,G,B,x", true},
+		{grey, "I,x", false},
+		{imageFolder(t, 1), "R,G,B,x", false},
+	} {
+		stdout, stderr, err := runCLI(t, "describe", "--features", tc.features, "--out", filepath.Join(t.TempDir(), "out"), tc.src)
+		if err != nil {
+			t.Fatalf("describe: %v\n%s", err, stderr)
+		}
+		const msg = "warning: 2 of the 2 images described are grey (R = G = B), so their colour features repeat one plane"
+		if strings.Contains(stdout, msg) != tc.warn || !tc.warn && strings.Contains(stdout, "warning") {
+			t.Errorf("--features %s: %q, want the warning %v", tc.features, stdout, tc.warn)
 		}
 	}
 }

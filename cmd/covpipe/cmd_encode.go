@@ -22,6 +22,7 @@ type encodeLog struct {
 	Samples     int     `json:"samples"`
 	Atoms       int     `json:"atoms"`
 	Sigma       float64 `json:"sigma"`
+	Pseudo      bool    `json:"pseudo_kernel,omitempty"`
 	Lambda      float64 `json:"lambda,omitempty"`
 	LambdaRatio float64 `json:"lambda_ratio,omitempty"`
 	NonZeros    float64 `json:"mean_nonzeros"`
@@ -29,8 +30,8 @@ type encodeLog struct {
 }
 
 func encodeCommand() *cli.Command {
-	return oneLineErrors(command("encode", "DESCRIPTORS", "sparse codes of descriptors against a dictionary, as feature vectors",
-		append(codingFlags("(default: the dictionary's learn.json, else learn's)", "(default: the dictionary's learn.json, else learn's)"),
+	return command("encode", "DESCRIPTORS", "sparse codes of descriptors against a dictionary, as feature vectors",
+		append(codingFlags("the dictionary's learn.json, else learn's", "the dictionary's learn.json, else learn's"),
 			&cli.StringFlag{Name: "dict", Usage: "the dictionary: a learn output `DIR` or a .npy file (required)"},
 		),
 		func(c *cli.Context) error {
@@ -66,7 +67,7 @@ func encodeCommand() *cli.Command {
 				return fmt.Errorf("encode: the dictionary %s holds %dx%d atoms but %s holds %dx%d matrices",
 					atomsFile, atoms.Dim(), atoms.Dim(), input, queries.Dim(), queries.Dim())
 			}
-			k := spd.SteinKernel{Sigma: sigmaFlag(c, atoms.Dim())}
+			k := spd.SteinKernel{Sigma: sigmaFlag(c, atoms.Dim()), Pseudo: c.Bool("pseudo-kernel")}
 			lasso, err := lassoFlags(c)
 			if err != nil {
 				return fmt.Errorf("encode: %w", err)
@@ -74,6 +75,7 @@ func encodeCommand() *cli.Command {
 			if learned != nil {
 				if !c.IsSet("sigma") {
 					k.Sigma = learned.Sigma
+					k.Pseudo = k.Pseudo || learned.Pseudo
 				}
 				if !c.IsSet("lambda") && !c.IsSet("lambda-ratio") {
 					lasso = rsr.LassoOptions{Lambda: learned.Lambda, LambdaRatio: learned.LambdaRatio}
@@ -82,11 +84,11 @@ func encodeCommand() *cli.Command {
 			lasso.Workers = workers
 			codes, certs, err := rsr.Encode(c.Context, queries, atoms, k, lasso)
 			if err != nil {
-				return fmt.Errorf("encode %s: %w", input, err)
+				return fmt.Errorf("encode %s: %w%s", input, err, pseudoHint(err))
 			}
 			n, natoms := codes.Dims()
 			log := encodeLog{Version: version.String(), Input: input, Dictionary: atomsFile, Samples: n, Atoms: natoms,
-				Sigma: k.Sigma, Lambda: lasso.Lambda, LambdaRatio: lasso.LambdaRatio}
+				Sigma: k.Sigma, Pseudo: k.Pseudo, Lambda: lasso.Lambda, LambdaRatio: lasso.LambdaRatio}
 			for _, cert := range certs {
 				log.NonZeros += float64(cert.NonZeros) / float64(n)
 				if cert.NonZeros == 0 {
@@ -119,7 +121,7 @@ func encodeCommand() *cli.Command {
 			fmt.Fprintf(c.App.Writer, "encoded %d matrices against %d atoms: %.1f non-zeros per code, %d all-zero; %s\n",
 				n, natoms, log.NonZeros, log.AllZero, filepath.Join(out, codesFile))
 			return nil
-		}))
+		})
 }
 
 // readDictionary reads the dictionary at path: the output folder of

@@ -29,8 +29,8 @@ var methodFlags = []cli.Flag{
 	&cli.StringFlag{Name: "rule", Usage: "SRC decision `RULE`: residual (Eqn. 9, default), sum or max (rsr, logE-SR)"},
 	&cli.StringFlag{Name: "kernel", Usage: "`KERNEL`: stein (default) or log-euclidean (rsr, stein-svm)"},
 	&cli.StringFlag{Name: "metric", Usage: "nearest-neighbour `METRIC`: airm, stein, log-euclidean or thompson (nn)"},
-	&cli.BoolFlag{Name: "nonnegative", Usage: "sparse codes v >= 0 (rsr, logE-SR)"},
-	&cli.BoolFlag{Name: "pseudo-kernel", Usage: "allow a σ outside Theorem 1's set (rsr, stein-svm)"},
+	switchFlag("nonnegative", "sparse codes v >= 0 (rsr, logE-SR)"),
+	switchFlag("pseudo-kernel", "allow a σ outside Theorem 1's set (rsr, stein-svm)"),
 }
 
 // whereFlag is fit's and predict's --where KEY=V1,V2.
@@ -41,8 +41,8 @@ func fitCommand() *cli.Command {
 		outFlag("the model's output `DIR` (required; created if needed)"),
 		&cli.StringFlag{Name: "method", Usage: "the method `NAME`: rsr, logE-SR, stein-svm or nn; with --config, a method of the config (required)"},
 		&cli.StringFlag{Name: "config", Usage: "take the method's parameters, the extraction options (data:), seed and folds from the experiment `FILE`"},
-		&cli.IntFlag{Name: "folds", Usage: "cross-validation folds `N` that choose among candidates (default 3)"},
-		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of every random choice: the cross-validation folds, the SVM's calibration, random blocks"},
+		&cli.IntFlag{Name: "folds", Usage: "cross-validation folds `N` that choose among candidates", DefaultText: "the config's, else 3"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of every random choice: the cross-validation folds, the SVM's calibration, random blocks", DefaultText: "the config's, else 0"},
 		&cli.IntFlag{Name: "workers", Usage: "number `N` of goroutines (0: all cores); the model does not depend on it"},
 		whereFlag,
 	}

@@ -45,6 +45,7 @@ type learnLog struct {
 	Iters       int            `json:"iters"`
 	Tol         float64        `json:"tolerance"`
 	Sigma       float64        `json:"sigma"`
+	Pseudo      bool           `json:"pseudo_kernel,omitempty"`
 	Lambda      float64        `json:"lambda,omitempty"`
 	LambdaRatio float64        `json:"lambda_ratio,omitempty"`
 	KeepScale   bool           `json:"keep_scale"`
@@ -57,13 +58,13 @@ type learnLog struct {
 }
 
 func learnCommand() *cli.Command {
-	return oneLineErrors(command("learn", "DESCRIPTORS", "learn a dictionary of SPD atoms from descriptors (the paper's Algorithm 1)",
-		append(codingFlags("(default: (d-1)/2, or 0.5 for d <= 2)", "(default: a ratio of 0.1)"),
-			&cli.IntFlag{Name: "atoms", Usage: "dictionary size `N` (required)"},
-			&cli.StringFlag{Name: "init", Value: "random", Usage: "initial atoms: random (N random samples) or kmeans (Riemannian k-means centroids)"},
+	return command("learn", "DESCRIPTORS", "learn a dictionary of SPD atoms from descriptors (the paper's Algorithm 1)",
+		append(codingFlags("(d-1)/2, or 0.5 for d <= 2", "a ratio of 0.1"),
+			requiredInt{&cli.IntFlag{Name: "atoms", Usage: "dictionary size `N` (required)"}},
+			&cli.StringFlag{Name: "init", Value: "random", Usage: "initial atoms `INIT`: random (N random samples) or kmeans (Riemannian k-means centroids)"},
 			&cli.IntFlag{Name: "iters", Value: 20, Usage: "iterations `T` of Algorithm 1"},
 			&cli.Float64Flag{Name: "tolerance", Usage: "stop early when J's relative change is below `TOL` (0: run every iteration)"},
-			&cli.BoolFlag{Name: "keep-scale", Usage: "skip Algorithm 1's last step, normalising each atom by its largest eigenvalue"},
+			switchFlag("keep-scale", "skip Algorithm 1's last step, normalising each atom by its largest eigenvalue"),
 			&cli.Uint64Flag{Name: "seed", Usage: "random seed `N` of the initialisation"},
 		),
 		func(c *cli.Context) error {
@@ -73,6 +74,8 @@ func learnCommand() *cli.Command {
 				return errors.New("learn: --out DIR is required")
 			case c.NArg() != 1:
 				return errors.New("learn: want one DESCRIPTORS folder or .npy file (see covpipe learn --help)")
+			case !c.IsSet("atoms"):
+				return errors.New("learn: --atoms N, the dictionary size, is required")
 			case c.Int("atoms") < 1:
 				return fmt.Errorf("learn: --atoms %d: want the dictionary size N >= 1", c.Int("atoms"))
 			}
@@ -100,7 +103,7 @@ func learnCommand() *cli.Command {
 				return fmt.Errorf("learn: %w", err)
 			}
 			o := rsr.DictionaryOptions{
-				Atoms: c.Int("atoms"), Kernel: spd.SteinKernel{Sigma: sigmaFlag(c, set.Dim())}, Lasso: lasso,
+				Atoms: c.Int("atoms"), Kernel: spd.SteinKernel{Sigma: sigmaFlag(c, set.Dim()), Pseudo: c.Bool("pseudo-kernel")}, Lasso: lasso,
 				Iters: c.Int("iters"), Tol: c.Float64("tolerance"), Init: init, Seed: c.Uint64("seed"),
 				Workers: workers, KeepScale: c.Bool("keep-scale"),
 				Progress: newReporter(c.Context, c.App.ErrWriter, newLogger(c.App.ErrWriter)),
@@ -108,11 +111,11 @@ func learnCommand() *cli.Command {
 			start := time.Now()
 			dict, err := rsr.FitDictionary(c.Context, set, o)
 			if err != nil {
-				return fmt.Errorf("learn %s: %w", input, err)
+				return fmt.Errorf("learn %s: %w%s", input, err, pseudoHint(err))
 			}
 			log := learnLog{
 				Version: version.String(), Input: input, Samples: set.Len(), Dim: set.Dim(), Atoms: o.Atoms,
-				Init: init.String(), Iters: o.Iters, Tol: o.Tol, Sigma: o.Kernel.Sigma, Lambda: lasso.Lambda,
+				Init: init.String(), Iters: o.Iters, Tol: o.Tol, Sigma: o.Kernel.Sigma, Pseudo: o.Kernel.Pseudo, Lambda: lasso.Lambda,
 				LambdaRatio: lasso.LambdaRatio, KeepScale: o.KeepScale, Seed: o.Seed, J: dict.J,
 				Converged: dict.Converged, Unconverged: dict.Unconverged, Seconds: time.Since(start).Seconds(),
 			}
@@ -139,18 +142,19 @@ func learnCommand() *cli.Command {
 				fmt.Fprintln(c.App.Writer, "warning: J rose: Algorithm 1 normalises every atom to unit spectral norm, which moves the atoms off the scale of these matrices (the Stein kernel is not invariant to scaling one argument); --keep-scale skips that step")
 			}
 			return nil
-		}))
+		})
 }
 
 // codingFlags are the flags of learn and encode: the output folder, the
-// kernel's σ, the sparsity weight and the worker count, with the defaults
-// each command describes.
+// kernel's σ and whether it may be a pseudo-kernel, the sparsity weight
+// and the worker count, with the defaults each command describes.
 func codingFlags(sigmaDefault, lambdaDefault string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `DIR` (required; created if needed)"},
-		&cli.Float64Flag{Name: "sigma", Usage: "Stein kernel `σ` (Theorem 1: 0.5, 1, ..., (d-1)/2 or above) " + sigmaDefault},
-		&cli.Float64Flag{Name: "lambda", Usage: "sparsity weight `λ` on the paper's scale " + lambdaDefault},
-		&cli.Float64Flag{Name: "lambda-ratio", Usage: "sparsity weight relative to each matrix, `R` in (0, 1): λ = R·λ_max(x) " + lambdaDefault},
+		outFlag("output `DIR` (required; created if needed)"),
+		&cli.Float64Flag{Name: "sigma", Usage: "Stein kernel `σ` (Theorem 1: 0.5, 1, ..., (d-1)/2 or above)", DefaultText: sigmaDefault},
+		switchFlag("pseudo-kernel", "allow a σ outside Theorem 1's set: the Stein kernel is then a pseudo-kernel, whose Gram matrices may be indefinite"),
+		&cli.Float64Flag{Name: "lambda", Usage: "sparsity weight `λ` on the paper's scale", DefaultText: lambdaDefault},
+		&cli.Float64Flag{Name: "lambda-ratio", Usage: "sparsity weight relative to each matrix, `R` in (0, 1): λ = R·λ_max(x)", DefaultText: lambdaDefault},
 		&cli.IntFlag{Name: "workers", Usage: "number `N` of goroutines (0: all cores); the output does not depend on it"},
 	}
 }
@@ -201,6 +205,15 @@ func lassoFlags(c *cli.Context) (rsr.LassoOptions, error) {
 		return rsr.LassoOptions{LambdaRatio: c.Float64("lambda-ratio")}, nil
 	}
 	return rsr.LassoOptions{LambdaRatio: 0.1}, nil
+}
+
+// pseudoHint names the flag that allows a σ outside Theorem 1's set,
+// for an error that refuses one.
+func pseudoHint(err error) string {
+	if errors.Is(err, spd.ErrSigma) {
+		return " (--pseudo-kernel)"
+	}
+	return ""
 }
 
 // sigmaFlag returns --sigma, or by default the smallest σ of Theorem 1's

@@ -169,7 +169,8 @@ func TestLearnEncodeErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"learn", good, "--atoms", "2"}, "--out DIR is required"},
-		{[]string{"learn", good, "--out", out}, "--atoms 0"},
+		{[]string{"learn", good, "--out", out}, "--atoms N, the dictionary size, is required"},
+		{[]string{"learn", good, "--atoms", "0", "--out", out}, "--atoms 0"},
 		{[]string{"learn", "--atoms", "2", "--out", out}, "want one DESCRIPTORS"},
 		{[]string{"learn", flat, "--atoms", "2", "--out", out}, "flat.npy: array of type \"<f8\", shape [8]"},
 		{[]string{"learn", nanFile, "--atoms", "2", "--out", out}, "nan.npy: matrix 1: entry [0][1] = NaN"},
@@ -212,6 +213,33 @@ func TestLearnTinyScales(t *testing.T) {
 		out := filepath.Join(dir, fmt.Sprintf("dict%g", scale))
 		if _, stderr, err := runCLI(t, "learn", in, "--atoms", "2", "--iters", "2", "--out", out); err != nil {
 			t.Errorf("scale %g: %v\n%s", scale, err, stderr)
+		}
+	}
+}
+
+// TestPseudoKernel checks --pseudo-kernel: learn refuses a σ outside
+// Theorem 1's set without it, naming the flag, and learns with it,
+// recording it in learn.json; encode takes it from there with the σ.
+func TestPseudoKernel(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.npy")
+	if err := store.WriteNPY(in, []int{10, 3, 3}, randomSPD(10, 3, 5)); err != nil {
+		t.Fatal(err)
+	}
+	dict, codes := filepath.Join(dir, "dict"), filepath.Join(dir, "codes")
+	if _, _, err := runCLI(t, "learn", "--atoms", "3", "--sigma", "0.7", "--out", dict, in); err == nil || !strings.Contains(err.Error(), "(--pseudo-kernel)") {
+		t.Errorf("σ = 0.7 on 3×3 matrices: %v", err)
+	}
+	if _, stderr, err := runCLI(t, "learn", "--atoms", "3", "--sigma", "0.7", "--pseudo-kernel", "--iters", "2", "--out", dict, in); err != nil {
+		t.Fatalf("learn --pseudo-kernel: %v\n%s", err, stderr)
+	}
+	if _, stderr, err := runCLI(t, "encode", "--dict", dict, "--out", codes, in); err != nil {
+		t.Fatalf("encode: %v\n%s", err, stderr)
+	}
+	for _, f := range []string{filepath.Join(dict, learnLogFile), filepath.Join(codes, encodeLogFile)} {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(b), `"sigma": 0.7,`) || !strings.Contains(string(b), `"pseudo_kernel": true,`) {
+			t.Errorf("%s: %v\n%s", f, err, b)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func mergeCommand() *cli.Command {
-	return oneLineErrors(command("merge", "SHARD_DIR...", "join the output folders of the shards of a describe run",
+	return command("merge", "SHARD_DIR...", "join the output folders of the shards of a describe run",
 		[]cli.Flag{outFlag("output `DIR` (required; created if needed)")},
 		func(c *cli.Context) error {
 			out, err := requiredOut(c, c.NArg() > 0, "the SHARD_DIR of every shard")
@@ -22,5 +22,5 @@ func mergeCommand() *cli.Command {
 			fmt.Fprintf(c.App.Writer, "merged %d shards: %d descriptors of %dx%d from %d images (%d failed) into %s\n",
 				c.NArg(), meta.Counts.Descriptors, meta.Dim, meta.Dim, meta.Counts.Images, meta.Counts.Failed, out)
 			return nil
-		}))
+		})
 }

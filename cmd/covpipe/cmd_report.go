@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/covpipe/covpipe/experiment"
@@ -11,13 +14,24 @@ import (
 )
 
 func reportCommand() *cli.Command {
-	return command("report", "RESULTS.json", "regenerate summary.md and figures from a results.json without recomputing",
+	return command("report", "OUT | RESULTS.json", "regenerate summary.md and figures from a results.json without recomputing",
 		[]cli.Flag{outFlag("write into `DIR` instead of the results file's folder")},
 		func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return argsError(c, "exactly one results.json")
+				return argsError(c, "exactly one run's folder or results.json")
 			}
 			path := c.Args().First()
+			st, err := os.Stat(path)
+			if err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			if st.IsDir() {
+				dir := path
+				path = filepath.Join(dir, experiment.ResultsFile)
+				if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+					return fmt.Errorf("report: %s holds no %s: give the output folder of a covpipe run", dir, experiment.ResultsFile)
+				}
+			}
 			dir := c.String("out")
 			if dir == "" {
 				// Rewriting the folder replaces its set: only a run's.

@@ -17,16 +17,16 @@ var helpFiles embed.FS
 
 // command is the subcommand name of covpipe, taking the arguments
 // argsUsage names, with its one-line usage, its flags, its action and the
-// description of help/NAME.txt.
+// description of help/NAME.txt. A flag error is reported on one line.
 func command(name, argsUsage, usage string, flags []cli.Flag, action cli.ActionFunc) *cli.Command {
-	return &cli.Command{
+	return oneLineErrors(&cli.Command{
 		Name:        name,
 		Usage:       usage,
 		ArgsUsage:   argsUsage,
 		Description: description(name),
 		Flags:       flags,
 		Action:      action,
-	}
+	})
 }
 
 // description is the text of help/NAME.txt without its final newline.
@@ -96,4 +96,18 @@ func maxMemory(c *cli.Context) (int64, error) {
 		return 0, fmt.Errorf("%s: --max-memory: %w", c.Command.Name, err)
 	}
 	return n, nil
+}
+
+// switchFlag is the switch --NAME, off unless given, whose help shows no
+// default.
+func switchFlag(name, usage string) *cli.BoolFlag {
+	return &cli.BoolFlag{Name: name, Usage: usage, DisableDefaultText: true}
+}
+
+// requiredInt is an integer flag that a command requires: its help shows
+// no default, which would be 0.
+type requiredInt struct{ *cli.IntFlag }
+
+func (f requiredInt) String() string {
+	return strings.TrimSuffix(f.IntFlag.String(), " (default: 0)")
 }

@@ -82,18 +82,30 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Description: "covpipe reproduces Harandi, Sanderson, Hartley and Lovell, \"Sparse Coding and Dictionary\n" +
 			"Learning for Symmetric Positive Definite Matrices: A Kernel Approach\", ECCV 2012.\n\n" +
 			"Examples:\n" +
-			"   covpipe run configs/synthetic.yaml                 reproduce Table 1 of the paper\n" +
-			"   covpipe run configs/synthetic.yaml --repeats 10    a quicker run\n" +
+			"   covpipe run configs/synthetic.yaml --quick         Table 1 of the paper on 10 repeats\n" +
+			"   covpipe run configs/synthetic.yaml                 Table 1 on the paper's 100 repeats\n" +
 			"   covpipe run configs/feret.yaml --data ../shared/datasets\n" +
 			"   covpipe describe --features reid --resize 32x64 --out desc mars:../shared/datasets/mini-mars\n" +
 			"   covpipe learn --atoms 64 --init kmeans --out dict desc\n" +
 			"   covpipe encode --dict dict --out codes desc\n" +
 			"   covpipe fit --config configs/feret.yaml --method rsr --where pose=ba,bj,bk --out model feret:../shared/datasets/feret-b-32\n" +
 			"   covpipe predict --model model --out predictions.csv photos/\n" +
-			"   covpipe report out/reid/results.json\n" +
+			"   covpipe report out/reid\n" +
 			"   covpipe version",
 		Writer:    stdout,
 		ErrWriter: stderr,
+		// --version prints what `covpipe version` prints.
+		HideVersion: true,
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the covpipe version", DisableDefaultText: true}},
+		Action: func(c *cli.Context) error {
+			if c.Bool("version") {
+				return printVersion(c)
+			}
+			if c.NArg() > 0 {
+				return fmt.Errorf("no command %q (see covpipe help)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
 		Commands: []*cli.Command{
 			runCommand(),
 			describeCommand(),
@@ -107,6 +119,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		// Errors are printed once, on one line, by main.
 		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return fmt.Errorf("%w (see covpipe help)", err)
+		},
 	}
 }
 

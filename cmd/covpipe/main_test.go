@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/urfave/cli/v2"
 )
 
@@ -113,15 +117,64 @@ func TestReportCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(old, "energy-fig7.png")); err != nil {
 		t.Errorf("energy figure: %v", err)
 	}
+	// The run's folder stands for its results.json.
+	stdout, _, err = runCLI(t, "report", out)
+	if b, _ := os.ReadFile(filepath.Join(out, "summary.md")); err != nil || string(b) != string(first) || !strings.Contains(stdout, "report written to "+filepath.Join(out, "summary.md")) {
+		t.Errorf("report OUT: %v\n%s", err, stdout)
+	}
+	// An energy run's summary says what it measures: no accuracies.
+	if b, _ := os.ReadFile(filepath.Join(old, "summary.md")); strings.Contains(strings.ToLower(string(b)), "accuracy") {
+		t.Errorf("energy summary.md speaks of accuracy:\n%s", b)
+	}
 	if _, _, err := runCLI(t, "report", filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing results: %v", err)
 	}
 }
 
+// TestRunCommandErrors is the table of the command line's errors: each is
+// one line naming what is wrong, and where a flag or a config key would
+// help, naming it; no command prints its help for a bad flag.
 func TestRunCommandErrors(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte(strings.Replace(tinyConfig, "lambda: 0.05", "lamda: 0.05", 1)), 0o644)
+	config := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	bad := config("bad.yaml", strings.Replace(tinyConfig, "lambda: 0.05", "lamda: 0.05", 1))
+	five := config("five.yaml", strings.Replace(tinyConfig, "repeats: 2", "repeats: five", 1))
+	frac := config("frac.yaml", strings.Replace(tinyConfig, "repeats: 2", "repeats: 5.9", 1))
+	// An image dataset under the data root: classes of 3 images, and one
+	// with an image that does not decode.
+	data := filepath.Join(dir, "data")
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, class := range []string{"d/cats", "d/dogs", "withbad/cats", "withbad/dogs"} {
+		noisePNGs(t, rng, filepath.Join(data, class), 3)
+	}
+	foldertest.WriteFile(t, filepath.Join(data, "withbad", "dogs", "z.png"), []byte("not a png"))
+	overData := func(name, dataset, split string) string {
+		return config(name, "name: t\nseed: 1\nrepeats: 1\ndata: {dataset: \""+dataset+"\", features: \"I,Ix,Iy\"}\n"+
+			"tasks:\n  - {name: t, split: "+split+"}\nmethods:\n  - {name: nn, type: nn, metric: stein}\n")
+	}
+	tpcFrac := overData("tpc.yaml", "d", "{train_per_class: 4.5}")
+	short := overData("short.yaml", "d", "{train_per_class: 3}")
+	noFolder := overData("nofolder.yaml", "folders:orl", "{train_per_class: 1}")
+	withBad := overData("withbad.yaml", "withbad", "{train_per_class: 1}")
+	// Images describe refuses, and descriptors to learn from.
+	empty := filepath.Join(dir, "empty")
+	noisePNGs(t, rng, empty, 2)
+	foldertest.WriteFile(t, filepath.Join(empty, "c.png"), nil)
+	desc := filepath.Join(dir, "desc")
+	if _, stderr, err := runCLI(t, "describe", "--out", desc, filepath.Join(data, "d")); err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
+	shard := filepath.Join(dir, "shard")
+	if _, stderr, err := runCLI(t, "describe", "--shard", "0/2", "--out", shard, filepath.Join(data, "d")); err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
+
 	tests := []struct {
 		args []string
 		want string
@@ -130,16 +183,42 @@ func TestRunCommandErrors(t *testing.T) {
 		{[]string{"run", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
 		{[]string{"run", bad}, `unknown key "lamda"`},
 		{[]string{"run", bad, "--repeats", "0"}, `unknown key "lamda"`},
-		{[]string{"run", "--bogus", bad}, "flag provided but not defined: -bogus"},
-		{[]string{"nosuch"}, "nosuch"},
+		{[]string{"run", "--bogus", bad}, "run: flag provided but not defined: -bogus (see covpipe run --help)"},
+		{[]string{"report", "--bogus", bad}, "report: flag provided but not defined: -bogus (see covpipe report --help)"},
+		{[]string{"--bogus"}, "flag provided but not defined: -bogus (see covpipe help)"},
+		{[]string{"nosuch"}, `no command "nosuch"`},
+		// A type error names the key and its line; a fraction where an
+		// integer is wanted is refused, not truncated.
+		{[]string{"run", five}, `line 4: repeats: want an integer, got "five"`},
+		{[]string{"run", frac}, "line 4: repeats: want an integer, got 5.9"},
+		{[]string{"run", tpcFrac, "--data", data}, `task "t": line 6: train_per_class: want an integer, got 4.5`},
+		// A missing folders: dataset names the folder expected.
+		{[]string{"run", noFolder, "--data", data, "--no-cache"}, fmt.Sprintf(`dataset "folders:orl": %s not found (data root %q): expected one folder per class`, filepath.Join(data, "orl"), data)},
+		// A class left nothing to test on is named, with its size.
+		{[]string{"run", short, "--data", data, "--no-cache"}, `task "t": split: train_per_class is 3 but 2 classes have 3 or fewer (the smallest, "cats", has 3), which would leave nothing to test on: lower train_per_class, or add short_classes: train-all-but-one`},
+		{[]string{"run", withBad, "--data", data, "--no-cache"}, "z.png: image: unknown format; supported formats: bmp, gif, jpeg, pam, pbm, pgm, png, ppm, tiff (data.skip_bad: true leaves out the images that fail)"},
+		// describe: an empty file, a decode error suggesting --skip-bad, a
+		// grid that does not divide the images suggesting --resize.
+		{[]string{"describe", "--out", filepath.Join(dir, "o1"), empty}, "load " + filepath.Join(empty, "c.png") + ": empty file (0 bytes) (--skip-bad lists failing images in failures.csv and goes on)"},
+		{[]string{"describe", "--out", filepath.Join(dir, "o2"), filepath.Join(data, "withbad")}, "z.png: image: unknown format; supported formats: bmp, gif, jpeg, pam, pbm, pgm, png, ppm, tiff (--skip-bad lists failing images in failures.csv and goes on)"},
+		{[]string{"describe", "--out", filepath.Join(dir, "o3"), "--regions", "grid:5x5", filepath.Join(data, "d")}, "grid 5x5 does not divide the 16x24 image into equal regions (width must be a multiple of 5 columns, height of 5 rows); resize the images to a size the grid divides, such as 15x25 (--resize 15x25, data.resize: 15x25, Options.Width and Height)"},
+		{[]string{"merge", "--out", filepath.Join(dir, "o4"), shard}, "merge: missing shard 1/2 (got 1 of 2 shards)"},
+		// learn: --atoms is required; a σ outside Theorem 1 names the flag
+		// that allows it.
+		{[]string{"learn", "--out", filepath.Join(dir, "o5"), desc}, "learn: --atoms N, the dictionary size, is required"},
+		{[]string{"learn", "--atoms", "2", "--sigma", "0.7", "--out", filepath.Join(dir, "o5"), desc}, "or allow a pseudo-kernel (--pseudo-kernel)"},
+		{[]string{"report", dir}, "report: " + dir + " holds no results.json: give the output folder of a covpipe run"},
 	}
 	for _, tc := range tests {
-		_, _, err := runCLI(t, tc.args...)
+		_, stderr, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want an error containing %q", tc.args, err, tc.want)
 		}
 		if err != nil && strings.Contains(oneLine(err), "\n") {
 			t.Errorf("%v: error is not one line", tc.args)
+		}
+		if strings.Contains(stderr, "USAGE:") || strings.Contains(stderr, "Incorrect Usage") {
+			t.Errorf("%v: printed the help:\n%s", tc.args, stderr)
 		}
 	}
 	good := filepath.Join(dir, "good.yaml")
@@ -183,6 +262,11 @@ func TestVersionAndHelp(t *testing.T) {
 	if err != nil || !strings.HasPrefix(stdout, "covpipe 0.") {
 		t.Errorf("version: %q, %v", stdout, err)
 	}
+	for _, flag := range []string{"--version", "-v"} {
+		if got, _, err := runCLI(t, flag); err != nil || got != stdout {
+			t.Errorf("%s: %q, %v; want %q, as covpipe version", flag, got, err, stdout)
+		}
+	}
 	stdout, _, err = runCLI(t, "run", "--help")
 	if err != nil || !strings.Contains(stdout, "--repeats") || !strings.Contains(stdout, "results.json") {
 		t.Errorf("run --help: %q, %v", stdout, err)
@@ -205,6 +289,29 @@ func TestInterspersed(t *testing.T) {
 	for _, tc := range tests {
 		if got := interspersed(tc.in, cmds); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("interspersed(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestFlagDefaults checks that the help of every flag of every command
+// states its default at most once, that a switch shows none ("(default:
+// false)" says nothing), and that a required flag shows none.
+func TestFlagDefaults(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	for _, cmd := range app.Commands {
+		if cmd.Name == "help" {
+			continue
+		}
+		stdout, _, err := runCLI(t, cmd.Name, "--help")
+		if err != nil {
+			t.Fatalf("%s --help: %v", cmd.Name, err)
+		}
+		_, flags, _ := strings.Cut(stdout, "OPTIONS:")
+		for _, line := range strings.Split(flags, "\n") {
+			n := strings.Count(line, "(default")
+			if n > 1 || strings.Contains(line, "(default: false)") || strings.Contains(line, "(required") && n > 0 {
+				t.Errorf("%s: %q", cmd.Name, strings.TrimSpace(line))
+			}
 		}
 	}
 }

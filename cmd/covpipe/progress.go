@@ -102,5 +102,19 @@ func (r *logReporter) End() {
 	if r.ctx.Err() != nil {
 		msg = "interrupted"
 	}
-	r.log.Info(msg, "stage", r.stage, "seconds", time.Since(r.start).Round(time.Millisecond).Seconds())
+	r.log.Info(msg, "stage", r.stage, "time", roundDuration(time.Since(r.start)))
+}
+
+// roundDuration rounds d to three significant digits or so, for the
+// log: 2.77s rather than 2.772000001s, 843ms, 1m23s.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond)
+	case d < 10*time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
 }

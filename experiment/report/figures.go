@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/covpipe/covpipe/experiment"
@@ -32,10 +34,35 @@ func writeFigures(f *store.Folder, r *experiment.Results) ([]string, error) {
 			func(x experiment.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.Energy} },
 			func(w io.Writer, name, task string, series []plots.Series) error {
 				title := fmt.Sprintf("%s: %s, representation energy J (Eqn. 10), mean over %d repeats", r.Name, task, r.Repeats)
-				return plots.LinesTo(w, name, title, "Iteration", "J", 0, series)
+				return plots.LinesTo(w, name, title, "Iteration", "J", 0, markOffAxis(series))
 			})
 	}
 	return nil, nil
+}
+
+// markOffAxis marks OffAxis each flat series (a reference line, such as
+// the energy of the true sources) whose value lies farther from the range
+// of the series that are not flat than twice that range's span: on one
+// axis with them it would squash their curves, so the plot gives its
+// value in the legend instead.
+func markOffAxis(series []plots.Series) []plots.Series {
+	flat := func(s plots.Series) bool { return slices.Min(s.Y) == slices.Max(s.Y) }
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		if !flat(s) {
+			lo, hi = min(lo, slices.Min(s.Y)), max(hi, slices.Max(s.Y))
+		}
+	}
+	span := hi - lo
+	if !(span > 0) {
+		return series
+	}
+	for i, s := range series {
+		if v := s.Y[0]; flat(s) && (v > hi+2*span || v < lo-2*span) {
+			series[i].OffAxis = true
+		}
+	}
+	return series
 }
 
 // perTask draws one figure per task of l, named prefix-TASK.png, with the

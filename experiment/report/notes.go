@@ -14,15 +14,32 @@ const zeroCodeShare = 0.01
 
 // Notes returns what the protocols had to adapt, once per task, as
 // "task: note" (a class with too few items for train_per_class, say, named
-// by its label), in the order of the results.
+// by its label), or "task / method: note" for a note that not every
+// method of the task carries (the task a best: task chose for each
+// method), in the order of the results.
 func Notes(r *experiment.Results) []string {
-	var out []string
+	results := map[string]int{} // per task
+	carriers := map[[2]string][]string{}
+	var order [][2]string // task and note, as first seen
 	for _, x := range r.Results {
+		results[x.Task]++
 		for _, n := range x.Notes {
-			if s := x.Task + ": " + n; !slices.Contains(out, s) {
-				out = append(out, s)
+			k := [2]string{x.Task, n}
+			if _, seen := carriers[k]; !seen {
+				order = append(order, k)
+			}
+			if !slices.Contains(carriers[k], x.Method) {
+				carriers[k] = append(carriers[k], x.Method)
 			}
 		}
+	}
+	out := make([]string, len(order))
+	for i, k := range order {
+		task, note, methods := k[0], k[1], carriers[k]
+		if len(methods) < results[task] {
+			task += " / " + strings.Join(methods, ", ")
+		}
+		out[i] = task + ": " + note
 	}
 	return out
 }
@@ -85,14 +102,8 @@ func noteLines(r *experiment.Results) []string {
 			notes = append(notes, fmt.Sprintf("- %s / %s: %d sparse codes hit the solver's sweep cap.", x.Task, x.Method, n))
 		}
 	}
-	seen := map[string]bool{}
-	for _, x := range r.Results {
-		for _, n := range x.Notes {
-			if key := x.Task + n; !seen[key] {
-				seen[key] = true
-				notes = append(notes, fmt.Sprintf("- %s: %s.", x.Task, n))
-			}
-		}
+	for _, n := range Notes(r) {
+		notes = append(notes, "- "+n+".")
 	}
 	return notes
 }

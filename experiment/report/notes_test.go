@@ -57,8 +57,15 @@ func TestNotes(t *testing.T) {
 		{Task: "a", Method: "nn", Notes: []string{`class "x" has 3 items: 2 for training`}},
 		{Task: "b", Method: "rsr"},
 		{Task: "c", Method: "sources", Kind: experiment.KindEnergy, Notes: []string{"the true sources"}},
+		{Task: "d", Method: "learned", Kind: experiment.KindEnergy},
+		{Task: "d", Method: "sources", Kind: experiment.KindEnergy, Notes: []string{"the true sources"}},
+		// A best: task chooses per method; two methods at the same task.
+		{Task: "best", Method: "random", Notes: []string{"best of [k8 k16]: k16"}},
+		{Task: "best", Method: "kmeans", Notes: []string{"best of [k8 k16]: k16"}},
+		{Task: "best", Method: "learned", Notes: []string{"best of [k8 k16]: k8"}},
 	}}
-	want := []string{`a: class "x" has 3 items: 2 for training`, "c: the true sources"}
+	want := []string{`a: class "x" has 3 items: 2 for training`, "c: the true sources", "d / sources: the true sources",
+		"best / random, kmeans: best of [k8 k16]: k16", "best / learned: best of [k8 k16]: k8"}
 	if got := report.Notes(r); !slices.Equal(got, want) {
 		t.Errorf("Notes = %q, want %q", got, want)
 	}

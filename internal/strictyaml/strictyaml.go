@@ -144,10 +144,16 @@ func once(err error) error {
 
 // Decode checks that every mapping key of n, recursively, names a field of
 // the struct that v points to (by its yaml tag, with inline fields
-// flattened), then decodes n into v. section names n in errors, e.g.
-// "method rsr".
+// flattened), and that every value has the type of its field (see
+// checkTypes: an error naming the value's key and line, where yaml.v3's
+// would name the line only, and a fraction where an integer is wanted is
+// refused instead of truncated), then decodes n into v. section names n
+// in errors, e.g. "method rsr".
 func Decode(n *yaml.Node, v any, section string) error {
 	if err := check(n, reflect.TypeOf(v), section); err != nil {
+		return err
+	}
+	if err := checkTypes(n, reflect.TypeOf(v), ""); err != nil {
 		return err
 	}
 	return once(n.Decode(v))
@@ -221,10 +227,15 @@ func walk(t reflect.Type, fn func(key string, f reflect.StructField)) {
 
 // Unmarshal decodes the first YAML document of b into v, refusing a key
 // that v's struct does not have (yaml.v3's Decoder.KnownFields, whose
-// error names the key, its line and the Go type), and first the documents
-// that Parse refuses. An empty b gives io.EOF.
+// error names the key, its line and the Go type), a value of the wrong
+// type (as Decode does) and first the documents that Parse refuses. An
+// empty b gives io.EOF.
 func Unmarshal(b []byte, v any) error {
-	if _, err := Parse(b); err != nil {
+	root, err := Parse(b)
+	if err != nil {
+		return err
+	}
+	if err := checkTypes(root, reflect.TypeOf(v), ""); err != nil {
 		return err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))

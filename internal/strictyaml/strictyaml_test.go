@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -153,22 +154,134 @@ func TestSizeBound(t *testing.T) {
 	}
 }
 
+// picky decodes itself, refusing any value but "ok" with a type error
+// naming the value's line, as experiment.Plot does.
+type picky string
+
+func (p *picky) UnmarshalYAML(n *yaml.Node) error {
+	if n.Value != "ok" {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: picky: want ok", n.Line)}}
+	}
+	*p = picky(n.Value)
+	return nil
+}
+
 // TestAliasErrorsOnce checks that an invalid aliased node, which the
-// decoder reports at each use of the alias, is reported once.
+// decoder reports at each use of the alias, is reported once: a value of
+// the wrong type (checkTypes), and a value that a type decoding itself
+// refuses.
 func TestAliasErrorsOnce(t *testing.T) {
-	doc := "name: a\nlist: [&a {rate: x}, *a, *a, *a, *a, *a, *a, *a]\n"
-	var v outer
-	err := Unmarshal([]byte(doc), &v)
-	const msg = "cannot unmarshal !!str `x` into float64"
-	if err == nil || strings.Count(err.Error(), msg) != 1 {
-		t.Errorf("Unmarshal: %v, want %q once", err, msg)
+	type withPicky struct {
+		List []struct {
+			P picky `yaml:"p"`
+		} `yaml:"list"`
 	}
-	var n yaml.Node
-	if err := yaml.Unmarshal([]byte(doc), &n); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		doc, msg string
+		v        any
+	}{
+		{"name: a\nlist: [&a {rate: x}, *a, *a, *a, *a, *a, *a, *a]\n", `line 2: rate: want a number, got "x"`, new(outer)},
+		{"list: [&a {p: no}, *a, *a, *a, *a, *a]\n", "line 1: picky: want ok", new(withPicky)},
+	} {
+		err := Unmarshal([]byte(tc.doc), tc.v)
+		if err == nil || strings.Count(err.Error(), tc.msg) != 1 {
+			t.Errorf("Unmarshal: %v, want %q once", err, tc.msg)
+		}
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(tc.doc), &n); err != nil {
+			t.Fatal(err)
+		}
+		err = Decode(&n, tc.v, "thing")
+		if err == nil || strings.Count(err.Error(), tc.msg) != 1 {
+			t.Errorf("Decode: %v, want %q once", err, tc.msg)
+		}
 	}
-	err = Decode(&n, &v, "thing")
-	if err == nil || strings.Count(err.Error(), msg) != 1 {
-		t.Errorf("Decode: %v, want %q once", err, msg)
+}
+
+// floats decodes itself from a number or a list of numbers, as
+// classify.Floats does.
+type floats []float64
+
+func (f *floats) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		var v float64
+		if err := n.Decode(&v); err != nil {
+			return err
+		}
+		*f = floats{v}
+		return nil
+	}
+	var vs []float64
+	if err := n.Decode(&vs); err != nil {
+		return err
+	}
+	*f = vs
+	return nil
+}
+
+// TestTypes checks that a value of the wrong type is an error naming its
+// key and line, at any depth, through Decode and Unmarshal alike, that a
+// fraction is refused where an integer is wanted instead of being
+// truncated, and that values of the right type decode.
+func TestTypes(t *testing.T) {
+	type scalars struct {
+		Repeats int     `yaml:"repeats"`
+		Seed    uint64  `yaml:"seed"`
+		Rate    float64 `yaml:"rate"`
+		On      bool    `yaml:"on"`
+		Name    string  `yaml:"name"`
+	}
+	type settings struct {
+		Sizes   []int  `yaml:"sizes"`
+		Sigma   floats `yaml:"sigma"`
+		Inner   *inner `yaml:"inner"`
+		scalars `yaml:",inline"`
+		Select  map[string][]int  `yaml:"select"`
+		Free    map[string]string `yaml:"free"`
+		P       picky             `yaml:"p"`
+		Any     any               `yaml:"any"`
+	}
+	good := "repeats: 5\nseed: 0x10\nrate: 2\non: true\nname: 12\nsizes: [1, 2]\nsigma: 1\ninner: {rate: 1e-3}\n" +
+		"select: {a: [3]}\nfree: {x: 1.5}\np: ok\nany: [1, x]\nempty:\n"
+	for _, tc := range []struct {
+		doc, err string
+	}{
+		{good, ""},
+		{"sigma: [0.5, 1]\nrepeats: ~\n", ""},
+		{"repeats: five\n", `line 1: repeats: want an integer, got "five"`},
+		{"name: a\nrepeats: 5.9\n", "line 2: repeats: want an integer, got 5.9"},
+		{"repeats: 1e3\n", "line 1: repeats: want an integer, got 1e3"},
+		{"repeats: '5'\n", `line 1: repeats: want an integer, got "5"`},
+		{"repeats: 99999999999999999999\n", "line 1: repeats: want an integer, got 99999999999999999999"},
+		{"repeats: [5]\n", "line 1: repeats: want an integer, got a list"},
+		{"seed: -1\n", "line 1: seed: want an integer >= 0, got -1"},
+		{"rate: fast\n", `line 1: rate: want a number, got "fast"`},
+		{"on: maybe\n", `line 1: on: want true or false, got "maybe"`},
+		{"name: {a: 1}\n", "line 1: name: want a single value, got a mapping"},
+		{"sizes: [1, 2.5]\n", "line 1: sizes: want an integer, got 2.5"},
+		{"sizes: 3\n", "line 1: sizes: want a list ([a, b, ...]), got 3"},
+		{"sigma: [1, x]\n", `line 1: sigma: want a number, got "x"`},
+		{"sigma: one\n", `line 1: sigma: want a number, got "one"`},
+		{"inner:\n  rate: slow\n", `line 2: rate: want a number, got "slow"`},
+		{"inner: 3\n", "line 1: inner: want a mapping (key: value, ...), got 3"},
+		{"select: {a: [1, b]}\n", `line 1: a: want an integer, got "b"`},
+	} {
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(tc.doc), &n); err != nil {
+			t.Fatal(err)
+		}
+		var v settings
+		decErr := checkTypes(&n, reflect.TypeOf(&v), "")
+		var u settings
+		unErr := Unmarshal([]byte(strings.Replace(tc.doc, "empty:\n", "", 1)), &u)
+		for _, err := range []error{decErr, unErr} {
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err) {
+				t.Errorf("%q: %v, want %q", tc.doc, err, tc.err)
+			}
+		}
+	}
+	var v settings
+	if err := Unmarshal([]byte(strings.Replace(good, "empty:\n", "", 1)), &v); err != nil || v.Repeats != 5 || v.Seed != 16 || v.Name != "12" || v.Sigma[0] != 1 || v.Inner.Rate != 1e-3 {
+		t.Errorf("Unmarshal(good) = %+v, %v", v, err)
 	}
 }

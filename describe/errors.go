@@ -1,0 +1,35 @@
+package describe
+
+import (
+	"fmt"
+
+	"github.com/covpipe/covpipe/covariance"
+)
+
+// resizeHint is what the error for a grid that does not divide a w×h
+// image suggests: a size for every image that it divides, near w×h;
+// "" for other layouts and for sizes the grid divides.
+func (p *plan) resizeHint(w, h int) string {
+	l := p.layout
+	if l.Kind != covariance.LayoutGrid || w < 1 || h < 1 || w%l.Cols == 0 && h%l.Rows == 0 {
+		return ""
+	}
+	near := func(n, k int) int { return max(k, (n+k/2)/k*k) }
+	size := fmt.Sprintf("%dx%d", near(w, l.Cols), near(h, l.Rows))
+	return fmt.Sprintf("; resize the images to a size the grid divides, such as %s (--resize %s, data.resize: %s, Options.Width and Height)", size, size, size)
+}
+
+// ImageError is the error of Describe, Collect and Extractor.Run for an
+// image that failed without Options.SkipBad: it could not be loaded or
+// decoded, was over the memory limit, had non-finite pixels, did not fit
+// the region layout or gave a descriptor that is not positive definite.
+// Its message is that of Err, which names the image.
+type ImageError struct {
+	// Path is the image's path (datasets.Item.Path).
+	Path string
+	Err  error
+}
+
+func (e *ImageError) Error() string { return e.Err.Error() }
+
+func (e *ImageError) Unwrap() error { return e.Err }
