@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/internal/foldertest"
+	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/urfave/cli/v2"
 )
 
@@ -166,10 +167,21 @@ func TestRunCommandErrors(t *testing.T) {
 	empty := filepath.Join(dir, "empty")
 	noisePNGs(t, rng, empty, 2)
 	foldertest.WriteFile(t, filepath.Join(empty, "c.png"), nil)
+	good := filepath.Join(dir, "good.yaml")
 	desc := filepath.Join(dir, "desc")
 	if _, stderr, err := runCLI(t, "describe", "--out", desc, filepath.Join(data, "d")); err != nil {
 		t.Fatalf("describe: %v\n%s", err, stderr)
 	}
+	fitted := filepath.Join(dir, "model")
+	if _, stderr, err := runCLI(t, "fit", "--method", "nn", "--metric", "stein", "--features", "I,Ix,Iy", "--out", fitted, filepath.Join(data, "d")); err != nil {
+		t.Fatalf("fit: %v\n%s", err, stderr)
+	}
+	colour := filepath.Join(dir, "colour-model")
+	if _, stderr, err := runCLI(t, "fit", "--method", "nn", "--metric", "stein", "--features", "R,G,B", "--out", colour, filepath.Join(data, "d")); err != nil {
+		t.Fatalf("fit: %v\n%s", err, stderr)
+	}
+	grey := filepath.Join(dir, "grey", "g.png")
+	imagetest.Write(t, grey, imagetest.NoiseGray(rng, 8, 8))
 	shard := filepath.Join(dir, "shard")
 	if _, stderr, err := runCLI(t, "describe", "--shard", "0/2", "--out", shard, filepath.Join(data, "d")); err != nil {
 		t.Fatalf("describe: %v\n%s", err, stderr)
@@ -208,6 +220,19 @@ func TestRunCommandErrors(t *testing.T) {
 		{[]string{"learn", "--out", filepath.Join(dir, "o5"), desc}, "learn: --atoms N, the dictionary size, is required"},
 		{[]string{"learn", "--atoms", "2", "--sigma", "0.7", "--out", filepath.Join(dir, "o5"), desc}, "or allow a pseudo-kernel (--pseudo-kernel)"},
 		{[]string{"report", dir}, "report: " + dir + " holds no results.json: give the output folder of a covpipe run"},
+		// fit and predict: what is required, what does not go together,
+		// and a model refusing descriptors made otherwise, naming both.
+		{[]string{"fit", "--out", filepath.Join(dir, "o6"), desc}, "fit: --method NAME is required"},
+		{[]string{"fit", "--method", "tsc", "--out", filepath.Join(dir, "o6"), desc}, `fit: model: method "tsc": want one of [logE-SR nn rsr stein-svm]`},
+		{[]string{"fit", "--method", "rsr", "--config", good, "--sigma", "1", "--out", filepath.Join(dir, "o6"), desc}, "fit: --sigma with --config " + good},
+		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), desc}, "fit: --where selects images, not the descriptors of describe folders"},
+		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), filepath.Join(data, "d")}, `has no metadata "pose"`},
+		{[]string{"fit", "--method", "rsr", "--sigma", "0.7", "--lambda", "0.1", "--out", filepath.Join(dir, "o6"), desc}, "sigma"},
+		{[]string{"predict", desc}, "predict: --model DIR is required"},
+		{[]string{"predict", "--model", desc, desc}, "predict: load model: "},
+		{[]string{"predict", "--model", fitted, "--reject", "-1", desc}, "predict: --reject -1, want a confidence threshold >= 0"},
+		{[]string{"predict", "--model", colour, filepath.Dir(grey)}, "predict: model " + colour + " takes colour features (R,G,B), but " + grey + " is a grey image"},
+		{[]string{"predict", "--model", fitted, desc}, "takes 3×3 descriptors (features I,Ix,Iy), the descriptors of " + filepath.Join(data, "d") + " are 5×5 (features I,Ix,Iy,Ixx,Iyy)"},
 	}
 	for _, tc := range tests {
 		_, stderr, err := runCLI(t, tc.args...)
@@ -221,7 +246,6 @@ func TestRunCommandErrors(t *testing.T) {
 			t.Errorf("%v: printed the help:\n%s", tc.args, stderr)
 		}
 	}
-	good := filepath.Join(dir, "good.yaml")
 	os.WriteFile(good, []byte(tinyConfig), 0o644)
 	if _, _, err := runCLI(t, "run", good, "--repeats", "0"); err == nil || !strings.Contains(err.Error(), "--repeats 0") {
 		t.Errorf("--repeats 0: %v", err)
