@@ -228,7 +228,11 @@ func readInputs(c *cli.Context, cmd string) (*inputs, error) {
 	for _, spec := range c.Args().Slice() {
 		if st, err := os.Stat(spec); err == nil && st.IsDir() {
 			if _, err := os.Stat(filepath.Join(spec, store.MetaFile)); err == nil {
-				out, err := store.Read(spec)
+				read := store.Read
+				if _, err := store.OpenSet(spec, store.FormatDictionary); err == nil {
+					read = dictionaryOutput
+				}
+				out, err := read(spec)
 				if err != nil {
 					return nil, fmt.Errorf("%s: input %s: %w", cmd, spec, err)
 				}
@@ -260,6 +264,30 @@ func readInputs(c *cli.Context, cmd string) (*inputs, error) {
 		}
 	}
 	return &in, nil
+}
+
+// dictionaryOutput reads the dictionary that covpipe learn --class
+// learned into the folder path as the descriptors of its class: one row
+// per atom, labelled with the class, with the extraction options of the
+// descriptors it was learned from. It returns an error for a dictionary
+// learned without --class.
+func dictionaryOutput(path string) (*store.Output, error) {
+	atoms, file, learned, err := readDictionary(path)
+	if err != nil {
+		return nil, err
+	}
+	if learned.Class == "" || learned.Extraction == nil {
+		return nil, fmt.Errorf("%s was learned from every class: learn one dictionary per class (covpipe learn --class NAME)", path)
+	}
+	out := &store.Output{Meta: *learned.Extraction, Data: atoms.Data(), Rows: make([]store.Row, atoms.Len())}
+	if out.Meta.Dim != atoms.Dim() {
+		return nil, fmt.Errorf("%s: %d×%d atoms learned from %d×%d descriptors", file, atoms.Dim(), atoms.Dim(), out.Meta.Dim, out.Meta.Dim)
+	}
+	out.Meta.Inputs = []store.Input{{Root: path}}
+	for i := range out.Rows {
+		out.Rows[i] = store.Row{Index: i, Path: fmt.Sprintf("atom-%d", i), Label: learned.Class}
+	}
+	return out, nil
 }
 
 // where keeps the items of l (the input spec) whose metadata has one of

@@ -116,3 +116,74 @@ func flat(rows [][]string) []string {
 	}
 	return out
 }
+
+// TestFitLearnedDictionaries fits rsr on dictionaries that covpipe learn
+// --class learned, one per class, and checks the model against one fitted
+// on the descriptors themselves: dictionaries of every descriptor of
+// their class (as many atoms as descriptors, no iteration, the scale
+// kept) give the same labels, and learned dictionaries of fewer atoms
+// label every image. A dictionary of every class is refused, and so is a
+// class without descriptors.
+func TestFitLearnedDictionaries(t *testing.T) {
+	dir := t.TempDir()
+	train, test := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	gratingClasses(t, train, 6, 1)
+	gratingClasses(t, test, 3, 2)
+	desc := filepath.Join(dir, "desc")
+	if _, stderr, err := runCLI(t, "describe", "--features", "texture", "--out", desc, train); err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
+	// fitPredict fits rsr on inputs and returns its labels of test.
+	fitPredict := func(name string, inputs []string) []string {
+		t.Helper()
+		m := filepath.Join(dir, name)
+		stdout, stderr, err := runCLI(t, append([]string{"fit", "--method", "rsr", "--sigma", "0.5", "--lambda-ratio", "0.1", "--out", m}, inputs...)...)
+		if err != nil || !strings.Contains(stdout, "of 3 classes") {
+			t.Fatalf("fit %s: %v\n%s%s", name, err, stdout, stderr)
+		}
+		out := filepath.Join(dir, name+".csv")
+		if _, stderr, err := runCLI(t, "predict", "--model", m, "--out", out, test); err != nil {
+			t.Fatalf("predict %s: %v\n%s", name, err, stderr)
+		}
+		var labels []string
+		for _, r := range readPredictions(t, out) {
+			labels = append(labels, r[2])
+		}
+		return labels
+	}
+	// learn learns a dictionary per class with the flags args.
+	learn := func(name string, args ...string) []string {
+		t.Helper()
+		var dicts []string
+		for _, class := range []string{"back", "flat", "steep"} {
+			d := filepath.Join(dir, name+"-"+class)
+			if _, stderr, err := runCLI(t, append([]string{"learn", "--class", class, "--sigma", "0.5", "--out", d, desc}, args...)...); err != nil {
+				t.Fatalf("learn --class %s: %v\n%s", class, err, stderr)
+			}
+			dicts = append(dicts, d)
+		}
+		return dicts
+	}
+	want := fitPredict("direct", []string{desc})
+	if got := fitPredict("whole", learn("whole", "--atoms", "6", "--iters", "0", "--keep-scale")); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("dictionaries of every descriptor label %q, the descriptors %q", got, want)
+	}
+	if got := fitPredict("learned", learn("learned", "--atoms", "3")); len(got) != 9 {
+		t.Errorf("learned dictionaries: %d labels for 9 images", len(got))
+	}
+	all := filepath.Join(dir, "dict-all")
+	if _, stderr, err := runCLI(t, "learn", "--atoms", "3", "--sigma", "0.5", "--out", all, desc); err != nil {
+		t.Fatalf("learn: %v\n%s", err, stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", "--method", "rsr", "--sigma", "0.5", "--lambda", "0.1", "--out", filepath.Join(dir, "m2"), all}, all + " was learned from every class: learn one dictionary per class (covpipe learn --class NAME)"},
+		{[]string{"learn", "--class", "nosuch", "--atoms", "2", "--out", filepath.Join(dir, "d2"), desc}, `learn: --class nosuch: no descriptor of ` + desc + ` has label "nosuch" (it has 3 classes`},
+	} {
+		if _, _, err := runCLI(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error containing %q", tc.args, err, tc.want)
+		}
+	}
+}

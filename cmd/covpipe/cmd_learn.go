@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/covpipe/covpipe/internal/version"
@@ -36,19 +37,24 @@ type iterationLog struct {
 // learnLog is learn.json: the options, the input, and J after every
 // iteration with the guard counts.
 type learnLog struct {
-	Version     string         `json:"covpipe_version"`
-	Input       string         `json:"input"`
-	Samples     int            `json:"samples"`
-	Dim         int            `json:"dim"`
-	Atoms       int            `json:"atoms"`
-	Init        string         `json:"init"`
-	Iters       int            `json:"iters"`
-	Tol         float64        `json:"tolerance"`
-	Sigma       float64        `json:"sigma"`
-	Pseudo      bool           `json:"pseudo_kernel,omitempty"`
-	Lambda      float64        `json:"lambda,omitempty"`
-	LambdaRatio float64        `json:"lambda_ratio,omitempty"`
-	KeepScale   bool           `json:"keep_scale"`
+	Version     string  `json:"covpipe_version"`
+	Input       string  `json:"input"`
+	Samples     int     `json:"samples"`
+	Dim         int     `json:"dim"`
+	Atoms       int     `json:"atoms"`
+	Init        string  `json:"init"`
+	Iters       int     `json:"iters"`
+	Tol         float64 `json:"tolerance"`
+	Sigma       float64 `json:"sigma"`
+	Pseudo      bool    `json:"pseudo_kernel,omitempty"`
+	Lambda      float64 `json:"lambda,omitempty"`
+	LambdaRatio float64 `json:"lambda_ratio,omitempty"`
+	KeepScale   bool    `json:"keep_scale"`
+	// Class is the class the atoms were learned from (--class), and
+	// Extraction the extraction options of its descriptors, so that
+	// covpipe fit can label the atoms and describe images as they were.
+	Class       string         `json:"class,omitempty"`
+	Extraction  *store.Meta    `json:"extraction,omitempty"`
 	Seed        uint64         `json:"seed"`
 	J           float64        `json:"j"`
 	Converged   bool           `json:"converged"`
@@ -65,6 +71,7 @@ func learnCommand() *cli.Command {
 			&cli.IntFlag{Name: "iters", Value: 20, Usage: "iterations `T` of Algorithm 1"},
 			&cli.Float64Flag{Name: "tolerance", Usage: "stop early when J's relative change is below `TOL` (0: run every iteration)"},
 			switchFlag("keep-scale", "skip Algorithm 1's last step, normalising each atom by its largest eigenvalue"),
+			&cli.StringFlag{Name: "class", Usage: "learn from the descriptors of the class `NAME` only (a labelled describe folder): a dictionary that covpipe fit takes as that class's atoms"},
 			&cli.Uint64Flag{Name: "seed", Usage: "random seed `N` of the initialisation"},
 		),
 		func(c *cli.Context) error {
@@ -90,9 +97,15 @@ func learnCommand() *cli.Command {
 			}
 			defer dst.Abort()
 			input := c.Args().First()
-			set, _, err := readSPD(input)
+			set, meta, err := readSPD(input)
 			if err != nil {
 				return fmt.Errorf("learn: %w", err)
+			}
+			class := c.String("class")
+			if class != "" {
+				if set, meta, err = readClass(input, class); err != nil {
+					return fmt.Errorf("learn: --class %s: %w", class, err)
+				}
 			}
 			init, err := rsr.ParseInitMethod(c.String("init"))
 			if err != nil {
@@ -118,6 +131,9 @@ func learnCommand() *cli.Command {
 				Init: init.String(), Iters: o.Iters, Tol: o.Tol, Sigma: o.Kernel.Sigma, Pseudo: o.Kernel.Pseudo, Lambda: lasso.Lambda,
 				LambdaRatio: lasso.LambdaRatio, KeepScale: o.KeepScale, Seed: o.Seed, J: dict.J,
 				Converged: dict.Converged, Unconverged: dict.Unconverged, Seconds: time.Since(start).Seconds(),
+			}
+			if class != "" {
+				log.Class, log.Extraction = class, meta
 			}
 			for _, it := range dict.History {
 				log.History = append(log.History, iterationLog{it.J, it.JUpdated, it.NonZeros, it.Unconverged, it.Unused, it.KeptSign, it.KeptNotSPD})
@@ -177,6 +193,41 @@ func readSPD(path string) (*spd.Set, *store.Meta, error) {
 		return nil, nil, err
 	}
 	return spdSet(m)
+}
+
+// readClass reads the descriptors of the class class from the labelled
+// describe folder path, checked as readSPD checks them, with the folder's
+// meta without its files and shard. It returns an error for a .npy file
+// (it has no labels) and for a class without descriptors, naming the
+// folder's classes.
+func readClass(path, class string) (*spd.Set, *store.Meta, error) {
+	m, err := store.ReadMatrices(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.Output == nil {
+		return nil, nil, fmt.Errorf("%s has no labels: give a describe folder of labelled images", path)
+	}
+	var data []float64
+	var classes []string
+	dd := m.D * m.D
+	for i, r := range m.Output.Rows {
+		if r.Label == class {
+			data = append(data, m.Data[i*dd:(i+1)*dd]...)
+		} else if !slices.Contains(classes, r.Label) {
+			classes = append(classes, r.Label)
+		}
+	}
+	if len(data) == 0 {
+		return nil, nil, fmt.Errorf("no descriptor of %s has label %q (it has %d classes: %q, ...)", path, class, len(classes), classes[:min(3, len(classes))])
+	}
+	m.Data, m.N = data, len(data)/dd
+	set, meta, err := spdSet(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta.Files, meta.Shard = nil, nil
+	return set, meta, nil
 }
 
 // spdSet checks that the matrices m read are SPD (errors name the file
