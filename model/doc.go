@@ -20,7 +20,10 @@
 // Only what prediction needs:
 //
 //   - rsr (the paper's RSR, Sections 3–3.1): the training descriptors (the
-//     dictionary of the kernel Lasso, Eqns. 7–8), their labels, the
+//     dictionary of the kernel Lasso, Eqns. 7–8; or the atoms of
+//     dictionaries learned per class by Algorithm 1, which FitOutput
+//     takes as labelled descriptors, as covpipe fit takes the folders of
+//     covpipe learn --class), their labels, the
 //     kernel (Stein, Eqn. 5, or log-Euclidean), σ, λ or the λ ratio, the
 //     rule (Eqn. 9 by default), and the training kernel matrix 𝕂(𝔻, 𝔻),
 //     so that loading does not compute it again;
@@ -31,7 +34,8 @@
 //
 // with the class names, the parameters as resolved and as chosen, the
 // extraction options of the training descriptors (features, resize,
-// regions, ridge: store.Meta), and covpipe's version.
+// regions, covariance estimator, ridge, normalisation: store.Meta), and
+// covpipe's version.
 //
 // # Scores
 //
@@ -49,7 +53,9 @@
 //     B)) of the machines' decision values (Platt 1999, fitted by
 //     internal cross-validation with the Newton method of Lin, Lin and
 //     Weng 2007) coupled by method 2 of Wu, Lin and Weng (JMLR 5, 2004),
-//     as libsvm's -b 1 computes them;
+//     as libsvm's -b 1 computes them; the label is the one-vs-one vote,
+//     as covpipe run's stein-svm decides, so its probability can fall
+//     below the second class's when votes and probabilities disagree;
 //   - nn: d₂/(d₁ + d₂) for the nearest class and d₁/(d₁ + d₂) for the
 //     second, d₁ ≤ d₂ the distances of the two nearest classes' nearest
 //     members (a form of Lowe's distance-ratio test, IJCV 2004).
