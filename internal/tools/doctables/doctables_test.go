@@ -184,10 +184,15 @@ func TestCheckFailsOnMissingAndStaleExtracts(t *testing.T) {
 	if err == nil || !strings.Contains(out, "extract of run tiny is stale: config.seed is 3, want 4") {
 		t.Errorf("check after a config change: %v\n%s", err, out)
 	}
-	// Comments and layout do not count.
-	write(t, root, "configs/tiny.yaml", strings.Replace(fixtureConfig, "# Theorem 1", "# Theorem 1 allows it", 1))
-	if out, err := doctables(t, root, "check"); err != nil {
-		t.Errorf("check after a comment change: %v\n%s", err, out)
+	// Comments, layout and the figure drawn do not count.
+	for what, cfg := range map[string]string{
+		"a comment change": strings.Replace(fixtureConfig, "# Theorem 1", "# Theorem 1 allows it", 1),
+		"a new figure":     strings.Replace(fixtureConfig, "seed: 3", "seed: 3\nplot: bars", 1),
+	} {
+		write(t, root, "configs/tiny.yaml", cfg)
+		if out, err := doctables(t, root, "check"); err != nil {
+			t.Errorf("check after %s: %v\n%s", what, err, out)
+		}
 	}
 	if err := os.Remove(ExtractPath(root, "tiny-sigma")); err != nil {
 		t.Fatal(err)

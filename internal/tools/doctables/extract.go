@@ -334,6 +334,26 @@ func (e *Extract) Result(task, method string) *ExtractResult {
 	return nil
 }
 
+// presentationKeys are the config's top-level keys that change only how
+// a run's results are drawn, never the results an extract records.
+var presentationKeys = []string{"plot"}
+
+// withoutPresentation is a config's JSON value without presentationKeys,
+// so that giving a config a figure leaves its extracts current.
+func withoutPresentation(config any) any {
+	m, ok := config.(map[string]any)
+	if !ok {
+		return config
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if !slices.Contains(presentationKeys, k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // stale says how the run's config now differs from the one its extract
 // was made with ("" when it does not).
 func (e *Extract) stale(root string, r *Run) (string, error) {
@@ -348,7 +368,7 @@ func (e *Extract) stale(root string, r *Run) (string, error) {
 	if e.ConfigFile != r.Config {
 		return fmt.Sprintf("made from %s, the manifest says %s", e.ConfigFile, r.Config), nil
 	}
-	if d := firstDifference("config", data, e.Config); d != "" {
+	if d := firstDifference("config", withoutPresentation(data), withoutPresentation(e.Config)); d != "" {
 		return d, nil
 	}
 	if !slices.Equal(e.Flags, r.Args(DataPlaceholder)) {
