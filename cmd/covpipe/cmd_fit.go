@@ -25,7 +25,7 @@ var methodFlags = []cli.Flag{
 	&cli.StringFlag{Name: "lambda", Usage: "sparsity weight `λ` on the paper's scale (rsr, logE-SR), or candidates"},
 	&cli.StringFlag{Name: "lambda-ratio", Usage: "sparsity weight relative to each query, `R` in (0, 1) (rsr, logE-SR), or candidates: 0.05,0.1,0.2"},
 	&cli.StringFlag{Name: "c", Usage: "the SVM's box constraint `C` (stein-svm), or candidates: 1,10,100"},
-	&cli.Float64Flag{Name: "tolerance", Usage: "the solver's stopping tolerance `TOL` (rsr, logE-SR: relative KKT; stein-svm: SMO)"},
+	&cli.Float64Flag{Name: "tolerance", Usage: "the solver's stopping tolerance `TOL` (rsr, logE-SR: relative KKT; stein-svm: SMO)", DefaultText: "the method's"},
 	&cli.StringFlag{Name: "rule", Usage: "SRC decision `RULE`: residual (Eqn. 9, default), sum or max (rsr, logE-SR)"},
 	&cli.StringFlag{Name: "kernel", Usage: "`KERNEL`: stein (default) or log-euclidean (rsr, stein-svm)"},
 	&cli.StringFlag{Name: "metric", Usage: "nearest-neighbour `METRIC`: airm, stein, log-euclidean or thompson (nn)"},
