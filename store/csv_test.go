@@ -120,3 +120,24 @@ func TestEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendExported checks the exported forms: escaped, then quoted, so
+// that encoding/csv and unescape give the value back; a path is prefixed
+// with its input's number only when there are several inputs.
+func TestAppendExported(t *testing.T) {
+	if got := string(AppendPathField(nil, 0, 1, "a/b.png")); got != "a/b.png" {
+		t.Errorf("one input: %q", got)
+	}
+	for _, in := range []string{"a/b.png", "c,1/caf\xe9.png", `x\y "z".png`, "two\nlines"} {
+		line := string(AppendPathField(append(AppendField(nil, in), ','), 1, 2, in)) + "\n"
+		rec, err := csv.NewReader(strings.NewReader(line)).Read()
+		if err != nil || len(rec) != 2 {
+			t.Fatalf("csv reads %q as %q, %v", line, rec, err)
+		}
+		field, ferr := unescape(rec[0])
+		path, perr := unescape(rec[1])
+		if ferr != nil || perr != nil || field != in || path != "1:"+in {
+			t.Errorf("%q written as %q, read back as %q and %q (%v, %v)", in, line, field, path, ferr, perr)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -214,6 +215,12 @@ func TestSetReaders(t *testing.T) {
 	if m, err := s.ReadMatrices("dictionary.npy"); err != nil || m.N != 1 || m.D != 2 || m.Path != filepath.Join(dir, "dictionary.npy") {
 		t.Errorf("ReadMatrices: %+v, %v", m, err)
 	}
+	if shape, data, err := s.ReadNPY("dictionary.npy"); err != nil || !slices.Equal(shape, []int{1, 2, 2}) || !slices.Equal(data, []float64{2, 1, 1, 2}) {
+		t.Errorf("ReadNPY: %v %v, %v", shape, data, err)
+	}
+	if _, _, err := s.ReadNPY("other.npy"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ReadNPY of an unrecorded file: %v", err)
+	}
 	if _, err := s.ReadFile("other"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("an unrecorded file: %v", err)
 	}
@@ -247,6 +254,8 @@ func TestSetReaders(t *testing.T) {
 	torn("Set.ReadMatrices", err)
 	_, err = ReadMatrices(filepath.Join(dir, "dictionary.npy"))
 	torn("ReadMatrices", err)
+	_, _, err = s.ReadNPY("dictionary.npy")
+	torn("Set.ReadNPY", err)
 	os.Remove(filepath.Join(dir, "learn.json"))
 	_, err = OpenSet(dir, FormatDictionary)
 	torn("OpenSet", err)
