@@ -70,8 +70,8 @@ type Folder struct {
 	dir     string
 	format  string
 	lock    *folderLock
-	created bool   // dir did not exist before
-	old     []File // the files of the set in place, to remove those the new set has not
+	created []string // the folders made for dir, dir first: none existed before
+	old     []File   // the files of the set in place, to remove those the new set has not
 	files   []*Pending
 	state   folderState // guarded by live's mutex once registered
 	// stop, when not nil, is called before each step of Commit; an
@@ -132,7 +132,7 @@ func openFolder(ctx context.Context, dir, format string, lock func() (*folderLoc
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("store: output folder: %w", err)
 	}
-	created := err != nil
+	created := missingFolders(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: output folder: %w", err)
 	}
@@ -418,7 +418,8 @@ func (f *Folder) cutShort(err error) error {
 }
 
 // Abort removes the temporary files of a set that was not committed,
-// and the folder if CreateFolder created it and it is empty, and
+// and the folder if CreateFolder created it and it is empty (with the
+// parents it created for it, while empty), and
 // releases the lock. It does nothing after a successful Commit, so
 // `defer f.Abort()` cleans up every error path; past the commit point,
 // it leaves the new set to the journal.
@@ -450,7 +451,27 @@ func (f *Folder) release() {
 	f.lock = nil
 	live.Unlock()
 	l.unlock()
-	if f.created {
-		os.Remove(f.dir) // fails, harmlessly, when not empty
+	for _, d := range f.created {
+		if os.Remove(d) != nil { // fails, harmlessly, when not empty
+			break
+		}
+	}
+}
+
+// missingFolders lists dir and those of its parents that do not exist,
+// dir first: what os.MkdirAll(dir) makes, so that a command that fails
+// leaves no empty folders behind (out/ of out/NAME, say).
+func missingFolders(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Lstat(d); !errors.Is(err, os.ErrNotExist) {
+			return out
+		}
+		out = append(out, d)
+		parent := filepath.Dir(d)
+		if parent == d {
+			return out
+		}
+		d = parent
 	}
 }

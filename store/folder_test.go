@@ -133,15 +133,29 @@ func TestFolder(t *testing.T) {
 		t.Errorf("after the second set the folder holds %v", got)
 	}
 
-	fresh := filepath.Join(t.TempDir(), "fresh")
-	h, err := CreateFolder(context.Background(), fresh, testFormat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Create("a.txt")
-	h.Abort()
-	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("an aborted new folder is left: %v", err)
+	// An aborted new folder is removed with the parents made for it, up
+	// to the first that existed, and one that holds another file stays.
+	root := t.TempDir()
+	fresh := filepath.Join(root, "out", "deep", "fresh")
+	for _, keep := range []bool{false, true} {
+		h, err := CreateFolder(context.Background(), fresh, testFormat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Create("a.txt")
+		if keep {
+			foldertest.WriteFile(t, filepath.Join(root, "out", "other"), nil)
+		}
+		h.Abort()
+		if _, err := os.Stat(filepath.Join(root, "out", "deep")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("keep=%v: an aborted new folder or its new parent is left: %v", keep, err)
+		}
+		if _, err := os.Stat(filepath.Join(root, "out")); keep != (err == nil) {
+			t.Errorf("keep=%v: out/ holding a file: %v", keep, err)
+		}
+		if _, err := os.Stat(root); err != nil {
+			t.Errorf("keep=%v: the folder that existed is gone: %v", keep, err)
+		}
 	}
 }
 
