@@ -8,7 +8,7 @@
 #
 #   docs/bench/sitting.sh [--count N] [--benchtime T] [--data DIR] [GROUP...]
 #
-# GROUPs: spd rsr svm lpp tsc method gabor describe processes (the default:
+# GROUPs: spd rsr svm lpp tsc method gabor describe processes model (the default:
 # all of these) and slow (the shipped configs with TSC and the full
 # dictionary sweep: about two CPU-hours). --count defaults to 3 (each table
 # cell shows the range over the runs), --benchtime to go test's default.
@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     *) groups+=("$1"); shift ;;
   esac
 done
-[ ${#groups[@]} -gt 0 ] || groups=(spd rsr svm lpp tsc method gabor describe processes)
+[ ${#groups[@]} -gt 0 ] || groups=(spd rsr svm lpp tsc method gabor describe processes model)
 
 # The real-data benchmarks find the datasets through this variable.
 if [ -d "$data" ]; then
@@ -70,7 +70,8 @@ bench() {
 }
 
 # proc FILE NAME COMMAND...: times COMMAND count times after one untimed
-# run, appending benchmark-format lines to FILE.
+# run, appending benchmark-format lines to FILE; with items set, each
+# line also gives the wall time per item in ms (unit ms/$item).
 proc() {
   local file=$1 name=$2; shift 2
   local shown
@@ -83,7 +84,9 @@ proc() {
     rm -rf "$tmp/out"
     /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/stderr" || { cat "$tmp/stderr" >&2; exit 1; }
     read -r wall user sys rss < "$tmp/time"
-    echo "BenchmarkProcess/$name 1 $wall wall-s $(awk "BEGIN { print $user + $sys }") cpu-s $rss peak-KB" >> "$file"
+    local per=""
+    [ -n "${items:-}" ] && per=" $(awk "BEGIN { print $wall * 1000 / $items }") ms/${item:-item}"
+    echo "BenchmarkProcess/$name 1 $wall wall-s $(awk "BEGIN { print $user + $sys }") cpu-s $rss peak-KB$per" >> "$file"
   done
 }
 
@@ -132,6 +135,14 @@ for g in "${groups[@]}"; do
       proc "$f" dictionary-brodatz-quick "$bin" run configs/dictionary-brodatz.yaml --quick --data "$data" --out "$tmp/out" --cache "$cache"
       proc "$f" scale "$bin" run configs/scale.yaml --out "$tmp/out"
       proc "$f" describe-mini-mars "$bin" describe --features reid --resize 32x64 --out "$tmp/out" "mars:$data/mini-mars" ;;
+    model)
+      bin=$(covpipe)
+      echo "# command: docs/bench/sitting.sh --count $count model" >> "$f"
+      echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores" >> "$f"
+      proc "$f" fit-feret "$bin" fit --config configs/feret.yaml --method rsr --where pose=ba,bj,bk --out "$tmp/out" "feret:$data/feret-b-32"
+      rm -rf "$tmp/model" && mv "$tmp/out" "$tmp/model"
+      items=800 item=image proc "$f" predict-feret "$bin" predict --model "$tmp/model" --workers 2 --where pose=bg,bf,be,bd --out "$tmp/out" "feret:$data/feret-b-32"
+      bench "$f" -bench PredictFERET -cpu 2 ./model ;;
     slow)
       bin=$(covpipe)
       echo "# command: docs/bench/sitting.sh --count $count slow" >> "$f"
