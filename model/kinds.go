@@ -31,7 +31,7 @@ type kind interface {
 }
 
 // solver is what answers with a given worker count: an SRC classifier or
-// an SVM, made once per worker count (Model.solver).
+// an SVM, made once per worker count (Model.solvers).
 type solver any
 
 // kindOf returns the kind of the model that rec records, its parameters
@@ -170,7 +170,7 @@ func (k *srcKind) check(m *Model) error {
 
 // classifier returns the model's classifier on workers goroutines.
 func (k *srcKind) classifier(m *Model, workers int) (*rsr.Classifier, error) {
-	s, err := m.solver(workers, func() (solver, error) {
+	s, err := m.solvers.Do(workers, func() (solver, error) {
 		o := k.opts
 		o.Lasso.Workers = workers
 		n := m.train.Len()
@@ -269,7 +269,7 @@ func (k *svmKind) fit(ctx context.Context, m *Model, data *classify.Data, worker
 
 // model returns the model's SVM on workers goroutines.
 func (k *svmKind) model(m *Model, workers int) (*svm.Model, error) {
-	s, err := m.solver(workers, func() (solver, error) {
+	s, err := m.solvers.Do(workers, func() (solver, error) {
 		machines := make([]svm.Binary, len(m.rec.Machines))
 		for i, b := range m.rec.Machines {
 			machines[i] = svm.Binary{Pos: b.Pos, Neg: b.Neg, SV: b.SV, Coef: b.Coef, Bias: b.Bias, ProbA: b.ProbA, ProbB: b.ProbB, Converged: b.Converged}

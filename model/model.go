@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
@@ -62,8 +61,7 @@ type Model struct {
 	dir   string    // the folder it was loaded from, "" for a fitted one
 	kind  kind
 
-	mu      sync.Mutex
-	solvers map[int]solver // by worker count
+	solvers classify.Once[int, solver] // by worker count
 }
 
 // record is model.json: everything but the arrays.

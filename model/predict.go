@@ -270,22 +270,3 @@ func (m *Model) predictSet(ctx context.Context, set *spd.Set, rows []Prediction,
 	}
 	return out, nil
 }
-
-// solver returns the model's solver for workers goroutines, made by make
-// on first use.
-func (m *Model) solver(workers int, make func() (solver, error)) (solver, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if s, ok := m.solvers[workers]; ok {
-		return s, nil
-	}
-	s, err := make()
-	if err != nil {
-		return nil, err
-	}
-	if m.solvers == nil {
-		m.solvers = map[int]solver{}
-	}
-	m.solvers[workers] = s
-	return s, nil
-}
