@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"math"
 	"os"
 	"slices"
 
@@ -58,12 +57,9 @@ type Prediction struct {
 }
 
 // Confidence is what rejection thresholds: SCI for SRC methods, Score
-// otherwise.
+// otherwise (classify.ItemScore.Confidence).
 func (p Prediction) Confidence() float64 {
-	if !math.IsNaN(p.SCI) {
-		return p.SCI
-	}
-	return p.Score
+	return classify.ItemScore{Score: p.Score, SCI: p.SCI}.Confidence()
 }
 
 // Predict describes the images of inputs with the options the model
