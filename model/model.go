@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -127,11 +128,8 @@ func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error
 	if !slices.Contains(Methods(), o.Method) {
 		return nil, fmt.Errorf("model: method %q: want one of %v", o.Method, Methods())
 	}
-	folds := o.Folds
-	switch {
-	case folds == 0:
-		folds = DefaultFolds
-	case folds < 0:
+	folds := cmp.Or(o.Folds, DefaultFolds)
+	if folds < 0 {
 		return nil, fmt.Errorf("model: %d folds, want >= 2 (0: %d)", folds, DefaultFolds)
 	}
 	d := out.Meta.Dim

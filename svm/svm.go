@@ -247,15 +247,9 @@ func FitOn(ctx context.Context, k mat.Symmetric, items, labels []int, o Options)
 	if i, j, v, ok := finite(k, items); !ok {
 		return nil, fmt.Errorf("svm: kernel matrix entry (%d, %d) = %v", i, j, v)
 	}
-	tol := o.Tol
-	if tol == 0 {
-		tol = DefaultTol
-	}
-	folds := o.ProbabilityFolds
-	switch {
-	case folds == 0:
-		folds = DefaultProbabilityFolds
-	case folds < 2:
+	tol := cmp.Or(o.Tol, DefaultTol)
+	folds := cmp.Or(o.ProbabilityFolds, DefaultProbabilityFolds)
+	if folds < 2 {
 		return nil, fmt.Errorf("svm: %d probability folds, want >= 2 (0: %d)", folds, DefaultProbabilityFolds)
 	}
 	m := &Model{n: n, workers: o.Workers, calibrated: o.Probability}
