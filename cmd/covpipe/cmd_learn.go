@@ -75,12 +75,11 @@ func learnCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Usage: "random seed `N` of the initialisation"},
 		),
 		func(c *cli.Context) error {
-			out := c.String("out")
+			out, err := requiredOut(c, c.NArg() == 1, "one DESCRIPTORS folder or .npy file")
+			if err != nil {
+				return err
+			}
 			switch {
-			case out == "":
-				return errors.New("learn: --out DIR is required")
-			case c.NArg() != 1:
-				return errors.New("learn: want one DESCRIPTORS folder or .npy file (see covpipe learn --help)")
 			case !c.IsSet("atoms"):
 				return errors.New("learn: --atoms N, the dictionary size, is required")
 			case c.Int("atoms") < 1:
