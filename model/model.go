@@ -15,6 +15,7 @@ import (
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
+	"github.com/covpipe/covpipe/svm"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -87,8 +88,9 @@ type record struct {
 	// extraction options and inputs), nil for descriptors without it.
 	Extraction *store.Meta `json:"extraction,omitempty"`
 	// Machines are stein-svm's one-vs-one machines over descriptors.npy
-	// (the support vectors), with their Platt sigmoids.
-	Machines []svmMachine `json:"machines,omitempty"`
+	// (the support vectors), with their Platt sigmoids (svm.Binary's
+	// JSON form).
+	Machines []svm.Binary `json:"machines,omitempty"`
 }
 
 // Fit extracts the descriptors of the labelled images of inputs with
