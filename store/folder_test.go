@@ -288,26 +288,23 @@ func TestRemoveTempFiles(t *testing.T) {
 	}()
 	ctx := context.Background()
 	root := t.TempDir()
+	// writeNew takes the folder dir and writes a new file a into it.
+	writeNew := func(dir string) *Folder {
+		f, err := CreateFolder(ctx, dir, testFormat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteFile("a", []byte("new"))
+		return f
+	}
 	old := filepath.Join(root, "old")
 	writeSet(t, old, []string{"a"}, map[string]string{"a": "old"})
-	writing, err := CreateFolder(ctx, old, testFormat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writing.WriteFile("a", []byte("new"))
+	writing := writeNew(old)
 	fresh := filepath.Join(root, "fresh")
-	created, err := CreateFolder(ctx, fresh, testFormat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	created.WriteFile("a", []byte("new"))
+	writeNew(fresh)
 	past := filepath.Join(root, "past")
 	writeSet(t, past, []string{"a"}, map[string]string{"a": "old"})
-	committing, err := CreateFolder(ctx, past, testFormat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committing.WriteFile("a", []byte("new"))
+	committing := writeNew(past)
 	errStop := errors.New("stopped")
 	committing.stop = func(step string) error {
 		if step == "rename a" {
