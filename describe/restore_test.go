@@ -15,6 +15,20 @@ import (
 // does not parse is refused.
 func TestOptionsOf(t *testing.T) {
 	list := openFolders(t, writeImages(t, testImages, 1))
+	// meta is the metadata that an extractor with options o records for
+	// list.
+	meta := func(o Options) store.Meta {
+		t.Helper()
+		ex, err := NewExtractor(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ex.Meta([]*datasets.List{list})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
 	for _, o := range []Options{
 		{},
 		{Features: fset("face; gabor-border=symmetric"), Width: 32, Height: 32, Filter: imageio.Lanczos3, Reg: covariance.Regularization{Kind: covariance.DiagRidge, Eps: 0.1}},
@@ -23,26 +37,12 @@ func TestOptionsOf(t *testing.T) {
 		{Features: fset("I,Ix,Iy"), Estimator: covariance.LedoitWolf, Normalize: covariance.NormTrace, Reg: covariance.Regularization{Kind: covariance.Ridge, Eps: 1e-4}},
 		{Features: fset("I,Ix,Iy"), Estimator: covariance.OAS, Normalize: covariance.NormCorr, Reg: covariance.Regularization{Kind: covariance.Ridge, Eps: 1e-4}},
 	} {
-		ex, err := NewExtractor(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := ex.Meta([]*datasets.List{list})
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := meta(o)
 		back, err := OptionsOf(&want)
 		if err != nil {
 			t.Fatalf("%+v: %v", want, err)
 		}
-		ex2, err := NewExtractor(back)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := ex2.Meta([]*datasets.List{list})
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := meta(back)
 		if d := got.Diff(&want); d != "" {
 			t.Errorf("options of %s (%s) give other metadata: %s", want.FeatureSpec, want.Regions, d)
 		}

@@ -545,7 +545,8 @@ func (p *Plan) Quick() error {
 	}
 	for _, t := range tasks {
 		if c, ok := t.(combiner); ok {
-			c.keepOnly(q.Tasks)
+			src := c.sources()
+			*src = slices.DeleteFunc(*src, func(n string) bool { return !slices.Contains(q.Tasks, n) })
 		}
 	}
 	p.Config.Tasks, p.tasks = specs, tasks

@@ -1,9 +1,6 @@
 package experiment
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // averageTask reports, for each method, the mean of earlier tasks'
 // accuracies repeat by repeat (FERET's "average" column).
@@ -12,7 +9,7 @@ type averageTask struct {
 	Average      []string `yaml:"average" json:"average"`
 }
 
-func (p *averageTask) sources() []string { return p.Average }
+func (p *averageTask) sources() *[]string { return &p.Average }
 
 func (p *averageTask) combine(done []Result, methods []MethodSpec) ([]Result, error) {
 	var out []Result
@@ -43,9 +40,4 @@ func (p *averageTask) combine(done []Result, methods []MethodSpec) ([]Result, er
 		out = append(out, res)
 	}
 	return out, nil
-}
-
-// keepOnly drops the tasks a quick subset leaves out.
-func (p *averageTask) keepOnly(kept []string) {
-	p.Average = slices.DeleteFunc(p.Average, func(n string) bool { return !slices.Contains(kept, n) })
 }

@@ -14,7 +14,7 @@ type bestTask struct {
 	Best         []string `yaml:"best" json:"best"`
 }
 
-func (p *bestTask) sources() []string { return p.Best }
+func (p *bestTask) sources() *[]string { return &p.Best }
 
 func (p *bestTask) combine(done []Result, methods []MethodSpec) ([]Result, error) {
 	var out []Result
@@ -38,9 +38,4 @@ func (p *bestTask) combine(done []Result, methods []MethodSpec) ([]Result, error
 		out = append(out, res)
 	}
 	return out, nil
-}
-
-// keepOnly drops the tasks a quick subset leaves out.
-func (p *bestTask) keepOnly(kept []string) {
-	p.Best = slices.DeleteFunc(p.Best, func(n string) bool { return !slices.Contains(kept, n) })
 }

@@ -148,11 +148,7 @@ func rocFAR() []float64 {
 }
 
 func (p *openSetTask) run(e *engine, ti int) ([]Result, error) {
-	variants, err := e.images()
-	if err != nil {
-		return nil, err
-	}
-	base, err := p.drawer(e, ti, newDataset(variants))
+	base, err := overDataset{p}.open(e, ti)
 	if err != nil {
 		return nil, err
 	}

@@ -90,10 +90,9 @@ type runner interface {
 // accuracy results rather than by running the methods (average, best).
 type combiner interface {
 	protocol
-	// sources names the earlier tasks it combines.
-	sources() []string
-	// keepOnly drops the sources that a quick subset leaves out.
-	keepOnly(kept []string)
+	// sources names the earlier tasks it combines: its config's list,
+	// from which a quick subset drops the tasks it leaves out.
+	sources() *[]string
 	combine(done []Result, methods []MethodSpec) ([]Result, error)
 }
 
@@ -116,7 +115,7 @@ func checkProtocol(p protocol, planned map[string]protocol) error {
 	if !comb {
 		return nil
 	}
-	for _, name := range c.sources() {
+	for _, name := range *c.sources() {
 		if r, ok := planned[name].(runner); ok {
 			return fmt.Errorf("task %q gives %s, not accuracies, so it cannot be combined", name, r.gives())
 		}
@@ -233,10 +232,10 @@ func newCombiner[T any, P interface {
 	combiner
 }](t *TaskSpec, _ *dataPlan, earlier map[string]bool) (protocol, error) {
 	return decodeChecked[T](t, func(p P) error {
-		if len(p.sources()) == 0 {
+		if len(*p.sources()) == 0 {
 			return fmt.Errorf("%s lists no tasks", t.Kind)
 		}
-		for _, n := range p.sources() {
+		for _, n := range *p.sources() {
 			if !earlier[n] {
 				return fmt.Errorf("%s names %q, which is not a task listed before it", t.Kind, n)
 			}

@@ -31,7 +31,7 @@ type kind interface {
 }
 
 // solver is what answers with a given worker count: an SRC classifier or
-// an SVM, made once per worker count (Model.solver).
+// an SVM, made once per worker count (Model.solvers).
 type solver any
 
 // kindOf returns the kind of the model that rec records, its parameters
@@ -170,7 +170,7 @@ func (k *srcKind) check(m *Model) error {
 
 // classifier returns the model's classifier on workers goroutines.
 func (k *srcKind) classifier(m *Model, workers int) (*rsr.Classifier, error) {
-	s, err := m.solver(workers, func() (solver, error) {
+	s, err := m.solvers.Do(workers, func() (solver, error) {
 		o := k.opts
 		o.Lasso.Workers = workers
 		n := m.train.Len()
@@ -236,18 +236,6 @@ type svmKind struct {
 	c, tol   float64
 }
 
-// svmMachine is an svm.Binary in model.json.
-type svmMachine struct {
-	Pos       int       `json:"pos"`
-	Neg       int       `json:"neg"`
-	SV        []int     `json:"sv"`
-	Coef      []float64 `json:"coef"`
-	Bias      float64   `json:"bias"`
-	ProbA     float64   `json:"prob_a"`
-	ProbB     float64   `json:"prob_b"`
-	Converged bool      `json:"converged"`
-}
-
 func (k *svmKind) fit(ctx context.Context, m *Model, data *classify.Data, workers int) error {
 	gram, err := trainKernel(ctx, data, k.quantity, k.f)
 	if err != nil {
@@ -261,20 +249,14 @@ func (k *svmKind) fit(ctx context.Context, m *Model, data *classify.Data, worker
 	compact, items := full.Compact()
 	m.train = m.train.Subset(items)
 	m.rec.Labels = classify.Pick(m.rec.Labels, items)
-	for _, b := range compact.Machines {
-		m.rec.Machines = append(m.rec.Machines, svmMachine{b.Pos, b.Neg, b.SV, b.Coef, b.Bias, b.ProbA, b.ProbB, b.Converged})
-	}
+	m.rec.Machines = compact.Machines
 	return nil
 }
 
 // model returns the model's SVM on workers goroutines.
 func (k *svmKind) model(m *Model, workers int) (*svm.Model, error) {
-	s, err := m.solver(workers, func() (solver, error) {
-		machines := make([]svm.Binary, len(m.rec.Machines))
-		for i, b := range m.rec.Machines {
-			machines[i] = svm.Binary{Pos: b.Pos, Neg: b.Neg, SV: b.SV, Coef: b.Coef, Bias: b.Bias, ProbA: b.ProbA, ProbB: b.ProbB, Converged: b.Converged}
-		}
-		return svm.Restore(classify.Seq(0, len(m.rec.Classes)), machines, m.train.Len(), svm.Options{Probability: true, Workers: workers})
+	s, err := m.solvers.Do(workers, func() (solver, error) {
+		return svm.Restore(classify.Seq(0, len(m.rec.Classes)), m.rec.Machines, m.train.Len(), svm.Options{Probability: true, Workers: workers})
 	})
 	if err != nil {
 		return nil, err

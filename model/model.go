@@ -1,12 +1,12 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
@@ -15,6 +15,7 @@ import (
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
+	"github.com/covpipe/covpipe/svm"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -62,8 +63,7 @@ type Model struct {
 	dir   string    // the folder it was loaded from, "" for a fitted one
 	kind  kind
 
-	mu      sync.Mutex
-	solvers map[int]solver // by worker count
+	solvers classify.Once[int, solver] // by worker count
 }
 
 // record is model.json: everything but the arrays.
@@ -88,8 +88,9 @@ type record struct {
 	// extraction options and inputs), nil for descriptors without it.
 	Extraction *store.Meta `json:"extraction,omitempty"`
 	// Machines are stein-svm's one-vs-one machines over descriptors.npy
-	// (the support vectors), with their Platt sigmoids.
-	Machines []svmMachine `json:"machines,omitempty"`
+	// (the support vectors), with their Platt sigmoids (svm.Binary's
+	// JSON form).
+	Machines []svm.Binary `json:"machines,omitempty"`
 }
 
 // Fit extracts the descriptors of the labelled images of inputs with
@@ -129,11 +130,8 @@ func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error
 	if !slices.Contains(Methods(), o.Method) {
 		return nil, fmt.Errorf("model: method %q: want one of %v", o.Method, Methods())
 	}
-	folds := o.Folds
-	switch {
-	case folds == 0:
-		folds = DefaultFolds
-	case folds < 0:
+	folds := cmp.Or(o.Folds, DefaultFolds)
+	if folds < 0 {
 		return nil, fmt.Errorf("model: %d folds, want >= 2 (0: %d)", folds, DefaultFolds)
 	}
 	d := out.Meta.Dim

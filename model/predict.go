@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"math"
 	"os"
 	"slices"
 
@@ -58,12 +57,9 @@ type Prediction struct {
 }
 
 // Confidence is what rejection thresholds: SCI for SRC methods, Score
-// otherwise.
+// otherwise (classify.ItemScore.Confidence).
 func (p Prediction) Confidence() float64 {
-	if !math.IsNaN(p.SCI) {
-		return p.SCI
-	}
-	return p.Score
+	return classify.ItemScore{Score: p.Score, SCI: p.SCI}.Confidence()
 }
 
 // Predict describes the images of inputs with the options the model
@@ -269,23 +265,4 @@ func (m *Model) predictSet(ctx context.Context, set *spd.Set, rows []Prediction,
 		p.Rejected = o.Reject > 0 && p.Confidence() < o.Reject
 	}
 	return out, nil
-}
-
-// solver returns the model's solver for workers goroutines, made by make
-// on first use.
-func (m *Model) solver(workers int, make func() (solver, error)) (solver, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if s, ok := m.solvers[workers]; ok {
-		return s, nil
-	}
-	s, err := make()
-	if err != nil {
-		return nil, err
-	}
-	if m.solvers == nil {
-		m.solvers = map[int]solver{}
-	}
-	m.solvers[workers] = s
-	return s, nil
 }

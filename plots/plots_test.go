@@ -67,15 +67,7 @@ func countColour(img image.Image, c color.RGBA) int {
 // files are left behind.
 func onlyFile(t *testing.T, dir, name string) {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if !slices.Equal(names, []string{name}) {
+	if names := foldertest.Names(t, dir); !slices.Equal(names, []string{name}) {
 		t.Fatalf("folder holds %v, want only %s", names, name)
 	}
 }

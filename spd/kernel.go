@@ -46,16 +46,23 @@ func (k LogEuclideanKernel) Check(d int) error {
 // ErrParameter for an invalid σ (see Check) and the errors of
 // LogEuclidean for bad matrices.
 func (k LogEuclideanKernel) Eval(x, y mat.Symmetric) (float64, error) {
-	d, err := sizeOf("X", x)
-	if err != nil {
-		return 0, err
-	}
-	if err := k.Check(d); err != nil {
-		return 0, err
-	}
-	dist, err := LogEuclidean(x, y)
+	dist, err := checkedQuantity(k.Check, LogEuclidean, x, y)
 	if err != nil {
 		return 0, err
 	}
 	return math.Exp(-k.Sigma * dist * dist), nil
+}
+
+// checkedQuantity returns q(X, Y), the quantity of a kernel's exponent,
+// once check (the kernel's Check) has accepted the kernel on X's size:
+// a kernel's Eval but for the exponential.
+func checkedQuantity(check func(d int) error, q func(x, y mat.Symmetric) (float64, error), x, y mat.Symmetric) (float64, error) {
+	d, err := sizeOf("X", x)
+	if err != nil {
+		return 0, err
+	}
+	if err := check(d); err != nil {
+		return 0, err
+	}
+	return q(x, y)
 }

@@ -123,14 +123,7 @@ func ValidSigmas(d int) string {
 // ErrSigma for an invalid σ (see Check) and the errors of Stein for bad
 // matrices.
 func (k SteinKernel) Eval(x, y mat.Symmetric) (float64, error) {
-	d, err := sizeOf("X", x)
-	if err != nil {
-		return 0, err
-	}
-	if err := k.Check(d); err != nil {
-		return 0, err
-	}
-	s, err := Stein(x, y)
+	s, err := checkedQuantity(k.Check, Stein, x, y)
 	if err != nil {
 		return 0, err
 	}

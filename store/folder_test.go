@@ -46,20 +46,6 @@ func record(name, content string) File {
 	return File{Name: name, Size: int64(len(content)), SHA256: hex.EncodeToString(sum[:])}
 }
 
-// entries returns the names in dir.
-func entries(t testing.TB, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // TestFolder checks the generic writer: the marker records the format
 // and each file's size and SHA-256 in the order they were created; the
 // files appear only on Commit; WriteAt rewrites what was written; a
@@ -104,7 +90,7 @@ func TestFolder(t *testing.T) {
 	if m.Format != testFormat || m.Version == "" || !slices.Equal(m.Files, want) {
 		t.Errorf("marker %+v, want format %s and records %+v", m, testFormat, want)
 	}
-	if got := entries(t, dir); !slices.Equal(got, []string{"a.txt", "c.txt", MetaFile}) {
+	if got := foldertest.Names(t, dir); !slices.Equal(got, []string{"a.txt", "c.txt", MetaFile}) {
 		t.Errorf("folder holds %v", got)
 	}
 
@@ -116,7 +102,7 @@ func TestFolder(t *testing.T) {
 	g.WriteFile("a.txt", []byte("other"))
 	g.WriteFile("b.txt", []byte("other"))
 	g.Abort()
-	if got := entries(t, dir); !slices.Equal(got, []string{"a.txt", "c.txt", MetaFile}) {
+	if got := foldertest.Names(t, dir); !slices.Equal(got, []string{"a.txt", "c.txt", MetaFile}) {
 		t.Errorf("after Abort the folder holds %v", got)
 	}
 
@@ -129,7 +115,7 @@ func TestFolder(t *testing.T) {
 	if !slices.Equal(s.Files, []File{record("b.txt", "two b"), record("a.txt", "two a")}) {
 		t.Errorf("second set %+v", s.Files)
 	}
-	if got := entries(t, dir); !slices.Equal(got, []string{"a.txt", "b.txt", MetaFile}) {
+	if got := foldertest.Names(t, dir); !slices.Equal(got, []string{"a.txt", "b.txt", MetaFile}) {
 		t.Errorf("after the second set the folder holds %v", got)
 	}
 
@@ -240,7 +226,7 @@ func TestFolderRefuses(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(other, "x")); string(b) != "x" {
 		t.Errorf("a cancelled commit changed x to %q", b)
 	}
-	if got := entries(t, other); !slices.Equal(got, []string{MetaFile, "x", "y"}) {
+	if got := foldertest.Names(t, other); !slices.Equal(got, []string{MetaFile, "x", "y"}) {
 		t.Errorf("the folder after a cancelled commit holds %v", got)
 	}
 }
@@ -302,26 +288,23 @@ func TestRemoveTempFiles(t *testing.T) {
 	}()
 	ctx := context.Background()
 	root := t.TempDir()
+	// writeNew takes the folder dir and writes a new file a into it.
+	writeNew := func(dir string) *Folder {
+		f, err := CreateFolder(ctx, dir, testFormat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteFile("a", []byte("new"))
+		return f
+	}
 	old := filepath.Join(root, "old")
 	writeSet(t, old, []string{"a"}, map[string]string{"a": "old"})
-	writing, err := CreateFolder(ctx, old, testFormat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writing.WriteFile("a", []byte("new"))
+	writing := writeNew(old)
 	fresh := filepath.Join(root, "fresh")
-	created, err := CreateFolder(ctx, fresh, testFormat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	created.WriteFile("a", []byte("new"))
+	writeNew(fresh)
 	past := filepath.Join(root, "past")
 	writeSet(t, past, []string{"a"}, map[string]string{"a": "old"})
-	committing, err := CreateFolder(ctx, past, testFormat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committing.WriteFile("a", []byte("new"))
+	committing := writeNew(past)
 	errStop := errors.New("stopped")
 	committing.stop = func(step string) error {
 		if step == "rename a" {
@@ -333,7 +316,7 @@ func TestRemoveTempFiles(t *testing.T) {
 	if err := committing.Commit(); !errors.Is(err, errStop) {
 		t.Fatal(err)
 	}
-	if got := entries(t, old); !slices.Equal(got, []string{"a", MetaFile}) {
+	if got := foldertest.Names(t, old); !slices.Equal(got, []string{"a", MetaFile}) {
 		t.Errorf("%s holds %v", old, got)
 	}
 	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
@@ -455,14 +438,14 @@ func TestKilledAtEveryStep(t *testing.T) {
 			}
 			wantNames := append(slices.Sorted(maps.Keys(want)), MetaFile)
 			slices.Sort(wantNames)
-			if got := entries(t, dir); committed && !slices.Equal(got, wantNames) {
+			if got := foldertest.Names(t, dir); committed && !slices.Equal(got, wantNames) {
 				t.Errorf("killed before %s (step %d), read: the folder holds %v, want %v", step, k, got, wantNames)
 			}
 			writeSet(t, dir, []string{"e"}, map[string]string{"e": "e"})
 			if got := read(); !maps.Equal(got, map[string]string{"e": "e"}) {
 				t.Errorf("killed before %s (step %d), then rewritten: %v", step, k, got)
 			}
-			if got := entries(t, dir); !slices.Equal(got, []string{"e", MetaFile}) {
+			if got := foldertest.Names(t, dir); !slices.Equal(got, []string{"e", MetaFile}) {
 				t.Errorf("killed before %s (step %d), then rewritten: the folder holds %v", step, k, got)
 			}
 		})

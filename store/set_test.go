@@ -144,7 +144,7 @@ func TestLockTwoProcesses(t *testing.T) {
 		t.Fatalf("writer after a killed one: %v", err)
 	}
 	f.Abort()
-	if got := entries(t, dir); len(got) != 2 || got[0] != MetaFile || got[1] != "x" {
+	if got := foldertest.Names(t, dir); len(got) != 2 || got[0] != MetaFile || got[1] != "x" {
 		t.Errorf("after a killed writer and a new one, the folder holds %v", got)
 	}
 }
@@ -187,7 +187,7 @@ func TestDiskFull(t *testing.T) {
 			t.Errorf("%s after a full disk: %v", name, err)
 		}
 	}
-	if got := entries(t, out); len(got) != 3 {
+	if got := foldertest.Names(t, out); len(got) != 3 {
 		t.Errorf("after a full disk the folder holds %v", got)
 	}
 	writeSet(t, out, []string{"b"}, map[string]string{"b": strings.Repeat("b", 600<<10)})

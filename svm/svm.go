@@ -160,28 +160,32 @@ type Model struct {
 }
 
 // Binary is the C-SVC of one pair of classes: f(x) = Σ_s Coef_s k(x_SV_s,
-// x) + Bias, positive for class Pos.
+// x) + Bias, positive for class Pos. Its JSON form holds what Restore
+// takes and Converged, not the solver's Objective, Violation and Iters.
 type Binary struct {
 	// Pos and Neg index Model.Classes: f(x) > 0 votes for Pos (the lower
 	// label), otherwise for Neg.
-	Pos, Neg int
+	Pos int `json:"pos"`
+	Neg int `json:"neg"`
 	// SV holds the training indices (rows of Fit's K) of the support
 	// vectors, the items with α_i > 0, ascending; Coef holds their y_i α_i.
-	SV   []int
-	Coef []float64
+	SV   []int     `json:"sv"`
+	Coef []float64 `json:"coef"`
 	// Bias is b.
-	Bias float64
-	// Objective is the dual objective D(α) at the returned α.
-	Objective float64
-	// Violation is the final maximal violation m(α) − M(α).
-	Violation float64
-	// Iters counts SMO steps; Converged reports Violation <= ε.
-	Iters     int
-	Converged bool
+	Bias float64 `json:"bias"`
 	// ProbA and ProbB are the Platt sigmoid P(Pos | f) =
 	// 1/(1 + exp(ProbA·f + ProbB)) of a calibrated model (Platt 1999),
 	// zero otherwise.
-	ProbA, ProbB float64
+	ProbA float64 `json:"prob_a"`
+	ProbB float64 `json:"prob_b"`
+	// Converged reports Violation <= ε.
+	Converged bool `json:"converged"`
+	// Objective is the dual objective D(α) at the returned α.
+	Objective float64 `json:"-"`
+	// Violation is the final maximal violation m(α) − M(α).
+	Violation float64 `json:"-"`
+	// Iters counts SMO steps.
+	Iters int `json:"-"`
 }
 
 // Decision returns f(x) from row, the kernel values k(x_i, x) of x against
@@ -247,15 +251,9 @@ func FitOn(ctx context.Context, k mat.Symmetric, items, labels []int, o Options)
 	if i, j, v, ok := finite(k, items); !ok {
 		return nil, fmt.Errorf("svm: kernel matrix entry (%d, %d) = %v", i, j, v)
 	}
-	tol := o.Tol
-	if tol == 0 {
-		tol = DefaultTol
-	}
-	folds := o.ProbabilityFolds
-	switch {
-	case folds == 0:
-		folds = DefaultProbabilityFolds
-	case folds < 2:
+	tol := cmp.Or(o.Tol, DefaultTol)
+	folds := cmp.Or(o.ProbabilityFolds, DefaultProbabilityFolds)
+	if folds < 2 {
 		return nil, fmt.Errorf("svm: %d probability folds, want >= 2 (0: %d)", folds, DefaultProbabilityFolds)
 	}
 	m := &Model{n: n, workers: o.Workers, calibrated: o.Probability}

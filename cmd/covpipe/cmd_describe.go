@@ -49,49 +49,46 @@ func describeCommand() *cli.Command {
 				return err
 			}
 			// The output folder is taken before the inputs are listed.
-			f, err := store.CreateFolder(c.Context, out, store.Format)
-			if err != nil {
-				return fmt.Errorf("describe: %w", err)
-			}
-			defer f.Abort()
-			inputs := make([]*datasets.List, c.NArg())
-			for i, spec := range c.Args().Slice() {
-				if inputs[i], err = datasets.Open(spec); err != nil {
-					return fmt.Errorf("describe: input %s: %w", spec, err)
+			return intoFolder(c, out, store.Format, func(f *store.Folder) error {
+				inputs := make([]*datasets.List, c.NArg())
+				for i, spec := range c.Args().Slice() {
+					if inputs[i], err = datasets.Open(spec); err != nil {
+						return fmt.Errorf("describe: input %s: %w", spec, err)
+					}
 				}
-			}
-			start := time.Now()
-			meta, err := ex.Into(c.Context, inputs, f)
-			// A grid that does not divide the images fails them all: its
-			// error suggests --resize instead.
-			gridMisfit := errors.Is(err, covariance.ErrRegion) && o.Regions.Kind == covariance.LayoutGrid
-			if ie := (*describe.ImageError)(nil); errors.As(err, &ie) && !gridMisfit {
-				return fmt.Errorf("%w (--skip-bad lists failing images in %s and goes on)", err, store.FailuresFile)
-			}
-			if err != nil {
-				return err
-			}
-			secs := time.Since(start).Seconds()
-			n := meta.Counts
-			fmt.Fprintf(c.App.Writer, "described %d images: %d descriptors of %dx%d in %s (%.1f s, %.0f images/s)\n",
-				n.Described, n.Descriptors, meta.Dim, meta.Dim, filepath.Join(out, store.DescriptorsFile), secs, float64(n.Images)/secs)
-			var skipped datasets.Skipped
-			for _, in := range meta.Inputs {
-				skipped = skipped.Add(in.Skipped)
-			}
-			if s := skipped.String(); s != "" {
-				fmt.Fprintf(c.App.Writer, "skipped %s while listing the inputs (counted in %s)\n", s, filepath.Join(out, store.MetaFile))
-			}
-			switch {
-			case n.Failed > 0:
-				fmt.Fprintf(c.App.Writer, "%d images failed, listed in %s\n", n.Failed, filepath.Join(out, store.FailuresFile))
-			case meta.SkipBad:
-				fmt.Fprintln(c.App.Writer, "0 images failed")
-			}
-			if n.Grey > 0 {
-				fmt.Fprintf(c.App.Writer, "warning: %d of the %d images described are grey (R = G = B), so their colour features repeat one plane and their descriptors are singular but for the ridge; describe grey images with grey features (I, Ix, ...)\n", n.Grey, n.Described)
-			}
-			return nil
+				start := time.Now()
+				meta, err := ex.Into(c.Context, inputs, f)
+				// A grid that does not divide the images fails them all: its
+				// error suggests --resize instead.
+				gridMisfit := errors.Is(err, covariance.ErrRegion) && o.Regions.Kind == covariance.LayoutGrid
+				if ie := (*describe.ImageError)(nil); errors.As(err, &ie) && !gridMisfit {
+					return fmt.Errorf("%w (--skip-bad lists failing images in %s and goes on)", err, store.FailuresFile)
+				}
+				if err != nil {
+					return err
+				}
+				secs := time.Since(start).Seconds()
+				n := meta.Counts
+				fmt.Fprintf(c.App.Writer, "described %d images: %d descriptors of %dx%d in %s (%.1f s, %.0f images/s)\n",
+					n.Described, n.Descriptors, meta.Dim, meta.Dim, filepath.Join(out, store.DescriptorsFile), secs, float64(n.Images)/secs)
+				var skipped datasets.Skipped
+				for _, in := range meta.Inputs {
+					skipped = skipped.Add(in.Skipped)
+				}
+				if s := skipped.String(); s != "" {
+					fmt.Fprintf(c.App.Writer, "skipped %s while listing the inputs (counted in %s)\n", s, filepath.Join(out, store.MetaFile))
+				}
+				switch {
+				case n.Failed > 0:
+					fmt.Fprintf(c.App.Writer, "%d images failed, listed in %s\n", n.Failed, filepath.Join(out, store.FailuresFile))
+				case meta.SkipBad:
+					fmt.Fprintln(c.App.Writer, "0 images failed")
+				}
+				if n.Grey > 0 {
+					fmt.Fprintf(c.App.Writer, "warning: %d of the %d images described are grey (R = G = B), so their colour features repeat one plane and their descriptors are singular but for the ridge; describe grey images with grey features (I, Ix, ...)\n", n.Grey, n.Described)
+				}
+				return nil
+			})
 		})
 }
 

@@ -49,78 +49,75 @@ func encodeCommand() *cli.Command {
 				return err
 			}
 			// The output folder is taken before anything is computed.
-			dst, err := store.CreateFolder(c.Context, out, store.FormatCodes)
-			if err != nil {
-				return fmt.Errorf("encode: %w", err)
-			}
-			defer dst.Abort()
-			input := c.Args().First()
-			queries, inputMeta, err := readSPD(input)
-			if err != nil {
-				return fmt.Errorf("encode: %w", err)
-			}
-			atoms, atomsFile, learned, err := readDictionary(dictPath)
-			if err != nil {
-				return fmt.Errorf("encode: dictionary: %w", err)
-			}
-			if atoms.Dim() != queries.Dim() {
-				return fmt.Errorf("encode: the dictionary %s holds %dx%d atoms but %s holds %dx%d matrices",
-					atomsFile, atoms.Dim(), atoms.Dim(), input, queries.Dim(), queries.Dim())
-			}
-			k := spd.SteinKernel{Sigma: sigmaFlag(c, atoms.Dim()), Pseudo: c.Bool("pseudo-kernel")}
-			lasso, err := lassoFlags(c)
-			if err != nil {
-				return fmt.Errorf("encode: %w", err)
-			}
-			if learned != nil {
-				if !c.IsSet("sigma") {
-					k.Sigma = learned.Sigma
-					k.Pseudo = k.Pseudo || learned.Pseudo
-				}
-				if !c.IsSet("lambda") && !c.IsSet("lambda-ratio") {
-					lasso = rsr.LassoOptions{Lambda: learned.Lambda, LambdaRatio: learned.LambdaRatio}
-				}
-			}
-			lasso.Workers = workers
-			codes, certs, err := rsr.Encode(c.Context, queries, atoms, k, lasso)
-			if err != nil {
-				return fmt.Errorf("encode %s: %w%s", input, err, pseudoHint(err))
-			}
-			n, natoms := codes.Dims()
-			log := encodeLog{Version: version.String(), Input: input, Dictionary: atomsFile, Samples: n, Atoms: natoms,
-				Sigma: k.Sigma, Pseudo: k.Pseudo, Lambda: lasso.Lambda, LambdaRatio: lasso.LambdaRatio}
-			for _, cert := range certs {
-				log.NonZeros += float64(cert.NonZeros) / float64(n)
-				if cert.NonZeros == 0 {
-					log.AllZero++
-				}
-			}
-			if err := dst.WriteNPY(codesFile, []int{n, natoms}, codes.RawMatrix().Data); err != nil {
-				return fmt.Errorf("encode: %w", err)
-			}
-			if inputMeta != nil {
-				b, err := store.ReadFile(filepath.Join(input, store.ManifestFile))
+			return intoFolder(c, out, store.FormatCodes, func(dst *store.Folder) error {
+				input := c.Args().First()
+				queries, inputMeta, err := readSPD(input)
 				if err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
-				// The manifest read again must be the one read with the
-				// descriptors, not one a describe wrote since.
-				if err := inputMeta.CheckFile(input, store.ManifestFile, b); err != nil {
+				atoms, atomsFile, learned, err := readDictionary(dictPath)
+				if err != nil {
+					return fmt.Errorf("encode: dictionary: %w", err)
+				}
+				if atoms.Dim() != queries.Dim() {
+					return fmt.Errorf("encode: the dictionary %s holds %dx%d atoms but %s holds %dx%d matrices",
+						atomsFile, atoms.Dim(), atoms.Dim(), input, queries.Dim(), queries.Dim())
+				}
+				k := spd.SteinKernel{Sigma: sigmaFlag(c, atoms.Dim()), Pseudo: c.Bool("pseudo-kernel")}
+				lasso, err := lassoFlags(c)
+				if err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
-				if err := dst.WriteFile(store.ManifestFile, b); err != nil {
+				if learned != nil {
+					if !c.IsSet("sigma") {
+						k.Sigma = learned.Sigma
+						k.Pseudo = k.Pseudo || learned.Pseudo
+					}
+					if !c.IsSet("lambda") && !c.IsSet("lambda-ratio") {
+						lasso = rsr.LassoOptions{Lambda: learned.Lambda, LambdaRatio: learned.LambdaRatio}
+					}
+				}
+				lasso.Workers = workers
+				codes, certs, err := rsr.Encode(c.Context, queries, atoms, k, lasso)
+				if err != nil {
+					return fmt.Errorf("encode %s: %w%s", input, err, pseudoHint(err))
+				}
+				n, natoms := codes.Dims()
+				log := encodeLog{Version: version.String(), Input: input, Dictionary: atomsFile, Samples: n, Atoms: natoms,
+					Sigma: k.Sigma, Pseudo: k.Pseudo, Lambda: lasso.Lambda, LambdaRatio: lasso.LambdaRatio}
+				for _, cert := range certs {
+					log.NonZeros += float64(cert.NonZeros) / float64(n)
+					if cert.NonZeros == 0 {
+						log.AllZero++
+					}
+				}
+				if err := dst.WriteNPY(codesFile, []int{n, natoms}, codes.RawMatrix().Data); err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
-			}
-			if err := writeJSON(dst, encodeLogFile, log); err != nil {
-				return fmt.Errorf("encode: %w", err)
-			}
-			if err := dst.Commit(); err != nil {
-				return fmt.Errorf("encode: %w", err)
-			}
-			fmt.Fprintf(c.App.Writer, "encoded %d matrices against %d atoms: %.1f non-zeros per code, %d all-zero; %s\n",
-				n, natoms, log.NonZeros, log.AllZero, filepath.Join(out, codesFile))
-			return nil
+				if inputMeta != nil {
+					b, err := store.ReadFile(filepath.Join(input, store.ManifestFile))
+					if err != nil {
+						return fmt.Errorf("encode: %w", err)
+					}
+					// The manifest read again must be the one read with the
+					// descriptors, not one a describe wrote since.
+					if err := inputMeta.CheckFile(input, store.ManifestFile, b); err != nil {
+						return fmt.Errorf("encode: %w", err)
+					}
+					if err := dst.WriteFile(store.ManifestFile, b); err != nil {
+						return fmt.Errorf("encode: %w", err)
+					}
+				}
+				if err := writeJSON(dst, encodeLogFile, log); err != nil {
+					return fmt.Errorf("encode: %w", err)
+				}
+				if err := dst.Commit(); err != nil {
+					return fmt.Errorf("encode: %w", err)
+				}
+				fmt.Fprintf(c.App.Writer, "encoded %d matrices against %d atoms: %.1f non-zeros per code, %d all-zero; %s\n",
+					n, natoms, log.NonZeros, log.AllZero, filepath.Join(out, codesFile))
+				return nil
+			})
 		})
 }
 

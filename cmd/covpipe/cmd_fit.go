@@ -59,37 +59,34 @@ func fitCommand() *cli.Command {
 				return err
 			}
 			// The output folder is taken before the inputs are read.
-			f, err := store.CreateFolder(c.Context, out, model.Format)
-			if err != nil {
-				return fmt.Errorf("fit: %w", err)
-			}
-			defer f.Abort()
-			start := time.Now()
-			in, err := readInputs(c, "fit")
-			if err != nil {
-				return err
-			}
-			var m *model.Model
-			if in.descriptors != nil {
-				m, err = model.FitOutput(c.Context, in.descriptors, o)
-			} else {
-				o.Describe.Reporter = newReporter(c.Context, c.App.ErrWriter, newLogger(c.App.ErrWriter))
-				m, err = model.Fit(c.Context, in.lists, o)
-			}
-			if err != nil {
-				return fmt.Errorf("fit: %w", err)
-			}
-			if err := m.Write(f); err != nil {
-				return fmt.Errorf("fit: %w", err)
-			}
-			var chosen []string
-			for k, v := range m.Chosen() {
-				chosen = append(chosen, fmt.Sprintf("%s=%g", k, v))
-			}
-			slices.Sort(chosen)
-			fmt.Fprintf(c.App.Writer, "fitted %s on %dx%d descriptors of %d classes in %.1f s (%s); model in %s\n",
-				m.Method(), m.Dim(), m.Dim(), len(m.Classes()), time.Since(start).Seconds(), strings.Join(chosen, " "), out)
-			return nil
+			return intoFolder(c, out, model.Format, func(f *store.Folder) error {
+				start := time.Now()
+				in, err := readInputs(c, "fit")
+				if err != nil {
+					return err
+				}
+				var m *model.Model
+				if in.descriptors != nil {
+					m, err = model.FitOutput(c.Context, in.descriptors, o)
+				} else {
+					o.Describe.Reporter = newReporter(c.Context, c.App.ErrWriter, newLogger(c.App.ErrWriter))
+					m, err = model.Fit(c.Context, in.lists, o)
+				}
+				if err != nil {
+					return fmt.Errorf("fit: %w", err)
+				}
+				if err := m.Write(f); err != nil {
+					return fmt.Errorf("fit: %w", err)
+				}
+				var chosen []string
+				for k, v := range m.Chosen() {
+					chosen = append(chosen, fmt.Sprintf("%s=%g", k, v))
+				}
+				slices.Sort(chosen)
+				fmt.Fprintf(c.App.Writer, "fitted %s on %dx%d descriptors of %d classes in %.1f s (%s); model in %s\n",
+					m.Method(), m.Dim(), m.Dim(), len(m.Classes()), time.Since(start).Seconds(), strings.Join(chosen, " "), out)
+				return nil
+			})
 		}))
 }
 

@@ -75,12 +75,11 @@ func learnCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Usage: "random seed `N` of the initialisation"},
 		),
 		func(c *cli.Context) error {
-			out := c.String("out")
+			out, err := requiredOut(c, c.NArg() == 1, "one DESCRIPTORS folder or .npy file")
+			if err != nil {
+				return err
+			}
 			switch {
-			case out == "":
-				return errors.New("learn: --out DIR is required")
-			case c.NArg() != 1:
-				return errors.New("learn: want one DESCRIPTORS folder or .npy file (see covpipe learn --help)")
 			case !c.IsSet("atoms"):
 				return errors.New("learn: --atoms N, the dictionary size, is required")
 			case c.Int("atoms") < 1:
@@ -91,73 +90,70 @@ func learnCommand() *cli.Command {
 				return err
 			}
 			// The output folder is taken before anything is computed.
-			dst, err := store.CreateFolder(c.Context, out, store.FormatDictionary)
-			if err != nil {
-				return fmt.Errorf("learn: %w", err)
-			}
-			defer dst.Abort()
-			input := c.Args().First()
-			set, meta, err := readSPD(input)
-			if err != nil {
-				return fmt.Errorf("learn: %w", err)
-			}
-			class := c.String("class")
-			if class != "" {
-				if set, meta, err = readClass(input, class); err != nil {
-					return fmt.Errorf("learn: --class %s: %w", class, err)
+			return intoFolder(c, out, store.FormatDictionary, func(dst *store.Folder) error {
+				input := c.Args().First()
+				set, meta, err := readSPD(input)
+				if err != nil {
+					return fmt.Errorf("learn: %w", err)
 				}
-			}
-			init, err := rsr.ParseInitMethod(c.String("init"))
-			if err != nil {
-				return fmt.Errorf("learn: --init: %w", err)
-			}
-			lasso, err := lassoFlags(c)
-			if err != nil {
-				return fmt.Errorf("learn: %w", err)
-			}
-			o := rsr.DictionaryOptions{
-				Atoms: c.Int("atoms"), Kernel: spd.SteinKernel{Sigma: sigmaFlag(c, set.Dim()), Pseudo: c.Bool("pseudo-kernel")}, Lasso: lasso,
-				Iters: c.Int("iters"), Tol: c.Float64("tolerance"), Init: init, Seed: c.Uint64("seed"),
-				Workers: workers, KeepScale: c.Bool("keep-scale"),
-				Progress: newReporter(c.Context, c.App.ErrWriter, newLogger(c.App.ErrWriter)),
-			}
-			start := time.Now()
-			dict, err := rsr.FitDictionary(c.Context, set, o)
-			if err != nil {
-				return fmt.Errorf("learn %s: %w%s", input, err, pseudoHint(err))
-			}
-			log := learnLog{
-				Version: version.String(), Input: input, Samples: set.Len(), Dim: set.Dim(), Atoms: o.Atoms,
-				Init: init.String(), Iters: o.Iters, Tol: o.Tol, Sigma: o.Kernel.Sigma, Pseudo: o.Kernel.Pseudo, Lambda: lasso.Lambda,
-				LambdaRatio: lasso.LambdaRatio, KeepScale: o.KeepScale, Seed: o.Seed, J: dict.J,
-				Converged: dict.Converged, Unconverged: dict.Unconverged, Seconds: time.Since(start).Seconds(),
-			}
-			if class != "" {
-				log.Class, log.Extraction = class, meta
-			}
-			for _, it := range dict.History {
-				log.History = append(log.History, iterationLog{it.J, it.JUpdated, it.NonZeros, it.Unconverged, it.Unused, it.KeptSign, it.KeptNotSPD})
-			}
-			d := set.Dim()
-			if err := dst.WriteNPY(dictionaryFile, []int{o.Atoms, d, d}, dict.Atoms.Data()); err != nil {
-				return fmt.Errorf("learn: %w", err)
-			}
-			if err := writeJSON(dst, learnLogFile, log); err != nil {
-				return fmt.Errorf("learn: %w", err)
-			}
-			if err := dst.Commit(); err != nil {
-				return fmt.Errorf("learn: %w", err)
-			}
-			kept := 0
-			for _, it := range dict.History {
-				kept += it.Kept()
-			}
-			fmt.Fprintf(c.App.Writer, "learned %d atoms of %dx%d from %d matrices in %d iterations (%.1f s): J %.6g -> %.6g, %d atom updates kept back; %s\n",
-				o.Atoms, d, d, set.Len(), len(dict.History), log.Seconds, firstJ(dict), dict.J, kept, filepath.Join(out, dictionaryFile))
-			if dict.J > firstJ(dict) && !o.KeepScale {
-				fmt.Fprintln(c.App.Writer, "warning: J rose: Algorithm 1 normalises every atom to unit spectral norm, which moves the atoms off the scale of these matrices (the Stein kernel is not invariant to scaling one argument); --keep-scale skips that step")
-			}
-			return nil
+				class := c.String("class")
+				if class != "" {
+					if set, meta, err = readClass(input, class); err != nil {
+						return fmt.Errorf("learn: --class %s: %w", class, err)
+					}
+				}
+				init, err := rsr.ParseInitMethod(c.String("init"))
+				if err != nil {
+					return fmt.Errorf("learn: --init: %w", err)
+				}
+				lasso, err := lassoFlags(c)
+				if err != nil {
+					return fmt.Errorf("learn: %w", err)
+				}
+				o := rsr.DictionaryOptions{
+					Atoms: c.Int("atoms"), Kernel: spd.SteinKernel{Sigma: sigmaFlag(c, set.Dim()), Pseudo: c.Bool("pseudo-kernel")}, Lasso: lasso,
+					Iters: c.Int("iters"), Tol: c.Float64("tolerance"), Init: init, Seed: c.Uint64("seed"),
+					Workers: workers, KeepScale: c.Bool("keep-scale"),
+					Progress: newReporter(c.Context, c.App.ErrWriter, newLogger(c.App.ErrWriter)),
+				}
+				start := time.Now()
+				dict, err := rsr.FitDictionary(c.Context, set, o)
+				if err != nil {
+					return fmt.Errorf("learn %s: %w%s", input, err, pseudoHint(err))
+				}
+				log := learnLog{
+					Version: version.String(), Input: input, Samples: set.Len(), Dim: set.Dim(), Atoms: o.Atoms,
+					Init: init.String(), Iters: o.Iters, Tol: o.Tol, Sigma: o.Kernel.Sigma, Pseudo: o.Kernel.Pseudo, Lambda: lasso.Lambda,
+					LambdaRatio: lasso.LambdaRatio, KeepScale: o.KeepScale, Seed: o.Seed, J: dict.J,
+					Converged: dict.Converged, Unconverged: dict.Unconverged, Seconds: time.Since(start).Seconds(),
+				}
+				if class != "" {
+					log.Class, log.Extraction = class, meta
+				}
+				for _, it := range dict.History {
+					log.History = append(log.History, iterationLog{it.J, it.JUpdated, it.NonZeros, it.Unconverged, it.Unused, it.KeptSign, it.KeptNotSPD})
+				}
+				d := set.Dim()
+				if err := dst.WriteNPY(dictionaryFile, []int{o.Atoms, d, d}, dict.Atoms.Data()); err != nil {
+					return fmt.Errorf("learn: %w", err)
+				}
+				if err := writeJSON(dst, learnLogFile, log); err != nil {
+					return fmt.Errorf("learn: %w", err)
+				}
+				if err := dst.Commit(); err != nil {
+					return fmt.Errorf("learn: %w", err)
+				}
+				kept := 0
+				for _, it := range dict.History {
+					kept += it.Kept()
+				}
+				fmt.Fprintf(c.App.Writer, "learned %d atoms of %dx%d from %d matrices in %d iterations (%.1f s): J %.6g -> %.6g, %d atom updates kept back; %s\n",
+					o.Atoms, d, d, set.Len(), len(dict.History), log.Seconds, firstJ(dict), dict.J, kept, filepath.Join(out, dictionaryFile))
+				if dict.J > firstJ(dict) && !o.KeepScale {
+					fmt.Fprintln(c.App.Writer, "warning: J rose: Algorithm 1 normalises every atom to unit spectral norm, which moves the atoms off the scale of these matrices (the Stein kernel is not invariant to scaling one argument); --keep-scale skips that step")
+				}
+				return nil
+			})
 		})
 }
 

@@ -57,9 +57,9 @@ func predictCommand() *cli.Command {
 				defer f.Abort()
 				dst, commit = f, f.Commit
 			default:
-				f, err := store.CreateFolder(c.Context, out, store.FormatPredictions)
+				f, err := createOut(c, out, store.FormatPredictions)
 				if err != nil {
-					return fmt.Errorf("predict: %w", err)
+					return err
 				}
 				defer f.Abort()
 				p, err := f.Create(predictionsFile)

@@ -50,15 +50,12 @@ func reportCommand() *cli.Command {
 			}
 			// The folder is rewritten as a new set: the results, as they
 			// are, with a new summary and figures.
-			f, err := store.CreateFolder(c.Context, dir, store.FormatRun)
-			if err != nil {
-				return fmt.Errorf("report: %w", err)
-			}
-			defer f.Abort()
-			if err := writeRun(f, res, b); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "%s\nreport written to %s\n", report.Tables(res), filepath.Join(dir, report.SummaryFile))
-			return nil
+			return intoFolder(c, dir, store.FormatRun, func(f *store.Folder) error {
+				if err := writeRun(f, res, b); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "%s\nreport written to %s\n", report.Tables(res), filepath.Join(dir, report.SummaryFile))
+				return nil
+			})
 		})
 }

@@ -85,60 +85,57 @@ func runCommand() *cli.Command {
 				out = filepath.Join("out", name)
 			}
 			// The output folder is taken before anything is computed.
-			dst, err := store.CreateFolder(c.Context, out, store.FormatRun)
-			if err != nil {
-				return fmt.Errorf("run: %w", err)
-			}
-			defer dst.Abort()
-			if p := c.String("cpuprofile"); p != "" {
-				f, err := os.Create(p)
-				if err != nil {
-					return fmt.Errorf("cpu profile: %w", err)
-				}
-				defer f.Close()
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return fmt.Errorf("cpu profile: %w", err)
-				}
-				defer pprof.StopCPUProfile()
-			}
-			if p := c.String("memprofile"); p != "" {
-				defer func() {
-					if err := writeHeapProfile(p); err != nil {
-						fmt.Fprintf(c.App.ErrWriter, "memory profile: %v\n", err)
+			return intoFolder(c, out, store.FormatRun, func(dst *store.Folder) error {
+				if p := c.String("cpuprofile"); p != "" {
+					f, err := os.Create(p)
+					if err != nil {
+						return fmt.Errorf("cpu profile: %w", err)
 					}
-				}()
-			}
-			cache := ""
-			if !c.Bool("no-cache") {
-				cache = cacheDir(c.String("cache"))
-			}
-			res, err := experiment.Run(c.Context, plan, experiment.Options{
-				Reporter:  newReporter(c.Context, c.App.ErrWriter, log),
-				Logger:    log,
-				DataRoot:  dataRoot(c.String("data")),
-				CacheDir:  cache,
-				MaxMemory: limit,
-			})
-			if err != nil {
-				return err
-			}
-			if err := writeRun(dst, res, nil); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "%s\nwall time %.1f s; results in %s\n",
-				report.Tables(res), res.Seconds, filepath.Join(out, experiment.ResultsFile))
-			notes := report.Notes(res)
-			for i, n := range notes {
-				if i == maxNotes {
-					fmt.Fprintf(c.App.Writer, "note: %d more in %s\n", len(notes)-i, filepath.Join(out, report.SummaryFile))
-					break
+					defer f.Close()
+					if err := pprof.StartCPUProfile(f); err != nil {
+						return fmt.Errorf("cpu profile: %w", err)
+					}
+					defer pprof.StopCPUProfile()
 				}
-				fmt.Fprintf(c.App.Writer, "note: %s\n", n)
-			}
-			for _, w := range report.Warnings(res) {
-				fmt.Fprintf(c.App.Writer, "warning: %s\n", w)
-			}
-			return nil
+				if p := c.String("memprofile"); p != "" {
+					defer func() {
+						if err := writeHeapProfile(p); err != nil {
+							fmt.Fprintf(c.App.ErrWriter, "memory profile: %v\n", err)
+						}
+					}()
+				}
+				cache := ""
+				if !c.Bool("no-cache") {
+					cache = cacheDir(c.String("cache"))
+				}
+				res, err := experiment.Run(c.Context, plan, experiment.Options{
+					Reporter:  newReporter(c.Context, c.App.ErrWriter, log),
+					Logger:    log,
+					DataRoot:  dataRoot(c.String("data")),
+					CacheDir:  cache,
+					MaxMemory: limit,
+				})
+				if err != nil {
+					return err
+				}
+				if err := writeRun(dst, res, nil); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "%s\nwall time %.1f s; results in %s\n",
+					report.Tables(res), res.Seconds, filepath.Join(out, experiment.ResultsFile))
+				notes := report.Notes(res)
+				for i, n := range notes {
+					if i == maxNotes {
+						fmt.Fprintf(c.App.Writer, "note: %d more in %s\n", len(notes)-i, filepath.Join(out, report.SummaryFile))
+						break
+					}
+					fmt.Fprintf(c.App.Writer, "note: %s\n", n)
+				}
+				for _, w := range report.Warnings(res) {
+					fmt.Fprintf(c.App.Writer, "warning: %s\n", w)
+				}
+				return nil
+			})
 		})
 }
 

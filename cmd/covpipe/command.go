@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -64,6 +65,30 @@ func requiredOut(c *cli.Context, argsOK bool, want string) (string, error) {
 		return "", argsError(c, want)
 	}
 	return out, nil
+}
+
+// createOut takes the output folder dir of format for the command of c
+// (store.CreateFolder), with an error naming the command. Commands take
+// it before they compute anything, so that a folder in use fails fast,
+// and defer its Abort.
+func createOut(c *cli.Context, dir, format string) (*store.Folder, error) {
+	f, err := store.CreateFolder(c.Context, dir, format)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Command.Name, err)
+	}
+	return f, nil
+}
+
+// intoFolder takes the output folder dir of format for the command of c
+// (createOut) and runs write into it: the folder is aborted unless write
+// commits it.
+func intoFolder(c *cli.Context, dir, format string, write func(*store.Folder) error) error {
+	f, err := createOut(c, dir, format)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	return write(f)
 }
 
 // argsError reports that the command of c was not given the arguments it

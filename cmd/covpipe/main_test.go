@@ -50,6 +50,18 @@ func writeTinyConfig(t *testing.T) (dir, cfg string) {
 	return dir, cfg
 }
 
+// tinyRun runs tinyConfig into the folder results of a new folder and
+// returns both folders.
+func tinyRun(t *testing.T) (dir, out string) {
+	t.Helper()
+	dir, cfg := writeTinyConfig(t)
+	out = filepath.Join(dir, "results")
+	if _, stderr, err := runCLI(t, "run", cfg, "--out", out); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	return dir, out
+}
+
 func TestRunCommand(t *testing.T) {
 	dir, cfg := writeTinyConfig(t)
 	out := filepath.Join(dir, "results")
@@ -95,11 +107,7 @@ func TestRunCommand(t *testing.T) {
 // results.json alone, the same as the run wrote, and reads energy curves
 // recorded in the first results.json layout.
 func TestReportCommand(t *testing.T) {
-	dir, cfg := writeTinyConfig(t)
-	out := filepath.Join(dir, "results")
-	if _, stderr, err := runCLI(t, "run", cfg, "--out", out); err != nil {
-		t.Fatalf("run: %v\n%s", err, stderr)
-	}
+	dir, out := tinyRun(t)
 	again := filepath.Join(dir, "again")
 	stdout, _, err := runCLI(t, "report", filepath.Join(out, "results.json"), "--out", again)
 	if err != nil || !strings.Contains(stdout, "tiny: accuracy % (mean ± std over 2 repeats)") || !strings.Contains(stdout, "| easy |") {

@@ -135,11 +135,7 @@ func TestOutputCheckedFirst(t *testing.T) {
 // new set with the same results.json, refuses a results file it cannot
 // rewrite the folder of, and refuses a torn run folder.
 func TestReportRewritesRunSet(t *testing.T) {
-	dir, cfg := writeTinyConfig(t)
-	out := filepath.Join(dir, "results")
-	if _, stderr, err := runCLI(t, "run", cfg, "--out", out); err != nil {
-		t.Fatalf("run: %v\n%s", err, stderr)
-	}
+	dir, out := tinyRun(t)
 	set, err := store.OpenSet(out, store.FormatRun)
 	if err != nil {
 		t.Fatal(err)

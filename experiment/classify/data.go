@@ -1,8 +1,6 @@
 package classify
 
 import (
-	"sync"
-
 	"github.com/covpipe/covpipe/spd"
 	"gonum.org/v1/gonum/mat"
 )
@@ -92,8 +90,7 @@ type Split struct {
 	// 0 means the prediction alone.
 	Ranks int
 
-	pairsMu sync.Mutex
-	pairs   map[splitPairsKey]Pairs // Pairs in use by the split's methods
+	pairs Once[splitPairsKey, Pairs] // Pairs in use by the split's methods
 }
 
 // AllVariants returns the split's ridge variants: Variants, or Data alone.

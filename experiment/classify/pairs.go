@@ -116,19 +116,5 @@ type splitPairsKey struct {
 // once, the Data's bounded cache never makes a split in progress compute
 // its divergences twice. Methods ask their split rather than the Data.
 func (s *Split) Pairs(d *Data, q Quantity) (Pairs, error) {
-	s.pairsMu.Lock()
-	defer s.pairsMu.Unlock()
-	k := splitPairsKey{d, q}
-	if p, ok := s.pairs[k]; ok {
-		return p, nil
-	}
-	p, err := d.Pairs(q, s.Train)
-	if err != nil {
-		return nil, err
-	}
-	if s.pairs == nil {
-		s.pairs = map[splitPairsKey]Pairs{}
-	}
-	s.pairs[k] = p
-	return p, nil
+	return s.pairs.Do(splitPairsKey{d, q}, func() (Pairs, error) { return d.Pairs(q, s.Train) })
 }

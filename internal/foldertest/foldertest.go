@@ -36,6 +36,21 @@ func Files(tb testing.TB, dir string) map[string][]byte {
 	return files
 }
 
+// Names returns the names in dir, sorted (os.ReadDir). It fails tb on
+// an error.
+func Names(tb testing.TB, dir string) []string {
+	tb.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
 // Diff returns the first difference between two sets of files read by
 // Files, or "" when they hold the same names and bytes.
 func Diff(a, b map[string][]byte) string {

@@ -20,6 +20,21 @@ func write(t *testing.T, dir string, files map[string]string) string {
 	return dir
 }
 
+// TestNames checks that Names lists files and folders, sorted, and
+// nothing for an empty folder.
+func TestNames(t *testing.T) {
+	dir := write(t, t.TempDir(), map[string]string{"b": "1", "a": "2"})
+	if err := os.Mkdir(filepath.Join(dir, "c"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := Names(t, dir); strings.Join(got, ",") != "a,b,c" {
+		t.Errorf("names %v, want [a b c]", got)
+	}
+	if got := Names(t, t.TempDir()); len(got) != 0 {
+		t.Errorf("empty folder: names %v", got)
+	}
+}
+
 // TestSame checks that folders of the same names and bytes are the same,
 // and that another name or another byte is told.
 func TestSame(t *testing.T) {
