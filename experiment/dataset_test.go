@@ -151,17 +151,21 @@ func TestShortClasses(t *testing.T) {
 
 // TestSkipBad checks that an image that fails to decode fails the run,
 // naming it and suggesting data.skip_bad, and that with skip_bad it is
-// left out, counted in the notes of the task's results.
+// left out, counted in the notes of every task's results, open-set
+// tasks included.
 func TestSkipBad(t *testing.T) {
 	root := t.TempDir()
-	writeNoisePNGs(t, root, "d/cats/a.png", "d/cats/b.png", "d/cats/c.png", "d/dogs/a.png", "d/dogs/b.png", "d/dogs/c.png")
+	writeNoisePNGs(t, root, "d/cats/a.png", "d/cats/b.png", "d/cats/c.png", "d/dogs/a.png", "d/dogs/b.png", "d/dogs/c.png",
+		"d/owls/a.png", "d/owls/b.png", "d/owls/c.png")
 	bad := filepath.Join(root, "d", "dogs", "bad.png")
 	if err := os.WriteFile(bad, []byte("not a png"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	config := func(skip bool) []byte {
 		return fmt.Appendf(nil, "name: bad\nseed: 1\nrepeats: 2\ndata: {dataset: d, features: \"I,Ix,Iy\", skip_bad: %v}\n"+
-			"tasks:\n  - {name: t, split: {train_per_class: 1}}\nmethods:\n  - {name: nn, type: nn, metric: stein}\n", skip)
+			"tasks:\n  - {name: t, split: {train_per_class: 1}}\n"+
+			"  - {name: open, split: {train_per_class: 1}, open_set: {unknown: 0.3}}\n"+
+			"methods:\n  - {name: nn, type: nn, metric: stein}\n", skip)
 	}
 	p, err := Parse(config(false))
 	if err != nil {
@@ -180,11 +184,16 @@ func TestSkipBad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const note = "1 of the 7 images of d failed to load or describe and were left out (data.skip_bad)"
-	if r := res.Results[0]; !slices.Contains(r.Notes, note) || r.TestItems[0] != 4 {
-		t.Errorf("notes %q, %v test items; want %q and 4", r.Notes, r.TestItems, note)
+	const note = "1 of the 10 images of d failed to load or describe and were left out (data.skip_bad)"
+	for _, r := range res.Results {
+		if !slices.Contains(r.Notes, note) {
+			t.Errorf("task %s: notes %q, want %q", r.Task, r.Notes, note)
+		}
 	}
-	if !strings.Contains(log.String(), "failed=1 images=7") {
+	if r := res.Results[0]; r.TestItems[0] != 6 {
+		t.Errorf("%v test items, want 6", r.TestItems)
+	}
+	if !strings.Contains(log.String(), "failed=1 images=10") {
 		t.Errorf("log:\n%s", log.String())
 	}
 }

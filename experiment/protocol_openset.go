@@ -154,7 +154,7 @@ func (p *openSetTask) run(e *engine, ti int) ([]Result, error) {
 	}
 	n, methods := e.cfg.Repeats, e.plan.methods
 	known := make([][]bool, n) // per repeat, whether each test item's class was trained
-	var notes []string
+	notes := slices.Clone(base.notes) // the images left out, say
 	var notesMu sync.Mutex
 	dr := &drawer{classes: base.classes, draw: func(r int) (*instance, error) {
 		in, err := base.draw(r)
