@@ -153,7 +153,7 @@ func (p *openSetTask) run(e *engine, ti int) ([]Result, error) {
 		return nil, err
 	}
 	n, methods := e.cfg.Repeats, e.plan.methods
-	known := make([][]bool, n) // per repeat, whether each test item's class was trained
+	known := make([][]bool, n)        // per repeat, whether each test item's class was trained
 	notes := slices.Clone(base.notes) // the images left out, say
 	var notesMu sync.Mutex
 	dr := &drawer{classes: base.classes, draw: func(r int) (*instance, error) {
