@@ -101,6 +101,7 @@ type Workspace struct {
 	mask   []float64
 	weight []float64
 	hsv    appearance.HSV
+	mscr   mscrWork
 }
 
 // FindAxes is the function FindAxes on the workspace's buffers.
