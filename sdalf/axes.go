@@ -99,6 +99,7 @@ type Workspace struct {
 	width  int       // of the image whose cone points cone holds
 	cone   []float64 // f(p), three values a pixel
 	mask   []float64
+	fg     []float64 // Describe's foreground mask
 	weight []float64
 	hsv    appearance.HSV
 	mscr   mscrWork
