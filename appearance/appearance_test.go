@@ -113,7 +113,18 @@ func TestForeground(t *testing.T) {
 			t.Fatalf("no mask at %d = %v", i, v)
 		}
 	}
-	for _, o := range []MaskOptions{{Kind: 7}, {Kind: BorderMask, Border: -1}, {Kind: BorderMask, Threshold: math.NaN()}} {
+	// The centre prior of σ = W/4 = 2 about column 3.5.
+	centre, err := Foreground(img, MaskOptions{Kind: CentreMask})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range centre {
+		d := float64(i%w) - 3.5
+		if want := math.Exp(-d * d / 8); math.Abs(v-want) > 1e-15 {
+			t.Errorf("centre prior at (%d, %d) = %v, want %v", i%w, i/w, v, want)
+		}
+	}
+	for _, o := range []MaskOptions{{Kind: 7}, {Kind: CentreMask, Sigma: -1}, {Kind: BorderMask, Border: -1}, {Kind: BorderMask, Threshold: math.NaN()}} {
 		if _, err := Foreground(img, o); err == nil {
 			t.Errorf("Foreground with %+v: no error", o)
 		}
@@ -121,7 +132,7 @@ func TestForeground(t *testing.T) {
 	if err := ForegroundTo(make([]float64, 3), img, MaskOptions{}); err == nil {
 		t.Error("ForegroundTo a short mask: no error")
 	}
-	for _, s := range []string{"none", "border"} {
+	for _, s := range []string{"none", "border", "centre"} {
 		if k, err := ParseMaskKind(s); err != nil || k.String() != s {
 			t.Errorf("ParseMaskKind(%q) = %v, %v", s, k, err)
 		}
