@@ -56,7 +56,9 @@ const (
 // rightmost columns in rows y−Rows … y+Rows (clipped at the image), and a
 // pixel is foreground (1) when the Euclidean RGB distance to the nearest
 // of them exceeds Threshold, else background (0). Clothing that reaches
-// an image edge in a row is taken for background there.
+// an image edge in a row is taken for background there, and so is
+// clothing of a colour that the background shows anywhere in the band:
+// on tight crops (mini-mars) it keeps too little of the person.
 //
 // CentreMask is the soft prior m(x, y) = exp(−(x − c)²/(2σ²)) about the
 // centre column c = (W − 1)/2 with σ = Sigma·W: it uses no colour, so it

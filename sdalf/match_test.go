@@ -200,3 +200,15 @@ func TestMultiShotAndRank(t *testing.T) {
 	_, _, err := Rank(canceltest.Cancelled(t), p[0], p, DefaultWeights)
 	canceltest.Check(t, "Rank", err)
 }
+
+func TestCancel(t *testing.T) {
+	p := people(t)
+	// A gallery far too large to rank by the time the context is
+	// cancelled: the same identity a million times.
+	gallery := make([][]*Signature, 1<<20)
+	for i := range gallery {
+		gallery[i] = p[i%len(p)]
+	}
+	_, _, err := Rank(canceltest.Soon(t), p[0], gallery, DefaultWeights)
+	canceltest.Check(t, "Rank while it runs", err)
+}
