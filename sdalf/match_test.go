@@ -3,6 +3,7 @@ package sdalf
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/covpipe/covpipe/appearance"
@@ -211,4 +212,31 @@ func TestCancel(t *testing.T) {
 	}
 	_, _, err := Rank(canceltest.Soon(t), p[0], gallery, DefaultWeights)
 	canceltest.Check(t, "Rank while it runs", err)
+}
+
+// TestDescribeSmallAndOdd describes random images of every size from the
+// smallest accepted, with each mask: no error, no panic, axes in order
+// inside the image.
+func TestDescribeSmallAndOdd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for w := minCols; w <= 9; w++ {
+		for h := minRows; h <= 14; h += 3 {
+			c := newCanvas(w, h, grey)
+			for _, p := range [][]float64{c.img.R, c.img.G, c.img.B} {
+				for i := range p {
+					p[i] = rng.Float64()
+				}
+			}
+			for _, kind := range []appearance.MaskKind{appearance.NoMask, appearance.BorderMask, appearance.CentreMask} {
+				s, err := Describe(c.img, Options{Mask: appearance.MaskOptions{Kind: kind}})
+				if err != nil {
+					t.Fatalf("%d×%d, %v mask: %v", w, h, kind, err)
+				}
+				a := s.Axes
+				if a.HeadTorso < 0 || a.HeadTorso > a.TorsoLegs || a.TorsoLegs > h || a.TorsoSym < 0 || a.TorsoSym >= w || a.LegsSym < 0 || a.LegsSym >= w {
+					t.Errorf("%d×%d, %v mask: axes %+v", w, h, kind, a)
+				}
+			}
+		}
+	}
 }

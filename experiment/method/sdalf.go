@@ -43,11 +43,12 @@ type sdalfMethod struct {
 	p       sdalfParams
 	opts    sdalf.Options
 	weights sdalf.Weights
-	sigs    classify.Once[*classify.Data, []*sdalf.Signature]
+	sigs    classify.Once[*mat.Dense, []*sdalf.Signature]
 }
 
-// sdalfCacheSize is the number of Data whose signatures are kept: the
-// ridge variants of the splits that run at once.
+// sdalfCacheSize is the number of vector matrices whose signatures are
+// kept. The signatures depend on the images only, so the splits and the
+// ridge variants of a dataset share them through its one matrix.
 const sdalfCacheSize = 4
 
 func newSDALF(n *yaml.Node) (classify.Method, error) {
@@ -91,7 +92,11 @@ func (m *sdalfMethod) Classify(ctx context.Context, s *classify.Split) (*classif
 		return nil, err
 	}
 	d := s.Data
-	sigs, err := m.sigs.Do(d, func() ([]*sdalf.Signature, error) { return m.describe(ctx, d, s.Workers) })
+	x := d.Vectors[sdalfVectors]
+	if x == nil {
+		return nil, fmt.Errorf("no feature vectors (%v): the protocol's data stage does not make them (an image dataset with regions: whole is needed)", sdalfVectors)
+	}
+	sigs, err := m.sigs.Do(x, func() ([]*sdalf.Signature, error) { return m.describe(ctx, x, s.Workers) })
 	if err != nil {
 		return nil, err
 	}
@@ -105,12 +110,9 @@ func (m *sdalfMethod) Classify(ctx context.Context, s *classify.Split) (*classif
 	return o, nil
 }
 
-// describe returns the signatures of every item of d, from its vectors.
-func (m *sdalfMethod) describe(ctx context.Context, d *classify.Data, workers int) ([]*sdalf.Signature, error) {
-	x := d.Vectors[sdalfVectors]
-	if x == nil {
-		return nil, fmt.Errorf("no feature vectors (%v): the protocol's data stage does not make them (an image dataset with regions: whole is needed)", sdalfVectors)
-	}
+// describe returns the signatures of the images whose planes are the
+// rows of x.
+func (m *sdalfMethod) describe(ctx context.Context, x *mat.Dense, workers int) ([]*sdalf.Signature, error) {
 	n, _ := x.Dims()
 	sigs := make([]*sdalf.Signature, n)
 	ws := make([]sdalf.Workspace, pool.Workers(workers))
