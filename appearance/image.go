@@ -48,7 +48,10 @@ func NewImage(w, h int, r, g, b []float64) (*Image, error) {
 // V = M, S = (M − m)/M (0 when M = 0) and the hue H in [0, 1) (the angle
 // divided by 360°; 0 for a grey pixel, where M = m).
 type HSV struct {
-	W, H     int
+	// W and H are the image's width and height.
+	W, H int
+	// Hu, S and V are the hue, saturation and value planes, pixel (x, y)
+	// at index y*W+x.
 	Hu, S, V []float64
 }
 

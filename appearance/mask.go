@@ -37,7 +37,9 @@ func ParseMaskKind(s string) (MaskKind, error) {
 	return 0, fmt.Errorf("foreground mask %q, want none, border or centre", s)
 }
 
-// Default border-mask settings (see MaskOptions).
+// Default mask settings (see MaskOptions): the border model's band of
+// rows and RGB threshold, and the centre prior's σ as a fraction of the
+// width.
 const (
 	DefaultMaskRows      = 2
 	DefaultMaskThreshold = 0.15
