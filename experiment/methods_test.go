@@ -37,7 +37,7 @@ func TestMethodRequestsAtLoad(t *testing.T) {
 		{"pca-src on a mosaic", "data: {features: texture, regions: grid:4x4}\n", "  - {name: mos, mosaic: {build: {textures: 3, seed: 1}}, split: {train_per_class: 5}}\n", pca,
 			[]string{`method "pca" cannot run on task "mos" (mosaic)`, "feature vectors"}},
 		{"sdalf on synthetic data", "", synthetic, "  - {name: sdalf}\n",
-			[]string{`method "sdalf" cannot run on task "syn" (synthetic)`, "features y,R,G,B, step 1", "regions: whole"}},
+			[]string{`method "sdalf" cannot run on task "syn" (synthetic)`, "features y,R,G,B, step 2", "regions: whole"}},
 		{"sdalf on a random split", "data: {dataset: mars:x, features: reid, resize: 32x64}\n", "  - {name: rand, split: {train_per_class: 5}}\n", "  - {name: sdalf}\n", nil},
 		{"rsr on energy curves", "", energyTask, "  - {name: rsr, sigma: 1, lambda: 0.1}\n",
 			[]string{`method "rsr" cannot run on task "fig7" (energy curve)`, "a method that traces its dictionary's energy (method type codes)"}},

@@ -27,11 +27,20 @@ type sdalfParams struct {
 	MSCR *float64 `yaml:"mscr,omitempty" json:"mscr"`
 	// Gamma weights blob position against colour; default 0.4.
 	Gamma *float64 `yaml:"gamma,omitempty" json:"gamma"`
+	// Step samples the images every Step pixels along rows and columns;
+	// default 2. The data stage holds every image's planes as float64
+	// vectors: at step 1, the 32×64 re-identification crops of mini-mars
+	// would take 365 MB of the run's memory, at step 2 a quarter of it,
+	// and the 16×32 images lose no rank-1 accuracy on either protocol.
+	Step int `yaml:"step,omitempty" json:"step"`
 }
 
-// sdalfVectors are the planes the method reads: the row index y, whose
+// sdalfFeatures are the planes the method reads: the row index y, whose
 // first run of zeros gives the image width, and the colour planes.
-var sdalfVectors = classify.VectorRequest{Features: "y,R,G,B", Step: 1}
+const sdalfFeatures = "y,R,G,B"
+
+// sdalfStep is the default sampling step (sdalfParams.Step).
+const sdalfStep = 2
 
 // sdalfMethod is SDALF (Farenzena et al., CVPR 2010; package sdalf), the
 // re-identification baseline of the paper's Fig. 6: each image is
@@ -41,6 +50,7 @@ var sdalfVectors = classify.VectorRequest{Features: "y,R,G,B", Step: 1}
 // an identity's training images.
 type sdalfMethod struct {
 	p       sdalfParams
+	vectors classify.VectorRequest
 	opts    sdalf.Options
 	weights sdalf.Weights
 	sigs    classify.Once[*mat.Dense, []*sdalf.Signature]
@@ -78,13 +88,20 @@ func newSDALF(n *yaml.Node) (classify.Method, error) {
 		return nil, err
 	}
 	m.weights = w
+	if m.p.Step == 0 {
+		m.p.Step = sdalfStep
+	}
+	if m.p.Step < 1 {
+		return nil, fmt.Errorf("step = %d, want >= 1", m.p.Step)
+	}
+	m.vectors = classify.VectorRequest{Features: sdalfFeatures, Step: m.p.Step}
 	m.sigs.Max = sdalfCacheSize
 	return m, nil
 }
 
 // Spec asks for the images' row index and colour planes.
 func (m *sdalfMethod) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: 1, Vectors: sdalfVectors}
+	return classify.Spec{Params: m.p, Candidates: 1, Vectors: m.vectors}
 }
 
 func (m *sdalfMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
@@ -92,9 +109,9 @@ func (m *sdalfMethod) Classify(ctx context.Context, s *classify.Split) (*classif
 		return nil, err
 	}
 	d := s.Data
-	x := d.Vectors[sdalfVectors]
+	x := d.Vectors[m.vectors]
 	if x == nil {
-		return nil, fmt.Errorf("no feature vectors (%v): the protocol's data stage does not make them (an image dataset with regions: whole is needed)", sdalfVectors)
+		return nil, fmt.Errorf("no feature vectors (%v): the protocol's data stage does not make them (an image dataset with regions: whole is needed)", m.vectors)
 	}
 	sigs, err := m.sigs.Do(x, func() ([]*sdalf.Signature, error) { return m.describe(ctx, x, s.Workers) })
 	if err != nil {

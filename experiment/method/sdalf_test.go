@@ -51,7 +51,7 @@ func drawnPeople() (*mat.Dense, []int) {
 
 func TestSDALF(t *testing.T) {
 	x, labels := drawnPeople()
-	data := &classify.Data{Labels: labels, Vectors: map[classify.VectorRequest]*mat.Dense{sdalfVectors: x}}
+	data := &classify.Data{Labels: labels, Vectors: map[classify.VectorRequest]*mat.Dense{{Features: sdalfFeatures, Step: 1}: x}}
 	var train, test []int
 	for i := range labels {
 		if i%4 < 2 {
@@ -60,7 +60,7 @@ func TestSDALF(t *testing.T) {
 			test = append(test, i)
 		}
 	}
-	m := newMethod(t, "sdalf", "{mask: border}")
+	m := newMethod(t, "sdalf", "{mask: border, step: 1}")
 	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -106,18 +106,22 @@ func TestSDALFParams(t *testing.T) {
 		{"{whsv: 0, mscr: 0}", "weights"},
 		{"{gamma: 2}", "gamma"},
 		{"{beta: 1}", "beta"},
+		{"{step: -1}", "step"},
 	} {
 		if _, err := buildMethod(t, "sdalf", c.params); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one naming %s", c.params, err, c.want)
 		}
 	}
 	// Without vectors, and with vectors that are no image.
-	m := newMethod(t, "sdalf", "{whsv: 1, mscr: 0}")
+	if r := newMethod(t, "sdalf", "{}").Spec().Vectors; r != (classify.VectorRequest{Features: "y,R,G,B", Step: 2}) {
+		t.Errorf("sdalf asks for %v", r)
+	}
+	m := newMethod(t, "sdalf", "{whsv: 1, mscr: 0, step: 1}")
 	split := &classify.Split{Data: &classify.Data{Labels: []int{0, 1}}, Train: []int{0}, Test: []int{1}}
 	if _, err := m.Classify(context.Background(), split); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
 		t.Errorf("without vectors: %v", err)
 	}
-	split.Data.Vectors = map[classify.VectorRequest]*mat.Dense{sdalfVectors: mat.NewDense(2, 6, []float64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0})}
+	split.Data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: sdalfFeatures, Step: 1}: mat.NewDense(2, 6, []float64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0})}
 	if _, err := m.Classify(context.Background(), split); err == nil || !strings.Contains(err.Error(), "item 0") {
 		t.Errorf("vectors of no image: %v", err)
 	}
