@@ -57,10 +57,10 @@ const (
 // FindAxes returns the axes of the pedestrian image img with foreground
 // mask (1 foreground, 0 background, index y*W+x; nil: all foreground).
 //
-// Each pixel p is taken as the point f(p) = m(p)·(s·v·cos 2πh, s·v·sin
-// 2πh, v) of the HSV cone scaled by its mask m(p) (appearance.Cone: the
-// paper takes Euclidean HSV distances, which put hues 0.99 and 0.01 far
-// apart). For an axis and a strip of half-size δ about it, the chromatic
+// Each pixel p is taken as the point f(p) = (s·v·cos 2πh, s·v·sin 2πh, v)
+// of the HSV cone (appearance.Cone: the paper takes Euclidean HSV
+// distances, which put hues 0.99 and 0.01 far apart); m(p) is its
+// foreground mask. For an axis and a strip of half-size δ about it, the chromatic
 // term C is the mean of ‖f(p) − f(p̂)‖²/4 over the pairs of mirror pixels
 // p, p̂ of the strip, weighted by m(p)·m(p̂) so that only foreground is
 // compared (0 without foreground pairs), and the balance term S is
@@ -125,13 +125,11 @@ func (ws *Workspace) FindAxes(img *appearance.HSV, mask []float64, opts AxesOpti
 	ws.cone = grow(ws.cone, 3*w*h)
 	ws.mask = grow(ws.mask, w*h)
 	for i := range w * h {
-		m := 1.0
+		ws.mask[i] = 1
 		if mask != nil {
-			m = mask[i]
+			ws.mask[i] = mask[i]
 		}
-		ws.mask[i] = m
-		x, y, z := appearance.Cone(img.Hu[i], img.S[i], img.V[i])
-		ws.cone[3*i], ws.cone[3*i+1], ws.cone[3*i+2] = m*x, m*y, m*z
+		ws.cone[3*i], ws.cone[3*i+1], ws.cone[3*i+2] = appearance.Cone(img.Hu[i], img.S[i], img.V[i])
 	}
 	rd := opts.RowDelta
 	if rd == 0 {
@@ -209,7 +207,7 @@ func (ws *Workspace) bestRow(lo, hi, delta, top, bottom int, alpha float64, bala
 
 // bestCol returns the column j in [δ, W − 1 − δ] minimising αC +
 // (1 − α)S over the rows [r0, r1) for the strip of half-width δ through
-// column j; r0 when the rows are empty.
+// column j; δ when the rows are empty.
 func (ws *Workspace) bestCol(delta, r0, r1 int, alpha float64) int {
 	w := ws.width
 	best, bestV := delta, math.Inf(1)
