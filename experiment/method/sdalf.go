@@ -15,11 +15,12 @@ import (
 // sdalfParams are the parameters of method type sdalf.
 type sdalfParams struct {
 	// Mask is the foreground mask: none (default), border or centre
-	// (appearance.MaskKind). None is the default because the per-image
-	// stand-ins for the paper's STEL segmentation lose more than they
-	// gain on tight detector crops (mini-mars): the border model takes
-	// dark clothing for dark background, and the centre prior drops the
-	// blobs of the arms and sides.
+	// (appearance.MaskKind), the per-image stand-ins for the paper's STEL
+	// segmentation. None is the default: on the paper's protocol the
+	// training frames share the test frame's background, which then helps;
+	// the centre prior helps across cameras, and the border model takes
+	// dark clothing for dark background on tight crops such as
+	// mini-mars's.
 	Mask string `yaml:"mask,omitempty" json:"mask"`
 	// WHSV and MSCR are the weights β_WH and β_MSCR of the distance;
 	// default the paper's 0.4 and 0.6 (sdalf.DefaultWeights).
