@@ -102,6 +102,30 @@ func TestMSCRDistance(t *testing.T) {
 	if d := BlobDistance(Blob{Y: 16}, Blob{Y: 8}, 64, 32, 1); d != 0 {
 		t.Errorf("blobs a quarter down images of 64 and 32 rows: %v apart", d)
 	}
+	// Against the brute-force mean of the nearest BlobDistance, on random
+	// blobs of images of different heights, for every γ.
+	rng := rand.New(rand.NewPCG(8, 9))
+	blobs := func(n int) []Blob {
+		out := make([]Blob, n)
+		for i := range out {
+			out[i] = Blob{L: 100 * rng.Float64(), A: 200*rng.Float64() - 100, B: 200*rng.Float64() - 100, Y: 64 * rng.Float64()}
+		}
+		return out
+	}
+	for _, gamma := range []float64{0, 0.4, 1} {
+		p, q := blobs(13), blobs(17)
+		var want float64
+		for _, u := range p {
+			best := math.Inf(1)
+			for _, v := range q {
+				best = min(best, BlobDistance(u, v, 64, 32, gamma))
+			}
+			want += best / float64(len(p))
+		}
+		if got := MSCRDistance(p, q, 64, 32, gamma); math.Abs(got-want) > 1e-12 {
+			t.Errorf("γ = %v: d_MSCR = %v, brute force %v", gamma, got, want)
+		}
+	}
 	if d := MSCRDistance(nil, b, 64, 64, 0.4); d != 1 {
 		t.Errorf("d_MSCR without blobs = %v, want 1", d)
 	}
