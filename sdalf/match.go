@@ -50,9 +50,9 @@ const labScale = 100
 // other side mirrors horizontally, and the paper's blob position is the
 // height.
 func BlobDistance(a, b Blob, ha, hb int, gamma float64) float64 {
-	dy := gamma * math.Abs(a.Y/float64(ha)-b.Y/float64(hb))
+	dy := math.Abs(a.Y/float64(ha) - b.Y/float64(hb))
 	dl, da, db := a.L-b.L, a.A-b.A, a.B-b.B
-	return dy + (1-gamma)*math.Sqrt(dl*dl+da*da+db*db)/labScale
+	return gamma*dy + (1-gamma)*math.Sqrt(dl*dl+da*da+db*db)/labScale
 }
 
 // MSCRDistance returns d_MSCR(A, B) = (1/|A|) Σ_{a∈A} min_{b∈B} d(a, b),
@@ -64,27 +64,11 @@ func MSCRDistance(a, b []Blob, ha, hb int, gamma float64) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 1
 	}
-	// The nearest blob is found without a square root for the blobs that
-	// the height term, or a bound on the colour term, rules out.
-	fa, fb := float64(ha), float64(hb)
-	cw := (1 - gamma) / labScale
 	var sum float64
 	for _, p := range a {
 		best := math.Inf(1)
-		ya := p.Y / fa
 		for _, q := range b {
-			dy := gamma * math.Abs(ya-q.Y/fb)
-			if !(dy < best) {
-				continue
-			}
-			dl, da, db := p.L-q.L, p.A-q.A, p.B-q.B
-			c2 := dl*dl + da*da + db*db
-			if lim := (best - dy) / cw; cw > 0 && c2 >= lim*lim {
-				continue
-			}
-			if d := dy + (1-gamma)*math.Sqrt(c2)/labScale; d < best {
-				best = d
-			}
+			best = min(best, BlobDistance(p, q, ha, hb, gamma))
 		}
 		sum += best
 	}
