@@ -16,6 +16,16 @@ func plainImage(w, h int, r, g, b float64) *Image {
 	return img
 }
 
+// mustHSV returns the HSV conversion of a valid image.
+func mustHSV(t *testing.T, img *Image) *HSV {
+	t.Helper()
+	h, err := ToHSV(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func TestHSV(t *testing.T) {
 	for _, c := range []struct {
 		r, g, b, h, s, v float64
@@ -32,7 +42,7 @@ func TestHSV(t *testing.T) {
 		{1, 0, 0.5, 11.0 / 12, 1, 1},
 		{0.8, 0.4, 0.4, 0, 0.5, 0.8},
 	} {
-		got := ToHSV(plainImage(1, 1, c.r, c.g, c.b))
+		got := mustHSV(t, plainImage(1, 1, c.r, c.g, c.b))
 		if math.Abs(got.Hu[0]-c.h) > 1e-12 || math.Abs(got.S[0]-c.s) > 1e-12 || math.Abs(got.V[0]-c.v) > 1e-12 {
 			t.Errorf("HSV of (%v, %v, %v) = (%v, %v, %v), want (%v, %v, %v)", c.r, c.g, c.b, got.Hu[0], got.S[0], got.V[0], c.h, c.s, c.v)
 		}
@@ -69,6 +79,18 @@ func TestNewImage(t *testing.T) {
 	}
 	if _, err := NewImage(2, 1, ok, ok, ok); err != nil {
 		t.Error(err)
+	}
+	// Struct literals meet the same checks where they are used.
+	bad := &Image{W: 2, H: 1, R: ok, G: ok, B: ok[:1]}
+	if _, err := ToHSV(bad); err == nil {
+		t.Error("ToHSV of a short plane: no error")
+	}
+	if _, err := Foreground(bad, MaskOptions{}); err == nil {
+		t.Error("Foreground of a short plane: no error")
+	}
+	hsv := &HSV{W: 2, H: 1, Hu: ok, S: ok, V: ok[:1]}
+	if err := WeightedHistogramTo(make([]float64, 3), hsv, nil, 0, 1, Bins{1, 1, 1}); err == nil {
+		t.Error("histogram of a short HSV plane: no error")
 	}
 }
 
@@ -154,7 +176,7 @@ func TestWeightedHistogram(t *testing.T) {
 	// Exact bin edges and the top of the range.
 	img.R[0], img.G[0], img.B[0] = 1, 1, 1
 	img.R[1], img.G[1], img.B[1] = 0.5, 0.25, 0.25
-	hsv := ToHSV(img)
+	hsv := mustHSV(t, img)
 	bins := Bins{5, 4, 3}
 	for _, c := range []struct {
 		r0, r1 int

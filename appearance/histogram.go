@@ -35,8 +35,8 @@ func (b Bins) Validate() error {
 // Sec. 3.2) weights a pixel by a Gaussian of its distance to the body
 // part's symmetry axis times its foreground mask.
 //
-// It returns an error naming the argument when dst or weight has the
-// wrong length, the rows are not inside the image, the bins are invalid,
+// It returns an error naming the argument when img's planes do not have
+// W·H values, dst or weight has the wrong length, the rows are not inside the image, the bins are invalid,
 // or a weight is negative or not finite; dst is then unchanged. It
 // allocates nothing.
 func WeightedHistogramTo(dst []float64, img *HSV, weight []float64, r0, r1 int, bins Bins) error {
@@ -45,6 +45,8 @@ func WeightedHistogramTo(dst []float64, img *HSV, weight []float64, r0, r1 int, 
 	}
 	n := img.W * img.H
 	switch {
+	case img.Validate() != nil:
+		return img.Validate()
 	case len(dst) != bins.Len():
 		return fmt.Errorf("histogram of %d values, want %d", len(dst), bins.Len())
 	case weight != nil && len(weight) != n:

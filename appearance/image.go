@@ -27,20 +27,33 @@ type Image struct {
 // pixels. It returns an error when a size is below 1, a plane's length is
 // not w·h, or a value is outside [0, 1] or not finite.
 func NewImage(w, h int, r, g, b []float64) (*Image, error) {
-	if w < 1 || h < 1 {
-		return nil, fmt.Errorf("image size %d×%d, want at least 1×1", w, h)
+	img := &Image{W: w, H: h, R: r, G: g, B: b}
+	if err := img.Validate(); err != nil {
+		return nil, err
 	}
-	for c, p := range [][]float64{r, g, b} {
+	return img, nil
+}
+
+// Validate returns an error when a size is below 1, a plane's length is
+// not W·H, or a value is outside [0, 1] or not finite: the checks of
+// NewImage, for images built as struct literals. The functions of this
+// package and of package sdalf that take an Image call it.
+func (img *Image) Validate() error {
+	w, h := img.W, img.H
+	if w < 1 || h < 1 {
+		return fmt.Errorf("image size %d×%d, want at least 1×1", w, h)
+	}
+	for c, p := range [][]float64{img.R, img.G, img.B} {
 		if len(p) != w*h {
-			return nil, fmt.Errorf("plane %c has %d values, want %d×%d = %d", "RGB"[c], len(p), w, h, w*h)
+			return fmt.Errorf("plane %c has %d values, want %d×%d = %d", "RGB"[c], len(p), w, h, w*h)
 		}
 		for i, v := range p {
 			if !(v >= 0 && v <= 1) {
-				return nil, fmt.Errorf("plane %c pixel (%d, %d) = %v, want a value in [0, 1]", "RGB"[c], i%w, i/w, v)
+				return fmt.Errorf("plane %c pixel (%d, %d) = %v, want a value in [0, 1]", "RGB"[c], i%w, i/w, v)
 			}
 		}
 	}
-	return &Image{W: w, H: h, R: r, G: g, B: b}, nil
+	return nil
 }
 
 // HSV is an image in the HSV colour space (Smith, SIGGRAPH 1978): for
@@ -55,22 +68,40 @@ type HSV struct {
 	Hu, S, V []float64
 }
 
-// ToHSV returns the HSV conversion of img.
-func ToHSV(img *Image) *HSV {
+// Validate returns an error unless both sizes are at least 1 and each
+// plane has W·H values.
+func (h *HSV) Validate() error {
+	n := h.W * h.H
+	if h.W < 1 || h.H < 1 || len(h.Hu) != n || len(h.S) != n || len(h.V) != n {
+		return fmt.Errorf("HSV image of %d×%d pixels with planes of %d, %d and %d values", h.W, h.H, len(h.Hu), len(h.S), len(h.V))
+	}
+	return nil
+}
+
+// ToHSV returns the HSV conversion of img, or an error when img is
+// invalid (Image.Validate).
+func ToHSV(img *Image) (*HSV, error) {
 	var h HSV
-	HSVTo(&h, img)
-	return &h
+	if err := HSVTo(&h, img); err != nil {
+		return nil, err
+	}
+	return &h, nil
 }
 
 // HSVTo writes the HSV conversion of img into dst, reusing its planes
-// when they are large enough.
-func HSVTo(dst *HSV, img *Image) {
+// when they are large enough. It returns an error when img is invalid
+// (Image.Validate), leaving dst unchanged.
+func HSVTo(dst *HSV, img *Image) error {
+	if err := img.Validate(); err != nil {
+		return err
+	}
 	n := img.W * img.H
 	dst.W, dst.H = img.W, img.H
 	dst.Hu, dst.S, dst.V = grow(dst.Hu, n), grow(dst.S, n), grow(dst.V, n)
 	for i := range n {
 		dst.Hu[i], dst.S[i], dst.V[i] = hsv(img.R[i], img.G[i], img.B[i])
 	}
+	return nil
 }
 
 // hsv converts one pixel (see HSV).

@@ -102,17 +102,26 @@ func (o MaskOptions) Validate() error {
 
 // Foreground returns img's foreground mask (1 foreground, 0 background,
 // at index y*W+x) with the options o; see MaskOptions. It returns an
-// error when o is invalid.
+// error when o or img is invalid (Image.Validate).
 func Foreground(img *Image, o MaskOptions) ([]float64, error) {
+	if err := img.Validate(); err != nil {
+		return nil, err
+	}
 	m := make([]float64, img.W*img.H)
-	return m, ForegroundTo(m, img, o)
+	if err := ForegroundTo(m, img, o); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // ForegroundTo writes img's foreground mask into dst (W·H values) and
-// allocates nothing. It returns an error when o is invalid or dst has the
-// wrong length, leaving dst unchanged.
+// allocates nothing. It returns an error when o or img is invalid
+// (Image.Validate) or dst has the wrong length, leaving dst unchanged.
 func ForegroundTo(dst []float64, img *Image, o MaskOptions) error {
 	if err := o.Validate(); err != nil {
+		return err
+	}
+	if err := img.Validate(); err != nil {
 		return err
 	}
 	w, h := img.W, img.H

@@ -85,7 +85,8 @@ const (
 //     column with balanced foreground (the paper's j_LR1, j_LR2).
 //
 // Ties go to the smallest row or column. FindAxes returns an error when
-// img is smaller than 8 rows × 3 columns, mask has the wrong length or a
+// img is invalid (appearance.HSV.Validate) or smaller than 8 rows × 3
+// columns, mask has the wrong length or a
 // value outside [0, 1], or opts is invalid.
 func FindAxes(img *appearance.HSV, mask []float64, opts AxesOptions) (Axes, error) {
 	var ws Workspace
@@ -108,6 +109,9 @@ type Workspace struct {
 // FindAxes is the function FindAxes on the workspace's buffers.
 func (ws *Workspace) FindAxes(img *appearance.HSV, mask []float64, opts AxesOptions) (Axes, error) {
 	if err := opts.Validate(); err != nil {
+		return Axes{}, err
+	}
+	if err := img.Validate(); err != nil {
 		return Axes{}, err
 	}
 	w, h := img.W, img.H

@@ -74,7 +74,8 @@ type Signature struct {
 // the options o: the foreground mask (o.Mask), the axes (FindAxes), the
 // wHSV histograms of torso and legs about their symmetry axes, and the
 // MSCR blobs of the foreground below the head. It returns an error when
-// o is invalid or img is too small for the axes (8 rows × 3 columns).
+// o or img is invalid (appearance.Image.Validate) or img is too small for
+// the axes (8 rows × 3 columns).
 func Describe(img *appearance.Image, o Options) (*Signature, error) {
 	var ws Workspace
 	return ws.Describe(img, o)
@@ -83,6 +84,9 @@ func Describe(img *appearance.Image, o Options) (*Signature, error) {
 // Describe is the function Describe on the workspace's buffers.
 func (ws *Workspace) Describe(img *appearance.Image, o Options) (*Signature, error) {
 	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if err := img.Validate(); err != nil {
 		return nil, err
 	}
 	w, h := img.W, img.H
@@ -94,7 +98,9 @@ func (ws *Workspace) Describe(img *appearance.Image, o Options) (*Signature, err
 	if err := appearance.ForegroundTo(mask, img, o.Mask); err != nil {
 		return nil, err
 	}
-	appearance.HSVTo(&ws.hsv, img)
+	if err := appearance.HSVTo(&ws.hsv, img); err != nil {
+		return nil, err
+	}
 	axes, err := ws.FindAxes(&ws.hsv, mask, o.Axes)
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ func TestDescribeFigure(t *testing.T) {
 	// The wHSV halves against a brute-force sum: every bin's interval
 	// tested for every pixel, weights from the mask and the Gaussian of
 	// σ = W/4 about the part's column.
-	hsv := appearance.ToHSV(c.img)
+	hsv := mustHSV(t, c.img)
 	bins := appearance.DefaultBins
 	sigma := 0.25 * 32
 	var want []float64
@@ -262,5 +262,29 @@ func TestDescribeSmallAndOdd(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMalformedImages checks that images built as struct literals with
+// short planes or bad values are errors, not panics.
+func TestMalformedImages(t *testing.T) {
+	good := figure(0).img
+	short := *good
+	short.G = short.G[:10]
+	nan := *good
+	nan.B = append([]float64(nil), good.B...)
+	nan.B[7] = math.NaN()
+	for name, img := range map[string]*appearance.Image{"short plane": &short, "NaN": &nan, "empty": {}} {
+		if _, err := Describe(img, Options{}); err == nil {
+			t.Errorf("Describe of an image with a %s: no error", name)
+		}
+		if _, err := MSCR(img, nil, MSCROptions{}); err == nil {
+			t.Errorf("MSCR of an image with a %s: no error", name)
+		}
+	}
+	hsv := mustHSV(t, good)
+	hsv.S = hsv.S[:5]
+	if _, err := FindAxes(hsv, nil, AxesOptions{}); err == nil {
+		t.Error("FindAxes of an HSV image with a short plane: no error")
 	}
 }

@@ -97,8 +97,8 @@ func (o MSCROptions) resolve() (MSCROptions, error) {
 // within [o.MinArea, o.MaxArea·W·H]. Forssén blurs the edge image first;
 // MSCR does not, since 64×32 crops have little detail to spare.
 //
-// It returns an error when mask has the wrong length or a value outside
-// [0, 1], or o is invalid.
+// It returns an error when img is invalid (appearance.Image.Validate),
+// mask has the wrong length or a value outside [0, 1], or o is invalid.
 func MSCR(img *appearance.Image, mask []float64, o MSCROptions) ([]Blob, error) {
 	var ws Workspace
 	return ws.MSCR(nil, img, mask, o)
@@ -131,6 +131,9 @@ type region struct {
 func (ws *Workspace) MSCR(dst []Blob, img *appearance.Image, mask []float64, o MSCROptions) ([]Blob, error) {
 	o, err := o.resolve()
 	if err != nil {
+		return dst, err
+	}
+	if err := img.Validate(); err != nil {
 		return dst, err
 	}
 	w, h := img.W, img.H

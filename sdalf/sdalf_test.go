@@ -17,6 +17,16 @@ var (
 	brown = rgb{0.4, 0.25, 0.1}
 )
 
+// mustHSV returns the HSV conversion of a valid image.
+func mustHSV(t *testing.T, img *appearance.Image) *appearance.HSV {
+	t.Helper()
+	h, err := appearance.ToHSV(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // canvas is a hand-made image with its foreground mask.
 type canvas struct {
 	img  *appearance.Image
@@ -65,7 +75,7 @@ func TestFindAxesFigure(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, mask := range map[string][]float64{"drawn": c.mask, "border": border} {
-			got, err := FindAxes(appearance.ToHSV(c.img), mask, AxesOptions{})
+			got, err := FindAxes(mustHSV(t, c.img), mask, AxesOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +107,7 @@ func TestFindAxesSymmetricColumn(t *testing.T) {
 			}
 		}
 	}
-	hsv := appearance.ToHSV(c.img)
+	hsv := mustHSV(t, c.img)
 	for _, mask := range [][]float64{c.mask, nil} {
 		got, err := FindAxes(hsv, mask, AxesOptions{})
 		if err != nil {
@@ -111,7 +121,7 @@ func TestFindAxesSymmetricColumn(t *testing.T) {
 
 func TestFindAxesErrors(t *testing.T) {
 	c := figure(0)
-	hsv := appearance.ToHSV(c.img)
+	hsv := mustHSV(t, c.img)
 	bad := append([]float64(nil), c.mask...)
 	bad[40] = 2
 	for _, tc := range []struct {
@@ -120,7 +130,7 @@ func TestFindAxesErrors(t *testing.T) {
 		mask []float64
 		opts AxesOptions
 	}{
-		{"small", appearance.ToHSV(newCanvas(2, 64, grey).img), nil, AxesOptions{}},
+		{"small", mustHSV(t, newCanvas(2, 64, grey).img), nil, AxesOptions{}},
 		{"short mask", hsv, c.mask[:10], AxesOptions{}},
 		{"mask value", hsv, bad, AxesOptions{}},
 		{"alpha", hsv, nil, AxesOptions{Alpha: 1}},
