@@ -80,8 +80,8 @@ func MSCRDistance(a, b []Blob, ha, hb int, gamma float64) float64 {
 // w.WHSV·d_B(WHSV_a, WHSV_b) + w.MSCR·d_MSCR(a, b), with d_B the
 // Bhattacharyya distance (appearance.Bhattacharyya) and d_MSCR the blob
 // distance (MSCRDistance) with γ = w.Gamma. For signatures that Describe
-// made it allocates nothing. It returns an error when the histograms'
-// lengths differ or hold invalid values, or w is invalid.
+// made it allocates nothing. It returns an error when a signature is nil,
+// the histograms' lengths differ or hold invalid values, or w is invalid.
 func Distance(a, b *Signature, w Weights) (float64, error) {
 	if err := w.Validate(); err != nil {
 		return 0, err
@@ -91,6 +91,9 @@ func Distance(a, b *Signature, w Weights) (float64, error) {
 
 // distance is Distance without the weights' check.
 func distance(a, b *Signature, w Weights) (float64, error) {
+	if a == nil || b == nil {
+		return 0, fmt.Errorf("distance of a nil signature")
+	}
 	if len(a.WHSV) != len(b.WHSV) {
 		return 0, fmt.Errorf("wHSV histograms of %d and %d values", len(a.WHSV), len(b.WHSV))
 	}

@@ -184,6 +184,9 @@ func TestDistance(t *testing.T) {
 			t.Errorf("weights %+v: no error", w)
 		}
 	}
+	if _, err := Distance(a, nil, DefaultWeights); err == nil {
+		t.Error("a nil signature: no error")
+	}
 	if _, err := Distance(a, &Signature{WHSV: []float64{1}}, DefaultWeights); err == nil {
 		t.Error("histograms of different lengths: no error")
 	}
