@@ -113,8 +113,12 @@ func TestSDALFParams(t *testing.T) {
 		}
 	}
 	// Without vectors, and with vectors that are no image.
-	if r := newMethod(t, "sdalf", "{}").Spec().Vectors; r != (classify.VectorRequest{Features: "y,R,G,B", Step: 2}) {
+	spec := newMethod(t, "sdalf", "{}").Spec()
+	if r := spec.Vectors; r != (classify.VectorRequest{Features: "y,R,G,B", Step: 2}) {
 		t.Errorf("sdalf asks for %v", r)
+	}
+	if p := spec.Params.(sdalfParams); p.Mask != "centre" || *p.WHSV != 0.4 || *p.MSCR != 0.6 || *p.Gamma != 0.4 || p.Step != 2 {
+		t.Errorf("default params %+v", p)
 	}
 	m := newMethod(t, "sdalf", "{whsv: 1, mscr: 0, step: 1}")
 	split := &classify.Split{Data: &classify.Data{Labels: []int{0, 1}}, Train: []int{0}, Test: []int{1}}
