@@ -187,6 +187,15 @@ func TestWeightedHistogram(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := bruteHistogram(hsv, c.wt, c.r0, c.r1, bins)
+		alloc, err := WeightedHistogram(hsv, c.wt, c.r0, c.r1, bins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range alloc {
+			if alloc[i] != got[i] {
+				t.Fatalf("rows [%d, %d): WeightedHistogram differs from WeightedHistogramTo at bin %d", c.r0, c.r1, i)
+			}
+		}
 		var sum float64
 		for i := range got {
 			sum += got[i]
@@ -206,6 +215,9 @@ func TestWeightedHistogram(t *testing.T) {
 		if v != 0 {
 			t.Fatalf("histogram of no rows: %v", empty)
 		}
+	}
+	if _, err := WeightedHistogram(hsv, nil, 0, h, Bins{}); err == nil {
+		t.Error("WeightedHistogram with no bins: no error")
 	}
 	bad := append([]float64(nil), weight...)
 	bad[w*3] = -1

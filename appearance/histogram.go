@@ -9,10 +9,10 @@ import (
 // histograms that a weighted HSV histogram concatenates.
 type Bins struct{ H, S, V int }
 
-// DefaultBins are SDALF's 16 hue, 16 saturation and 4 value bins
+// DefaultBins returns SDALF's 16 hue, 16 saturation and 4 value bins
 // (Farenzena et al., CVPR 2010, Sec. 3.2): value, the channel that
 // illumination changes most, gets the fewest.
-var DefaultBins = Bins{16, 16, 4}
+func DefaultBins() Bins { return Bins{16, 16, 4} }
 
 // Len returns the length H + S + V of a histogram.
 func (b Bins) Len() int { return b.H + b.S + b.V }
@@ -23,6 +23,19 @@ func (b Bins) Validate() error {
 		return fmt.Errorf("histogram bins %d, %d, %d (H, S, V), want each >= 1", b.H, b.S, b.V)
 	}
 	return nil
+}
+
+// WeightedHistogram returns the weighted HSV histogram of the rows
+// [r0, r1) of img; see WeightedHistogramTo, whose errors it returns.
+func WeightedHistogram(img *HSV, weight []float64, r0, r1 int, bins Bins) ([]float64, error) {
+	if err := bins.Validate(); err != nil {
+		return nil, err
+	}
+	h := make([]float64, bins.Len())
+	if err := WeightedHistogramTo(h, img, weight, r0, r1, bins); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // WeightedHistogramTo writes into dst (bins.Len() values) the weighted

@@ -61,7 +61,7 @@ func TestMiniMARS(t *testing.T) {
 				a.TorsoSym < 8 || a.TorsoSym > 23 || a.LegsSym < 8 || a.LegsSym > 23 {
 				t.Errorf("%v mask, image %d: axes %+v", kind, k, a)
 			}
-			n := appearance.DefaultBins.Len()
+			n := appearance.DefaultBins().Len()
 			for part := range 2 {
 				var sum float64
 				for _, v := range s.WHSV[part*n : (part+1)*n] {
@@ -106,7 +106,7 @@ func BenchmarkDistance(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := Distance(sigs[i%len(sigs)], sigs[(i+7)%len(sigs)], DefaultWeights); err != nil {
+		if _, err := Distance(sigs[i%len(sigs)], sigs[(i+7)%len(sigs)], DefaultWeights()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -107,7 +107,7 @@ func (ws *Workspace) Describe(img *appearance.Image, o Options) (*Signature, err
 	}
 	bins := o.Bins
 	if bins == (appearance.Bins{}) {
-		bins = appearance.DefaultBins
+		bins = appearance.DefaultBins()
 	}
 	sigma := o.Sigma
 	if sigma == 0 {

@@ -44,8 +44,8 @@ func Example() {
 	}
 	probe := describe(person(blue, brown, 0))
 	fmt.Printf("axes %+v, %d blobs\n", probe.Axes, len(probe.Blobs))
-	same, _ := sdalf.Distance(probe, describe(person(blue, brown, 3)), sdalf.DefaultWeights)
-	other, _ := sdalf.Distance(probe, describe(person(red, brown, 0)), sdalf.DefaultWeights)
+	same, _ := sdalf.Distance(probe, describe(person(blue, brown, 3)), sdalf.DefaultWeights())
+	other, _ := sdalf.Distance(probe, describe(person(red, brown, 0)), sdalf.DefaultWeights())
 	fmt.Printf("same person shifted: %.3f, another person: %.3f\n", same, other)
 	// Output:
 	// axes {HeadTorso:13 TorsoLegs:37 TorsoSym:15 LegsSym:15}, 2 blobs

@@ -32,7 +32,7 @@ func FuzzDescribe(f *testing.F) {
 		if err != nil {
 			return
 		}
-		d, err := Distance(s, s, DefaultWeights)
+		d, err := Distance(s, s, DefaultWeights())
 		if err != nil || !(d >= 0 && d < 2) {
 			t.Errorf("d(s, s) = %v, %v", d, err)
 		}

@@ -19,10 +19,10 @@ type Weights struct {
 	Gamma      float64
 }
 
-// DefaultWeights are the paper's β_WH = 0.4 and β_MSCR = 0.6, its weights
-// without the recurrent high-structured patches (RHSP), which this
-// package does not build, and γ = 0.4.
-var DefaultWeights = Weights{WHSV: 0.4, MSCR: 0.6, Gamma: 0.4}
+// DefaultWeights returns the paper's β_WH = 0.4 and β_MSCR = 0.6, its
+// weights without the recurrent high-structured patches (RHSP), which
+// this package does not build, and γ = 0.4.
+func DefaultWeights() Weights { return Weights{WHSV: 0.4, MSCR: 0.6, Gamma: 0.4} }
 
 // Validate returns an error unless the β are finite, non-negative and
 // not both 0, and γ lies in [0, 1].

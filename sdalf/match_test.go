@@ -25,7 +25,7 @@ func TestDescribeFigure(t *testing.T) {
 	// tested for every pixel, weights from the mask and the Gaussian of
 	// σ = W/4 about the part's column.
 	hsv := mustHSV(t, c.img)
-	bins := appearance.DefaultBins
+	bins := appearance.DefaultBins()
 	sigma := 0.25 * 32
 	var want []float64
 	for _, p := range [][3]int{{13, 37, 17}, {37, 64, 17}} {
@@ -158,7 +158,7 @@ func people(t *testing.T) [][]*Signature {
 func TestDistance(t *testing.T) {
 	p := people(t)
 	a, b := p[0][0], p[1][1]
-	got, err := Distance(a, b, DefaultWeights)
+	got, err := Distance(a, b, DefaultWeights())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,11 +172,11 @@ func TestDistance(t *testing.T) {
 	}
 	// A signature built by hand (no cached roots) gives the same.
 	hand := &Signature{W: b.W, H: b.H, WHSV: b.WHSV, Blobs: b.Blobs}
-	if d, err := Distance(a, hand, DefaultWeights); err != nil || math.Abs(d-want) > 1e-12 {
+	if d, err := Distance(a, hand, DefaultWeights()); err != nil || math.Abs(d-want) > 1e-12 {
 		t.Errorf("d(a, b built by hand) = %v, %v, want %v", d, err, want)
 	}
 	// √(1 − BC) turns BC's rounding into about 1e-8.
-	if d, err := Distance(a, a, DefaultWeights); err != nil || d > 1e-7 {
+	if d, err := Distance(a, a, DefaultWeights()); err != nil || d > 1e-7 {
 		t.Errorf("d(a, a) = %v, %v", d, err)
 	}
 	for _, w := range []Weights{{}, {WHSV: -1, MSCR: 1}, {WHSV: 1, Gamma: 2}} {
@@ -184,10 +184,10 @@ func TestDistance(t *testing.T) {
 			t.Errorf("weights %+v: no error", w)
 		}
 	}
-	if _, err := Distance(a, nil, DefaultWeights); err == nil {
+	if _, err := Distance(a, nil, DefaultWeights()); err == nil {
 		t.Error("a nil signature: no error")
 	}
-	if _, err := Distance(a, &Signature{WHSV: []float64{1}}, DefaultWeights); err == nil {
+	if _, err := Distance(a, &Signature{WHSV: []float64{1}}, DefaultWeights()); err == nil {
 		t.Error("histograms of different lengths: no error")
 	}
 }
@@ -196,14 +196,14 @@ func TestMultiShotAndRank(t *testing.T) {
 	p := people(t)
 	for i := range p {
 		for j := range p {
-			got, err := MultiShot(p[i], p[j], DefaultWeights)
+			got, err := MultiShot(p[i], p[j], DefaultWeights())
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := math.Inf(1)
 			for _, a := range p[i] {
 				for _, b := range p[j] {
-					d, _ := Distance(a, b, DefaultWeights)
+					d, _ := Distance(a, b, DefaultWeights())
 					want = min(want, d)
 				}
 			}
@@ -211,7 +211,7 @@ func TestMultiShotAndRank(t *testing.T) {
 				t.Errorf("MultiShot(%d, %d) = %v, want %v", i, j, got, want)
 			}
 		}
-		order, dist, err := Rank(context.Background(), p[i][:1], p, DefaultWeights)
+		order, dist, err := Rank(context.Background(), p[i][:1], p, DefaultWeights())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,13 +219,13 @@ func TestMultiShotAndRank(t *testing.T) {
 			t.Errorf("person %d ranks %v at %v", i, order, dist)
 		}
 	}
-	if _, err := MultiShot(nil, p[0], DefaultWeights); err == nil {
+	if _, err := MultiShot(nil, p[0], DefaultWeights()); err == nil {
 		t.Error("no probe images: no error")
 	}
-	if _, _, err := Rank(context.Background(), p[0], [][]*Signature{p[1], nil}, DefaultWeights); err == nil {
+	if _, _, err := Rank(context.Background(), p[0], [][]*Signature{p[1], nil}, DefaultWeights()); err == nil {
 		t.Error("an empty gallery identity: no error")
 	}
-	_, _, err := Rank(canceltest.Cancelled(t), p[0], p, DefaultWeights)
+	_, _, err := Rank(canceltest.Cancelled(t), p[0], p, DefaultWeights())
 	canceltest.Check(t, "Rank", err)
 }
 
@@ -237,7 +237,7 @@ func TestCancel(t *testing.T) {
 	for i := range gallery {
 		gallery[i] = p[i%len(p)]
 	}
-	_, _, err := Rank(canceltest.Soon(t), p[0], gallery, DefaultWeights)
+	_, _, err := Rank(canceltest.Soon(t), p[0], gallery, DefaultWeights())
 	canceltest.Check(t, "Rank while it runs", err)
 }
 

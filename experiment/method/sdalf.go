@@ -76,7 +76,7 @@ func newSDALF(n *yaml.Node) (classify.Method, error) {
 		return nil, fmt.Errorf("mask: %w", err)
 	}
 	m.opts.Mask.Kind = kind
-	w := sdalf.DefaultWeights
+	w := sdalf.DefaultWeights()
 	for _, f := range []struct {
 		p   **float64
 		dst *float64

@@ -86,7 +86,7 @@ func TestSDALF(t *testing.T) {
 		gallery[labels[i]] = append(gallery[labels[i]], sig(i))
 	}
 	for q, i := range test {
-		order, _, err := sdalf.Rank(context.Background(), []*sdalf.Signature{sig(i)}, gallery, sdalf.DefaultWeights)
+		order, _, err := sdalf.Rank(context.Background(), []*sdalf.Signature{sig(i)}, gallery, sdalf.DefaultWeights())
 		if err != nil {
 			t.Fatal(err)
 		}
