@@ -8,8 +8,8 @@
 #
 #   docs/bench/sitting.sh [--count N] [--benchtime T] [--data DIR] [GROUP...]
 #
-# GROUPs: spd rsr svm lpp tsc method gabor describe sdalf processes (the
-# default: all of these) and slow (the shipped configs with TSC and the full
+# GROUPs: spd rsr svm lpp tsc method gabor describe processes (the default:
+# all of these) and slow (the shipped configs with TSC and the full
 # dictionary sweep: about two CPU-hours). --count defaults to 3 (each table
 # cell shows the range over the runs), --benchtime to go test's default.
 # Whole processes are timed with /usr/bin/time (wall, user + system CPU,
@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     *) groups+=("$1"); shift ;;
   esac
 done
-[ ${#groups[@]} -gt 0 ] || groups=(spd rsr svm lpp tsc method gabor describe sdalf processes)
+[ ${#groups[@]} -gt 0 ] || groups=(spd rsr svm lpp tsc method gabor describe processes)
 
 # The real-data benchmarks find the datasets through this variable.
 if [ -d "$data" ]; then
@@ -112,7 +112,6 @@ for g in "${groups[@]}"; do
     describe)
       bench "$f" -bench 'TextureGrid256|FaceWhole64|ReidWhole32x64' -cpu 2 ./describe
       bench "$f" -bench DescribeMiniMars -cpu 2 -benchtime 3x ./describe ;;
-    sdalf) bench "$f" -bench 'Describe|Distance' -cpu 1 -benchmem ./sdalf ;;
     processes)
       bin=$(covpipe)
       echo "# command: docs/bench/sitting.sh --count $count processes" >> "$f"
