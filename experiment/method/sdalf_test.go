@@ -1,0 +1,132 @@
+package method
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/covpipe/covpipe/appearance"
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/sdalf"
+	"gonum.org/v1/gonum/mat"
+)
+
+// drawnPeople returns vectors (planes y, R, G, B of 32×64 images) of
+// people told apart by the colours of torso and legs, each seen at four
+// horizontal shifts, and their labels.
+func drawnPeople() (*mat.Dense, []int) {
+	clothes := [][2][3]float64{
+		{{0.1, 0.2, 0.8}, {0.4, 0.25, 0.1}},
+		{{0.8, 0.1, 0.1}, {0.1, 0.1, 0.1}},
+		{{0.9, 0.9, 0.2}, {0.1, 0.2, 0.8}},
+	}
+	const w, h = 32, 64
+	x := mat.NewDense(len(clothes)*4, 4*w*h, nil)
+	var labels []int
+	for id, c := range clothes {
+		for shift := range 4 {
+			row := x.RawRowView(len(labels))
+			labels = append(labels, id)
+			for i := range w * h {
+				px, py := i%w-shift, i/w
+				col := [3]float64{0.5, 0.5, 0.5}
+				switch {
+				case py >= 13 && py < 37 && px >= 8 && px < 23:
+					col = c[0]
+				case py >= 37 && py < 61 && px >= 10 && px < 21:
+					col = c[1]
+				case py >= 5 && py < 13 && px >= 12 && px < 19:
+					col = [3]float64{0.9, 0.7, 0.6}
+				}
+				row[i] = float64(py)
+				for k := range 3 {
+					row[(k+1)*w*h+i] = col[k]
+				}
+			}
+		}
+	}
+	return x, labels
+}
+
+func TestSDALF(t *testing.T) {
+	x, labels := drawnPeople()
+	data := &classify.Data{Labels: labels, Vectors: map[classify.VectorRequest]*mat.Dense{{Features: sdalfFeatures, Step: 1}: x}}
+	var train, test []int
+	for i := range labels {
+		if i%4 < 2 {
+			train = append(train, i)
+		} else {
+			test = append(test, i)
+		}
+	}
+	m := newMethod(t, "sdalf", "{mask: border, step: 1}")
+	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The truth: package sdalf's ranking of the identities' training
+	// images, from images rebuilt here.
+	opts := sdalf.Options{Mask: appearance.MaskOptions{Kind: appearance.BorderMask}}
+	sig := func(i int) *sdalf.Signature {
+		v := x.RawRowView(i)
+		n := len(v) / 4
+		img, err := appearance.NewImage(32, 64, v[n:2*n], v[2*n:3*n], v[3*n:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := sdalf.Describe(img, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	gallery := make([][]*sdalf.Signature, 3)
+	for _, i := range train {
+		gallery[labels[i]] = append(gallery[labels[i]], sig(i))
+	}
+	for q, i := range test {
+		order, _, err := sdalf.Rank(context.Background(), []*sdalf.Signature{sig(i)}, gallery, sdalf.DefaultWeights())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(out.Ranking[q], order) || out.Pred[q] != labels[i] {
+			t.Errorf("test item %d (person %d): ranking %v, prediction %d; want %v", i, labels[i], out.Ranking[q], out.Pred[q], order)
+		}
+	}
+	if out.Params["whsv"] != 0.4 || out.Params["mscr"] != 0.6 || out.Params["gamma"] != 0.4 {
+		t.Errorf("params %v", out.Params)
+	}
+}
+
+func TestSDALFParams(t *testing.T) {
+	for _, c := range []struct{ params, want string }{
+		{"{mask: stel}", "mask"},
+		{"{whsv: -1}", "weights"},
+		{"{whsv: 0, mscr: 0}", "weights"},
+		{"{gamma: 2}", "gamma"},
+		{"{beta: 1}", "beta"},
+		{"{step: -1}", "step"},
+	} {
+		if _, err := buildMethod(t, "sdalf", c.params); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one naming %s", c.params, err, c.want)
+		}
+	}
+	// Without vectors, and with vectors that are no image.
+	spec := newMethod(t, "sdalf", "{}").Spec()
+	if r := spec.Vectors; r != (classify.VectorRequest{Features: "y,R,G,B", Step: 2}) {
+		t.Errorf("sdalf asks for %v", r)
+	}
+	if p := spec.Params.(sdalfParams); p.Mask != "centre" || *p.WHSV != 0.4 || *p.MSCR != 0.6 || *p.Gamma != 0.4 || p.Step != 2 {
+		t.Errorf("default params %+v", p)
+	}
+	m := newMethod(t, "sdalf", "{whsv: 1, mscr: 0, step: 1}")
+	split := &classify.Split{Data: &classify.Data{Labels: []int{0, 1}}, Train: []int{0}, Test: []int{1}}
+	if _, err := m.Classify(context.Background(), split); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
+		t.Errorf("without vectors: %v", err)
+	}
+	split.Data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: sdalfFeatures, Step: 1}: mat.NewDense(2, 6, []float64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0})}
+	if _, err := m.Classify(context.Background(), split); err == nil || !strings.Contains(err.Error(), "item 0") {
+		t.Errorf("vectors of no image: %v", err)
+	}
+}
