@@ -480,3 +480,44 @@ func TestLoadManifestTooLarge(t *testing.T) {
 		t.Errorf("LoadManifest(over 1 MiB): %v, want an error naming %s and the limit", err, path)
 	}
 }
+
+// TestOpenSetCells checks the cells of an open-set result (auc, tar,
+// identified) against the extract's numbers, and that asking them of an
+// accuracy result is an error naming the run, method and task.
+func TestOpenSetCells(t *testing.T) {
+	root := fixture(t)
+	e, err := ReadExtract(ExtractPath(root, "tiny"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Results = append(e.Results, ExtractResult{Task: "open", Method: "rsr", Mean: f64(65.7), Std: f64(1.76), Runs: []float64{1, 2},
+		AUC: &Stat{0.73693, 0.01597}, TAR: &Stat{44.9, 3.01}, Identified: &Stat{40.7, 1.46}})
+	if err := e.Write(ExtractPath(root, "tiny")); err != nil {
+		t.Fatal(err)
+	}
+	manifest := fixtureManifest + `  - name: open
+    corner: method
+    run: tiny
+    method: rsr
+    columns:
+      - {header: AUC, value: auc, decimals: 3, std_decimals: 3}
+      - {header: TAR, value: tar}
+      - {header: identified, value: identified}
+      - {header: known}
+    rows:
+      - {label: rsr, task: open}
+`
+	write(t, root, "docs/runs/runs.yaml", manifest)
+	write(t, root, "docs/open.md", "<!-- table:open -->\n<!-- /table -->\n")
+	if out, err := doctables(t, root, "render"); err != nil {
+		t.Fatalf("render: %v\n%s", err, out)
+	}
+	want := "| rsr | 0.737 ± 0.016 | 44.90 ± 3.0 | 40.70 ± 1.5 | 65.70 ± 1.8 |\n"
+	if got := read(t, root, "docs/open.md"); !strings.Contains(got, want) {
+		t.Errorf("rendered:\n%s\nwant the row\n%s", got, want)
+	}
+	write(t, root, "docs/runs/runs.yaml", strings.Replace(manifest, "task: open", "task: easy", 1))
+	if out, err := doctables(t, root, "render"); err == nil || !strings.Contains(out+err.Error(), "run tiny: rsr on easy has no auc (not an open-set result)") {
+		t.Errorf("auc of an accuracy result: %v\n%s", err, out)
+	}
+}

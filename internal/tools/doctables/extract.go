@@ -57,6 +57,14 @@ type ExtractResult struct {
 	// Energy and EnergyStd: J of Eqn. 10 after 0, 1, ... iterations.
 	Energy    []float64 `json:"energy_mean,omitempty"`
 	EnergyStd []float64 `json:"energy_std,omitempty"`
+	// AUC, TAR and Identified are an open-set result's area under the
+	// ROC of known against unknown items, its true accept rate (%) at the
+	// task's false accept rate, and the known items accepted and right
+	// (%) at that rate; Mean and Std are then the accuracy on the known
+	// items without rejection.
+	AUC        *Stat `json:"auc,omitempty"`
+	TAR        *Stat `json:"tar_at_far,omitempty"`
+	Identified *Stat `json:"identification_at_far,omitempty"`
 	// Params counts, per parameter, how many repeats used each value.
 	Params map[string][]ParamCount `json:"params,omitempty"`
 	// BestOf is the task a "best" task took this method's result from.
@@ -66,6 +74,12 @@ type ExtractResult struct {
 	Degenerate  int `json:"degenerate_codes,omitempty"`
 	// Seconds is the method's time summed over repeats.
 	Seconds float64 `json:"seconds"`
+}
+
+// Stat is a measure's mean and sample standard deviation over repeats.
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
 }
 
 // ParamCount is one value of a parameter and how many repeats chose it.
@@ -95,6 +109,9 @@ type results struct {
 		CMCStd       []float64            `json:"cmc_std"`
 		Energy       []float64            `json:"energy_mean"`
 		EnergyStd    []float64            `json:"energy_std"`
+		AUC          *Stat                `json:"auc"`
+		TAR          *Stat                `json:"tar_at_far"`
+		Identified   *Stat                `json:"identification_at_far"`
 		Notes        []string             `json:"notes"`
 	} `json:"results"`
 }
@@ -129,6 +146,7 @@ func NewExtract(root string, r *Run, resultsPath string) (*Extract, error) {
 		out := ExtractResult{Task: x.Task, Method: x.Method, Seconds: x.Seconds,
 			CMC: x.CMC, CMCStd: x.CMCStd, Energy: x.Energy, EnergyStd: x.EnergyStd,
 			Unconverged: sum(x.Unconverged), Degenerate: sum(x.Degenerate),
+			AUC: x.AUC, TAR: x.TAR, Identified: x.Identified,
 			Params: paramCounts(x.Params)}
 		if len(x.Energy) == 0 {
 			// Energy curves hold J, not an accuracy, in accuracy_mean.

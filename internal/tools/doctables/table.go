@@ -62,6 +62,9 @@ type Row struct {
 //     tables: timings change from run to run);
 //   - unconverged: the count of sparse codes that hit their solver's cap;
 //   - degenerate: the count of sparse codes that were all zero;
+//   - auc, tar, identified: an open-set result's area under the ROC, true
+//     accept rate at the task's false accept rate, and known items
+//     accepted and right at that rate (mean ± std);
 //   - bench: benchmark Benchmark (+ "/" + Sub) of the file Bench, its Unit
 //     summarised by Stat (range, median or min) over the -count runs.
 type Cell struct {
@@ -92,7 +95,7 @@ type Cell struct {
 	Bold   *bool `yaml:"bold"`
 }
 
-var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "seconds", "unconverged", "degenerate", "bench"}
+var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "seconds", "unconverged", "degenerate", "auc", "tar", "identified", "bench"}
 
 // kind returns what c shows.
 func (c *Cell) kind() (string, error) {
@@ -429,6 +432,12 @@ func (st *store) cellValue(c Cell, missing string, src *sources) (string, error)
 		return strconv.Itoa(r.Unconverged), nil
 	case "degenerate":
 		return strconv.Itoa(r.Degenerate), nil
+	case "auc", "tar", "identified":
+		st := map[string]*Stat{"auc": r.AUC, "tar": r.TAR, "identified": r.Identified}[k]
+		if st == nil {
+			return "", fmt.Errorf("run %s: %s on %s has no %s (not an open-set result)", c.Run, c.Method, c.Task, k)
+		}
+		return meanStd(c, st.Mean, &st.Std, len(r.Runs)), nil
 	}
 	return "", fmt.Errorf("unknown value %q", k)
 }
