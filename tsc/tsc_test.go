@@ -12,6 +12,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// solvers are the barrier methods that every test of a code runs with.
+var solvers = []Solver{PrimalBarrier, DualBarrier}
+
 // randSPD returns GGᵀ + 0.1 I for a d×(d+2) standard normal G.
 func randSPD(rng *rand.Rand, d int) *mat.SymDense {
 	g := mat.NewDense(d, d+2, nil)
@@ -217,6 +220,9 @@ func code(t testing.TB, atoms []*mat.SymDense, query *mat.SymDense, o Options) (
 	if err != nil {
 		t.Fatal(err)
 	}
+	if o.Solver != AutoSolver && cert.Solver != o.Solver {
+		t.Errorf("solved by %v, want %v (%+v)", cert.Solver, o.Solver, cert)
+	}
 	return x, cert, c
 }
 
@@ -224,10 +230,16 @@ func code(t testing.TB, atoms []*mat.SymDense, query *mat.SymDense, o Options) (
 // projected gradient descent on the independently written objective: the
 // same point, feasibility, and a gap that bounds the suboptimality.
 func TestTinyAgainstProjectedGradient(t *testing.T) {
+	for _, solver := range solvers {
+		t.Run(solver.String(), func(t *testing.T) { tinyAgainstProjectedGradient(t, solver) })
+	}
+}
+
+func tinyAgainstProjectedGradient(t *testing.T, solver Solver) {
 	matched := 0
 	for _, tc := range tinyCases() {
 		atoms, query := tinyProblem(t, tc.n, tc.d, tc.seed)
-		x, cert, _ := code(t, atoms, query, Options{Lambda: tc.lambda})
+		x, cert, _ := code(t, atoms, query, Options{Lambda: tc.lambda, Solver: solver})
 		p := newProblem(t, atoms, query, tc.lambda)
 		if !cert.Converged || !(cert.Gap >= 0) || cert.Gap > 1e-6 {
 			t.Errorf("n=%d d=%d λ=%v: %+v", tc.n, tc.d, tc.lambda, cert)
@@ -279,11 +291,17 @@ func TestTinyAgainstProjectedGradient(t *testing.T) {
 // search refined around its best feasible point; λ = 0 puts the optimum
 // on the boundary Σ x B = I's face, where projected gradient is slow.
 func TestTwoAtomsAgainstGrid(t *testing.T) {
+	for _, solver := range solvers {
+		t.Run(solver.String(), func(t *testing.T) { twoAtomsAgainstGrid(t, solver) })
+	}
+}
+
+func twoAtomsAgainstGrid(t *testing.T, solver Solver) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		for _, l := range []float64{0, 0.5} {
 			d := 2 + int(seed%2)
 			atoms, query := tinyProblem(t, 2, d, 100+seed)
-			x, cert, _ := code(t, atoms, query, Options{Lambda: l})
+			x, cert, _ := code(t, atoms, query, Options{Lambda: l, Solver: solver})
 			p := newProblem(t, atoms, query, l)
 			// Each x_i <= 1/λ_min(B_i) on the feasible set.
 			hi := make([]float64, 2)
@@ -327,6 +345,12 @@ func TestTwoAtomsAgainstGrid(t *testing.T) {
 // x* = min(d/(tr B + λ), 1/λ_max(B)): the unconstrained minimiser of
 // x(tr B + λ) − d log x, clipped to the constraint xB ⪯ I.
 func TestSingleAtomClosedForm(t *testing.T) {
+	for _, solver := range solvers {
+		t.Run(solver.String(), func(t *testing.T) { singleAtomClosedForm(t, solver) })
+	}
+}
+
+func singleAtomClosedForm(t *testing.T, solver Solver) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for _, tc := range []struct {
 		d      int
@@ -338,7 +362,7 @@ func TestSingleAtomClosedForm(t *testing.T) {
 		a := randSPD(rng, tc.d)
 		q := randSPD(rng, tc.d)
 		q.ScaleSym(tc.scale, q)
-		x, cert, _ := code(t, []*mat.SymDense{a}, q, Options{Lambda: tc.lambda})
+		x, cert, _ := code(t, []*mat.SymDense{a}, q, Options{Lambda: tc.lambda, Solver: solver})
 		p := newProblem(t, []*mat.SymDense{a}, q, tc.lambda)
 		var e mat.EigenSym
 		e.Factorize(p.b[0], false)
@@ -353,6 +377,12 @@ func TestSingleAtomClosedForm(t *testing.T) {
 // TestQueryIsAtom codes a query equal to one of the atoms with λ = 0:
 // that atom alone reconstructs it exactly (D_Burg = 0, the least possible).
 func TestQueryIsAtom(t *testing.T) {
+	for _, solver := range solvers {
+		t.Run(solver.String(), func(t *testing.T) { queryIsAtom(t, solver) })
+	}
+}
+
+func queryIsAtom(t *testing.T, solver Solver) {
 	for _, d := range []int{3, 5} {
 		rng := rand.New(rand.NewPCG(uint64(d), 3))
 		var atoms []*mat.SymDense
@@ -362,7 +392,7 @@ func TestQueryIsAtom(t *testing.T) {
 			class[i] = i % 4
 		}
 		const k = 13
-		x, cert, c := code(t, atoms, atoms[k], Options{})
+		x, cert, c := code(t, atoms, atoms[k], Options{Solver: solver})
 		if !cert.Converged {
 			t.Fatalf("d=%d: %+v", d, cert)
 		}
@@ -474,12 +504,18 @@ func TestCongruenceInvariance(t *testing.T) {
 // TestCertificateLarge checks feasibility and the certificate on a
 // problem of the size of the synthetic protocol's dictionaries.
 func TestCertificateLarge(t *testing.T) {
+	for _, solver := range solvers {
+		t.Run(solver.String(), func(t *testing.T) { certificateLarge(t, solver) })
+	}
+}
+
+func certificateLarge(t *testing.T, solver Solver) {
 	for _, d := range []int{3, 6} {
 		rng := rand.New(rand.NewPCG(uint64(d), 11))
 		atoms := randAtoms(rng, 120, d)
 		q := randSPD(rng, d)
 		for _, l := range []float64{0, 0.05, 1} {
-			x, cert, _ := code(t, atoms, q, Options{Lambda: l})
+			x, cert, _ := code(t, atoms, q, Options{Lambda: l, Solver: solver})
 			p := newProblem(t, atoms, q, l)
 			if !cert.Converged || cert.Gap > 1e-7*(1+cert.Objective) || cert.Dual > cert.Objective {
 				t.Errorf("d=%d λ=%v: %+v", d, l, cert)
@@ -508,7 +544,7 @@ func TestCertificateLarge(t *testing.T) {
 func TestErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	set, _ := spd.NewSet([]*mat.SymDense{randSPD(rng, 3), randSPD(rng, 3)})
-	for _, o := range []Options{{Lambda: -1}, {Lambda: math.NaN()}, {Tol: 2}, {Factor: 1}, {MaxIter: -1}} {
+	for _, o := range []Options{{Lambda: -1}, {Lambda: math.NaN()}, {Tol: 2}, {Factor: 1}, {MaxIter: -1}, {Solver: -1}, {Solver: DualBarrier + 1}} {
 		if _, err := NewCoder(set, o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
@@ -625,8 +661,11 @@ func TestWorkingSet(t *testing.T) {
 		for _, l := range []float64{0, 0.1} {
 			d := 2 + int(seed%3)
 			atoms, q := tinyProblem(t, 60, d, seed+40)
-			x, cert, _ := code(t, atoms, q, Options{Lambda: l, WorkingSet: 4})
-			xa, all, _ := code(t, atoms, q, Options{Lambda: l, WorkingSet: -1})
+			o := Options{Lambda: l, Solver: PrimalBarrier}
+			o.WorkingSet = 4
+			x, cert, _ := code(t, atoms, q, o)
+			o.WorkingSet = -1
+			xa, all, _ := code(t, atoms, q, o)
 			if !cert.Converged || !all.Converged || all.Atoms != 60 {
 				t.Fatalf("seed %d λ=%v: %+v / %+v", seed, l, cert, all)
 			}
@@ -662,6 +701,8 @@ func TestCancel(t *testing.T) {
 		{"tiny", 4, 3, 0, true},
 		{"large, every atom", 400, 20, -1, false},
 		{"large, working sets", 400, 20, 150, false},
+		{"tiny, dual", 40, 3, 0, true},
+		{"large, dual", 50000, 6, 0, false},
 	} {
 		atoms, query := tinyProblem(t, tc.n, tc.d, 17)
 		c := newCoder(t, atoms, Options{Lambda: 0.01, Tol: 1e-12, WorkingSet: tc.workingSet})
