@@ -320,9 +320,12 @@ func (c *Coder) dualNewton(t float64, ws *Workspace) bool {
 	for k, g := range b.grad {
 		b.step[k] = -g
 	}
-	if !dense.SolveSPD(h, k2, b.step) {
+	// At 2m <= 42 the plain right-looking factorisation and row-wise
+	// solves cost less than LAPACK's blocked calls and their overhead.
+	if !dense.CholSmall(h, k2) {
 		return false
 	}
+	dense.CholSolve(h, k2, b.step)
 	// Δs_i = −a_iᵀ(Δy − Δz).
 	for i := range b.ds {
 		b.ds[i] = 0

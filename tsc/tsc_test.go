@@ -3,6 +3,7 @@ package tsc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -230,60 +231,59 @@ func code(t testing.TB, atoms []*mat.SymDense, query *mat.SymDense, o Options) (
 // projected gradient descent on the independently written objective: the
 // same point, feasibility, and a gap that bounds the suboptimality.
 func TestTinyAgainstProjectedGradient(t *testing.T) {
-	for _, solver := range solvers {
-		t.Run(solver.String(), func(t *testing.T) { tinyAgainstProjectedGradient(t, solver) })
-	}
-}
-
-func tinyAgainstProjectedGradient(t *testing.T, solver Solver) {
-	matched := 0
+	matched := make(map[Solver]int)
 	for _, tc := range tinyCases() {
 		atoms, query := tinyProblem(t, tc.n, tc.d, tc.seed)
-		x, cert, _ := code(t, atoms, query, Options{Lambda: tc.lambda, Solver: solver})
 		p := newProblem(t, atoms, query, tc.lambda)
-		if !cert.Converged || !(cert.Gap >= 0) || cert.Gap > 1e-6 {
-			t.Errorf("n=%d d=%d λ=%v: %+v", tc.n, tc.d, tc.lambda, cert)
-		}
-		for _, v := range x {
-			if !(v >= 0) {
-				t.Fatalf("n=%d d=%d λ=%v: x = %v", tc.n, tc.d, tc.lambda, x)
-			}
-		}
-		if s := p.slack(x); s < -1e-9 {
-			t.Errorf("n=%d d=%d λ=%v: λ_min(I − Σ x B) = %g", tc.n, tc.d, tc.lambda, s)
-		}
-		fx := p.f(x)
-		if math.Abs(fx-cert.Objective) > 1e-9*(1+math.Abs(fx)) {
-			t.Errorf("n=%d d=%d λ=%v: objective %v, independent %v", tc.n, tc.d, tc.lambda, cert.Objective, fx)
-		}
 		start := make([]float64, tc.n)
 		for i := range start {
 			start[i] = 1e-3
 		}
 		ref := p.projectedGradient(start, 20000)
 		fr := p.f(ref)
-		// The reference is feasible, so f(ref) >= f* >= f(x) − Gap.
-		if fx-fr > cert.Gap+1e-12 {
-			t.Errorf("n=%d d=%d λ=%v: f(x) − f(ref) = %g exceeds the gap %g", tc.n, tc.d, tc.lambda, fx-fr, cert.Gap)
-		}
-		// Projection handles x >= 0 only: where Σ x B ⪯ I is active it
-		// stalls on the boundary, so compare points where it is not.
-		if p.slack(x) < 1e-3 {
-			continue
-		}
-		matched++
-		if fr-fx > 1e-7 {
-			t.Errorf("n=%d d=%d λ=%v: f(x) = %v, projected gradient %v", tc.n, tc.d, tc.lambda, fx, fr)
-		}
-		for i := range x {
-			if math.Abs(x[i]-ref[i]) > 1e-3 {
-				t.Errorf("n=%d d=%d λ=%v: x = %v, projected gradient %v", tc.n, tc.d, tc.lambda, x, ref)
-				break
+		for _, solver := range solvers {
+			name := fmt.Sprintf("%v, n=%d d=%d λ=%v", solver, tc.n, tc.d, tc.lambda)
+			x, cert, _ := code(t, atoms, query, Options{Lambda: tc.lambda, Solver: solver})
+			if !cert.Converged || !(cert.Gap >= 0) || cert.Gap > 1e-6 {
+				t.Errorf("%s: %+v", name, cert)
+			}
+			for _, v := range x {
+				if !(v >= 0) {
+					t.Fatalf("%s: x = %v", name, x)
+				}
+			}
+			if s := p.slack(x); s < -1e-9 {
+				t.Errorf("%s: λ_min(I − Σ x B) = %g", name, s)
+			}
+			fx := p.f(x)
+			if math.Abs(fx-cert.Objective) > 1e-9*(1+math.Abs(fx)) {
+				t.Errorf("%s: objective %v, independent %v", name, cert.Objective, fx)
+			}
+			// The reference is feasible, so f(ref) >= f* >= f(x) − Gap.
+			if fx-fr > cert.Gap+1e-12 {
+				t.Errorf("%s: f(x) − f(ref) = %g exceeds the gap %g", name, fx-fr, cert.Gap)
+			}
+			// Projection handles x >= 0 only: where Σ x B ⪯ I is active it
+			// stalls on the boundary, so compare points where it is not.
+			if p.slack(x) < 1e-3 {
+				continue
+			}
+			matched[solver]++
+			if fr-fx > 1e-7 {
+				t.Errorf("%s: f(x) = %v, projected gradient %v", name, fx, fr)
+			}
+			for i := range x {
+				if math.Abs(x[i]-ref[i]) > 1e-3 {
+					t.Errorf("%s: x = %v, projected gradient %v", name, x, ref)
+					break
+				}
 			}
 		}
 	}
-	if matched < 8 {
-		t.Errorf("only %d problems with an inactive constraint compared", matched)
+	for _, solver := range solvers {
+		if matched[solver] < 8 {
+			t.Errorf("%v: only %d problems with an inactive constraint compared", solver, matched[solver])
+		}
 	}
 }
 
@@ -291,17 +291,10 @@ func tinyAgainstProjectedGradient(t *testing.T, solver Solver) {
 // search refined around its best feasible point; λ = 0 puts the optimum
 // on the boundary Σ x B = I's face, where projected gradient is slow.
 func TestTwoAtomsAgainstGrid(t *testing.T) {
-	for _, solver := range solvers {
-		t.Run(solver.String(), func(t *testing.T) { twoAtomsAgainstGrid(t, solver) })
-	}
-}
-
-func twoAtomsAgainstGrid(t *testing.T, solver Solver) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		for _, l := range []float64{0, 0.5} {
 			d := 2 + int(seed%2)
 			atoms, query := tinyProblem(t, 2, d, 100+seed)
-			x, cert, _ := code(t, atoms, query, Options{Lambda: l, Solver: solver})
 			p := newProblem(t, atoms, query, l)
 			// Each x_i <= 1/λ_min(B_i) on the feasible set.
 			hi := make([]float64, 2)
@@ -330,12 +323,15 @@ func twoAtomsAgainstGrid(t *testing.T, solver Solver) {
 					lo[i], hi[i] = math.Max(0, best[i]-5*step[i]), best[i]+5*step[i]
 				}
 			}
-			fx := p.f(x)
-			if fx-bf > cert.Gap+1e-12 || bf-fx > 1e-5 {
-				t.Errorf("seed %d λ=%v: f(x) = %.12g, grid %.12g, gap %g", seed, l, fx, bf, cert.Gap)
-			}
-			if math.Abs(x[0]-best[0]) > 1e-3 || math.Abs(x[1]-best[1]) > 1e-3 {
-				t.Errorf("seed %d λ=%v: x = %v, grid %v", seed, l, x, best)
+			for _, solver := range solvers {
+				x, cert, _ := code(t, atoms, query, Options{Lambda: l, Solver: solver})
+				fx := p.f(x)
+				if fx-bf > cert.Gap+1e-12 || bf-fx > 1e-5 {
+					t.Errorf("%v, seed %d λ=%v: f(x) = %.12g, grid %.12g, gap %g", solver, seed, l, fx, bf, cert.Gap)
+				}
+				if math.Abs(x[0]-best[0]) > 1e-3 || math.Abs(x[1]-best[1]) > 1e-3 {
+					t.Errorf("%v, seed %d λ=%v: x = %v, grid %v", solver, seed, l, x, best)
+				}
 			}
 		}
 	}
