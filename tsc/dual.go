@@ -77,6 +77,7 @@ type dualBuffers struct {
 	step     []float64 // Newton step, 2m
 	h        []float64 // Newton matrix, 2m×2m upper triangle
 	mx, tmp  []float64 // d×d: M(x) and scratch
+	eig      []float64 // 6d: eigenvalues of M(x) and their scratch
 	pairs    [][2]int  // the (row, column) of each svec entry
 	weight   []float64 // 1 on the diagonal's svec entries, √2 elsewhere
 	identity []float64 // svec I
@@ -92,7 +93,7 @@ func newDualBuffers(d, n int) *dualBuffers {
 		ly: make([]float64, dd), lz: make([]float64, dd), yinv: make([]float64, dd), zinv: make([]float64, dd),
 		sum: make([]float64, m), w: make([]float64, m), gram: make([]float64, m*(m+1)/2), kp: make([]float64, m*m),
 		grad: make([]float64, 2*m), step: make([]float64, 2*m), h: make([]float64, 4*m*m),
-		mx: make([]float64, dd), tmp: make([]float64, dd),
+		mx: make([]float64, dd), tmp: make([]float64, dd), eig: make([]float64, 6*d),
 		weight: make([]float64, m), identity: make([]float64, m),
 	}
 	for i := range d {
@@ -174,15 +175,20 @@ func (c *Coder) dualBarrier(ctx context.Context, x []float64, ws *Workspace) (Ce
 		trZ := trace(b.z, d)
 		dual := float64(d) + ldy - trZ
 		// The gap is (N + d)/t on the central path: certify where it is
-		// near the tolerance, and at every centred point.
-		if dec/2 <= centre || float64(n+d)/t <= 4*c.opt.Tol*(1+math.Abs(dual)) {
-			if f, ok := c.dualCertificate(x, t, ws); ok {
-				if gap := max(f-dual, 0); gap < cert.Gap {
-					cert.Objective, cert.Dual, cert.Gap, cert.Mu = f, dual, gap, 1/t
-				}
+		// near the tolerance, and at every centred point. A point counts
+		// as centred only once its primal estimate is feasible (or its
+		// decrement is at round-off level): raising t from a point too
+		// far from the path for that leaves the next centring further
+		// still.
+		centred := dec/2 <= centre
+		if centred || float64(n+d)/t <= 4*c.opt.Tol*(1+math.Abs(dual)) {
+			f, ok := c.dualCertificate(x, t, ws)
+			if gap := max(f-dual, 0); ok && gap < cert.Gap {
+				cert.Objective, cert.Dual, cert.Gap, cert.Mu = f, dual, gap, 1/t
 			}
+			centred = centred && (ok || dec/2 <= 1e-9)
 		}
-		if more, raised := c.advance(&cert, &t, dec/2 <= centre); !more {
+		if more, raised := c.advance(&cert, &t, centred); !more {
 			break
 		} else if raised {
 			continue
@@ -384,7 +390,10 @@ func (c *Coder) dualTrial(step float64, ws *Workspace) {
 
 // dualCertificate writes into x the better feasible of the two primal
 // estimates at the iterate (see the derivation above) and returns f(x);
-// ok is false when neither is feasible, leaving x as it was.
+// ok is false when neither is feasible, leaving x as it was. An estimate
+// whose M(x) is not below I is first scaled by 1/λ_max(M(x)) (less a few
+// ulps): near the optimum, where M(x) ⪯ I is active, round-off in the
+// slacks can put M(x) a hair above I.
 func (c *Coder) dualCertificate(x []float64, t float64, ws *Workspace) (float64, bool) {
 	b := ws.dual
 	newton := true
@@ -393,10 +402,10 @@ func (c *Coder) dualCertificate(x []float64, t float64, ws *Workspace) (float64,
 		b.xe[i] = b.xb[i] * (1 - b.ds[i]/s)
 		newton = newton && b.xe[i] > 0
 	}
-	fb, okb := c.primalObjective(b.xb, ws)
+	fb, okb := c.feasibleObjective(b.xb, ws)
 	fe, oke := math.Inf(1), false
 	if newton {
-		fe, oke = c.primalObjective(b.xe, ws)
+		fe, oke = c.feasibleObjective(b.xe, ws)
 	}
 	switch {
 	case oke && (!okb || fe <= fb):
@@ -407,6 +416,30 @@ func (c *Coder) dualCertificate(x []float64, t float64, ws *Workspace) (float64,
 		return fb, true
 	}
 	return 0, false
+}
+
+// feasibleObjective returns f(x) (primalObjective) after scaling x into
+// M(x) ⪯ I where it is not; ok is false when that fails.
+func (c *Coder) feasibleObjective(x []float64, ws *Workspace) (float64, bool) {
+	if f, ok := c.primalObjective(x, ws); ok {
+		return f, true
+	}
+	d, b := c.d, ws.dual
+	unpack(b.mx, ws.mu, d) // M(x), summed by primalObjective
+	ev := b.eig
+	dense.Tridiagonalize(b.mx, d, ev[:d], ev[d:2*d], ev[2*d:3*d], ev[3*d:4*d])
+	if !dense.TridiagEigen(ev[:d], ev[d:2*d-1], ev[4*d:]) {
+		return 0, false
+	}
+	lmax := ev[d-1]
+	if !(lmax > 0) || lmax > 1+1e-6 {
+		return 0, false // not round-off: the estimate is not near feasible
+	}
+	scale := (1 - float64(4*d)*0x1p-52) / lmax
+	for i := range x {
+		x[i] *= scale
+	}
+	return c.primalObjective(x, ws)
 }
 
 // primalObjective returns f(x) = Σ x_i c_i − log det M(x); ok is false
