@@ -46,7 +46,13 @@ import (
 //	[     −G        K(Z⁻¹) + G  ] [ΔZ] = − [ t svec I − svec Z⁻¹ − Σ a_i/s_i ],
 //
 // K(P) the matrix of V ↦ PVP and G = Σ a_i a_iᵀ/s_i² the only part that
-// depends on the atoms: forming it is O(N m²), solving O(m³). Off the
+// depends on the atoms: forming it is O(N m²), solving O(m³). It is
+// solved as it stands, by one Cholesky factorisation. Eliminating ΔY and
+// ΔZ would leave m×m equations in ΔW = ΔY − ΔZ, (P⁻¹ + G)ΔW = P⁻¹r with
+// P = K(Y)/t + K(Z), but taking ΔY and ΔZ back from ΔW multiplies ΔW's
+// rounding errors by G, whose entries grow as t²x_i², and the method then
+// stalls short of tight tolerances (at Tol = 1e-10 it did on half the
+// queries of TestDualTightTolerance's kind, the 2m×2m form on none). Off the
 // central path the primal estimate is the one the Newton equations
 // linearise, x_i = (1 − Δs_i/s_i)/(t s_i) with Δs_i = −a_iᵀ(ΔY − ΔZ),
 // for which they give M(x) = Y⁻¹ − Y⁻¹ΔY Y⁻¹ and

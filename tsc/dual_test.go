@@ -263,3 +263,26 @@ func TestDualWorkspaceReuse(t *testing.T) {
 		t.Errorf("%v allocations per solve", a)
 	}
 }
+
+// TestDualTightTolerance checks that the dual method certifies codes to a
+// relative gap of 1e-10, a hundred times below the default, without
+// handing queries to the primal method: the last barrier steps run at
+// t ≈ 1e12, where a Newton system formed or solved with cancellation
+// (the G entries, of order t²x_i², subtracted from each other) stalls.
+func TestDualTightTolerance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	for _, l := range []float64{0, 0.01, 0.1} {
+		c := newCoder(t, randAtoms(rng, 256, 3), Options{Lambda: l, Tol: 1e-10})
+		ws := c.NewWorkspace()
+		x := make([]float64, 256)
+		for k := range 25 {
+			cert, err := c.SolveTo(context.Background(), x, randSPD(rng, 3), ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cert.Solver != DualBarrier || !cert.Converged {
+				t.Errorf("λ=%v query %d: %+v", l, k, cert)
+			}
+		}
+	}
+}
