@@ -95,8 +95,9 @@ func (s Solver) String() string { return solverNames.String(s) }
 type Certificate struct {
 	// Objective is f(x) at the returned code.
 	Objective float64
-	// Dual is the dual objective d + log det Y − tr Z at the dual feasible
-	// point built from x (see Coder.SolveTo); Dual <= f(x*) <= Objective.
+	// Dual is the dual objective d + log det Y − tr Z at a dual feasible
+	// point: built from x by PrimalBarrier, the last iterate of
+	// DualBarrier (see Coder.SolveTo); Dual <= f(x*) <= Objective.
 	Dual float64
 	// Gap is Objective − Dual, a bound on the suboptimality f(x) − f(x*).
 	Gap float64
