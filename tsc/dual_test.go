@@ -214,7 +214,7 @@ func TestSolverChoice(t *testing.T) {
 	for _, tc := range []struct {
 		n, d int
 		want Solver
-	}{{12, 3, PrimalBarrier}, {13, 3, DualBarrier}, {43, 6, DualBarrier}, {42, 6, PrimalBarrier}, {60, 7, PrimalBarrier}} {
+	}{{12, 3, PrimalBarrier}, {13, 3, DualBarrier}, {43, 6, DualBarrier}, {42, 6, PrimalBarrier}, {72, 8, PrimalBarrier}, {73, 8, DualBarrier}} {
 		atoms, q := tinyProblem(t, tc.n, tc.d, 9)
 		_, cert, _ := code(t, atoms, q, Options{Lambda: 0.05})
 		if cert.Solver != tc.want || !cert.Converged {
