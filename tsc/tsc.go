@@ -293,7 +293,7 @@ func (c *Coder) Solve(ctx context.Context, query mat.Symmetric) ([]float64, Cert
 // Newton system is the smaller and the primal method's steps cost
 // O(N m²) too (by QR), and PrimalBarrier otherwise, where the primal
 // method's working sets keep its systems small. Against 100 to 600
-// random atoms at d = 3 to 20 the dual method took 5 to 25 times less
+// random atoms at d = 3 to 20 the dual method took 5 to 30 times less
 // time than the primal one; at d = 17 against 256 atoms (N < 2m) three
 // times more.
 func (c *Coder) SolveTo(ctx context.Context, x []float64, query mat.Symmetric, ws *Workspace) (Certificate, error) {
