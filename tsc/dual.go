@@ -188,8 +188,9 @@ func (c *Coder) dualBarrier(ctx context.Context, x []float64, ws *Workspace) (Ce
 		// still.
 		centred := dec/2 <= centre
 		if centred || float64(n+d)/t <= 4*c.opt.Tol*(1+math.Abs(dual)) {
-			f, ok := c.dualCertificate(x, t, ws)
+			xc, f, ok := c.dualCertificate(t, ws)
 			if gap := max(f-dual, 0); ok && gap < cert.Gap {
+				copy(x, xc)
 				cert.Objective, cert.Dual, cert.Gap, cert.Mu = f, dual, gap, 1/t
 			}
 			centred = centred && (ok || dec/2 <= 1e-9)
@@ -394,13 +395,14 @@ func (c *Coder) dualTrial(step float64, ws *Workspace) {
 	}
 }
 
-// dualCertificate writes into x the better feasible of the two primal
-// estimates at the iterate (see the derivation above) and returns f(x);
-// ok is false when neither is feasible, leaving x as it was. An estimate
+// dualCertificate returns the better feasible of the two primal
+// estimates at the iterate (see the derivation above), in one of
+// ws.dual's buffers, and f there; ok is false when neither is feasible.
+// An estimate
 // whose M(x) is not below I is first scaled by 1/λ_max(M(x)) (less a few
 // ulps): near the optimum, where M(x) ⪯ I is active, round-off in the
 // slacks can put M(x) a hair above I.
-func (c *Coder) dualCertificate(x []float64, t float64, ws *Workspace) (float64, bool) {
+func (c *Coder) dualCertificate(t float64, ws *Workspace) ([]float64, float64, bool) {
 	b := ws.dual
 	newton := true
 	for i, s := range b.s {
@@ -415,13 +417,11 @@ func (c *Coder) dualCertificate(x []float64, t float64, ws *Workspace) (float64,
 	}
 	switch {
 	case oke && (!okb || fe <= fb):
-		copy(x, b.xe)
-		return fe, true
+		return b.xe, fe, true
 	case okb:
-		copy(x, b.xb)
-		return fb, true
+		return b.xb, fb, true
 	}
-	return 0, false
+	return nil, 0, false
 }
 
 // feasibleObjective returns f(x) (primalObjective) after scaling x into
