@@ -74,20 +74,11 @@ func (c *Coder) barrier(ctx context.Context, x []float64, ws *Workspace) (Certif
 		}
 		gap := math.Min(ev.gap, c.newtonGap(ev, t, ws))
 		cert.Objective, cert.Gap, cert.Dual, cert.Mu = ev.f, gap, ev.f-gap, 1/t
-		if gap <= c.opt.Tol*(1+math.Abs(ev.f)) {
-			cert.Converged = true
+		if more, raised := c.advance(&cert, &t, dec/2 <= centre); !more {
 			break
-		}
-		if cert.Iterations >= c.opt.MaxIter {
-			break
-		}
-		if dec/2 <= centre {
-			if t *= c.opt.Factor; math.IsInf(t, 1) {
-				break
-			}
+		} else if raised {
 			continue
 		}
-		cert.Iterations++
 		// ΔM, then backtracking that keeps x > 0, M ≻ 0 and R ≻ 0.
 		for k := range ws.dmu {
 			ws.dmu[k] = 0
@@ -119,7 +110,7 @@ func (c *Coder) barrier(ctx context.Context, x []float64, ws *Workspace) (Certif
 		if !accepted {
 			// Round-off dominates the decrease: this is as central as the
 			// arithmetic allows.
-			if t *= c.opt.Factor; math.IsInf(t, 1) {
+			if !c.raise(&t) {
 				break
 			}
 			continue
@@ -131,6 +122,34 @@ func (c *Coder) barrier(ctx context.Context, x []float64, ws *Workspace) (Certif
 	}
 	cert.Bound = float64(n+d) * cert.Mu
 	return cert, nil
+}
+
+// advance decides a barrier method's next move once cert holds the best
+// certificate so far: more is false when it stops (cert's gap meets the
+// tolerance, which sets Converged; MaxIter Newton steps taken; or t
+// overflowed); raised reports that the point was centred, so t was raised
+// instead of a step taken. Otherwise it counts the step about to be
+// taken.
+func (c *Coder) advance(cert *Certificate, t *float64, centred bool) (more, raised bool) {
+	if cert.Gap <= c.opt.Tol*(1+math.Abs(cert.Objective)) {
+		cert.Converged = true
+		return false, false
+	}
+	if cert.Iterations >= c.opt.MaxIter {
+		return false, false
+	}
+	if centred {
+		return c.raise(t), true
+	}
+	cert.Iterations++
+	return true, false
+}
+
+// raise multiplies the barrier parameter t by Options.Factor and reports
+// whether it is still finite.
+func (c *Coder) raise(t *float64) bool {
+	*t *= c.opt.Factor
+	return !math.IsInf(*t, 1)
 }
 
 // whiten factorises the query S = LLᵀ and fills ws.b with Â_i = L⁻¹A_iL⁻ᵀ,

@@ -20,9 +20,12 @@
 // method: Newton's method with backtracking on
 // t·f(x) − Σ log x_i − log det(I − M(x)), t increased geometrically
 // (μ = 1/t decreased), and returns with the code a Certificate holding a
-// dual feasible point's duality gap, a bound on f(x) − f(x*). One query of
-// a large dictionary takes many Newton steps, so Solve and SolveTo take a
-// context, which they look at between steps.
+// dual feasible point's duality gap, a bound on f(x) − f(x*). With more
+// than d(d+1) atoms it runs the barrier method on the Lagrange dual
+// instead, whose d(d+1) unknowns do not grow with the number of atoms
+// (Options.Solver). One query of a large dictionary takes many Newton
+// steps, so Solve and SolveTo take a context, which they look at between
+// steps.
 package tsc
 
 import (
@@ -32,6 +35,7 @@ import (
 	"math"
 
 	"github.com/covpipe/covpipe/internal/dense"
+	"github.com/covpipe/covpipe/internal/enum"
 	"github.com/covpipe/covpipe/spd"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -57,14 +61,37 @@ type Options struct {
 	// more than d(d+1) (see SolveTo); 0 means 32, a negative value always
 	// uses every atom.
 	WorkingSet int
+	// Solver chooses the barrier method; the zero value, AutoSolver,
+	// chooses by the sizes (see SolveTo).
+	Solver Solver
 }
+
+// Solver names a barrier method of Coder.SolveTo.
+type Solver int
+
+const (
+	// AutoSolver is DualBarrier when N > d(d+1) and PrimalBarrier
+	// otherwise (see SolveTo).
+	AutoSolver Solver = iota
+	// PrimalBarrier is the barrier method on the code x: Newton systems
+	// of N×N, or of the working set's size (see SolveTo).
+	PrimalBarrier
+	// DualBarrier is the barrier method on the Lagrange dual, whose
+	// Newton systems are 2m×2m, m = d(d+1)/2, whatever N (see SolveTo).
+	DualBarrier
+)
+
+var solverNames = enum.Names[Solver]{AutoSolver: "auto", PrimalBarrier: "primal", DualBarrier: "dual"}
+
+func (s Solver) String() string { return solverNames.String(s) }
 
 // Certificate reports how good a code is.
 type Certificate struct {
 	// Objective is f(x) at the returned code.
 	Objective float64
-	// Dual is the dual objective d + log det Y − tr Z at the dual feasible
-	// point built from x (see Coder.SolveTo); Dual <= f(x*) <= Objective.
+	// Dual is the dual objective d + log det Y − tr Z at a dual feasible
+	// point: built from x by PrimalBarrier, the last iterate of
+	// DualBarrier (see Coder.SolveTo); Dual <= f(x*) <= Objective.
 	Dual float64
 	// Gap is Objective − Dual, a bound on the suboptimality f(x) − f(x*).
 	Gap float64
@@ -80,6 +107,9 @@ type Certificate struct {
 	Atoms int
 	// Converged reports Gap <= Tol·(1 + |Objective|) within MaxIter steps.
 	Converged bool
+	// Solver is the method that produced the code: PrimalBarrier or
+	// DualBarrier.
+	Solver Solver
 }
 
 // Coder codes queries against a fixed dictionary of SPD atoms. A Coder is
@@ -122,6 +152,9 @@ func NewCoder(atoms *spd.Set, o Options) (*Coder, error) {
 	}
 	if o.WorkingSet == 0 {
 		o.WorkingSet = 32
+	}
+	if o.Solver < 0 || int(o.Solver) >= len(solverNames) {
+		return nil, fmt.Errorf("tsc: solver = %v, want auto, primal or dual", o.Solver)
 	}
 	logdets := make([]float64, atoms.Len())
 	for i := range logdets {
@@ -175,6 +208,8 @@ type Workspace struct {
 	score, sn      []float64
 	yn, zn, rinv   []float64
 	minv, dm, tmp2 []float64
+
+	dual *dualBuffers // DualBarrier's buffers, made by its first solve
 }
 
 // NewWorkspace returns a workspace for c.
@@ -242,6 +277,25 @@ func (c *Coder) Solve(ctx context.Context, query mat.Symmetric) ([]float64, Cert
 // point is then feasible for the whole problem, so the certificate is the
 // whole problem's; the code is zero outside the final set. A solve then
 // forms Newton matrices of the set's size, not of every atom's.
+//
+// That is Options.Solver PrimalBarrier. DualBarrier runs the barrier
+// method on the Lagrange dual instead (derived in dual.go): maximise
+// d + log det Y − tr Z over Y ≻ 0, Z ⪰ 0 with tr Â_i(Y − Z) <= c_i, two
+// symmetric d×d unknowns whatever N, so that every Newton system is 2m×2m
+// and a step costs O(N m²) for the atoms' Gram matrix plus O(m³) for its
+// factorisation. The code is recovered from the dual's slacks s_i by
+// complementary slackness, x_i = 1/(t s_i) on the central path, and the
+// certificate is the duality gap between that code, checked feasible, and
+// the dual iterate. If the dual method misses the tolerance within
+// MaxIter steps, the primal method solves the query from the start (the
+// certificate then says PrimalBarrier, and Iterations counts both).
+// AutoSolver, the default, takes DualBarrier when N > 2m, where its
+// Newton system is the smaller and the primal method's steps cost
+// O(N m²) too (by QR), and PrimalBarrier otherwise, where the primal
+// method's working sets keep its systems small. Against 100 to 600
+// random atoms at d = 3 to 20 the dual method took 5 to 30 times less
+// time than the primal one; at d = 17 against 256 atoms (N < 2m) three
+// times more.
 func (c *Coder) SolveTo(ctx context.Context, x []float64, query mat.Symmetric, ws *Workspace) (Certificate, error) {
 	if len(x) != c.n {
 		return Certificate{}, fmt.Errorf("tsc: code of length %d, want %d", len(x), c.n)
@@ -252,12 +306,36 @@ func (c *Coder) SolveTo(ctx context.Context, x []float64, query mat.Symmetric, w
 	for i := range c.n {
 		ws.cost[i] += c.opt.Lambda
 	}
-	if k := c.opt.WorkingSet; k > 0 && c.n > 2*k && c.n <= 2*ws.m {
-		return c.codeWorking(ctx, x, k, ws)
+	iters := 0
+	if c.solver() == DualBarrier {
+		cert, err := c.dualBarrier(ctx, x, ws)
+		if err != nil || cert.Converged {
+			return cert, err
+		}
+		iters = cert.Iterations
 	}
-	cert, err := c.barrier(ctx, x, ws)
-	cert.Atoms = c.n
+	var cert Certificate
+	var err error
+	if k := c.opt.WorkingSet; k > 0 && c.n > 2*k && c.n <= 2*ws.m {
+		cert, err = c.codeWorking(ctx, x, k, ws)
+	} else {
+		cert, err = c.barrier(ctx, x, ws)
+		cert.Atoms = c.n
+	}
+	cert.Iterations += iters
+	cert.Solver = PrimalBarrier
 	return cert, err
+}
+
+// solver returns the method Options.Solver names, AutoSolver resolved.
+func (c *Coder) solver() Solver {
+	if s := c.opt.Solver; s != AutoSolver {
+		return s
+	}
+	if c.n > c.d*(c.d+1) {
+		return DualBarrier
+	}
+	return PrimalBarrier
 }
 
 // Objective returns f(x) = Σ x_i (tr Â_i + λ) − log det Σ x_i Â_i for the

@@ -3,6 +3,7 @@ package tsc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,6 +12,9 @@ import (
 	"github.com/covpipe/covpipe/spd"
 	"gonum.org/v1/gonum/mat"
 )
+
+// solvers are the barrier methods that every test of a code runs with.
+var solvers = []Solver{PrimalBarrier, DualBarrier}
 
 // randSPD returns GGᵀ + 0.1 I for a d×(d+2) standard normal G.
 func randSPD(rng *rand.Rand, d int) *mat.SymDense {
@@ -217,6 +221,9 @@ func code(t testing.TB, atoms []*mat.SymDense, query *mat.SymDense, o Options) (
 	if err != nil {
 		t.Fatal(err)
 	}
+	if o.Solver != AutoSolver && cert.Solver != o.Solver {
+		t.Errorf("solved by %v, want %v (%+v)", cert.Solver, o.Solver, cert)
+	}
 	return x, cert, c
 }
 
@@ -224,54 +231,59 @@ func code(t testing.TB, atoms []*mat.SymDense, query *mat.SymDense, o Options) (
 // projected gradient descent on the independently written objective: the
 // same point, feasibility, and a gap that bounds the suboptimality.
 func TestTinyAgainstProjectedGradient(t *testing.T) {
-	matched := 0
+	matched := make(map[Solver]int)
 	for _, tc := range tinyCases() {
 		atoms, query := tinyProblem(t, tc.n, tc.d, tc.seed)
-		x, cert, _ := code(t, atoms, query, Options{Lambda: tc.lambda})
 		p := newProblem(t, atoms, query, tc.lambda)
-		if !cert.Converged || !(cert.Gap >= 0) || cert.Gap > 1e-6 {
-			t.Errorf("n=%d d=%d λ=%v: %+v", tc.n, tc.d, tc.lambda, cert)
-		}
-		for _, v := range x {
-			if !(v >= 0) {
-				t.Fatalf("n=%d d=%d λ=%v: x = %v", tc.n, tc.d, tc.lambda, x)
-			}
-		}
-		if s := p.slack(x); s < -1e-9 {
-			t.Errorf("n=%d d=%d λ=%v: λ_min(I − Σ x B) = %g", tc.n, tc.d, tc.lambda, s)
-		}
-		fx := p.f(x)
-		if math.Abs(fx-cert.Objective) > 1e-9*(1+math.Abs(fx)) {
-			t.Errorf("n=%d d=%d λ=%v: objective %v, independent %v", tc.n, tc.d, tc.lambda, cert.Objective, fx)
-		}
 		start := make([]float64, tc.n)
 		for i := range start {
 			start[i] = 1e-3
 		}
 		ref := p.projectedGradient(start, 20000)
 		fr := p.f(ref)
-		// The reference is feasible, so f(ref) >= f* >= f(x) − Gap.
-		if fx-fr > cert.Gap+1e-12 {
-			t.Errorf("n=%d d=%d λ=%v: f(x) − f(ref) = %g exceeds the gap %g", tc.n, tc.d, tc.lambda, fx-fr, cert.Gap)
-		}
-		// Projection handles x >= 0 only: where Σ x B ⪯ I is active it
-		// stalls on the boundary, so compare points where it is not.
-		if p.slack(x) < 1e-3 {
-			continue
-		}
-		matched++
-		if fr-fx > 1e-7 {
-			t.Errorf("n=%d d=%d λ=%v: f(x) = %v, projected gradient %v", tc.n, tc.d, tc.lambda, fx, fr)
-		}
-		for i := range x {
-			if math.Abs(x[i]-ref[i]) > 1e-3 {
-				t.Errorf("n=%d d=%d λ=%v: x = %v, projected gradient %v", tc.n, tc.d, tc.lambda, x, ref)
-				break
+		for _, solver := range solvers {
+			name := fmt.Sprintf("%v, n=%d d=%d λ=%v", solver, tc.n, tc.d, tc.lambda)
+			x, cert, _ := code(t, atoms, query, Options{Lambda: tc.lambda, Solver: solver})
+			if !cert.Converged || !(cert.Gap >= 0) || cert.Gap > 1e-6 {
+				t.Errorf("%s: %+v", name, cert)
+			}
+			for _, v := range x {
+				if !(v >= 0) {
+					t.Fatalf("%s: x = %v", name, x)
+				}
+			}
+			if s := p.slack(x); s < -1e-9 {
+				t.Errorf("%s: λ_min(I − Σ x B) = %g", name, s)
+			}
+			fx := p.f(x)
+			if math.Abs(fx-cert.Objective) > 1e-9*(1+math.Abs(fx)) {
+				t.Errorf("%s: objective %v, independent %v", name, cert.Objective, fx)
+			}
+			// The reference is feasible, so f(ref) >= f* >= f(x) − Gap.
+			if fx-fr > cert.Gap+1e-12 {
+				t.Errorf("%s: f(x) − f(ref) = %g exceeds the gap %g", name, fx-fr, cert.Gap)
+			}
+			// Projection handles x >= 0 only: where Σ x B ⪯ I is active it
+			// stalls on the boundary, so compare points where it is not.
+			if p.slack(x) < 1e-3 {
+				continue
+			}
+			matched[solver]++
+			if fr-fx > 1e-7 {
+				t.Errorf("%s: f(x) = %v, projected gradient %v", name, fx, fr)
+			}
+			for i := range x {
+				if math.Abs(x[i]-ref[i]) > 1e-3 {
+					t.Errorf("%s: x = %v, projected gradient %v", name, x, ref)
+					break
+				}
 			}
 		}
 	}
-	if matched < 8 {
-		t.Errorf("only %d problems with an inactive constraint compared", matched)
+	for _, solver := range solvers {
+		if matched[solver] < 8 {
+			t.Errorf("%v: only %d problems with an inactive constraint compared", solver, matched[solver])
+		}
 	}
 }
 
@@ -283,7 +295,6 @@ func TestTwoAtomsAgainstGrid(t *testing.T) {
 		for _, l := range []float64{0, 0.5} {
 			d := 2 + int(seed%2)
 			atoms, query := tinyProblem(t, 2, d, 100+seed)
-			x, cert, _ := code(t, atoms, query, Options{Lambda: l})
 			p := newProblem(t, atoms, query, l)
 			// Each x_i <= 1/λ_min(B_i) on the feasible set.
 			hi := make([]float64, 2)
@@ -312,12 +323,15 @@ func TestTwoAtomsAgainstGrid(t *testing.T) {
 					lo[i], hi[i] = math.Max(0, best[i]-5*step[i]), best[i]+5*step[i]
 				}
 			}
-			fx := p.f(x)
-			if fx-bf > cert.Gap+1e-12 || bf-fx > 1e-5 {
-				t.Errorf("seed %d λ=%v: f(x) = %.12g, grid %.12g, gap %g", seed, l, fx, bf, cert.Gap)
-			}
-			if math.Abs(x[0]-best[0]) > 1e-3 || math.Abs(x[1]-best[1]) > 1e-3 {
-				t.Errorf("seed %d λ=%v: x = %v, grid %v", seed, l, x, best)
+			for _, solver := range solvers {
+				x, cert, _ := code(t, atoms, query, Options{Lambda: l, Solver: solver})
+				fx := p.f(x)
+				if fx-bf > cert.Gap+1e-12 || bf-fx > 1e-5 {
+					t.Errorf("%v, seed %d λ=%v: f(x) = %.12g, grid %.12g, gap %g", solver, seed, l, fx, bf, cert.Gap)
+				}
+				if math.Abs(x[0]-best[0]) > 1e-3 || math.Abs(x[1]-best[1]) > 1e-3 {
+					t.Errorf("%v, seed %d λ=%v: x = %v, grid %v", solver, seed, l, x, best)
+				}
 			}
 		}
 	}
@@ -327,6 +341,12 @@ func TestTwoAtomsAgainstGrid(t *testing.T) {
 // x* = min(d/(tr B + λ), 1/λ_max(B)): the unconstrained minimiser of
 // x(tr B + λ) − d log x, clipped to the constraint xB ⪯ I.
 func TestSingleAtomClosedForm(t *testing.T) {
+	for _, solver := range solvers {
+		t.Run(solver.String(), func(t *testing.T) { singleAtomClosedForm(t, solver) })
+	}
+}
+
+func singleAtomClosedForm(t *testing.T, solver Solver) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for _, tc := range []struct {
 		d      int
@@ -338,7 +358,7 @@ func TestSingleAtomClosedForm(t *testing.T) {
 		a := randSPD(rng, tc.d)
 		q := randSPD(rng, tc.d)
 		q.ScaleSym(tc.scale, q)
-		x, cert, _ := code(t, []*mat.SymDense{a}, q, Options{Lambda: tc.lambda})
+		x, cert, _ := code(t, []*mat.SymDense{a}, q, Options{Lambda: tc.lambda, Solver: solver})
 		p := newProblem(t, []*mat.SymDense{a}, q, tc.lambda)
 		var e mat.EigenSym
 		e.Factorize(p.b[0], false)
@@ -353,6 +373,12 @@ func TestSingleAtomClosedForm(t *testing.T) {
 // TestQueryIsAtom codes a query equal to one of the atoms with λ = 0:
 // that atom alone reconstructs it exactly (D_Burg = 0, the least possible).
 func TestQueryIsAtom(t *testing.T) {
+	for _, solver := range solvers {
+		t.Run(solver.String(), func(t *testing.T) { queryIsAtom(t, solver) })
+	}
+}
+
+func queryIsAtom(t *testing.T, solver Solver) {
 	for _, d := range []int{3, 5} {
 		rng := rand.New(rand.NewPCG(uint64(d), 3))
 		var atoms []*mat.SymDense
@@ -362,7 +388,7 @@ func TestQueryIsAtom(t *testing.T) {
 			class[i] = i % 4
 		}
 		const k = 13
-		x, cert, c := code(t, atoms, atoms[k], Options{})
+		x, cert, c := code(t, atoms, atoms[k], Options{Solver: solver})
 		if !cert.Converged {
 			t.Fatalf("d=%d: %+v", d, cert)
 		}
@@ -474,12 +500,18 @@ func TestCongruenceInvariance(t *testing.T) {
 // TestCertificateLarge checks feasibility and the certificate on a
 // problem of the size of the synthetic protocol's dictionaries.
 func TestCertificateLarge(t *testing.T) {
+	for _, solver := range solvers {
+		t.Run(solver.String(), func(t *testing.T) { certificateLarge(t, solver) })
+	}
+}
+
+func certificateLarge(t *testing.T, solver Solver) {
 	for _, d := range []int{3, 6} {
 		rng := rand.New(rand.NewPCG(uint64(d), 11))
 		atoms := randAtoms(rng, 120, d)
 		q := randSPD(rng, d)
 		for _, l := range []float64{0, 0.05, 1} {
-			x, cert, _ := code(t, atoms, q, Options{Lambda: l})
+			x, cert, _ := code(t, atoms, q, Options{Lambda: l, Solver: solver})
 			p := newProblem(t, atoms, q, l)
 			if !cert.Converged || cert.Gap > 1e-7*(1+cert.Objective) || cert.Dual > cert.Objective {
 				t.Errorf("d=%d λ=%v: %+v", d, l, cert)
@@ -508,7 +540,7 @@ func TestCertificateLarge(t *testing.T) {
 func TestErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	set, _ := spd.NewSet([]*mat.SymDense{randSPD(rng, 3), randSPD(rng, 3)})
-	for _, o := range []Options{{Lambda: -1}, {Lambda: math.NaN()}, {Tol: 2}, {Factor: 1}, {MaxIter: -1}} {
+	for _, o := range []Options{{Lambda: -1}, {Lambda: math.NaN()}, {Tol: 2}, {Factor: 1}, {MaxIter: -1}, {Solver: -1}, {Solver: DualBarrier + 1}} {
 		if _, err := NewCoder(set, o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
@@ -625,8 +657,11 @@ func TestWorkingSet(t *testing.T) {
 		for _, l := range []float64{0, 0.1} {
 			d := 2 + int(seed%3)
 			atoms, q := tinyProblem(t, 60, d, seed+40)
-			x, cert, _ := code(t, atoms, q, Options{Lambda: l, WorkingSet: 4})
-			xa, all, _ := code(t, atoms, q, Options{Lambda: l, WorkingSet: -1})
+			o := Options{Lambda: l, Solver: PrimalBarrier}
+			o.WorkingSet = 4
+			x, cert, _ := code(t, atoms, q, o)
+			o.WorkingSet = -1
+			xa, all, _ := code(t, atoms, q, o)
 			if !cert.Converged || !all.Converged || all.Atoms != 60 {
 				t.Fatalf("seed %d λ=%v: %+v / %+v", seed, l, cert, all)
 			}
@@ -662,6 +697,8 @@ func TestCancel(t *testing.T) {
 		{"tiny", 4, 3, 0, true},
 		{"large, every atom", 400, 20, -1, false},
 		{"large, working sets", 400, 20, 150, false},
+		{"tiny, dual", 40, 3, 0, true},
+		{"large, dual", 50000, 6, 0, false},
 	} {
 		atoms, query := tinyProblem(t, tc.n, tc.d, 17)
 		c := newCoder(t, atoms, Options{Lambda: 0.01, Tol: 1e-12, WorkingSet: tc.workingSet})
