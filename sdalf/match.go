@@ -1,11 +1,9 @@
 package sdalf
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/covpipe/covpipe/appearance"
 )
@@ -150,25 +148,7 @@ func Rank(ctx context.Context, probe []*Signature, gallery [][]*Signature, w Wei
 	if err := w.Validate(); err != nil {
 		return nil, nil, err
 	}
-	dist := make([]float64, len(gallery))
-	for g, bs := range gallery {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, fmt.Errorf("sdalf ranking: %w", err)
-		}
-		d, err := multiShot(probe, bs, w)
-		if err != nil {
-			return nil, nil, fmt.Errorf("gallery identity %d: %w", g, err)
-		}
-		dist[g] = d
-	}
-	order := make([]int, len(gallery))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(dist[i], dist[j]) })
-	sorted := make([]float64, len(order))
-	for i, g := range order {
-		sorted[i] = dist[g]
-	}
-	return order, sorted, nil
+	return appearance.RankGallery(ctx, len(gallery), func(g int) (float64, error) {
+		return multiShot(probe, gallery[g], w)
+	})
 }
