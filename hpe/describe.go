@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/covpipe/covpipe/appearance"
@@ -64,12 +65,13 @@ func (o Options) Validate() error {
 
 // Local is a local epitome: the K×K window of the generic epitome at
 // (X, Y) (wrapping around its edges), its means in Mean (pixel i, row
-// major, channel c at 3i+c), and Weight, the posterior weight of the
-// patches mapped there.
+// major, channel c at 3i+c), Weight, the posterior weight of the
+// patches mapped there, and Score, the weight times the window's
+// heterogeneity (see Locals).
 type Local struct {
-	X, Y   int
-	Weight float64
-	Mean   []float64
+	X, Y          int
+	Weight, Score float64
+	Mean          []float64
 }
 
 // Signature is the HPE signature of one identity seen in Images images
@@ -89,7 +91,7 @@ type Signature struct {
 	// GenericHist is the HSV histogram of the generic epitome's means,
 	// each epitome pixel weighted by its Usage.
 	GenericHist []float64
-	// Locals are the local epitomes, by decreasing weight.
+	// Locals are the local epitomes, by decreasing score.
 	Locals []Local
 }
 
@@ -252,19 +254,41 @@ func epitomeHistogram(e *Epitome, bins appearance.Bins) ([]float64, error) {
 	return appearance.WeightedHistogram(hsv, e.Usage, 0, e.H, bins)
 }
 
-// Locals returns up to count local epitomes of e: the positions of e
-// in decreasing Position weight (the windows that the most patches are
-// mapped to: the recurrent local patterns of the images), each at least
+// Locals returns up to count local epitomes of e: the windows of e
+// (K×K, at every position) in decreasing score w·σ, with w the window's
+// Position weight, how many patches map there (a recurrent motif of the
+// images), and σ its heterogeneity, the root-mean-square deviation of its
+// means from their average colour (a plain window tells nothing the
+// histograms do not); ties by weight, then by position. Each is at least
 // K/2 pixels (Chebyshev distance on the torus, at least 1) from those
-// already taken, so that they are not shifts of one pattern by a pixel.
-// Ties go to the smallest position.
+// already taken, so that they are not shifts of one motif by a pixel.
 func Locals(e *Epitome, count int) []Local {
 	n, k := e.W*e.H, e.K
+	window := func(t, i int) int { return ((t/e.W+i/k)%e.H)*e.W + (t%e.W+i%k)%e.W }
+	score := make([]float64, n)
+	for t := range n {
+		var mean [3]float64
+		for i := range k * k {
+			for c := range 3 {
+				mean[c] += e.Mean[3*window(t, i)+c]
+			}
+		}
+		var dev float64
+		for i := range k * k {
+			for c := range 3 {
+				d := e.Mean[3*window(t, i)+c] - mean[c]/float64(k*k)
+				dev += d * d
+			}
+		}
+		score[t] = e.Position[t] * math.Sqrt(dev/float64(3*k*k))
+	}
 	order := make([]int, n)
 	for t := range order {
 		order[t] = t
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(e.Position[b], e.Position[a]) })
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(score[b], score[a]), cmp.Compare(e.Position[b], e.Position[a]))
+	})
 	sep := max(1, k/2)
 	torus := func(a, b, size int) int {
 		d := (a - b + size) % size
@@ -281,9 +305,9 @@ func Locals(e *Epitome, count int) []Local {
 		}) {
 			continue
 		}
-		l := Local{X: x, Y: y, Weight: e.Position[t], Mean: make([]float64, 3*k*k)}
+		l := Local{X: x, Y: y, Weight: e.Position[t], Score: score[t], Mean: make([]float64, 3*k*k)}
 		for i := range k * k {
-			j := ((y+i/k)%e.H)*e.W + (x+i%k)%e.W
+			j := window(t, i)
 			copy(l.Mean[3*i:3*i+3], e.Mean[3*j:3*j+3])
 		}
 		out = append(out, l)

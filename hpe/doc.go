@@ -5,7 +5,7 @@
 // accumulated over all its images (the body parts of the SDALF partition,
 // sdalf.FindAxes, the head left out), by the generic epitome of its
 // images' patches (Jojic, Frey and Kannan, ICCV 2003; FitEpitome) and by
-// local epitomes, the recurrent windows of that epitome (Locals). Two
+// local epitomes, its recurrent heterogeneous windows (Locals). Two
 // signatures compare by a weighted sum of the histograms' and the
 // epitomes' distances (Distance).
 //
@@ -25,9 +25,11 @@
 //   - epitomes are compared through their usage-weighted colour
 //     histograms (GenericDistance), since an epitome is defined only up
 //     to a shift on its torus;
-//   - the local epitomes are the DefaultLocal = 4 windows of the generic
-//     epitome that the most patches map to, compared by nearest
-//     root-mean-square colour difference both ways (LocalDistance);
+//   - the local epitomes are DefaultLocal = 4 patch-sized windows of the
+//     generic epitome, those with the most patches mapped to them times
+//     their heterogeneity (recurrent motifs that are not plain colour),
+//     compared by nearest root-mean-square colour difference both ways
+//     (LocalDistance);
 //   - the three distances are weighted equally (DefaultWeights);
 //   - the foreground is a per-image mask (appearance.MaskOptions) in place
 //     of STEL, as in package sdalf.

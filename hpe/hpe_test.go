@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -211,9 +212,41 @@ func TestSingleImage(t *testing.T) {
 		t.Errorf("%d local epitomes, want %d", len(s.Locals), DefaultLocal)
 	}
 	for k := 1; k < len(s.Locals); k++ {
-		if s.Locals[k].Weight > s.Locals[k-1].Weight {
-			t.Errorf("local epitomes not by decreasing weight: %v then %v", s.Locals[k-1].Weight, s.Locals[k].Weight)
+		if s.Locals[k].Score > s.Locals[k-1].Score {
+			t.Errorf("local epitomes not by decreasing score: %v then %v", s.Locals[k-1].Score, s.Locals[k].Score)
 		}
+	}
+}
+
+// TestLocals picks the local epitomes of a hand-made 4×4 epitome of 2×2
+// windows: a plain region that many patches use loses to a two-colour
+// window that fewer use, and windows closer than K/2 = 1 pixel are
+// distinct positions, so the next picks follow by score.
+func TestLocals(t *testing.T) {
+	e := &Epitome{W: 4, H: 4, K: 2, Mean: make([]float64, 48), Position: make([]float64, 16)}
+	for j := range 16 {
+		x := j % 4
+		if x == 3 { // column 3 is white, the rest black
+			e.Mean[3*j], e.Mean[3*j+1], e.Mean[3*j+2] = 1, 1, 1
+		}
+	}
+	e.Position[0] = 10 // plain black window at (0, 0)
+	e.Position[2] = 1  // window at (2, 0): columns 2 (black) and 3 (white)
+	e.Position[7] = 2  // window at (3, 1): columns 3 (white) and 0 (black), wrapping
+	got := Locals(e, 2)
+	if len(got) != 2 || got[0].X != 3 || got[0].Y != 1 || got[1].X != 2 || got[1].Y != 0 {
+		t.Fatalf("locals %+v, want the windows at (3, 1) and (2, 0)", got)
+	}
+	// Half white, half black: σ = 1/2 in every channel.
+	if got[0].Score != 1 || got[0].Weight != 2 || got[1].Score != 0.5 {
+		t.Errorf("scores %v and %v, weight %v; want 1, 0.5 and 2", got[0].Score, got[1].Score, got[0].Weight)
+	}
+	if want := []float64{1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0}; !slices.Equal(got[0].Mean, want) {
+		t.Errorf("window at (3, 1): means %v, want %v", got[0].Mean, want)
+	}
+	// With more asked for than score: the plain window by its weight.
+	if all := Locals(e, 3); len(all) != 3 || all[2].X != 0 || all[2].Y != 0 {
+		t.Errorf("third local %+v, want the plain window at (0, 0)", all)
 	}
 }
 
