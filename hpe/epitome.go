@@ -118,7 +118,8 @@ type Epitome struct {
 	W, H, K   int
 	Mean, Var []float64
 	// Usage is, per epitome pixel, the posterior weight of the data
-	// pixels it explains (Σ_s w_s Σ_t q(t|Z_s) [j under t]).
+	// pixels it explains (Σ_s w_s Σ_t q(t|Z_s) [j under t], leaving out
+	// posteriors below 10⁻¹²).
 	Usage []float64
 	// Position is, per position t = y·W + x, the posterior weight of the
 	// patches mapped there (Σ_s w_s q(t|Z_s)).
@@ -153,13 +154,20 @@ type epitomeWork struct {
 	idx      []int     // epitome pixel under patch pixel i at position t: idx[t*K*K+i]
 	idxKey   [3]int    // W, H, K of idx
 	ell      []float64 // log-likelihood terms of one patch, per position
-	inv, lv  []float64 // 1/φ per pixel and channel; Σ_c log φ per pixel
+	inv, lv  []float64 // 1/φ per pixel and channel; Σ log φ under each position
 	acc      []float64 // M-step sums: A per pixel, then B, C per pixel and channel
 	position []float64
 }
 
 // checkEvery is the number of patches between looks at the context.
 const checkEvery = 64
+
+// negligible is the posterior below which the M-step leaves a patch's
+// position out: the posterior of a patch is peaked, and the positions
+// that hold all but n·10⁻¹² of its mass are few, so that the M-step costs
+// a fraction of the E-step; the means and variances move by less than
+// that share.
+const negligible = 1e-12
 
 func (ws *epitomeWork) fit(ctx context.Context, p *Patches, o EpitomeOptions) (*Epitome, error) {
 	o, err := o.resolve()
@@ -251,13 +259,15 @@ func (e *Epitome) init(p *Patches, floor float64) {
 // fills e.Usage and e.Position.
 func (ws *epitomeWork) step(ctx context.Context, e *Epitome, p *Patches, update bool, floor float64) (float64, error) {
 	n, kk := e.W*e.H, e.K*e.K
-	for j := range n {
+	for j := range 3 * n {
+		ws.inv[j] = 1 / e.Var[j]
+	}
+	for t := range n {
 		var lv float64
-		for c := range 3 {
-			ws.inv[3*j+c] = 1 / e.Var[3*j+c]
-			lv += math.Log(e.Var[3*j+c])
+		for _, j := range ws.idx[t*kk : (t+1)*kk] {
+			lv += math.Log(e.Var[3*j]) + math.Log(e.Var[3*j+1]) + math.Log(e.Var[3*j+2])
 		}
-		ws.lv[j] = lv
+		ws.lv[t] = lv
 	}
 	clear(ws.acc)
 	clear(ws.position)
@@ -277,15 +287,13 @@ func (ws *epitomeWork) step(ctx context.Context, e *Epitome, p *Patches, update 
 		best := math.Inf(-1)
 		for t := range n {
 			idx := ws.idx[t*kk : (t+1)*kk]
-			var q, lv float64
+			var q float64
 			for i, j := range idx {
-				for c := range 3 {
-					d := z[3*i+c] - e.Mean[3*j+c]
-					q += d * d * ws.inv[3*j+c]
-				}
-				lv += ws.lv[j]
+				m, inv, zi := e.Mean[3*j:3*j+3], ws.inv[3*j:3*j+3], z[3*i:3*i+3]
+				d0, d1, d2 := zi[0]-m[0], zi[1]-m[1], zi[2]-m[2]
+				q += d0*d0*inv[0] + d1*d1*inv[1] + d2*d2*inv[2]
 			}
-			ws.ell[t] = -0.5 * (q + lv)
+			ws.ell[t] = -0.5 * (q + ws.lv[t])
 			best = max(best, ws.ell[t])
 		}
 		var sum float64
@@ -295,15 +303,18 @@ func (ws *epitomeWork) step(ctx context.Context, e *Epitome, p *Patches, update 
 		}
 		ll += wt * (best + math.Log(sum) + constant)
 		for t := range n {
+			if ws.ell[t] < negligible*sum {
+				continue
+			}
 			r := wt * ws.ell[t] / sum
 			ws.position[t] += r
 			idx := ws.idx[t*kk : (t+1)*kk]
 			for i, j := range idx {
 				a[j] += r
-				for c := range 3 {
-					v := z[3*i+c]
-					b[3*j+c] += r * v
-					cc[3*j+c] += r * v * v
+				bj, cj, zi := b[3*j:3*j+3], cc[3*j:3*j+3], z[3*i:3*i+3]
+				for c, v := range zi {
+					bj[c] += r * v
+					cj[c] += r * v * v
 				}
 			}
 		}
