@@ -1,8 +1,11 @@
 package appearance
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -310,5 +313,30 @@ func TestBhattacharyya(t *testing.T) {
 		if _, err := Bhattacharyya(c[0], c[1]); err == nil {
 			t.Errorf("Bhattacharyya(%v, %v): no error", c[0], c[1])
 		}
+	}
+}
+
+func TestRankGallery(t *testing.T) {
+	dist := []float64{0.5, 0.1, 0.5, 0.3}
+	order, sorted, err := RankGallery(t.Context(), len(dist), func(g int) (float64, error) { return dist[g], nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{1, 3, 0, 2}; !slices.Equal(order, want) || !slices.Equal(sorted, []float64{0.1, 0.3, 0.5, 0.5}) {
+		t.Errorf("ranking %v %v, want %v", order, sorted, want)
+	}
+	_, _, err = RankGallery(t.Context(), 3, func(g int) (float64, error) {
+		if g == 2 {
+			return 0, errors.New("broken")
+		}
+		return 0, nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "gallery identity 2: broken") {
+		t.Errorf("error %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, _, err := RankGallery(ctx, 1, func(int) (float64, error) { return 0, nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }

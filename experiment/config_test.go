@@ -68,7 +68,7 @@ func TestParseErrors(t *testing.T) {
 		{"repeated candidate", strings.Replace(validYAML, "sigma: 1", "sigma: [1, 1, 2]", 1), []string{"sigma lists 1 twice"}},
 		{"sigma against the features' d", "name: t\nseed: 1\nrepeats: 1\ndata: {dataset: brodatz:x, features: texture}\ntasks:\n  - {name: a, split: {train_per_class: 5}}\nmethods:\n  - {name: rsr, sigma: 0.7, lambda: 0.1}\n",
 			[]string{`method "rsr" on task "a" (5×5 matrices)`, "sigma = 0.7", "{0.5, 1, 1.5, 2} or sigma > 2"}},
-		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: codes, gsr, logE-SR, nn, pca-src, rlpp, rsr, sdalf, stein-svm, tsc"}},
+		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: codes, gsr, hpe, logE-SR, nn, pca-src, rlpp, rsr, sdalf, stein-svm, tsc"}},
 		{"unknown rule", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    rule: vote", 1), []string{`unknown classification rule "vote"`}},
 		{"bad synthetic", strings.Replace(validYAML, "classes: 3", "classes: 1", 1), []string{`task "easy"`, "classes = 1"}},
 		{"duplicate task", strings.Replace(validYAML, "methods:", "  - name: easy\n    synthetic: {classes: 3, dim: 3, samples: 60, train: 0.5, spread: 1, variance: 1}\nmethods:", 1),

@@ -1,11 +1,9 @@
 package sdalf
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/covpipe/covpipe/appearance"
 )
@@ -19,9 +17,10 @@ type Weights struct {
 	Gamma      float64
 }
 
-// DefaultWeights returns the paper's β_WH = 0.4 and β_MSCR = 0.6, its
-// weights without the recurrent high-structured patches (RHSP), which
-// this package does not build, and γ = 0.4.
+// DefaultWeights returns β_WH = 0.4, β_MSCR = 0.6 and γ = 0.4, the
+// paper's weights without the recurrent high-structured patches (RHSP),
+// which this package does not build, as recalled when it was written:
+// the paper's text was not at hand to check them, so they are options.
 func DefaultWeights() Weights { return Weights{WHSV: 0.4, MSCR: 0.6, Gamma: 0.4} }
 
 // Validate returns an error unless the β are finite, non-negative and
@@ -150,25 +149,7 @@ func Rank(ctx context.Context, probe []*Signature, gallery [][]*Signature, w Wei
 	if err := w.Validate(); err != nil {
 		return nil, nil, err
 	}
-	dist := make([]float64, len(gallery))
-	for g, bs := range gallery {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, fmt.Errorf("sdalf ranking: %w", err)
-		}
-		d, err := multiShot(probe, bs, w)
-		if err != nil {
-			return nil, nil, fmt.Errorf("gallery identity %d: %w", g, err)
-		}
-		dist[g] = d
-	}
-	order := make([]int, len(gallery))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(dist[i], dist[j]) })
-	sorted := make([]float64, len(order))
-	for i, g := range order {
-		sorted[i] = dist[g]
-	}
-	return order, sorted, nil
+	return appearance.RankGallery(ctx, len(gallery), func(g int) (float64, error) {
+		return multiShot(probe, gallery[g], w)
+	})
 }

@@ -44,6 +44,7 @@ func Types() map[string]Type {
 		"pca-src":   {"sparse representation of PCA-projected pixel intensities (Wright et al., PAMI 2009)", newPCASRC},
 		"gsr":       {"sparse representation of PCA-projected, downsampled Gabor magnitudes (Yang and Zhang, ECCV 2010)", newGSR},
 		"sdalf":     {"symmetry-driven accumulation of local features: weighted HSV histograms and MSCR blobs of the images, nearest identity (Farenzena et al., CVPR 2010)", newSDALF},
+		"hpe":       {"histogram plus epitome: HSV histograms of torso and legs accumulated over an identity's images, generic and local epitomes of their patches, nearest identity (Bazzani et al., ICPR 2010)", newHPE},
 		"codes":     {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes},
 	}
 }

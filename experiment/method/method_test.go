@@ -604,6 +604,7 @@ var minimalParams = map[string]string{
 	"gsr":       "{dims: 5, lambda: 0.01}",
 	"codes":     "{dictionary: random, sigma: 1, lambda_ratio: 0.05}",
 	"sdalf":     "{}",
+	"hpe":       "{}",
 }
 
 // TestContract checks what every method type declares and how it treats
@@ -631,7 +632,7 @@ func TestContract(t *testing.T) {
 		if spec.Candidates < 1 {
 			t.Errorf("%s: %d candidates", typ, spec.Candidates)
 		}
-		if vec := typ == "pca-src" || typ == "gsr" || typ == "sdalf"; spec.Vectors.IsZero() == vec {
+		if vec := typ == "pca-src" || typ == "gsr" || typ == "sdalf" || typ == "hpe"; spec.Vectors.IsZero() == vec {
 			t.Errorf("%s: asks for vectors %v", typ, spec.Vectors)
 		}
 		if spec.Dictionary != (spec.Energy != nil) || spec.Dictionary != (typ == "codes") {

@@ -68,33 +68,19 @@ func newSDALF(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "sdalf"); err != nil {
 		return nil, err
 	}
-	if m.p.Mask == "" {
-		m.p.Mask = appearance.CentreMask.String()
-	}
-	kind, err := appearance.ParseMaskKind(m.p.Mask)
+	kind, err := imageMask(&m.p.Mask)
 	if err != nil {
-		return nil, fmt.Errorf("mask: %w", err)
+		return nil, err
 	}
 	m.opts.Mask.Kind = kind
 	w := sdalf.DefaultWeights()
-	for _, f := range []struct {
-		p   **float64
-		dst *float64
-	}{{&m.p.WHSV, &w.WHSV}, {&m.p.MSCR, &w.MSCR}, {&m.p.Gamma, &w.Gamma}} {
-		if *f.p == nil {
-			*f.p = new(*f.dst)
-		}
-		*f.dst = **f.p
-	}
+	resolveFloats(floatParam{&m.p.WHSV, &w.WHSV}, floatParam{&m.p.MSCR, &w.MSCR}, floatParam{&m.p.Gamma, &w.Gamma})
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
 	m.weights = w
-	if m.p.Step == 0 {
-		m.p.Step = sdalfStep
-	}
-	if m.p.Step < 1 {
-		return nil, fmt.Errorf("step = %d, want >= 1", m.p.Step)
+	if err := imageStep(&m.p.Step); err != nil {
+		return nil, err
 	}
 	m.vectors = classify.VectorRequest{Features: sdalfFeatures, Step: m.p.Step}
 	m.sigs.Max = sdalfCacheSize
@@ -107,13 +93,10 @@ func (m *sdalfMethod) Spec() classify.Spec {
 }
 
 func (m *sdalfMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	d := s.Data
-	x := d.Vectors[m.vectors]
-	if x == nil {
-		return nil, fmt.Errorf("no feature vectors (%v): the protocol's data stage does not make them (an image dataset with regions: whole is needed)", m.vectors)
+	x, err := imageVectors(ctx, d, m.vectors)
+	if err != nil {
+		return nil, err
 	}
 	sigs, err := m.sigs.Do(x, func() ([]*sdalf.Signature, error) { return m.describe(ctx, x, s.Workers) })
 	if err != nil {
@@ -127,6 +110,61 @@ func (m *sdalfMethod) Classify(ctx context.Context, s *classify.Split) (*classif
 	}
 	o.Params = map[string]float64{"whsv": m.weights.WHSV, "mscr": m.weights.MSCR, "gamma": m.weights.Gamma}
 	return o, nil
+}
+
+// imageVectors returns the vectors r of d that a method on images reads,
+// or an error when ctx is cancelled or the data stage did not make them.
+func imageVectors(ctx context.Context, d *classify.Data, r classify.VectorRequest) (*mat.Dense, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x := d.Vectors[r]
+	if x == nil {
+		return nil, fmt.Errorf("no feature vectors (%v): the protocol's data stage does not make them (an image dataset with regions: whole is needed)", r)
+	}
+	return x, nil
+}
+
+// imageMask resolves the mask parameter of a method on images: centre
+// when empty (recorded in the parameter), else the kind it names.
+func imageMask(name *string) (appearance.MaskKind, error) {
+	if *name == "" {
+		*name = appearance.CentreMask.String()
+	}
+	kind, err := appearance.ParseMaskKind(*name)
+	if err != nil {
+		return 0, fmt.Errorf("mask: %w", err)
+	}
+	return kind, nil
+}
+
+// floatParam is an optional parameter p and the option dst it sets.
+type floatParam struct {
+	p   **float64
+	dst *float64
+}
+
+// resolveFloats sets each option from its parameter when given, else
+// records the option's default in the parameter.
+func resolveFloats(fs ...floatParam) {
+	for _, f := range fs {
+		if *f.p == nil {
+			*f.p = new(*f.dst)
+		}
+		*f.dst = **f.p
+	}
+}
+
+// imageStep resolves the sampling step of a method on images: sdalfStep
+// when 0, else at least 1.
+func imageStep(step *int) error {
+	if *step == 0 {
+		*step = sdalfStep
+	}
+	if *step < 1 {
+		return fmt.Errorf("step = %d, want >= 1", *step)
+	}
+	return nil
 }
 
 // describe returns the signatures of the images whose planes are the

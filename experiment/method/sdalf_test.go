@@ -49,10 +49,13 @@ func drawnPeople() (*mat.Dense, []int) {
 	return x, labels
 }
 
-func TestSDALF(t *testing.T) {
-	x, labels := drawnPeople()
+// classifyDrawn runs method type typ with params on drawnPeople, the
+// first two images of each person for training and the others for
+// testing.
+func classifyDrawn(t *testing.T, typ, params string) (out *classify.Outcome, x *mat.Dense, labels, train, test []int) {
+	t.Helper()
+	x, labels = drawnPeople()
 	data := &classify.Data{Labels: labels, Vectors: map[classify.VectorRequest]*mat.Dense{{Features: sdalfFeatures, Step: 1}: x}}
-	var train, test []int
 	for i := range labels {
 		if i%4 < 2 {
 			train = append(train, i)
@@ -60,11 +63,16 @@ func TestSDALF(t *testing.T) {
 			test = append(test, i)
 		}
 	}
-	m := newMethod(t, "sdalf", "{mask: border, step: 1}")
+	m := newMethod(t, typ, params)
 	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out, x, labels, train, test
+}
+
+func TestSDALF(t *testing.T) {
+	out, x, labels, train, test := classifyDrawn(t, "sdalf", "{mask: border, step: 1}")
 	// The truth: package sdalf's ranking of the identities' training
 	// images, from images rebuilt here.
 	opts := sdalf.Options{Mask: appearance.MaskOptions{Kind: appearance.BorderMask}}
@@ -85,8 +93,21 @@ func TestSDALF(t *testing.T) {
 	for _, i := range train {
 		gallery[labels[i]] = append(gallery[labels[i]], sig(i))
 	}
-	for q, i := range test {
+	checkRankings(t, out, labels, test, func(i int) ([]int, error) {
 		order, _, err := sdalf.Rank(context.Background(), []*sdalf.Signature{sig(i)}, gallery, sdalf.DefaultWeights())
+		return order, err
+	})
+	if out.Params["whsv"] != 0.4 || out.Params["mscr"] != 0.6 || out.Params["gamma"] != 0.4 {
+		t.Errorf("params %v", out.Params)
+	}
+}
+
+// checkRankings fails t unless every test item's ranking in out is
+// truth's and its prediction its own label.
+func checkRankings(t *testing.T, out *classify.Outcome, labels, test []int, truth func(i int) ([]int, error)) {
+	t.Helper()
+	for q, i := range test {
+		order, err := truth(i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,25 +115,29 @@ func TestSDALF(t *testing.T) {
 			t.Errorf("test item %d (person %d): ranking %v, prediction %d; want %v", i, labels[i], out.Ranking[q], out.Pred[q], order)
 		}
 	}
-	if out.Params["whsv"] != 0.4 || out.Params["mscr"] != 0.6 || out.Params["gamma"] != 0.4 {
-		t.Errorf("params %v", out.Params)
+}
+
+// checkParamErrors fails t unless each of the parameters of method type
+// typ (the first of each pair) fails to build with an error naming the
+// second.
+func checkParamErrors(t *testing.T, typ string, cases [][2]string) {
+	t.Helper()
+	for _, c := range cases {
+		if _, err := buildMethod(t, typ, c[0]); err == nil || !strings.Contains(err.Error(), c[1]) {
+			t.Errorf("%s %s: error %v, want one naming %s", typ, c[0], err, c[1])
+		}
 	}
 }
 
 func TestSDALFParams(t *testing.T) {
-	for _, c := range []struct{ params, want string }{
+	checkParamErrors(t, "sdalf", [][2]string{
 		{"{mask: stel}", "mask"},
 		{"{whsv: -1}", "weights"},
 		{"{whsv: 0, mscr: 0}", "weights"},
 		{"{gamma: 2}", "gamma"},
 		{"{beta: 1}", "beta"},
 		{"{step: -1}", "step"},
-	} {
-		if _, err := buildMethod(t, "sdalf", c.params); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want one naming %s", c.params, err, c.want)
-		}
-	}
-	// Without vectors, and with vectors that are no image.
+	})
 	spec := newMethod(t, "sdalf", "{}").Spec()
 	if r := spec.Vectors; r != (classify.VectorRequest{Features: "y,R,G,B", Step: 2}) {
 		t.Errorf("sdalf asks for %v", r)
@@ -120,13 +145,20 @@ func TestSDALFParams(t *testing.T) {
 	if p := spec.Params.(sdalfParams); p.Mask != "centre" || *p.WHSV != 0.4 || *p.MSCR != 0.6 || *p.Gamma != 0.4 || p.Step != 2 {
 		t.Errorf("default params %+v", p)
 	}
-	m := newMethod(t, "sdalf", "{whsv: 1, mscr: 0, step: 1}")
-	split := &classify.Split{Data: &classify.Data{Labels: []int{0, 1}}, Train: []int{0}, Test: []int{1}}
-	if _, err := m.Classify(context.Background(), split); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
-		t.Errorf("without vectors: %v", err)
-	}
-	split.Data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: sdalfFeatures, Step: 1}: mat.NewDense(2, 6, []float64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0})}
-	if _, err := m.Classify(context.Background(), split); err == nil || !strings.Contains(err.Error(), "item 0") {
-		t.Errorf("vectors of no image: %v", err)
+}
+
+// TestImageMethodVectors runs the methods on images without vectors and
+// with vectors that are no image.
+func TestImageMethodVectors(t *testing.T) {
+	for _, typ := range []string{"sdalf", "hpe"} {
+		m := newMethod(t, typ, "{step: 1}")
+		split := &classify.Split{Data: &classify.Data{Labels: []int{0, 1}}, Train: []int{0}, Test: []int{1}}
+		if _, err := m.Classify(context.Background(), split); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
+			t.Errorf("%s without vectors: %v", typ, err)
+		}
+		split.Data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: sdalfFeatures, Step: 1}: mat.NewDense(2, 6, []float64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0})}
+		if _, err := m.Classify(context.Background(), split); err == nil || !strings.Contains(err.Error(), "item 0") {
+			t.Errorf("%s on vectors of no image: %v", typ, err)
+		}
 	}
 }
