@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -337,51 +339,94 @@ func meanStd(v []float64) (mean, std float64) {
 // ResultsFile is the name of the file of Results in a run's folder.
 const ResultsFile = "results.json"
 
-// Encode returns the bytes of results.json: r as indented JSON, each
-// array of numbers or strings on one line (compactArrays), and a final
-// newline. Package experiment/report writes them into a run's folder with
-// summary.md and the figures, as one output set.
+// Encode returns the bytes of results.json: r as indented JSON, two
+// spaces a level, each array of numbers or strings on one line
+// (appendLayout), and a final newline. Package experiment/report writes
+// them into a run's folder with summary.md and the figures, as one output
+// set. The results are encoded one at a time, so that a run with per-item
+// scores does not hold its whole document twice over while encoding.
 func (r *Results) Encode() ([]byte, error) {
-	b, err := json.MarshalIndent(r, "", "  ")
+	head := *r
+	head.Results = nil
+	b, err := json.Marshal(&head)
+	const last = `"results":null}` // Results is the last field
+	if err == nil && !bytes.HasSuffix(b, []byte(last)) {
+		err = errors.New("the results are not the last member")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode results: %w", err)
 	}
-	return append(compactArrays(b), '\n'), nil
+	out := appendLayout(nil, b[:len(b)-len(last)], 0)
+	switch {
+	case r.Results == nil:
+		out = append(out, `"results": null`...)
+	case len(r.Results) == 0:
+		out = append(out, `"results": []`...)
+	default:
+		out = append(out, `"results": [`...)
+		for i := range r.Results {
+			x, err := json.Marshal(&r.Results[i])
+			if err != nil {
+				return nil, fmt.Errorf("encode results: %w", err)
+			}
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = appendLayout(appendIndent(out, 2), x, 2)
+		}
+		out = append(appendIndent(out, 1), ']')
+	}
+	return append(out, "\n}\n"...), nil
 }
 
-// compactArrays returns the indented JSON b with every array that holds
-// no array or object written on one line, its elements separated by
-// commas: the per-item scores, confusion rows and curves of a run, which
-// json.MarshalIndent writes one number a line.
-func compactArrays(b []byte) []byte {
-	out := make([]byte, 0, len(b))
+// appendIndent appends a newline and depth levels of indentation.
+func appendIndent(out []byte, depth int) []byte {
+	out = append(out, '\n')
+	for range depth {
+		out = append(out, ' ', ' ')
+	}
+	return out
+}
+
+// appendLayout appends the compact JSON b, which starts depth levels
+// deep, laid out as json.MarshalIndent(v, "", "  ") would lay it out,
+// except that every array holding no array or object (the per-item
+// scores, confusion rows and curves of a run) stays on one line.
+func appendLayout(out, b []byte, depth int) []byte {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
-		switch {
-		case c == '"':
+		switch c {
+		case '"':
 			end := stringEnd(b, i)
 			out = append(out, b[i:end]...)
 			i = end - 1
-		case c == '[':
-			end, flat := arrayEnd(b, i)
-			if !flat {
-				out = append(out, c)
+			continue
+		case '[':
+			if end, flat := arrayEnd(b, i); flat {
+				out = append(out, b[i:end]...)
+				i = end - 1
 				continue
 			}
-			for j := i; j < end; j++ {
-				switch b[j] {
-				case ' ', '\n', '\t', '\r':
-				case '"':
-					e := stringEnd(b, j)
-					out = append(out, b[j:e]...)
-					j = e - 1
-				default:
-					out = append(out, b[j])
-				}
+		case '}', ']':
+			depth--
+			out = append(appendIndent(out, depth), c)
+			continue
+		case ',':
+			out = appendIndent(append(out, c), depth)
+			continue
+		case ':':
+			out = append(out, c, ' ')
+			continue
+		}
+		out = append(out, c)
+		if c == '[' || c == '{' {
+			if i+1 < len(b) && (b[i+1] == '}' || b[i+1] == ']') {
+				out = append(out, b[i+1])
+				i++
+				continue
 			}
-			i = end - 1
-		default:
-			out = append(out, c)
+			depth++
+			out = appendIndent(out, depth)
 		}
 	}
 	return out

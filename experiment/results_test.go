@@ -72,37 +72,92 @@ func TestEnergyResultJSON(t *testing.T) {
 	}
 }
 
-// TestCompactArrays checks that results.json's arrays of scalars come out
-// on one line and that the document still decodes to the same values,
-// strings with brackets, quotes and escapes included.
-func TestCompactArrays(t *testing.T) {
+// TestLayout checks results.json's layout against an independent one:
+// json.MarshalIndent's, with every array that holds no array or object
+// then put on one line (indentedFlat), on values with strings holding
+// brackets, quotes, escapes, commas and colons, empty arrays and objects,
+// and nested arrays; and that arrays of scalars come out on one line.
+func TestLayout(t *testing.T) {
 	v := map[string]any{
 		"runs":   []float64{1.5, 2, -3e-7},
 		"nested": [][]int{{1, 2}, {3}},
 		"empty":  []int{},
-		"names":  []string{`a[b]`, `"q"`, `back\slash`, "x,\n y"},
-		"obj":    []map[string]any{{"k": []int{4, 5}, "s": "]{"}},
+		"none":   map[string]int{},
+		"names":  []string{`a[b]`, `"q"`, `back\slash`, "x,\n y", "k: {v}"},
+		"obj":    []map[string]any{{"k": []int{4, 5}, "s": "]{"}, {}},
+		"deep":   map[string]any{"a": map[string]any{"b": []any{1, "two", nil, true}}},
+		"items":  []*ItemScores{{Truth: []int{0, 1}, Label: []int{1, 1}, Score: []float64{0.5, 1}, Second: []int{-1, 0}, SecondScore: []float64{0, 0.25}}},
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
+	compact, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := compactArrays(b)
-	var want, got any
-	if err := json.Unmarshal(b, &want); err != nil {
+	indented, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(c, &got); err != nil {
-		t.Fatalf("%v:\n%s", err, c)
+	got, want := string(appendLayout(nil, compact, 0)), string(indentedFlat(indented))
+	if got != want {
+		t.Errorf("layout:\n%s\nwant:\n%s", got, want)
 	}
-	wb, _ := json.Marshal(want)
-	gb, _ := json.Marshal(got)
-	if string(wb) != string(gb) {
-		t.Errorf("compacted document decodes to %s, want %s", gb, wb)
-	}
-	for _, line := range []string{`"runs": [1.5,2,-3e-7]`, `"k": [4,5]`, `[1,2]`, `"empty": []`} {
-		if !strings.Contains(string(c), line) {
-			t.Errorf("no line %q in\n%s", line, c)
+	// Encode, a result at a time, against the same, with no results, none
+	// and some (an open-set one with its custom encoding among them).
+	for _, rs := range [][]Result{nil, {}, {
+		{Task: "easy", Method: "rsr", AccuracyMean: 50, Runs: []float64{50, 50}, Items: v["items"].([]*ItemScores), Notes: []string{`a "b", [c]`}},
+		{Task: "open", Method: "nn", Kind: KindOpenSet, Runs: []float64{1}},
+		{Task: "fig7", Method: "codes", Kind: KindEnergy, Energy: []float64{3, 2}},
+	}} {
+		r := &Results{Name: "t", Timings: map[string]float64{"data": 1}, Config: &Config{Name: "t"}, Results: rs}
+		enc, err := r.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		indented, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := string(indentedFlat(indented)) + "\n"; string(enc) != want {
+			t.Errorf("Encode with %d results:\n%s\nwant:\n%s", len(rs), enc, want)
 		}
 	}
+	for _, line := range []string{`"runs": [1.5,2,-3e-7]`, `"k": [4,5]`, `[1,2]`, `"empty": []`, `"none": {}`, `"score": [0.5,1]`} {
+		if !strings.Contains(got, line) {
+			t.Errorf("no line %q in\n%s", line, got)
+		}
+	}
+}
+
+// indentedFlat puts each array of indented JSON b that holds no array or
+// object on one line, its elements separated by commas alone.
+func indentedFlat(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			end := stringEnd(b, i)
+			out = append(out, b[i:end]...)
+			i = end - 1
+		case '[':
+			end, flat := arrayEnd(b, i)
+			if !flat {
+				out = append(out, '[')
+				continue
+			}
+			for j := i; j < end; j++ {
+				switch b[j] {
+				case ' ', '\n':
+				case '"':
+					e := stringEnd(b, j)
+					out = append(out, b[j:e]...)
+					j = e - 1
+				default:
+					out = append(out, b[j])
+				}
+			}
+			i = end - 1
+		default:
+			out = append(out, b[i])
+		}
+	}
+	return out
 }
