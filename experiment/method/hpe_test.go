@@ -15,15 +15,7 @@ func TestHPE(t *testing.T) {
 	// images rebuilt here, the training images of an identity together.
 	opts := hpe.Options{Mask: appearance.MaskOptions{Kind: appearance.BorderMask}, Local: 3}
 	weights := hpe.Weights{H: 0.5, Generic: 0.25, Local: 0.25}
-	image := func(i int) *appearance.Image {
-		v := x.RawRowView(i)
-		n := len(v) / 4
-		img, err := appearance.NewImage(32, 64, v[n:2*n], v[2*n:3*n], v[3*n:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return img
-	}
+	image := func(i int) *appearance.Image { return drawnImage(t, x, i) }
 	describe := func(imgs ...*appearance.Image) *hpe.Signature {
 		s, err := hpe.Describe(context.Background(), imgs, opts)
 		if err != nil {

@@ -49,6 +49,18 @@ func drawnPeople() (*mat.Dense, []int) {
 	return x, labels
 }
 
+// drawnImage rebuilds image i of drawnPeople from its row of x.
+func drawnImage(t *testing.T, x *mat.Dense, i int) *appearance.Image {
+	t.Helper()
+	v := x.RawRowView(i)
+	n := len(v) / 4
+	img, err := appearance.NewImage(32, 64, v[n:2*n], v[2*n:3*n], v[3*n:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
 // classifyDrawn runs method type typ with params on drawnPeople, the
 // first two images of each person for training and the others for
 // testing.
@@ -77,13 +89,7 @@ func TestSDALF(t *testing.T) {
 	// images, from images rebuilt here.
 	opts := sdalf.Options{Mask: appearance.MaskOptions{Kind: appearance.BorderMask}}
 	sig := func(i int) *sdalf.Signature {
-		v := x.RawRowView(i)
-		n := len(v) / 4
-		img, err := appearance.NewImage(32, 64, v[n:2*n], v[2*n:3*n], v[3*n:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := sdalf.Describe(img, opts)
+		s, err := sdalf.Describe(drawnImage(t, x, i), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
