@@ -350,9 +350,7 @@ func TestTwoAtomsAgainstGrid(t *testing.T) {
 // x* = min(d/(tr B + λ), 1/λ_max(B)): the unconstrained minimiser of
 // x(tr B + λ) − d log x, clipped to the constraint xB ⪯ I.
 func TestSingleAtomClosedForm(t *testing.T) {
-	for _, solver := range solvers {
-		t.Run(solver.String(), func(t *testing.T) { singleAtomClosedForm(t, solver) })
-	}
+	forSolvers(t, singleAtomClosedForm)
 }
 
 func singleAtomClosedForm(t *testing.T, solver Solver) {
@@ -382,8 +380,13 @@ func singleAtomClosedForm(t *testing.T, solver Solver) {
 // TestQueryIsAtom codes a query equal to one of the atoms with λ = 0:
 // that atom alone reconstructs it exactly (D_Burg = 0, the least possible).
 func TestQueryIsAtom(t *testing.T) {
+	forSolvers(t, queryIsAtom)
+}
+
+// forSolvers runs test once per solver, as a subtest named by it.
+func forSolvers(t *testing.T, test func(*testing.T, Solver)) {
 	for _, solver := range solvers {
-		t.Run(solver.String(), func(t *testing.T) { queryIsAtom(t, solver) })
+		t.Run(solver.String(), func(t *testing.T) { test(t, solver) })
 	}
 }
 
@@ -509,9 +512,7 @@ func TestCongruenceInvariance(t *testing.T) {
 // TestCertificateLarge checks feasibility and the certificate on a
 // problem of the size of the synthetic protocol's dictionaries.
 func TestCertificateLarge(t *testing.T) {
-	for _, solver := range solvers {
-		t.Run(solver.String(), func(t *testing.T) { certificateLarge(t, solver) })
-	}
+	forSolvers(t, certificateLarge)
 }
 
 func certificateLarge(t *testing.T, solver Solver) {
