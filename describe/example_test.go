@@ -21,20 +21,10 @@ import (
 // Describe a folder of two classes, one image each, with the texture
 // features over a 2×2 grid, then read the result back as an SPD set.
 func ExampleDescribe() {
-	root, err := os.MkdirTemp("", "describe-example")
-	if err != nil {
-		log.Fatal(err)
-	}
+	root := tempDir("describe-example")
 	defer os.RemoveAll(root)
-	images := filepath.Join(root, "images")
-	for k, name := range []string{"bark/1.png", "sand/1.png"} {
-		writeTexture(filepath.Join(images, name), 16, 7*k)
-	}
+	list := textures(filepath.Join(root, "images"), []string{"bark/1.png", "sand/1.png"}, 16, 7)
 
-	list, err := datasets.Open(images)
-	if err != nil {
-		log.Fatal(err)
-	}
 	out := filepath.Join(root, "descriptors")
 	layout, err := covariance.ParseLayout("grid:2x2")
 	if err != nil {
@@ -111,18 +101,9 @@ func Example_steinDivergence() {
 // Collect describes a folder into memory, as Describe and store.Read would,
 // without writing a file.
 func ExampleCollect() {
-	root, err := os.MkdirTemp("", "collect-example")
-	if err != nil {
-		log.Fatal(err)
-	}
+	root := tempDir("collect-example")
 	defer os.RemoveAll(root)
-	for k, name := range []string{"bark/1.png", "bark/2.png", "sand/1.png"} {
-		writeTexture(filepath.Join(root, name), 8, 5*k)
-	}
-	list, err := datasets.Open(root)
-	if err != nil {
-		log.Fatal(err)
-	}
+	list := textures(root, []string{"bark/1.png", "bark/2.png", "sand/1.png"}, 8, 5)
 	set, err := features.Parse("I,x,y")
 	if err != nil {
 		log.Fatal(err)
@@ -176,19 +157,9 @@ func ExampleExtractor_Regions() {
 // Describe a folder in two shards, as two jobs of a cluster array would,
 // then merge them (store.Merge) into the output of the unsharded run.
 func Example_shards() {
-	root, err := os.MkdirTemp("", "merge-example")
-	if err != nil {
-		log.Fatal(err)
-	}
+	root := tempDir("merge-example")
 	defer os.RemoveAll(root)
-	images := filepath.Join(root, "images")
-	for k, name := range []string{"a/1.png", "a/2.png", "b/1.png"} {
-		writeTexture(filepath.Join(images, name), 8, 3*k)
-	}
-	list, err := datasets.Open(images)
-	if err != nil {
-		log.Fatal(err)
-	}
+	list := textures(filepath.Join(root, "images"), []string{"a/1.png", "a/2.png", "b/1.png"}, 8, 3)
 	var shards []string
 	for i := range 2 {
 		dir := filepath.Join(root, fmt.Sprintf("shard%d", i))
@@ -208,6 +179,29 @@ func Example_shards() {
 	// shard 0/2: 1 images
 	// shard 1/2: 2 images
 	// merged: 3 descriptors of 5x5
+}
+
+// tempDir makes a temporary folder whose name starts with prefix.
+func tempDir(prefix string) string {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return dir
+}
+
+// textures writes the textures of side×side pixels named names under
+// dir, the kth with the shift k·step (see writeTexture), and opens dir as
+// a dataset.
+func textures(dir string, names []string, side, step int) *datasets.List {
+	for k, name := range names {
+		writeTexture(filepath.Join(dir, name), side, step*k)
+	}
+	list, err := datasets.Open(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return list
 }
 
 // writeTexture writes a side×side grey PNG of a deterministic texture,

@@ -50,14 +50,8 @@ func TestDataEstimator(t *testing.T) {
 		{"  estimater: lwf\n", 0, 0, "", `unknown key "estimater" in data`},
 	} {
 		p, err := Parse(fmt.Appendf(nil, estimatorYAML, tc.extra))
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%q: error %v, want %q", tc.extra, err, tc.err)
-			}
+		if failed(t, fmt.Sprintf("%q", tc.extra), err, tc.err) {
 			continue
-		}
-		if err != nil {
-			t.Fatalf("%q: %v", tc.extra, err)
 		}
 		if p.data.estimator != tc.est || p.data.normalize != tc.norm {
 			t.Errorf("%q: estimator %v, normalisation %v", tc.extra, p.data.estimator, p.data.normalize)
@@ -116,4 +110,21 @@ func describeDataset(t *testing.T, root, dataset, spec string, o describe.Option
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// failed reports whether case name wants an error (want, a part of its
+// text), failing t unless err has it; a case that wants none fails t
+// fatally on err.
+func failed(t *testing.T, name string, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", name, err, want)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return false
 }

@@ -11,33 +11,29 @@ type averageTask struct {
 
 func (p *averageTask) sources() *[]string { return &p.Average }
 
-func (p *averageTask) combine(done []Result, methods []MethodSpec) ([]Result, error) {
-	var out []Result
-	for _, m := range methods {
-		var parts []Result
-		for _, name := range p.Average {
-			for _, r := range done {
-				if r.Task == name && r.Method == m.Name {
-					parts = append(parts, r)
-				}
+func (p *averageTask) combine(done []Result, m MethodSpec) (Result, error) {
+	var parts []Result
+	for _, name := range p.Average {
+		for _, r := range done {
+			if r.Task == name && r.Method == m.Name {
+				parts = append(parts, r)
 			}
 		}
-		if len(parts) != len(p.Average) {
-			return nil, fmt.Errorf("average: method %q lacks results for some of %v", m.Name, p.Average)
-		}
-		res := Result{Task: p.Name, Method: m.Name, Notes: []string{fmt.Sprintf("mean of %v", p.Average)}}
-		for r := range parts[0].Runs {
-			var s float64
-			for _, q := range parts {
-				s += q.Runs[r]
-			}
-			res.Runs = append(res.Runs, s/float64(len(parts)))
-		}
-		for _, q := range parts {
-			res.Seconds += q.Seconds
-		}
-		res.AccuracyMean, res.AccuracyStd = meanStd(res.Runs)
-		out = append(out, res)
 	}
-	return out, nil
+	if len(parts) != len(p.Average) {
+		return Result{}, fmt.Errorf("average: method %q lacks results for some of %v", m.Name, p.Average)
+	}
+	res := Result{Task: p.Name, Method: m.Name, Notes: []string{fmt.Sprintf("mean of %v", p.Average)}}
+	for r := range parts[0].Runs {
+		var s float64
+		for _, q := range parts {
+			s += q.Runs[r]
+		}
+		res.Runs = append(res.Runs, s/float64(len(parts)))
+	}
+	for _, q := range parts {
+		res.Seconds += q.Seconds
+	}
+	res.AccuracyMean, res.AccuracyStd = meanStd(res.Runs)
+	return res, nil
 }

@@ -16,26 +16,22 @@ type bestTask struct {
 
 func (p *bestTask) sources() *[]string { return &p.Best }
 
-func (p *bestTask) combine(done []Result, methods []MethodSpec) ([]Result, error) {
-	var out []Result
-	for _, m := range methods {
-		best := -1
-		for i, r := range done {
-			if r.Method != m.Name || !slices.Contains(p.Best, r.Task) {
-				continue
-			}
-			if best < 0 || r.AccuracyMean > done[best].AccuracyMean || math.IsNaN(done[best].AccuracyMean) {
-				best = i
-			}
+func (p *bestTask) combine(done []Result, m MethodSpec) (Result, error) {
+	best := -1
+	for i, r := range done {
+		if r.Method != m.Name || !slices.Contains(p.Best, r.Task) {
+			continue
 		}
-		if best < 0 {
-			return nil, fmt.Errorf("best: method %q has no results for %v", m.Name, p.Best)
+		if best < 0 || r.AccuracyMean > done[best].AccuracyMean || math.IsNaN(done[best].AccuracyMean) {
+			best = i
 		}
-		res := done[best]
-		res.Notes = append([]string{fmt.Sprintf("best of %v: %s", p.Best, res.Task)}, res.Notes...)
-		res.Task = p.Name
-		res.Seconds = 0
-		out = append(out, res)
 	}
-	return out, nil
+	if best < 0 {
+		return Result{}, fmt.Errorf("best: method %q has no results for %v", m.Name, p.Best)
+	}
+	res := done[best]
+	res.Notes = append([]string{fmt.Sprintf("best of %v: %s", p.Best, res.Task)}, res.Notes...)
+	res.Task = p.Name
+	res.Seconds = 0
+	return res, nil
 }

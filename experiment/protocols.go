@@ -93,7 +93,21 @@ type combiner interface {
 	// sources names the earlier tasks it combines: its config's list,
 	// from which a quick subset drops the tasks it leaves out.
 	sources() *[]string
-	combine(done []Result, methods []MethodSpec) ([]Result, error)
+	// combine returns method m's result from the results done.
+	combine(done []Result, m MethodSpec) (Result, error)
+}
+
+// combineAll returns c's result for each method, in order.
+func combineAll(c combiner, done []Result, methods []MethodSpec) ([]Result, error) {
+	var out []Result
+	for _, m := range methods {
+		res, err := c.combine(done, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
 }
 
 // checkProtocol checks that p is exactly one of splitter, runner and

@@ -112,7 +112,7 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Results, error) {
 		var err error
 		switch t := task.(type) { // one of the three (checkProtocol)
 		case combiner:
-			rs, err = t.combine(res.Results, cfg.Methods)
+			rs, err = combineAll(t, res.Results, cfg.Methods)
 		case runner:
 			rs, err = t.run(e, ti)
 		case splitter:

@@ -161,18 +161,7 @@ func TestDualCertificate(t *testing.T) {
 			t.Errorf("%s: dual objective %v, recomputed %v", name, cert.Dual, dual)
 		}
 		p := newProblem(t, atoms, q, tc.lambda)
-		for _, v := range x {
-			if !(v > 0) {
-				t.Fatalf("%s: code %v not positive", name, x)
-			}
-		}
-		if s := p.slack(x); s < -1e-12 {
-			t.Errorf("%s: λ_min(I − Σ x B) = %g", name, s)
-		}
-		f := p.f(x)
-		if math.Abs(f-cert.Objective) > 1e-9*(1+math.Abs(f)) {
-			t.Errorf("%s: objective %v, recomputed %v", name, cert.Objective, f)
-		}
+		f := p.check(t, name, x, cert.Objective, true, 1e-12)
 		if gap := f - dual; gap < -1e-9 || gap > 1e-8*(1+math.Abs(f))+1e-12 {
 			t.Errorf("%s: recomputed gap %g (certificate %g)", name, gap, cert.Gap)
 		}

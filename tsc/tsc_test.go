@@ -106,6 +106,26 @@ func (p *problem) slack(x []float64) float64 {
 	return e.Values(nil)[0]
 }
 
+// check fails t unless the code x of problem name is non-negative
+// (positive when positive is set), feasible to within tol and of the
+// objective objective, recomputed here; it returns the recomputed one.
+func (p *problem) check(t *testing.T, name string, x []float64, objective float64, positive bool, tol float64) float64 {
+	t.Helper()
+	for _, v := range x {
+		if !(v > 0 || v == 0 && !positive) {
+			t.Fatalf("%s: code %v not positive", name, x)
+		}
+	}
+	if s := p.slack(x); s < -tol {
+		t.Errorf("%s: λ_min(I − Σ x B) = %g", name, s)
+	}
+	f := p.f(x)
+	if math.Abs(f-objective) > 1e-9*(1+math.Abs(f)) {
+		t.Errorf("%s: objective %v, recomputed %v", name, objective, f)
+	}
+	return f
+}
+
 func (p *problem) feasible(x []float64) bool {
 	for _, v := range x {
 		if v < 0 {
@@ -247,18 +267,7 @@ func TestTinyAgainstProjectedGradient(t *testing.T) {
 			if !cert.Converged || !(cert.Gap >= 0) || cert.Gap > 1e-6 {
 				t.Errorf("%s: %+v", name, cert)
 			}
-			for _, v := range x {
-				if !(v >= 0) {
-					t.Fatalf("%s: x = %v", name, x)
-				}
-			}
-			if s := p.slack(x); s < -1e-9 {
-				t.Errorf("%s: λ_min(I − Σ x B) = %g", name, s)
-			}
-			fx := p.f(x)
-			if math.Abs(fx-cert.Objective) > 1e-9*(1+math.Abs(fx)) {
-				t.Errorf("%s: objective %v, independent %v", name, cert.Objective, fx)
-			}
+			fx := p.check(t, name, x, cert.Objective, false, 1e-9)
 			// The reference is feasible, so f(ref) >= f* >= f(x) − Gap.
 			if fx-fr > cert.Gap+1e-12 {
 				t.Errorf("%s: f(x) − f(ref) = %g exceeds the gap %g", name, fx-fr, cert.Gap)
@@ -341,9 +350,7 @@ func TestTwoAtomsAgainstGrid(t *testing.T) {
 // x* = min(d/(tr B + λ), 1/λ_max(B)): the unconstrained minimiser of
 // x(tr B + λ) − d log x, clipped to the constraint xB ⪯ I.
 func TestSingleAtomClosedForm(t *testing.T) {
-	for _, solver := range solvers {
-		t.Run(solver.String(), func(t *testing.T) { singleAtomClosedForm(t, solver) })
-	}
+	forSolvers(t, singleAtomClosedForm)
 }
 
 func singleAtomClosedForm(t *testing.T, solver Solver) {
@@ -373,8 +380,13 @@ func singleAtomClosedForm(t *testing.T, solver Solver) {
 // TestQueryIsAtom codes a query equal to one of the atoms with λ = 0:
 // that atom alone reconstructs it exactly (D_Burg = 0, the least possible).
 func TestQueryIsAtom(t *testing.T) {
+	forSolvers(t, queryIsAtom)
+}
+
+// forSolvers runs test once per solver, as a subtest named by it.
+func forSolvers(t *testing.T, test func(*testing.T, Solver)) {
 	for _, solver := range solvers {
-		t.Run(solver.String(), func(t *testing.T) { queryIsAtom(t, solver) })
+		t.Run(solver.String(), func(t *testing.T) { test(t, solver) })
 	}
 }
 
@@ -500,9 +512,7 @@ func TestCongruenceInvariance(t *testing.T) {
 // TestCertificateLarge checks feasibility and the certificate on a
 // problem of the size of the synthetic protocol's dictionaries.
 func TestCertificateLarge(t *testing.T) {
-	for _, solver := range solvers {
-		t.Run(solver.String(), func(t *testing.T) { certificateLarge(t, solver) })
-	}
+	forSolvers(t, certificateLarge)
 }
 
 func certificateLarge(t *testing.T, solver Solver) {

@@ -7,7 +7,6 @@ import (
 	"github.com/covpipe/covpipe/appearance"
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/hpe"
-	"github.com/covpipe/covpipe/internal/pool"
 	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/mat"
 )
@@ -83,17 +82,16 @@ func newHPE(n *yaml.Node) (classify.Method, error) {
 	if err := m.opts.Validate(); err != nil {
 		return nil, err
 	}
-	if err := imageStep(&m.p.Step); err != nil {
+	if m.vectors, err = imageRequest(&m.p.Step); err != nil {
 		return nil, err
 	}
-	m.vectors = classify.VectorRequest{Features: sdalfFeatures, Step: m.p.Step}
 	m.probes.Max = sdalfCacheSize
 	return m, nil
 }
 
 // Spec asks for the images' row index and colour planes, as sdalf does.
 func (m *hpeMethod) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: 1, Vectors: m.vectors}
+	return imageSpec(m.p, m.vectors)
 }
 
 func (m *hpeMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
@@ -137,30 +135,23 @@ func (m *hpeMethod) Classify(ctx context.Context, s *classify.Split) (*classify.
 // are the rows items(k) of x. It keeps what the distance reads: the
 // generic epitome itself goes, its histogram and local epitomes stay.
 func (m *hpeMethod) describe(ctx context.Context, x *mat.Dense, workers, n int, items func(k int) []int) ([]*hpe.Signature, error) {
-	sigs := make([]*hpe.Signature, n)
-	ws := make([]hpe.Workspace, pool.Workers(workers))
-	err := pool.ForCtx(ctx, n, workers, func(w, k int) error {
+	return describeImages(ctx, n, workers, func(ws *hpe.Workspace, k int) (*hpe.Signature, error) {
 		rows := items(k)
 		imgs := make([]*appearance.Image, len(rows))
 		for j, i := range rows {
 			var err error
 			if imgs[j], err = sdalfImage(x, i); err != nil {
-				return fmt.Errorf("item %d: %w", i, err)
+				return nil, fmt.Errorf("item %d: %w", i, err)
 			}
 		}
-		sig, err := ws[w].Describe(ctx, imgs, m.opts)
+		sig, err := ws.Describe(ctx, imgs, m.opts)
 		if err != nil {
 			if len(rows) == 1 {
-				return fmt.Errorf("item %d: %w", rows[0], err)
+				return nil, fmt.Errorf("item %d: %w", rows[0], err)
 			}
-			return fmt.Errorf("identity of items %d, …: %w", rows[0], err)
+			return nil, fmt.Errorf("identity of items %d, …: %w", rows[0], err)
 		}
 		sig.Generic = nil
-		sigs[k] = sig
-		return nil
+		return sig, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return sigs, nil
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/appearance"
-	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/hpe"
 )
 
@@ -15,15 +14,7 @@ func TestHPE(t *testing.T) {
 	// images rebuilt here, the training images of an identity together.
 	opts := hpe.Options{Mask: appearance.MaskOptions{Kind: appearance.BorderMask}, Local: 3}
 	weights := hpe.Weights{H: 0.5, Generic: 0.25, Local: 0.25}
-	image := func(i int) *appearance.Image {
-		v := x.RawRowView(i)
-		n := len(v) / 4
-		img, err := appearance.NewImage(32, 64, v[n:2*n], v[2*n:3*n], v[3*n:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return img
-	}
+	image := func(i int) *appearance.Image { return drawnImage(t, x, i) }
 	describe := func(imgs ...*appearance.Image) *hpe.Signature {
 		s, err := hpe.Describe(context.Background(), imgs, opts)
 		if err != nil {
@@ -31,13 +22,9 @@ func TestHPE(t *testing.T) {
 		}
 		return s
 	}
-	groups := make([][]*appearance.Image, 3)
-	for _, i := range train {
-		groups[labels[i]] = append(groups[labels[i]], image(i))
-	}
-	gallery := make([]*hpe.Signature, 3)
-	for id, g := range groups {
-		gallery[id] = describe(g...)
+	var gallery []*hpe.Signature
+	for _, g := range byLabel(labels, train, image) {
+		gallery = append(gallery, describe(g...))
 	}
 	checkRankings(t, out, labels, test, func(i int) ([]int, error) {
 		order, _, err := hpe.Rank(context.Background(), describe(image(i)), gallery, weights)
@@ -49,8 +36,7 @@ func TestHPE(t *testing.T) {
 }
 
 func TestHPEParams(t *testing.T) {
-	checkParamErrors(t, "hpe", [][2]string{
-		{"{mask: stel}", "mask"},
+	params := checkImageParams(t, "hpe", [][2]string{
 		{"{h: -1}", "weights"},
 		{"{h: 0, generic: 0, local: 0}", "weights"},
 		{"{patch: 9}", "patch"},
@@ -58,15 +44,9 @@ func TestHPEParams(t *testing.T) {
 		{"{stride: -1}", "stride"},
 		{"{iterations: -1}", "iterations"},
 		{"{locals: -1}", "local"},
-		{"{beta: 1}", "beta"},
-		{"{step: -1}", "step"},
 	})
-	spec := newMethod(t, "hpe", "{}").Spec()
-	if r := spec.Vectors; r != (classify.VectorRequest{Features: "y,R,G,B", Step: 2}) {
-		t.Errorf("hpe asks for %v", r)
-	}
 	third := 1.0 / 3
-	if p := spec.Params.(hpeParams); p.Mask != "centre" || *p.H != third || *p.Generic != third || *p.Local != third ||
+	if p := params.(hpeParams); p.Mask != "centre" || *p.H != third || *p.Generic != third || *p.Local != third ||
 		p.Epitome != 8 || p.Patch != 4 || p.Stride != 2 || p.Iterations != 10 || p.Locals != 4 || p.Step != 2 {
 		t.Errorf("default params %+v", p)
 	}

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/covpipe/covpipe/experiment/classify"
@@ -83,4 +84,27 @@ func (k kernelChoice) pairs(s *classify.Split, d *classify.Data, sigma float64) 
 	}
 	p, err := s.Pairs(d, k.kernel.Quantity)
 	return p, classify.Exp(sigma), err
+}
+
+// kernelMethod is what the kernel methods (rsr, rlpp, svm) share: their
+// kernel, their parameter candidates and the memo of the chosen one.
+type kernelMethod[C comparable] struct {
+	memo   classify.Memo[C]
+	cands  []C
+	kernel kernelChoice
+}
+
+// spec is the method's Spec with the parameters params (kernelChoice.spec).
+func (k *kernelMethod[C]) spec(params any) classify.Spec {
+	return k.kernel.spec(params, len(k.cands))
+}
+
+// choose checks every σ for the split's matrices (kernelChoice.checkDim)
+// and selects a candidate: classify.SelectFinal with run on the
+// validation folds and final on the split.
+func (k *kernelMethod[C]) choose(ctx context.Context, s *classify.Split, run, final classify.Runner[C]) (*classify.Outcome, classify.Candidate[C], *classify.Data, error) {
+	if err := k.kernel.checkDim(s.Data.Set.Dim()); err != nil {
+		return nil, classify.Candidate[C]{}, nil, err
+	}
+	return classify.SelectFinal(ctx, s, k.cands, &k.memo, run, final)
 }

@@ -44,10 +44,8 @@ type rlppParams struct {
 // rank by their nearest training member's Euclidean distance there (the
 // CMC of the re-identification protocol).
 type rlppMethod struct {
-	memo   classify.Memo[rlppCandidate]
+	kernelMethod[rlppCandidate]
 	blocks classify.Scratch // test blocks of the method's runs
-	cands  []rlppCandidate
-	kernel kernelChoice
 	p      rlppParams
 }
 
@@ -117,24 +115,22 @@ func counts(f classify.Floats, name string) ([]int, error) {
 // Spec declares the parameter candidates, the σ check against Theorem 1
 // and the kernel's pairwise quantity.
 func (m *rlppMethod) Spec() classify.Spec {
-	return m.kernel.spec(m.p, len(m.cands))
+	return m.spec(m.p)
 }
 
 func (m *rlppMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	if err := m.kernel.checkDim(s.Data.Set.Dim()); err != nil {
-		return nil, err
-	}
 	// Each run records its candidate with the defaults it resolved; Select
 	// returns the chosen candidate's run, whose record this is. (Validation
 	// runs go in parallel: they must not share a variable.)
-	o, _, d, err := classify.Select(ctx, s, m.cands, &m.memo, func(d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, error) {
+	run := func(d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, error) {
 		o, c, err := m.run(ctx, s, d, train, test, c)
 		if err != nil {
 			return nil, err
 		}
 		o.Params = map[string]float64{"sigma": c.sigma, "dims": float64(c.dims), "neighbours": float64(c.neighbours), "heat": c.heat}
 		return o, nil
-	})
+	}
+	o, _, d, err := m.choose(ctx, s, run, run)
 	if err != nil {
 		return nil, err
 	}

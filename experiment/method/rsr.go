@@ -25,10 +25,8 @@ type rsrParams struct {
 // the Stein kernel (Sections 3–3.1, Eqns. 5–9), on the Stein divergences
 // that the Data computes once.
 type rsrMethod struct {
-	memo   classify.Memo[rsrCandidate]
-	blocks classify.Scratch // kernel blocks of the method's runs (src)
-	cands  []rsrCandidate
-	kernel kernelChoice
+	kernelMethod[rsrCandidate]
+	blocks classify.Scratch      // kernel blocks of the method's runs (src)
 	opts   rsr.ClassifierOptions // without the weight, which cands hold
 	p      rsrParams
 }
@@ -64,20 +62,18 @@ func newRSR(n *yaml.Node) (classify.Method, error) {
 // and the kernel's pairwise quantity (Stein divergences, or squared
 // log-Euclidean distances).
 func (m *rsrMethod) Spec() classify.Spec {
-	return m.kernel.spec(m.p, len(m.cands))
+	return m.spec(m.p)
 }
 
 func (m *rsrMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	if err := m.kernel.checkDim(s.Data.Set.Dim()); err != nil {
-		return nil, err
-	}
-	o, c, d, err := classify.Select(ctx, s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p rsrCandidate) (*classify.Outcome, error) {
+	run := func(d *classify.Data, train, test []int, p rsrCandidate) (*classify.Outcome, error) {
 		g, k, err := m.kernel.pairs(s, d, p.sigma)
 		if err != nil {
 			return nil, err
 		}
 		return src(ctx, g, k, d.Labels, train, test, p.weight.set(m.opts), s.Workers, &m.blocks)
-	})
+	}
+	o, c, d, err := m.choose(ctx, s, run, run)
 	if err != nil {
 		return nil, err
 	}

@@ -79,17 +79,16 @@ func newSDALF(n *yaml.Node) (classify.Method, error) {
 		return nil, err
 	}
 	m.weights = w
-	if err := imageStep(&m.p.Step); err != nil {
+	if m.vectors, err = imageRequest(&m.p.Step); err != nil {
 		return nil, err
 	}
-	m.vectors = classify.VectorRequest{Features: sdalfFeatures, Step: m.p.Step}
 	m.sigs.Max = sdalfCacheSize
 	return m, nil
 }
 
 // Spec asks for the images' row index and colour planes.
 func (m *sdalfMethod) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: 1, Vectors: m.vectors}
+	return imageSpec(m.p, m.vectors)
 }
 
 func (m *sdalfMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
@@ -155,33 +154,50 @@ func resolveFloats(fs ...floatParam) {
 	}
 }
 
-// imageStep resolves the sampling step of a method on images: sdalfStep
-// when 0, else at least 1.
-func imageStep(step *int) error {
+// imageRequest resolves the sampling step of a method on images
+// (sdalfStep when 0, else at least 1) and returns the vectors the method
+// reads.
+func imageRequest(step *int) (classify.VectorRequest, error) {
 	if *step == 0 {
 		*step = sdalfStep
 	}
 	if *step < 1 {
-		return fmt.Errorf("step = %d, want >= 1", *step)
+		return classify.VectorRequest{}, fmt.Errorf("step = %d, want >= 1", *step)
 	}
-	return nil
+	return classify.VectorRequest{Features: sdalfFeatures, Step: *step}, nil
+}
+
+// imageSpec is the Spec of a method on images with parameters p that
+// reads the vectors r.
+func imageSpec(p any, r classify.VectorRequest) classify.Spec {
+	return classify.Spec{Params: p, Candidates: 1, Vectors: r}
 }
 
 // describe returns the signatures of the images whose planes are the
 // rows of x.
 func (m *sdalfMethod) describe(ctx context.Context, x *mat.Dense, workers int) ([]*sdalf.Signature, error) {
 	n, _ := x.Dims()
-	sigs := make([]*sdalf.Signature, n)
-	ws := make([]sdalf.Workspace, pool.Workers(workers))
-	err := pool.ForCtx(ctx, n, workers, func(w, i int) error {
+	return describeImages(ctx, n, workers, func(ws *sdalf.Workspace, i int) (*sdalf.Signature, error) {
 		img, err := sdalfImage(x, i)
 		if err != nil {
-			return fmt.Errorf("item %d: %w", i, err)
+			return nil, fmt.Errorf("item %d: %w", i, err)
 		}
-		if sigs[i], err = ws[w].Describe(img, m.opts); err != nil {
-			return fmt.Errorf("item %d: %w", i, err)
+		sig, err := ws.Describe(img, m.opts)
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
 		}
-		return nil
+		return sig, nil
+	})
+}
+
+// describeImages returns the n signatures describe(ws, k), k < n, made on
+// workers goroutines, each with its own workspace ws.
+func describeImages[S, W any](ctx context.Context, n, workers int, describe func(ws *W, k int) (S, error)) ([]S, error) {
+	sigs := make([]S, n)
+	ws := make([]W, pool.Workers(workers))
+	err := pool.ForCtx(ctx, n, workers, func(w, k int) (err error) {
+		sigs[k], err = describe(&ws[w], k)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -49,6 +49,18 @@ func drawnPeople() (*mat.Dense, []int) {
 	return x, labels
 }
 
+// drawnImage rebuilds image i of drawnPeople from its row of x.
+func drawnImage(t *testing.T, x *mat.Dense, i int) *appearance.Image {
+	t.Helper()
+	v := x.RawRowView(i)
+	n := len(v) / 4
+	img, err := appearance.NewImage(32, 64, v[n:2*n], v[2*n:3*n], v[3*n:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
 // classifyDrawn runs method type typ with params on drawnPeople, the
 // first two images of each person for training and the others for
 // testing.
@@ -77,22 +89,13 @@ func TestSDALF(t *testing.T) {
 	// images, from images rebuilt here.
 	opts := sdalf.Options{Mask: appearance.MaskOptions{Kind: appearance.BorderMask}}
 	sig := func(i int) *sdalf.Signature {
-		v := x.RawRowView(i)
-		n := len(v) / 4
-		img, err := appearance.NewImage(32, 64, v[n:2*n], v[2*n:3*n], v[3*n:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := sdalf.Describe(img, opts)
+		s, err := sdalf.Describe(drawnImage(t, x, i), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
-	gallery := make([][]*sdalf.Signature, 3)
-	for _, i := range train {
-		gallery[labels[i]] = append(gallery[labels[i]], sig(i))
-	}
+	gallery := byLabel(labels, train, sig)
 	checkRankings(t, out, labels, test, func(i int) ([]int, error) {
 		order, _, err := sdalf.Rank(context.Background(), []*sdalf.Signature{sig(i)}, gallery, sdalf.DefaultWeights())
 		return order, err
@@ -100,6 +103,16 @@ func TestSDALF(t *testing.T) {
 	if out.Params["whsv"] != 0.4 || out.Params["mscr"] != 0.6 || out.Params["gamma"] != 0.4 {
 		t.Errorf("params %v", out.Params)
 	}
+}
+
+// byLabel returns f of the items, grouped by their labels 0, 1 and 2
+// (drawnPeople's people).
+func byLabel[T any](labels, items []int, f func(i int) T) [][]T {
+	out := make([][]T, 3)
+	for _, i := range items {
+		out[labels[i]] = append(out[labels[i]], f(i))
+	}
+	return out
 }
 
 // checkRankings fails t unless every test item's ranking in out is
@@ -129,20 +142,28 @@ func checkParamErrors(t *testing.T, typ string, cases [][2]string) {
 	}
 }
 
+// checkImageParams fails t unless method type typ fails to build on the
+// parameters of cases (as checkParamErrors) and on the unknown mask,
+// unknown key and negative step that every method on images rejects, and
+// by default asks for the planes y, R, G, B at step 2. It returns the
+// default parameters.
+func checkImageParams(t *testing.T, typ string, cases [][2]string) any {
+	t.Helper()
+	checkParamErrors(t, typ, append(cases, [][2]string{{"{mask: stel}", "mask"}, {"{beta: 1}", "beta"}, {"{step: -1}", "step"}}...))
+	spec := newMethod(t, typ, "{}").Spec()
+	if r := spec.Vectors; r != (classify.VectorRequest{Features: "y,R,G,B", Step: 2}) {
+		t.Errorf("%s asks for %v", typ, r)
+	}
+	return spec.Params
+}
+
 func TestSDALFParams(t *testing.T) {
-	checkParamErrors(t, "sdalf", [][2]string{
-		{"{mask: stel}", "mask"},
+	params := checkImageParams(t, "sdalf", [][2]string{
 		{"{whsv: -1}", "weights"},
 		{"{whsv: 0, mscr: 0}", "weights"},
 		{"{gamma: 2}", "gamma"},
-		{"{beta: 1}", "beta"},
-		{"{step: -1}", "step"},
 	})
-	spec := newMethod(t, "sdalf", "{}").Spec()
-	if r := spec.Vectors; r != (classify.VectorRequest{Features: "y,R,G,B", Step: 2}) {
-		t.Errorf("sdalf asks for %v", r)
-	}
-	if p := spec.Params.(sdalfParams); p.Mask != "centre" || *p.WHSV != 0.4 || *p.MSCR != 0.6 || *p.Gamma != 0.4 || p.Step != 2 {
+	if p := params.(sdalfParams); p.Mask != "centre" || *p.WHSV != 0.4 || *p.MSCR != 0.6 || *p.Gamma != 0.4 || p.Step != 2 {
 		t.Errorf("default params %+v", p)
 	}
 }

@@ -34,12 +34,10 @@ type steinSVMParams struct {
 // once. Classes rank by their one-vs-one votes, then by their summed
 // decision values.
 type steinSVM struct {
-	memo     classify.Memo[steinSVMCandidate]
+	kernelMethod[steinSVMCandidate]
 	blocks   classify.Scratch // test blocks of the method's runs
 	machines svm.Workspace    // buffers of the binary machines of its runs
 	grams    classify.Once[svmGramKey, *mat.SymDense]
-	cands    []steinSVMCandidate
-	kernel   kernelChoice
 	p        steinSVMParams
 }
 
@@ -89,14 +87,11 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 // Spec declares the parameter candidates, the σ check against Theorem 1
 // and the kernel's pairwise quantity.
 func (m *steinSVM) Spec() classify.Spec {
-	return m.kernel.spec(m.p, len(m.cands))
+	return m.spec(m.p)
 }
 
 func (m *steinSVM) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	if err := m.kernel.checkDim(s.Data.Set.Dim()); err != nil {
-		return nil, err
-	}
-	o, c, d, err := classify.SelectFinal(ctx, s, m.cands, &m.memo, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
+	o, c, d, err := m.choose(ctx, s, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
 		return m.run(ctx, s, d, train, test, p, false)
 	}, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
 		return m.run(ctx, s, d, train, test, p, true)

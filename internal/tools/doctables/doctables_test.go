@@ -491,7 +491,7 @@ func TestOpenSetCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Results = append(e.Results, ExtractResult{Task: "open", Method: "rsr", Mean: f64(65.7), Std: f64(1.76), Runs: []float64{1, 2},
-		AUC: &Stat{0.73693, 0.01597}, TAR: &Stat{44.9, 3.01}, Identified: &Stat{40.7, 1.46}})
+		Curves: Curves{AUC: &Stat{0.73693, 0.01597}, TAR: &Stat{44.9, 3.01}, Identified: &Stat{40.7, 1.46}}})
 	if err := e.Write(ExtractPath(root, "tiny")); err != nil {
 		t.Fatal(err)
 	}

@@ -51,20 +51,7 @@ type ExtractResult struct {
 	Mean *float64  `json:"accuracy_mean,omitempty"`
 	Std  *float64  `json:"accuracy_std,omitempty"`
 	Runs []float64 `json:"runs,omitempty"`
-	// CMC and CMCStd: the recognition rate at ranks 1, 2, ...
-	CMC    []float64 `json:"cmc_mean,omitempty"`
-	CMCStd []float64 `json:"cmc_std,omitempty"`
-	// Energy and EnergyStd: J of Eqn. 10 after 0, 1, ... iterations.
-	Energy    []float64 `json:"energy_mean,omitempty"`
-	EnergyStd []float64 `json:"energy_std,omitempty"`
-	// AUC, TAR and Identified are an open-set result's area under the
-	// ROC of known against unknown items, its true accept rate (%) at the
-	// task's false accept rate, and the known items accepted and right
-	// (%) at that rate; Mean and Std are then the accuracy on the known
-	// items without rejection.
-	AUC        *Stat `json:"auc,omitempty"`
-	TAR        *Stat `json:"tar_at_far,omitempty"`
-	Identified *Stat `json:"identification_at_far,omitempty"`
+	Curves
 	// Params counts, per parameter, how many repeats used each value.
 	Params map[string][]ParamCount `json:"params,omitempty"`
 	// BestOf is the task a "best" task took this method's result from.
@@ -74,6 +61,25 @@ type ExtractResult struct {
 	Degenerate  int `json:"degenerate_codes,omitempty"`
 	// Seconds is the method's time summed over repeats.
 	Seconds float64 `json:"seconds"`
+}
+
+// Curves are the measures of a result that an extract copies from
+// results.json as they stand.
+type Curves struct {
+	// CMC and CMCStd: the recognition rate at ranks 1, 2, ...
+	CMC    []float64 `json:"cmc_mean,omitempty"`
+	CMCStd []float64 `json:"cmc_std,omitempty"`
+	// Energy and EnergyStd: J of Eqn. 10 after 0, 1, ... iterations.
+	Energy    []float64 `json:"energy_mean,omitempty"`
+	EnergyStd []float64 `json:"energy_std,omitempty"`
+	// AUC, TAR and Identified are an open-set result's area under the
+	// ROC of known against unknown items, its true accept rate (%) at the
+	// task's false accept rate, and the known items accepted and right
+	// (%) at that rate; the result's Mean and Std are then the accuracy
+	// on the known items without rejection.
+	AUC        *Stat `json:"auc,omitempty"`
+	TAR        *Stat `json:"tar_at_far,omitempty"`
+	Identified *Stat `json:"identification_at_far,omitempty"`
 }
 
 // Stat is a measure's mean and sample standard deviation over repeats.
@@ -105,14 +111,8 @@ type results struct {
 		Degenerate   []int                `json:"degenerate_codes"`
 		Unconverged  []int                `json:"unconverged_codes"`
 		Params       []map[string]float64 `json:"params"`
-		CMC          []float64            `json:"cmc_mean"`
-		CMCStd       []float64            `json:"cmc_std"`
-		Energy       []float64            `json:"energy_mean"`
-		EnergyStd    []float64            `json:"energy_std"`
-		AUC          *Stat                `json:"auc"`
-		TAR          *Stat                `json:"tar_at_far"`
-		Identified   *Stat                `json:"identification_at_far"`
 		Notes        []string             `json:"notes"`
+		Curves
 	} `json:"results"`
 }
 
@@ -143,10 +143,8 @@ func NewExtract(root string, r *Run, resultsPath string) (*Extract, error) {
 		e.Variant = toolCommand + " config " + r.ID
 	}
 	for _, x := range res.Results {
-		out := ExtractResult{Task: x.Task, Method: x.Method, Seconds: x.Seconds,
-			CMC: x.CMC, CMCStd: x.CMCStd, Energy: x.Energy, EnergyStd: x.EnergyStd,
+		out := ExtractResult{Task: x.Task, Method: x.Method, Seconds: x.Seconds, Curves: x.Curves,
 			Unconverged: sum(x.Unconverged), Degenerate: sum(x.Degenerate),
-			AUC: x.AUC, TAR: x.TAR, Identified: x.Identified,
 			Params: paramCounts(x.Params)}
 		if len(x.Energy) == 0 {
 			// Energy curves hold J, not an accuracy, in accuracy_mean.
