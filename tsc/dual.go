@@ -231,10 +231,13 @@ func (c *Coder) dualBarrier(ctx context.Context, x []float64, ws *Workspace) (Ce
 			}
 			continue
 		}
+		// The accepted trial point's factors, in tmp and mx, are the new
+		// iterate's: swap them in instead of factorising it again.
 		b.y, b.yt = b.yt, b.y
 		b.z, b.zt = b.zt, b.z
 		b.s, b.st = b.st, b.s
-		c.dualFactor(b.y, b.z, b.ly, b.lz)
+		b.ly, b.tmp = b.tmp, b.ly
+		b.lz, b.mx = b.mx, b.lz
 	}
 	cert.Bound = float64(n+d) * cert.Mu
 	return cert, nil
