@@ -174,13 +174,14 @@ func divide(c []float64, d int, t float64) {
 }
 
 // correlate replaces the d×d c by D^(−1/2) c D^(−1/2), D = diag c, with
-// a unit diagonal, and reports whether every diagonal entry was positive;
-// otherwise c is left unchanged (it is not positive definite).
-func correlate(c []float64, d int, inv []float64) bool {
+// a unit diagonal, using inv (d) as scratch. It leaves c unchanged when a
+// diagonal entry is not positive: c is then not positive definite, which
+// the caller's factorisation reports.
+func correlate(c []float64, d int, inv []float64) {
 	for i := range d {
 		v := c[i*d+i]
 		if !(v > 0) {
-			return false
+			return
 		}
 		inv[i] = 1 / math.Sqrt(v)
 	}
@@ -191,5 +192,4 @@ func correlate(c []float64, d int, inv []float64) bool {
 		}
 		row[i] = 1
 	}
-	return true
 }

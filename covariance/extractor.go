@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"github.com/covpipe/covpipe/internal/matrixerr"
 )
 
@@ -300,13 +301,10 @@ func (e *Extractor) finish(c []float64, n int, fourth float64) error {
 		return e.notSPD(tr)
 	}
 	if e.norm == NormDet {
-		var logDet float64
-		for i := range d {
-			logDet += math.Log(e.chol[i*d+i])
-		}
-		root := math.Exp(2 * logDet / float64(d))
+		ld := dense.LogDetRows(e.chol, d) / float64(d) // log det(C)^(1/d)
+		root := math.Exp(ld)
 		if !(root > 0) || math.IsInf(root, 0) {
-			return fmt.Errorf("%w: the determinant's %d-th root, exp(%.6g), is out of range", ErrNotFinite, d, 2*logDet/float64(d))
+			return fmt.Errorf("%w: the determinant's %d-th root, exp(%.6g), is out of range", ErrNotFinite, d, ld)
 		}
 		divide(c, d, root)
 		if !e.factor(c) {

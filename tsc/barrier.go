@@ -24,14 +24,7 @@ import (
 // every Newton step.
 func (c *Coder) barrier(ctx context.Context, x []float64, ws *Workspace) (Certificate, error) {
 	d, n, m := c.d, ws.n, ws.m
-	var sum float64
-	for i := range n {
-		sum += trace(ws.b[i*d*d:(i+1)*d*d], d)
-	}
-	x0 := 1 / (2 * sum)
-	for i := range x {
-		x[i] = x0
-	}
+	c.start(x, ws)
 	ev, ok := c.eval(x, ws)
 	if !ok {
 		return Certificate{}, errors.New("tsc: starting point infeasible")
@@ -152,6 +145,34 @@ func (c *Coder) raise(t *float64) bool {
 	return !math.IsInf(*t, 1)
 }
 
+// start writes into x the barrier methods' starting point
+// x_i = 1/(2 tr Σ_j Â_j) on the whitened atoms of ws, which makes
+// M(x) ⪯ I/2.
+func (c *Coder) start(x []float64, ws *Workspace) {
+	d := c.d
+	var sum float64
+	for i := range ws.n {
+		sum += trace(ws.b[i*d*d:(i+1)*d*d], d)
+	}
+	x0 := 1 / (2 * sum)
+	for i := range x {
+		x[i] = x0
+	}
+}
+
+// sumM writes the packed M(x) = Σ x_i Â_i into ws.mu and factorises it
+// and R = I − M (see factor).
+func (c *Coder) sumM(x []float64, ws *Workspace) (ldm, ldr float64, ok bool) {
+	m := ws.m
+	for k := range ws.mu {
+		ws.mu[k] = 0
+	}
+	for i, xi := range x {
+		axpy(xi, ws.bu[i*m:(i+1)*m], ws.mu)
+	}
+	return c.factor(ws.mu, ws)
+}
+
 // whiten factorises the query S = LLᵀ and fills ws.b with Â_i = L⁻¹A_iL⁻ᵀ,
 // ws.bu with their packed upper triangles and ws.cost with tr Â_i.
 func (c *Coder) whiten(query mat.Symmetric, ws *Workspace) error {
@@ -191,13 +212,7 @@ type evaluation struct {
 // duality gap at x; ok is false when x is not strictly feasible.
 func (c *Coder) eval(x []float64, ws *Workspace) (evaluation, bool) {
 	d, m := c.d, ws.m
-	for k := range ws.mu {
-		ws.mu[k] = 0
-	}
-	for i, xi := range x {
-		axpy(xi, ws.bu[i*m:(i+1)*m], ws.mu)
-	}
-	ldm, ldr, ok := c.factor(ws.mu, ws)
+	ldm, ldr, ok := c.sumM(x, ws)
 	if !ok {
 		return evaluation{}, false
 	}

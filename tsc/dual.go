@@ -141,13 +141,7 @@ func (c *Coder) dualBarrier(ctx context.Context, x []float64, ws *Workspace) (Ce
 	for j := range d {
 		b.y[j*d+j], b.z[j*d+j] = 1, 0.5
 	}
-	var sum float64
-	for i := range n {
-		sum += trace(ws.b[i*d*d:(i+1)*d*d], d)
-	}
-	for i := range x {
-		x[i] = 1 / (2 * sum)
-	}
+	c.start(x, ws)
 	f0, ok := c.primalObjective(x, ws)
 	if !ok {
 		return Certificate{}, fmt.Errorf("tsc: starting point infeasible")
@@ -231,10 +225,13 @@ func (c *Coder) dualBarrier(ctx context.Context, x []float64, ws *Workspace) (Ce
 			}
 			continue
 		}
+		// The accepted trial point's factors, in tmp and mx, are the new
+		// iterate's: swap them in instead of factorising it again.
 		b.y, b.yt = b.yt, b.y
 		b.z, b.zt = b.zt, b.z
 		b.s, b.st = b.st, b.s
-		c.dualFactor(b.y, b.z, b.ly, b.lz)
+		b.ly, b.tmp = b.tmp, b.ly
+		b.lz, b.mx = b.mx, b.lz
 	}
 	cert.Bound = float64(n+d) * cert.Mu
 	return cert, nil
@@ -451,18 +448,13 @@ func (c *Coder) feasibleObjective(x []float64, ws *Workspace) (float64, bool) {
 // primalObjective returns f(x) = Σ x_i c_i − log det M(x); ok is false
 // unless M(x) ≻ 0 and I − M(x) ≻ 0 (x >= 0 is the caller's).
 func (c *Coder) primalObjective(x []float64, ws *Workspace) (float64, bool) {
-	m := ws.m
-	for k := range ws.mu {
-		ws.mu[k] = 0
+	ldm, _, ok := c.sumM(x, ws)
+	if !ok {
+		return 0, false
 	}
 	var fx float64
 	for i, xi := range x {
-		axpy(xi, ws.bu[i*m:(i+1)*m], ws.mu)
 		fx += xi * ws.cost[i]
-	}
-	ldm, _, ok := c.factor(ws.mu, ws)
-	if !ok {
-		return 0, false
 	}
 	return fx - ldm, true
 }
