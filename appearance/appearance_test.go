@@ -340,3 +340,14 @@ func TestRankGallery(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+func TestGrowReusesOrReallocates(t *testing.T) {
+	b := make([]int, 2, 8)
+	b[0] = 7
+	if g := Grow(b, 5); len(g) != 5 || &g[0] != &b[0] || g[0] != 7 {
+		t.Errorf("Grow within capacity = %v, want b's storage resliced to 5", g)
+	}
+	if g := Grow(b, 9); len(g) != 9 || &g[0] == &b[0] || g[0] != 0 {
+		t.Errorf("Grow past capacity = %v, want 9 fresh zeros", g)
+	}
+}

@@ -97,7 +97,7 @@ func HSVTo(dst *HSV, img *Image) error {
 	}
 	n := img.W * img.H
 	dst.W, dst.H = img.W, img.H
-	dst.Hu, dst.S, dst.V = grow(dst.Hu, n), grow(dst.S, n), grow(dst.V, n)
+	dst.Hu, dst.S, dst.V = Grow(dst.Hu, n), Grow(dst.S, n), Grow(dst.V, n)
 	for i := range n {
 		dst.Hu[i], dst.S[i], dst.V[i] = hsv(img.R[i], img.G[i], img.B[i])
 	}
@@ -142,10 +142,12 @@ func Cone(h, s, v float64) (x, y, z float64) {
 	return s * v * cs, s * v * sn, v
 }
 
-// grow returns b resliced to n values, reallocated when too short.
-func grow(b []float64, n int) []float64 {
+// Grow returns b resliced to n values, reallocated (zeroed) when too
+// short: the way the workspaces of this package, sdalf and hpe reuse
+// their buffers from image to image.
+func Grow[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]float64, n)
+		return make([]T, n)
 	}
 	return b[:n]
 }

@@ -140,7 +140,7 @@ func (ws *Workspace) Describe(ctx context.Context, imgs []*appearance.Image, o O
 	ws.patches.K = k
 	ws.patches.Values = ws.patches.Values[:0]
 	ws.patches.Weights = ws.patches.Weights[:0]
-	ws.hist = grow(ws.hist, n)
+	ws.hist = appearance.Grow(ws.hist, n)
 	for m, img := range imgs {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("hpe signature: %w", err)
@@ -171,7 +171,7 @@ func (ws *Workspace) addImage(s *Signature, img *appearance.Image, o Options) er
 		return err
 	}
 	w, h := img.W, img.H
-	ws.mask = grow(ws.mask, w*h)
+	ws.mask = appearance.Grow(ws.mask, w*h)
 	if err := appearance.ForegroundTo(ws.mask, img, o.Mask); err != nil {
 		return err
 	}

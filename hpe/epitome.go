@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/covpipe/covpipe/appearance"
 )
 
 // Default epitome settings (see EpitomeOptions), in pixels of the images
@@ -202,7 +204,7 @@ func (ws *epitomeWork) fit(ctx context.Context, p *Patches, o EpitomeOptions) (*
 func (ws *epitomeWork) prepare(w, h, k int) {
 	n, kk := w*h, k*k
 	if ws.idxKey != [3]int{w, h, k} {
-		ws.idx = growInts(ws.idx, n*kk)
+		ws.idx = appearance.Grow(ws.idx, n*kk)
 		for t := range n {
 			tx, ty := t%w, t/w
 			for i := range kk {
@@ -211,11 +213,11 @@ func (ws *epitomeWork) prepare(w, h, k int) {
 		}
 		ws.idxKey = [3]int{w, h, k}
 	}
-	ws.ell = grow(ws.ell, n)
-	ws.inv = grow(ws.inv, 3*n)
-	ws.lv = grow(ws.lv, n)
-	ws.acc = grow(ws.acc, 7*n)
-	ws.position = grow(ws.position, n)
+	ws.ell = appearance.Grow(ws.ell, n)
+	ws.inv = appearance.Grow(ws.inv, 3*n)
+	ws.lv = appearance.Grow(ws.lv, n)
+	ws.acc = appearance.Grow(ws.acc, 7*n)
+	ws.position = appearance.Grow(ws.position, n)
 }
 
 // init sets the starting epitome (see FitEpitome).
@@ -335,20 +337,4 @@ func (ws *epitomeWork) step(ctx context.Context, e *Epitome, p *Patches, update 
 		}
 	}
 	return ll, nil
-}
-
-// grow returns b resliced to n values, reallocated when too short.
-func grow(b []float64, n int) []float64 {
-	if cap(b) < n {
-		return make([]float64, n)
-	}
-	return b[:n]
-}
-
-// growInts is grow for ints.
-func growInts(b []int, n int) []int {
-	if cap(b) < n {
-		return make([]int, n)
-	}
-	return b[:n]
 }

@@ -126,8 +126,8 @@ func (ws *Workspace) FindAxes(img *appearance.HSV, mask []float64, opts AxesOpti
 		alpha = DefaultAlpha
 	}
 	ws.width = w
-	ws.cone = grow(ws.cone, 3*w*h)
-	ws.mask = grow(ws.mask, w*h)
+	ws.cone = appearance.Grow(ws.cone, 3*w*h)
+	ws.mask = appearance.Grow(ws.mask, w*h)
 	for i := range w * h {
 		ws.mask[i] = 1
 		if mask != nil {
@@ -250,12 +250,4 @@ func (ws *Workspace) dist2(a, b int) float64 {
 	p, q := ws.cone[3*a:3*a+3], ws.cone[3*b:3*b+3]
 	d0, d1, d2 := p[0]-q[0], p[1]-q[1], p[2]-q[2]
 	return d0*d0 + d1*d1 + d2*d2
-}
-
-// grow returns b resliced to n values, reallocated when too short.
-func grow(b []float64, n int) []float64 {
-	if cap(b) < n {
-		return make([]float64, n)
-	}
-	return b[:n]
 }

@@ -93,7 +93,7 @@ func (ws *Workspace) Describe(img *appearance.Image, o Options) (*Signature, err
 	if h < minRows || w < minCols {
 		return nil, fmt.Errorf("sdalf of a %d×%d image: want at least %d rows and %d columns", w, h, minRows, minCols)
 	}
-	ws.fg = grow(ws.fg, w*h) // kept apart from ws.mask, which FindAxes fills
+	ws.fg = appearance.Grow(ws.fg, w*h) // kept apart from ws.mask, which FindAxes fills
 	mask := ws.fg
 	if err := appearance.ForegroundTo(mask, img, o.Mask); err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func (ws *Workspace) Describe(img *appearance.Image, o Options) (*Signature, err
 	sigma *= float64(w)
 	n := bins.Len()
 	s := &Signature{W: w, H: h, Axes: axes, WHSV: make([]float64, 2*n), root: make([]float64, 2*n)}
-	ws.weight = grow(ws.weight, w*h)
+	ws.weight = appearance.Grow(ws.weight, w*h)
 	parts := [2]struct{ r0, r1, axis int }{{axes.HeadTorso, axes.TorsoLegs, axes.TorsoSym}, {axes.TorsoLegs, h, axes.LegsSym}}
 	for k, p := range parts {
 		for y := p.r0; y < p.r1; y++ {
