@@ -93,6 +93,11 @@ type Signature struct {
 	GenericHist []float64
 	// Locals are the local epitomes, by decreasing score.
 	Locals []Local
+	// roots are the element-wise square roots of Torso, Legs and
+	// GenericHist, computed once by Describe so that each comparison's
+	// Bhattacharyya coefficients are dot products
+	// (appearance.SqrtBhattacharyya); nil in a signature built otherwise.
+	roots *[3][]float64
 }
 
 // Workspace holds Describe's buffers, reused from call to call; its zero
@@ -161,7 +166,17 @@ func (ws *Workspace) Describe(ctx context.Context, imgs []*appearance.Image, o O
 		return nil, err
 	}
 	s.Locals = Locals(s.Generic, o.Local)
+	s.roots = &[3][]float64{sqrts(s.Torso), sqrts(s.Legs), sqrts(s.GenericHist)}
 	return s, nil
+}
+
+// sqrts returns the element-wise square roots of h.
+func sqrts(h []float64) []float64 {
+	r := make([]float64, len(h))
+	for i, v := range h {
+		r[i] = math.Sqrt(v)
+	}
+	return r
 }
 
 // addImage adds img's histogram counts to s and its patches to

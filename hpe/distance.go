@@ -99,6 +99,8 @@ func LocalDistance(a, b *Signature) (float64, error) {
 // Distance returns the HPE distance of two signatures,
 // w.H·d_H + w.Generic·d_gE + w.Local·d_lE (HistogramDistance,
 // GenericDistance, LocalDistance; Bazzani et al., ICPR 2010, Sec. 3).
+// For two signatures of Describe the Bhattacharyya coefficients are dot
+// products of the histograms' square roots, computed once per signature.
 // It returns an error when a signature is nil, w is invalid, or as the
 // three distances.
 func Distance(a, b *Signature, w Weights) (float64, error) {
@@ -108,13 +110,19 @@ func Distance(a, b *Signature, w Weights) (float64, error) {
 	case a == nil || b == nil:
 		return 0, fmt.Errorf("hpe distance of a nil signature")
 	}
-	dh, err := HistogramDistance(a, b)
-	if err != nil {
-		return 0, err
-	}
-	dg, err := GenericDistance(a, b)
-	if err != nil {
-		return 0, err
+	var dh, dg float64
+	if ra, rb := a.roots, b.roots; ra != nil && rb != nil && len(ra[0]) == len(rb[0]) && len(ra[2]) == len(rb[2]) {
+		// Signatures of Describe: valid histograms whose roots are cached.
+		dh = (appearance.SqrtBhattacharyya(ra[0], rb[0]) + appearance.SqrtBhattacharyya(ra[1], rb[1])) / 2
+		dg = appearance.SqrtBhattacharyya(ra[2], rb[2])
+	} else {
+		var err error
+		if dh, err = HistogramDistance(a, b); err != nil {
+			return 0, err
+		}
+		if dg, err = GenericDistance(a, b); err != nil {
+			return 0, err
+		}
 	}
 	dl, err := LocalDistance(a, b)
 	if err != nil {

@@ -350,3 +350,37 @@ func TestDescribeCancel(t *testing.T) {
 	_, err := Describe(canceltest.Soon(t), []*appearance.Image{img}, o)
 	canceltest.Check(t, "Describe while it runs", err)
 }
+
+// TestDistanceCachedRoots checks that Distance between signatures of
+// Describe, which compares their histograms through cached square roots,
+// equals the three checked distances weighted (the path of signatures
+// built by hand) to rounding.
+func TestDistanceCachedRoots(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	gallery, _ := people(rng)
+	var ws Workspace
+	a, err := ws.Describe(context.Background(), gallery[0], centre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ws.Describe(context.Background(), gallery[1], centre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.roots == nil || b.roots == nil {
+		t.Fatal("Describe cached no square roots")
+	}
+	got, err := Distance(a, b, DefaultWeights())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hand := *b
+	hand.roots = nil
+	want, err := Distance(a, &hand, DefaultWeights())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got-want) > 1e-12 {
+		t.Errorf("Distance with cached roots %v, without %v", got, want)
+	}
+}
