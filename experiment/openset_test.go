@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -136,6 +137,10 @@ methods:
 			if !sort.Float64sAreSorted(roc) || roc[len(roc)-1] != 100 {
 				t.Errorf("%s repeat %d: ROC %v is not a rising curve to 100%%", x.Method, r, roc)
 			}
+		}
+		// The repeats' notes are merged, each once.
+		if note := "4 of 8 classes held out of training in each repeat"; !slices.Equal(x.Notes, []string{note}) {
+			t.Errorf("%s: notes %q, want [%q]", x.Method, x.Notes, note)
 		}
 		if !(x.AUC.Mean > 0.5 && x.AUC.Mean <= 1) || x.AccuracyMean < 80 {
 			t.Errorf("%s: AUC %v, accuracy on known items %v: the gratings are easy", x.Method, x.AUC, x.AccuracyMean)

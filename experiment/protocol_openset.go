@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 
 	"github.com/covpipe/covpipe/experiment/classify"
 )
@@ -153,9 +152,10 @@ func (p *openSetTask) run(e *engine, ti int) ([]Result, error) {
 		return nil, err
 	}
 	n, methods := e.cfg.Repeats, e.plan.methods
-	known := make([][]bool, n)        // per repeat, whether each test item's class was trained
-	notes := slices.Clone(base.notes) // the images left out, say
-	var notesMu sync.Mutex
+	// Each repeat writes only its own slots, so no lock is needed, and
+	// notes and seconds are gathered in repeat order afterwards.
+	known := make([][]bool, n)         // per repeat, whether each test item's class was trained
+	repeatNotes := make([][]string, n) // per repeat, the images left out and the classes held out
 	dr := &drawer{classes: base.classes, draw: func(r int) (*instance, error) {
 		in, err := base.draw(r)
 		if err != nil {
@@ -166,42 +166,43 @@ func (p *openSetTask) run(e *engine, ti int) ([]Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("repeat %d: %w", r, err)
 		}
-		notesMu.Lock()
-		for _, n := range append(in.notes, note) {
-			if n != "" && !slices.Contains(notes, n) {
-				notes = append(notes, n)
-			}
-		}
-		notesMu.Unlock()
+		repeatNotes[r] = append(slices.Clone(in.notes), note)
 		return in, nil
 	}}
 	runs := make([][]openSetRun, len(methods))
 	params := make([][]map[string]float64, len(methods))
-	secs := make([]float64, len(methods))
+	secs := make([][]float64, len(methods))
 	trainItems := make([]int, n)
 	for mi := range methods {
-		runs[mi], params[mi] = make([]openSetRun, n), make([]map[string]float64, n)
+		runs[mi], params[mi], secs[mi] = make([]openSetRun, n), make([]map[string]float64, n), make([]float64, n)
 	}
-	var secsMu sync.Mutex
 	_, err = e.classifyRepeats(p.Name, dr, func(r, mi int, in *instance, out *classify.Outcome, sec float64) error {
 		if len(out.Scores) != len(in.split.Test) {
 			return fmt.Errorf("method %q, repeat %d: %d scores for %d test items", e.cfg.Methods[mi].Name, r, len(out.Scores), len(in.split.Test))
 		}
 		truth := classify.Pick(in.split.Data.Labels, in.split.Test)
 		runs[mi][r] = openSetMeasure(out.Scores, truth, known[r], p.OpenSet.FAR)
-		params[mi][r], trainItems[r] = out.Params, len(in.split.Train)
-		secsMu.Lock()
-		secs[mi] += sec
-		secsMu.Unlock()
+		params[mi][r], trainItems[r], secs[mi][r] = out.Params, len(in.split.Train), sec
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	notes := slices.Clone(base.notes)
+	for _, rn := range repeatNotes {
+		for _, n := range rn {
+			if n != "" && !slices.Contains(notes, n) {
+				notes = append(notes, n)
+			}
+		}
+	}
 	out := make([]Result, len(methods))
 	for mi := range methods {
 		out[mi] = openSetResult(p.Name, e.cfg.Methods[mi].Name, p.OpenSet.FAR, runs[mi])
-		out[mi].Seconds, out[mi].Params, out[mi].TrainItems = secs[mi], params[mi], trainItems
+		for _, sec := range secs[mi] {
+			out[mi].Seconds += sec
+		}
+		out[mi].Params, out[mi].TrainItems = params[mi], trainItems
 		out[mi].Notes = notes
 	}
 	e.timings["methods"] += sumSecs(out)

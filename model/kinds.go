@@ -188,14 +188,15 @@ func (k *srcKind) answers(ctx context.Context, m *Model, data *classify.Data, wo
 		return nil, err
 	}
 	classes := c.Labels()
+	// Both kernels are normalised: k(X, X) = 1 (as covpipe run's src),
+	// one slice of ones for every block.
+	kxx := make([]float64, min(data.Set.Len()-m.train.Len(), classify.BlockSize))
+	for i := range kxx {
+		kxx[i] = 1
+	}
 	return blockAnswers(ctx, m, data, k.quantity, k.f, func(kb *mat.Dense, out []classify.ItemScore) error {
 		n, _ := kb.Dims()
-		// Both kernels are normalised: k(X, X) = 1 (as covpipe run's src).
-		kxx := make([]float64, n)
-		for i := range kxx {
-			kxx[i] = 1
-		}
-		ds, err := c.PredictBatch(ctx, kb, kxx)
+		ds, err := c.PredictBatch(ctx, kb, kxx[:n])
 		if err != nil {
 			return err
 		}

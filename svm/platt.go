@@ -28,7 +28,7 @@ const minProb = 1e-7
 func calibrate(ctx context.Context, k, y []float64, c, tol float64, maxIter, folds int, seed uint64, p int, b *machineBufs) (probA, probB float64, err error) {
 	n := len(y)
 	perm := rand.New(rand.NewPCG(seed, uint64(p))).Perm(n)
-	b.dec = grow(b.dec, n)
+	b.dec = resize(b.dec, n)
 	for f := range folds {
 		lo, hi := f*n/folds, (f+1)*n/folds
 		if lo == hi {
@@ -56,8 +56,8 @@ func calibrate(ctx context.Context, k, y []float64, c, tol float64, maxIter, fol
 			continue
 		}
 		m := len(b.sub)
-		b.subK = grow(b.subK, m*m)
-		b.subY = grow(b.subY, m)
+		b.subK = resize(b.subK, m*m)
+		b.subY = resize(b.subY, m)
 		for a, i := range b.sub {
 			b.subY[a] = y[i]
 			row := k[i*n : (i+1)*n]
@@ -82,15 +82,6 @@ func calibrate(ctx context.Context, k, y []float64, c, tol float64, maxIter, fol
 	}
 	probA, probB = sigmoidFit(b.dec, y)
 	return probA, probB, nil
-}
-
-// grow returns s with length n, reallocating only when its capacity is
-// short; its contents are unspecified.
-func grow(s []float64, n int) []float64 {
-	if cap(s) < n {
-		return make([]float64, n)
-	}
-	return s[:n]
 }
 
 // sigmoidFit returns the (A, B) of Platt's sigmoid 1/(1 + exp(A f + B))

@@ -212,7 +212,6 @@ func configOptions(c *cli.Context, path string, o model.Options) (model.Options,
 type inputs struct {
 	lists       []*datasets.List
 	descriptors *store.Output // nil for images
-	folder      string        // the first describe folder
 }
 
 // readInputs opens the INPUTs of the command of c: dataset specs (class
@@ -232,9 +231,6 @@ func readInputs(c *cli.Context, cmd string) (*inputs, error) {
 				out, err := read(spec)
 				if err != nil {
 					return nil, fmt.Errorf("%s: input %s: %w", cmd, spec, err)
-				}
-				if in.folder == "" {
-					in.folder = spec
 				}
 				outs = append(outs, out)
 				continue

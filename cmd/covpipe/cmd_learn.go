@@ -92,13 +92,17 @@ func learnCommand() *cli.Command {
 			// The output folder is taken before anything is computed.
 			return intoFolder(c, out, store.FormatDictionary, func(dst *store.Folder) error {
 				input := c.Args().First()
-				set, meta, err := readSPD(input)
+				m, err := store.ReadMatrices(input)
+				if err != nil {
+					return fmt.Errorf("learn: %w", err)
+				}
+				set, meta, err := spdSet(m)
 				if err != nil {
 					return fmt.Errorf("learn: %w", err)
 				}
 				class := c.String("class")
 				if class != "" {
-					if set, meta, err = readClass(input, class); err != nil {
+					if set, meta, err = readClass(input, m, set, class); err != nil {
 						return fmt.Errorf("learn: --class %s: %w", class, err)
 					}
 				}
@@ -191,39 +195,31 @@ func readSPD(path string) (*spd.Set, *store.Meta, error) {
 	return spdSet(m)
 }
 
-// readClass reads the descriptors of the class class from the labelled
-// describe folder path, checked as readSPD checks them, with the folder's
-// meta without its files and shard. It returns an error for a .npy file
-// (it has no labels) and for a class without descriptors, naming the
-// folder's classes.
-func readClass(path, class string) (*spd.Set, *store.Meta, error) {
-	m, err := store.ReadMatrices(path)
-	if err != nil {
-		return nil, nil, err
-	}
+// readClass returns the descriptors of the class class among all, the
+// checked matrices m of the labelled describe folder path (spdSet), as a
+// subset of all (their log-determinants are not computed again), with the
+// folder's meta without its files and shard. It returns an error for a
+// .npy file (it has no labels) and for a class without descriptors,
+// naming the folder's classes.
+func readClass(path string, m *store.Matrices, all *spd.Set, class string) (*spd.Set, *store.Meta, error) {
 	if m.Output == nil {
 		return nil, nil, fmt.Errorf("%s has no labels: give a describe folder of labelled images", path)
 	}
-	var data []float64
+	var idx []int
 	var classes []string
-	dd := m.D * m.D
 	for i, r := range m.Output.Rows {
 		if r.Label == class {
-			data = append(data, m.Data[i*dd:(i+1)*dd]...)
+			idx = append(idx, i)
 		} else if !slices.Contains(classes, r.Label) {
 			classes = append(classes, r.Label)
 		}
 	}
-	if len(data) == 0 {
+	if len(idx) == 0 {
 		return nil, nil, fmt.Errorf("no descriptor of %s has label %q (it has %d classes: %q, ...)", path, class, len(classes), classes[:min(3, len(classes))])
 	}
-	m.Data, m.N = data, len(data)/dd
-	set, meta, err := spdSet(m)
-	if err != nil {
-		return nil, nil, err
-	}
+	meta := m.Output.Meta
 	meta.Files, meta.Shard = nil, nil
-	return set, meta, nil
+	return all.Subset(idx), &meta, nil
 }
 
 // spdSet checks that the matrices m read are SPD (errors name the file
