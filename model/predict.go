@@ -246,7 +246,7 @@ func (m *Model) predictSet(ctx context.Context, set *spd.Set, rows []Prediction,
 	// The queries join the training descriptors in one Data, so that
 	// their kernel values are computed as covpipe run computes a test
 	// item's against its training set.
-	all, err := spd.NewSetFromData(m.rec.Dim, slices.Concat(m.train.Data(), set.Data()))
+	all, err := spd.Concat(m.train, set)
 	if err != nil {
 		return nil, err
 	}

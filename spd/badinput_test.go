@@ -485,6 +485,16 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			{"indefinite", func() error { return fromData(2, 1, 2, 2, 1) }, ErrNotSPD, ""},
 			{"singular", func() error { return fromData(2, 1, 1, 1, 1) }, ErrNotSPD, ""},
 		},
+		"Concat": {
+			{"different sizes", func() error { _, err := Concat(set, set3); return err }, ErrDimension, ""},
+			{"two nil sets", func() error {
+				s, err := Concat(nil, nil)
+				if err != nil {
+					return err
+				}
+				return check(s.Len() == 0, "not empty")
+			}, nil, ""},
+		},
 		"Set.At":     outOfRange("At", func(s *Set, i int) { s.At(i) }),
 		"Set.View":   outOfRange("View", func(s *Set, i int) { s.View(i) }),
 		"Set.LogDet": outOfRange("LogDet", func(s *Set, i int) { s.LogDet(i) }),

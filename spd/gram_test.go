@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -131,5 +132,38 @@ func TestSetErrors(t *testing.T) {
 	_, err := NewSet([]*mat.SymDense{good, good, diag(1, -1)})
 	if err == nil || err.Error()[:8] != "matrix 2" {
 		t.Errorf("error should name the index: %v", err)
+	}
+}
+
+// TestConcat checks Concat against a Set built from the joined data (the
+// same matrices and log-determinants, bit for bit), with empty sets on
+// either side, and its refusal of matrices of different sizes.
+func TestConcat(t *testing.T) {
+	a, _ := randSet(t, 31, 4, 3)
+	b, _ := randSet(t, 32, 2, 3)
+	want, err := NewSetFromData(3, append(slices.Clone(a.Data()), b.Data()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		x, y *Set
+		want *Set
+	}{
+		{"both", a, b, want},
+		{"empty first", &Set{}, b, b},
+		{"nil second", a, nil, a},
+	} {
+		got, err := Concat(tc.x, tc.y)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !slices.Equal(got.Data(), tc.want.Data()) || !slices.Equal(got.logdet, tc.want.logdet) || got.Len() != tc.want.Len() {
+			t.Errorf("%s: Concat differs from the set of the joined data", tc.name)
+		}
+	}
+	c, _ := randSet(t, 33, 2, 4)
+	if _, err := Concat(a, c); !errors.Is(err, ErrDimension) {
+		t.Errorf("3×3 and 4×4 sets: %v, want ErrDimension", err)
 	}
 }

@@ -3,6 +3,7 @@ package spd
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/mat"
@@ -171,6 +172,22 @@ func (s *Set) Subset(idx []int) *Set {
 		out.logdet[k] = s.logdet[i]
 	}
 	return out
+}
+
+// Concat returns a new Set holding the matrices of a, then those of b,
+// with their cached log-determinants: no matrix is factorised again. It
+// returns an error wrapping ErrDimension when a and b hold matrices of
+// different sizes; an empty Set joins any.
+func Concat(a, b *Set) (*Set, error) {
+	switch {
+	case a.Len() == 0:
+		return b.Subset(seq(b.Len())), nil
+	case b.Len() == 0:
+		return a.Subset(seq(a.Len())), nil
+	case a.d != b.d:
+		return nil, fmt.Errorf("spd: concatenating sets of %d×%d and %d×%d matrices: %w", a.d, a.d, b.d, b.d, ErrDimension)
+	}
+	return &Set{d: a.d, n: a.n + b.n, data: slices.Concat(a.data, b.data), logdet: slices.Concat(a.logdet, b.logdet)}, nil
 }
 
 // index panics with a message naming i when it is out of range
