@@ -43,13 +43,12 @@ func ReadMatrices(path string) (*Matrices, error) {
 	}
 	var m *Matrices
 	err = readView(filepath.Dir(path), func(v *view) error {
+		s, ok := v.setOf(filepath.Base(path))
 		var err error
-		rec, ok := v.recordsOf(filepath.Base(path))
 		if !ok {
 			m, err = readMatrices(path, path, nil)
 			return err
 		}
-		s := &Set{Dir: v.dir, Files: rec.files, rec: rec}
 		m, err = s.ReadMatrices(filepath.Base(path))
 		return err
 	})

@@ -90,31 +90,30 @@ func (s *Set) ReadFile(name string) ([]byte, error) {
 func ReadFile(path string) ([]byte, error) {
 	var b []byte
 	err := readView(filepath.Dir(path), func(v *view) error {
-		rec, ok := v.recordsOf(filepath.Base(path))
+		s, ok := v.setOf(filepath.Base(path))
+		var err error
 		if !ok {
-			var err error
 			b, err = os.ReadFile(path)
 			return err
 		}
-		s := &Set{Dir: v.dir, Files: rec.files, rec: rec}
-		var err error
 		b, err = s.ReadFile(filepath.Base(path))
 		return err
 	})
 	return b, err
 }
 
-// recordsOf returns the records of the folder's set when its marker is
-// covpipe's and records the file name.
-func (v *view) recordsOf(name string) (records, bool) {
+// setOf returns the folder's set when its marker is covpipe's and
+// records the file name.
+func (v *view) setOf(name string) (*Set, bool) {
 	if v.marker == nil {
-		return records{}, false
+		return nil, false
 	}
 	m, err := parseMarker(v.marker)
 	if err != nil || !recorded(m.Files, name) {
-		return records{}, false
+		return nil, false
 	}
-	return records{v: v, dir: v.dir, remedy: remedyOf(m.Format), files: m.Files}, true
+	rec := records{v: v, dir: v.dir, remedy: remedyOf(m.Format), files: m.Files}
+	return &Set{Dir: v.dir, Format: m.Format, Files: m.Files, rec: rec}, true
 }
 
 // records are the file records of the marker (meta.json) of the folder
