@@ -59,8 +59,8 @@ func ReadMatrices(path string) (*Matrices, error) {
 // a .npy file, checked against its record: a file that is not the one
 // recorded is an error wrapping ErrTorn.
 func (s *Set) ReadMatrices(name string) (*Matrices, error) {
-	if !s.Has(name) {
-		return nil, fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, s.Dir, MetaFile, name)
+	if err := s.needFile(name); err != nil {
+		return nil, err
 	}
 	m, err := readMatrices(filepath.Join(s.Dir, name), s.rec.path(name), func(d *digest) error { return s.rec.check(name, d) })
 	if err != nil {
@@ -73,8 +73,8 @@ func (s *Set) ReadMatrices(name string) (*Matrices, error) {
 // file, checked against its record: a file that is not the one recorded
 // is an error wrapping ErrTorn.
 func (s *Set) ReadNPY(name string) (shape []int, data []float64, err error) {
-	if !s.Has(name) {
-		return nil, nil, fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, s.Dir, MetaFile, name)
+	if err := s.needFile(name); err != nil {
+		return nil, nil, err
 	}
 	info, data, err := readNPY(s.rec.path(name), anyShape, func(d *digest) error { return s.rec.check(name, d) })
 	if err != nil {

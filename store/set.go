@@ -62,12 +62,21 @@ func OpenSet(dir, format string) (*Set, error) {
 // Has reports whether the set holds the file name.
 func (s *Set) Has(name string) bool { return recorded(s.Files, name) }
 
+// needFile returns an error wrapping ErrInvalid when the set has no file
+// name: the check of its readers.
+func (s *Set) needFile(name string) error {
+	if !s.Has(name) {
+		return fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, s.Dir, MetaFile, name)
+	}
+	return nil
+}
+
 // ReadFile reads the file name of the set. It returns an error wrapping
 // ErrTorn when the file is not the one the set records, and one wrapping
 // ErrInvalid when the set has no such file.
 func (s *Set) ReadFile(name string) ([]byte, error) {
-	if !s.Has(name) {
-		return nil, fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, s.Dir, MetaFile, name)
+	if err := s.needFile(name); err != nil {
+		return nil, err
 	}
 	b, err := os.ReadFile(s.rec.path(name))
 	if err != nil {
