@@ -297,10 +297,7 @@ func (e *engine) classifyRepeats(task string, dr *drawer, each func(r, mi int, i
 	}
 	outer, inner := e.parallelism()
 	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", task, n, len(methods)), n*len(methods))
-	err = pool.ForErr(n, outer, func(_, r int) error {
-		if err := e.ctx.Err(); err != nil {
-			return err
-		}
+	err = pool.ForCtx(e.ctx, n, outer, func(_, r int) error {
 		in := first
 		if r > 0 {
 			var err error

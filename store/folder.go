@@ -425,14 +425,23 @@ func (f *Folder) cutShort(err error) error {
 // it leaves the new set to the journal.
 func (f *Folder) Abort() {
 	live.Lock()
-	if f.state == writing {
-		for _, p := range f.files {
-			p.f.Close()
-			os.Remove(p.f.Name())
-		}
-	}
+	f.removeTemps()
 	live.Unlock()
 	f.release()
+}
+
+// removeTemps closes and removes the temporary files of a Folder still
+// writing, and reports whether it was; past the commit point its files
+// are the journal's. live's mutex must be held.
+func (f *Folder) removeTemps() bool {
+	if f.state != writing {
+		return false
+	}
+	for _, p := range f.files {
+		p.f.Close()
+		os.Remove(p.f.Name())
+	}
+	return true
 }
 
 // release closes the temporary files, unregisters the folder and

@@ -43,13 +43,12 @@ func ReadMatrices(path string) (*Matrices, error) {
 	}
 	var m *Matrices
 	err = readView(filepath.Dir(path), func(v *view) error {
+		s, ok := v.setOf(filepath.Base(path))
 		var err error
-		rec, ok := v.recordsOf(filepath.Base(path))
 		if !ok {
 			m, err = readMatrices(path, path, nil)
 			return err
 		}
-		s := &Set{Dir: v.dir, Files: rec.files, rec: rec}
 		m, err = s.ReadMatrices(filepath.Base(path))
 		return err
 	})
@@ -60,8 +59,8 @@ func ReadMatrices(path string) (*Matrices, error) {
 // a .npy file, checked against its record: a file that is not the one
 // recorded is an error wrapping ErrTorn.
 func (s *Set) ReadMatrices(name string) (*Matrices, error) {
-	if !s.Has(name) {
-		return nil, fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, s.Dir, MetaFile, name)
+	if err := s.needFile(name); err != nil {
+		return nil, err
 	}
 	m, err := readMatrices(filepath.Join(s.Dir, name), s.rec.path(name), func(d *digest) error { return s.rec.check(name, d) })
 	if err != nil {
@@ -74,8 +73,8 @@ func (s *Set) ReadMatrices(name string) (*Matrices, error) {
 // file, checked against its record: a file that is not the one recorded
 // is an error wrapping ErrTorn.
 func (s *Set) ReadNPY(name string) (shape []int, data []float64, err error) {
-	if !s.Has(name) {
-		return nil, nil, fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, s.Dir, MetaFile, name)
+	if err := s.needFile(name); err != nil {
+		return nil, nil, err
 	}
 	info, data, err := readNPY(s.rec.path(name), anyShape, func(d *digest) error { return s.rec.check(name, d) })
 	if err != nil {

@@ -279,7 +279,7 @@ func (m *Meta) fileNames() []string {
 // records returns the file records of m, of the folder dir, each file
 // under its name.
 func (m *Meta) records(dir string) records {
-	return records{dir: dir, marker: MetaFile, remedy: remedy, files: m.Files}
+	return records{dir: dir, remedy: remedy, files: m.Files}
 }
 
 // CheckFile checks that data is the content of the file name (such as

@@ -45,7 +45,7 @@ func OpenSet(dir, format string) (*Set, error) {
 			}
 			return fmt.Errorf("%w: %s holds a %s folder, not a %s one", ErrInvalid, dir, m.Format, format)
 		}
-		rec := records{v: v, dir: dir, marker: MetaFile, remedy: remedyOf(format), files: m.Files}
+		rec := records{v: v, dir: dir, remedy: remedyOf(format), files: m.Files}
 		names := make([]string, len(m.Files))
 		for i, f := range m.Files {
 			names[i] = f.Name
@@ -62,12 +62,21 @@ func OpenSet(dir, format string) (*Set, error) {
 // Has reports whether the set holds the file name.
 func (s *Set) Has(name string) bool { return recorded(s.Files, name) }
 
+// needFile returns an error wrapping ErrInvalid when the set has no file
+// name: the check of its readers.
+func (s *Set) needFile(name string) error {
+	if !s.Has(name) {
+		return fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, s.Dir, MetaFile, name)
+	}
+	return nil
+}
+
 // ReadFile reads the file name of the set. It returns an error wrapping
 // ErrTorn when the file is not the one the set records, and one wrapping
 // ErrInvalid when the set has no such file.
 func (s *Set) ReadFile(name string) ([]byte, error) {
-	if !s.Has(name) {
-		return nil, fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, s.Dir, MetaFile, name)
+	if err := s.needFile(name); err != nil {
+		return nil, err
 	}
 	b, err := os.ReadFile(s.rec.path(name))
 	if err != nil {
@@ -90,39 +99,39 @@ func (s *Set) ReadFile(name string) ([]byte, error) {
 func ReadFile(path string) ([]byte, error) {
 	var b []byte
 	err := readView(filepath.Dir(path), func(v *view) error {
-		rec, ok := v.recordsOf(filepath.Base(path))
+		s, ok := v.setOf(filepath.Base(path))
+		var err error
 		if !ok {
-			var err error
 			b, err = os.ReadFile(path)
 			return err
 		}
-		s := &Set{Dir: v.dir, Files: rec.files, rec: rec}
-		var err error
 		b, err = s.ReadFile(filepath.Base(path))
 		return err
 	})
 	return b, err
 }
 
-// recordsOf returns the records of the folder's set when its marker is
-// covpipe's and records the file name.
-func (v *view) recordsOf(name string) (records, bool) {
+// setOf returns the folder's set when its marker is covpipe's and
+// records the file name.
+func (v *view) setOf(name string) (*Set, bool) {
 	if v.marker == nil {
-		return records{}, false
+		return nil, false
 	}
 	m, err := parseMarker(v.marker)
 	if err != nil || !recorded(m.Files, name) {
-		return records{}, false
+		return nil, false
 	}
-	return records{v: v, dir: v.dir, marker: MetaFile, remedy: remedyOf(m.Format), files: m.Files}, true
+	rec := records{v: v, dir: v.dir, remedy: remedyOf(m.Format), files: m.Files}
+	return &Set{Dir: v.dir, Format: m.Format, Files: m.Files, rec: rec}, true
 }
 
-// records are the file records of the marker of the folder dir, where to
-// read each file, and what the user should do when the folder is torn.
+// records are the file records of the marker (meta.json) of the folder
+// dir, where to read each file, and what the user should do when the
+// folder is torn.
 type records struct {
-	v                   *view // nil: every file under its name in dir
-	dir, marker, remedy string
-	files               []File
+	v           *view // nil: every file under its name in dir
+	dir, remedy string
+	files       []File
 }
 
 // path returns the path of the recorded file name.
@@ -138,7 +147,7 @@ func (r records) path(name string) string {
 // an error wrapping ErrTorn for a missing file or another size, and one
 // wrapping ErrInvalid for malformed records.
 func (r records) checkSizes(names []string) error {
-	path := filepath.Join(r.dir, r.marker)
+	path := filepath.Join(r.dir, MetaFile)
 	if len(r.files) != len(names) {
 		return fmt.Errorf("%w: %s: files %+v, want records of %v", ErrInvalid, path, r.files, names)
 	}
@@ -156,7 +165,7 @@ func (r records) checkSizes(names []string) error {
 		case err != nil:
 			return err
 		case st.Size() != f.Size:
-			return r.torn("%s has %d bytes, %s records %d", f.Name, st.Size(), r.marker, f.Size)
+			return r.torn("%s has %d bytes, %s records %d", f.Name, st.Size(), MetaFile, f.Size)
 		}
 	}
 	return nil
@@ -172,14 +181,14 @@ func (r records) check(name string, d *digest) error {
 		}
 		got := d.file(name)
 		if got.Size != f.Size {
-			return r.torn("%s has %d bytes, %s records %d", name, got.Size, r.marker, f.Size)
+			return r.torn("%s has %d bytes, %s records %d", name, got.Size, MetaFile, f.Size)
 		}
 		if got.SHA256 != f.SHA256 {
-			return r.torn("the SHA-256 of %s is %s, %s records %s", name, got.SHA256, r.marker, f.SHA256)
+			return r.torn("the SHA-256 of %s is %s, %s records %s", name, got.SHA256, MetaFile, f.SHA256)
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, r.dir, r.marker, name)
+	return fmt.Errorf("%w: %s: %s records no %s", ErrInvalid, r.dir, MetaFile, name)
 }
 
 // tornOr returns err, an error reading the file name, or, when that file
@@ -211,5 +220,5 @@ func (r records) tornOr(name string, err error) error {
 // are not the set its marker records, saying why and what to do.
 func (r records) torn(format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s: its files are not the set its %s records (files of different runs mixed, or changed since): %s",
-		ErrTorn, r.dir, fmt.Sprintf(format, args...), r.marker, r.remedy)
+		ErrTorn, r.dir, fmt.Sprintf(format, args...), MetaFile, r.remedy)
 }

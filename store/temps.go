@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"os"
 	"sync"
 )
 
@@ -33,11 +32,7 @@ func RemoveTempFiles() {
 	live.closed = true
 	var folders []*Folder
 	for f := range live.folders {
-		if f.state == writing {
-			for _, p := range f.files {
-				p.f.Close()
-				os.Remove(p.f.Name())
-			}
+		if f.removeTemps() {
 			folders = append(folders, f)
 		}
 	}
