@@ -117,10 +117,7 @@ func crossValidate[P comparable](ctx context.Context, data []*Data, train []int,
 		trains[k] = Without(train, f)
 	}
 	accs := make([]float64, len(cands)*len(fs))
-	err := pool.ForErr(len(accs), workers, func(_, r int) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	err := pool.ForCtx(ctx, len(accs), workers, func(_, r int) error {
 		c, k := cands[r/len(fs)], r%len(fs)
 		o, err := run(data[c.Variant], trains[k], fs[k], c.Params)
 		if err != nil {

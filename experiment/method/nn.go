@@ -125,10 +125,7 @@ func nearest(ctx context.Context, labels, train, test []int, workers int, dist f
 	}
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
 	bests := make([][]float64, pool.Workers(workers))
-	err := pool.ForErr(len(test), workers, func(w, q int) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	err := pool.ForCtx(ctx, len(test), workers, func(w, q int) error {
 		best := bests[w]
 		if best == nil {
 			best = make([]float64, len(classes))

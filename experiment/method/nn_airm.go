@@ -43,10 +43,7 @@ func airmRanking(ctx context.Context, d *classify.Data, p classify.Pairs, train,
 	ranks = max(2, ranks)
 	err := classify.ForBlocks(ctx, p, test, train, classify.Identity, scratch, func(off int, div *mat.Dense) error {
 		n, _ := div.Dims()
-		return pool.ForErr(n, workers, func(w, qb int) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		return pool.ForCtx(ctx, n, workers, func(w, qb int) error {
 			qi := off + qb
 			i := test[qi]
 			st := states[w]

@@ -100,10 +100,7 @@ func tscClassify(ctx context.Context, d *classify.Data, train, test []int, o tsc
 	bufs := make([]*buffers, nw)
 	unconverged := make([]bool, len(test))
 	degenerate := make([]bool, len(test))
-	err = pool.ForErr(len(test), workers, func(w, q int) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	err = pool.ForCtx(ctx, len(test), workers, func(w, q int) error {
 		b := bufs[w]
 		if b == nil {
 			b = &buffers{coder.NewWorkspace(), make([]float64, len(train)), make([]float64, len(classes))}
