@@ -205,10 +205,14 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 		evs[mi] = newEvaluation(dr.classes, e.cfg.CMC)
 	}
 	var evMu sync.Mutex
-	first, err := e.classifyRepeats(task, dr, func(r, mi int, in *instance, out *classify.Outcome, secs float64) error {
+	var classNames []string
+	err := e.classifyRepeats(task, dr, func(r, mi int, in *instance, out *classify.Outcome, secs float64) error {
 		rec := &recs[r]
 		if mi == 0 {
 			*rec = record{train: len(in.split.Train), tests: len(in.split.Test), notes: in.notes}
+			if r == 0 {
+				classNames = in.split.Data.Classes
+			}
 		}
 		truth := classify.Pick(in.split.Data.Labels, in.split.Test)
 		rec.secs = append(rec.secs, secs)
@@ -228,7 +232,6 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	classNames := first.split.Data.Classes
 	out := make([]Result, len(methods))
 	for mi := range methods {
 		res := Result{Task: task, Method: e.cfg.Methods[mi].Name, Notes: slices.Clone(dr.notes)}
@@ -277,8 +280,8 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 // each method's test items in parallel too (neither changes the
 // numbers), and passes each method's outcome on each repeat, with the
 // seconds it took, to each, which is called from the repeat's goroutine,
-// for the methods in order. It returns the first repeat's instance.
-func (e *engine) classifyRepeats(task string, dr *drawer, each func(r, mi int, in *instance, out *classify.Outcome, secs float64) error) (*instance, error) {
+// for the methods in order.
+func (e *engine) classifyRepeats(task string, dr *drawer, each func(r, mi int, in *instance, out *classify.Outcome, secs float64) error) error {
 	n := e.cfg.Repeats
 	methods := e.plan.methods
 	draw := func(r int) (*instance, error) {
@@ -293,13 +296,17 @@ func (e *engine) classifyRepeats(task string, dr *drawer, each func(r, mi int, i
 	}
 	first, err := draw(0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	outer, inner := e.parallelism()
 	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", task, n, len(methods)), n*len(methods))
 	err = pool.ForCtx(e.ctx, n, outer, func(_, r int) error {
-		in := first
-		if r > 0 {
+		var in *instance
+		if r == 0 {
+			// Only repeat 0 reads first: once it is done, its split and the
+			// pairwise values it holds can go.
+			in, first = first, nil
+		} else {
 			var err error
 			if in, err = draw(r); err != nil {
 				return err
@@ -328,10 +335,7 @@ func (e *engine) classifyRepeats(task string, dr *drawer, each func(r, mi int, i
 		return nil
 	})
 	e.rep.End()
-	if err != nil {
-		return nil, err
-	}
-	return first, nil
+	return err
 }
 
 func sumSecs(rs []Result) float64 {

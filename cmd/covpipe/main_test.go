@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -345,5 +346,20 @@ func TestFlagDefaults(t *testing.T) {
 				t.Errorf("%s: %q", cmd.Name, strings.TrimSpace(line))
 			}
 		}
+	}
+}
+
+// TestGCPercent checks that covpipe sets the collector's growth to
+// gcPercent, unless GOGC names one.
+func TestGCPercent(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	setGCPercent(func(string) string { return "" })
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("GOGC unset: the collector runs at %d%%, want %d%%", got, gcPercent)
+	}
+	setGCPercent(func(k string) string { return map[string]string{"GOGC": "100"}[k] })
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC=100: the collector runs at %d%%, want 100%% (GOGC's)", got)
 	}
 }

@@ -73,10 +73,12 @@ func (d *Data) SteinComputations() int64 {
 
 // keptTrainingSets bounds the training sets whose Stein divergences a Data
 // keeps beyond the splits in progress, which hold their own (Split.Pairs):
-// enough for a task that shares an earlier task's training set (FERET's
-// four poses). A set dropped here is only recomputed if a later split
-// asks for it again.
-const keptTrainingSets = 4
+// enough for tasks that share one training set (FERET's four test poses).
+// Splits drawn at random each have their own training set, which no later
+// split asks for: keeping more would only hold n_items × n_train values
+// each for the rest of the run. A set dropped here is only recomputed if
+// a later split asks for it again.
+const keptTrainingSets = 1
 
 // steinPairs holds Stein divergences between a training set T and the
 // items of a Data: T×T, computed on first use (one triangle), and the
