@@ -194,6 +194,17 @@ func TestCheckFailsOnMissingAndStaleExtracts(t *testing.T) {
 			t.Errorf("check after %s: %v\n%s", what, err, out)
 		}
 	}
+	// A new method makes stale the runs of every method, not those of
+	// the methods listed.
+	write(t, root, "configs/tiny.yaml", fixtureConfig+"  - {name: nn-airm, type: nn, metric: airm}\n")
+	out, err = doctables(t, root, "check")
+	if err == nil || !strings.Contains(out, "extract of run tiny is stale: config.methods") {
+		t.Errorf("check after a new method: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "run tiny-sigma is stale") {
+		t.Errorf("a new method made stale the run of rsr alone:\n%s", out)
+	}
+	write(t, root, "configs/tiny.yaml", fixtureConfig)
 	if err := os.Remove(ExtractPath(root, "tiny-sigma")); err != nil {
 		t.Fatal(err)
 	}

@@ -354,9 +354,12 @@ func (e *Extract) Result(task, method string) *ExtractResult {
 // a run's results are drawn, never the results an extract records.
 var presentationKeys = []string{"plot"}
 
-// withoutPresentation is a config's JSON value without presentationKeys,
-// so that giving a config a figure leaves its extracts current.
-func withoutPresentation(config any) any {
+// relevant is the part of a config's JSON value that the results of a run
+// with the flag --methods methods depend on: the config without
+// presentationKeys and, when methods is not empty, with only those
+// methods listed. Giving a config a figure, or a method that a run leaves
+// out, leaves the run's extract current.
+func relevant(config any, methods []string) any {
 	m, ok := config.(map[string]any)
 	if !ok {
 		return config
@@ -366,6 +369,15 @@ func withoutPresentation(config any) any {
 		if !slices.Contains(presentationKeys, k) {
 			out[k] = v
 		}
+	}
+	if list, ok := out["methods"].([]any); ok && len(methods) > 0 {
+		var kept []any
+		for _, x := range list {
+			if mm, ok := x.(map[string]any); ok && slices.Contains(methods, fmt.Sprint(mm["name"])) {
+				kept = append(kept, x)
+			}
+		}
+		out["methods"] = kept
 	}
 	return out
 }
@@ -384,7 +396,7 @@ func (e *Extract) stale(root string, r *Run) (string, error) {
 	if e.ConfigFile != r.Config {
 		return fmt.Sprintf("made from %s, the manifest says %s", e.ConfigFile, r.Config), nil
 	}
-	if d := firstDifference("config", withoutPresentation(data), withoutPresentation(e.Config)); d != "" {
+	if d := firstDifference("config", relevant(data, r.Methods), relevant(e.Config, r.Methods)); d != "" {
 		return d, nil
 	}
 	if !slices.Equal(e.Flags, r.Args(DataPlaceholder)) {
