@@ -130,6 +130,9 @@ for g in "${groups[@]}"; do
       proc "$f" reid "$bin" run configs/reid.yaml --data "$data" --out "$tmp/out" --cache "$cache"
       proc "$f" reid-cold "$bin" run configs/reid.yaml --data "$data" --out "$tmp/out" --no-cache
       proc "$f" reid-cross-camera "$bin" run configs/reid-cross-camera.yaml --data "$data" --out "$tmp/out" --cache "$cache"
+      for m in rsr sdalf hpe; do
+        proc "$f" "reid-$m" "$bin" run configs/reid.yaml --methods "$m" --data "$data" --out "$tmp/out" --cache "$cache"
+      done
       proc "$f" reid-dense "$bin" run "$tmp/reid.yaml" --methods rsr --repeats 1 --data "$data" --out "$tmp/out" --cache "$cache"
       proc "$f" dictionary-synthetic "$bin" run configs/dictionary-synthetic.yaml --out "$tmp/out"
       proc "$f" dictionary-brodatz-quick "$bin" run configs/dictionary-brodatz.yaml --quick --data "$data" --out "$tmp/out" --cache "$cache"
