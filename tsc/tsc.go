@@ -185,6 +185,7 @@ type Workspace struct {
 	mu, dmu []float64 // M and the step's ΔM, packed
 	full    []float64 // d×d scratch
 	tmp     []float64 // d×d scratch
+	wm, wr  []float64 // L_M⁻¹ and L_R⁻¹, d×d
 	u       []float64 // n×2m: scaled vec(P_i), vec(Q_i)
 	us      []float64 // the same scaled by x (and √t)
 	trP     []float64 // tr M⁻¹Â_i
@@ -221,7 +222,7 @@ func newWorkspace(d, n int) *Workspace {
 		d: d, n: n, m: m,
 		ls: make([]float64, d*d), b: make([]float64, n*d*d), bu: make([]float64, n*m), cost: make([]float64, n),
 		lm: make([]float64, d*d), lr: make([]float64, d*d), linv: make([]float64, d*d), mu: make([]float64, m), dmu: make([]float64, m),
-		full: make([]float64, d*d), tmp: make([]float64, d*d),
+		full: make([]float64, d*d), tmp: make([]float64, d*d), wm: make([]float64, d*d), wr: make([]float64, d*d),
 		u: make([]float64, n*2*m), us: make([]float64, n*2*m),
 		trP: make([]float64, n), trQ: make([]float64, n),
 		g: make([]float64, n), y: make([]float64, n), dx: make([]float64, n), xt: make([]float64, n),
