@@ -1,0 +1,198 @@
+package method
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/covpipe/covpipe/experiment/classify"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestPCAGramRows checks that a fit projecting some rows only (a
+// validation fold's) gives those rows' kernel values bit for bit as the
+// fit projecting every row, and NaN for the rows it left out.
+func TestPCAGramRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 7))
+	const n, m = 700, 90 // more than one block of projections
+	x := mat.NewDense(n, m, nil)
+	for i := range n {
+		for j := range m {
+			x.Set(i, j, rng.NormFloat64()*float64(1+j%7))
+		}
+	}
+	train := classify.Seq(0, 300)
+	var rows []int
+	for i := range n {
+		if i%3 != 1 {
+			rows = append(rows, i)
+		}
+	}
+	ctx := context.Background()
+	full, kf, err := pcaGram(ctx, x, train, nil, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, kp, err := pcaGram(ctx, x, train, rows, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kf != kp || kf != 40 {
+		t.Fatalf("%d and %d components, want 40", kf, kp)
+	}
+	all := classify.Seq(0, n)
+	gf, err := full.Block(ctx, all, all, classify.Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gp, err := part.Block(ctx, all, all, classify.Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := map[int]bool{}
+	for _, i := range rows {
+		kept[i] = true
+	}
+	for i := range n {
+		for j := range n {
+			f, p := gf.At(i, j), gp.At(i, j)
+			if kept[i] && kept[j] {
+				if math.Float64bits(f) != math.Float64bits(p) {
+					t.Fatalf("G[%d,%d] = %v projecting some rows, %v projecting all", i, j, p, f)
+				}
+			} else if !math.IsNaN(p) {
+				t.Fatalf("G[%d,%d] = %v for a row not projected, want NaN", i, j, p)
+			}
+		}
+	}
+}
+
+// TestPCASRCWorkers checks that pca-src's cross-validated choice and
+// predictions do not depend on the worker count, whose runs share the
+// folds' fits in a different order.
+func TestPCASRCWorkers(t *testing.T) {
+	var want *classify.Outcome
+	for _, workers := range []int{1, 2, 5} {
+		data, train, test := syntheticData(t, 3, 3, 90, 0.2, 18)
+		x := classVectors(data.Labels, 30, 1)
+		data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: "I", Step: 1}: x}
+		m := newMethod(t, "pca-src", "{dims: 8, lambda_ratio: [0.02, 0.1, 0.3, 0.6]}")
+		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = out
+			continue
+		}
+		if !reflect.DeepEqual(out.Params, want.Params) || !reflect.DeepEqual(out.Pred, want.Pred) || !reflect.DeepEqual(out.Lambdas, want.Lambdas) {
+			t.Errorf("%d workers: params %v, predictions differ: %v; 1 worker: %v", workers, out.Params, !reflect.DeepEqual(out.Pred, want.Pred), want.Params)
+		}
+	}
+}
+
+// TestPCAFoldAgainstGram checks a validation fold's fit, made from the
+// training set's Gram matrix (pcaBase.fitFold), against PCA fitted on the
+// fold's own centred vectors (pcaGram projecting the training items):
+// the same number of components and the same kernel values to 1e-10 on
+// the training items, NaN elsewhere; and that a fold item outside the
+// training set is an error.
+func TestPCAFoldAgainstGram(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ n, m, rank, dims int }{
+		{120, 300, 300, 20}, // more values than training items (the faces)
+		{120, 15, 15, 10},   // fewer
+		{120, 40, 12, 8},    // deficient rank, fewer components asked
+	} {
+		x := lowRankRows(tc.n, tc.m, tc.rank, 11, 5)
+		var train, fold []int
+		for i := range tc.n {
+			if i%4 != 3 {
+				train = append(train, i)
+				if i%3 != 0 {
+					fold = append(fold, i)
+				}
+			}
+		}
+		b, err := newPCABase(ctx, x, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, k, err := b.fitFold(ctx, fold, tc.dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, kw, err := pcaGram(ctx, x, fold, train, tc.dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k != kw || k != tc.dims {
+			t.Errorf("%+v: %d components, from the vectors %d", tc, k, kw)
+			continue
+		}
+		all := classify.Seq(0, tc.n)
+		g, err := got.Block(ctx, all, all, classify.Identity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := want.Block(ctx, all, all, classify.Identity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range tc.n {
+			for j := range tc.n {
+				if i%4 == 3 || j%4 == 3 {
+					if !math.IsNaN(g.At(i, j)) {
+						t.Fatalf("%+v: G[%d,%d] = %v outside the training set", tc, i, j, g.At(i, j))
+					}
+				} else if d := math.Abs(g.At(i, j) - w.At(i, j)); !(d <= 1e-10) {
+					t.Fatalf("%+v: G[%d,%d] = %v, from the vectors %v", tc, i, j, g.At(i, j), w.At(i, j))
+				}
+			}
+		}
+		if _, _, err := b.fitFold(ctx, []int{0, 3}, tc.dims); err == nil {
+			t.Errorf("a fold item outside the training set: no error")
+		}
+	}
+}
+
+// classVectors returns a vector of m values for each item of labels: unit
+// Gaussian noise, plus shift on the values j with j%3 equal to the label.
+func classVectors(labels []int, m int, shift float64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(4, 5))
+	x := mat.NewDense(len(labels), m, nil)
+	for i := range labels {
+		for j := range m {
+			mean := 0.0
+			if j%3 == labels[i] {
+				mean = shift
+			}
+			x.Set(i, j, mean+rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+// lowRankRows returns n rows of m values of rank at most rank: Gaussian
+// coefficients, of standard deviation rank−j on the j-th and offset by
+// offset, times a Gaussian basis (seeded by m and seed).
+func lowRankRows(n, m, rank int, seed uint64, offset float64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(uint64(m), seed))
+	basis := mat.NewDense(rank, m, nil)
+	for i := range rank {
+		for j := range m {
+			basis.Set(i, j, rng.NormFloat64())
+		}
+	}
+	coef := mat.NewDense(n, rank, nil)
+	for i := range n {
+		for j := range rank {
+			coef.Set(i, j, offset+rng.NormFloat64()*float64(rank-j))
+		}
+	}
+	var x mat.Dense
+	x.Mul(coef, basis)
+	return &x
+}
