@@ -49,7 +49,7 @@ func BenchmarkPCAGram(b *testing.B) {
 	}
 	train := classify.Seq(0, 600)
 	for b.Loop() {
-		if _, _, err := pcaGram(context.Background(), x, train, nil, 100); err != nil {
+		if _, _, err := pcaGram(context.Background(), x, train, 100); err != nil {
 			b.Fatal(err)
 		}
 	}

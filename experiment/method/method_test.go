@@ -466,7 +466,7 @@ func TestPCAGramAgainstSVD(t *testing.T) {
 	} {
 		x := lowRankRows(tc.n, tc.m, tc.rank, 3, 0)
 		train := classify.Seq(0, tc.train)
-		gp, k, err := pcaGram(context.Background(), x, train, nil, tc.dims)
+		gp, k, err := pcaGram(context.Background(), x, train, tc.dims)
 		if err != nil {
 			t.Fatal(err)
 		}

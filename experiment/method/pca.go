@@ -151,9 +151,9 @@ func (m *pcaSRC) Classify(ctx context.Context, s *classify.Split) (*classify.Out
 	// chosen candidate's run. (Validation runs go in parallel: they must
 	// not share a variable.) A validation fold's fit projects the
 	// training items, which its runs classify, from the training set's
-	// Gram matrix (pcaBase.fitFold); the final fit projects every item, as
-	// the tasks that share a training set (FERET's four test poses) share
-	// it.
+	// Gram matrix (pcaBase.fitFold); the final fit projects every item
+	// from its vector, as the tasks that share a training set (FERET's
+	// four test poses) share it.
 	runOn := func(final bool) classify.Runner[weight] {
 		return func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
 			var fit gramFit
@@ -198,7 +198,7 @@ func (m *pcaSRC) fit(ctx context.Context, d *classify.Data, train, fold []int) (
 		var g classify.Pairs
 		var dims int
 		if fold == nil {
-			g, dims, err = b.fit(ctx, nil, m.p.Dims)
+			g, dims, err = b.fit(ctx, m.p.Dims)
 		} else {
 			g, dims, err = b.fitFold(ctx, fold, m.p.Dims)
 		}
@@ -255,16 +255,15 @@ func normalisePlanes(x *mat.Dense, planes int) (*mat.Dense, error) {
 
 // pcaGram fits PCA on the rows train of x (centred on their mean), keeps
 // the leading dims components (fewer when the training rank is lower),
-// projects the rows listed in rows (every row when rows is nil), scales
-// each projection to unit length and returns their linear kernel
-// (classify.LinearPairs), with the number of components kept
-// (newPCABase, then pcaBase.fit).
-func pcaGram(ctx context.Context, x *mat.Dense, train, rows []int, dims int) (classify.Pairs, int, error) {
+// projects every row, scales each projection to unit length and returns
+// their linear kernel (classify.LinearPairs), with the number of
+// components kept (newPCABase, then pcaBase.fit).
+func pcaGram(ctx context.Context, x *mat.Dense, train []int, dims int) (classify.Pairs, int, error) {
 	b, err := newPCABase(ctx, x, train)
 	if err != nil {
 		return nil, 0, err
 	}
-	return b.fit(ctx, rows, dims)
+	return b.fit(ctx, dims)
 }
 
 // pcaBase is a training set's centred vectors and their Gram matrix: the
@@ -324,12 +323,9 @@ func (b *pcaBase) centre(dst *mat.Dense, items []int) {
 	}
 }
 
-// fit fits PCA on the whole training set, projects the rows listed in
-// rows (every row when rows is nil), scales each projection to unit
-// length and returns their linear kernel (classify.LinearPairs), with
-// the number of components kept. The projections of rows left out are
-// NaN, which the Lasso refuses, so that a run that asks for an item its
-// fit did not project fails instead of reading zeros.
+// fit fits PCA on the whole training set, projects every row of x,
+// scales each projection to unit length and returns their linear kernel
+// (classify.LinearPairs), with the number of components kept.
 //
 // The fit is dual PCA (Turk and Pentland's eigenfaces trick): with n_t
 // training rows of m > n_t values, the components are V = X_cᵀ U Σ⁻¹ for
@@ -337,12 +333,11 @@ func (b *pcaBase) centre(dst *mat.Dense, items []int) {
 // (leadingEigen), which costs O(n_t² m) against the O(n_t m²) of the thin
 // SVD of X_c. Components whose variance is below 1e-14 of the largest
 // are dropped (pcaComponents). The projections are made a block of rows
-// at a time, the centred copy of each block made in one buffer; a row's
-// projection does not depend on which other rows are projected with it
-// (each entry of the product is summed over the m values in order). It
-// looks at ctx between its stages and returns an error wrapping
-// ctx.Err() once it is cancelled.
-func (b *pcaBase) fit(ctx context.Context, rows []int, dims int) (classify.Pairs, int, error) {
+// at a time, the centred copy of each block made in one buffer (a row's
+// projection does not depend on the block: each entry of the product is
+// summed over the m values in order). It looks at ctx between its stages
+// and returns an error wrapping ctx.Err() once it is cancelled.
+func (b *pcaBase) fit(ctx context.Context, dims int) (classify.Pairs, int, error) {
 	n, m := b.x.Dims()
 	nt := len(b.train)
 	us, k, err := pcaComponents(slices.Clone(b.g), nt, dims)
@@ -355,24 +350,21 @@ func (b *pcaBase) fit(ctx context.Context, rows []int, dims int) (classify.Pairs
 	var comps mat.Dense
 	comps.Mul(b.xt.T(), us)
 
-	if rows == nil {
-		rows = classify.Seq(0, n)
-	}
-	y := nanDense(n, k)
+	y := mat.NewDense(n, k, nil)
 	const block = 256
-	cb := mat.NewDense(min(block, len(rows)), m, nil)
-	yb := mat.NewDense(min(block, len(rows)), k, nil)
-	for lo := 0; lo < len(rows); lo += block {
+	cb := mat.NewDense(min(block, n), m, nil)
+	for lo := 0; lo < n; lo += block {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		items := rows[lo:min(lo+block, len(rows))]
+		items := classify.Seq(lo, min(lo+block, n))
 		c := cb.Slice(0, len(items), 0, m).(*mat.Dense)
-		p := yb.Slice(0, len(items), 0, k).(*mat.Dense)
+		p := y.Slice(lo, lo+len(items), 0, k).(*mat.Dense)
 		b.centre(c, items)
 		p.Mul(c, &comps)
-		for a, i := range items {
-			unitTo(y.RawRowView(i), p.RawRowView(a))
+		for a := range items {
+			row := p.RawRowView(a)
+			unitTo(row, row)
 		}
 	}
 	return classify.LinearPairs(y), k, nil
@@ -382,8 +374,8 @@ func (b *pcaBase) fit(ctx context.Context, rows []int, dims int) (classify.Pairs
 // cross-validation fold's training items), and returns the linear kernel
 // of the unit-length projections of every training item (NaN for the
 // other items), with the number of components kept: what pcaGram(x,
-// fold, b.train, dims) computes, in exact arithmetic, from the training
-// set's Gram matrix instead of the vectors.
+// fold, dims) computes for the training items, in exact arithmetic, from
+// the training set's Gram matrix instead of the vectors.
 //
 // Centred on the fold's mean, which is the training mean plus δ, the
 // vectors' inner products are G_ij − r_i − r_j + c, with G the Gram
@@ -488,7 +480,8 @@ func nanDense(r, c int) *mat.Dense {
 	return y
 }
 
-// unitTo writes src scaled to unit length into dst (a zero src as is).
+// unitTo writes src scaled to unit length into dst (a zero src as is);
+// dst may be src.
 func unitTo(dst, src []float64) {
 	var ss float64
 	for _, val := range src {

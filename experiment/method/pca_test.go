@@ -11,64 +11,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestPCAGramRows checks that a fit projecting some rows only (a
-// validation fold's) gives those rows' kernel values bit for bit as the
-// fit projecting every row, and NaN for the rows it left out.
-func TestPCAGramRows(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 7))
-	const n, m = 700, 90 // more than one block of projections
-	x := mat.NewDense(n, m, nil)
-	for i := range n {
-		for j := range m {
-			x.Set(i, j, rng.NormFloat64()*float64(1+j%7))
-		}
-	}
-	train := classify.Seq(0, 300)
-	var rows []int
-	for i := range n {
-		if i%3 != 1 {
-			rows = append(rows, i)
-		}
-	}
-	ctx := context.Background()
-	full, kf, err := pcaGram(ctx, x, train, nil, 40)
-	if err != nil {
-		t.Fatal(err)
-	}
-	part, kp, err := pcaGram(ctx, x, train, rows, 40)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if kf != kp || kf != 40 {
-		t.Fatalf("%d and %d components, want 40", kf, kp)
-	}
-	all := classify.Seq(0, n)
-	gf, err := full.Block(ctx, all, all, classify.Identity)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gp, err := part.Block(ctx, all, all, classify.Identity)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kept := map[int]bool{}
-	for _, i := range rows {
-		kept[i] = true
-	}
-	for i := range n {
-		for j := range n {
-			f, p := gf.At(i, j), gp.At(i, j)
-			if kept[i] && kept[j] {
-				if math.Float64bits(f) != math.Float64bits(p) {
-					t.Fatalf("G[%d,%d] = %v projecting some rows, %v projecting all", i, j, p, f)
-				}
-			} else if !math.IsNaN(p) {
-				t.Fatalf("G[%d,%d] = %v for a row not projected, want NaN", i, j, p)
-			}
-		}
-	}
-}
-
 // TestPCASRCWorkers checks that pca-src's cross-validated choice and
 // predictions do not depend on the worker count, whose runs share the
 // folds' fits in a different order.
@@ -95,10 +37,9 @@ func TestPCASRCWorkers(t *testing.T) {
 
 // TestPCAFoldAgainstGram checks a validation fold's fit, made from the
 // training set's Gram matrix (pcaBase.fitFold), against PCA fitted on the
-// fold's own centred vectors (pcaGram projecting the training items):
-// the same number of components and the same kernel values to 1e-10 on
-// the training items, NaN elsewhere; and that a fold item outside the
-// training set is an error.
+// fold's own centred vectors (pcaGram): the same number of components
+// and the same kernel values to 1e-10 on the training items, NaN
+// elsewhere; and that a fold item outside the training set is an error.
 func TestPCAFoldAgainstGram(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct{ n, m, rank, dims int }{
@@ -124,7 +65,7 @@ func TestPCAFoldAgainstGram(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, kw, err := pcaGram(ctx, x, fold, train, tc.dims)
+		want, kw, err := pcaGram(ctx, x, fold, tc.dims)
 		if err != nil {
 			t.Fatal(err)
 		}
