@@ -197,13 +197,60 @@ func (m *pcaSRC) fit(ctx context.Context, d *classify.Data, train, fold []int) (
 		}
 		var g classify.Pairs
 		var dims int
+		runs := fold // the training items of the fit's runs
 		if fold == nil {
 			g, dims, err = b.fit(ctx, m.p.Dims)
+			runs = train
 		} else {
 			g, dims, err = b.fitFold(ctx, fold, m.p.Dims)
 		}
-		return gramFit{g, dims}, err
+		if err != nil {
+			return gramFit{}, err
+		}
+		return gramFit{&trainKept{Pairs: g, train: runs}, dims}, nil
 	})
+}
+
+// trainKept is a fit's linear kernel keeping the block of its runs'
+// training items, which every sparsity candidate of a fold, and every
+// task sharing a training set, asks for (src): one matrix product
+// instead of one per run, the same values.
+type trainKept struct {
+	classify.Pairs
+	train []int
+	block classify.Once[struct{}, *mat.Dense]
+}
+
+// Block returns the block of rows×cols, f applied (BlockTo).
+func (p *trainKept) Block(ctx context.Context, rows, cols []int, f classify.Map) (*mat.Dense, error) {
+	if len(rows) == 0 || len(cols) == 0 {
+		return p.Pairs.Block(ctx, rows, cols, f)
+	}
+	k := mat.NewDense(len(rows), len(cols), nil)
+	if err := p.BlockTo(ctx, k, rows, cols, f); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// BlockTo writes the block of rows×cols, f applied, into dst: a copy of
+// the kept training block when rows and cols are the training items and f
+// is the identity, computed on the first such call.
+func (p *trainKept) BlockTo(ctx context.Context, dst *mat.Dense, rows, cols []int, f classify.Map) error {
+	if f != classify.Identity || !slices.Equal(rows, p.train) || !slices.Equal(cols, p.train) {
+		return p.Pairs.BlockTo(ctx, dst, rows, cols, f)
+	}
+	k, err := p.block.Do(struct{}{}, func() (*mat.Dense, error) {
+		return p.Pairs.Block(ctx, rows, cols, f)
+	})
+	if err != nil {
+		return err
+	}
+	if r, c := dst.Dims(); r != len(rows) || c != len(cols) {
+		return fmt.Errorf("block of %d×%d items into a %d×%d matrix", len(rows), len(cols), r, c)
+	}
+	dst.Copy(k)
+	return nil
 }
 
 // base returns the centred training set train of d's vectors and its Gram

@@ -137,3 +137,33 @@ func lowRankRows(n, m, rank int, seed uint64, offset float64) *mat.Dense {
 	x.Mul(coef, basis)
 	return &x
 }
+
+// TestTrainKept checks that the kept training block is the linear
+// kernel's own, on every call, that other blocks pass through, and that
+// a destination of the wrong size is an error.
+func TestTrainKept(t *testing.T) {
+	ctx := context.Background()
+	x := lowRankRows(30, 12, 12, 2, 0)
+	inner, _, err := pcaGram(ctx, x, classify.Seq(0, 20), 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test := classify.Seq(0, 20), classify.Seq(20, 30)
+	p := &trainKept{Pairs: inner, train: train}
+	for _, b := range [][2][]int{{train, train}, {test, train}, {train, train}, {train[:5], train}} {
+		want, err := inner.Block(ctx, b[0], b[1], classify.Identity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.Block(ctx, b[0], b[1], classify.Identity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(got, want) {
+			t.Errorf("block of %d×%d items differs from the kernel's", len(b[0]), len(b[1]))
+		}
+	}
+	if err := p.BlockTo(ctx, mat.NewDense(20, 19, nil), train, train, classify.Identity); err == nil {
+		t.Error("a 20×19 destination for the 20×20 training block: no error")
+	}
+}
