@@ -10,10 +10,10 @@ import (
 
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/features"
+	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/internal/symm"
 	"github.com/covpipe/covpipe/rsr"
 	"go.yaml.in/yaml/v3"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -144,7 +144,7 @@ func (m *pcaSRC) Classify(ctx context.Context, s *classify.Split) (*classify.Out
 		var wg sync.WaitGroup
 		defer wg.Wait()
 		for _, d := range s.AllVariants() {
-			wg.Go(func() { m.fit(ctx, d, s.Train, nil) }) // an error surfaces in the later call
+			wg.Go(func() { m.fit(ctx, d, s.Train, nil, s.Workers) }) // an error surfaces in the later call
 		}
 	}
 	// Each run records the PCA dimensions it used; Select returns the
@@ -159,9 +159,9 @@ func (m *pcaSRC) Classify(ctx context.Context, s *classify.Split) (*classify.Out
 			var fit gramFit
 			var err error
 			if final {
-				fit, err = m.fit(ctx, d, train, nil)
+				fit, err = m.fit(ctx, d, train, nil, s.Workers)
 			} else {
-				fit, err = m.fit(ctx, d, s.Train, train)
+				fit, err = m.fit(ctx, d, s.Train, train, s.Workers)
 			}
 			if err != nil {
 				return nil, err
@@ -186,12 +186,13 @@ func (m *pcaSRC) Classify(ctx context.Context, s *classify.Split) (*classify.Out
 // fit returns the PCA fit on the training items train of d's vectors,
 // projecting every item, or with fold, a validation fold's training items
 // (a subset of train), the fit on fold projecting the items of train
-// (pcaBase.fitFold); computed once per training set and fold (grams); a
+// (pcaBase.fitFold); computed once per training set and fold (grams), its
+// Gram matrix on workers goroutines (the fit does not depend on them); a
 // fit that ctx cancelled is not kept.
-func (m *pcaSRC) fit(ctx context.Context, d *classify.Data, train, fold []int) (gramFit, error) {
+func (m *pcaSRC) fit(ctx context.Context, d *classify.Data, train, fold []int, workers int) (gramFit, error) {
 	key := gramKey{d, classify.HashInts(train), fold != nil, classify.HashInts(fold)}
 	return m.grams.Do(key, func() (gramFit, error) {
-		b, err := m.base(ctx, d, train)
+		b, err := m.base(ctx, d, train, workers)
 		if err != nil {
 			return gramFit{}, err
 		}
@@ -255,7 +256,7 @@ func (p *trainKept) BlockTo(ctx context.Context, dst *mat.Dense, rows, cols []in
 
 // base returns the centred training set train of d's vectors and its Gram
 // matrix (newPCABase), computed once per training set (bases).
-func (m *pcaSRC) base(ctx context.Context, d *classify.Data, train []int) (*pcaBase, error) {
+func (m *pcaSRC) base(ctx context.Context, d *classify.Data, train []int, workers int) (*pcaBase, error) {
 	return m.bases.Do(baseKey{d, classify.HashInts(train)}, func() (*pcaBase, error) {
 		x := d.Vectors[m.vectors]
 		if x == nil {
@@ -268,7 +269,7 @@ func (m *pcaSRC) base(ctx context.Context, d *classify.Data, train []int) (*pcaB
 				return nil, err
 			}
 		}
-		return newPCABase(ctx, v, train)
+		return newPCABase(ctx, v, train, workers)
 	})
 }
 
@@ -306,7 +307,7 @@ func normalisePlanes(x *mat.Dense, planes int) (*mat.Dense, error) {
 // their linear kernel (classify.LinearPairs), with the number of
 // components kept (newPCABase, then pcaBase.fit).
 func pcaGram(ctx context.Context, x *mat.Dense, train []int, dims int) (classify.Pairs, int, error) {
-	b, err := newPCABase(ctx, x, train)
+	b, err := newPCABase(ctx, x, train, 0)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -326,9 +327,9 @@ type pcaBase struct {
 }
 
 // newPCABase centres the training rows train of x on their mean and
-// computes their Gram matrix. It returns an error wrapping ctx.Err() once
-// ctx is cancelled.
-func newPCABase(ctx context.Context, x *mat.Dense, train []int) (*pcaBase, error) {
+// computes their Gram matrix (gramUpper, on workers goroutines). It
+// returns an error wrapping ctx.Err() once ctx is cancelled.
+func newPCABase(ctx context.Context, x *mat.Dense, train []int, workers int) (*pcaBase, error) {
 	n, m := x.Dims()
 	nt := len(train)
 	if nt == 0 {
@@ -354,9 +355,38 @@ func newPCABase(ctx context.Context, x *mat.Dense, train []int) (*pcaBase, error
 		return nil, err
 	}
 	b.g = make([]float64, nt*nt)
-	blas64.Syrk(blas.NoTrans, 1, b.xt.RawMatrix(), 0, blas64.Symmetric{Uplo: blas.Upper, N: nt, Stride: nt, Data: b.g})
+	if err := gramUpper(ctx, b.xt, b.g, workers); err != nil {
+		return nil, err
+	}
 	symm.Mirror(b.g, nt, nt)
-	return b, ctx.Err()
+	return b, nil
+}
+
+// gramUpper writes the upper triangle of x xᵀ into g (n×n row-major for
+// the n rows of x), each entry the dot product of two rows as blas64.Dot
+// sums it, which is Dsyrk's, bit for bit. It works in tiles of 16 rows by
+// 16, whose rows stay in cache while they are paired, a row of tiles per
+// item on workers goroutines (Dsyrk is one loop, which streams the rows
+// from memory on one core). It returns ctx.Err() once ctx is cancelled.
+func gramUpper(ctx context.Context, x *mat.Dense, g []float64, workers int) error {
+	const tile = 16
+	raw := x.RawMatrix()
+	n, m := raw.Rows, raw.Cols
+	row := func(i int) blas64.Vector {
+		return blas64.Vector{N: m, Inc: 1, Data: raw.Data[i*raw.Stride : i*raw.Stride+m]}
+	}
+	return pool.ForCtx(ctx, (n+tile-1)/tile, workers, func(_, t int) error {
+		i0, i1 := t*tile, min(t*tile+tile, n)
+		for j0 := i0; j0 < n; j0 += tile {
+			for i := i0; i < i1; i++ {
+				xi := row(i)
+				for j := max(j0, i); j < min(j0+tile, n); j++ {
+					g[i*n+j] = blas64.Dot(xi, row(j))
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // centre writes the rows items of x, centred on the training mean, into

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/experiment/classify"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -57,7 +59,7 @@ func TestPCAFoldAgainstGram(t *testing.T) {
 				}
 			}
 		}
-		b, err := newPCABase(ctx, x, train)
+		b, err := newPCABase(ctx, x, train, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,5 +167,27 @@ func TestTrainKept(t *testing.T) {
 	}
 	if err := p.BlockTo(ctx, mat.NewDense(20, 19, nil), train, train, classify.Identity); err == nil {
 		t.Error("a 20×19 destination for the 20×20 training block: no error")
+	}
+}
+
+// TestGramUpper checks the tiled, parallel Gram matrix against Dsyrk bit
+// for bit, whatever the worker count, on a row count that does not divide
+// into tiles.
+func TestGramUpper(t *testing.T) {
+	x := lowRankRows(37, 50, 50, 4, 1)
+	want := make([]float64, 37*37)
+	blas64.Syrk(blas.NoTrans, 1, x.RawMatrix(), 0, blas64.Symmetric{Uplo: blas.Upper, N: 37, Stride: 37, Data: want})
+	for _, workers := range []int{1, 2, 3} {
+		got := make([]float64, 37*37)
+		if err := gramUpper(context.Background(), x, got, workers); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 37 {
+			for j := i; j < 37; j++ {
+				if math.Float64bits(got[i*37+j]) != math.Float64bits(want[i*37+j]) {
+					t.Fatalf("%d workers: G[%d,%d] = %v, Dsyrk %v", workers, i, j, got[i*37+j], want[i*37+j])
+				}
+			}
+		}
 	}
 }
