@@ -109,9 +109,9 @@ func leadingEigen(a []float64, n, k int) (vals, vecs []float64, ok bool) {
 	}
 
 	// Inverse iteration per block, on its chosen eigenvalues ascending
-	// (the order dstein's cluster handling assumes); column c of vecs
-	// takes the vector of vals[c].
-	vecs = make([]float64, n*k)
+	// (the order dstein's cluster handling assumes), into row c of zt
+	// (k×n) for vals[c].
+	zt := make([]float64, k*n)
 	ti := newTridiagInverse(n)
 	for b := range len(starts) - 1 {
 		lo, hi := starts[b], starts[b+1]
@@ -133,21 +133,26 @@ func leadingEigen(a []float64, n, k int) (vals, vecs []float64, ok bool) {
 			return nil, nil, false
 		}
 		for i, c := range cols {
-			for r, z := range zs[i] {
-				vecs[(lo+r)*k+c] = z
-			}
+			copy(zt[c*n+lo:c*n+hi], zs[i])
 		}
 	}
-	// The eigenvectors of A are Q times those of T. Q = H_0 ⋯ H_{n−3}
-	// acts on rows 1..n−1, its reflections held as those of an LQ
-	// factorisation whose Q is Qᵀ (Dgelqf's H_{n−3} ⋯ H_0), row k of a from
-	// column k+1 on.
+	// The eigenvectors of A are Q times those of T: the rows of zt Qᵀ.
+	// Q = H_0 ⋯ H_{n−3} acts on coordinates 1..n−1, its reflections held
+	// as those of an LQ factorisation (row k of a from column k+1 on)
+	// whose Q is Qᵀ (Dgelqf's H_{n−3} ⋯ H_0); applied from the right, each
+	// reflection reads and updates contiguous rows.
 	if n > 2 {
 		impl := gonum.Implementation{}
 		query := []float64{0}
-		impl.Dormlq(blas.Left, blas.Trans, n-1, k, n-2, a[1:], n, tau[:n-2], vecs[k:], k, query, -1)
+		impl.Dormlq(blas.Right, blas.NoTrans, k, n-1, n-2, a[1:], n, tau[:n-2], zt[1:], n, query, -1)
 		work := make([]float64, max(int(query[0]), k))
-		impl.Dormlq(blas.Left, blas.Trans, n-1, k, n-2, a[1:], n, tau[:n-2], vecs[k:], k, work, len(work))
+		impl.Dormlq(blas.Right, blas.NoTrans, k, n-1, n-2, a[1:], n, tau[:n-2], zt[1:], n, work, len(work))
+	}
+	vecs = make([]float64, n*k)
+	for c := range k {
+		for r, v := range zt[c*n : c*n+n] {
+			vecs[r*k+c] = v
+		}
 	}
 	for c := range vals {
 		vals[c] *= scale
