@@ -406,14 +406,14 @@ func (b *pcaBase) centre(dst *mat.Dense, items []int) {
 //
 // The fit is dual PCA (Turk and Pentland's eigenfaces trick): with n_t
 // training rows of m > n_t values, the components are V = X_cᵀ U Σ⁻¹ for
-// the leading eigenpairs (U, Σ²) of the n_t×n_t Gram matrix X_c X_cᵀ
+// the leading eigenpairs (U, Σ²) of the n_t×n_t Gram matrix G = X_c X_cᵀ
 // (leadingEigen), which costs O(n_t² m) against the O(n_t m²) of the thin
 // SVD of X_c. Components whose variance is below 1e-14 of the largest
-// are dropped (pcaComponents). The projections are made a block of rows
-// at a time, the centred copy of each block made in one buffer (a row's
-// projection does not depend on the block: each entry of the product is
-// summed over the m values in order). It looks at ctx between its stages
-// and returns an error wrapping ctx.Err() once it is cancelled.
+// are dropped (pcaComponents). The training rows' projections X_c V are
+// G U Σ⁻¹, an n_t×n_t product instead of one over the m values; the
+// other rows' are made a block at a time, the centred copy of each block
+// made in one buffer. It looks at ctx between its stages and returns an
+// error wrapping ctx.Err() once it is cancelled.
 func (b *pcaBase) fit(ctx context.Context, dims int) (classify.Pairs, int, error) {
 	n, m := b.x.Dims()
 	nt := len(b.train)
@@ -424,24 +424,37 @@ func (b *pcaBase) fit(ctx context.Context, dims int) (classify.Pairs, int, error
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
+	y := mat.NewDense(n, k, nil)
+	var p mat.Dense
+	p.Mul(mat.NewDense(nt, nt, b.g), us)
+	for a, i := range b.train {
+		unitTo(y.RawRowView(i), p.RawRowView(a))
+	}
+	var rest []int
+	for i, a := range b.pos {
+		if a < 0 {
+			rest = append(rest, i)
+		}
+	}
+	if len(rest) == 0 {
+		return classify.LinearPairs(y), k, nil
+	}
 	var comps mat.Dense
 	comps.Mul(b.xt.T(), us)
-
-	y := mat.NewDense(n, k, nil)
 	const block = 256
-	cb := mat.NewDense(min(block, n), m, nil)
-	for lo := 0; lo < n; lo += block {
+	cb := mat.NewDense(min(block, len(rest)), m, nil)
+	pb := mat.NewDense(min(block, len(rest)), k, nil)
+	for lo := 0; lo < len(rest); lo += block {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		items := classify.Seq(lo, min(lo+block, n))
+		items := rest[lo:min(lo+block, len(rest))]
 		c := cb.Slice(0, len(items), 0, m).(*mat.Dense)
-		p := y.Slice(lo, lo+len(items), 0, k).(*mat.Dense)
+		p := pb.Slice(0, len(items), 0, k).(*mat.Dense)
 		b.centre(c, items)
 		p.Mul(c, &comps)
-		for a := range items {
-			row := p.RawRowView(a)
-			unitTo(row, row)
+		for a, i := range items {
+			unitTo(y.RawRowView(i), p.RawRowView(a))
 		}
 	}
 	return classify.LinearPairs(y), k, nil
