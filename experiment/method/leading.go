@@ -6,30 +6,26 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack/gonum"
 )
 
 // leadingEigen computes the k largest eigenvalues of the symmetric n×n
-// matrix A held in the upper triangle of a (row-major, stride n), in
+// matrix A held in the lower triangle of a (row-major, stride n), in
 // descending order, and orthonormal eigenvectors for them: column c of
 // the row-major n×k vecs belongs to vals[c]. a is overwritten.
 //
 // It is LAPACK's route to a subset of the eigenpairs (dsyevx without
-// bisection): A is reduced to the tridiagonal T = Qᵀ A Q by Householder
-// reflections (dense.TridiagonalizeQ, the fused reduction of the
-// descriptors' eigensolvers, after scaling A by a power of two, which is
-// exact), all eigenvalues of T come from the root-free QR iteration
-// (Dsterf, O(n²)), the eigenvectors of T for the k largest by inverse
-// iteration (tridiagInverse, LAPACK's dstein, O(n k) plus the
-// reorthogonalisation of clusters), and Q is applied to them (Dormlq,
-// 2n²k flops). Against the full eigendecomposition (Dsytrd, Dorgtr to
-// form Q, then the implicit QR iteration accumulating n×n rotations,
-// about 7n³ flops in all), it saves what dominates: forming Q and
-// rotating all of its n columns. Both are backward stable; eigenvectors
-// of either are accurate to O(ε‖A‖/gap) for an eigenvalue isolated by
-// gap.
+// bisection): A is reduced to the tridiagonal T = Qᵀ A Q (Dsytrd), all
+// eigenvalues of T come from the root-free QR iteration (Dsterf, O(n²)),
+// the eigenvectors of T for the k largest by inverse iteration
+// (tridiagInverse, LAPACK's dstein, O(n k) plus the reorthogonalisation
+// of clusters), and Q is applied to them (Dormqr, 2n²k flops). Against
+// the full eigendecomposition (Dsytrd, Dorgtr to form Q, then the
+// implicit QR iteration accumulating n×n rotations, about 7n³ flops in
+// all), it saves what dominates: forming Q and rotating all of its n
+// columns. Both are backward stable; eigenvectors of either are accurate
+// to O(ε‖A‖/gap) for an eigenvalue isolated by gap.
 //
 // ok is false when the QR iteration or the inverse iteration did not
 // converge (the caller can fall back to the full decomposition).
@@ -41,33 +37,16 @@ func leadingEigen(a []float64, n, k int) (vals, vecs []float64, ok bool) {
 	if n == 1 {
 		return []float64{a[0]}, []float64{1}, true
 	}
-	// Scale A to entries at most 1 (dense.Tridiagonalize's range).
-	var amax float64
-	for i := range n {
-		for _, v := range a[i*n+i : i*n+n] {
-			amax = max(amax, math.Abs(v))
-		}
-	}
-	if math.IsNaN(amax) || math.IsInf(amax, 0) {
-		return nil, nil, false
-	}
-	scale := 1.0
-	if amax > 0 {
-		_, e := math.Frexp(amax) // amax < 2^e
-		scale = math.Ldexp(1, e)
-		for i := range n {
-			row := a[i*n+i : i*n+n]
-			for j := range row {
-				row[j] = math.Ldexp(row[j], -e)
-			}
-		}
-	}
+	impl := gonum.Implementation{}
 	d := make([]float64, n)
-	e := make([]float64, n)
-	tau := make([]float64, n)
-	pq := make([]float64, 2*n)
-	dense.TridiagonalizeQ(a, n, d, e, tau, pq[:n], pq[n:])
-	e = e[:n-1]
+	e := make([]float64, n-1)
+	tau := make([]float64, n-1)
+	query := []float64{0}
+	impl.Dsytrd(blas.Lower, n, a, n, d, e, tau, query, -1)
+	lwork := int(query[0])
+	impl.Dormqr(blas.Right, blas.Trans, k, n-1, n-1, a[n:], n, tau, nil, n, query, -1)
+	work := make([]float64, max(lwork, int(query[0]), n))
+	impl.Dsytrd(blas.Lower, n, a, n, d, e, tau, work, len(work))
 
 	// Split T where an off-diagonal entry is negligible (dstebz's test):
 	// the eigenvectors of an unreduced block vanish outside it.
@@ -95,7 +74,7 @@ func leadingEigen(a []float64, n, k int) (vals, vecs []float64, ok bool) {
 		m := hi - lo
 		copy(bd, d[lo:hi])
 		copy(be, e[lo:lo+m-1])
-		if !(gonum.Implementation{}).Dsterf(m, bd, be) {
+		if !impl.Dsterf(m, bd, be) {
 			return nil, nil, false
 		}
 		for _, v := range bd[:m] {
@@ -137,25 +116,15 @@ func leadingEigen(a []float64, n, k int) (vals, vecs []float64, ok bool) {
 		}
 	}
 	// The eigenvectors of A are Q times those of T: the rows of zt Qᵀ.
-	// Q = H_0 ⋯ H_{n−3} acts on coordinates 1..n−1, its reflections held
-	// as those of an LQ factorisation (row k of a from column k+1 on)
-	// whose Q is Qᵀ (Dgelqf's H_{n−3} ⋯ H_0); applied from the right, each
-	// reflection reads and updates contiguous rows.
-	if n > 2 {
-		impl := gonum.Implementation{}
-		query := []float64{0}
-		impl.Dormlq(blas.Right, blas.NoTrans, k, n-1, n-2, a[1:], n, tau[:n-2], zt[1:], n, query, -1)
-		work := make([]float64, max(int(query[0]), k))
-		impl.Dormlq(blas.Right, blas.NoTrans, k, n-1, n-2, a[1:], n, tau[:n-2], zt[1:], n, work, len(work))
-	}
+	// Q = H_0 ⋯ H_{n−2} acts on coordinates 1..n−1 (dormtr with uplo L);
+	// applied from the right, each reflection reads and updates
+	// contiguous rows.
+	impl.Dormqr(blas.Right, blas.Trans, k, n-1, n-1, a[n:], n, tau, zt[1:], n, work, len(work))
 	vecs = make([]float64, n*k)
 	for c := range k {
 		for r, v := range zt[c*n : c*n+n] {
 			vecs[r*k+c] = v
 		}
-	}
-	for c := range vals {
-		vals[c] *= scale
 	}
 	return vals, vecs, true
 }

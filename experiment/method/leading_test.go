@@ -93,16 +93,16 @@ func TestLeadingEigen(t *testing.T) {
 		ref.VectorsTo(&refVecs)
 		norm := math.Max(math.Abs(refVals[0]), math.Abs(refVals[n-1]))
 
-		upper := make([]float64, n*n)
+		lower := make([]float64, n*n)
 		for i := range n {
-			for j := range i {
-				upper[i*n+j] = math.NaN() // the lower triangle is not read
+			for j := range i + 1 {
+				lower[i*n+j] = tc.a.At(i, j)
 			}
-			for j := i; j < n; j++ {
-				upper[i*n+j] = tc.a.At(i, j)
+			for j := i + 1; j < n; j++ {
+				lower[i*n+j] = math.NaN() // the upper triangle is not read
 			}
 		}
-		vals, vecs, ok := leadingEigen(upper, n, tc.k)
+		vals, vecs, ok := leadingEigen(lower, n, tc.k)
 		if !ok {
 			t.Errorf("%s: did not converge", tc.name)
 			continue

@@ -533,7 +533,7 @@ func (b *pcaBase) fitFold(ctx context.Context, fold []int, dims int) (classify.P
 }
 
 // pcaComponents returns U Σ⁻¹ (n×k) for the k leading eigenpairs (U, Σ²)
-// of the n×n Gram matrix in the upper triangle of g (overwritten), k at
+// of the n×n Gram matrix in the lower triangle of g (overwritten), k at
 // most dims and leaving out eigenvalues below 1e-14 of the largest: the
 // Gram matrix resolves no smaller ones.
 func pcaComponents(g []float64, n, dims int) (*mat.Dense, int, error) {
@@ -588,7 +588,7 @@ func unitTo(dst, src []float64) {
 }
 
 // gramEigen returns the k largest eigenvalues of the symmetric n×n Gram
-// matrix in the upper triangle of g (row-major; overwritten), descending,
+// matrix in the lower triangle of g (row-major; overwritten), descending,
 // and their orthonormal eigenvectors as the columns of a row-major n×k
 // slice: leadingEigen, or the full decomposition (mat.EigenSym) in the
 // rare case where its iterations do not converge.
@@ -599,7 +599,7 @@ func gramEigen(g []float64, n, k int) ([]float64, []float64, error) {
 	}
 	sym := mat.NewSymDense(n, nil)
 	for i := range n {
-		for j := i; j < n; j++ {
+		for j := range i + 1 {
 			sym.SetSym(i, j, keep[i*n+j])
 		}
 	}

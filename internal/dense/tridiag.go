@@ -28,23 +28,13 @@ import "math"
 // small n the steps' serial chain (the norm, the reflection's square root
 // and divisions, the product's sums) dominates instead.
 func Tridiagonalize(a []float64, n int, diag, off, p, q []float64) {
-	tridiagonalizeOn(a, n, diag, off, nil, p, q, haveFMA && n >= vecMinD)
-}
-
-// TridiagonalizeQ is Tridiagonalize keeping Q, for eigenvectors: for
-// k = 0, ..., n−3, H_k = I − tau[k]·v vᵀ acts on rows k+1, ..., n−1, with
-// v held in row k of a from column k+1 on (its first entry 1), and
-// Q = H_0 H_1 ⋯ H_{n−3}; a tau[k] of 0 is H_k = I, whatever row k holds.
-// tau must have length at least n−2.
-func TridiagonalizeQ(a []float64, n int, diag, off, tau, p, q []float64) {
-	tridiagonalizeOn(a, n, diag, off, tau[:max(n-2, 0)], p, q, haveFMA && n >= vecMinD)
+	tridiagonalizeOn(a, n, diag, off, p, q, haveFMA && n >= vecMinD)
 }
 
 // tridiagonalizeOn is Tridiagonalize with the row pairs in
 // tridiagPairsAVX when vec is set (which needs a CPU with AVX2 and FMA),
-// else in plain Go, recording the reflections' τ in taus unless it is
-// nil.
-func tridiagonalizeOn(a []float64, n int, diag, off, taus, p, q []float64, vec bool) {
+// else in plain Go.
+func tridiagonalizeOn(a []float64, n int, diag, off, p, q []float64, vec bool) {
 	a = a[:n*n]
 	if n < 3 {
 		if n == 2 {
@@ -61,9 +51,6 @@ func tridiagonalizeOn(a []float64, n int, diag, off, taus, p, q []float64, vec b
 		xn += x * x
 	}
 	tau := house(a[1:n], xn, off)
-	if taus != nil {
-		taus[0] = tau
-	}
 	var qv float64 // qᵀv for the product q = A₂₂v in p
 	{
 		m := n - 1
@@ -136,9 +123,6 @@ func tridiagonalizeOn(a []float64, n int, diag, off, taus, p, q []float64, vec b
 			return
 		}
 		tau = house(a[o+1:o+m], xn, off[k+1:])
-		if taus != nil {
-			taus[k+1] = tau
-		}
 		// nv[j] = v'_{j−1} for j >= 1: v' indexed as A₂₂'s columns.
 		nv := a[o : o+m]
 		qk := q[:m] // qk[j] accumulates q'_{j−1}, j >= 1
