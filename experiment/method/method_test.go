@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strings"
@@ -416,17 +415,7 @@ func TestLogEuclideanKernelOthers(t *testing.T) {
 // method refuses data without vectors.
 func TestPCASRC(t *testing.T) {
 	data, train, test := syntheticData(t, 3, 3, 90, 0.2, 18)
-	rng := rand.New(rand.NewPCG(4, 5))
-	x := mat.NewDense(data.Set.Len(), 30, nil)
-	for i := range data.Set.Len() {
-		for j := range 30 {
-			mean := 0.0
-			if j%3 == data.Labels[i] {
-				mean = 3
-			}
-			x.Set(i, j, mean+rng.NormFloat64())
-		}
-	}
+	x := classVectors(data.Labels, 30, 3)
 	m := newMethod(t, "pca-src", "{dims: 5, lambda_ratio: [0.05, 0.2]}")
 	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
 		t.Errorf("without vectors: %v", err)
@@ -475,23 +464,9 @@ func TestPCAGramAgainstSVD(t *testing.T) {
 		{40, 12, 25, 12, 5, 5},
 		{40, 30, 25, 6, 10, 6}, // rank-6 data: 6 components although 10 asked
 	} {
-		rng := rand.New(rand.NewPCG(uint64(tc.m), 3))
-		basis := mat.NewDense(tc.rank, tc.m, nil)
-		for i := range tc.rank {
-			for j := range tc.m {
-				basis.Set(i, j, rng.NormFloat64())
-			}
-		}
-		coef := mat.NewDense(tc.n, tc.rank, nil)
-		for i := range tc.n {
-			for j := range tc.rank {
-				coef.Set(i, j, rng.NormFloat64()*float64(tc.rank-j))
-			}
-		}
-		var x mat.Dense
-		x.Mul(coef, basis)
+		x := lowRankRows(tc.n, tc.m, tc.rank, 3, 0)
 		train := classify.Seq(0, tc.train)
-		gp, k, err := pcaGram(context.Background(), &x, train, tc.dims)
+		gp, k, err := pcaGram(context.Background(), x, train, tc.dims)
 		if err != nil {
 			t.Fatal(err)
 		}
