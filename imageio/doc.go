@@ -71,6 +71,28 @@
 // Linear and within 1.5 for CatmullRom and Lanczos3 (imaging's rounding of
 // its intermediate result to 8 bits); Nearest is identical.
 //
+// # Reduced-scale JPEG decoding
+//
+// With a resize target and Options.JPEGScale at its default, JPEGScaleAuto,
+// a baseline or extended-sequential JPEG is decoded straight from its DCT
+// coefficients at the smallest scale s of 1/8, 1/4 and 1/2 whose image,
+// ceil(w·s) x ceil(h·s) for a w x h file, still covers the target in both
+// dimensions once oriented (a 90-degree EXIF rotation swaps them): at 1/8
+// each 8x8 block becomes its mean (the DC term), at 1/4 and 1/2 a 2x2 or
+// 4x4 inverse DCT of its low-frequency coefficients (see package
+// imageio/internal/jpegscale). Those planes are then oriented and resized
+// as above, the luma and chroma converted as any other Y'CbCr image. This
+// skips most of the inverse DCT, chroma upsampling and colour conversion:
+// a 128x256 pedestrian resized to 32x64 is decoded at 1/4, already at the
+// target size. The reduced decode low-passes each block with its own
+// DCT rather than with the resize filter across blocks, so the planes
+// differ a little from those of a full decode (a few grey levels on
+// smooth regions, more at block edges); Image.DecodeScale says which was
+// used. Progressive, arithmetic-coded, 12-bit, CMYK and RGB-coded files,
+// targets that no reduced scale covers, and any file that the reduced
+// decoder rejects are decoded at full size by image/jpeg, as with
+// JPEGScaleOff, so that a corrupt file gives image/jpeg's error.
+//
 // # Performance
 //
 // A Loader keeps its file buffer, intermediate planes and resampling weight

@@ -58,6 +58,12 @@ type component struct {
 	td, ta int   // DC and AC Huffman tables
 	pred   int32 // DC predictor (F.2.1.3.1)
 
+	// nx x ny are the samples that each block decodes to at the output
+	// scale; keep[k] says whether the k-th coefficient in zig-zag order
+	// is among the top-left nx x ny that make them.
+	nx, ny int
+	keep   [64]bool
+
 	pix    []byte // the decoded plane, at scale
 	stride int
 }
@@ -81,33 +87,31 @@ type Decoder struct {
 	err  error // a Huffman decoding error, checked once per block
 
 	// bit reader (see huffman.go)
-	acc         uint64
-	nbits, pad  int
-	stop        bool
-	width       int
-	height      int
-	ncomp       int
-	comp        [3]component
-	hmax, vmax  int
-	mcusx       int
-	mcusy       int
-	sof         bool
-	scans       int // scans read
-	jfif        bool
-	adobe       bool
-	transform   byte // the Adobe marker's colour transform
-	restart     int  // the restart interval in MCUs, 0 for none
-	quant       [4][64]int32
-	qdefined    [4]bool
-	huff        [2][4]huffTable // by class (0 DC, 1 AC) and destination
-	hdefined    [2][4]bool
-	n           int      // samples per block side at the output scale
-	keep        [64]bool // by zig-zag index: coefficient inside the n x n corner
-	coef        [64]int32
-	planes      [3][]byte
-	ycc         image.YCbCr
-	gray        image.Gray
-	sampleRatio image.YCbCrSubsampleRatio
+	acc        uint64
+	nbits, pad int
+	stop       bool
+	width      int
+	height     int
+	ncomp      int
+	comp       [3]component
+	hmax, vmax int
+	mcusx      int
+	mcusy      int
+	sof        bool
+	scans      int // scans read
+	jfif       bool
+	adobe      bool
+	transform  byte // the Adobe marker's colour transform
+	restart    int  // the restart interval in MCUs, 0 for none
+	quant      [4][64]int32
+	qdefined   [4]bool
+	huff       [2][4]huffTable // by class (0 DC, 1 AC) and destination
+	hdefined   [2][4]bool
+	n          int // samples per luma block side at the output scale
+	coef       [64]int32
+	planes     [3][]byte
+	ycc        image.YCbCr
+	gray       image.Gray
 }
 
 // DecodeConfig reads the frame header of data, returning the image's size
@@ -156,9 +160,6 @@ func (d *Decoder) Decode(data []byte, denom int) (image.Image, error) {
 	}
 	d.begin(data)
 	d.n = 8 / denom
-	for k, z := range zigzag {
-		d.keep[k] = z/8 < d.n && z%8 < d.n
-	}
 	if err := d.decode(); err != nil {
 		return nil, err
 	}
@@ -168,10 +169,13 @@ func (d *Decoder) Decode(data []byte, denom int) (image.Image, error) {
 		d.gray = image.Gray{Pix: c.pix, Stride: c.stride, Rect: image.Rect(0, 0, w, h)}
 		return &d.gray, nil
 	}
+	// The ratio of the decoded planes' sizes, a divisor of the file's.
+	y, c := &d.comp[0], &d.comp[1]
+	ratio, _ := subsampleRatio(y.nx*y.bw/(c.nx*c.bw), y.ny*y.bh/(c.ny*c.bh))
 	d.ycc = image.YCbCr{
 		Y: d.comp[0].pix, Cb: d.comp[1].pix, Cr: d.comp[2].pix,
 		YStride: d.comp[0].stride, CStride: d.comp[1].stride,
-		SubsampleRatio: d.sampleRatio,
+		SubsampleRatio: ratio,
 		Rect:           image.Rect(0, 0, w, h),
 	}
 	return &d.ycc, nil
@@ -391,7 +395,7 @@ func (d *Decoder) frame(b []byte) error {
 	return nil
 }
 
-// ratio sets the chroma subsampling of a 3-component frame: Cb and Cr
+// ratio checks the sampling factors of a 3-component frame: Cb and Cr
 // alike, and Y's factors multiples of theirs in one of the ratios that
 // image.YCbCr has.
 func (d *Decoder) ratio() error {
@@ -399,23 +403,30 @@ func (d *Decoder) ratio() error {
 	if cb.h != cr.h || cb.v != cr.v || y.h%cb.h != 0 || y.v%cb.v != 0 {
 		return unsupported("sampling factors %dx%d, %dx%d, %dx%d", y.h, y.v, cb.h, cb.v, cr.h, cr.v)
 	}
-	switch [2]int{y.h / cb.h, y.v / cb.v} {
-	case [2]int{1, 1}:
-		d.sampleRatio = image.YCbCrSubsampleRatio444
-	case [2]int{2, 1}:
-		d.sampleRatio = image.YCbCrSubsampleRatio422
-	case [2]int{2, 2}:
-		d.sampleRatio = image.YCbCrSubsampleRatio420
-	case [2]int{1, 2}:
-		d.sampleRatio = image.YCbCrSubsampleRatio440
-	case [2]int{4, 1}:
-		d.sampleRatio = image.YCbCrSubsampleRatio411
-	case [2]int{4, 2}:
-		d.sampleRatio = image.YCbCrSubsampleRatio410
-	default:
+	if _, ok := subsampleRatio(y.h/cb.h, y.v/cb.v); !ok {
 		return unsupported("sampling factors %dx%d, %dx%d, %dx%d", y.h, y.v, cb.h, cb.v, cr.h, cr.v)
 	}
 	return nil
+}
+
+// subsampleRatio returns the image.YCbCr ratio of chroma subsampled by
+// dx across and dy down, and false when there is none.
+func subsampleRatio(dx, dy int) (image.YCbCrSubsampleRatio, bool) {
+	switch [2]int{dx, dy} {
+	case [2]int{1, 1}:
+		return image.YCbCrSubsampleRatio444, true
+	case [2]int{2, 1}:
+		return image.YCbCrSubsampleRatio422, true
+	case [2]int{2, 2}:
+		return image.YCbCrSubsampleRatio420, true
+	case [2]int{1, 2}:
+		return image.YCbCrSubsampleRatio440, true
+	case [2]int{4, 1}:
+		return image.YCbCrSubsampleRatio411, true
+	case [2]int{4, 2}:
+		return image.YCbCrSubsampleRatio410, true
+	}
+	return 0, false
 }
 
 // dqt reads quantisation tables (T.81 B.2.4.1), kept in zig-zag order.
@@ -490,12 +501,20 @@ func (d *Decoder) colorCheck() error {
 	return nil
 }
 
-// planesReady sizes the component planes for the output scale.
+// planesReady sets the samples each block of each component decodes to
+// and sizes the component planes. The luma's blocks decode to n x n
+// samples; a subsampled component's to as many more as keep its
+// resolution up to the luma's, min(8, n Hmax/H) x min(8, n Vmax/V): at
+// reduced scale the chroma loses less resolution than the luma, or none.
 func (d *Decoder) planesReady() {
 	for i := range d.ncomp {
 		c := &d.comp[i]
-		c.stride = c.bw * d.n
-		size := c.stride * c.bh * d.n
+		c.nx, c.ny = min(8, d.n*d.hmax/c.h), min(8, d.n*d.vmax/c.v)
+		for k, z := range zigzag {
+			c.keep[k] = z%8 < c.nx && z/8 < c.ny
+		}
+		c.stride = c.bw * c.nx
+		size := c.stride * c.bh * c.ny
 		if cap(d.planes[i]) < size {
 			d.planes[i] = make([]byte, size)
 		}
@@ -636,7 +655,7 @@ func (d *Decoder) restartMarker(n int) error {
 }
 
 // block decodes the 8x8 block (bx, by) of component c (T.81 F.2.2) and
-// writes its n x n samples to c's plane.
+// writes its nx x ny samples to c's plane.
 func (d *Decoder) block(c *component, bx, by int) error {
 	dc, ac := &d.huff[0][c.td], &d.huff[1][c.ta]
 	q := &d.quant[c.tq]
@@ -671,7 +690,7 @@ func (d *Decoder) block(c *component, bx, by int) error {
 			return corrupt("AC coefficient past the end of the block")
 		}
 		v := d.receiveExtend(s)
-		if d.keep[k] {
+		if c.keep[k] {
 			coef[zigzag[k]] = v * q[k]
 			nonzero = true
 		}
@@ -685,7 +704,6 @@ func (d *Decoder) block(c *component, bx, by int) error {
 	if bx >= c.bw || by >= c.bh {
 		return nil // outside the plane: cannot happen for valid frames
 	}
-	n := d.n
-	idct(c.pix[by*n*c.stride+bx*n:], c.stride, coef, n, nonzero)
+	idct(c.pix[by*c.ny*c.stride+bx*c.nx:], c.stride, coef, c.nx, c.ny, nonzero)
 	return nil
 }

@@ -65,13 +65,14 @@ func clampSample(v float32) byte {
 	return byte(v)
 }
 
-// idct writes the n x n samples of the dequantised coefficients coef
-// (row-major 8x8, only the top-left n x n read) into dst, rows stride
-// bytes apart, and zeroes those coefficients for the next block. With ac
-// false (no AC coefficient among them is set) every sample is the
-// DC term.
-func idct(dst []byte, stride int, coef *[64]int32, n int, ac bool) {
-	if !ac || n == 1 {
+// idct writes the nx x ny samples (nx, ny in 1, 2, 4, 8) of the
+// dequantised coefficients coef (row-major 8x8, only the top-left
+// ny rows of nx read) into dst, rows stride bytes apart, and zeroes those
+// coefficients for the next block: rows by the nx-point and columns by
+// the ny-point scaled inverse DCT. With ac false (no AC coefficient among
+// them is set) every sample is the DC term.
+func idct(dst []byte, stride int, coef *[64]int32, nx, ny int, ac bool) {
+	if !ac || nx*ny == 1 {
 		// DC only: S(0,0)/8, rounded half up.
 		v := (coef[0] + 4) >> 3
 		coef[0] = 0
@@ -82,39 +83,38 @@ func idct(dst []byte, stride int, coef *[64]int32, n int, ac bool) {
 		case v > -128:
 			s = byte(v + 128)
 		}
-		for y := range n {
-			row := dst[y*stride:][:n]
+		for y := range ny {
+			row := dst[y*stride:][:nx]
 			for x := range row {
 				row[x] = s
 			}
 		}
 		return
 	}
-	basis := idctBasis[n]
+	bh, bv := idctBasis[nx], idctBasis[ny]
 	var tmp [64]float32
-	// Rows: tmp[v*n+x] = sum_u basis(x,u) S(v,u).
-	for v := range n {
-		in := coef[v*8:][:n]
-		for x := range n {
-			bx := basis[x*n:][:n]
+	// Rows: tmp[v*nx+x] = sum_u basis(x,u) S(v,u).
+	for v := range ny {
+		in := coef[v*8:][:nx]
+		out := tmp[v*nx:][:nx]
+		for x := range out {
+			bx := bh[x*nx:][:nx]
 			var s float32
 			for u, c := range in {
 				s += bx[u] * float32(c)
 			}
-			tmp[v*n+x] = s
+			out[x] = s
 		}
-		for u := range in {
-			in[u] = 0
-		}
+		clear(in)
 	}
-	// Columns: out(x,y) = sum_v basis(y,v) tmp[v*n+x].
-	for y := range n {
-		by := basis[y*n:][:n]
-		row := dst[y*stride:][:n]
+	// Columns: out(x,y) = sum_v basis(y,v) tmp[v*nx+x].
+	for y := range ny {
+		by := bv[y*ny:][:ny]
+		row := dst[y*stride:][:nx]
 		for x := range row {
 			var s float32
 			for v, b := range by {
-				s += b * tmp[v*n+x]
+				s += b * tmp[v*nx+x]
 			}
 			row[x] = clampSample(s)
 		}
