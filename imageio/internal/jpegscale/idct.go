@@ -91,32 +91,93 @@ func idct(dst []byte, stride int, coef *[64]int32, nx, ny int, ac bool) {
 		}
 		return
 	}
-	bh, bv := idctBasis[nx], idctBasis[ny]
+	// Rows: tmp[v*8+x] = sum_u basis(x,u) S(v,u), for the rows that have
+	// a coefficient; the others are zero and drop out of the columns.
 	var tmp [64]float32
-	// Rows: tmp[v*nx+x] = sum_u basis(x,u) S(v,u).
+	rows := 0
 	for v := range ny {
 		in := coef[v*8:][:nx]
-		out := tmp[v*nx:][:nx]
-		for x := range out {
-			bx := bh[x*nx:][:nx]
-			var s float32
-			for u, c := range in {
-				s += bx[u] * float32(c)
+		nz := false
+		for _, c := range in {
+			if c != 0 {
+				nz = true
+				break
 			}
-			out[x] = s
 		}
+		if !nz {
+			continue
+		}
+		rows = v + 1
+		var f [8]float32
+		for u, c := range in {
+			f[u] = float32(c)
+		}
+		idct1(tmp[v*8:v*8+8], &f, nx)
 		clear(in)
 	}
-	// Columns: out(x,y) = sum_v basis(y,v) tmp[v*nx+x].
-	for y := range ny {
-		by := bv[y*ny:][:ny]
-		row := dst[y*stride:][:nx]
-		for x := range row {
-			var s float32
-			for v, b := range by {
-				s += b * tmp[v*nx+x]
-			}
-			row[x] = clampSample(s)
+	// Columns: out(x,y) = sum_v basis(y,v) tmp[v*8+x].
+	var col, out [8]float32
+	for x := range nx {
+		for v := range rows {
+			col[v] = tmp[v*8+x]
+		}
+		for v := rows; v < ny; v++ {
+			col[v] = 0
+		}
+		idct1(out[:], &col, ny)
+		for y := range ny {
+			dst[y*stride+x] = clampSample(out[y])
+		}
+	}
+}
+
+// Constants of the 2- and 4-point inverse DCTs: (1/2) C(u) cos(u pi k/8).
+var (
+	c0 = float32(0.5 / math.Sqrt2)
+	c1 = float32(0.5 * math.Cos(math.Pi/8))
+	c2 = float32(0.5 * math.Cos(2*math.Pi/8))
+	c3 = float32(0.5 * math.Cos(3*math.Pi/8))
+)
+
+// odd8[x][k] is (1/2) cos((2x+1)(2k+1) pi/16), the odd-frequency part of
+// the 8-point inverse DCT for x < 4.
+var odd8 = func() (m [4][4]float32) {
+	for x := range 4 {
+		for k := range 4 {
+			m[x][k] = float32(0.5 * math.Cos(float64((2*x+1)*(2*k+1))*math.Pi/16))
+		}
+	}
+	return m
+}()
+
+// idct1 writes into out[:n] the n-point scaled inverse DCT (see
+// idctBasis) of in[:n]. The transforms split into even and odd parts, by
+// the symmetry cos((2(n-1-x)+1) u pi/(2n)) = (-1)^u cos((2x+1) u pi/(2n)):
+// the even coefficients of the 8-point transform make a 4-point one (the
+// same (1/2) C(u) factors, cos((2x+1) 2k pi/16) = cos((2x+1) k pi/8)), and
+// so on down.
+func idct1(out []float32, in *[8]float32, n int) {
+	switch n {
+	case 1:
+		out[0] = c0 * in[0]
+	case 2:
+		// x = 0, 1: (1/2)(S0/sqrt2 +- S1 cos(pi/4)).
+		e, o := c0*in[0], c2*in[1]
+		out[0], out[1] = e+o, e-o
+	case 4:
+		e0, e1 := c0*in[0]+c2*in[2], c0*in[0]-c2*in[2]
+		o0, o1 := c1*in[1]+c3*in[3], c3*in[1]-c1*in[3]
+		out[0], out[1], out[2], out[3] = e0+o0, e1+o1, e1-o1, e0-o0
+	default:
+		// Even part: the 4-point transform of S0, S2, S4, S6.
+		e00, e01 := c0*in[0]+c2*in[4], c0*in[0]-c2*in[4]
+		e10, e11 := c1*in[2]+c3*in[6], c3*in[2]-c1*in[6]
+		e := [4]float32{e00 + e10, e01 + e11, e01 - e11, e00 - e10}
+		s1, s3, s5, s7 := in[1], in[3], in[5], in[7]
+		for x := range 4 {
+			m := &odd8[x]
+			o := m[0]*s1 + m[1]*s3 + m[2]*s5 + m[3]*s7
+			out[x], out[7-x] = e[x]+o, e[x]-o
 		}
 	}
 }
