@@ -37,8 +37,9 @@ type Options struct {
 	Width, Height int
 	Filter        imageio.Filter
 	// JPEGScale, when resizing, lets JPEGs be decoded at 1/2, 1/4 or 1/8
-	// of their size when that still covers Width x Height (the zero
-	// value, imageio.JPEGScaleAuto), or decodes them at full size
+	// of their size when that is still at least twice Width x Height (the
+	// zero value, imageio.JPEGScaleAuto) or at least Width x Height
+	// (imageio.JPEGScaleFast), or decodes them at full size
 	// (imageio.JPEGScaleOff); see imageio's package documentation.
 	JPEGScale imageio.JPEGScale
 	// Regions places the regions of each image; the zero value is the

@@ -54,7 +54,7 @@ func TestOptionsOf(t *testing.T) {
 	for _, tc := range []struct {
 		scale imageio.JPEGScale
 		rec   string
-	}{{imageio.JPEGScaleAuto, "auto"}, {imageio.JPEGScaleOff, ""}} {
+	}{{imageio.JPEGScaleAuto, "auto"}, {imageio.JPEGScaleOff, ""}, {imageio.JPEGScaleFast, "fast"}} {
 		m := meta(Options{Width: 8, Height: 8, JPEGScale: tc.scale})
 		if m.JPEGScale != tc.rec {
 			t.Errorf("JPEG scale %v recorded as %q, want %q", tc.scale, m.JPEGScale, tc.rec)

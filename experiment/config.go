@@ -90,8 +90,8 @@ type DataConfig struct {
 	Filter string `yaml:"filter,omitempty" json:"filter,omitempty"`
 	// JPEGScale is how JPEGs are decoded for Resize: auto (the default:
 	// at 1/2, 1/4 or 1/8 of their size from the DCT coefficients when
-	// that still covers the target) or off (always at full size); see
-	// imageio.JPEGScale.
+	// that is still at least twice the target), fast (when it covers the
+	// target) or off (always at full size); see imageio.JPEGScale.
 	JPEGScale string `yaml:"jpeg_scale,omitempty" json:"jpeg_scale,omitempty"`
 	// Regions is a covariance layout: whole (default), grid:RxC or
 	// blocks:N:S.

@@ -24,7 +24,8 @@ func TestDataJPEGScale(t *testing.T) {
 		{"  resize: 8x8\n", imageio.JPEGScaleAuto, ""},
 		{"  resize: 8x8\n  jpeg_scale: auto\n", imageio.JPEGScaleAuto, ""},
 		{"  resize: 8x8\n  jpeg_scale: off\n", imageio.JPEGScaleOff, ""},
-		{"  resize: 8x8\n  jpeg_scale: half\n", 0, `jpeg_scale "half" is not a JPEG scale setting: want auto or off`},
+		{"  resize: 8x8\n  jpeg_scale: Fast\n", imageio.JPEGScaleFast, ""},
+		{"  resize: 8x8\n  jpeg_scale: half\n", 0, `jpeg_scale "half" is not a JPEG scale setting: want auto, off or fast`},
 	} {
 		p, err := Parse(fmt.Appendf(nil, estimatorYAML, tc.extra))
 		if failed(t, fmt.Sprintf("%q", tc.extra), err, tc.err) {

@@ -7,11 +7,12 @@ import (
 
 // jpegScaleDenom returns the largest d of 8, 4 and 2 for which the w x h
 // image (as stored) decoded at 1/d, ceil(w/d) x ceil(h/d), and oriented by
-// o still covers the tw x th target in both dimensions; 1 when none does.
-func jpegScaleDenom(w, h, o, tw, th int) int {
+// o is still at least margin times the tw x th target in both dimensions;
+// 1 when none is.
+func jpegScaleDenom(w, h, o, tw, th, margin int) int {
 	for _, d := range []int{8, 4, 2} {
 		sw, sh := orientedSize((w+d-1)/d, (h+d-1)/d, o)
-		if sw >= tw && sh >= th {
+		if sw >= margin*tw && sh >= margin*th {
 			return d
 		}
 	}
@@ -19,14 +20,15 @@ func jpegScaleDenom(w, h, o, tw, th int) int {
 }
 
 // decodeReducedJPEG decodes data, when it is a JPEG that the Loader may
-// decode at reduced scale (a resize target, JPEGScaleAuto, a scale that
-// covers the target, and a file that package jpegscale decodes), and
+// decode at reduced scale (a resize target, JPEGScaleAuto or
+// JPEGScaleFast, a scale that covers twice or once the target, and a
+// file that package jpegscale decodes), and
 // converts it into dst. It reports false when it did not, for the caller
 // to decode data as any other file: any failure of the reduced decode,
 // ErrUnsupported or corrupt data, falls back to image/jpeg, which then
 // gives its own error for a corrupt file.
 func (l *Loader) decodeReducedJPEG(data []byte, dst *Image) bool {
-	if l.opts.Width == 0 || l.opts.JPEGScale != JPEGScaleAuto || len(data) < 2 || data[0] != 0xff || data[1] != 0xd8 {
+	if l.opts.Width == 0 || l.opts.JPEGScale == JPEGScaleOff || len(data) < 2 || data[0] != 0xff || data[1] != 0xd8 {
 		return false
 	}
 	cfg, err := l.jd.DecodeConfig(data)
@@ -34,10 +36,18 @@ func (l *Loader) decodeReducedJPEG(data []byte, dst *Image) bool {
 		return false
 	}
 	orientation := jpegOrientation(data)
-	denom := jpegScaleDenom(cfg.Width, cfg.Height, orientation, l.opts.Width, l.opts.Height)
+	margin := 2
+	if l.opts.JPEGScale == JPEGScaleFast {
+		margin = 1
+	}
+	denom := jpegScaleDenom(cfg.Width, cfg.Height, orientation, l.opts.Width, l.opts.Height, margin)
 	if denom == 1 {
 		return false
 	}
+	// Fast decodes to the target's size: its chroma needs the luma's
+	// resolution. Auto decodes to at least twice the target's: chroma
+	// subsampled as in the file still has the target's resolution.
+	l.jd.FullChroma = l.opts.JPEGScale == JPEGScaleFast
 	img, err := l.decodeScaled(data, denom)
 	if err != nil {
 		return false

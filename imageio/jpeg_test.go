@@ -40,76 +40,85 @@ func planeDiff(a, b []float64) (maxd, mean float64) {
 	return maxd, mean / float64(len(a))
 }
 
-// TestLoadReducedJPEG checks the reduced-scale JPEG path of a Loader
-// against the full decode (JPEGScaleOff): the scale it picks, the sizes it
-// reports, and planes that differ little. The reduced decode averages each
-// block through its DCT where the full one resamples with the filter
-// across blocks; on smooth images the planes agree within 2% of the range
-// (0.5% on average; measured 1.8% and 0.44% at worst), on the noisy
-// 128x256 pedestrian-like image within 12% (0.6%; measured 9.8% and
-// 0.48%), the noise that the two low-pass filters keep differently.
+// TestLoadReducedJPEG checks the reduced-scale JPEG paths of a Loader
+// against the full decode (JPEGScaleOff): the scale they pick, the sizes
+// they report, and planes that differ little. JPEGScaleFast decodes at
+// the target size, each pixel the DCT's estimate of a block mean, where
+// the full decode resamples with the filter across blocks; JPEGScaleAuto
+// leaves at least a twofold reduction to the filter, and its planes are
+// closer to the full decode's. The tolerances are a little over the
+// largest and mean absolute differences measured, as fractions of the
+// range: fast 1.8% and 0.44% on smooth images, 9.8% and 0.48% on the
+// noisy pedestrian-like image (the noise that the two low-pass filters
+// keep differently); auto, whose chroma keeps the file's subsampling,
+// 0.84% and 0.22% on smooth images, 8.8% and 0.30% on the pedestrian.
 func TestLoadReducedJPEG(t *testing.T) {
 	smooth := smoothRGBA(128, 256)
+	type tol struct{ max, mean float64 }
 	files := []struct {
-		name          string
-		data          []byte
-		maxTol, mean  float64
-		grey          bool
-		wantW, wantH  int
-		denomByTarget map[[2]int]int
+		name       string
+		data       []byte
+		fast, auto tol
 	}{
-		{name: "pedestrian-420", data: pedestrianJPEG(t), maxTol: 0.12, mean: 0.006},
-		{name: "smooth-420", data: encodeJPEG(t, smooth, 95), maxTol: 0.02, mean: 0.005},
-		{name: "smooth-grey", data: encodeJPEG(t, grey(smooth), 95), maxTol: 0.02, mean: 0.005, grey: true},
-		{name: "smooth-444-restart", data: mustJPEGTest(t, smooth, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, Restart: 3}), maxTol: 0.02, mean: 0.005},
-		{name: "smooth-422", data: mustJPEGTest(t, smooth, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}}), maxTol: 0.02, mean: 0.005},
+		{"pedestrian-420", pedestrianJPEG(t), tol{0.12, 0.006}, tol{0.1, 0.004}},
+		{"smooth-420", encodeJPEG(t, smooth, 95), tol{0.02, 0.005}, tol{0.01, 0.003}},
+		{"smooth-grey", encodeJPEG(t, grey(smooth), 95), tol{0.02, 0.005}, tol{0.01, 0.003}},
+		{"smooth-444-restart", mustJPEGTest(t, smooth, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, Restart: 3}), tol{0.02, 0.005}, tol{0.01, 0.003}},
+		{"smooth-422", mustJPEGTest(t, smooth, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}}), tol{0.02, 0.005}, tol{0.01, 0.003}},
 	}
 	for _, f := range files {
 		for _, tc := range []struct {
-			w, h, denom int
-			filter      imageio.Filter
+			w, h       int
+			filter     imageio.Filter
+			fast, auto int // the scales' denominators
 		}{
-			{32, 64, 4, imageio.Linear},
-			{32, 64, 4, imageio.Box},
-			{16, 32, 8, imageio.Linear},
-			{50, 90, 2, imageio.Linear},
-			{20, 40, 4, imageio.CatmullRom},
-			{100, 200, 1, imageio.Linear}, // no reduced scale covers it
+			{32, 64, imageio.Linear, 4, 2},
+			{32, 64, imageio.Box, 4, 2},
+			{16, 32, imageio.Linear, 8, 4},
+			{50, 90, imageio.Linear, 2, 1},
+			{20, 40, imageio.CatmullRom, 4, 2},
+			{100, 200, imageio.Linear, 1, 1}, // no reduced scale covers it
 		} {
-			for _, colour := range []bool{true, false} {
-				t.Run(fmt.Sprintf("%s/%dx%d/%v/color-%v", f.name, tc.w, tc.h, tc.filter, colour), func(t *testing.T) {
-					opts := imageio.Options{Color: colour, Width: tc.w, Height: tc.h, Filter: tc.filter}
-					got, err := imageio.Decode(bytes.NewReader(f.data), opts)
-					if err != nil {
-						t.Fatal(err)
-					}
-					opts.JPEGScale = imageio.JPEGScaleOff
-					want, err := imageio.Decode(bytes.NewReader(f.data), opts)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if got.DecodeScale != tc.denom || want.DecodeScale != 1 {
-						t.Errorf("decoded at 1/%d (off: 1/%d), want 1/%d", got.DecodeScale, want.DecodeScale, tc.denom)
-					}
-					if got.W != tc.w || got.H != tc.h || got.SourceW != 128 || got.SourceH != 256 || got.Format != "jpeg" || got.Depth != 8 || got.Orientation != 1 {
-						t.Errorf("got %dx%d from %dx%d, format %q, depth %d, orientation %d", got.W, got.H, got.SourceW, got.SourceH, got.Format, got.Depth, got.Orientation)
-					}
-					planes := [][2][]float64{{got.Gray, want.Gray}}
-					if colour {
-						planes = append(planes, [2][]float64{got.R, want.R}, [2][]float64{got.G, want.G}, [2][]float64{got.B, want.B})
-					} else if got.R != nil {
-						t.Error("colour planes without Color")
-					}
-					for i, p := range planes {
-						maxd, mean := planeDiff(p[0], p[1])
-						if maxd > f.maxTol || mean > f.mean {
-							t.Errorf("plane %d differs from the full decode's by up to %.4f (mean %.4f), want <= %v (mean <= %v)", i, maxd, mean, f.maxTol, f.mean)
+			for _, mode := range []imageio.JPEGScale{imageio.JPEGScaleFast, imageio.JPEGScaleAuto} {
+				denom, tl := tc.fast, f.fast
+				if mode == imageio.JPEGScaleAuto {
+					denom, tl = tc.auto, f.auto
+				}
+				for _, colour := range []bool{true, false} {
+					t.Run(fmt.Sprintf("%s/%dx%d/%v/%v/color-%v", f.name, tc.w, tc.h, tc.filter, mode, colour), func(t *testing.T) {
+						opts := imageio.Options{Color: colour, Width: tc.w, Height: tc.h, Filter: tc.filter, JPEGScale: mode}
+						got, err := imageio.Decode(bytes.NewReader(f.data), opts)
+						if err != nil {
+							t.Fatal(err)
 						}
-						if tc.denom == 1 && maxd != 0 {
-							t.Errorf("plane %d: not the full decode", i)
+						opts.JPEGScale = imageio.JPEGScaleOff
+						want, err := imageio.Decode(bytes.NewReader(f.data), opts)
+						if err != nil {
+							t.Fatal(err)
 						}
-					}
-				})
+						if got.DecodeScale != denom || want.DecodeScale != 1 {
+							t.Errorf("decoded at 1/%d (off: 1/%d), want 1/%d", got.DecodeScale, want.DecodeScale, denom)
+						}
+						if got.W != tc.w || got.H != tc.h || got.SourceW != 128 || got.SourceH != 256 || got.Format != "jpeg" || got.Depth != 8 || got.Orientation != 1 {
+							t.Errorf("got %dx%d from %dx%d, format %q, depth %d, orientation %d", got.W, got.H, got.SourceW, got.SourceH, got.Format, got.Depth, got.Orientation)
+						}
+						planes := [][2][]float64{{got.Gray, want.Gray}}
+						if colour {
+							planes = append(planes, [2][]float64{got.R, want.R}, [2][]float64{got.G, want.G}, [2][]float64{got.B, want.B})
+						} else if got.R != nil {
+							t.Error("colour planes without Color")
+						}
+						for i, p := range planes {
+							maxd, mean := planeDiff(p[0], p[1])
+							if maxd > tl.max || mean > tl.mean {
+								t.Errorf("plane %d differs from the full decode's by up to %.4f (mean %.4f), want <= %v (mean <= %v)", i, maxd, mean, tl.max, tl.mean)
+							}
+							if denom == 1 && maxd != 0 {
+								t.Errorf("plane %d: not the full decode", i)
+							}
+						}
+					})
+				}
 			}
 		}
 	}
@@ -197,7 +206,7 @@ func TestLoaderNoAllocsJPEG(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if dst.DecodeScale != 4 || allocs != 0 {
-		t.Errorf("decoded at 1/%d with %v allocations per image, want 1/4 and 0", dst.DecodeScale, allocs)
+	if dst.DecodeScale != 2 || allocs != 0 {
+		t.Errorf("decoded at 1/%d with %v allocations per image, want 1/2 and 0", dst.DecodeScale, allocs)
 	}
 }

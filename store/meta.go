@@ -77,9 +77,10 @@ type Meta struct {
 	// resizing.
 	Resize *Size  `json:"resize,omitempty"`
 	Filter string `json:"filter,omitempty"`
-	// JPEGScale is "auto" when JPEGs may have been decoded at 1/2, 1/4
-	// or 1/8 of their size before resizing (imageio.JPEGScaleAuto), and
-	// empty when every image was decoded at full size (with
+	// JPEGScale is "auto" or "fast" when JPEGs may have been decoded at
+	// 1/2, 1/4 or 1/8 of their size before resizing (imageio.JPEGScaleAuto
+	// and JPEGScaleFast), and empty when every image was decoded at full
+	// size (with
 	// imageio.JPEGScaleOff, by versions before the setting, and without
 	// resizing), so that caches keyed on the metadata do not mix the
 	// two decodes.

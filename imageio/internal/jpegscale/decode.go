@@ -82,6 +82,13 @@ type Config struct {
 // little. The zero value is ready to use. A Decoder is not safe for
 // concurrent use.
 type Decoder struct {
+	// FullChroma, at reduced scale, decodes each block of a subsampled
+	// chroma component to as many samples as keep the chroma's resolution
+	// up to the luma's, at most 8x8, instead of to as many as a luma
+	// block: 4:2:0 at 1/4 then gives 4:4:4 planes whose chroma has the
+	// detail of a full decode's, at the cost of a larger inverse DCT.
+	FullChroma bool
+
 	data []byte
 	pos  int
 	err  error // a Huffman decoding error, checked once per block
@@ -502,14 +509,16 @@ func (d *Decoder) colorCheck() error {
 }
 
 // planesReady sets the samples each block of each component decodes to
-// and sizes the component planes. The luma's blocks decode to n x n
-// samples; a subsampled component's to as many more as keep its
-// resolution up to the luma's, min(8, n Hmax/H) x min(8, n Vmax/V): at
-// reduced scale the chroma loses less resolution than the luma, or none.
+// and sizes the component planes. Every block decodes to n x n samples;
+// with FullChroma, a subsampled component's to as many more as keep its
+// resolution up to the luma's, min(8, n Hmax/H) x min(8, n Vmax/V).
 func (d *Decoder) planesReady() {
 	for i := range d.ncomp {
 		c := &d.comp[i]
-		c.nx, c.ny = min(8, d.n*d.hmax/c.h), min(8, d.n*d.vmax/c.v)
+		c.nx, c.ny = d.n, d.n
+		if d.FullChroma {
+			c.nx, c.ny = min(8, d.n*d.hmax/c.h), min(8, d.n*d.vmax/c.v)
+		}
 		for k, z := range zigzag {
 			c.keep[k] = z%8 < c.nx && z/8 < c.ny
 		}

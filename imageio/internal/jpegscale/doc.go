@@ -26,11 +26,12 @@
 // panic on them and its work is bounded by the frame size.
 //
 // The decoded image is an *image.Gray or an *image.YCbCr whose pixels
-// alias the Decoder's buffers until its next Decode. At full scale its
-// chroma planes are subsampled as in the file (as image/jpeg returns
-// them); at reduced scale each chroma block decodes to up to 8x8 samples,
-// as many as keep the chroma's resolution up to the luma's: a 4:2:0,
-// 4:2:2 or 4:4:0 file decoded at 1/2, 1/4 or 1/8 gives 4:4:4 planes,
-// whose chroma has the same detail as a full decode's, and 4:1:1 at 1/2
-// gives 4:2:2.
+// alias the Decoder's buffers until its next Decode. Its chroma planes
+// are subsampled as in the file (as image/jpeg returns them), each block
+// of every component decoding to the same number of samples; with
+// Decoder.FullChroma, at reduced scale each chroma block decodes to up to
+// 8x8 samples, as many as keep the chroma's resolution up to the luma's:
+// a 4:2:0, 4:2:2 or 4:4:0 file decoded at 1/2, 1/4 or 1/8 gives 4:4:4
+// planes, whose chroma has the same detail as a full decode's, and 4:1:1
+// at 1/2 gives 4:2:2.
 package jpegscale
