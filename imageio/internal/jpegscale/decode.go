@@ -685,6 +685,21 @@ func (d *Decoder) block(c *component, bx, by int) error {
 		if d.nbits < 32 {
 			d.fill()
 		}
+		if e := ac.ac[d.acc>>(64-lutBits)]; e != 0 {
+			// A short code and its value bits at once.
+			n := uint(e & 0xff)
+			d.acc <<= n
+			d.nbits -= int(n)
+			k += int(e>>8) & 0xff
+			if k > 63 {
+				return corrupt("AC coefficient past the end of the block")
+			}
+			if c.keep[k] {
+				coef[zigzag[k]] = (e >> 16) * q[k]
+				nonzero = true
+			}
+			continue
+		}
 		rs := d.decodeHuff(ac)
 		r, s := int(rs>>4), uint(rs&15)
 		if s == 0 {

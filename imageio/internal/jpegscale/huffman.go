@@ -1,5 +1,7 @@
 package jpegscale
 
+import "encoding/binary"
+
 // lutBits is the number of leading bits that a Huffman table's lookup
 // table resolves at once; longer codes take the canonical search of
 // T.81 F.2.2.3.
@@ -12,6 +14,11 @@ type huffTable struct {
 	// length<<8 | value for codes of at most lutBits bits, 0 for longer
 	// codes.
 	lut [1 << lutBits]uint16
+	// ac, for an AC table, indexed as lut, holds value<<16 | run<<8 |
+	// bits for the run/size symbols whose code and value bits fit in
+	// lutBits together (value the coefficient, run the zeros before it,
+	// bits the length of both), 0 for the others (EOB, ZRL, longer).
+	ac [1 << lutBits]int32
 	// maxcode[l] is the largest code of length l, -1 when there is none;
 	// valoff[l] added to a code of length l gives its value's index in
 	// vals (F.2.2.3's VALPTR(l) - MINCODE(l)).
@@ -52,6 +59,20 @@ func (t *huffTable) build(counts *[16]byte, vals []byte) error {
 		}
 		code <<= 1
 	}
+	// The combined entries: for each lookup index whose code is short,
+	// the next size bits hold the coefficient (F.2.2.1).
+	for i, e := range t.lut {
+		l, rs := int(e>>8), e&0xff
+		r, s := int(rs>>4), int(rs&15)
+		if e == 0 || s == 0 || l+s > lutBits {
+			continue
+		}
+		v := int32(i>>(lutBits-l-s)) & (1<<s - 1)
+		if v < 1<<(s-1) {
+			v += 1 - 1<<s
+		}
+		t.ac[i] = v<<16 | int32(r)<<8 | int32(l+s)
+	}
 	return nil
 }
 
@@ -79,6 +100,18 @@ func (d *Decoder) fill() {
 		if d.pos >= len(d.data) {
 			d.stop = true
 			continue
+		}
+		if d.pos+8 <= len(d.data) {
+			// Eight bytes without 0xFF (no byte of the complement is
+			// zero) go in at once, as many as fit.
+			w := binary.BigEndian.Uint64(d.data[d.pos:])
+			if x := ^w; (x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
+				n := (64 - d.nbits) / 8
+				d.acc |= w >> uint(64-8*n) << uint(64-d.nbits-8*n)
+				d.nbits += 8 * n
+				d.pos += n
+				continue
+			}
 		}
 		b := d.data[d.pos]
 		if b == 0xff {
