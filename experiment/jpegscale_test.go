@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -46,16 +45,7 @@ func TestJPEGScaleCache(t *testing.T) {
 	for _, rel := range []string{"two/cats/a.jpg", "two/cats/b.jpg", "two/dogs/a.jpg", "two/dogs/b.jpg"} {
 		imagetest.Write(t, filepath.Join(root, filepath.FromSlash(rel)), imagetest.NoiseGray(rng, 32, 32))
 	}
-	for _, extra := range []string{"  resize: 8x8\n", "  resize: 8x8\n  jpeg_scale: off\n"} {
-		p, err := Parse(fmt.Appendf(nil, estimatorYAML, extra))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Run(context.Background(), p, Options{DataRoot: root, CacheDir: cache}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dirs, _ := filepath.Glob(filepath.Join(cache, "descriptors", "*"))
+	dirs := runCached(t, root, cache, "  resize: 8x8\n", "  resize: 8x8\n  jpeg_scale: off\n")
 	if len(dirs) != 2 {
 		t.Fatalf("cache folders %v, want one per JPEG scale setting", dirs)
 	}

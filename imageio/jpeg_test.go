@@ -62,9 +62,9 @@ func TestLoadReducedJPEG(t *testing.T) {
 	}{
 		{"pedestrian-420", pedestrianJPEG(t), tol{0.12, 0.006}, tol{0.1, 0.004}},
 		{"smooth-420", encodeJPEG(t, smooth, 95), tol{0.02, 0.005}, tol{0.01, 0.003}},
-		{"smooth-grey", encodeJPEG(t, grey(smooth), 95), tol{0.02, 0.005}, tol{0.01, 0.003}},
-		{"smooth-444-restart", mustJPEGTest(t, smooth, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, Restart: 3}), tol{0.02, 0.005}, tol{0.01, 0.003}},
-		{"smooth-422", mustJPEGTest(t, smooth, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}}), tol{0.02, 0.005}, tol{0.01, 0.003}},
+		{"smooth-grey", encodeJPEG(t, jpegtest.Grey(smooth), 95), tol{0.02, 0.005}, tol{0.01, 0.003}},
+		{"smooth-444-restart", jpegtest.MustEncode(t, smooth, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, Restart: 3}), tol{0.02, 0.005}, tol{0.01, 0.003}},
+		{"smooth-422", jpegtest.MustEncode(t, smooth, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}}), tol{0.02, 0.005}, tol{0.01, 0.003}},
 	}
 	for _, f := range files {
 		for _, tc := range []struct {
@@ -124,39 +124,20 @@ func TestLoadReducedJPEG(t *testing.T) {
 	}
 }
 
-func mustJPEGTest(t testing.TB, img image.Image, o jpegtest.Options) []byte {
-	t.Helper()
-	data, err := jpegtest.Encode(img, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
-func grey(img image.Image) *image.Gray {
-	g := image.NewGray(img.Bounds())
-	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
-		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
-			g.Set(x, y, img.At(x, y))
-		}
-	}
-	return g
-}
-
 // TestLoadJPEGFallback checks that JPEGs the reduced decoder does not take
 // load as with JPEGScaleOff: a progressive file (image/jpeg decodes it, at
 // full size), and corrupt files, which fail with image/jpeg's error.
 func TestLoadJPEGFallback(t *testing.T) {
 	img := smoothRGBA(40, 24)
-	good := mustJPEGTest(t, img, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}})
+	good := jpegtest.MustEncode(t, img, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}})
 	sos := bytes.Index(good, []byte{0xff, 0xda})
 	for _, tc := range []struct {
 		name string
 		data []byte
 		ok   bool
 	}{
-		{"progressive", mustJPEGTest(t, img, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}, ProgressiveDC: true}), true},
-		{"progressive-grey", mustJPEGTest(t, img, jpegtest.Options{ProgressiveDC: true}), true},
+		{"progressive", jpegtest.MustEncode(t, img, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}, ProgressiveDC: true}), true},
+		{"progressive-grey", jpegtest.MustEncode(t, img, jpegtest.Options{ProgressiveDC: true}), true},
 		{"truncated", good[:sos+30], false},
 		{"no-huffman-tables", bytes.ReplaceAll(good, []byte{0xff, 0xc4}, []byte{0xff, 0xfe}), false},
 	} {

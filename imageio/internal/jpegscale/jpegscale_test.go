@@ -81,25 +81,6 @@ func encodeStd(tb testing.TB, img image.Image, quality int) []byte {
 	return buf.Bytes()
 }
 
-func encodeTest(tb testing.TB, img image.Image, o jpegtest.Options) []byte {
-	tb.Helper()
-	data, err := jpegtest.Encode(img, o)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return data
-}
-
-func grey(img image.Image) *image.Gray {
-	g := image.NewGray(img.Bounds())
-	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
-		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
-			g.Set(x, y, img.At(x, y))
-		}
-	}
-	return g
-}
-
 // plane is one component of a decoded image, per pixel: chroma samples
 // repeated over the pixels they cover, as image.YCbCr.YCbCrAt gives them.
 type plane struct {
@@ -251,25 +232,25 @@ func TestFullScale(t *testing.T) {
 		name string
 		data []byte
 	}{
-		{"std-gray-q90", encodeStd(t, grey(noisy), 90)},
+		{"std-gray-q90", encodeStd(t, jpegtest.Grey(noisy), 90)},
 		{"std-420-q90", encodeStd(t, noisy, 90)},
 		{"std-420-q100", encodeStd(t, smooth, 100)},
 		{"std-420-q50", encodeStd(t, noisy, 50)},
-		{"gray", encodeTest(t, noisy, jpegtest.Options{})},
-		{"gray-2x2", encodeTest(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 2}}})},
-		{"444", encodeTest(t, noisy, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}})},
-		{"422", encodeTest(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}})},
-		{"420", encodeTest(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}, Slope: 1})},
-		{"440", encodeTest(t, noisy, jpegtest.Options{Sampling: [][2]int{{1, 2}, {1, 1}, {1, 1}}})},
-		{"411", encodeTest(t, noisy, jpegtest.Options{Sampling: [][2]int{{4, 1}, {1, 1}, {1, 1}}})},
-		{"420-restart-1", encodeTest(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}, Restart: 1})},
-		{"444-restart-5", encodeTest(t, noisy, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, Restart: 5})},
+		{"gray", jpegtest.MustEncode(t, noisy, jpegtest.Options{})},
+		{"gray-2x2", jpegtest.MustEncode(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 2}}})},
+		{"444", jpegtest.MustEncode(t, noisy, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}})},
+		{"422", jpegtest.MustEncode(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}})},
+		{"420", jpegtest.MustEncode(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}, Slope: 1})},
+		{"440", jpegtest.MustEncode(t, noisy, jpegtest.Options{Sampling: [][2]int{{1, 2}, {1, 1}, {1, 1}}})},
+		{"411", jpegtest.MustEncode(t, noisy, jpegtest.Options{Sampling: [][2]int{{4, 1}, {1, 1}, {1, 1}}})},
+		{"420-restart-1", jpegtest.MustEncode(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}, Restart: 1})},
+		{"444-restart-5", jpegtest.MustEncode(t, noisy, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, Restart: 5})},
 		// image/jpeg counts the restart interval of a non-interleaved scan
 		// in the MCUs of the interleaved ones, not in blocks (T.81 A.2.2):
 		// TestRestartSame checks that combination.
-		{"420-separate", encodeTest(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}, Separate: true})},
-		{"422-separate", encodeTest(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}, Separate: true})},
-		{"adobe-ycc", encodeTest(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}, Adobe: new(byte(1))})},
+		{"420-separate", jpegtest.MustEncode(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}, Separate: true})},
+		{"422-separate", jpegtest.MustEncode(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}, Separate: true})},
+		{"adobe-ycc", jpegtest.MustEncode(t, noisy, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}, Adobe: new(byte(1))})},
 	} {
 		t.Run(tc.name, func(t *testing.T) { compareScaled(t, &dec, tc.data, 1, 1, 0.05) })
 	}
@@ -286,10 +267,10 @@ func TestEighthIsBlockMean(t *testing.T) {
 		img  image.Image
 		q    int
 	}{
-		{"noisy-q90", grey(noisyImage(64, 40, 2)), 90},
-		{"noisy-q75-odd", grey(noisyImage(61, 45, 3)), 75},
-		{"smooth-q95", grey(smoothImage(48, 48)), 95},
-		{"one-block", grey(noisyImage(8, 8, 4)), 90},
+		{"noisy-q90", jpegtest.Grey(noisyImage(64, 40, 2)), 90},
+		{"noisy-q75-odd", jpegtest.Grey(noisyImage(61, 45, 3)), 75},
+		{"smooth-q95", jpegtest.Grey(smoothImage(48, 48)), 95},
+		{"one-block", jpegtest.Grey(noisyImage(8, 8, 4)), 90},
 	} {
 		t.Run(tc.name, func(t *testing.T) { compareScaled(t, &dec, encodeStd(t, tc.img, tc.q), 8, 1.5, 0.5) })
 	}
@@ -320,16 +301,16 @@ func testScaledSmooth(t *testing.T, fullChroma bool) {
 	}{
 		{name: "std-420-q95", data: encodeStd(t, smooth, 95)},
 		{name: "std-420-q100-odd", data: encodeStd(t, odd, 100)},
-		{name: "std-gray-q90", data: encodeStd(t, grey(smooth), 90)},
-		{name: "444", data: encodeTest(t, smooth, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}})},
-		{name: "422-odd", data: encodeTest(t, odd, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}})},
-		{name: "440-restart", data: encodeTest(t, odd, jpegtest.Options{Sampling: [][2]int{{1, 2}, {1, 1}, {1, 1}}, Restart: 2})},
+		{name: "std-gray-q90", data: encodeStd(t, jpegtest.Grey(smooth), 90)},
+		{name: "444", data: jpegtest.MustEncode(t, smooth, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}})},
+		{name: "422-odd", data: jpegtest.MustEncode(t, odd, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}})},
+		{name: "440-restart", data: jpegtest.MustEncode(t, odd, jpegtest.Options{Sampling: [][2]int{{1, 2}, {1, 1}, {1, 1}}, Restart: 2})},
 		// Their 32-pixel-wide chroma blocks would straddle the patches'
 		// edges, which no 8-point DCT of 1/4 or less reproduces.
-		{name: "411-gradients", data: encodeTest(t, gradients(64, 48, false), jpegtest.Options{Sampling: [][2]int{{4, 1}, {1, 1}, {1, 1}}})},
+		{name: "411-gradients", data: jpegtest.MustEncode(t, gradients(64, 48, false), jpegtest.Options{Sampling: [][2]int{{4, 1}, {1, 1}, {1, 1}}})},
 		// At 1/8 a 4:1:0 chroma block makes 4x2 samples: the 2-point
 		// inverse DCT overshoots a ramp's block means by some 14%.
-		{name: "410-separate-gradients", data: encodeTest(t, gradients(45, 31, false), jpegtest.Options{Sampling: [][2]int{{4, 2}, {1, 1}, {1, 1}}, Separate: true}), mean: 1.5},
+		{name: "410-separate-gradients", data: jpegtest.MustEncode(t, gradients(45, 31, false), jpegtest.Options{Sampling: [][2]int{{4, 2}, {1, 1}, {1, 1}}, Separate: true}), mean: 1.5},
 	}
 	for _, f := range files {
 		if !fullChroma && strings.HasPrefix(f.name, "41") {
@@ -349,7 +330,7 @@ func TestRestartSame(t *testing.T) {
 	img := noisyImage(70, 53, 5)
 	var dec jpegscale.Decoder
 	for _, sampling := range [][][2]int{{{1, 1}}, {{2, 2}, {1, 1}, {1, 1}}, {{2, 1}, {1, 1}, {1, 1}}} {
-		base := encodeTest(t, img, jpegtest.Options{Sampling: sampling})
+		base := jpegtest.MustEncode(t, img, jpegtest.Options{Sampling: sampling})
 		for _, o := range []jpegtest.Options{
 			{Sampling: sampling, Restart: 1},
 			{Sampling: sampling, Restart: 2},
@@ -358,7 +339,7 @@ func TestRestartSame(t *testing.T) {
 			{Sampling: sampling, Separate: true},
 			{Sampling: sampling, Separate: true, Restart: 4},
 		} {
-			data := encodeTest(t, img, o)
+			data := jpegtest.MustEncode(t, img, o)
 			if bytes.Equal(data, base) != (len(sampling) == 1 && o.Restart == 0) {
 				t.Fatalf("%v: the same file as without", o)
 			}
@@ -419,7 +400,7 @@ func sofHeader(t *testing.T, data []byte) []byte {
 
 func TestUnsupported(t *testing.T) {
 	img := smoothImage(20, 12)
-	gray := encodeTest(t, img, jpegtest.Options{})
+	gray := jpegtest.MustEncode(t, img, jpegtest.Options{})
 	std := encodeStd(t, img, 90)
 	sof := sofHeader(t, std)
 	withPrecision := func(p byte) []byte {
@@ -435,16 +416,16 @@ func TestUnsupported(t *testing.T) {
 		name, msg string
 		data      []byte
 	}{
-		{"progressive", "progressive", encodeTest(t, img, jpegtest.Options{ProgressiveDC: true})},
+		{"progressive", "progressive", jpegtest.MustEncode(t, img, jpegtest.Options{ProgressiveDC: true})},
 		{"arithmetic", "arithmetic", patch(t, std, []byte{0xff, 0xc0}, []byte{0xff, 0xc9})},
 		{"lossless", "lossless", patch(t, std, []byte{0xff, 0xc0}, []byte{0xff, 0xc3})},
 		{"12-bit", "12-bit", withPrecision(12)},
 		{"DNL", "height 0", patch(t, std, sof, zeroHeight)},
 		{"CMYK", "4 components", fourComp},
-		{"adobe-rgb", "Adobe colour transform 0", encodeTest(t, img, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, Adobe: new(byte(0))})},
-		{"rgb-ids", "RGB components", encodeTest(t, img, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, IDs: []byte("RGB"), NoJFIF: true})},
-		{"chroma-2x2-luma-1x1", "sampling factors", encodeTest(t, img, jpegtest.Options{Sampling: [][2]int{{1, 1}, {2, 2}, {2, 2}}})},
-		{"cb-cr-differ", "sampling factors", encodeTest(t, img, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {2, 2}}})},
+		{"adobe-rgb", "Adobe colour transform 0", jpegtest.MustEncode(t, img, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, Adobe: new(byte(0))})},
+		{"rgb-ids", "RGB components", jpegtest.MustEncode(t, img, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, IDs: []byte("RGB"), NoJFIF: true})},
+		{"chroma-2x2-luma-1x1", "sampling factors", jpegtest.MustEncode(t, img, jpegtest.Options{Sampling: [][2]int{{1, 1}, {2, 2}, {2, 2}}})},
+		{"cb-cr-differ", "sampling factors", jpegtest.MustEncode(t, img, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {2, 2}}})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var dec jpegscale.Decoder
@@ -459,14 +440,14 @@ func TestUnsupported(t *testing.T) {
 	}
 	// The RGB-named file is Y'CbCr with a JFIF marker.
 	var dec jpegscale.Decoder
-	if _, err := dec.Decode(encodeTest(t, img, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, IDs: []byte("RGB")}), 2); err != nil {
+	if _, err := dec.Decode(jpegtest.MustEncode(t, img, jpegtest.Options{Sampling: [][2]int{{1, 1}, {1, 1}, {1, 1}}, IDs: []byte("RGB")}), 2); err != nil {
 		t.Errorf("components R, G, B with JFIF: %v", err)
 	}
 }
 
 func TestCorrupt(t *testing.T) {
 	img := noisyImage(40, 24, 9)
-	good := encodeTest(t, img, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}, Restart: 2})
+	good := jpegtest.MustEncode(t, img, jpegtest.Options{Sampling: [][2]int{{2, 2}, {1, 1}, {1, 1}}, Restart: 2})
 	sos := bytes.Index(good, []byte{0xff, 0xda})
 	dht := bytes.Index(good, []byte{0xff, 0xc4})
 	rst1 := bytes.Index(good[sos:], []byte{0xff, 0xd1}) + sos
@@ -521,10 +502,10 @@ func seeds(tb testing.TB) [][]byte {
 	img := noisyImage(19, 13, 3)
 	return [][]byte{
 		encodeStd(tb, img, 75),
-		encodeStd(tb, grey(img), 75),
-		encodeTest(tb, img, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}, Restart: 1}),
-		encodeTest(tb, img, jpegtest.Options{Sampling: [][2]int{{1, 2}, {1, 1}, {1, 1}}, Separate: true}),
-		encodeTest(tb, img, jpegtest.Options{Sampling: [][2]int{{2, 2}}, Restart: 3}),
+		encodeStd(tb, jpegtest.Grey(img), 75),
+		jpegtest.MustEncode(tb, img, jpegtest.Options{Sampling: [][2]int{{2, 1}, {1, 1}, {1, 1}}, Restart: 1}),
+		jpegtest.MustEncode(tb, img, jpegtest.Options{Sampling: [][2]int{{1, 2}, {1, 1}, {1, 1}}, Separate: true}),
+		jpegtest.MustEncode(tb, img, jpegtest.Options{Sampling: [][2]int{{2, 2}}, Restart: 3}),
 	}
 }
 

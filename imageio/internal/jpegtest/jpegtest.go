@@ -14,6 +14,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"testing"
 )
 
 // Options says how Encode writes a file. The zero value writes a grey
@@ -417,4 +418,26 @@ func (e *entropy) scan(sc []*component, mcusx, mcusy, restart int) {
 		}
 	}
 	e.flush()
+}
+
+// MustEncode is Encode, failing tb on an error.
+func MustEncode(tb testing.TB, img image.Image, o Options) []byte {
+	tb.Helper()
+	data, err := Encode(img, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+// Grey returns the luminance of img (color.GrayModel) as an image.Gray.
+func Grey(img image.Image) *image.Gray {
+	b := img.Bounds()
+	g := image.NewGray(b)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			g.Set(x, y, img.At(x, y))
+		}
+	}
+	return g
 }
