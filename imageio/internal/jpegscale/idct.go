@@ -91,6 +91,22 @@ func idct(dst []byte, stride int, coef *[64]int32, nx, ny int, ac bool) {
 		}
 		return
 	}
+	switch {
+	case nx == 4 && ny == 4:
+		idct4x4(dst, stride, coef)
+		return
+	case nx == 2 && ny == 2:
+		// The 2-point transform of idct1 on rows and columns.
+		s00, s01, s10, s11 := float32(coef[0]), float32(coef[1]), float32(coef[8]), float32(coef[9])
+		coef[0], coef[1], coef[8], coef[9] = 0, 0, 0, 0
+		e0, o0 := c0*s00, c2*s01
+		e1, o1 := c0*s10, c2*s11
+		r00, r01, r10, r11 := e0+o0, e0-o0, e1+o1, e1-o1
+		_ = dst[stride+1]
+		dst[0], dst[stride] = clampSample(c0*r00+c2*r10), clampSample(c0*r00-c2*r10)
+		dst[1], dst[stride+1] = clampSample(c0*r01+c2*r11), clampSample(c0*r01-c2*r11)
+		return
+	}
 	// Rows: tmp[v*8+x] = sum_u basis(x,u) S(v,u), for the rows that have
 	// a coefficient; the others are zero and drop out of the columns.
 	var tmp [64]float32
@@ -179,5 +195,30 @@ func idct1(out []float32, in *[8]float32, n int) {
 			o := m[0]*s1 + m[1]*s3 + m[2]*s5 + m[3]*s7
 			out[x], out[7-x] = e[x]+o, e[x]-o
 		}
+	}
+}
+
+// idct4x4 is idct for 4x4 samples (1/2 scale) written out: the 4-point
+// transform of idct1 on each row of coefficients, then on each column.
+func idct4x4(dst []byte, stride int, coef *[64]int32) {
+	var t [16]float32
+	for v := range 4 {
+		in := coef[v*8:][:4]
+		s0, s1, s2, s3 := float32(in[0]), float32(in[1]), float32(in[2]), float32(in[3])
+		in[0], in[1], in[2], in[3] = 0, 0, 0, 0
+		e0, e1 := c0*s0+c2*s2, c0*s0-c2*s2
+		o0, o1 := c1*s1+c3*s3, c3*s1-c1*s3
+		r := t[v*4:][:4]
+		r[0], r[1], r[2], r[3] = e0+o0, e1+o1, e1-o1, e0-o0
+	}
+	_ = dst[3*stride+3]
+	for x := range 4 {
+		s0, s1, s2, s3 := t[x], t[4+x], t[8+x], t[12+x]
+		e0, e1 := c0*s0+c2*s2, c0*s0-c2*s2
+		o0, o1 := c1*s1+c3*s3, c3*s1-c1*s3
+		dst[x] = clampSample(e0 + o0)
+		dst[stride+x] = clampSample(e1 + o1)
+		dst[2*stride+x] = clampSample(e1 - o1)
+		dst[3*stride+x] = clampSample(e0 - o0)
 	}
 }
