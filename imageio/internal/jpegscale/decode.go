@@ -121,8 +121,8 @@ type Decoder struct {
 	gray       image.Gray
 }
 
-// DecodeConfig reads the frame header of data, returning the image's size
-// and component count. It reads the markers up to the frame header only,
+// DecodeConfig reads the frame header of data (T.81 B.2.2), returning the
+// image's size and component count. It reads the markers up to the frame header only,
 // and returns an error wrapping ErrUnsupported for a frame type, sample
 // precision, component count or sampling that Decode does not handle, and
 // one wrapping ErrFormat for malformed markers.
@@ -151,8 +151,11 @@ func (d *Decoder) DecodeConfig(data []byte) (Config, error) {
 
 // Decode decodes data at 1/denom of its size, denom being 1, 2, 4 or 8:
 // an image of ceil(X/denom) x ceil(Y/denom) pixels (X x Y being the
-// frame's size), each pixel of a component made from one 8x8 block's
-// coefficients by an (8/denom)-point inverse DCT (see idctBasis).
+// frame's size). It reads the file's markers (T.81 Annex B), decodes the
+// Huffman-coded coefficients of every block (Annex F.2, restart intervals
+// included), dequantises the top-left (8/denom) x (8/denom) of them and
+// turns them into as many samples by the inverse DCT of A.3.3 scaled to
+// that size (see idctBasis).
 //
 // The result is an *image.Gray for one component and an *image.YCbCr for
 // three, with chroma planes subsampled as in the file; it aliases the
