@@ -164,6 +164,7 @@ func TestMetaJSON(t *testing.T) {
 		"ridge":        map[string]any{"kind": "trace-ridge", "eps": 1e-4},
 		"resize":       map[string]any{"width": 8.0, "height": 16.0},
 		"filter":       "lanczos3",
+		"jpeg_scale":   "auto",
 		"regions":      "whole",
 		"seed":         5.0,
 		"skip_bad":     true,

@@ -31,7 +31,7 @@ func loading(o Options) (*features.Set, imageio.Options) {
 	if set == nil {
 		set = fset(DefaultFeatures)
 	}
-	return set, imageio.Options{Color: set.NeedsColor(), Width: o.Width, Height: o.Height, Filter: o.Filter}
+	return set, imageio.Options{Color: set.NeedsColor(), Width: o.Width, Height: o.Height, Filter: o.Filter, JPEGScale: o.JPEGScale}
 }
 
 // imageSpec is one generated test image: its path below the folder, its

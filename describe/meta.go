@@ -97,6 +97,12 @@ func newMeta(p *plan, inputs []*datasets.List) store.Meta {
 	if p.load.Width > 0 {
 		m.Resize = &store.Size{Width: p.load.Width, Height: p.load.Height}
 		m.Filter = filterName(p.load.Filter)
+		// Folders made before the setting decoded every JPEG at full
+		// size, as JPEGScaleOff does: both leave the field out, so that
+		// a cache keyed on the metadata tells the decoders apart.
+		if p.load.JPEGScale != imageio.JPEGScaleOff {
+			m.JPEGScale = p.load.JPEGScale.String()
+		}
 	}
 	if v := p.vec; v.Features != nil {
 		m.Vectors = &store.Vectors{FeatureSpec: v.Features.String(), Step: v.Step}

@@ -36,6 +36,12 @@ type Options struct {
 	// computed; both zero keep the native size.
 	Width, Height int
 	Filter        imageio.Filter
+	// JPEGScale, when resizing, lets JPEGs be decoded at 1/2, 1/4 or 1/8
+	// of their size when that is still at least twice Width x Height (the
+	// zero value, imageio.JPEGScaleAuto) or at least Width x Height
+	// (imageio.JPEGScaleFast), or decodes them at full size
+	// (imageio.JPEGScaleOff); see imageio's package documentation.
+	JPEGScale imageio.JPEGScale
 	// Regions places the regions of each image; the zero value is the
 	// whole image.
 	Regions covariance.Layout
@@ -170,7 +176,7 @@ func newPlan(o Options) (*plan, error) {
 			return nil, fmt.Errorf("describe: %w", err)
 		}
 	}
-	load := imageio.Options{Color: set.NeedsColor(), Width: o.Width, Height: o.Height, Filter: o.Filter}
+	load := imageio.Options{Color: set.NeedsColor(), Width: o.Width, Height: o.Height, Filter: o.Filter, JPEGScale: o.JPEGScale}
 	if _, err := imageio.NewLoader(load); err != nil {
 		return nil, fmt.Errorf("describe: %w", err)
 	}

@@ -12,7 +12,7 @@ import (
 
 // OptionsOf returns the extraction options that m, the metadata of a
 // descriptor folder, records: the feature set, the resize and its
-// filter, the region layout and its seed, the covariance estimator, the
+// filter and JPEG scale, the region layout and its seed, the covariance estimator, the
 // regularisation and the normalisation, so
 // that images described with them get descriptors made as those of m's
 // folder were (a trained model extracts the images it labels so). The
@@ -43,8 +43,15 @@ func OptionsOf(m *store.Meta) (Options, error) {
 		if o.Filter, err = imageio.ParseFilter(m.Filter); err != nil {
 			return Options{}, fmt.Errorf("describe: filter: %w", err)
 		}
-	} else if m.Filter != "" {
-		return Options{}, errors.New("describe: a filter without a resize")
+		// No jpeg_scale: every JPEG was decoded at full size.
+		o.JPEGScale = imageio.JPEGScaleOff
+		if m.JPEGScale != "" {
+			if o.JPEGScale, err = imageio.ParseJPEGScale(m.JPEGScale); err != nil {
+				return Options{}, fmt.Errorf("describe: jpeg_scale: %w", err)
+			}
+		}
+	} else if m.Filter != "" || m.JPEGScale != "" {
+		return Options{}, errors.New("describe: a filter or JPEG scale without a resize")
 	}
 	if o.Regions, err = covariance.ParseLayout(m.Regions); err != nil {
 		return Options{}, fmt.Errorf("describe: regions: %w", err)

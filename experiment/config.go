@@ -88,6 +88,11 @@ type DataConfig struct {
 	// Filter is the resampling filter (linear, nearest, box, catmullrom,
 	// lanczos3); default linear.
 	Filter string `yaml:"filter,omitempty" json:"filter,omitempty"`
+	// JPEGScale is how JPEGs are decoded for Resize: auto (the default:
+	// at 1/2, 1/4 or 1/8 of their size from the DCT coefficients when
+	// that is still at least twice the target), fast (when it covers the
+	// target) or off (always at full size); see imageio.JPEGScale.
+	JPEGScale string `yaml:"jpeg_scale,omitempty" json:"jpeg_scale,omitempty"`
 	// Regions is a covariance layout: whole (default), grid:RxC or
 	// blocks:N:S.
 	Regions string `yaml:"regions,omitempty" json:"regions,omitempty"`
@@ -121,6 +126,7 @@ type dataPlan struct {
 	features *features.Set
 	w, h     int
 	filter   imageio.Filter
+	jpeg     imageio.JPEGScale
 	layout   covariance.Layout
 	// regs holds one regularisation per ridge candidate, in order.
 	regs      []covariance.Regularization
@@ -151,6 +157,9 @@ func (d *DataConfig) resolve() (*dataPlan, error) {
 	}
 	if p.filter, err = imageio.ParseFilter(d.Filter); err != nil {
 		return nil, fmt.Errorf("filter %w", err)
+	}
+	if p.jpeg, err = imageio.ParseJPEGScale(d.JPEGScale); err != nil {
+		return nil, fmt.Errorf("jpeg_scale %w", err)
 	}
 	regions := d.Regions
 	if regions == "" {

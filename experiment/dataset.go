@@ -137,7 +137,7 @@ func (e *engine) vectors(variants []*classify.Data) error {
 func (e *engine) describeOptions(reg covariance.Regularization) describe.Options {
 	dp := e.plan.data
 	o := describe.Options{
-		Features: dp.features, Width: dp.w, Height: dp.h, Filter: dp.filter,
+		Features: dp.features, Width: dp.w, Height: dp.h, Filter: dp.filter, JPEGScale: dp.jpeg,
 		Regions: dp.layout, Reg: reg, Estimator: dp.estimator, Normalize: dp.normalize,
 		Workers: e.workers, Reporter: e.rep, MaxMemory: e.opts.MaxMemory,
 		SkipBad: dp.skipBad,

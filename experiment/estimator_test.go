@@ -68,16 +68,7 @@ func TestDataEstimator(t *testing.T) {
 func TestEstimatorCache(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
 	writeNoisePNGs(t, root, "two/cats/a.png", "two/cats/b.png", "two/dogs/a.png", "two/dogs/b.png")
-	for _, extra := range []string{"", "  estimator: oas\n  normalize: trace\n"} {
-		p, err := Parse(fmt.Appendf(nil, estimatorYAML, extra))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Run(context.Background(), p, Options{DataRoot: root, CacheDir: cache}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dirs, _ := filepath.Glob(filepath.Join(cache, "descriptors", "*"))
+	dirs := runCached(t, root, cache, "", "  estimator: oas\n  normalize: trace\n")
 	if len(dirs) != 2 {
 		t.Fatalf("cache folders %v, want one per estimator", dirs)
 	}
@@ -91,6 +82,23 @@ func TestEstimatorCache(t *testing.T) {
 	if same != 1 {
 		t.Errorf("%d of the cache folders %v are describe's with oas and trace, want 1", same, dirs)
 	}
+}
+
+// runCached runs estimatorYAML with each of the extra data keys on the
+// data root with the descriptor cache, and returns the cache's entries.
+func runCached(t *testing.T, root, cache string, extras ...string) []string {
+	t.Helper()
+	for _, extra := range extras {
+		p, err := Parse(fmt.Appendf(nil, estimatorYAML, extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(context.Background(), p, Options{DataRoot: root, CacheDir: cache}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(cache, "descriptors", "*"))
+	return dirs
 }
 
 // describeDataset runs describe on the dataset spec of root with the

@@ -162,7 +162,7 @@ func (p *mosaicTask) load(e *engine) ([]*classify.Data, []string, error) {
 		}
 	} else {
 		var err error
-		img, err = imageio.Load(filepath.Join(root, m.Image), imageio.Options{Width: dp.w, Height: dp.h, Filter: dp.filter})
+		img, err = imageio.Load(filepath.Join(root, m.Image), imageio.Options{Width: dp.w, Height: dp.h, Filter: dp.filter, JPEGScale: dp.jpeg})
 		if err != nil {
 			return nil, nil, fmt.Errorf("mosaic (data root %q): %w", root, err)
 		}

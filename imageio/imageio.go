@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/covpipe/covpipe/imageio/internal/jpegscale"
+
 	// Decoders for the supported formats.
 	_ "image/gif"
 	_ "image/jpeg"
@@ -54,6 +56,10 @@ type Image struct {
 	// Orientation is the EXIF orientation that was applied, 1 (upright)
 	// when none.
 	Orientation int
+	// DecodeScale is 1 when the file was decoded at its full size, and 2,
+	// 4 or 8 when a JPEG was decoded at 1/2, 1/4 or 1/8 of it (see
+	// Options.JPEGScale).
+	DecodeScale int
 }
 
 // Load reads, decodes and converts the image file at path; see Loader.Load.
@@ -110,6 +116,7 @@ type Loader struct {
 	rot  planes  // oriented planes, before resizing
 	ws   scratch // of the conversion
 	rs   resizer
+	jd   jpegscale.Decoder // reduced-scale JPEG decoding
 }
 
 // NewLoader returns a Loader for opts. It returns an error when the options
@@ -188,8 +195,12 @@ func (l *Loader) readFile(path string) ([]byte, error) {
 	return l.buf, nil
 }
 
-// decode decodes data, reads a JPEG's orientation and converts.
+// decode decodes data, reads a JPEG's orientation and converts. A JPEG
+// with a resize target may be decoded at reduced scale.
 func (l *Loader) decode(data []byte, dst *Image) error {
+	if l.decodeReducedJPEG(data, dst) {
+		return nil
+	}
 	img, format, err := decodeImage(data)
 	if err != nil {
 		return err
@@ -255,6 +266,7 @@ func (l *Loader) convert(img image.Image, orientation int, dst *Image) error {
 	dst.SourceW, dst.SourceH = sw, sh
 	dst.Depth = depthOf(img)
 	dst.Orientation = orientation
+	dst.DecodeScale = 1
 	n := tw * th
 	dst.Gray = grow(dst.Gray, n)
 	if l.opts.Color {

@@ -253,6 +253,8 @@ func TestOptionsErrors(t *testing.T) {
 		{imageio.Options{Width: 1 << 14, Height: 1 << 14}, "exceeds the limit"},
 		{imageio.Options{Filter: imageio.Filter(9)}, "imageio: unknown filter Filter(9)"},
 		{imageio.Options{Filter: -1}, "unknown filter Filter(-1)"},
+		{imageio.Options{JPEGScale: imageio.JPEGScale(3)}, "imageio: unknown JPEG scale setting JPEGScale(3)"},
+		{imageio.Options{JPEGScale: -1}, "unknown JPEG scale setting JPEGScale(-1)"},
 		{imageio.Options{Scale: -1}, "imageio: scale -1 must be finite and non-negative"},
 		{imageio.Options{Scale: math.NaN()}, "scale NaN"},
 		{imageio.Options{Scale: math.Inf(1)}, "scale +Inf"},

@@ -54,6 +54,50 @@ func ParseFilter(s string) (Filter, error) {
 	return 0, fmt.Errorf("%q is not a filter: want linear, nearest, box, catmullrom or lanczos3", s)
 }
 
+// JPEGScale says whether a JPEG that is to be resized may be decoded at
+// reduced scale (see "Reduced-scale JPEG decoding" in the package
+// documentation).
+type JPEGScale int
+
+const (
+	// JPEGScaleAuto decodes a JPEG at 1/2, 1/4 or 1/8 of its size when
+	// that is still at least twice the resize target in both dimensions,
+	// so that the resize filter still reduces the image at least twofold
+	// and low-passes across the DCT blocks as it does a full decode. It
+	// is the default.
+	JPEGScaleAuto JPEGScale = iota
+	// JPEGScaleOff always decodes JPEGs at full size with image/jpeg.
+	JPEGScaleOff
+	// JPEGScaleFast decodes a JPEG at the smallest of 1/2, 1/4 and 1/8
+	// of its size that still covers the resize target: a 128x256 image to
+	// be resized to 32x64 is decoded at 1/4, straight to the target size,
+	// so the resize filter does nothing and each pixel is the DCT's
+	// estimate of a 4x4 block mean. Fastest, but the planes, and above all
+	// their derivatives, are sharper than a full decode's resized.
+	JPEGScaleFast
+
+	numJPEGScales
+)
+
+// jpegScaleNames are the names of the JPEGScale values.
+var jpegScaleNames = enum.Names[JPEGScale]{JPEGScaleAuto: "auto", JPEGScaleOff: "off", JPEGScaleFast: "fast"}
+
+// String returns the setting's name, "auto", "off" or "fast".
+func (s JPEGScale) String() string { return jpegScaleNames.String(s) }
+
+// ParseJPEGScale returns the setting named s, case-insensitively: auto,
+// off or fast; the empty string is JPEGScaleAuto, the default. It is the
+// parser of configs' and the command line's jpeg-scale settings.
+func ParseJPEGScale(s string) (JPEGScale, error) {
+	if s == "" {
+		return JPEGScaleAuto, nil
+	}
+	if v, ok := jpegScaleNames.Parse(strings.ToLower(s)); ok {
+		return v, nil
+	}
+	return 0, fmt.Errorf("%q is not a JPEG scale setting: want auto, off or fast", s)
+}
+
 // ParseSize parses a resize target "WxH" (W columns and H rows, both >= 1;
 // the x may be upper case).
 func ParseSize(s string) (w, h int, err error) {
@@ -135,6 +179,12 @@ type Options struct {
 	Width, Height int
 	// Filter is the resampling filter for resizing (default Linear).
 	Filter Filter
+	// JPEGScale, with a resize target, lets JPEGs be decoded at 1/2, 1/4
+	// or 1/8 of their size when that is still at least twice the target
+	// (JPEGScaleAuto, the default) or at least the target
+	// (JPEGScaleFast), or not (JPEGScaleOff). Without a resize target it
+	// has no effect.
+	JPEGScale JPEGScale
 	// Scale multiplies every value; 0 means 1, values in [0,1]. For example
 	// 255 gives the 8-bit grey levels of a label map.
 	Scale float64
@@ -153,6 +203,9 @@ func (o Options) validate() (Options, error) {
 	}
 	if o.Filter < 0 || o.Filter >= numFilters {
 		return o, fmt.Errorf("imageio: unknown filter %v", o.Filter)
+	}
+	if o.JPEGScale < 0 || o.JPEGScale >= numJPEGScales {
+		return o, fmt.Errorf("imageio: unknown JPEG scale setting %v", o.JPEGScale)
 	}
 	if o.Scale < 0 || math.IsNaN(o.Scale) || math.IsInf(o.Scale, 0) {
 		return o, fmt.Errorf("imageio: scale %v must be finite and non-negative", o.Scale)

@@ -215,16 +215,27 @@ func TestLoadOrientedJPEG(t *testing.T) {
 				ww, wh = h, w
 			}
 			// At the native size, and halved: the resize target is the
-			// size of the upright image.
-			for _, half := range []bool{false, true} {
+			// size of the upright image. Halved with JPEGScaleFast, the
+			// file is decoded at 1/2 scale, then oriented.
+			for _, mode := range []string{"native", "half", "half-fast"} {
 				opts := Options{Color: true}
-				if half {
-					ww, wh = ww/2, wh/2
-					opts.Width, opts.Height = ww, wh
+				if mode != "native" {
+					opts.Width, opts.Height = ww/2, wh/2
 				}
+				if mode == "half-fast" {
+					opts.JPEGScale = JPEGScaleFast
+				}
+				half := mode != "native"
 				got, err := Load(path, opts)
 				if err != nil {
 					t.Fatal(err)
+				}
+				ww, wh := ww, wh
+				if half {
+					ww, wh = ww/2, wh/2
+				}
+				if scale := map[string]int{"native": 1, "half": 1, "half-fast": 2}[mode]; got.DecodeScale != scale {
+					t.Errorf("orientation %d, %s: decoded at 1/%d, want 1/%d", o, mode, got.DecodeScale, scale)
 				}
 				if got.W != ww || got.H != wh || got.Orientation != o || got.SourceW != w || got.SourceH != h {
 					t.Fatalf("orientation %d: %dx%d (orientation %d, source %dx%d), want %dx%d", o, got.W, got.H, got.Orientation, got.SourceW, got.SourceH, ww, wh)

@@ -77,6 +77,14 @@ type Meta struct {
 	// resizing.
 	Resize *Size  `json:"resize,omitempty"`
 	Filter string `json:"filter,omitempty"`
+	// JPEGScale is "auto" or "fast" when JPEGs may have been decoded at
+	// 1/2, 1/4 or 1/8 of their size before resizing (imageio.JPEGScaleAuto
+	// and JPEGScaleFast), and empty when every image was decoded at full
+	// size (with
+	// imageio.JPEGScaleOff, by versions before the setting, and without
+	// resizing), so that caches keyed on the metadata do not mix the
+	// two decodes.
+	JPEGScale string `json:"jpeg_scale,omitempty"`
 	// Regions is the region layout ("whole", "grid:RxC", "blocks:N:S"),
 	// Seed the run's seed for blocks.
 	Regions string `json:"regions"`

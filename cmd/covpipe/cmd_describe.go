@@ -23,6 +23,7 @@ func describeCommand() *cli.Command {
 			&cli.StringFlag{Name: "gabor-border", Usage: "`BORDER` of the Gabor convolutions: zero (default; MATLAB conv2(I, G, 'same'), as the paper's authors) or symmetric (mirror reflection); also written --features 'face;gabor-border=symmetric'"},
 			&cli.StringFlag{Name: "resize", Usage: "resize every image to `WxH` (W columns, H rows), e.g. 32x64"},
 			&cli.StringFlag{Name: "filter", Usage: "resampling filter `F` for --resize: linear (default), nearest, box, catmullrom or lanczos3"},
+			&cli.StringFlag{Name: "jpeg-scale", Usage: "`MODE` of decoding JPEGs for --resize: auto (default: at 1/2, 1/4 or 1/8 size from the DCT coefficients when that is still at least twice the target, then resized; faster, the planes within a few grey levels of a full decode's), fast (at the smallest such size that covers the target: fastest, but sharper planes and derivatives) or off (always at full size)"},
 			&cli.StringFlag{Name: "regions", Value: "whole", Usage: "region `LAYOUT`: whole, grid:RxC or blocks:N:S"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of random blocks (an image's blocks depend on N and its path only)"},
 			&cli.Float64Flag{Name: "ridge", Value: covariance.DefaultEps, Usage: "regularise each descriptor with strength `EPS` (see --ridge-kind); 0: none"},
@@ -118,6 +119,14 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 		}
 		if o.Filter, err = imageio.ParseFilter(c.String("filter")); err != nil {
 			return o, fmt.Errorf("describe: --filter %w", err)
+		}
+	}
+	if c.IsSet("jpeg-scale") {
+		if o.Width == 0 {
+			return o, fmt.Errorf("describe: --jpeg-scale %s has no effect without --resize", c.String("jpeg-scale"))
+		}
+		if o.JPEGScale, err = imageio.ParseJPEGScale(c.String("jpeg-scale")); err != nil {
+			return o, fmt.Errorf("describe: --jpeg-scale %w", err)
 		}
 	}
 	if o.Regions, err = covariance.ParseLayout(c.String("regions")); err != nil {

@@ -98,6 +98,52 @@ func TestDescribeCommand(t *testing.T) {
 	}
 }
 
+// TestDescribeJPEGScale describes JPEGs resized to a quarter of their
+// size: by default (auto) they are decoded at 1/2 scale, which meta.json
+// records as jpeg_scale "auto"; --jpeg-scale fast decodes them at 1/4,
+// recorded as "fast"; --jpeg-scale off decodes them at full size and
+// records nothing, as before the setting, so that the folders' metadata
+// differ. The descriptors differ a little.
+func TestDescribeJPEGScale(t *testing.T) {
+	src := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, class := range []string{"p1", "p2"} {
+		for _, name := range []string{"a.jpg", "b.jpg"} {
+			imagetest.Write(t, filepath.Join(src, class, name), imagetest.NoiseNRGBA(rng, 32, 48))
+		}
+	}
+	dir := t.TempDir()
+	var metas []store.Meta
+	var descs [][]float64
+	for _, mode := range []string{"", "auto", "off", "fast"} {
+		out := filepath.Join(dir, "out-"+mode)
+		args := []string{"describe", "mars:" + src, "--out", out, "--features", "reid", "--resize", "8x12"}
+		if mode != "" {
+			args = append(args, "--jpeg-scale", mode)
+		}
+		if _, stderr, err := runCLI(t, args...); err != nil {
+			t.Fatalf("describe --jpeg-scale %q: %v\n%s", mode, err, stderr)
+		}
+		got, err := store.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		metas = append(metas, got.Meta)
+		descs = append(descs, got.Data)
+	}
+	if metas[0].JPEGScale != "auto" || metas[1].JPEGScale != "auto" || metas[2].JPEGScale != "" || metas[3].JPEGScale != "fast" {
+		t.Errorf("jpeg_scale recorded as %q, %q, %q, %q; want auto, auto, none and fast", metas[0].JPEGScale, metas[1].JPEGScale, metas[2].JPEGScale, metas[3].JPEGScale)
+	}
+	for _, k := range []int{2, 3} {
+		if d := metas[0].Diff(&metas[k]); !strings.HasPrefix(d, "jpeg_scale") {
+			t.Errorf("auto and %s metadata differ by %q, want jpeg_scale", metas[k].JPEGScale, d)
+		}
+	}
+	if !slices.Equal(descs[0], descs[1]) || slices.Equal(descs[0], descs[2]) || slices.Equal(descs[0], descs[3]) {
+		t.Error("the default's descriptors are not auto's, or auto's are off's or fast's")
+	}
+}
+
 // TestDescribePlainFolder describes a folder that holds its images
 // directly, as `covpipe describe --out DIR photos/` does: every manifest
 // row has an empty label, and Read and a sharded run's merge keep it.
@@ -171,6 +217,8 @@ func TestDescribeCommandErrors(t *testing.T) {
 		{[]string{"describe", src, "--out", out, "--resize", "0x4"}, `--resize "0x4"`},
 		{[]string{"describe", src, "--out", out, "--filter", "box"}, "no effect without --resize"},
 		{[]string{"describe", src, "--out", out, "--resize", "8x8", "--filter", "cubic"}, `--filter "cubic"`},
+		{[]string{"describe", src, "--out", out, "--jpeg-scale", "off"}, "--jpeg-scale off has no effect without --resize"},
+		{[]string{"describe", src, "--out", out, "--resize", "8x8", "--jpeg-scale", "half"}, `--jpeg-scale "half" is not a JPEG scale setting: want auto, off or fast`},
 		{[]string{"describe", src, "--out", out, "--regions", "grid:2"}, "--regions"},
 		{[]string{"describe", src, "--out", out, "--regions", "blocks:100000000:2"}, "more than 67108864 regions per image"},
 		{[]string{"describe", src, "--out", out, "--regions", "blocks:50000000:2"}, "--regions blocks:50000000:2 makes 50000000 descriptors of 5x5 per image, about 9.31 GiB, over --max-memory (4 GiB)"},
