@@ -10,7 +10,9 @@
 #
 # GROUPs: spd rsr svm lpp tsc method gabor describe processes model (the default:
 # all of these) and slow (the shipped configs with TSC and the full
-# dictionary sweep: about two CPU-hours). --count defaults to 3 (each table
+# dictionary sweep: about two CPU-hours) feret-tsc (FERET's TSC column
+# alone: about ten CPU-minutes) and numpy (covpipe against
+# docs/bench/feret_numpy.py, docs/bench/README.md). --count defaults to 3 (each table
 # cell shows the range over the runs), --benchtime to go test's default.
 # Whole processes are timed with /usr/bin/time (wall, user + system CPU,
 # peak RSS) after one untimed run that fills the descriptor cache; the
@@ -155,6 +157,22 @@ for g in "${groups[@]}"; do
       proc "$f" dictionary-brodatz "$bin" run configs/dictionary-brodatz.yaml --data "$data" --out "$tmp/out" --cache "$cache"
       proc "$f" feret "$bin" run configs/feret.yaml --data "$data" --out "$tmp/out" --cache "$cache"
       proc "$f" feret-64 "$bin" run configs/feret-64.yaml --data "$data" --out "$tmp/out" --cache "$cache" ;;
+    numpy)
+      # covpipe against docs/bench/feret_numpy.py on the same computation
+      # (docs/bench/README.md); needs Debian's python3-numpy, -scipy,
+      # -sklearn and -pil under /usr/bin/python3.
+      bin=$(covpipe)
+      echo "# command: docs/bench/sitting.sh --count $count numpy" >> "$f"
+      echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores" >> "$f"
+      sed -e '/^quick:/d' -e '/^methods:/q' configs/feret.yaml > "$tmp/feret-rsr.yaml"
+      echo '  - {name: rsr, sigma: 0.5, lambda: 0.1, tolerance: 1e-4}' >> "$tmp/feret-rsr.yaml"
+      proc "$f" feret-rsr-covpipe "$bin" run "$tmp/feret-rsr.yaml" --data "$data" --methods rsr --no-cache --out "$tmp/out"
+      proc "$f" feret-rsr-numpy /usr/bin/python3 docs/bench/feret_numpy.py --data "$data/feret-b-32" --threads 2 ;;
+    feret-tsc)
+      bin=$(covpipe)
+      echo "# command: docs/bench/sitting.sh --count $count feret-tsc" >> "$f"
+      echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores" >> "$f"
+      proc "$f" feret-tsc "$bin" run configs/feret.yaml --methods tsc --data "$data" --out "$tmp/out" --cache "$tmp/cache" ;;
     *) echo "sitting: unknown group $g" >&2; exit 2 ;;
   esac
   mv "$f" "$outdir/$g.txt"
