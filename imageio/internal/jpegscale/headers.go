@@ -151,4 +151,3 @@ func (d *Decoder) dht(b []byte) error {
 	}
 	return nil
 }
-
