@@ -223,7 +223,7 @@ func (c *Coder) eval(x []float64, ws *Workspace) (evaluation, bool) {
 	// columns of L_R⁻¹.
 	dense.InverseLower(ws.wm, ws.lm, ws.tmp, d)
 	dense.InverseLowerT(ws.linv, ws.lr, d)
-	dense.InverseLower(ws.wr, ws.lr, ws.tmp, d)
+	dense.Transpose(ws.wr, ws.linv, d)
 	var fx float64
 	smin := 0.0
 	for i, xi := range x {

@@ -45,9 +45,14 @@ func matVecRows(dst, w, x []float64, d int) {
 // row-major d×d l (zeros above the diagonal); tmp is d×d scratch.
 func InverseLower(dst, l, tmp []float64, d int) {
 	InverseLowerT(tmp, l, d)
+	Transpose(dst, tmp, d)
+}
+
+// Transpose sets the row-major d×d dst to the transpose of src.
+func Transpose(dst, src []float64, d int) {
 	for r := range d {
 		for c := range d {
-			dst[r*d+c] = tmp[c*d+r]
+			dst[r*d+c] = src[c*d+r]
 		}
 	}
 }
