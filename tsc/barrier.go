@@ -19,12 +19,29 @@ import (
 // and the duality gaps that certify the result.
 
 // barrier runs the barrier method on the ws.n whitened atoms of ws (ws.b,
-// ws.bu, ws.cost with λ added), writing the code into x. It returns an
-// error wrapping ctx.Err() once ctx is cancelled, which it looks at before
-// every Newton step.
-func (c *Coder) barrier(ctx context.Context, x []float64, ws *Workspace) (Certificate, error) {
+// ws.bu, ws.cost with λ added), writing the code into x. With warm false
+// it starts from the point of start; with warm true x holds a feasible
+// code (M(x) ≺ I, zeros allowed) and it starts from x moved a twentieth
+// of the way towards that point, which is strictly feasible because the
+// feasible set is convex. Either way the first barrier parameter is
+// (n+d)/gap at the starting point, so a start near the optimum begins
+// far along the central path. It returns an error wrapping ctx.Err()
+// once ctx is cancelled, which it looks at before every Newton step.
+func (c *Coder) barrier(ctx context.Context, x []float64, ws *Workspace, warm bool) (Certificate, error) {
 	d, n, m := c.d, ws.n, ws.m
-	c.start(x, ws)
+	if warm {
+		// On FERET's bg pose a twentieth took 7.7% fewer Newton steps than
+		// cold starts, a fifth 1.7% fewer, and a hundredth left codes
+		// short of the tolerance; starting t at the previous solve's final
+		// value stalled every code.
+		const theta = 0.05
+		x0 := c.startValue(ws)
+		for i := range x {
+			x[i] = (1-theta)*x[i] + theta*x0
+		}
+	} else {
+		c.start(x, ws)
+	}
 	ev, ok := c.eval(x, ws)
 	if !ok {
 		return Certificate{}, errors.New("tsc: starting point infeasible")
@@ -149,15 +166,20 @@ func (c *Coder) raise(t *float64) bool {
 // x_i = 1/(2 tr Σ_j Â_j) on the whitened atoms of ws, which makes
 // M(x) ⪯ I/2.
 func (c *Coder) start(x []float64, ws *Workspace) {
+	x0 := c.startValue(ws)
+	for i := range x {
+		x[i] = x0
+	}
+}
+
+// startValue returns 1/(2 tr Σ_j Â_j) over the atoms of ws.
+func (c *Coder) startValue(ws *Workspace) float64 {
 	d := c.d
 	var sum float64
 	for i := range ws.n {
 		sum += trace(ws.b[i*d*d:(i+1)*d*d], d)
 	}
-	x0 := 1 / (2 * sum)
-	for i := range x {
-		x[i] = x0
-	}
+	return 1 / (2 * sum)
 }
 
 // sumM writes the packed M(x) = Σ x_i Â_i into ws.mu and factorises it

@@ -320,7 +320,7 @@ func (c *Coder) SolveTo(ctx context.Context, x []float64, query mat.Symmetric, w
 	if k := c.opt.WorkingSet; k > 0 && c.n > 2*k && c.n <= 2*ws.m {
 		cert, err = c.codeWorking(ctx, x, k, ws)
 	} else {
-		cert, err = c.barrier(ctx, x, ws)
+		cert, err = c.barrier(ctx, x, ws, false)
 		cert.Atoms = c.n
 	}
 	cert.Iterations += iters

@@ -16,8 +16,9 @@ import (
 // outside the set whose dual slack is negative are what keeps that point
 // from certifying the whole problem; up to k of the worst are added and
 // the set is solved again, until none is left or the set is every atom.
-// The code is zero outside the final set, and the certificate is the
-// whole problem's.
+// Each later solve starts from the last one's code, the joining atoms at
+// zero (see barrier's warm start). The code is zero outside the final
+// set, and the certificate is the whole problem's.
 func (c *Coder) codeWorking(ctx context.Context, x []float64, k int, ws *Workspace) (Certificate, error) {
 	d, n := c.d, c.n
 	dd := d * d
@@ -38,7 +39,7 @@ func (c *Coder) codeWorking(ctx context.Context, x []float64, k int, ws *Workspa
 	in := ws.in
 	set := append(ws.set[:0], ws.order[:k]...)
 	var cert Certificate
-	iters := 0
+	iters, warm := 0, false
 	for {
 		slices.Sort(set)
 		sub := ws.subs[len(set)]
@@ -53,8 +54,11 @@ func (c *Coder) codeWorking(ctx context.Context, x []float64, k int, ws *Workspa
 			sub.cost[a] = ws.cost[i]
 		}
 		xsub := subCode(sub)
+		for a, i := range set {
+			xsub[a] = x[i] // zero for atoms joining the set
+		}
 		var err error
-		cert, err = c.barrier(ctx, xsub, sub)
+		cert, err = c.barrier(ctx, xsub, sub, warm)
 		iters += cert.Iterations
 		cert.Iterations, cert.Atoms = iters, len(set)
 		if err != nil {
@@ -66,6 +70,7 @@ func (c *Coder) codeWorking(ctx context.Context, x []float64, k int, ws *Workspa
 		for a, i := range set {
 			x[i], in[i] = xsub[a], true
 		}
+		warm = true
 		worst := c.violators(x, in, 1/cert.Mu, sub, ws)
 		if len(worst) == 0 {
 			break
