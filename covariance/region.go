@@ -125,7 +125,13 @@ const (
 //
 //	whole        the whole image (Whole)
 //	grid:RxC     R rows × C columns of equal regions (Grid), e.g. grid:8x8
+//	grid:RxC:S   R rows × C columns of S×S windows spread evenly over the
+//	             image, overlapping when they do not tile it (Windows),
+//	             e.g. grid:3x3:16, nine 16×16 windows at stride 8 in 32×32
 //	blocks:N:S   N random S×S blocks (RandomBlocks), e.g. blocks:50:32
+//
+// and any of the last three may follow "whole+" (e.g. whole+grid:2x2),
+// which puts the whole image first, before the layout's regions.
 //
 // The paper's protocols are grid:8x8 on images downsampled to 256×256
 // (texture mosaics, Sec. 5.1.3), blocks:50:32 (Brodatz dictionary
@@ -135,8 +141,12 @@ type Layout struct {
 	Kind LayoutKind
 	// Rows and Cols are the grid size of LayoutGrid.
 	Rows, Cols int
-	// N and Side are the block count and side of LayoutBlocks.
+	// N is the block count of LayoutBlocks; Side is the side of its
+	// blocks and, when nonzero, of LayoutGrid's windows (Windows).
 	N, Side int
+	// Whole puts the whole image first, before the regions of a grid or
+	// blocks.
+	Whole bool
 }
 
 // ParseLayout parses a layout specification "whole", "grid:RxC" or
@@ -145,20 +155,30 @@ type Layout struct {
 // regions.
 func ParseLayout(s string) (Layout, error) {
 	bad := func(why string) (Layout, error) {
-		return Layout{}, fmt.Errorf("%w: region layout %q: %s; want whole, grid:RxC (e.g. grid:8x8) or blocks:N:S (e.g. blocks:50:32)", ErrRegion, s, why)
+		return Layout{}, fmt.Errorf("%w: region layout %q: %s; want whole, grid:RxC (e.g. grid:8x8), grid:RxC:S (e.g. grid:3x3:16), blocks:N:S (e.g. blocks:50:32), or whole+ before one of the last three", ErrRegion, s, why)
 	}
-	kind, args, _ := strings.Cut(s, ":")
 	var l Layout
+	rest, whole := strings.CutPrefix(s, "whole+")
+	kind, args, _ := strings.Cut(rest, ":")
 	var why string
 	switch kind {
 	case "whole":
-		if s != "whole" {
+		if rest != "whole" || whole {
 			return bad("whole takes no parameters")
 		}
 		return Layout{Kind: LayoutWhole}, nil
 	case "grid":
 		l.Kind = LayoutGrid
-		l.Rows, l.Cols, why = parseCounts(args, "x", "grid needs rows x columns", "grid rows", "grid columns")
+		counts, side, windows := strings.Cut(args, ":")
+		l.Rows, l.Cols, why = parseCounts(counts, "x", "grid needs rows x columns", "grid rows", "grid columns")
+		if why == "" && windows {
+			var err error
+			if l.Side, err = parseCount(side); err != nil {
+				why = fmt.Sprintf("window side %q: %v", side, err)
+			} else if l.Side < 2 {
+				why = "window side must be >= 2"
+			}
+		}
 	case "blocks":
 		l.Kind = LayoutBlocks
 		l.N, l.Side, why = parseCounts(args, ":", "blocks needs a count and a side", "block count", "block side")
@@ -168,6 +188,7 @@ func ParseLayout(s string) (Layout, error) {
 	if why != "" {
 		return bad(why)
 	}
+	l.Whole = whole
 	if err := l.Check(); err != nil {
 		return Layout{}, fmt.Errorf("region layout %q: %w", s, err)
 	}
@@ -200,19 +221,24 @@ func parseCounts(args, sep, need, first, second string) (a, b int, why string) {
 const MaxRegions = 1 << 26
 
 // Count returns the number of regions l places in an image of any size
-// it fits: 1 for the whole image, Rows·Cols for a grid, N for blocks. It
-// saturates at math.MaxInt for a grid whose product overflows.
+// it fits: 1 for the whole image, Rows·Cols for a grid, N for blocks, one
+// more with Whole. It saturates at math.MaxInt for a grid whose product
+// overflows.
 func (l Layout) Count() int {
+	n := 1
 	switch l.Kind {
 	case LayoutGrid:
 		if l.Rows > 0 && l.Cols > math.MaxInt/l.Rows {
 			return math.MaxInt
 		}
-		return l.Rows * l.Cols
+		n = l.Rows * l.Cols
 	case LayoutBlocks:
-		return l.N
+		n = l.N
 	}
-	return 1
+	if l.Whole && l.Kind != LayoutWhole && n < math.MaxInt {
+		n++
+	}
+	return n
 }
 
 // Check validates the parameters of l that do not depend on the image, as
@@ -224,6 +250,9 @@ func (l Layout) Check() error {
 	case LayoutWhole:
 		return nil
 	case LayoutGrid:
+		if l.Side == 1 || l.Side < 0 {
+			return fmt.Errorf("%w: grid window side %d: must be >= 2 (a covariance needs at least 2 pixels)", ErrRegion, l.Side)
+		}
 		if l.Rows < 1 || l.Cols < 1 {
 			return fmt.Errorf("%w: grid %dx%d: rows and columns must be >= 1", ErrRegion, l.Rows, l.Cols)
 		}
@@ -248,15 +277,24 @@ func (l Layout) Check() error {
 
 // String returns the specification of l that ParseLayout reads back.
 func (l Layout) String() string {
+	var s string
 	switch l.Kind {
 	case LayoutWhole:
 		return "whole"
 	case LayoutGrid:
-		return fmt.Sprintf("grid:%dx%d", l.Rows, l.Cols)
+		s = fmt.Sprintf("grid:%dx%d", l.Rows, l.Cols)
+		if l.Side > 0 {
+			s += fmt.Sprintf(":%d", l.Side)
+		}
 	case LayoutBlocks:
-		return fmt.Sprintf("blocks:%d:%d", l.N, l.Side)
+		s = fmt.Sprintf("blocks:%d:%d", l.N, l.Side)
+	default:
+		return fmt.Sprintf("LayoutKind(%d)", int(l.Kind))
 	}
-	return fmt.Sprintf("LayoutKind(%d)", int(l.Kind))
+	if l.Whole {
+		s = "whole+" + s
+	}
+	return s
 }
 
 // Regions returns the regions of l in a w×h image; seed is used by
@@ -275,17 +313,69 @@ func (l Layout) AppendRegions(dst []Region, w, h int, seed uint64) ([]Region, er
 	if w < 1 || h < 1 {
 		return dst, fmt.Errorf("%w: image size %dx%d", ErrRegion, w, h)
 	}
+	r := Whole(w, h)
+	if l.Kind == LayoutWhole || l.Whole {
+		if err := r.Validate(w, h); err != nil {
+			return dst, err
+		}
+	}
+	out := dst
+	if l.Whole {
+		out = append(out, r)
+	}
+	var err error
 	switch l.Kind {
 	case LayoutGrid:
-		return appendGrid(dst, w, h, l.Rows, l.Cols)
+		if l.Side > 0 {
+			out, err = appendWindows(out, w, h, l.Rows, l.Cols, l.Side)
+		} else {
+			out, err = appendGrid(out, w, h, l.Rows, l.Cols)
+		}
 	case LayoutBlocks:
-		return appendBlocks(dst, w, h, l.N, l.Side, seed)
+		out, err = appendBlocks(out, w, h, l.N, l.Side, seed)
+	default:
+		out = append(out, r)
 	}
-	r := Whole(w, h)
-	if err := r.Validate(w, h); err != nil {
+	if err != nil {
 		return dst, err
 	}
-	return append(dst, r), nil
+	return out, nil
+}
+
+// Windows returns rows×cols windows of side×side pixels spread evenly
+// over a w×h image, listed row by row: window (i, j) has its top-left
+// corner at column ⌊j·(w−side)/(cols−1)⌉ and row ⌊i·(h−side)/(rows−1)⌉
+// (rounded to nearest; a single column or row is centred, rounding
+// down). Windows overlap when they do not tile the image: grid:3x3:16 in
+// a 32×32 face gives nine 16×16 windows at stride 8, the layout of the
+// part-based region covariances of Pang et al. (IEEE TCSVT 2008). The
+// error wraps ErrRegion when a window does not fit the image.
+func Windows(w, h, rows, cols, side int) ([]Region, error) {
+	if err := (Layout{Kind: LayoutGrid, Rows: rows, Cols: cols, Side: side}).Check(); err != nil {
+		return nil, err
+	}
+	if side < 2 {
+		return nil, fmt.Errorf("%w: window side %d: must be >= 2", ErrRegion, side)
+	}
+	return appendWindows(nil, w, h, rows, cols, side)
+}
+
+func appendWindows(dst []Region, w, h, rows, cols, side int) ([]Region, error) {
+	if side > w || side > h {
+		return dst, fmt.Errorf("%w: %dx%d windows do not fit the %dx%d image", ErrRegion, side, side, w, h)
+	}
+	at := func(k, n, free int) int {
+		if n == 1 {
+			return free / 2
+		}
+		return (2*k*free + n - 1) / (2 * (n - 1))
+	}
+	for i := range rows {
+		for j := range cols {
+			dst = append(dst, Region{X: at(j, cols, w-side), Y: at(i, rows, h-side), W: side, H: side})
+		}
+	}
+	return dst, nil
 }
 
 // Grid splits a w×h image into rows×cols regions of equal size

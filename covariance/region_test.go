@@ -139,7 +139,14 @@ func TestLayout(t *testing.T) {
 		{"grid:8x8", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 8, Cols: 8}, 256, 256, 64},
 		{"grid:2x3", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 3}, 30, 20, 6},
 		{"blocks:50:32", covariance.Layout{Kind: covariance.LayoutBlocks, N: 50, Side: 32}, 640, 640, 50},
+		{"grid:3x3:16", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 3, Cols: 3, Side: 16}, 32, 32, 9},
+		{"whole+grid:2x2", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 2, Whole: true}, 32, 32, 5},
+		{"whole+grid:3x3:16", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 3, Cols: 3, Side: 16, Whole: true}, 32, 32, 10},
+		{"whole+blocks:4:8", covariance.Layout{Kind: covariance.LayoutBlocks, N: 4, Side: 8, Whole: true}, 32, 32, 5},
 	} {
+		if tc.l.Count() != tc.n {
+			t.Errorf("%s: Count %d, want %d", tc.spec, tc.l.Count(), tc.n)
+		}
 		l, err := covariance.ParseLayout(tc.spec)
 		if err != nil || l != tc.l || l.String() != tc.spec {
 			t.Errorf("ParseLayout(%q) = %+v, %v (String %q)", tc.spec, l, err, l.String())
@@ -172,6 +179,34 @@ func TestLayout(t *testing.T) {
 
 // TestLayoutErrors: malformed specifications and layouts that do not fit
 // the image give errors that say what is wrong.
+// TestWindows checks the window corners against the formula worked by
+// hand: nine 16×16 windows of a 32×32 image at stride 8, a single column
+// centred, and the whole image first with whole+.
+func TestWindows(t *testing.T) {
+	rs, err := covariance.Windows(32, 32, 3, 3, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rs {
+		got = append(got, r.String())
+	}
+	want := []string{"16x16+0+0", "16x16+8+0", "16x16+16+0", "16x16+0+8", "16x16+8+8", "16x16+16+8", "16x16+0+16", "16x16+8+16", "16x16+16+16"}
+	if !slices.Equal(got, want) {
+		t.Errorf("grid:3x3:16 in 32x32: %v, want %v", got, want)
+	}
+	if rs, err := covariance.Windows(33, 20, 1, 2, 10); err != nil || rs[0] != (covariance.Region{X: 0, Y: 5, W: 10, H: 10}) || rs[1] != (covariance.Region{X: 23, Y: 5, W: 10, H: 10}) {
+		t.Errorf("grid:1x2:10 in 33x20: %v, %v", rs, err)
+	}
+	l, _ := covariance.ParseLayout("whole+grid:3x3:16")
+	if rs, err := l.Regions(32, 32, 0); err != nil || rs[0] != covariance.Whole(32, 32) || rs[1] != (covariance.Region{W: 16, H: 16}) {
+		t.Errorf("whole+grid:3x3:16: %v, %v", rs, err)
+	}
+	if _, err := covariance.Windows(12, 32, 2, 2, 16); !errors.Is(err, covariance.ErrRegion) {
+		t.Errorf("16x16 windows in a 12x32 image: %v", err)
+	}
+}
+
 func TestLayoutErrors(t *testing.T) {
 	for _, tc := range []struct{ spec, msg string }{
 		{"", `unknown kind ""`},
@@ -191,6 +226,10 @@ func TestLayoutErrors(t *testing.T) {
 		{"blocks:100000000:2", "100000000 blocks: more than 67108864 regions per image"},
 		{"grid:100000x100000", "grid 100000x100000: more than 67108864 regions per image"},
 		{"grid:9223372036854775807x2", "more than 67108864 regions per image"},
+		{"grid:3x3:1", "window side must be >= 2"},
+		{"grid:3x3:", "window side"},
+		{"whole+whole", "no parameters"},
+		{"whole+", "unknown kind"},
 	} {
 		_, err := covariance.ParseLayout(tc.spec)
 		if !errors.Is(err, covariance.ErrRegion) || !strings.Contains(err.Error(), tc.msg) {

@@ -10,10 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/features"
-	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 	"go.yaml.in/yaml/v3"
 )
@@ -66,138 +64,6 @@ type QuickConfig struct {
 	// Methods lists the methods to keep, by name (empty: all): a table's
 	// slow column (TSC on FERET) can be left out of the quick run.
 	Methods []string `yaml:"methods,omitempty" json:"methods,omitempty"`
-}
-
-// DataConfig says how images become descriptors.
-type DataConfig struct {
-	// Dataset is a datasets.Open spec relative to the data root, e.g.
-	// "feret:feret-b-32" or "mars:mini-mars". Mosaic tasks need none. A
-	// relative path must stay under the data root (no ".." out of it); an
-	// absolute path reads a dataset anywhere.
-	Dataset string `yaml:"dataset,omitempty" json:"dataset,omitempty"`
-	// Features is a features.Parse spec, e.g. "face" or "I,Ix,Iy,Ixx,Iyy".
-	Features string `yaml:"features" json:"features"`
-	// GaborBorder is the border extension of Gabor planes: zero (MATLAB's
-	// conv2(I, G, 'same'), the default) or symmetric. It may instead be
-	// written in Features ("face; gabor-border=symmetric"), not both. For
-	// features with Gabor planes, validation fills in the default, so that
-	// results.json records the border in force.
-	GaborBorder string `yaml:"gabor_border,omitempty" json:"gabor_border,omitempty"`
-	// Resize is an optional "WxH" (columns × rows) applied on loading.
-	Resize string `yaml:"resize,omitempty" json:"resize,omitempty"`
-	// Filter is the resampling filter (linear, nearest, box, catmullrom,
-	// lanczos3); default linear.
-	Filter string `yaml:"filter,omitempty" json:"filter,omitempty"`
-	// JPEGScale is how JPEGs are decoded for Resize: auto (the default:
-	// at 1/2, 1/4 or 1/8 of their size from the DCT coefficients when
-	// that is still at least twice the target), fast (when it covers the
-	// target) or off (always at full size); see imageio.JPEGScale.
-	JPEGScale string `yaml:"jpeg_scale,omitempty" json:"jpeg_scale,omitempty"`
-	// Regions is a covariance layout: whole (default), grid:RxC or
-	// blocks:N:S.
-	Regions string `yaml:"regions,omitempty" json:"regions,omitempty"`
-	// Ridge is the regularisation strength ε (0: none); a list gives
-	// candidates for parameter selection. Default 1e-4.
-	Ridge classify.Floats `yaml:"ridge,omitempty" json:"ridge,omitempty"`
-	// RidgeKind is trace-ridge (C + ε·tr(C)/d·I, the default), diag-ridge
-	// (C + ε·diag C, equivariant to feature units: use it when features of
-	// very different scales are mixed, such as pixel coordinates with
-	// intensities) or ridge (C + ε·I).
-	RidgeKind string `yaml:"ridge_kind,omitempty" json:"ridge_kind,omitempty"`
-	// SkipBad leaves out the images of data.dataset that fail to load or
-	// describe (as describe --skip-bad does), counting them in the log
-	// and the report, instead of failing the run on the first.
-	SkipBad bool `yaml:"skip_bad,omitempty" json:"skip_bad,omitempty"`
-	// Estimator is the covariance estimator, applied before the ridge:
-	// scm (the sample covariance, the default), lwf (Ledoit–Wolf
-	// shrinkage) or oas (Oracle Approximating Shrinkage); see
-	// covariance.Estimator. lwf and oas are positive definite without a
-	// ridge (ridge: 0) where scm is singular.
-	Estimator string `yaml:"estimator,omitempty" json:"estimator,omitempty"`
-	// Normalize scales each descriptor after the ridge: none (the
-	// default), trace, det or corr; see covariance.Normalization.
-	Normalize string `yaml:"normalize,omitempty" json:"normalize,omitempty"`
-}
-
-// dataPlan is a DataConfig resolved into typed values, once.
-type dataPlan struct {
-	dataset  string
-	skipBad  bool
-	features *features.Set
-	w, h     int
-	filter   imageio.Filter
-	jpeg     imageio.JPEGScale
-	layout   covariance.Layout
-	// regs holds one regularisation per ridge candidate, in order.
-	regs      []covariance.Regularization
-	estimator covariance.Estimator
-	normalize covariance.Normalization
-}
-
-// resolve checks d and returns its typed form, filling in the defaults
-// that results.json records (ridge, ridge kind, Gabor border). The
-// estimator and the normalisation stay empty at their defaults, so that
-// the record of a config without them does not change.
-func (d *DataConfig) resolve() (*dataPlan, error) {
-	if d.Features == "" {
-		return nil, errors.New("features is required (e.g. face, texture, reid or I,Ix,Iy)")
-	}
-	p := &dataPlan{dataset: d.Dataset, skipBad: d.SkipBad}
-	var err error
-	if p.features, err = features.ParseWithGaborBorder(d.Features, d.GaborBorder); err != nil {
-		return nil, err
-	}
-	if _, opts, _ := strings.Cut(d.Features, ";"); p.features.HasGabor() && !strings.Contains(opts, "gabor-border") {
-		d.GaborBorder = p.features.GaborBorder().String()
-	}
-	if d.Resize != "" {
-		if p.w, p.h, err = imageio.ParseSize(d.Resize); err != nil {
-			return nil, fmt.Errorf("resize %w", err)
-		}
-	}
-	if p.filter, err = imageio.ParseFilter(d.Filter); err != nil {
-		return nil, fmt.Errorf("filter %w", err)
-	}
-	if p.jpeg, err = imageio.ParseJPEGScale(d.JPEGScale); err != nil {
-		return nil, fmt.Errorf("jpeg_scale %w", err)
-	}
-	regions := d.Regions
-	if regions == "" {
-		regions = "whole"
-	}
-	if p.layout, err = covariance.ParseLayout(regions); err != nil {
-		return nil, err
-	}
-	if len(d.Ridge) == 0 {
-		d.Ridge = classify.Floats{covariance.DefaultEps}
-	}
-	if d.RidgeKind == "" {
-		d.RidgeKind = covariance.TraceRidge.String()
-	}
-	if k, err := covariance.ParseRegKind(d.RidgeKind); err != nil || k == covariance.None {
-		return nil, fmt.Errorf("ridge_kind %q: want trace-ridge, diag-ridge or ridge (ridge: 0 for none)", d.RidgeKind)
-	}
-	if err := d.Ridge.Check("ridge", true, 0, true); err != nil {
-		return nil, err
-	}
-	for _, eps := range d.Ridge {
-		r, err := covariance.NewRegularization(d.RidgeKind, eps)
-		if err != nil {
-			return nil, err
-		}
-		p.regs = append(p.regs, r)
-	}
-	if d.Estimator != "" {
-		if p.estimator, err = covariance.ParseEstimator(d.Estimator); err != nil {
-			return nil, fmt.Errorf("estimator %q: want scm, lwf or oas", d.Estimator)
-		}
-	}
-	if d.Normalize != "" {
-		if p.normalize, err = covariance.ParseNormalization(d.Normalize); err != nil {
-			return nil, fmt.Errorf("normalize %q: want none, trace, det or corr", d.Normalize)
-		}
-	}
-	return p, nil
 }
 
 // TaskSpec is one task of an experiment file: a table row of the report.
@@ -404,6 +270,7 @@ var configTypes = map[string]struct {
 	"experiment.Config":      {"the experiment", reflect.TypeFor[Config]()},
 	"experiment.DataConfig":  {"data", reflect.TypeFor[DataConfig]()},
 	"experiment.QuickConfig": {"quick", reflect.TypeFor[QuickConfig]()},
+	"experiment.PartsConfig": {"data.parts", reflect.TypeFor[PartsConfig]()},
 }
 
 // at returns "line N: " for the node reached by following mapping keys and
@@ -518,6 +385,9 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 				return nil, fail([]any{"quick"}, "quick: no method %q", n)
 			}
 		}
+	}
+	if d := p.data; d != nil && (len(d.fusion) > 1 || slices.Contains(d.fusion, fuseWeighted)) && c.Folds < 2 {
+		return nil, fail([]any{"folds"}, "folds = %d: data.parts.fusion is chosen (or weighted) by cross-validation, which needs folds >= 2", c.Folds)
 	}
 	if lists && c.Folds < 2 {
 		return nil, fail([]any{"folds"}, "folds = %d: parameter lists are chosen by cross-validation, which needs folds >= 2", c.Folds)

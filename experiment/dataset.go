@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,9 +71,57 @@ func (e *engine) listData() ([]*classify.Data, error) {
 			}
 			data.Meta[i] = m
 		}
+		if dp.fusion != nil {
+			if data, e.partRegions, err = partsOf(data, dp.layout.Count()); err != nil {
+				return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
+			}
+		}
 		variants = append(variants, data)
 	}
 	return variants, nil
+}
+
+// partsOf regroups d, whose rows are each image's regions in layout order
+// (n per image, image after image), into one item per image with a Data
+// per region (classify.Data.Parts): the items' labels and metadata are
+// their first region's, less the region, and Set is the first region's
+// descriptors. It also returns the first image's regions, in part order.
+func partsOf(d *classify.Data, n int) (*classify.Data, []string, error) {
+	rows := d.Set.Len()
+	if rows%n != 0 {
+		return nil, nil, fmt.Errorf("%d descriptors are not %d regions per image", rows, n)
+	}
+	var regions []string
+	for r := range n {
+		regions = append(regions, d.Meta[r]["region"])
+	}
+	items := rows / n
+	dim := d.Set.Dim()
+	out := &classify.Data{Labels: make([]int, items), Classes: d.Classes, Meta: make([]map[string]string, items), Ridge: d.Ridge}
+	bufs := make([][]float64, n)
+	for i := range items {
+		first := d.Meta[i*n]
+		for r := range n {
+			m := d.Meta[i*n+r]
+			if m["path"] != first["path"] {
+				return nil, nil, fmt.Errorf("row %d is %s, not a region of %s", i*n+r, m["path"], first["path"])
+			}
+			bufs[r] = append(bufs[r], d.Set.View(i*n+r).RawSymmetric().Data...)
+		}
+		out.Labels[i] = d.Labels[i*n]
+		meta := maps.Clone(first)
+		delete(meta, "region")
+		out.Meta[i] = meta
+	}
+	for r := range n {
+		set, err := spd.NewSetFromData(dim, bufs[r])
+		if err != nil {
+			return nil, nil, fmt.Errorf("region %d: %w", r, err)
+		}
+		out.Parts = append(out.Parts, &classify.Data{Set: set, Labels: out.Labels, Classes: out.Classes, Meta: out.Meta, Ridge: out.Ridge})
+	}
+	out.Set = out.Parts[0].Set
+	return out, regions, nil
 }
 
 // countLeftOut logs and notes, for the report of every task over the
@@ -106,6 +155,7 @@ func (e *engine) vectors(variants []*classify.Data) error {
 			return err
 		}
 		o := e.describeOptions(dp.regs[0])
+		o.Regions = covariance.Layout{} // vectors are of whole images, with data.parts too
 		o.Vectors = describe.VectorSpec{Features: e.plan.vectors[r], Step: r.Step}
 		n := variants[0].Set.Len()
 		paths := make([]string, n)

@@ -175,6 +175,14 @@ var protocolTypes = []protocolType{
 	{"random split", "split: {train_per_class} over data.dataset", splitBy(false), newOverDataset[randomSplitTask]},
 }
 
+// partsProtocols are the protocols whose items may be sets of region
+// descriptors (data.parts); combinerKinds combine earlier tasks' results
+// and hold no items.
+var (
+	partsProtocols = []string{"selectors", "camera split", "random split"}
+	combinerKinds  = []string{"average", "best"}
+)
+
 // has claims mappings with any of the keys.
 func has(keys ...string) func(map[string]*yaml.Node) bool {
 	return func(m map[string]*yaml.Node) bool {
@@ -211,6 +219,9 @@ func newProtocol(t *TaskSpec, data *dataPlan, earlier map[string]bool) (protocol
 	for _, pt := range protocolTypes {
 		if pt.claims(keys) {
 			t.Kind = pt.kind
+			if data != nil && data.fusion != nil && !slices.Contains(partsProtocols, pt.kind) && !slices.Contains(combinerKinds, pt.kind) {
+				return nil, fmt.Errorf("data.parts applies to %s tasks; %s tasks classify one descriptor per item", strings.Join(partsProtocols, ", "), pt.kind)
+			}
 			return pt.decode(t, data, earlier)
 		}
 	}
@@ -325,7 +336,7 @@ func newOverDataset[T any, P interface {
 		}
 		base := p.base()
 		base.dim = data.features.Dim()
-		base.vectors = data.layout.Kind == covariance.LayoutWhole
+		base.vectors = data.layout.Kind == covariance.LayoutWhole || data.fusion != nil
 		return nil
 	})
 	return overDataset{p}, err

@@ -102,6 +102,10 @@ type Result struct {
 	// (classify.Spec.Scores), each repeat's test items' answers and
 	// scores.
 	Items []*ItemScores `json:"item_scores,omitempty"`
+	// Parts records, for items of several regions (data.parts), how each
+	// repeat fused them: the rule chosen, the regions, their weights and
+	// each region's test accuracy alone.
+	Parts []*classify.Fusion `json:"parts,omitempty"`
 	// Notes records what the protocol had to adapt (dropped classes or
 	// regions, short classes).
 	Notes []string `json:"notes,omitempty"`

@@ -61,6 +61,10 @@ type engine struct {
 	// imageNotes say what extraction left out (data.skip_bad), for the
 	// report of every task over the dataset.
 	imageNotes []string
+	// partRegions names the regions of data.parts, in part order, and
+	// fusions remembers the fusion choices made on its items.
+	partRegions []string
+	fusions     fusionMemo
 }
 
 func (e *engine) addTime(stage string, since time.Time) {
@@ -223,7 +227,7 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 			return fmt.Errorf("method %q, repeat %d: %w", e.cfg.Methods[mi].Name, r, err)
 		}
 		rec.items = append(rec.items, itemScores(truth, out.Scores))
-		out.Pred, out.Ranking, out.Scores = nil, nil, nil
+		out.Pred, out.Ranking, out.Scores, out.Costs = nil, nil, nil, nil
 		rec.out = append(rec.out, out)
 		rec.acc = append(rec.acc, acc)
 		rec.cmc = append(rec.cmc, cmc)
@@ -245,6 +249,9 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 			res.Degenerate = append(res.Degenerate, o.Degenerate)
 			res.Unconverged = append(res.Unconverged, o.Unconverged)
 			res.Params = append(res.Params, o.Params)
+			if o.Fusion != nil {
+				res.Parts = append(res.Parts, o.Fusion)
+			}
 			if items := rec.items[mi]; items != nil {
 				res.Items = append(res.Items, items)
 			}
@@ -323,7 +330,13 @@ func (e *engine) classifyRepeats(task string, dr *drawer, each func(r, mi int, i
 		}
 		for mi, m := range methods {
 			t0 := time.Now()
-			out, err := m.Classify(e.ctx, in.split)
+			var out *classify.Outcome
+			var err error
+			if in.split.Data.Parts != nil && m.spec.Costs {
+				out, err = classifyParts(e.ctx, mi, m.Method, in.split, e.plan.data.fusion, e.partRegions, &e.fusions)
+			} else {
+				out, err = m.Classify(e.ctx, in.split)
+			}
 			if err != nil {
 				return fmt.Errorf("repeat %d, method %q: %w", r, e.cfg.Methods[mi].Name, err)
 			}

@@ -75,6 +75,10 @@ type Spec struct {
 	// item's answer with its confidence, which results.json records and
 	// open-set tasks threshold.
 	Scores bool
+	// Costs says that the method's Outcomes hold Costs, a cost per test
+	// item and class, which the engine needs to classify items of several
+	// regions (Data.Parts) part by part and fuse the answers.
+	Costs bool
 	// Warnings are notes on the method's configuration for the user, such
 	// as a deprecated spelling; the loader collects them
 	// (experiment.Plan.Warnings).

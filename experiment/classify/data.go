@@ -21,6 +21,13 @@ type Data struct {
 	// Ridge is the regularisation the descriptors were made with, for
 	// reports (0 for synthetic data).
 	Ridge float64
+	// Parts holds, when each item is a set of region descriptors (the data
+	// section's parts), one Data per region: Parts[r].Set holds every
+	// item's descriptor of region r, with Labels, Classes and Meta shared
+	// with this Data, whose Set is Parts[0].Set. Methods that give class
+	// costs (Spec.Costs) classify each part apart and the engine fuses
+	// them; nil when each item has one descriptor.
+	Parts []*Data
 	// Vectors holds the feature vectors that the data stage made for the
 	// methods' requests (Spec.Vectors), one row per item (row i: item i);
 	// nil when no method asked for any.
@@ -89,6 +96,8 @@ type Split struct {
 	// Ranks is how many top classes must be ranked exactly (CMC length);
 	// 0 means the prediction alone.
 	Ranks int
+	// Costs asks methods that declare Spec.Costs for Outcome.Costs.
+	Costs bool
 
 	pairs Once[splitPairsKey, Pairs] // Pairs in use by the split's methods
 }
@@ -121,4 +130,26 @@ type Outcome struct {
 	// Scores holds, for methods that declare Spec.Scores, each test
 	// item's answer with its confidence, in Split.Test order.
 	Scores []ItemScore
+	// Costs holds, for methods that declare Spec.Costs, each test item's
+	// cost of every class of CostClasses, lower meaning more likely: the
+	// class residuals ε_c of an SRC method (Eqn. 9), a nearest-neighbour
+	// method's distance to the class's nearest item, or 1 − p_c for an
+	// SVM's class probability. Fusing the parts of multi-region items
+	// adds them up (see package experiment).
+	Costs [][]float64
+	// CostClasses lists, ascending, the class labels of Costs' columns.
+	CostClasses []int
+	// Fusion records how the engine fused the parts of multi-region items
+	// into this outcome; nil when items have one descriptor.
+	Fusion *Fusion
+}
+
+// Fusion is how an outcome over items of several regions came about: the
+// fusion rule chosen, the regions (as "WxH+X+Y", in part order), each
+// part's weight and each part's test accuracy (%) on its own.
+type Fusion struct {
+	Rule         string    `json:"rule"`
+	Regions      []string  `json:"regions"`
+	Weights      []float64 `json:"weights"`
+	PartAccuracy []float64 `json:"part_accuracy"`
 }

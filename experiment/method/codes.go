@@ -194,7 +194,7 @@ func (m *codes) nearest(ctx context.Context, gallery, probes *mat.Dense, labels 
 		normalizeRows(probes)
 	}
 	n, _ := probes.Dims()
-	return nearest(ctx, labels, classify.Seq(0, len(labels)), classify.Seq(0, n), workers, func(_, q, a int) (float64, error) {
+	return nearest(ctx, labels, classify.Seq(0, len(labels)), classify.Seq(0, n), workers, false, func(_, q, a int) (float64, error) {
 		p, g := probes.RawRowView(q), gallery.RawRowView(a)
 		var dist float64
 		for i, x := range p {

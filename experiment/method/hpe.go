@@ -121,7 +121,7 @@ func (m *hpeMethod) Classify(ctx context.Context, s *classify.Split) (*classify.
 	for c, label := range classes {
 		reps[c] = byClass[label][0]
 	}
-	o, err := nearest(ctx, d.Labels, reps, s.Test, s.Workers, func(_, q, c int) (float64, error) {
+	o, err := nearest(ctx, d.Labels, reps, s.Test, s.Workers, false, func(_, q, c int) (float64, error) {
 		return hpe.Distance(probes[s.Test[q]], gallery[c], m.weights)
 	})
 	if err != nil {

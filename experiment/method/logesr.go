@@ -36,7 +36,7 @@ func newLogESR(n *yaml.Node) (classify.Method, error) {
 // Spec declares the sparsity candidates and the items' log-Euclidean
 // cosines.
 func (m *logESR) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: len(m.cands), Quantities: []classify.Quantity{classify.LogCosine{}}, Scores: true}
+	return classify.Spec{Params: m.p, Candidates: len(m.cands), Quantities: []classify.Quantity{classify.LogCosine{}}, Scores: true, Costs: true}
 }
 
 func (m *logESR) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
@@ -45,7 +45,7 @@ func (m *logESR) Classify(ctx context.Context, s *classify.Split) (*classify.Out
 		if err != nil {
 			return nil, err
 		}
-		return src(ctx, g, classify.Identity, d.Labels, train, test, w.set(m.opts), s.Workers, &m.blocks)
+		return src(ctx, g, classify.Identity, d.Labels, train, test, w.set(m.opts), s, &m.blocks)
 	})
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/covpipe/covpipe/experiment/classify"
@@ -175,7 +176,8 @@ func (w weight) set(o rsr.ClassifierOptions) rsr.ClassifierOptions {
 // for the Stein kernel, unit vectors for logE-SR. The training block and
 // the test blocks are lent by scratch: rsr.FitClassifier copies the
 // former, and the latter are read only while their block is classified.
-func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.ClassifierOptions, workers int, scratch *classify.Scratch) (*classify.Outcome, error) {
+func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.ClassifierOptions, s *classify.Split, scratch *classify.Scratch) (*classify.Outcome, error) {
+	workers := s.Workers
 	ktr, err := scratch.Block(ctx, p, train, train, f)
 	if err != nil {
 		return nil, err
@@ -188,6 +190,9 @@ func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, t
 	}
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Lambdas: make([]float64, len(test)), Scores: make([]classify.ItemScore, len(test))}
 	classes := c.Labels()
+	if s.Costs {
+		out.Costs, out.CostClasses = make([][]float64, len(test)), classes
+	}
 	kxx := make([]float64, min(len(test), classify.BlockSize))
 	for i := range kxx {
 		kxx[i] = 1
@@ -204,6 +209,9 @@ func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, t
 			out.Ranking[i] = c.Rank(d)
 			out.Lambdas[i] = d.Lambda
 			out.Scores[i] = classify.RankedScore(out.Ranking[i], classes, c.Shares(d), d.SCI)
+			if out.Costs != nil {
+				out.Costs[i] = srcCosts(d.Scores, opts.Rule)
+			}
 			if d.Degenerate {
 				out.Degenerate++
 			}
@@ -217,4 +225,20 @@ func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, t
 		return nil, err
 	}
 	return out, nil
+}
+
+// srcCosts returns the class costs of an SRC decision's scores: the
+// residuals themselves for the residual rule, and for the similarity
+// rules each class's shortfall from the best, max_c h_c − h_c, so that
+// costs are non-negative and lower is better either way.
+func srcCosts(scores []float64, rule rsr.Rule) []float64 {
+	out := slices.Clone(scores)
+	if rule == rsr.MinResidual {
+		return out
+	}
+	best := slices.Max(scores)
+	for i, h := range scores {
+		out[i] = best - h
+	}
+	return out
 }

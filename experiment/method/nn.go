@@ -62,7 +62,9 @@ func metricNames() string {
 // Spec declares the split's Stein divergences, which the Stein and AIRM
 // rankings read.
 func (m *nn) Spec() classify.Spec {
-	s := classify.Spec{Params: m.p, Candidates: 1, Warnings: m.warnings, Scores: true}
+	// The AIRM ranking prunes classes that cannot be nearest, so it has no
+	// distance to every class to give as costs.
+	s := classify.Spec{Params: m.p, Candidates: 1, Warnings: m.warnings, Scores: true, Costs: m.metric != spd.AIRMMetric}
 	if m.metric == spd.SteinMetric || m.metric == spd.AIRMMetric {
 		s.Quantities = []classify.Quantity{classify.Stein{}}
 	}
@@ -84,21 +86,27 @@ func (m *nn) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome
 				return nil, err
 			}
 			out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
+			if s.Costs {
+				out.Costs, out.CostClasses = make([][]float64, len(test)), classify.SortedKeys(classify.ByClass(d.Labels, train))
+			}
 			err = classify.ForBlocks(ctx, p, test, train, classify.Identity, &m.blocks, func(off int, k *mat.Dense) error {
 				n, _ := k.Dims()
-				o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, func(_, q, a int) (float64, error) { return k.At(q, a), nil })
+				o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, s.Costs, func(_, q, a int) (float64, error) { return k.At(q, a), nil })
 				if err != nil {
 					return err
 				}
 				copy(out.Pred[off:], o.Pred)
 				copy(out.Ranking[off:], o.Ranking)
 				copy(out.Scores[off:], o.Scores)
+				if s.Costs {
+					copy(out.Costs[off:], o.Costs)
+				}
 				return nil
 			})
 			return out, err
 		}
 		ws := make([]*spd.Workspace, pool.Workers(s.Workers))
-		return nearest(ctx, d.Labels, train, test, s.Workers, func(w, q, a int) (float64, error) {
+		return nearest(ctx, d.Labels, train, test, s.Workers, s.Costs, func(w, q, a int) (float64, error) {
 			if ws[w] == nil {
 				ws[w] = spd.NewWorkspace(d.Set.Dim())
 			}
@@ -115,15 +123,19 @@ func (m *nn) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome
 // nearest ranks the classes of train for each test item by their nearest
 // member under dist(worker, q, a) between test[q] and train[a], ties by
 // label, on workers goroutines, and scores it by the distances of its two
-// nearest classes (classify.NearestScores). Once ctx is cancelled it starts no more
-// test items and returns ctx.Err().
-func nearest(ctx context.Context, labels, train, test []int, workers int, dist func(w, i, j int) (float64, error)) (*classify.Outcome, error) {
+// nearest classes (classify.NearestScores); with costs, each class's cost
+// is its nearest member's distance. Once ctx is cancelled it starts no
+// more test items and returns ctx.Err().
+func nearest(ctx context.Context, labels, train, test []int, workers int, costs bool, dist func(w, i, j int) (float64, error)) (*classify.Outcome, error) {
 	classes := classify.SortedKeys(classify.ByClass(labels, train))
 	class := make([]int, len(train)) // position in classes of each training item
 	for a, j := range train {
 		class[a], _ = slices.BinarySearch(classes, labels[j])
 	}
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
+	if costs {
+		out.Costs, out.CostClasses = make([][]float64, len(test)), classes
+	}
 	bests := make([][]float64, pool.Workers(workers))
 	err := pool.ForCtx(ctx, len(test), workers, func(w, q int) error {
 		best := bests[w]
@@ -149,6 +161,9 @@ func nearest(ctx context.Context, labels, train, test []int, workers int, dist f
 		}
 		slices.SortFunc(r, func(a, b int) int { return cmp.Or(cmp.Compare(best[a], best[b]), a-b) })
 		out.Scores[q] = nearestScore(classes, r, best)
+		if costs {
+			out.Costs[q] = slices.Clone(best)
+		}
 		for k, c := range r {
 			r[k] = classes[c]
 		}

@@ -162,7 +162,7 @@ func (m *pcaSRC) Classify(ctx context.Context, s *classify.Split) (*classify.Out
 			if err != nil {
 				return nil, err
 			}
-			o, err := src(ctx, fit.g, classify.Identity, d.Labels, train, test, w.set(m.opts), s.Workers, &m.blocks)
+			o, err := src(ctx, fit.g, classify.Identity, d.Labels, train, test, w.set(m.opts), s, &m.blocks)
 			if err != nil {
 				return nil, err
 			}

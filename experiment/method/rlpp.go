@@ -180,7 +180,7 @@ func (m *rlppMethod) run(ctx context.Context, s *classify.Split, d *classify.Dat
 	if err != nil {
 		return nil, c, err
 	}
-	o, err := nearest(ctx, d.Labels, train, test, workers, func(_, q, a int) (float64, error) {
+	o, err := nearest(ctx, d.Labels, train, test, workers, false, func(_, q, a int) (float64, error) {
 		u, v := yte.RawRowView(q), ytr.RawRowView(a)
 		var s float64
 		for k := range u {

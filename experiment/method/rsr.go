@@ -62,7 +62,9 @@ func newRSR(n *yaml.Node) (classify.Method, error) {
 // and the kernel's pairwise quantity (Stein divergences, or squared
 // log-Euclidean distances).
 func (m *rsrMethod) Spec() classify.Spec {
-	return m.spec(m.p)
+	s := m.spec(m.p)
+	s.Costs = true
+	return s
 }
 
 func (m *rsrMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
@@ -71,7 +73,7 @@ func (m *rsrMethod) Classify(ctx context.Context, s *classify.Split) (*classify.
 		if err != nil {
 			return nil, err
 		}
-		return src(ctx, g, k, d.Labels, train, test, p.weight.set(m.opts), s.Workers, &m.blocks)
+		return src(ctx, g, k, d.Labels, train, test, p.weight.set(m.opts), s, &m.blocks)
 	}
 	o, c, d, err := m.choose(ctx, s, run, run)
 	if err != nil {

@@ -101,7 +101,7 @@ func (m *sdalfMethod) Classify(ctx context.Context, s *classify.Split) (*classif
 	if err != nil {
 		return nil, err
 	}
-	o, err := nearest(ctx, d.Labels, s.Train, s.Test, s.Workers, func(_, q, a int) (float64, error) {
+	o, err := nearest(ctx, d.Labels, s.Train, s.Test, s.Workers, false, func(_, q, a int) (float64, error) {
 		return sdalf.Distance(sigs[s.Test[q]], sigs[s.Train[a]], m.weights)
 	})
 	if err != nil {

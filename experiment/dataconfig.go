@@ -1,0 +1,197 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/features"
+	"github.com/covpipe/covpipe/imageio"
+)
+
+// DataConfig says how images become descriptors.
+type DataConfig struct {
+	// Dataset is a datasets.Open spec relative to the data root, e.g.
+	// "feret:feret-b-32" or "mars:mini-mars". Mosaic tasks need none. A
+	// relative path must stay under the data root (no ".." out of it); an
+	// absolute path reads a dataset anywhere.
+	Dataset string `yaml:"dataset,omitempty" json:"dataset,omitempty"`
+	// Features is a features.Parse spec, e.g. "face" or "I,Ix,Iy,Ixx,Iyy".
+	Features string `yaml:"features" json:"features"`
+	// GaborBorder is the border extension of Gabor planes: zero (MATLAB's
+	// conv2(I, G, 'same'), the default) or symmetric. It may instead be
+	// written in Features ("face; gabor-border=symmetric"), not both. For
+	// features with Gabor planes, validation fills in the default, so that
+	// results.json records the border in force.
+	GaborBorder string `yaml:"gabor_border,omitempty" json:"gabor_border,omitempty"`
+	// Resize is an optional "WxH" (columns × rows) applied on loading.
+	Resize string `yaml:"resize,omitempty" json:"resize,omitempty"`
+	// Filter is the resampling filter (linear, nearest, box, catmullrom,
+	// lanczos3); default linear.
+	Filter string `yaml:"filter,omitempty" json:"filter,omitempty"`
+	// JPEGScale is how JPEGs are decoded for Resize: auto (the default:
+	// at 1/2, 1/4 or 1/8 of their size from the DCT coefficients when
+	// that is still at least twice the target), fast (when it covers the
+	// target) or off (always at full size); see imageio.JPEGScale.
+	JPEGScale string `yaml:"jpeg_scale,omitempty" json:"jpeg_scale,omitempty"`
+	// Regions is a covariance layout: whole (default), grid:RxC or
+	// blocks:N:S.
+	Regions string `yaml:"regions,omitempty" json:"regions,omitempty"`
+	// Ridge is the regularisation strength ε (0: none); a list gives
+	// candidates for parameter selection. Default 1e-4.
+	Ridge classify.Floats `yaml:"ridge,omitempty" json:"ridge,omitempty"`
+	// RidgeKind is trace-ridge (C + ε·tr(C)/d·I, the default), diag-ridge
+	// (C + ε·diag C, equivariant to feature units: use it when features of
+	// very different scales are mixed, such as pixel coordinates with
+	// intensities) or ridge (C + ε·I).
+	RidgeKind string `yaml:"ridge_kind,omitempty" json:"ridge_kind,omitempty"`
+	// SkipBad leaves out the images of data.dataset that fail to load or
+	// describe (as describe --skip-bad does), counting them in the log
+	// and the report, instead of failing the run on the first.
+	SkipBad bool `yaml:"skip_bad,omitempty" json:"skip_bad,omitempty"`
+	// Estimator is the covariance estimator, applied before the ridge:
+	// scm (the sample covariance, the default), lwf (Ledoit–Wolf
+	// shrinkage) or oas (Oracle Approximating Shrinkage); see
+	// covariance.Estimator. lwf and oas are positive definite without a
+	// ridge (ridge: 0) where scm is singular.
+	Estimator string `yaml:"estimator,omitempty" json:"estimator,omitempty"`
+	// Normalize scales each descriptor after the ridge: none (the
+	// default), trace, det or corr; see covariance.Normalization.
+	Normalize string `yaml:"normalize,omitempty" json:"normalize,omitempty"`
+	// Parts makes each image one item of several region descriptors,
+	// which the selectors and split protocols classify region by region
+	// and fuse (docs/results.md, "Several regions per image"). It
+	// excludes Regions.
+	Parts *PartsConfig `yaml:"parts,omitempty" json:"parts,omitempty"`
+}
+
+// PartsConfig describes items of several regions: each image gives one
+// descriptor per region of Regions, all from one feature pass; methods
+// that give class costs (rsr, logE-SR, nn but AIRM) classify each region
+// apart, and the class costs are fused by a rule of Fusion, chosen by
+// cross-validation on the training items when there are several (or the
+// weighted rule is among them). The other methods classify the first
+// region alone (whole, with whole+).
+type PartsConfig struct {
+	// Regions is a layout of at least two regions at the same place in
+	// every image: grid:RxC, grid:RxC:S, or either after whole+
+	// (covariance.Layout), e.g. whole+grid:3x3:16.
+	Regions string `yaml:"regions" json:"regions"`
+	// Fusion lists the rules to choose among: sum (of class residuals or
+	// distances), normalized (each region's costs divided by its
+	// smallest), vote (majority, ties by normalized sum) and weighted
+	// (normalized, each region weighted by its cross-validated
+	// accuracy). Default [sum].
+	Fusion []string `yaml:"fusion,omitempty" json:"fusion,omitempty"`
+}
+
+// dataPlan is a DataConfig resolved into typed values, once.
+type dataPlan struct {
+	dataset  string
+	skipBad  bool
+	features *features.Set
+	w, h     int
+	filter   imageio.Filter
+	jpeg     imageio.JPEGScale
+	layout   covariance.Layout
+	// fusion holds the rules of data.parts (nil without parts, whose
+	// regions are then layout).
+	fusion []fusionRule
+	// regs holds one regularisation per ridge candidate, in order.
+	regs      []covariance.Regularization
+	estimator covariance.Estimator
+	normalize covariance.Normalization
+}
+
+// resolveParts checks data.parts (PartsConfig) into p.layout and
+// p.fusion.
+func (p *dataPlan) resolveParts(d *DataConfig) error {
+	if d.Regions != "" {
+		return fmt.Errorf("parts and regions exclude each other: parts.regions gives the regions of each item")
+	}
+	l, err := covariance.ParseLayout(d.Parts.Regions)
+	if err != nil {
+		return fmt.Errorf("parts: %w", err)
+	}
+	if l.Kind != covariance.LayoutGrid || l.Count() < 2 {
+		return fmt.Errorf("parts: regions %s: want at least two regions at the same place in every image: grid:RxC or grid:RxC:S, optionally after whole+", l)
+	}
+	p.layout = l
+	if p.fusion, err = parseFusion(d.Parts.Fusion); err != nil {
+		return fmt.Errorf("parts: %w", err)
+	}
+	return nil
+}
+
+// resolve checks d and returns its typed form, filling in the defaults
+// that results.json records (ridge, ridge kind, Gabor border). The
+// estimator and the normalisation stay empty at their defaults, so that
+// the record of a config without them does not change.
+func (d *DataConfig) resolve() (*dataPlan, error) {
+	if d.Features == "" {
+		return nil, errors.New("features is required (e.g. face, texture, reid or I,Ix,Iy)")
+	}
+	p := &dataPlan{dataset: d.Dataset, skipBad: d.SkipBad}
+	var err error
+	if p.features, err = features.ParseWithGaborBorder(d.Features, d.GaborBorder); err != nil {
+		return nil, err
+	}
+	if _, opts, _ := strings.Cut(d.Features, ";"); p.features.HasGabor() && !strings.Contains(opts, "gabor-border") {
+		d.GaborBorder = p.features.GaborBorder().String()
+	}
+	if d.Resize != "" {
+		if p.w, p.h, err = imageio.ParseSize(d.Resize); err != nil {
+			return nil, fmt.Errorf("resize %w", err)
+		}
+	}
+	if p.filter, err = imageio.ParseFilter(d.Filter); err != nil {
+		return nil, fmt.Errorf("filter %w", err)
+	}
+	if p.jpeg, err = imageio.ParseJPEGScale(d.JPEGScale); err != nil {
+		return nil, fmt.Errorf("jpeg_scale %w", err)
+	}
+	regions := d.Regions
+	if regions == "" {
+		regions = "whole"
+	}
+	if p.layout, err = covariance.ParseLayout(regions); err != nil {
+		return nil, err
+	}
+	if d.Parts != nil {
+		if err := p.resolveParts(d); err != nil {
+			return nil, err
+		}
+	}
+	if len(d.Ridge) == 0 {
+		d.Ridge = classify.Floats{covariance.DefaultEps}
+	}
+	if d.RidgeKind == "" {
+		d.RidgeKind = covariance.TraceRidge.String()
+	}
+	if k, err := covariance.ParseRegKind(d.RidgeKind); err != nil || k == covariance.None {
+		return nil, fmt.Errorf("ridge_kind %q: want trace-ridge, diag-ridge or ridge (ridge: 0 for none)", d.RidgeKind)
+	}
+	if err := d.Ridge.Check("ridge", true, 0, true); err != nil {
+		return nil, err
+	}
+	for _, eps := range d.Ridge {
+		r, err := covariance.NewRegularization(d.RidgeKind, eps)
+		if err != nil {
+			return nil, err
+		}
+		p.regs = append(p.regs, r)
+	}
+	if d.Estimator != "" {
+		if p.estimator, err = covariance.ParseEstimator(d.Estimator); err != nil {
+			return nil, fmt.Errorf("estimator %q: want scm, lwf or oas", d.Estimator)
+		}
+	}
+	if d.Normalize != "" {
+		if p.normalize, err = covariance.ParseNormalization(d.Normalize); err != nil {
+			return nil, fmt.Errorf("normalize %q: want none, trace, det or corr", d.Normalize)
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,330 @@
+package experiment
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/covpipe/covpipe/experiment/classify"
+)
+
+// fusionRule turns the class costs of an item's parts into one cost per
+// class, the lowest winning (see fuse).
+type fusionRule int
+
+const (
+	fuseSum fusionRule = iota
+	fuseNormalized
+	fuseVote
+	fuseWeighted
+)
+
+var fusionNames = []string{"sum", "normalized", "vote", "weighted"}
+
+func (r fusionRule) String() string { return fusionNames[r] }
+
+// parseFusion resolves the names of data.parts.fusion, [sum] when there
+// are none.
+func parseFusion(names []string) ([]fusionRule, error) {
+	if len(names) == 0 {
+		return []fusionRule{fuseSum}, nil
+	}
+	var out []fusionRule
+	for _, n := range names {
+		k := slices.Index(fusionNames, n)
+		if k < 0 {
+			return nil, fmt.Errorf("fusion rule %q: want one of %v", n, fusionNames)
+		}
+		if slices.Contains(out, fusionRule(k)) {
+			return nil, fmt.Errorf("fusion rule %q listed twice", n)
+		}
+		out = append(out, fusionRule(k))
+	}
+	return out, nil
+}
+
+// fuse writes into dst the fused cost of every class from costs[r], part
+// r's costs of the classes (lower is better), under rule:
+//
+//	sum         Σ_r e_rc, the residuals added up;
+//	normalized  Σ_r e_rc / m_r, m_r = min_c e_rc (the part's mean when
+//	            that is 0), so that each part's best class costs 1 and
+//	            no part dominates by its scale;
+//	vote        R − v_c + n_c/(1 + max n), v_c the number of parts whose
+//	            cheapest class is c and n_c the normalized sum, which
+//	            breaks ties between classes of equal votes;
+//	weighted    Σ_r w_r e_rc / m_r, w_r the part's weight.
+func fuse(dst []float64, costs [][]float64, rule fusionRule, weights []float64) {
+	clear(dst)
+	if rule == fuseSum {
+		for _, e := range costs {
+			for c, v := range e {
+				dst[c] += v
+			}
+		}
+		return
+	}
+	for r, e := range costs {
+		m := slices.Min(e)
+		if !(m > 0) {
+			m = 0
+			for _, v := range e {
+				m += v / float64(len(e))
+			}
+			if !(m > 0) {
+				m = 1
+			}
+		}
+		w := 1.0
+		if rule == fuseWeighted {
+			w = weights[r]
+		}
+		for c, v := range e {
+			dst[c] += w * v / m
+		}
+	}
+	if rule != fuseVote {
+		return
+	}
+	top := slices.Max(dst)
+	votes := make([]int, len(dst))
+	for _, e := range costs {
+		votes[argmin(e)]++
+	}
+	for c := range dst {
+		dst[c] = float64(len(costs)-votes[c]) + dst[c]/(1+top)
+	}
+}
+
+// argmin returns the index of the least value of v, the first of equals.
+func argmin(v []float64) int {
+	k := 0
+	for i, x := range v {
+		if x < v[k] {
+			k = i
+		}
+	}
+	return k
+}
+
+// partSplit is split with its Data (and every ridge variant) replaced by
+// their part r, over train and test, asking for class costs.
+func partSplit(s *classify.Split, r int, train, test []int) *classify.Split {
+	vs := s.AllVariants()
+	sub := &classify.Split{Data: vs[0].Parts[r], Train: train, Test: test, Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, Costs: true}
+	if len(s.Variants) > 0 {
+		for _, v := range vs {
+			sub.Variants = append(sub.Variants, v.Parts[r])
+		}
+	}
+	return sub
+}
+
+// partCosts runs m on every part of s's items over train and test and
+// returns each part's outcome. The classes of every part are those of
+// train, so the cost columns agree.
+func partCosts(ctx context.Context, m classify.Method, s *classify.Split, train, test []int) ([]*classify.Outcome, error) {
+	parts := s.Data.Parts
+	outs := make([]*classify.Outcome, len(parts))
+	for r := range parts {
+		o, err := m.Classify(ctx, partSplit(s, r, train, test))
+		if err != nil {
+			return nil, fmt.Errorf("region %d: %w", r, err)
+		}
+		if len(o.Costs) != len(test) {
+			return nil, fmt.Errorf("region %d: %d class costs for %d test items", r, len(o.Costs), len(test))
+		}
+		outs[r] = o
+	}
+	return outs, nil
+}
+
+// fusionChoice is a fusion rule and the parts' weights.
+type fusionChoice struct {
+	rule    fusionRule
+	weights []float64
+}
+
+// fusionKey identifies a fusion choice: the method (its index in the
+// plan), the items' Data and
+// the training set, its folds and seed. Tasks sharing a training set
+// (FERET's four test poses) share the choice, as they share parameter
+// choices (classify.Memo).
+type fusionKey struct {
+	method int
+	data   *classify.Data
+	train  uint64
+	folds  int
+	seed   uint64
+}
+
+// fusionMemo remembers fusion choices; the zero value is ready.
+type fusionMemo = classify.Once[fusionKey, fusionChoice]
+
+// classifyParts classifies the items of s, each a set of region
+// descriptors (Data.Parts), with m part by part and fuses the parts'
+// class costs (fuse) by the rule chooseFusion picks, remembered in memo.
+// The outcome's Fusion records the rule, the weights and each part's test
+// accuracy alone.
+func classifyParts(ctx context.Context, mi int, m classify.Method, s *classify.Split, rules []fusionRule, regions []string, memo *fusionMemo) (*classify.Outcome, error) {
+	labels := s.Data.Labels
+	nparts := len(s.Data.Parts)
+	key := fusionKey{method: mi, data: s.Data, train: classify.HashInts(s.Train), folds: s.Folds, seed: s.Seed}
+	choice, err := memo.Do(key, func() (fusionChoice, error) { return chooseFusion(ctx, m, s, rules) })
+	if err != nil {
+		return nil, err
+	}
+	rule, weights := choice.rule, choice.weights
+	outs, err := partCosts(ctx, m, s, s.Train, s.Test)
+	if err != nil {
+		return nil, err
+	}
+	truth := classify.Pick(labels, s.Test)
+	classes := outs[0].CostClasses
+	out := &classify.Outcome{
+		Pred: make([]int, len(s.Test)), Ranking: make([][]int, len(s.Test)), Scores: make([]classify.ItemScore, len(s.Test)),
+		Params: outs[0].Params, Lambdas: outs[0].Lambdas,
+		Fusion: &classify.Fusion{Rule: rule.String(), Regions: regions, Weights: weights},
+	}
+	for _, o := range outs {
+		out.Degenerate += o.Degenerate
+		out.Unconverged += o.Unconverged
+		out.Fusion.PartAccuracy = append(out.Fusion.PartAccuracy, classify.Accuracy(o.Pred, truth))
+	}
+	fused := make([]float64, len(classes))
+	per := make([][]float64, nparts)
+	for q := range s.Test {
+		for r, o := range outs {
+			per[r] = o.Costs[q]
+		}
+		fuse(fused, per, rule, weights)
+		order := rankCosts(fused)
+		ranking := make([]int, len(order))
+		for k, c := range order {
+			ranking[k] = classes[c]
+		}
+		out.Pred[q], out.Ranking[q] = ranking[0], ranking
+		d2 := math.Inf(1)
+		if len(order) > 1 {
+			d2 = fused[order[1]]
+		}
+		out.Scores[q] = classify.ItemScore{Label: ranking[0], Second: -1, SCI: math.NaN()}
+		if len(order) > 1 {
+			out.Scores[q].Second = ranking[1]
+		}
+		out.Scores[q].Score, out.Scores[q].SecondScore = classify.NearestScores(fused[order[0]], d2)
+	}
+	return out, nil
+}
+
+// chooseFusion picks the fusion rule of m on s among rules, and the parts'
+// weights. With one rule other than weighted it is that rule at equal
+// weights. Otherwise it cross-validates on s.Folds stratified folds of the
+// training set, never looking at the test items: each part's accuracy
+// over the folds is its weight (normalised to sum to the number of
+// parts), and the rule with the best fused accuracy wins, ties going to
+// the first listed.
+func chooseFusion(ctx context.Context, m classify.Method, s *classify.Split, rules []fusionRule) (fusionChoice, error) {
+	labels := s.Data.Labels
+	nparts := len(s.Data.Parts)
+	rule := rules[0]
+	weights := make([]float64, nparts)
+	for r := range weights {
+		weights[r] = 1
+	}
+	if len(rules) > 1 || rule == fuseWeighted {
+		correct := make([]int, len(rules))
+		partCorrect := make([]int, nparts)
+		total := 0
+		type held struct {
+			costs   [][][]float64 // per part, per validation item
+			classes []int
+			truth   []int
+		}
+		var folds []held
+		for _, val := range classify.Folds(labels, s.Train, s.Folds, s.Seed) {
+			outs, err := partCosts(ctx, m, s, classify.Without(s.Train, val), val)
+			if err != nil {
+				return fusionChoice{}, fmt.Errorf("fusion by cross-validation: %w", err)
+			}
+			h := held{classes: outs[0].CostClasses, truth: classify.Pick(labels, val)}
+			for r, o := range outs {
+				h.costs = append(h.costs, o.Costs)
+				partCorrect[r] += countCorrect(o.Pred, h.truth)
+			}
+			total += len(val)
+			folds = append(folds, h)
+		}
+		for r, c := range partCorrect {
+			weights[r] = float64(c) / float64(max(total, 1))
+		}
+		normalizeWeights(weights)
+		for k, rl := range rules {
+			for _, h := range folds {
+				correct[k] += countCorrect(fusedPred(h.costs, h.classes, rl, weights), h.truth)
+			}
+		}
+		best := 0
+		for k := range rules {
+			if correct[k] > correct[best] {
+				best = k
+			}
+		}
+		rule = rules[best]
+	}
+	return fusionChoice{rule, weights}, nil
+}
+
+// fusedPred returns the fused prediction of each item from its parts'
+// costs (costs[r][q]) over classes.
+func fusedPred(costs [][][]float64, classes []int, rule fusionRule, weights []float64) []int {
+	n := len(costs[0])
+	pred := make([]int, n)
+	fused := make([]float64, len(classes))
+	per := make([][]float64, len(costs))
+	for q := range n {
+		for r := range costs {
+			per[r] = costs[r][q]
+		}
+		fuse(fused, per, rule, weights)
+		pred[q] = classes[argmin(fused)]
+	}
+	return pred
+}
+
+// rankCosts returns the class positions ordered by cost, ties by position
+// (the lower label first).
+func rankCosts(cost []float64) []int {
+	order := classify.Seq(0, len(cost))
+	slices.SortFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(cost[a], cost[b]), a-b) })
+	return order
+}
+
+// normalizeWeights scales w to sum to len(w), or sets every weight to 1
+// when they sum to 0 (no part right on any fold).
+func normalizeWeights(w []float64) {
+	var s float64
+	for _, v := range w {
+		s += v
+	}
+	for r := range w {
+		if s > 0 {
+			w[r] *= float64(len(w)) / s
+		} else {
+			w[r] = 1
+		}
+	}
+}
+
+// countCorrect returns how many of pred equal truth.
+func countCorrect(pred, truth []int) int {
+	n := 0
+	for i, p := range pred {
+		if p == truth[i] {
+			n++
+		}
+	}
+	return n
+}
