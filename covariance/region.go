@@ -131,7 +131,9 @@ const (
 //	blocks:N:S   N random S×S blocks (RandomBlocks), e.g. blocks:50:32
 //
 // and any of the last three may follow "whole+" (e.g. whole+grid:2x2),
-// which puts the whole image first, before the layout's regions.
+// which puts the whole image first, before the layout's regions. Layouts
+// joined by commas place the regions of each in turn (Then), e.g.
+// "whole+grid:3x3:16,whole+grid:2x2" for 10 + 5 regions.
 //
 // The paper's protocols are grid:8x8 on images downsampled to 256×256
 // (texture mosaics, Sec. 5.1.3), blocks:50:32 (Brodatz dictionary
@@ -147,6 +149,8 @@ type Layout struct {
 	// Whole puts the whole image first, before the regions of a grid or
 	// blocks.
 	Whole bool
+	// Then is the layout whose regions follow these, nil for none.
+	Then *Layout
 }
 
 // ParseLayout parses a layout specification "whole", "grid:RxC" or
@@ -154,6 +158,21 @@ type Layout struct {
 // malformed text, R or C < 1, N < 1, S < 2 or more than MaxRegions
 // regions.
 func ParseLayout(s string) (Layout, error) {
+	if first, rest, ok := strings.Cut(s, ","); ok {
+		l, err := ParseLayout(first)
+		if err != nil {
+			return Layout{}, err
+		}
+		then, err := ParseLayout(rest)
+		if err != nil {
+			return Layout{}, err
+		}
+		l.Then = &then
+		if err := l.Check(); err != nil {
+			return Layout{}, fmt.Errorf("region layout %q: %w", s, err)
+		}
+		return l, nil
+	}
 	bad := func(why string) (Layout, error) {
 		return Layout{}, fmt.Errorf("%w: region layout %q: %s; want whole, grid:RxC (e.g. grid:8x8), grid:RxC:S (e.g. grid:3x3:16), blocks:N:S (e.g. blocks:50:32), or whole+ before one of the last three", ErrRegion, s, why)
 	}
@@ -238,7 +257,26 @@ func (l Layout) Count() int {
 	if l.Whole && l.Kind != LayoutWhole && n < math.MaxInt {
 		n++
 	}
+	if l.Then != nil {
+		m := l.Then.Count()
+		if n > math.MaxInt-m {
+			return math.MaxInt
+		}
+		n += m
+	}
 	return n
+}
+
+// Layouts returns the layouts joined in l (Then), each alone, first to
+// last.
+func (l Layout) Layouts() []Layout {
+	var out []Layout
+	for p := &l; p != nil; p = p.Then {
+		one := *p
+		one.Then = nil
+		out = append(out, one)
+	}
+	return out
 }
 
 // Check validates the parameters of l that do not depend on the image, as
@@ -246,6 +284,17 @@ func (l Layout) Count() int {
 // N ≥ 1 and S ≥ 2 for blocks, and at most MaxRegions regions. The error
 // wraps ErrRegion.
 func (l Layout) Check() error {
+	if l.Then != nil {
+		for _, one := range l.Layouts() {
+			if err := one.Check(); err != nil {
+				return err
+			}
+		}
+		if l.Count() > MaxRegions {
+			return fmt.Errorf("%w: %s: more than %d regions per image", ErrRegion, l, MaxRegions)
+		}
+		return nil
+	}
 	switch l.Kind {
 	case LayoutWhole:
 		return nil
@@ -277,6 +326,13 @@ func (l Layout) Check() error {
 
 // String returns the specification of l that ParseLayout reads back.
 func (l Layout) String() string {
+	if l.Then != nil {
+		var parts []string
+		for _, one := range l.Layouts() {
+			parts = append(parts, one.String())
+		}
+		return strings.Join(parts, ",")
+	}
 	var s string
 	switch l.Kind {
 	case LayoutWhole:
@@ -312,6 +368,16 @@ func (l Layout) AppendRegions(dst []Region, w, h int, seed uint64) ([]Region, er
 	}
 	if w < 1 || h < 1 {
 		return dst, fmt.Errorf("%w: image size %dx%d", ErrRegion, w, h)
+	}
+	if l.Then != nil {
+		out := dst
+		for _, one := range l.Layouts() {
+			var err error
+			if out, err = one.AppendRegions(out, w, h, seed); err != nil {
+				return dst, err
+			}
+		}
+		return out, nil
 	}
 	r := Whole(w, h)
 	if l.Kind == LayoutWhole || l.Whole {

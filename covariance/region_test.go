@@ -2,6 +2,7 @@ package covariance_test
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -143,12 +144,13 @@ func TestLayout(t *testing.T) {
 		{"whole+grid:2x2", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 2, Whole: true}, 32, 32, 5},
 		{"whole+grid:3x3:16", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 3, Cols: 3, Side: 16, Whole: true}, 32, 32, 10},
 		{"whole+blocks:4:8", covariance.Layout{Kind: covariance.LayoutBlocks, N: 4, Side: 8, Whole: true}, 32, 32, 5},
+		{"whole+grid:3x3:16,grid:2x2", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 3, Cols: 3, Side: 16, Whole: true, Then: &covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 2}}, 32, 32, 14},
 	} {
 		if tc.l.Count() != tc.n {
 			t.Errorf("%s: Count %d, want %d", tc.spec, tc.l.Count(), tc.n)
 		}
 		l, err := covariance.ParseLayout(tc.spec)
-		if err != nil || l != tc.l || l.String() != tc.spec {
+		if err != nil || !reflect.DeepEqual(l, tc.l) || l.String() != tc.spec {
 			t.Errorf("ParseLayout(%q) = %+v, %v (String %q)", tc.spec, l, err, l.String())
 			continue
 		}
@@ -202,6 +204,13 @@ func TestWindows(t *testing.T) {
 	if rs, err := l.Regions(32, 32, 0); err != nil || rs[0] != covariance.Whole(32, 32) || rs[1] != (covariance.Region{W: 16, H: 16}) {
 		t.Errorf("whole+grid:3x3:16: %v, %v", rs, err)
 	}
+	l, _ = covariance.ParseLayout("whole+grid:3x3:16,grid:2x2")
+	if rs, err := l.Regions(32, 32, 0); err != nil || len(rs) != 14 || rs[9] != (covariance.Region{X: 16, Y: 16, W: 16, H: 16}) || rs[10] != (covariance.Region{W: 16, H: 16}) || rs[13] != rs[9] {
+		t.Errorf("whole+grid:3x3:16,grid:2x2: %v, %v", rs, err)
+	}
+	if got := len(l.Layouts()); got != 2 {
+		t.Errorf("%d layouts, want 2", got)
+	}
 	if _, err := covariance.Windows(12, 32, 2, 2, 16); !errors.Is(err, covariance.ErrRegion) {
 		t.Errorf("16x16 windows in a 12x32 image: %v", err)
 	}
@@ -230,6 +239,8 @@ func TestLayoutErrors(t *testing.T) {
 		{"grid:3x3:", "window side"},
 		{"whole+whole", "no parameters"},
 		{"whole+", "unknown kind"},
+		{"grid:2x2,", `unknown kind ""`},
+		{"grid:2x2,grid:0x1", "rows and columns must be >= 1"},
 	} {
 		_, err := covariance.ParseLayout(tc.spec)
 		if !errors.Is(err, covariance.ErrRegion) || !strings.Contains(err.Error(), tc.msg) {

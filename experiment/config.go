@@ -386,8 +386,8 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 			}
 		}
 	}
-	if d := p.data; d != nil && (len(d.fusion) > 1 || slices.Contains(d.fusion, fuseWeighted)) && c.Folds < 2 {
-		return nil, fail([]any{"folds"}, "folds = %d: data.parts.fusion is chosen (or weighted) by cross-validation, which needs folds >= 2", c.Folds)
+	if d := p.data; d != nil && d.fusion != nil && (fusing{sets: d.partSets, rules: d.fusion}).chooses() && c.Folds < 2 {
+		return nil, fail([]any{"folds"}, "folds = %d: data.parts' layout and fusion rule are chosen (or the parts weighted) by cross-validation, which needs folds >= 2", c.Folds)
 	}
 	if lists && c.Folds < 2 {
 		return nil, fail([]any{"folds"}, "folds = %d: parameter lists are chosen by cross-validation, which needs folds >= 2", c.Folds)

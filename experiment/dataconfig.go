@@ -3,12 +3,14 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
+	"go.yaml.in/yaml/v3"
 )
 
 // DataConfig says how images become descriptors.
@@ -68,17 +70,18 @@ type DataConfig struct {
 }
 
 // PartsConfig describes items of several regions: each image gives one
-// descriptor per region of Regions, all from one feature pass; methods
+// descriptor per region of its layout, all from one feature pass; methods
 // that give class costs (rsr, logE-SR, nn but AIRM) classify each region
-// apart, and the class costs are fused by a rule of Fusion, chosen by
-// cross-validation on the training items when there are several (or the
-// weighted rule is among them). The other methods classify the first
-// region alone (whole, with whole+).
+// apart, and the class costs are fused by a rule of Fusion. With several
+// layouts or rules (or the weighted rule) the layout and the rule are
+// chosen together by cross-validation on the training items; the regions
+// of every layout are then extracted in the one pass. The other methods
+// classify the first region alone (whole, with whole+).
 type PartsConfig struct {
-	// Regions is a layout of at least two regions at the same place in
-	// every image: grid:RxC, grid:RxC:S, or either after whole+
-	// (covariance.Layout), e.g. whole+grid:3x3:16.
-	Regions string `yaml:"regions" json:"regions"`
+	// Regions is a layout of regions at the same place in every image, or
+	// a list of candidates: grid:RxC, grid:RxC:S, either after whole+, or
+	// whole (covariance.Layout), e.g. whole+grid:3x3:16.
+	Regions layoutList `yaml:"regions" json:"regions"`
 	// Fusion lists the rules to choose among: sum (of class residuals or
 	// distances), normalized (each region's costs divided by its
 	// smallest), vote (majority, ties by normalized sum) and weighted
@@ -97,8 +100,12 @@ type dataPlan struct {
 	jpeg     imageio.JPEGScale
 	layout   covariance.Layout
 	// fusion holds the rules of data.parts (nil without parts, whose
-	// regions are then layout).
+	// regions are then layout: the candidate layouts joined).
 	fusion []fusionRule
+	// partSets holds, per candidate layout of data.parts, the indices of
+	// its regions among layout's, and layouts their names.
+	partSets [][]int
+	layouts  []string
 	// regs holds one regularisation per ridge candidate, in order.
 	regs      []covariance.Regularization
 	estimator covariance.Estimator
@@ -111,17 +118,55 @@ func (p *dataPlan) resolveParts(d *DataConfig) error {
 	if d.Regions != "" {
 		return fmt.Errorf("parts and regions exclude each other: parts.regions gives the regions of each item")
 	}
-	l, err := covariance.ParseLayout(d.Parts.Regions)
-	if err != nil {
-		return fmt.Errorf("parts: %w", err)
+	if len(d.Parts.Regions) == 0 {
+		return fmt.Errorf("parts: regions is required (e.g. whole+grid:3x3:16)")
 	}
-	if l.Kind != covariance.LayoutGrid || l.Count() < 2 {
-		return fmt.Errorf("parts: regions %s: want at least two regions at the same place in every image: grid:RxC or grid:RxC:S, optionally after whole+", l)
+	var all []covariance.Layout
+	next := 0
+	for _, spec := range d.Parts.Regions {
+		l, err := covariance.ParseLayout(spec)
+		if err != nil {
+			return fmt.Errorf("parts: %w", err)
+		}
+		if l.Then != nil || (l.Kind != covariance.LayoutGrid && l.Kind != covariance.LayoutWhole) {
+			return fmt.Errorf("parts: regions %s: want regions at the same place in every image: grid:RxC or grid:RxC:S, optionally after whole+, or whole (a list gives candidates)", l)
+		}
+		if slices.Contains(p.layouts, l.String()) {
+			return fmt.Errorf("parts: regions %s listed twice", l)
+		}
+		p.layouts = append(p.layouts, l.String())
+		p.partSets = append(p.partSets, classify.Seq(next, next+l.Count()))
+		next += l.Count()
+		all = append(all, l)
 	}
-	p.layout = l
+	if next < 2 {
+		return fmt.Errorf("parts: regions %s: want at least two regions per image", p.layouts[0])
+	}
+	for k := len(all) - 2; k >= 0; k-- {
+		all[k].Then = &all[k+1]
+	}
+	p.layout = all[0]
+	var err error
 	if p.fusion, err = parseFusion(d.Parts.Fusion); err != nil {
 		return fmt.Errorf("parts: %w", err)
 	}
+	return nil
+}
+
+// layoutList is a region layout or a list of candidates, as YAML takes
+// either.
+type layoutList []string
+
+func (l *layoutList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*l = layoutList{n.Value}
+		return nil
+	}
+	var list []string
+	if err := n.Decode(&list); err != nil {
+		return fmt.Errorf("line %d: regions: a layout or a list of layouts", n.Line)
+	}
+	*l = list
 	return nil
 }
 

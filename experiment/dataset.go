@@ -143,8 +143,8 @@ func (e *engine) countLeftOut(c store.Counts) {
 // every variant (they do not depend on the ridge).
 func (e *engine) vectors(variants []*classify.Data) error {
 	done := map[classify.VectorRequest]bool{}
-	for _, m := range e.plan.methods {
-		r := m.spec.Vectors
+	for _, spec := range e.plan.allSpecs() {
+		r := spec.Vectors
 		if r.IsZero() || done[r] {
 			continue
 		}

@@ -122,13 +122,12 @@ func partSplit(s *classify.Split, r int, train, test []int) *classify.Split {
 	return sub
 }
 
-// partCosts runs m on every part of s's items over train and test and
-// returns each part's outcome. The classes of every part are those of
-// train, so the cost columns agree.
-func partCosts(ctx context.Context, m classify.Method, s *classify.Split, train, test []int) ([]*classify.Outcome, error) {
-	parts := s.Data.Parts
+// partCosts runs m on the parts of s's items over train and test and
+// returns each part's outcome, in the order of parts. The classes of every
+// part are those of train, so the cost columns agree.
+func partCosts(ctx context.Context, m classify.Method, s *classify.Split, parts, train, test []int) ([]*classify.Outcome, error) {
 	outs := make([]*classify.Outcome, len(parts))
-	for r := range parts {
+	for k, r := range parts {
 		o, err := m.Classify(ctx, partSplit(s, r, train, test))
 		if err != nil {
 			return nil, fmt.Errorf("region %d: %w", r, err)
@@ -136,24 +135,40 @@ func partCosts(ctx context.Context, m classify.Method, s *classify.Split, train,
 		if len(o.Costs) != len(test) {
 			return nil, fmt.Errorf("region %d: %d class costs for %d test items", r, len(o.Costs), len(test))
 		}
-		outs[r] = o
+		outs[k] = o
 	}
 	return outs, nil
 }
 
-// fusionChoice is a fusion rule and the parts' weights.
+// fusing is how the parts of items are fused: the candidate layouts, as
+// sets of part indices with their names, and the rules to choose among.
+type fusing struct {
+	sets    [][]int
+	layouts []string
+	rules   []fusionRule
+	regions []string // every part's region, "WxH+X+Y"
+}
+
+// chooses reports whether the fusion is chosen by cross-validation: among
+// several layouts or rules, or to weight the parts.
+func (f fusing) chooses() bool {
+	return len(f.sets) > 1 || len(f.rules) > 1 || slices.Contains(f.rules, fuseWeighted)
+}
+
+// fusionChoice is a candidate layout (its index), a fusion rule and the
+// weights of the layout's parts.
 type fusionChoice struct {
+	set     int
 	rule    fusionRule
 	weights []float64
 }
 
-// fusionKey identifies a fusion choice: the method (its index in the
-// plan), the items' Data and
-// the training set, its folds and seed. Tasks sharing a training set
-// (FERET's four test poses) share the choice, as they share parameter
+// fusionKey identifies a fusion choice: the method's name, the items'
+// Data and the training set, its folds and seed. Tasks sharing a training
+// set (FERET's four test poses) share the choice, as they share parameter
 // choices (classify.Memo).
 type fusionKey struct {
-	method int
+	method string
 	data   *classify.Data
 	train  uint64
 	folds  int
@@ -164,42 +179,45 @@ type fusionKey struct {
 type fusionMemo = classify.Once[fusionKey, fusionChoice]
 
 // classifyParts classifies the items of s, each a set of region
-// descriptors (Data.Parts), with m part by part and fuses the parts'
-// class costs (fuse) by the rule chooseFusion picks, remembered in memo.
-// The outcome's Fusion records the rule, the weights and each part's test
+// descriptors (Data.Parts), with m part by part over the parts of the
+// layout chooseFusion picks, and fuses their class costs (fuse) by the
+// rule it picks; the choice is remembered in memo. The outcome's Fusion
+// records the layout, the rule, the weights and each part's test
 // accuracy alone.
-func classifyParts(ctx context.Context, mi int, m classify.Method, s *classify.Split, rules []fusionRule, regions []string, memo *fusionMemo) (*classify.Outcome, error) {
+func classifyParts(ctx context.Context, name string, m classify.Method, s *classify.Split, f fusing, memo *fusionMemo) (*classify.Outcome, error) {
 	labels := s.Data.Labels
-	nparts := len(s.Data.Parts)
-	key := fusionKey{method: mi, data: s.Data, train: classify.HashInts(s.Train), folds: s.Folds, seed: s.Seed}
-	choice, err := memo.Do(key, func() (fusionChoice, error) { return chooseFusion(ctx, m, s, rules) })
+	key := fusionKey{method: name, data: s.Data, train: classify.HashInts(s.Train), folds: s.Folds, seed: s.Seed}
+	choice, err := memo.Do(key, func() (fusionChoice, error) { return chooseFusion(ctx, m, s, f) })
 	if err != nil {
 		return nil, err
 	}
-	rule, weights := choice.rule, choice.weights
-	outs, err := partCosts(ctx, m, s, s.Train, s.Test)
+	parts := f.sets[choice.set]
+	outs, err := partCosts(ctx, m, s, parts, s.Train, s.Test)
 	if err != nil {
 		return nil, err
 	}
 	truth := classify.Pick(labels, s.Test)
 	classes := outs[0].CostClasses
+	rec := &classify.Fusion{Layout: f.layouts[choice.set], Rule: choice.rule.String(), Weights: choice.weights}
+	for _, r := range parts {
+		rec.Regions = append(rec.Regions, f.regions[r])
+	}
 	out := &classify.Outcome{
 		Pred: make([]int, len(s.Test)), Ranking: make([][]int, len(s.Test)), Scores: make([]classify.ItemScore, len(s.Test)),
-		Params: outs[0].Params, Lambdas: outs[0].Lambdas,
-		Fusion: &classify.Fusion{Rule: rule.String(), Regions: regions, Weights: weights},
+		Params: outs[0].Params, Lambdas: outs[0].Lambdas, Fusion: rec,
 	}
 	for _, o := range outs {
 		out.Degenerate += o.Degenerate
 		out.Unconverged += o.Unconverged
-		out.Fusion.PartAccuracy = append(out.Fusion.PartAccuracy, classify.Accuracy(o.Pred, truth))
+		rec.PartAccuracy = append(rec.PartAccuracy, classify.Accuracy(o.Pred, truth))
 	}
 	fused := make([]float64, len(classes))
-	per := make([][]float64, nparts)
+	per := make([][]float64, len(parts))
 	for q := range s.Test {
-		for r, o := range outs {
-			per[r] = o.Costs[q]
+		for k, o := range outs {
+			per[k] = o.Costs[q]
 		}
-		fuse(fused, per, rule, weights)
+		fuse(fused, per, choice.rule, choice.weights)
 		order := rankCosts(fused)
 		ranking := make([]int, len(order))
 		for k, c := range order {
@@ -219,62 +237,75 @@ func classifyParts(ctx context.Context, mi int, m classify.Method, s *classify.S
 	return out, nil
 }
 
-// chooseFusion picks the fusion rule of m on s among rules, and the parts'
-// weights. With one rule other than weighted it is that rule at equal
-// weights. Otherwise it cross-validates on s.Folds stratified folds of the
-// training set, never looking at the test items: each part's accuracy
-// over the folds is its weight (normalised to sum to the number of
-// parts), and the rule with the best fused accuracy wins, ties going to
-// the first listed.
-func chooseFusion(ctx context.Context, m classify.Method, s *classify.Split, rules []fusionRule) (fusionChoice, error) {
-	labels := s.Data.Labels
-	nparts := len(s.Data.Parts)
-	rule := rules[0]
-	weights := make([]float64, nparts)
-	for r := range weights {
-		weights[r] = 1
+// chooseFusion picks the layout of m on s among f's candidates, the rule
+// among f's rules, and the weights of the layout's parts. Without a
+// choice (f.chooses) it is the one layout and rule at equal weights.
+// Otherwise it cross-validates on s.Folds stratified folds of the
+// training set, never looking at the test items: every part of every
+// layout codes each fold once; a part's accuracy over the folds is its
+// weight (normalised to sum to its layout's number of parts); and the
+// layout and rule of the best fused accuracy win, ties going to the first
+// listed (layouts outermost).
+func chooseFusion(ctx context.Context, m classify.Method, s *classify.Split, f fusing) (fusionChoice, error) {
+	ones := func(n int) []float64 {
+		w := make([]float64, n)
+		for r := range w {
+			w[r] = 1
+		}
+		return w
 	}
-	if len(rules) > 1 || rule == fuseWeighted {
-		correct := make([]int, len(rules))
-		partCorrect := make([]int, nparts)
-		total := 0
-		type held struct {
-			costs   [][][]float64 // per part, per validation item
-			classes []int
-			truth   []int
+	if !f.chooses() {
+		return fusionChoice{0, f.rules[0], ones(len(f.sets[0]))}, nil
+	}
+	labels := s.Data.Labels
+	all := classify.Seq(0, len(s.Data.Parts))
+	partCorrect := make([]int, len(all))
+	total := 0
+	type held struct {
+		costs   [][][]float64 // per part, per validation item
+		classes []int
+		truth   []int
+	}
+	var folds []held
+	for _, val := range classify.Folds(labels, s.Train, s.Folds, s.Seed) {
+		outs, err := partCosts(ctx, m, s, all, classify.Without(s.Train, val), val)
+		if err != nil {
+			return fusionChoice{}, fmt.Errorf("fusion by cross-validation: %w", err)
 		}
-		var folds []held
-		for _, val := range classify.Folds(labels, s.Train, s.Folds, s.Seed) {
-			outs, err := partCosts(ctx, m, s, classify.Without(s.Train, val), val)
-			if err != nil {
-				return fusionChoice{}, fmt.Errorf("fusion by cross-validation: %w", err)
-			}
-			h := held{classes: outs[0].CostClasses, truth: classify.Pick(labels, val)}
-			for r, o := range outs {
-				h.costs = append(h.costs, o.Costs)
-				partCorrect[r] += countCorrect(o.Pred, h.truth)
-			}
-			total += len(val)
-			folds = append(folds, h)
+		h := held{classes: outs[0].CostClasses, truth: classify.Pick(labels, val)}
+		for r, o := range outs {
+			h.costs = append(h.costs, o.Costs)
+			partCorrect[r] += countCorrect(o.Pred, h.truth)
 		}
-		for r, c := range partCorrect {
-			weights[r] = float64(c) / float64(max(total, 1))
+		total += len(val)
+		folds = append(folds, h)
+	}
+	best, bestCorrect := fusionChoice{}, -1
+	for k, set := range f.sets {
+		weights := make([]float64, len(set))
+		for i, r := range set {
+			weights[i] = float64(partCorrect[r]) / float64(max(total, 1))
 		}
 		normalizeWeights(weights)
-		for k, rl := range rules {
+		for _, rule := range f.rules {
+			correct := 0
 			for _, h := range folds {
-				correct[k] += countCorrect(fusedPred(h.costs, h.classes, rl, weights), h.truth)
+				costs := make([][][]float64, len(set))
+				for i, r := range set {
+					costs[i] = h.costs[r]
+				}
+				correct += countCorrect(fusedPred(costs, h.classes, rule, weights), h.truth)
+			}
+			if correct > bestCorrect {
+				w := weights
+				if rule != fuseWeighted {
+					w = ones(len(set))
+				}
+				best, bestCorrect = fusionChoice{k, rule, w}, correct
 			}
 		}
-		best := 0
-		for k := range rules {
-			if correct[k] > correct[best] {
-				best = k
-			}
-		}
-		rule = rules[best]
 	}
-	return fusionChoice{rule, weights}, nil
+	return best, nil
 }
 
 // fusedPred returns the fused prediction of each item from its parts'

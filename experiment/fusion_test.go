@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/covpipe/covpipe/experiment/classify"
 )
 
 // TestFuse checks every rule against costs fused by hand: two parts, three
@@ -64,8 +66,7 @@ func TestParseFusion(t *testing.T) {
 // oriented gratings, end to end, and checks what results.json records,
 // and that configs which cannot use parts are refused, naming why.
 func TestPartsRun(t *testing.T) {
-	root := t.TempDir()
-	writeGratings(t, root, "g", 4, 6)
+	const parts = "  parts: {regions: whole+grid:2x2, fusion: [sum, normalized, vote, weighted]}\n"
 	const config = `
 name: parts
 seed: 3
@@ -74,22 +75,14 @@ folds: 2
 data:
   dataset: g
   features: I,Ix,Iy
-  parts: {regions: whole+grid:2x2, fusion: [sum, normalized, vote, weighted]}
-tasks:
+` + parts + `tasks:
   - {name: r, split: {train_per_class: 4}}
 methods:
   - {name: rsr, sigma: 1, lambda_ratio: 0.02}
   - {name: nn-stein, type: nn, metric: stein}
   - {name: nn-airm, type: nn, metric: airm}
 `
-	plan, err := Parse([]byte(config))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), plan, Options{DataRoot: root})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runGratings(t, config)
 	wantRegions := []string{"16x16+0+0", "8x8+0+0", "8x8+8+0", "8x8+0+8", "8x8+8+8"}
 	for _, x := range res.Results {
 		if x.TestItems[0] != 8 {
@@ -105,7 +98,7 @@ methods:
 			t.Fatalf("%s: %d fusion records, want one per repeat", x.Method, len(x.Parts))
 		}
 		for _, f := range x.Parts {
-			if !slices.Contains(fusionNames, f.Rule) || !slices.Equal(f.Regions, wantRegions) || len(f.Weights) != 5 || len(f.PartAccuracy) != 5 {
+			if f.Layout != "whole+grid:2x2" || !slices.Contains(fusionNames, f.Rule) || !slices.Equal(f.Regions, wantRegions) || len(f.Weights) != 5 || len(f.PartAccuracy) != 5 {
 				t.Errorf("%s: %+v", x.Method, f)
 			}
 			var sum float64
@@ -117,29 +110,147 @@ methods:
 			}
 		}
 	}
-	for _, tc := range []struct{ edit, msg string }{
-		{"  parts: {regions: whole+grid:2x2, fusion: [sum, normalized, vote, weighted]}\n", ""},
-		{"  parts: {regions: whole}\n", "at least two regions"},
-		{"  parts: {regions: grid:2x2, fusion: [mean]}\n", `fusion rule "mean"`},
-		{"  regions: grid:2x2\n  parts: {regions: grid:2x2}\n", "exclude each other"},
+	checkRefusals(t, config, []refusal{
+		{parts, "  parts: {regions: whole}\n", "at least two regions"},
+		{parts, "  parts: {regions: grid:2x2, fusion: [mean]}\n", `fusion rule "mean"`},
+		{parts, "  regions: grid:2x2\n  parts: {regions: grid:2x2}\n", "exclude each other"},
+		{parts, "  parts: {regions: [grid:2x2, grid:2x2]}\n", "listed twice"},
+		{parts, "  parts: {regions: [grid:2x2, blocks:3:4]}\n", "same place in every image"},
+		{"folds: 2", "folds: 1", "data.parts' layout and fusion rule"},
+		{"  - {name: r, split: {train_per_class: 4}}", "  - {name: o, split: {train_per_class: 4}, open_set: {unknown: 0.5}}", "open set tasks classify one descriptor per item"},
+	})
+}
+
+// TestPartsLayouts runs a split task choosing between two layouts and
+// checks that every repeat records one of them with its own regions, in
+// the order the layout places them.
+func TestPartsLayouts(t *testing.T) {
+	const config = `
+name: layouts
+seed: 3
+repeats: 3
+folds: 2
+data:
+  dataset: g
+  features: I,Ix,Iy
+  parts: {regions: [whole, grid:2x2:12], fusion: [sum, vote]}
+tasks:
+  - {name: r, split: {train_per_class: 4}}
+methods:
+  - {name: rsr, sigma: 1, lambda_ratio: 0.02}
+`
+	res := runGratings(t, config)
+	want := map[string][]string{
+		"whole":       {"16x16+0+0"},
+		"grid:2x2:12": {"12x12+0+0", "12x12+4+0", "12x12+0+4", "12x12+4+4"},
+	}
+	for _, f := range res.Results[0].Parts {
+		if w, ok := want[f.Layout]; !ok || !slices.Equal(f.Regions, w) || len(f.PartAccuracy) != len(w) || len(f.Weights) != len(w) {
+			t.Errorf("%+v", f)
+		}
+	}
+}
+
+// fakeCosts is a method whose class costs are fixed per part: on its part
+// p (Data) an item of class c costs scale[p]·(1 if right[p] else 2) for c
+// and scale[p]·(2 if right[p] else 1) for the other class.
+type fakeCosts struct {
+	parts []*classify.Data
+	scale []float64
+	right []bool
+}
+
+func (f *fakeCosts) Spec() classify.Spec { return classify.Spec{Costs: true} }
+
+func (f *fakeCosts) Classify(_ context.Context, s *classify.Split) (*classify.Outcome, error) {
+	p := slices.Index(f.parts, s.Data)
+	out := &classify.Outcome{CostClasses: []int{0, 1}}
+	for _, i := range s.Test {
+		good, bad := 1.0, 2.0
+		if !f.right[p] {
+			good, bad = bad, good
+		}
+		c := []float64{bad, bad}
+		c[s.Data.Labels[i]] = good
+		for k := range c {
+			c[k] *= f.scale[p]
+		}
+		out.Costs = append(out.Costs, c)
+		out.Pred = append(out.Pred, argmin(c))
+	}
+	return out, nil
+}
+
+// TestChooseFusion checks the choice by cross-validation on parts built so
+// that the sum is wrong (a large-scale part that is always wrong) and the
+// other rules right: it must pick the first right rule listed, and the
+// weights must follow the parts' accuracies.
+func TestChooseFusion(t *testing.T) {
+	labels := []int{0, 0, 0, 0, 1, 1, 1, 1}
+	d := &classify.Data{Labels: labels}
+	f := &fakeCosts{scale: []float64{1000, 1, 1}, right: []bool{false, true, true}}
+	for range 3 {
+		part := &classify.Data{Labels: labels}
+		d.Parts = append(d.Parts, part)
+		f.parts = append(f.parts, part)
+	}
+	s := &classify.Split{Data: d, Train: classify.Seq(0, 8), Folds: 2, Seed: 1}
+	for _, tc := range []struct {
+		rules []fusionRule
+		want  fusionRule
+	}{
+		{[]fusionRule{fuseSum, fuseNormalized}, fuseNormalized},
+		{[]fusionRule{fuseSum, fuseVote, fuseNormalized}, fuseVote},
+		{[]fusionRule{fuseSum}, fuseSum},
 	} {
-		c := strings.Replace(config, "  parts: {regions: whole+grid:2x2, fusion: [sum, normalized, vote, weighted]}\n", tc.edit, 1)
-		_, err := Parse([]byte(c))
-		if tc.msg == "" {
-			if err != nil {
-				t.Errorf("unchanged config: %v", err)
-			}
-			continue
+		got, err := chooseFusion(context.Background(), f, s, fusing{sets: [][]int{{0, 1, 2}}, layouts: []string{"l"}, rules: tc.rules})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if err == nil || !strings.Contains(err.Error(), tc.msg) {
-			t.Errorf("%q: %v, want an error saying %q", tc.edit, err, tc.msg)
+		if got.rule != tc.want {
+			t.Errorf("rules %v: chose %v, want %v", tc.rules, got.rule, tc.want)
 		}
 	}
-	if _, err := Parse([]byte(strings.Replace(config, "folds: 2", "folds: 1", 1))); err == nil || !strings.Contains(err.Error(), "data.parts.fusion") {
-		t.Errorf("fusion by cross-validation with one fold: %v", err)
+	got, err := chooseFusion(context.Background(), f, s, fusing{sets: [][]int{{0}, {1, 2}}, layouts: []string{"a", "b"}, rules: []fusionRule{fuseWeighted}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	open := strings.Replace(config, "  - {name: r, split: {train_per_class: 4}}", "  - {name: o, split: {train_per_class: 4}, open_set: {unknown: 0.5}}", 1)
-	if _, err := Parse([]byte(open)); err == nil || !strings.Contains(err.Error(), "open set tasks classify one descriptor per item") {
-		t.Errorf("parts on an open-set task: %v", err)
+	if got.set != 1 || !slices.Equal(got.weights, []float64{1, 1}) {
+		t.Errorf("layouts {0} and {1, 2}: chose %+v, want the second at equal weights", got)
+	}
+	got, _ = chooseFusion(context.Background(), f, s, fusing{sets: [][]int{{0, 1, 2}}, layouts: []string{"l"}, rules: []fusionRule{fuseWeighted}})
+	if !slices.Equal(got.weights, []float64{0, 1.5, 1.5}) {
+		t.Errorf("weights %v, want [0 1.5 1.5] (accuracies 0, 1, 1 scaled to sum to 3)", got.weights)
+	}
+}
+
+// runGratings runs config on 4 classes of 6 gratings in folder g.
+func runGratings(t *testing.T, config string) *Results {
+	t.Helper()
+	root := t.TempDir()
+	writeGratings(t, root, "g", 4, 6)
+	plan, err := Parse([]byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), plan, Options{DataRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// refusal is a config edit (old replaced by new) that Parse must refuse
+// with an error containing msg.
+type refusal struct{ old, new, msg string }
+
+// checkRefusals checks that Parse refuses every edit of config.
+func checkRefusals(t *testing.T, config string, edits []refusal) {
+	t.Helper()
+	for _, e := range edits {
+		_, err := Parse([]byte(strings.Replace(config, e.old, e.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), e.msg) {
+			t.Errorf("%q: %v, want an error saying %q", e.new, err, e.msg)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"cmp"
 	"fmt"
+	"github.com/covpipe/covpipe/experiment/classify"
 	"slices"
 	"strings"
 
@@ -49,7 +50,7 @@ func (p *Plan) memory() []estimate {
 	c := p.Config
 	reps, methods := float64(c.Repeats), float64(len(p.methods))
 	parallel := float64(max(1, min(pool.Workers(c.Workers), c.Repeats)))
-	quantities := slices.ContainsFunc(p.methods, func(m plannedMethod) bool { return len(m.spec.Quantities) > 0 })
+	quantities := slices.ContainsFunc(p.allSpecs(), func(s classify.Spec) bool { return len(s.Quantities) > 0 })
 	var out []estimate
 	add := func(e estimate) {
 		if e.bytes > 0 {

@@ -17,6 +17,9 @@ import (
 type plannedMethod struct {
 	classify.Method
 	spec classify.Spec
+	name string
+	// best holds the candidates of a best method (whose Method is nil).
+	best *bestPlan
 }
 
 // planMethods constructs the config's methods into p, reads each one's
@@ -49,6 +52,15 @@ func (c *Config) planMethods(p *Plan, root *yaml.Node, fail failFunc) (lists boo
 			return false, fail(path, "duplicate method name %q", m.Name)
 		}
 		names[m.Name] = true
+		if isBest(m) {
+			pm, err := planBest(m)
+			if err != nil {
+				return false, fmt.Errorf("%w: method %q: %v", ErrConfig, m.Name, err)
+			}
+			m.Type = bestType
+			p.methods = append(p.methods, pm)
+			continue
+		}
 		typ, ok := types[m.Type]
 		if !ok {
 			return false, fail(path, "unknown method type %q (known: %s)", m.Type, strings.Join(method.Names(), ", "))
@@ -82,9 +94,9 @@ func (c *Config) planMethods(p *Plan, root *yaml.Node, fail failFunc) (lists boo
 			}
 			p.vectors[r] = set
 		}
-		p.methods = append(p.methods, plannedMethod{mm, spec})
+		p.methods = append(p.methods, plannedMethod{Method: mm, spec: spec, name: m.Name})
 	}
-	return lists, nil
+	return lists, c.resolveBest(p, fail)
 }
 
 // checkSpec checks a method's Spec against every task it runs on.

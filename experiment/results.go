@@ -106,6 +106,9 @@ type Result struct {
 	// repeat fused them: the rule chosen, the regions, their weights and
 	// each region's test accuracy alone.
 	Parts []*classify.Fusion `json:"parts,omitempty"`
+	// Chosen names, for a best method, the method it chose in each
+	// repeat.
+	Chosen []string `json:"chosen,omitempty"`
 	// Notes records what the protocol had to adapt (dropped classes or
 	// regions, short classes).
 	Notes []string `json:"notes,omitempty"`

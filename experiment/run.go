@@ -65,6 +65,8 @@ type engine struct {
 	// fusions remembers the fusion choices made on its items.
 	partRegions []string
 	fusions     fusionMemo
+	// bests remembers the choices of best methods (classifyBest).
+	bests classify.Once[bestKey, int]
 }
 
 func (e *engine) addTime(stage string, since time.Time) {
@@ -173,8 +175,8 @@ func (e *engine) setWorkers(variants []*classify.Data) {
 func (e *engine) prepareSplit(s *classify.Split) error {
 	t0 := time.Now()
 	defer e.addTime("pairwise", t0)
-	for _, m := range e.plan.methods {
-		for _, q := range m.spec.Quantities {
+	for _, spec := range e.plan.allSpecs() {
+		for _, q := range spec.Quantities {
 			if err := classify.PrepareSplit(e.ctx, s, q); err != nil {
 				return err
 			}
@@ -251,6 +253,9 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 			res.Params = append(res.Params, o.Params)
 			if o.Fusion != nil {
 				res.Parts = append(res.Parts, o.Fusion)
+			}
+			if o.Chosen != "" {
+				res.Chosen = append(res.Chosen, o.Chosen)
 			}
 			if items := rec.items[mi]; items != nil {
 				res.Items = append(res.Items, items)
@@ -330,13 +335,7 @@ func (e *engine) classifyRepeats(task string, dr *drawer, each func(r, mi int, i
 		}
 		for mi, m := range methods {
 			t0 := time.Now()
-			var out *classify.Outcome
-			var err error
-			if in.split.Data.Parts != nil && m.spec.Costs {
-				out, err = classifyParts(e.ctx, mi, m.Method, in.split, e.plan.data.fusion, e.partRegions, &e.fusions)
-			} else {
-				out, err = m.Classify(e.ctx, in.split)
-			}
+			out, err := e.classifyMethod(m, in.split)
 			if err != nil {
 				return fmt.Errorf("repeat %d, method %q: %w", r, e.cfg.Methods[mi].Name, err)
 			}

@@ -24,7 +24,7 @@ func describeCommand() *cli.Command {
 			&cli.StringFlag{Name: "resize", Usage: "resize every image to `WxH` (W columns, H rows), e.g. 32x64"},
 			&cli.StringFlag{Name: "filter", Usage: "resampling filter `F` for --resize: linear (default), nearest, box, catmullrom or lanczos3"},
 			&cli.StringFlag{Name: "jpeg-scale", Usage: "`MODE` of decoding JPEGs for --resize: auto (default: at 1/2, 1/4 or 1/8 size from the DCT coefficients when that is still at least twice the target, then resized; faster, the planes within a few grey levels of a full decode's), fast (at the smallest such size that covers the target: fastest, but sharper planes and derivatives) or off (always at full size)"},
-			&cli.StringFlag{Name: "regions", Value: "whole", Usage: "region `LAYOUT`: whole, grid:RxC or blocks:N:S"},
+			&cli.StringFlag{Name: "regions", Value: "whole", Usage: "region `LAYOUT`: whole, grid:RxC, grid:RxC:S (R×C windows of S×S, spread evenly) or blocks:N:S, the last three optionally after whole+ (the whole image first)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of random blocks (an image's blocks depend on N and its path only)"},
 			&cli.Float64Flag{Name: "ridge", Value: covariance.DefaultEps, Usage: "regularise each descriptor with strength `EPS` (see --ridge-kind); 0: none"},
 			&cli.StringFlag{Name: "ridge-kind", Value: covariance.TraceRidge.String(), Usage: "`KIND` of ridge: trace-ridge (C + EPS·tr(C)/d·I), diag-ridge (C + EPS·diag C, equivariant to feature units: use it when features of very different scales are mixed, such as x,y with intensities) or ridge (C + EPS·I)"},

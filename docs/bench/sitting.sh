@@ -12,7 +12,8 @@
 # all of these) and slow (the shipped configs with TSC and the full
 # dictionary sweep: about two CPU-hours) feret-tsc (FERET's TSC column
 # alone: about ten CPU-minutes) and numpy (covpipe against
-# docs/bench/feret_numpy.py, docs/bench/README.md). --count defaults to 3 (each table
+# docs/bench/feret_numpy.py, docs/bench/README.md) and regions (FERET
+# with one descriptor and with several per face). --count defaults to 3 (each table
 # cell shows the range over the runs), --benchtime to go test's default.
 # Whole processes are timed with /usr/bin/time (wall, user + system CPU,
 # peak RSS) after one untimed run that fills the descriptor cache; the
@@ -168,6 +169,18 @@ for g in "${groups[@]}"; do
       echo '  - {name: rsr, sigma: 0.5, lambda: 0.1, tolerance: 1e-4}' >> "$tmp/feret-rsr.yaml"
       proc "$f" feret-rsr-covpipe "$bin" run "$tmp/feret-rsr.yaml" --data "$data" --methods rsr --no-cache --out "$tmp/out"
       proc "$f" feret-rsr-numpy /usr/bin/python3 docs/bench/feret_numpy.py --data "$data/feret-b-32" --threads 2 ;;
+    regions)
+      # FERET-32 with one descriptor per face, with the nine 16×16 windows
+      # of grid:3x3:16 fused by the sum rule alone, and configs/
+      # feret-regions.yaml as shipped (ten regions, rule chosen by
+      # cross-validation), each with the descriptors in the cache.
+      bin=$(covpipe)
+      echo "# command: docs/bench/sitting.sh --count $count regions" >> "$f"
+      echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores" >> "$f"
+      sed -e 's/regions: whole+grid:3x3:16/regions: grid:3x3:16/' -e 's/fusion: \[sum, normalized, vote, weighted\]/fusion: [sum]/' configs/feret-regions.yaml > "$tmp/feret-nine.yaml"
+      proc "$f" feret-one "$bin" run configs/feret.yaml --methods rsr,logE-SR,nn-stein --data "$data" --out "$tmp/out" --cache "$tmp/cache"
+      proc "$f" feret-nine-sum "$bin" run "$tmp/feret-nine.yaml" --data "$data" --out "$tmp/out" --cache "$tmp/cache"
+      proc "$f" feret-regions "$bin" run configs/feret-regions.yaml --data "$data" --out "$tmp/out" --cache "$tmp/cache" ;;
     feret-tsc)
       bin=$(covpipe)
       echo "# command: docs/bench/sitting.sh --count $count feret-tsc" >> "$f"

@@ -142,12 +142,17 @@ type Outcome struct {
 	// Fusion records how the engine fused the parts of multi-region items
 	// into this outcome; nil when items have one descriptor.
 	Fusion *Fusion
+	// Chosen names the method whose outcome this is when a best method
+	// chose it by cross-validation.
+	Chosen string
 }
 
 // Fusion is how an outcome over items of several regions came about: the
-// fusion rule chosen, the regions (as "WxH+X+Y", in part order), each
-// part's weight and each part's test accuracy (%) on its own.
+// layout and the fusion rule chosen, the layout's regions (as
+// "WxH+X+Y", in part order), each part's weight and each part's test
+// accuracy (%) on its own.
 type Fusion struct {
+	Layout       string    `json:"layout"`
 	Rule         string    `json:"rule"`
 	Regions      []string  `json:"regions"`
 	Weights      []float64 `json:"weights"`

@@ -188,6 +188,8 @@ func TestCheckFailsOnMissingAndStaleExtracts(t *testing.T) {
 	for what, cfg := range map[string]string{
 		"a comment change": strings.Replace(fixtureConfig, "# Theorem 1", "# Theorem 1 allows it", 1),
 		"a new figure":     strings.Replace(fixtureConfig, "seed: 3", "seed: 3\nplot: bars", 1),
+		// No run of the fixture is quick.
+		"a quick section": strings.Replace(fixtureConfig, "seed: 3", "seed: 3\nquick: {repeats: 1}", 1),
 	} {
 		write(t, root, "configs/tiny.yaml", cfg)
 		if out, err := doctables(t, root, "check"); err != nil {

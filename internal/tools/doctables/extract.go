@@ -355,18 +355,19 @@ func (e *Extract) Result(task, method string) *ExtractResult {
 var presentationKeys = []string{"plot"}
 
 // relevant is the part of a config's JSON value that the results of a run
-// with the flag --methods methods depend on: the config without
-// presentationKeys and, when methods is not empty, with only those
-// methods listed. Giving a config a figure, or a method that a run leaves
-// out, leaves the run's extract current.
-func relevant(config any, methods []string) any {
+// with the flag --methods methods (and --quick when quick) depend on: the
+// config without presentationKeys, without its quick section unless
+// quick, and, when methods is not empty, with only those methods listed.
+// Giving a config a figure, a method that a run leaves out, or a quick
+// subset, leaves the extract of a run that does not use them current.
+func relevant(config any, methods []string, quick bool) any {
 	m, ok := config.(map[string]any)
 	if !ok {
 		return config
 	}
 	out := make(map[string]any, len(m))
 	for k, v := range m {
-		if !slices.Contains(presentationKeys, k) {
+		if !slices.Contains(presentationKeys, k) && (quick || k != "quick") {
 			out[k] = v
 		}
 	}
@@ -396,7 +397,7 @@ func (e *Extract) stale(root string, r *Run) (string, error) {
 	if e.ConfigFile != r.Config {
 		return fmt.Sprintf("made from %s, the manifest says %s", e.ConfigFile, r.Config), nil
 	}
-	if d := firstDifference("config", relevant(data, r.Methods), relevant(e.Config, r.Methods)); d != "" {
+	if d := firstDifference("config", relevant(data, r.Methods, r.Quick), relevant(e.Config, r.Methods, r.Quick)); d != "" {
 		return d, nil
 	}
 	if !slices.Equal(e.Flags, r.Args(DataPlaceholder)) {
