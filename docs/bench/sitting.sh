@@ -177,7 +177,7 @@ for g in "${groups[@]}"; do
       bin=$(covpipe)
       echo "# command: docs/bench/sitting.sh --count $count regions" >> "$f"
       echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores" >> "$f"
-      sed -e 's/regions: whole+grid:3x3:16/regions: grid:3x3:16/' -e 's/fusion: \[sum, normalized, vote, weighted\]/fusion: [sum]/' configs/feret-regions.yaml > "$tmp/feret-nine.yaml"
+      sed -e 's/^    regions: .*/    regions: grid:3x3:16/' -e 's/^    fusion: .*/    fusion: [sum]/' configs/feret-regions.yaml > "$tmp/feret-nine.yaml"
       proc "$f" feret-one "$bin" run configs/feret.yaml --methods rsr,logE-SR,nn-stein --data "$data" --out "$tmp/out" --cache "$tmp/cache"
       proc "$f" feret-nine-sum "$bin" run "$tmp/feret-nine.yaml" --data "$data" --out "$tmp/out" --cache "$tmp/cache"
       proc "$f" feret-regions "$bin" run configs/feret-regions.yaml --data "$data" --out "$tmp/out" --cache "$tmp/cache" ;;
