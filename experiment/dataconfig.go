@@ -71,7 +71,7 @@ type DataConfig struct {
 
 // PartsConfig describes items of several regions: each image gives one
 // descriptor per region of its layout, all from one feature pass; methods
-// that give class costs (rsr, logE-SR, nn but AIRM) classify each region
+// that give class costs (rsr, logE-SR, stein-svm, nn but AIRM) classify each region
 // apart, and the class costs are fused by a rule of Fusion. With several
 // layouts or rules (or the weighted rule) the layout and the rule are
 // chosen together by cross-validation on the training items; the regions

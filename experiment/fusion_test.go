@@ -81,6 +81,7 @@ methods:
   - {name: rsr, sigma: 1, lambda_ratio: 0.02}
   - {name: nn-stein, type: nn, metric: stein}
   - {name: nn-airm, type: nn, metric: airm}
+  - {name: stein-svm, type: stein-svm, sigma: 1, c: 10}
 `
 	res := runGratings(t, config)
 	wantRegions := []string{"16x16+0+0", "8x8+0+0", "8x8+8+0", "8x8+0+8", "8x8+8+8"}

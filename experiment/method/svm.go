@@ -87,7 +87,9 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 // Spec declares the parameter candidates, the σ check against Theorem 1
 // and the kernel's pairwise quantity.
 func (m *steinSVM) Spec() classify.Spec {
-	return m.spec(m.p)
+	s := m.spec(m.p)
+	s.Costs = true // 1 − p_c of the calibrated final run
+	return s
 }
 
 func (m *steinSVM) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
@@ -141,6 +143,9 @@ func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data,
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
 	if calibrate {
 		out.Scores = make([]classify.ItemScore, len(test))
+		if s.Costs {
+			out.Costs, out.CostClasses = make([][]float64, len(test)), model.Classes
+		}
 	}
 	err = classify.ForBlocks(ctx, div, test, train, k, &m.blocks, func(off int, kb *mat.Dense) error {
 		ds, err := model.PredictBatch(ctx, kb)
@@ -152,6 +157,13 @@ func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data,
 			out.Ranking[off+q] = model.Rank(dec)
 			if calibrate {
 				out.Scores[off+q] = classify.RankedScore(out.Ranking[off+q], model.Classes, dec.Prob, math.NaN())
+				if out.Costs != nil {
+					c := make([]float64, len(dec.Prob))
+					for k, p := range dec.Prob {
+						c[k] = 1 - p
+					}
+					out.Costs[off+q] = c
+				}
 			}
 		}
 		return nil
