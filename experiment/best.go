@@ -20,8 +20,10 @@ type bestParams struct {
 	Of []string `yaml:"of,omitempty" json:"of,omitempty"`
 }
 
-// bestPlan is what a best method chooses among, resolved.
+// bestPlan is what a best method chooses among: the names its `of`
+// lists, resolved into cands.
 type bestPlan struct {
+	of    []string
 	cands []plannedMethod
 }
 
@@ -35,7 +37,7 @@ func planBest(m *MethodSpec) (plannedMethod, error) {
 		}
 	}
 	m.Params = p
-	return plannedMethod{name: m.Name, best: &bestPlan{}}, nil
+	return plannedMethod{name: m.Name, best: &bestPlan{of: p.Of}}, nil
 }
 
 // resolveBest fills in the candidates of every best method of p: the
@@ -50,7 +52,7 @@ func (c *Config) resolveBest(p *Plan, fail failFunc) error {
 			continue
 		}
 		path := []any{"methods", i}
-		names := c.Methods[i].Params.(bestParams).Of
+		names := pm.best.of
 		if len(names) == 0 {
 			for _, o := range p.methods {
 				if o.best == nil {
@@ -110,17 +112,6 @@ func (p *Plan) allSpecs() []classify.Spec {
 	return out
 }
 
-// bestKey identifies a best method's choice: its name, the items' Data
-// and the training set with its folds and seed. Tasks sharing a training
-// set share the choice.
-type bestKey struct {
-	method string
-	data   *classify.Data
-	train  uint64
-	folds  int
-	seed   uint64
-}
-
 // classifyBest runs the candidate of best method m that classifies s's
 // training set best under cross-validation: on s.Folds stratified folds
 // of the training items (never the test items), each candidate, run as
@@ -130,8 +121,7 @@ type bestKey struct {
 // first of `of`. The outcome is the winner's on s, with Chosen naming it.
 func (e *engine) classifyBest(m plannedMethod, s *classify.Split) (*classify.Outcome, error) {
 	cands := m.best.cands
-	key := bestKey{method: m.name, data: s.Data, train: classify.HashInts(s.Train), folds: s.Folds, seed: s.Seed}
-	chosen, err := e.bests.Do(key, func() (int, error) {
+	chosen, err := e.bests.Do(choiceKeyOf(m.name, s), func() (int, error) {
 		correct := make([]int, len(cands))
 		// Folds outermost: the candidates share each fold's pairwise
 		// quantities, which a Data keeps for its latest training set.
@@ -143,7 +133,7 @@ func (e *engine) classifyBest(m plannedMethod, s *classify.Split) (*classify.Out
 				if err != nil {
 					return 0, fmt.Errorf("choosing among %d methods, %q: %w", len(cands), c.name, err)
 				}
-				correct[k] += countCorrect(out.Pred, truth)
+				correct[k] += classify.Correct(out.Pred, truth)
 			}
 		}
 		best := 0

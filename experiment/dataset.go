@@ -96,29 +96,26 @@ func partsOf(d *classify.Data, n int) (*classify.Data, []string, error) {
 		regions = append(regions, d.Meta[r]["region"])
 	}
 	items := rows / n
-	dim := d.Set.Dim()
 	out := &classify.Data{Labels: make([]int, items), Classes: d.Classes, Meta: make([]map[string]string, items), Ridge: d.Ridge}
-	bufs := make([][]float64, n)
 	for i := range items {
 		first := d.Meta[i*n]
 		for r := range n {
-			m := d.Meta[i*n+r]
-			if m["path"] != first["path"] {
+			if m := d.Meta[i*n+r]; m["path"] != first["path"] {
 				return nil, nil, fmt.Errorf("row %d is %s, not a region of %s", i*n+r, m["path"], first["path"])
 			}
-			bufs[r] = append(bufs[r], d.Set.View(i*n+r).RawSymmetric().Data...)
 		}
 		out.Labels[i] = d.Labels[i*n]
 		meta := maps.Clone(first)
 		delete(meta, "region")
 		out.Meta[i] = meta
 	}
+	idx := make([]int, items)
 	for r := range n {
-		set, err := spd.NewSetFromData(dim, bufs[r])
-		if err != nil {
-			return nil, nil, fmt.Errorf("region %d: %w", r, err)
+		for i := range idx {
+			idx[i] = i*n + r
 		}
-		out.Parts = append(out.Parts, &classify.Data{Set: set, Labels: out.Labels, Classes: out.Classes, Meta: out.Meta, Ridge: out.Ridge})
+		// Subset keeps the log-determinants: no matrix is factorised again.
+		out.Parts = append(out.Parts, &classify.Data{Set: d.Set.Subset(idx), Labels: out.Labels, Classes: out.Classes, Meta: out.Meta, Ridge: out.Ridge})
 	}
 	out.Set = out.Parts[0].Set
 	return out, regions, nil

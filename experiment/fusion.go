@@ -1,13 +1,12 @@
 package experiment
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/internal/enum"
 )
 
 // fusionRule turns the class costs of an item's parts into one cost per
@@ -21,9 +20,9 @@ const (
 	fuseWeighted
 )
 
-var fusionNames = []string{"sum", "normalized", "vote", "weighted"}
+var fusionNames = enum.Names[fusionRule]{fuseSum: "sum", fuseNormalized: "normalized", fuseVote: "vote", fuseWeighted: "weighted"}
 
-func (r fusionRule) String() string { return fusionNames[r] }
+func (r fusionRule) String() string { return fusionNames.String(r) }
 
 // parseFusion resolves the names of data.parts.fusion, [sum] when there
 // are none.
@@ -33,14 +32,14 @@ func parseFusion(names []string) ([]fusionRule, error) {
 	}
 	var out []fusionRule
 	for _, n := range names {
-		k := slices.Index(fusionNames, n)
-		if k < 0 {
-			return nil, fmt.Errorf("fusion rule %q: want one of %v", n, fusionNames)
+		r, ok := fusionNames.Parse(n)
+		if !ok {
+			return nil, fmt.Errorf("fusion rule %q: want one of %v", n, []string(fusionNames))
 		}
-		if slices.Contains(out, fusionRule(k)) {
+		if slices.Contains(out, r) {
 			return nil, fmt.Errorf("fusion rule %q listed twice", n)
 		}
-		out = append(out, fusionRule(k))
+		out = append(out, r)
 	}
 	return out, nil
 }
@@ -56,7 +55,9 @@ func parseFusion(names []string) ([]fusionRule, error) {
 //	            cheapest class is c and n_c the normalized sum, which
 //	            breaks ties between classes of equal votes;
 //	weighted    Σ_r w_r e_rc / m_r, w_r the part's weight.
-func fuse(dst []float64, costs [][]float64, rule fusionRule, weights []float64) {
+//
+// votes, of len(dst), is the vote rule's scratch.
+func fuse(dst []float64, votes []int, costs [][]float64, rule fusionRule, weights []float64) {
 	clear(dst)
 	if rule == fuseSum {
 		for _, e := range costs {
@@ -89,7 +90,7 @@ func fuse(dst []float64, costs [][]float64, rule fusionRule, weights []float64) 
 		return
 	}
 	top := slices.Max(dst)
-	votes := make([]int, len(dst))
+	clear(votes)
 	for _, e := range costs {
 		votes[argmin(e)]++
 	}
@@ -163,11 +164,12 @@ type fusionChoice struct {
 	weights []float64
 }
 
-// fusionKey identifies a fusion choice: the method's name, the items'
-// Data and the training set, its folds and seed. Tasks sharing a training
-// set (FERET's four test poses) share the choice, as they share parameter
-// choices (classify.Memo).
-type fusionKey struct {
+// choiceKey identifies a choice the engine makes by cross-validation on
+// a split (a fusion, a best method's candidate): the method's name, the
+// items' Data and the training set, its folds and seed. Tasks sharing a
+// training set (FERET's four test poses) share the choice, as they share
+// parameter choices (classify.Memo).
+type choiceKey struct {
 	method string
 	data   *classify.Data
 	train  uint64
@@ -175,8 +177,13 @@ type fusionKey struct {
 	seed   uint64
 }
 
+// choiceKeyOf is the key of method name's choice on s.
+func choiceKeyOf(name string, s *classify.Split) choiceKey {
+	return choiceKey{method: name, data: s.Data, train: classify.HashInts(s.Train), folds: s.Folds, seed: s.Seed}
+}
+
 // fusionMemo remembers fusion choices; the zero value is ready.
-type fusionMemo = classify.Once[fusionKey, fusionChoice]
+type fusionMemo = classify.Once[choiceKey, fusionChoice]
 
 // classifyParts classifies the items of s, each a set of region
 // descriptors (Data.Parts), with m part by part over the parts of the
@@ -186,8 +193,7 @@ type fusionMemo = classify.Once[fusionKey, fusionChoice]
 // accuracy alone.
 func classifyParts(ctx context.Context, name string, m classify.Method, s *classify.Split, f fusing, memo *fusionMemo) (*classify.Outcome, error) {
 	labels := s.Data.Labels
-	key := fusionKey{method: name, data: s.Data, train: classify.HashInts(s.Train), folds: s.Folds, seed: s.Seed}
-	choice, err := memo.Do(key, func() (fusionChoice, error) { return chooseFusion(ctx, m, s, f) })
+	choice, err := memo.Do(choiceKeyOf(name, s), func() (fusionChoice, error) { return chooseFusion(ctx, m, s, f) })
 	if err != nil {
 		return nil, err
 	}
@@ -211,28 +217,15 @@ func classifyParts(ctx context.Context, name string, m classify.Method, s *class
 		out.Unconverged += o.Unconverged
 		rec.PartAccuracy = append(rec.PartAccuracy, classify.Accuracy(o.Pred, truth))
 	}
-	fused := make([]float64, len(classes))
+	fused, votes := make([]float64, len(classes)), make([]int, len(classes))
 	per := make([][]float64, len(parts))
 	for q := range s.Test {
 		for k, o := range outs {
 			per[k] = o.Costs[q]
 		}
-		fuse(fused, per, choice.rule, choice.weights)
-		order := rankCosts(fused)
-		ranking := make([]int, len(order))
-		for k, c := range order {
-			ranking[k] = classes[c]
-		}
-		out.Pred[q], out.Ranking[q] = ranking[0], ranking
-		d2 := math.Inf(1)
-		if len(order) > 1 {
-			d2 = fused[order[1]]
-		}
-		out.Scores[q] = classify.ItemScore{Label: ranking[0], Second: -1, SCI: math.NaN()}
-		if len(order) > 1 {
-			out.Scores[q].Second = ranking[1]
-		}
-		out.Scores[q].Score, out.Scores[q].SecondScore = classify.NearestScores(fused[order[0]], d2)
+		fuse(fused, votes, per, choice.rule, choice.weights)
+		out.Ranking[q], out.Scores[q] = classify.RankCosts(classes, fused)
+		out.Pred[q] = out.Ranking[q][0]
 	}
 	return out, nil
 }
@@ -260,7 +253,6 @@ func chooseFusion(ctx context.Context, m classify.Method, s *classify.Split, f f
 	labels := s.Data.Labels
 	all := classify.Seq(0, len(s.Data.Parts))
 	partCorrect := make([]int, len(all))
-	total := 0
 	type held struct {
 		costs   [][][]float64 // per part, per validation item
 		classes []int
@@ -275,26 +267,27 @@ func chooseFusion(ctx context.Context, m classify.Method, s *classify.Split, f f
 		h := held{classes: outs[0].CostClasses, truth: classify.Pick(labels, val)}
 		for r, o := range outs {
 			h.costs = append(h.costs, o.Costs)
-			partCorrect[r] += countCorrect(o.Pred, h.truth)
+			partCorrect[r] += classify.Correct(o.Pred, h.truth)
 		}
-		total += len(val)
 		folds = append(folds, h)
 	}
 	best, bestCorrect := fusionChoice{}, -1
 	for k, set := range f.sets {
 		weights := make([]float64, len(set))
 		for i, r := range set {
-			weights[i] = float64(partCorrect[r]) / float64(max(total, 1))
+			weights[i] = float64(partCorrect[r])
 		}
 		normalizeWeights(weights)
+		costs := make([][][][]float64, len(folds)) // per fold, the set's parts
+		for j, h := range folds {
+			for _, r := range set {
+				costs[j] = append(costs[j], h.costs[r])
+			}
+		}
 		for _, rule := range f.rules {
 			correct := 0
-			for _, h := range folds {
-				costs := make([][][]float64, len(set))
-				for i, r := range set {
-					costs[i] = h.costs[r]
-				}
-				correct += countCorrect(fusedPred(costs, h.classes, rule, weights), h.truth)
+			for j, h := range folds {
+				correct += classify.Correct(fusedPred(costs[j], h.classes, rule, weights), h.truth)
 			}
 			if correct > bestCorrect {
 				w := weights
@@ -313,24 +306,16 @@ func chooseFusion(ctx context.Context, m classify.Method, s *classify.Split, f f
 func fusedPred(costs [][][]float64, classes []int, rule fusionRule, weights []float64) []int {
 	n := len(costs[0])
 	pred := make([]int, n)
-	fused := make([]float64, len(classes))
+	fused, votes := make([]float64, len(classes)), make([]int, len(classes))
 	per := make([][]float64, len(costs))
 	for q := range n {
 		for r := range costs {
 			per[r] = costs[r][q]
 		}
-		fuse(fused, per, rule, weights)
+		fuse(fused, votes, per, rule, weights)
 		pred[q] = classes[argmin(fused)]
 	}
 	return pred
-}
-
-// rankCosts returns the class positions ordered by cost, ties by position
-// (the lower label first).
-func rankCosts(cost []float64) []int {
-	order := classify.Seq(0, len(cost))
-	slices.SortFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(cost[a], cost[b]), a-b) })
-	return order
 }
 
 // normalizeWeights scales w to sum to len(w), or sets every weight to 1
@@ -347,15 +332,4 @@ func normalizeWeights(w []float64) {
 			w[r] = 1
 		}
 	}
-}
-
-// countCorrect returns how many of pred equal truth.
-func countCorrect(pred, truth []int) int {
-	n := 0
-	for i, p := range pred {
-		if p == truth[i] {
-			n++
-		}
-	}
-	return n
 }

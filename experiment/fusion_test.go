@@ -29,7 +29,7 @@ func TestFuse(t *testing.T) {
 		{fuseWeighted, []float64{0.5, 1.5}, []float64{0.5*2 + 1.5*1, 0.5*1 + 1.5*2, 0.5*4 + 1.5*1}},
 	} {
 		got := make([]float64, 3)
-		fuse(got, costs, tc.rule, tc.weights)
+		fuse(got, make([]int, 3), costs, tc.rule, tc.weights)
 		for c := range got {
 			if math.Abs(got[c]-tc.want[c]) > 1e-12 {
 				t.Errorf("%v: %v, want %v", tc.rule, got, tc.want)
@@ -39,7 +39,7 @@ func TestFuse(t *testing.T) {
 	}
 	// A part whose cheapest class costs 0 is divided by its mean instead.
 	got := make([]float64, 2)
-	fuse(got, [][]float64{{0, 4}}, fuseNormalized, nil)
+	fuse(got, make([]int, 2), [][]float64{{0, 4}}, fuseNormalized, nil)
 	if got[0] != 0 || got[1] != 2 {
 		t.Errorf("normalized with a zero cost: %v, want [0 2]", got)
 	}

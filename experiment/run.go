@@ -66,7 +66,7 @@ type engine struct {
 	partRegions []string
 	fusions     fusionMemo
 	// bests remembers the choices of best methods (classifyBest).
-	bests classify.Once[bestKey, int]
+	bests classify.Once[choiceKey, int]
 }
 
 func (e *engine) addTime(stage string, since time.Time) {

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -72,4 +73,24 @@ func NearestScores(d1, d2 float64) (nearest, second float64) {
 		return 0.5, 0.5
 	}
 	return d2 / (d1 + d2), d1 / (d1 + d2)
+}
+
+// RankCosts ranks classes by cost[c], the cost of classes[c] (the
+// distance of its nearest member, or a fused residual): it returns their
+// labels from cheapest to dearest, ties by position (the lower label
+// first), and the answer's ItemScore, the two cheapest scored by
+// NearestScores.
+func RankCosts(classes []int, cost []float64) ([]int, ItemScore) {
+	order := Seq(0, len(classes))
+	slices.SortFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(cost[a], cost[b]), a-b) })
+	d2 := math.Inf(1)
+	s := ItemScore{Label: classes[order[0]], Second: -1, SCI: math.NaN()}
+	if len(order) > 1 {
+		s.Second, d2 = classes[order[1]], cost[order[1]]
+	}
+	s.Score, s.SecondScore = NearestScores(cost[order[0]], d2)
+	for k, c := range order {
+		order[k] = classes[c]
+	}
+	return order, s
 }

@@ -148,13 +148,18 @@ func Accuracy(pred, truth []int) float64 {
 	if len(truth) == 0 {
 		return math.NaN()
 	}
+	return 100 * float64(Correct(pred, truth)) / float64(len(truth))
+}
+
+// Correct returns how many predictions equal the truth.
+func Correct(pred, truth []int) int {
 	c := 0
 	for i := range truth {
 		if pred[i] == truth[i] {
 			c++
 		}
 	}
-	return 100 * float64(c) / float64(len(truth))
+	return c
 }
 
 // Folds splits items into n stratified folds: each class's items, shuffled

@@ -1,7 +1,6 @@
 package method
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -155,17 +154,10 @@ func nearest(ctx context.Context, labels, train, test []int, workers int, costs 
 				best[class[a]] = v
 			}
 		}
-		r := make([]int, len(classes))
-		for k := range r {
-			r[k] = k
-		}
-		slices.SortFunc(r, func(a, b int) int { return cmp.Or(cmp.Compare(best[a], best[b]), a-b) })
-		out.Scores[q] = nearestScore(classes, r, best)
+		r, score := classify.RankCosts(classes, best)
+		out.Scores[q] = score
 		if costs {
 			out.Costs[q] = slices.Clone(best)
-		}
-		for k, c := range r {
-			r[k] = classes[c]
 		}
 		out.Ranking[q], out.Pred[q] = r, r[0]
 		return nil
@@ -174,17 +166,4 @@ func nearest(ctx context.Context, labels, train, test []int, workers int, costs 
 		return nil, err
 	}
 	return out, nil
-}
-
-// nearestScore is the ItemScore of a nearest-neighbour answer: order lists
-// positions in classes from nearest to farthest, dist[c] the distance of
-// classes[c]'s nearest member.
-func nearestScore(classes, order []int, dist []float64) classify.ItemScore {
-	d2 := math.Inf(1)
-	s := classify.ItemScore{Label: classes[order[0]], Second: -1, SCI: math.NaN()}
-	if len(order) > 1 {
-		s.Second, d2 = classes[order[1]], dist[order[1]]
-	}
-	s.Score, s.SecondScore = classify.NearestScores(dist[order[0]], d2)
-	return s
 }
