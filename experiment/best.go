@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -18,12 +19,17 @@ type bestParams struct {
 	// Of names the methods to choose among (default: every other method
 	// of the config but best ones).
 	Of []string `yaml:"of,omitempty" json:"of,omitempty"`
+	// Rule is how the cross-validated accuracies choose: one-se (default)
+	// takes the first listed whose accuracy is within one standard error
+	// of the most accurate's, max the most accurate (see pickBest).
+	Rule string `yaml:"rule,omitempty" json:"rule,omitempty"`
 }
 
 // bestPlan is what a best method chooses among: the names its `of`
 // lists, resolved into cands.
 type bestPlan struct {
 	of    []string
+	oneSE bool
 	cands []plannedMethod
 }
 
@@ -36,8 +42,11 @@ func planBest(m *MethodSpec) (plannedMethod, error) {
 			return plannedMethod{}, err
 		}
 	}
+	if p.Rule != "" && p.Rule != "max" && p.Rule != "one-se" {
+		return plannedMethod{}, fmt.Errorf("method type best: rule %q: want max or one-se", p.Rule)
+	}
 	m.Params = p
-	return plannedMethod{name: m.Name, best: &bestPlan{of: p.Of}}, nil
+	return plannedMethod{name: m.Name, best: &bestPlan{of: p.Of, oneSE: p.Rule != "max"}}, nil
 }
 
 // resolveBest fills in the candidates of every best method of p: the
@@ -117,8 +126,7 @@ func (p *Plan) allSpecs() []classify.Spec {
 // of the training items (never the test items), each candidate, run as
 // the engine runs it (classifyMethod: its own parameter selection inside
 // each fold's training part, regions fused), scores its accuracy on the
-// held-out fold; the most accurate over all folds wins, ties going to the
-// first of `of`. The outcome is the winner's on s, with Chosen naming it.
+// held-out fold, and pickBest chooses by the accuracies over all folds. The outcome is the winner's on s, with Chosen naming it.
 func (e *engine) classifyBest(m plannedMethod, s *classify.Split) (*classify.Outcome, error) {
 	cands := m.best.cands
 	chosen, err := e.bests.Do(choiceKeyOf(m.name, s), func() (int, error) {
@@ -136,13 +144,7 @@ func (e *engine) classifyBest(m plannedMethod, s *classify.Split) (*classify.Out
 				correct[k] += classify.Correct(out.Pred, truth)
 			}
 		}
-		best := 0
-		for k := range cands {
-			if correct[k] > correct[best] {
-				best = k
-			}
-		}
-		return best, nil
+		return pickBest(correct, len(s.Train), m.best.oneSE), nil
 	})
 	if err != nil {
 		return nil, err
@@ -155,6 +157,34 @@ func (e *engine) classifyBest(m plannedMethod, s *classify.Split) (*classify.Out
 	return out, nil
 }
 
+// pickBest returns the candidate that correct, each candidate's count of
+// right answers on n cross-validated items, chooses: the most accurate,
+// ties to the first listed; or with oneSE the first listed whose
+// accuracy is at least a − SE, a the most accurate's and SE =
+// √(a(1 − a)/n) its binomial standard error, the one-standard-error rule
+// of Hastie, Tibshirani and Friedman (The Elements of Statistical
+// Learning, 2nd ed., Sec. 7.10), with the order of `of` as the order of
+// preference.
+func pickBest(correct []int, n int, oneSE bool) int {
+	best := 0
+	for k := range correct {
+		if correct[k] > correct[best] {
+			best = k
+		}
+	}
+	if !oneSE || n == 0 {
+		return best
+	}
+	a := float64(correct[best]) / float64(n)
+	floor := a - math.Sqrt(a*(1-a)/float64(n))
+	for k, c := range correct {
+		if float64(c)/float64(n) >= floor {
+			return k
+		}
+	}
+	return best
+}
+
 // classifyMethod runs m on s as the engine runs every method: a best
 // method by its choice (classifyBest), a method that gives class costs on
 // items of several regions region by region, fused (classifyParts), any
@@ -165,7 +195,7 @@ func (e *engine) classifyMethod(m plannedMethod, s *classify.Split) (*classify.O
 		return e.classifyBest(m, s)
 	case s.Data.Parts != nil && m.spec.Costs:
 		dp := e.plan.data
-		f := fusing{sets: dp.partSets, layouts: dp.layouts, rules: dp.fusion, regions: e.partRegions}
+		f := classify.Fusing{Sets: dp.partSets, Layouts: dp.layouts, Rules: dp.fusion, Regions: e.partRegions}
 		return classifyParts(e.ctx, m.name, m.Method, s, f, &e.fusions)
 	}
 	return m.Classify(e.ctx, s)

@@ -386,7 +386,7 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 			}
 		}
 	}
-	if d := p.data; d != nil && d.fusion != nil && (fusing{sets: d.partSets, rules: d.fusion}).chooses() && c.Folds < 2 {
+	if d := p.data; d != nil && d.fusion != nil && (classify.Fusing{Sets: d.partSets, Rules: d.fusion}).Chooses() && c.Folds < 2 {
 		return nil, fail([]any{"folds"}, "folds = %d: data.parts' layout and fusion rule are chosen (or the parts weighted) by cross-validation, which needs folds >= 2", c.Folds)
 	}
 	if lists && c.Folds < 2 {

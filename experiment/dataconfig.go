@@ -101,7 +101,7 @@ type dataPlan struct {
 	layout   covariance.Layout
 	// fusion holds the rules of data.parts (nil without parts, whose
 	// regions are then layout: the candidate layouts joined).
-	fusion []fusionRule
+	fusion []classify.FusionRule
 	// partSets holds, per candidate layout of data.parts, the indices of
 	// its regions among layout's, and layouts their names.
 	partSets [][]int
@@ -147,7 +147,7 @@ func (p *dataPlan) resolveParts(d *DataConfig) error {
 	}
 	p.layout = all[0]
 	var err error
-	if p.fusion, err = parseFusion(d.Parts.Fusion); err != nil {
+	if p.fusion, err = classify.ParseFusionRules(d.Parts.Fusion); err != nil {
 		return fmt.Errorf("parts: %w", err)
 	}
 	return nil

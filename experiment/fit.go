@@ -40,3 +40,21 @@ func (p *Plan) DescribeOptions() ([]describe.Options, error) {
 	}
 	return slices.Clip(out), nil
 }
+
+// Fusion returns the fusion rules of the plan's data.parts, for fitting a
+// model of several regions per image (model.Options.Fusion): nil without
+// data.parts. A model holds one layout, so it returns an error for
+// data.parts listing several candidate layouts, naming them.
+func (p *Plan) Fusion() ([]string, error) {
+	if p.data == nil || p.data.fusion == nil {
+		return nil, nil
+	}
+	if len(p.data.layouts) > 1 {
+		return nil, fmt.Errorf("%s: data.parts lists %d candidate layouts %v; a model holds one: keep the one a run chooses (its results.json's parts.layout)", p.Config.Name, len(p.data.layouts), p.data.layouts)
+	}
+	var out []string
+	for _, r := range p.data.fusion {
+		out = append(out, r.String())
+	}
+	return out, nil
+}

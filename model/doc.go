@@ -37,6 +37,22 @@
 // regions, covariance estimator, ridge, normalisation: store.Meta), and
 // covpipe's version.
 //
+// # Several regions per image
+//
+// With Options.Fusion, each image is one item of its regions (a layout
+// of several, such as whole+grid:3x3:16), as covpipe run's data.parts
+// makes it: the fusion rule among Options.Fusion is chosen by
+// cross-validation on the training images (classify.ChooseFusion), one
+// model per region is fitted on that region of every training image,
+// choosing its own parameters, and an answer fuses the regions' class
+// costs by the rule (classify.Fuse: the residuals ε_c of Eqn. 9 for SRC
+// methods, 1 − p_c for stein-svm, the distance to the class's nearest
+// member for nn), ranked as classify.RankCosts ranks them, so that its
+// score is d₂/(d₁ + d₂) of the two cheapest classes' fused costs and its
+// SCI is NaN. It answers for each test image exactly as covpipe run's
+// data.parts answers for a test item on the same training set and folds.
+// Parts describes the fusion.
+//
 // # Scores
 //
 // Each answer (Prediction) carries the predicted class, the class ranked

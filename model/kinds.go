@@ -26,8 +26,10 @@ type kind interface {
 	// check checks the arrays of a model read back against its record.
 	check(m *Model) error
 	// answers answers the queries of data, the items after the model's
-	// m.train.Len() training descriptors, in order.
-	answers(ctx context.Context, m *Model, data *classify.Data, workers int) ([]classify.ItemScore, error)
+	// m.train.Len() training descriptors, in order, and with costs gives
+	// each query's cost of every class (index into m.rec.Classes, +Inf
+	// for a class the method does not know), lower meaning more likely.
+	answers(ctx context.Context, m *Model, data *classify.Data, workers int, costs bool) ([]classify.ItemScore, [][]float64, error)
 }
 
 // solver is what answers with a given worker count: an SRC classifier or
@@ -182,10 +184,10 @@ func (k *srcKind) classifier(m *Model, workers int) (*rsr.Classifier, error) {
 	return s.(*rsr.Classifier), nil
 }
 
-func (k *srcKind) answers(ctx context.Context, m *Model, data *classify.Data, workers int) ([]classify.ItemScore, error) {
+func (k *srcKind) answers(ctx context.Context, m *Model, data *classify.Data, workers int, costs bool) ([]classify.ItemScore, [][]float64, error) {
 	c, err := k.classifier(m, workers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	classes := c.Labels()
 	// Both kernels are normalised: k(X, X) = 1 (as covpipe run's src),
@@ -194,7 +196,7 @@ func (k *srcKind) answers(ctx context.Context, m *Model, data *classify.Data, wo
 	for i := range kxx {
 		kxx[i] = 1
 	}
-	return blockAnswers(ctx, m, data, k.quantity, k.f, func(kb *mat.Dense, out []classify.ItemScore) error {
+	return blockAnswers(ctx, m, data, k.quantity, k.f, costs, func(kb *mat.Dense, out []classify.ItemScore, cost [][]float64) error {
 		n, _ := kb.Dims()
 		ds, err := c.PredictBatch(ctx, kb, kxx[:n])
 		if err != nil {
@@ -202,6 +204,9 @@ func (k *srcKind) answers(ctx context.Context, m *Model, data *classify.Data, wo
 		}
 		for q, d := range ds {
 			out[q] = classify.RankedScore(c.Rank(d), classes, c.Shares(d), d.SCI)
+			if cost != nil {
+				cost[q] = classCosts(len(m.rec.Classes), classes, c.Costs(d))
+			}
 		}
 		return nil
 	})
@@ -210,23 +215,44 @@ func (k *srcKind) answers(ctx context.Context, m *Model, data *classify.Data, wo
 // blockAnswers answers the queries of data (after the model's training
 // descriptors) in blocks of classify.BlockSize, calling answer with each
 // block's kernel values f(q) against the training descriptors and the
-// block's answers to fill in.
-func blockAnswers(ctx context.Context, m *Model, data *classify.Data, q classify.Quantity, f classify.Map, answer func(k *mat.Dense, out []classify.ItemScore) error) ([]classify.ItemScore, error) {
+// block's answers to fill in, and with costs its costs (else nil).
+func blockAnswers(ctx context.Context, m *Model, data *classify.Data, q classify.Quantity, f classify.Map, costs bool, answer func(k *mat.Dense, out []classify.ItemScore, cost [][]float64) error) ([]classify.ItemScore, [][]float64, error) {
 	n := m.train.Len()
 	train, test := classify.Seq(0, n), classify.Seq(n, data.Set.Len())
 	p, err := data.Pairs(q, train)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]classify.ItemScore, len(test))
+	var cost [][]float64
+	if costs {
+		cost = make([][]float64, len(test))
+	}
 	err = classify.ForBlocks(ctx, p, test, train, f, nil, func(off int, k *mat.Dense) error {
 		rows, _ := k.Dims()
-		return answer(k, out[off:off+rows])
+		var c [][]float64
+		if cost != nil {
+			c = cost[off : off+rows]
+		}
+		return answer(k, out[off:off+rows], c)
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, cost, nil
+}
+
+// classCosts spreads cost, the costs of classes (labels), over n
+// classes, +Inf for the others.
+func classCosts(n int, classes []int, cost []float64) []float64 {
+	out := make([]float64, n)
+	for c := range out {
+		out[c] = math.Inf(1)
+	}
+	for j, c := range classes {
+		out[c] = cost[j]
+	}
+	return out
 }
 
 // svmKind is a one-vs-one SVM on a kernel's Gram matrix, calibrated:
@@ -270,18 +296,25 @@ func (k *svmKind) check(m *Model) error {
 	return err
 }
 
-func (k *svmKind) answers(ctx context.Context, m *Model, data *classify.Data, workers int) ([]classify.ItemScore, error) {
+func (k *svmKind) answers(ctx context.Context, m *Model, data *classify.Data, workers int, costs bool) ([]classify.ItemScore, [][]float64, error) {
 	s, err := k.model(m, workers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return blockAnswers(ctx, m, data, k.quantity, k.f, func(kb *mat.Dense, out []classify.ItemScore) error {
+	return blockAnswers(ctx, m, data, k.quantity, k.f, costs, func(kb *mat.Dense, out []classify.ItemScore, cost [][]float64) error {
 		ds, err := s.PredictBatch(ctx, kb)
 		if err != nil {
 			return err
 		}
 		for q, d := range ds {
 			out[q] = classify.RankedScore(s.Rank(d), s.Classes, d.Prob, math.NaN())
+			if cost != nil {
+				c := make([]float64, len(d.Prob))
+				for j, p := range d.Prob {
+					c[j] = 1 - p
+				}
+				cost[q] = classCosts(len(m.rec.Classes), s.Classes, c)
+			}
 		}
 		return nil
 	})
@@ -296,12 +329,22 @@ func (k *nnKind) fit(context.Context, *Model, *classify.Data, int) error { retur
 
 func (k *nnKind) check(*Model) error { return nil }
 
-func (k *nnKind) answers(ctx context.Context, m *Model, data *classify.Data, workers int) ([]classify.ItemScore, error) {
+func (k *nnKind) answers(ctx context.Context, m *Model, data *classify.Data, workers int, costs bool) ([]classify.ItemScore, [][]float64, error) {
 	n := m.train.Len()
-	split := &classify.Split{Data: data, Train: classify.Seq(0, n), Test: classify.Seq(n, data.Set.Len()), Workers: workers}
+	split := &classify.Split{Data: data, Train: classify.Seq(0, n), Test: classify.Seq(n, data.Set.Len()), Workers: workers, Costs: costs}
 	out, err := k.m.Classify(ctx, split)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out.Scores, nil
+	if !costs {
+		return out.Scores, nil, nil
+	}
+	if len(out.Costs) != len(split.Test) {
+		return nil, nil, fmt.Errorf("nn under metric %s gives no class costs", m.rec.Params["metric"])
+	}
+	cost := make([][]float64, len(out.Costs))
+	for q, c := range out.Costs {
+		cost[q] = classCosts(len(m.rec.Classes), out.CostClasses, c)
+	}
+	return out.Scores, cost, nil
 }

@@ -58,7 +58,15 @@ func resave(t *testing.T, dir string, change func([]byte) []byte) string {
 		t.Fatal(err)
 	}
 	defer f.Abort()
-	for _, name := range []string{"model.json", "descriptors.npy", "gram.npy"} {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == store.MetaFile || strings.HasPrefix(name, ".") {
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
@@ -216,5 +224,39 @@ func TestPredictMismatch(t *testing.T) {
 	_, err = cm.Predict(ctx, open(t, testDir), model.PredictOptions{})
 	if err == nil || !strings.Contains(err.Error(), "colour features (R,G,B)") || !strings.Contains(err.Error(), "is a grey image") {
 		t.Errorf("grey images for a colour model: %v", err)
+	}
+}
+
+// TestLoadPartsDamaged checks that Load refuses a model of several
+// regions per image whose record does not hold together, naming what is
+// wrong, and loads the undamaged one.
+func TestLoadPartsDamaged(t *testing.T) {
+	trainDir, _ := gratingFolders(t, 4, 1)
+	m, err := model.Fit(context.Background(), open(t, trainDir), model.Options{Method: "rsr", Params: map[string]any{"sigma": 0.5, "lambda_ratio": 0.1}, Describe: partsOptions(t), Fusion: []string{"sum"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "model")
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.Load(resave(t, dir, func(b []byte) []byte { return b })); err != nil {
+		t.Fatalf("undamaged: %v", err)
+	}
+	for _, tc := range []struct{ old, new, want string }{
+		{`"rule": "sum"`, `"rule": "mean"`, "fusion rule"},
+		{`"weights": [
+      1,`, `"weights": [`, "weights"},
+		{`"method": "rsr"`, `"method": "nn"`, "region 0's model"},
+	} {
+		_, err := model.Load(resave(t, dir, func(b []byte) []byte {
+			if !bytes.Contains(b, []byte(tc.old)) {
+				t.Fatalf("no %q in %s", tc.old, b)
+			}
+			return bytes.Replace(b, []byte(tc.old), []byte(tc.new), 1)
+		}))
+		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s → %s: %v, want an invalid model saying %q", tc.old, tc.new, err, tc.want)
+		}
 	}
 }

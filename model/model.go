@@ -51,6 +51,14 @@ type Options struct {
 	// Describe are the extraction options of Fit's images; the model
 	// records them, and Predict extracts with the same.
 	Describe describe.Options
+	// Fusion, when not empty, makes each image one item of its regions
+	// (several per image: Describe.Regions such as whole+grid:3x3:16)
+	// and lists the rules that fuse their class costs
+	// (classify.FusionRules: sum, normalized, vote, weighted), chosen
+	// among by cross-validation as covpipe run chooses data.parts.fusion.
+	// The method must give class costs (rsr, logE-SR, stein-svm, nn with
+	// the Stein or log-Euclidean metric).
+	Fusion []string
 }
 
 // Model is a fitted recogniser (see the package documentation): Fit or
@@ -62,6 +70,9 @@ type Model struct {
 	gram  []float64 // SRC methods: the kernel matrix of train, row-major
 	dir   string    // the folder it was loaded from, "" for a fitted one
 	kind  kind
+	// parts are the regions' models of a model of several regions per
+	// image (rec.Parts), which has no train, gram or kind of its own.
+	parts []*Model
 
 	solvers classify.Once[int, solver] // by worker count
 }
@@ -91,6 +102,10 @@ type record struct {
 	// (the support vectors), with their Platt sigmoids (svm.Binary's
 	// JSON form).
 	Machines []svm.Binary `json:"machines,omitempty"`
+	// Parts, for a model of several regions per image, is how their
+	// answers are fused and each region's model; the record's Labels are
+	// then the images' classes, and it has no arrays of its own.
+	Parts *partsRecord `json:"parts,omitempty"`
 }
 
 // Fit extracts the descriptors of the labelled images of inputs with
@@ -158,38 +173,48 @@ func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error
 	if spec.Candidates > 1 && folds < 2 {
 		return nil, fmt.Errorf("model: %d parameter candidates but %d folds: want folds >= 2", spec.Candidates, folds)
 	}
-	classes, labels, err := classesOf(out.Rows)
-	if err != nil {
-		return nil, err
-	}
 	set, err := spd.NewSetFromData(d, out.Data)
 	if err != nil {
 		return nil, fmt.Errorf("model: training descriptors: %w", err)
 	}
+	if len(o.Fusion) > 0 {
+		return fitParts(ctx, out, set, m, o, folds)
+	}
+	classes, labels, err := classesOf(out.Rows)
+	if err != nil {
+		return nil, err
+	}
 	data := &classify.Data{Set: set, Labels: labels, Classes: classes, Ridge: out.Meta.Ridge.Eps, Workers: o.Workers}
-	all := classify.Seq(0, set.Len())
+	model, err := fitOne(ctx, m, data, o, folds)
+	if err != nil {
+		return nil, err
+	}
+	model.rec.Extraction = extractionOf(out)
+	return model, nil
+}
+
+// fitOne fits method m on all the items of data: it chooses m's
+// parameters by cross-validation (m.Classify on a split without test
+// items), then fits the kind with them.
+func fitOne(ctx context.Context, m classify.Method, data *classify.Data, o Options, folds int) (*Model, error) {
+	all := classify.Seq(0, data.Set.Len())
 	split := &classify.Split{Data: data, Train: all, Workers: o.Workers, Seed: o.Seed, Folds: folds}
 	chosen, err := m.Classify(ctx, split)
 	if err != nil {
 		return nil, fmt.Errorf("model: method %s: %w", o.Method, err)
 	}
-	b, err := json.Marshal(spec.Params)
+	b, err := json.Marshal(m.Spec().Params)
 	if err != nil {
 		return nil, err
 	}
 	rec := record{
 		Version: version.String(), Method: o.Method, Chosen: chosen.Params, Folds: folds, Seed: o.Seed,
-		Classes: classes, Labels: labels, Dim: d, Trained: set.Len(),
+		Classes: data.Classes, Labels: data.Labels, Dim: data.Set.Dim(), Trained: data.Set.Len(),
 	}
 	if err := json.Unmarshal(b, &rec.Params); err != nil {
 		return nil, err
 	}
-	if out.Meta.FeatureSpec != "" {
-		meta := out.Meta
-		meta.Files, meta.Shard = nil, nil
-		rec.Extraction = &meta
-	}
-	model := &Model{rec: rec, train: set}
+	model := &Model{rec: rec, train: data.Set}
 	if model.kind, err = kindOf(&model.rec); err != nil {
 		return nil, err
 	}
@@ -197,6 +222,17 @@ func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error
 		return nil, fmt.Errorf("model: method %s: %w", o.Method, err)
 	}
 	return model, nil
+}
+
+// extractionOf is the metadata a model records of its training
+// descriptors out: nil for descriptors without extraction options.
+func extractionOf(out *store.Output) *store.Meta {
+	if out.Meta.FeatureSpec == "" {
+		return nil
+	}
+	meta := out.Meta
+	meta.Files, meta.Shard = nil, nil
+	return &meta
 }
 
 // classesOf returns the sorted distinct labels of rows and each row's

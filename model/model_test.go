@@ -87,6 +87,45 @@ var methodCases = []struct {
 	{"nn", map[string]any{"metric": "stein"}},
 }
 
+// collect describes the images of the folder dir with o.
+func collect(t testing.TB, dir string, o describe.Options) *store.Output {
+	t.Helper()
+	out, err := describe.Collect(context.Background(), open(t, dir), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// newMethod makes the method of type typ with params, as an experiment
+// file's entry gives them.
+func newMethod(t testing.TB, typ string, params map[string]any) classify.Method {
+	t.Helper()
+	var node yaml.Node
+	if err := node.Encode(params); err != nil {
+		t.Fatal(err)
+	}
+	m, err := method.Types()[typ].New(&node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// saveLoad saves m into a temporary folder and loads it back.
+func saveLoad(t testing.TB, m *model.Model) *model.Model {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "model")
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := model.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
 // same reports whether two predictions are the same bit for bit.
 func same(a, b model.Prediction) bool {
 	bits := math.Float64bits
@@ -133,14 +172,7 @@ func TestRoundTrip(t *testing.T) {
 			if right < len(want)*3/4 {
 				t.Errorf("%d of %d gratings recognised, want at least 3/4", right, len(want))
 			}
-			dir := filepath.Join(t.TempDir(), "model")
-			if err := m.Save(dir); err != nil {
-				t.Fatal(err)
-			}
-			back, err := model.Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			back := saveLoad(t, m)
 			if back.Method() != m.Method() || !slices.Equal(back.Classes(), m.Classes()) || back.Dim() != 5 {
 				t.Errorf("loaded %s of %v (d %d), want %s of %v", back.Method(), back.Classes(), back.Dim(), m.Method(), m.Classes())
 			}
@@ -165,14 +197,7 @@ func TestAsRunAnswers(t *testing.T) {
 	trainDir, testDir := gratingFolders(t, 6, 4)
 	ctx := context.Background()
 	o := textureOptions(t)
-	train, err := describe.Collect(ctx, open(t, trainDir), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	test, err := describe.Collect(ctx, open(t, testDir), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	train, test := collect(t, trainDir, o), collect(t, testDir, o)
 	for _, tc := range methodCases {
 		t.Run(tc.method, func(t *testing.T) {
 			m, err := model.FitOutput(ctx, train, model.Options{Method: tc.method, Params: tc.params, Seed: 11})
@@ -197,14 +222,7 @@ func TestAsRunAnswers(t *testing.T) {
 			n := len(train.Rows)
 			data := &classify.Data{Set: set, Labels: labels, Classes: classes, Ridge: train.Meta.Ridge.Eps}
 			split := &classify.Split{Data: data, Train: classify.Seq(0, n), Test: classify.Seq(n, set.Len()), Seed: 11, Folds: model.DefaultFolds}
-			var node yaml.Node
-			if err := node.Encode(tc.params); err != nil {
-				t.Fatal(err)
-			}
-			meth, err := method.Types()[tc.method].New(&node)
-			if err != nil {
-				t.Fatal(err)
-			}
+			meth := newMethod(t, tc.method, tc.params)
 			out, err := meth.Classify(ctx, split)
 			if err != nil {
 				t.Fatal(err)

@@ -31,7 +31,8 @@ type PredictOptions struct {
 }
 
 // Prediction is the model's answer on one descriptor: a region of an
-// image, or a matrix given to PredictSet.
+// image, or a matrix given to PredictSet; for a model of several regions
+// per image (Parts), on one image, its Region the bounds of its regions.
 type Prediction struct {
 	// Input is the number of the input the image came from and Path its
 	// path relative to that input (datasets.Item.Rel), Region the
@@ -134,8 +135,15 @@ func (s *sink) Begin(meta *store.Meta) error {
 }
 
 func (s *sink) Descriptors(input int, item *datasets.Item, regions []covariance.Region, data []float64) error {
-	for _, r := range regions {
-		s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: r})
+	if n := len(s.m.parts); n > 0 {
+		if len(regions) != n {
+			return fmt.Errorf("%s fuses %d regions per image, %s gives %d: resize the images as the training images were", s.m.name(), n, item.Path, len(regions))
+		}
+		s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: bounds(regions)})
+	} else {
+		for _, r := range regions {
+			s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: r})
+		}
 	}
 	s.data = append(s.data, data...)
 	if len(s.rows) >= classify.BlockSize {
@@ -192,7 +200,35 @@ func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictO
 	for i, r := range out.Rows {
 		rows[i] = Prediction{Input: r.Input, Path: r.Path, Region: r.Region}
 	}
+	if n := len(m.parts); n > 0 {
+		images, regions, err := imagesOf(out.Rows)
+		if err == nil && regions != n {
+			err = fmt.Errorf("%d regions per image", regions)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s fuses %d regions per image, %s: %w", m.name(), n, what, err)
+		}
+		for i := range images {
+			rs := make([]covariance.Region, n)
+			for r := range rs {
+				rs[r] = rows[i*n+r].Region
+			}
+			rows[i] = rows[i*n]
+			rows[i].Region = bounds(rs)
+		}
+		rows = rows[:images]
+	}
 	return m.predictSet(ctx, set, rows, o)
+}
+
+// bounds returns the smallest region that holds every region of rs: the
+// image of a parts model's answer.
+func bounds(rs []covariance.Region) covariance.Region {
+	x0, y0, x1, y1 := rs[0].X, rs[0].Y, rs[0].X+rs[0].W, rs[0].Y+rs[0].H
+	for _, r := range rs[1:] {
+		x0, y0, x1, y1 = min(x0, r.X), min(y0, r.Y), max(x1, r.X+r.W), max(y1, r.Y+r.H)
+	}
+	return covariance.Region{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
 }
 
 // checkMeta returns an error naming the model and what when the
@@ -224,45 +260,71 @@ func (m *Model) features() string {
 
 // PredictSet answers for the matrices of set, descriptors made as the
 // model's training descriptors were (PredictOutput checks that, given
-// their metadata). It returns an error naming the model for matrices of
-// another size, and, once ctx is cancelled, an error wrapping ctx.Err().
+// their metadata): one answer per matrix, or for a model of several
+// regions per image (Parts), one per image, each image's regions one
+// after another in the model's region order. It returns an error naming
+// the model for matrices of another size or not a whole number of
+// images, and, once ctx is cancelled, an error wrapping ctx.Err().
 func (m *Model) PredictSet(ctx context.Context, set *spd.Set, o PredictOptions) ([]Prediction, error) {
 	if set.Dim() != m.rec.Dim {
 		return nil, fmt.Errorf("%s takes %d×%d descriptors (features %s), the set's are %d×%d", m.name(), m.rec.Dim, m.rec.Dim, m.features(), set.Dim(), set.Dim())
 	}
-	rows := make([]Prediction, set.Len())
+	n := set.Len()
+	if r := len(m.parts); r > 0 {
+		if n%r != 0 {
+			return nil, fmt.Errorf("%s fuses %d regions per image, the set's %d matrices are not whole images (each image's regions one after another)", m.name(), r, n)
+		}
+		n /= r
+	}
+	rows := make([]Prediction, n)
 	for i := range rows {
 		rows[i].Index = i
 	}
 	return m.predictSet(ctx, set, rows, o)
 }
 
-// predictSet fills in rows, one per matrix of set, with the model's
+// predictSet fills in rows, one per matrix of set (one per image of
+// set, its regions image by image, for a parts model), with the model's
 // answers.
 func (m *Model) predictSet(ctx context.Context, set *spd.Set, rows []Prediction, o PredictOptions) ([]Prediction, error) {
 	if set.Len() == 0 {
 		return rows, nil
 	}
-	// The queries join the training descriptors in one Data, so that
-	// their kernel values are computed as covpipe run computes a test
-	// item's against its training set.
-	all, err := spd.Concat(m.train, set)
-	if err != nil {
-		return nil, err
+	if m.parts != nil {
+		return m.predictParts(ctx, set, rows, o)
 	}
-	data := &classify.Data{Set: all, Labels: slices.Concat(m.rec.Labels, make([]int, set.Len())), Classes: m.rec.Classes, Workers: o.Workers}
-	ans, err := m.kind.answers(ctx, m, data, o.Workers)
+	ans, _, err := m.answers(ctx, set, o.Workers, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.name(), err)
 	}
 	out := slices.Clone(rows)
 	for i, a := range ans {
-		p := &out[i]
-		p.Label, p.Score, p.SecondScore, p.SCI = m.rec.Classes[a.Label], a.Score, a.SecondScore, a.SCI
-		if a.Second >= 0 {
-			p.Second = m.rec.Classes[a.Second]
-		}
-		p.Rejected = o.Reject > 0 && p.Confidence() < o.Reject
+		m.fill(&out[i], a, o)
 	}
 	return out, nil
+}
+
+// answers answers for the matrices of set, and with costs, gives each
+// one's cost of every class (index into the model's classes, lower
+// meaning more likely: classify.Outcome.Costs).
+func (m *Model) answers(ctx context.Context, set *spd.Set, workers int, costs bool) ([]classify.ItemScore, [][]float64, error) {
+	// The queries join the training descriptors in one Data, so that
+	// their kernel values are computed as covpipe run computes a test
+	// item's against its training set.
+	all, err := spd.Concat(m.train, set)
+	if err != nil {
+		return nil, nil, err
+	}
+	data := &classify.Data{Set: all, Labels: slices.Concat(m.rec.Labels, make([]int, set.Len())), Classes: m.rec.Classes, Workers: workers}
+	return m.kind.answers(ctx, m, data, workers, costs)
+}
+
+// fill fills in p's answer from s, an answer's score over the model's
+// classes.
+func (m *Model) fill(p *Prediction, s classify.ItemScore, o PredictOptions) {
+	p.Label, p.Score, p.SecondScore, p.SCI = m.rec.Classes[s.Label], s.Score, s.SecondScore, s.SCI
+	if s.Second >= 0 {
+		p.Second = m.rec.Classes[s.Second]
+	}
+	p.Rejected = o.Reject > 0 && p.Confidence() < o.Reject
 }

@@ -41,24 +41,49 @@ func (m *Model) Save(dir string) error {
 // fits), and commits it, or aborts it on an error.
 func (m *Model) Write(f *store.Folder) error {
 	defer f.Abort()
-	b, err := json.MarshalIndent(m.rec, "", "  ")
+	rec := m.rec
+	if m.parts != nil {
+		p := *rec.Parts
+		p.Models = nil
+		for _, s := range m.parts {
+			p.Models = append(p.Models, s.rec)
+		}
+		rec.Parts = &p
+	}
+	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := f.WriteFile(recordFile, append(b, '\n')); err != nil {
 		return err
 	}
-	d := m.rec.Dim
-	if err := f.WriteNPY(descriptorsFile, []int{m.train.Len(), d, d}, m.train.Data()); err != nil {
-		return err
+	if m.parts == nil {
+		if err := m.writeArrays(f, ""); err != nil {
+			return err
+		}
 	}
-	if m.gram != nil {
-		n := m.train.Len()
-		if err := f.WriteNPY(gramFile, []int{n, n}, m.gram); err != nil {
+	for k, s := range m.parts {
+		if err := s.writeArrays(f, regionPrefix(k)); err != nil {
 			return err
 		}
 	}
 	return f.Commit()
+}
+
+// writeArrays writes the model's descriptors and kernel matrix into f,
+// their file names prefixed by prefix.
+func (m *Model) writeArrays(f *store.Folder, prefix string) error {
+	d := m.rec.Dim
+	if err := f.WriteNPY(prefix+descriptorsFile, []int{m.train.Len(), d, d}, m.train.Data()); err != nil {
+		return err
+	}
+	if m.gram != nil {
+		n := m.train.Len()
+		if err := f.WriteNPY(prefix+gramFile, []int{n, n}, m.gram); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Load reads the model that Save wrote into the folder dir, checking
@@ -87,32 +112,59 @@ func Load(dir string) (*Model, error) {
 	if err := dec.Decode(&m.rec); err != nil {
 		return nil, invalid("%s: %v", recordFile, err)
 	}
-	mats, err := set.ReadMatrices(descriptorsFile)
-	if err != nil {
-		return nil, fmt.Errorf("load model: %w", err)
+	if m.rec.Parts == nil {
+		if err := m.readArrays(set, "", ""); err != nil {
+			return nil, err
+		}
+		return m, nil
 	}
-	if m.train, err = spd.NewSetFromData(mats.D, mats.Data); err != nil {
-		return nil, invalid("%s: %v", descriptorsFile, err)
-	}
-	if err := m.rec.check(m.train); err != nil {
+	if err := m.rec.checkParts(); err != nil {
 		return nil, invalid("%v", err)
 	}
-	if m.kind, err = kindOf(&m.rec); err != nil {
-		return nil, invalid("%s: method %s: %v", recordFile, m.rec.Method, err)
+	for k, rec := range m.rec.Parts.Models {
+		sub := &Model{rec: rec, dir: dir}
+		if err := sub.readArrays(set, regionPrefix(k), fmt.Sprintf("region %d: ", k)); err != nil {
+			return nil, err
+		}
+		m.parts = append(m.parts, sub)
 	}
-	if set.Has(gramFile) {
+	m.rec.Parts.Models = nil
+	return m, nil
+}
+
+// readArrays reads the model's descriptors and kernel matrix from set,
+// their file names prefixed by prefix, and checks them against its
+// record; what prefixes its errors.
+func (m *Model) readArrays(set *store.Set, prefix, what string) error {
+	invalid := func(format string, args ...any) error {
+		return fmt.Errorf("load model: %w: %s: %s: rerun covpipe fit", store.ErrInvalid, m.dir, fmt.Sprintf(format, args...))
+	}
+	mats, err := set.ReadMatrices(prefix + descriptorsFile)
+	if err != nil {
+		return fmt.Errorf("load model: %w", err)
+	}
+	if m.train, err = spd.NewSetFromData(mats.D, mats.Data); err != nil {
+		return invalid("%s: %v", prefix+descriptorsFile, err)
+	}
+	if err := m.rec.check(m.train); err != nil {
+		return invalid("%s%v", what, err)
+	}
+	if m.kind, err = kindOf(&m.rec); err != nil {
+		return invalid("%s%s: method %s: %v", what, recordFile, m.rec.Method, err)
+	}
+	if set.Has(prefix + gramFile) {
 		var shape []int
-		if shape, m.gram, err = set.ReadNPY(gramFile); err != nil {
-			return nil, fmt.Errorf("load model: %w", err)
+		if shape, m.gram, err = set.ReadNPY(prefix + gramFile); err != nil {
+			return fmt.Errorf("load model: %w", err)
 		}
 		if n := m.train.Len(); !slices.Equal(shape, []int{n, n}) {
-			return nil, invalid("%s has shape %v, want (%d, %d)", gramFile, shape, n, n)
+			return invalid("%s has shape %v, want (%d, %d)", prefix+gramFile, shape, n, n)
 		}
 	}
 	if err := m.kind.check(m); err != nil {
-		return nil, invalid("%v", err)
+		return invalid("%s%v", what, err)
 	}
-	return m, nil
+	return nil
 }
 
 // check checks the record against the descriptors it goes with.

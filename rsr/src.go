@@ -75,6 +75,23 @@ type Decision struct {
 	Certificate
 }
 
+// Costs returns the cost of each class of d, in the order of Labels,
+// lower meaning more likely, for adding up decisions on several regions
+// of an image: the residuals ε_i of Eqn. 9 themselves for MinResidual,
+// and for the similarity rules each class's shortfall from the best,
+// max_j h_j − h_i, so that costs are non-negative either way.
+func (c *Classifier) Costs(d Decision) []float64 {
+	out := slices.Clone(d.Scores)
+	if c.rule == MinResidual {
+		return out
+	}
+	best := slices.Max(d.Scores)
+	for i, h := range d.Scores {
+		out[i] = best - h
+	}
+	return out
+}
+
 // Rank returns the class labels of d ordered from best to worst score, ties
 // broken by ascending label: the input of a cumulative matching
 // characteristic (CMC) curve. It panics when d has more scores than c has

@@ -106,15 +106,18 @@ func TestSimilarityRules(t *testing.T) {
 	labels := []int{7, 7, 3, 3}
 	kx := []float64{0.5, 0.3, 0.45, 0.05}
 	// v = [0.4, 0.2, 0.35, 0]: class 3 has sum 0.35, max 0.35; class 7 sum 0.6, max 0.4.
+	// Costs: the residuals themselves, or the shortfall from the best
+	// similarity.
 	for _, tc := range []struct {
 		rule   rsr.Rule
 		scores []float64 // in label order 3, 7
+		costs  []float64
 		label  int
 	}{
-		{rsr.SumCoefficients, []float64{0.35, 0.6}, 7},
-		{rsr.MaxCoefficient, []float64{0.35, 0.4}, 7},
+		{rsr.SumCoefficients, []float64{0.35, 0.6}, []float64{0.25, 0}, 7},
+		{rsr.MaxCoefficient, []float64{0.35, 0.4}, []float64{0.05, 0}, 7},
 		// ε_3 = 1 − 2(0.35·0.45) + 0.35², ε_7 = 1 − 2(0.4·0.5 + 0.2·0.3) + 0.4² + 0.2²
-		{rsr.MinResidual, []float64{1 - 0.315 + 0.1225, 1 - 0.52 + 0.2}, 7},
+		{rsr.MinResidual, []float64{1 - 0.315 + 0.1225, 1 - 0.52 + 0.2}, []float64{1 - 0.315 + 0.1225, 1 - 0.52 + 0.2}, 7},
 	} {
 		c, err := rsr.FitClassifier(K, labels, rsr.ClassifierOptions{Rule: tc.rule, Lasso: rsr.LassoOptions{Lambda: 0.2, Tol: 1e-12}})
 		if err != nil {
@@ -124,9 +127,14 @@ func TestSimilarityRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		costs := c.Costs(d)
 		for i := range tc.scores {
 			if math.Abs(d.Scores[i]-tc.scores[i]) > 1e-9 {
 				t.Errorf("%v: scores %v, want %v", tc.rule, d.Scores, tc.scores)
+				break
+			}
+			if math.Abs(costs[i]-tc.costs[i]) > 1e-9 {
+				t.Errorf("%v: costs %v, want %v", tc.rule, costs, tc.costs)
 				break
 			}
 		}

@@ -45,6 +45,7 @@ func fitCommand() *cli.Command {
 		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of every random choice: the cross-validation folds, the SVM's calibration, random blocks", DefaultText: "the config's, else 0"},
 		&cli.IntFlag{Name: "workers", Usage: "number `N` of goroutines (0: all cores); the model does not depend on it"},
 		whereFlag,
+		&cli.StringFlag{Name: "fusion", Usage: "make each image one item of its regions (--regions with several, e.g. whole+grid:3x3:16), their class costs fused by the `RULES` chosen among by cross-validation: sum, normalized, vote, weighted (rsr, logE-SR, stein-svm, nn but airm)", DefaultText: "a config's data.parts, else one answer per region"},
 	}
 	flags = append(flags, methodFlags...)
 	flags = append(flags, extractionFlags()...)
@@ -78,16 +79,29 @@ func fitCommand() *cli.Command {
 				if err := m.Write(f); err != nil {
 					return fmt.Errorf("fit: %w", err)
 				}
-				var chosen []string
-				for k, v := range m.Chosen() {
-					chosen = append(chosen, fmt.Sprintf("%s=%g", k, v))
+				chosen := params(m.Chosen())
+				if p := m.Parts(); p != nil {
+					var per []string
+					for r, ch := range p.Chosen {
+						per = append(per, fmt.Sprintf("region %s: %s", p.Regions[r], params(ch)))
+					}
+					chosen = fmt.Sprintf("%d regions fused by %s, weights %.3g; %s", len(p.Regions), p.Rule, p.Weights, strings.Join(per, "; "))
 				}
-				slices.Sort(chosen)
 				fmt.Fprintf(c.App.Writer, "fitted %s on %dx%d descriptors of %d classes in %.1f s (%s); model in %s\n",
-					m.Method(), m.Dim(), m.Dim(), len(m.Classes()), time.Since(start).Seconds(), strings.Join(chosen, " "), out)
+					m.Method(), m.Dim(), m.Dim(), len(m.Classes()), time.Since(start).Seconds(), chosen, out)
 				return nil
 			})
 		}))
+}
+
+// params formats chosen parameters as "k=v k=v", sorted.
+func params(chosen map[string]float64) string {
+	var out []string
+	for k, v := range chosen {
+		out = append(out, fmt.Sprintf("%s=%g", k, v))
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
 }
 
 // extractionFlags are describe's flags of the extraction options, which
@@ -111,6 +125,9 @@ func fitOptions(c *cli.Context) (model.Options, error) {
 		return model.Options{}, fmt.Errorf("fit: --method NAME is required (one of %v, or a method of --config)", model.Methods())
 	}
 	o := model.Options{Method: name, Folds: c.Int("folds"), Seed: c.Uint64("seed")}
+	if f := c.String("fusion"); f != "" {
+		o.Fusion = strings.Split(f, ",")
+	}
 	var err error
 	if o.Workers, err = workersFlag(c); err != nil {
 		return o, err
@@ -195,6 +212,13 @@ func configOptions(c *cli.Context, path string, o model.Options) (model.Options,
 		return o, fmt.Errorf("fit: --config %s: data.ridge lists %d candidates; a model is fitted with one", path, len(ds))
 	}
 	o.Describe = ds[0]
+	fusion, err := plan.Fusion()
+	if err != nil {
+		return o, fmt.Errorf("fit: --config: %w", err)
+	}
+	if !c.IsSet("fusion") {
+		o.Fusion = fusion
+	}
 	if o.Describe.MaxMemory, err = maxMemory(c); err != nil {
 		return o, err
 	}

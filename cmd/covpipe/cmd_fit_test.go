@@ -187,3 +187,39 @@ func TestFitLearnedDictionaries(t *testing.T) {
 		}
 	}
 }
+
+// TestFitFusion fits a model of five regions per image with --fusion and
+// checks that predict answers once per image, its region the whole
+// image, and that fit says how it fused.
+func TestFitFusion(t *testing.T) {
+	dir := t.TempDir()
+	train, test := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	gratingClasses(t, train, 5, 1)
+	gratingClasses(t, test, 3, 2)
+	m := filepath.Join(dir, "model")
+	stdout, stderr, err := runCLI(t, "fit", "--method", "rsr", "--sigma", "0.5", "--lambda-ratio", "0.1", "--features", "texture",
+		"--regions", "whole+grid:2x2", "--fusion", "sum,weighted", "--out", m, train)
+	if err != nil || !strings.Contains(stdout, "5 regions fused by ") {
+		t.Fatalf("fit --fusion: %v\n%s%s", err, stdout, stderr)
+	}
+	csvOut := filepath.Join(dir, "p.csv")
+	if _, stderr, err := runCLI(t, "predict", "--model", m, "--out", csvOut, test); err != nil {
+		t.Fatalf("predict: %v\n%s", err, stderr)
+	}
+	rows := readPredictions(t, csvOut)
+	right := 0
+	for _, r := range rows {
+		if r[1] != "16x16+0+0" {
+			t.Errorf("row %q: want the whole 16×16 image", r)
+		}
+		if filepath.Dir(r[0]) == r[2] {
+			right++
+		}
+	}
+	if len(rows) != 9 || right < 7 {
+		t.Errorf("%d rows, %d right; want 9 rows (one per image), 7 or more right", len(rows), right)
+	}
+	if _, _, err := runCLI(t, "fit", "--method", "nn", "--metric", "airm", "--features", "texture", "--regions", "whole+grid:2x2", "--fusion", "sum", "--out", filepath.Join(dir, "airm"), train); err == nil || !strings.Contains(err.Error(), "no class costs") {
+		t.Errorf("fit --fusion with nn-airm: %v", err)
+	}
+}

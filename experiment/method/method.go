@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/covpipe/covpipe/experiment/classify"
@@ -210,7 +209,7 @@ func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, t
 			out.Lambdas[i] = d.Lambda
 			out.Scores[i] = classify.RankedScore(out.Ranking[i], classes, c.Shares(d), d.SCI)
 			if out.Costs != nil {
-				out.Costs[i] = srcCosts(d.Scores, opts.Rule)
+				out.Costs[i] = c.Costs(d)
 			}
 			if d.Degenerate {
 				out.Degenerate++
@@ -225,20 +224,4 @@ func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, t
 		return nil, err
 	}
 	return out, nil
-}
-
-// srcCosts returns the class costs of an SRC decision's scores: the
-// residuals themselves for the residual rule, and for the similarity
-// rules each class's shortfall from the best, max_c h_c − h_c, so that
-// costs are non-negative and lower is better either way.
-func srcCosts(scores []float64, rule rsr.Rule) []float64 {
-	out := slices.Clone(scores)
-	if rule == rsr.MinResidual {
-		return out
-	}
-	best := slices.Max(scores)
-	for i, h := range scores {
-		out[i] = best - h
-	}
-	return out
 }
