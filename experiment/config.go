@@ -207,6 +207,12 @@ func Load(path string) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read experiment: %w", err)
 	}
+	return parseFile(path, b)
+}
+
+// parseFile parses b, the content of the experiment file path, as Load
+// does.
+func parseFile(path string, b []byte) (*Plan, error) {
 	p, err := Parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

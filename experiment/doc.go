@@ -29,6 +29,15 @@
 // tables, summary.md and figures, and writes them with results.json as
 // the run's output set.
 //
+// A run is a list of units, each a method on one repeat of a task that
+// draws splits, or a whole energy-curve or open-set task; each unit draws
+// its split and chooses its parameters by itself. RunPartial runs the
+// units of one shard (Options.Shard: every N-th unit) and returns their
+// records (Partial, with the experiment file and flags as Source); Merge
+// joins the Partials of every shard into the Results that Run gives, which
+// is itself RunPartial over all units then the same aggregation: the same
+// numbers, apart from timings.
+//
 // Protocols (task kinds) are one file each, protocol_*.go, registered in
 // the table of protocols.go: synthetic SPD classes (Table 1), fixed
 // metadata selectors (FERET, Table 2), random per-class splits and camera

@@ -176,7 +176,7 @@ func (p *openSetTask) run(e *engine, ti int) ([]Result, error) {
 	for mi := range methods {
 		runs[mi], params[mi], secs[mi] = make([]openSetRun, n), make([]map[string]float64, n), make([]float64, n)
 	}
-	err = e.classifyRepeats(p.Name, dr, func(r, mi int, in *instance, out *classify.Outcome, sec float64) error {
+	err = e.classifyRepeats(ti, p.Name, dr, func(r, mi int, in *instance, out *classify.Outcome, sec float64) error {
 		if len(out.Scores) != len(in.split.Test) {
 			return fmt.Errorf("method %q, repeat %d: %d scores for %d test items", e.cfg.Methods[mi].Name, r, len(out.Scores), len(in.split.Test))
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/progress"
+	"github.com/covpipe/covpipe/store"
 )
 
 // Options control a run.
@@ -39,6 +40,9 @@ type Options struct {
 	// bounds the image planes that descriptor extraction holds at once
 	// (describe.Options.MaxMemory). Negative is an error.
 	MaxMemory int64
+	// Shard, for RunPartial, names the share of the run's units to
+	// compute (see Merge); the zero value is all of them.
+	Shard store.Shard
 }
 
 // engine carries a run's shared state.
@@ -67,6 +71,10 @@ type engine struct {
 	fusions     fusionMemo
 	// bests remembers the choices of best methods (classifyBest).
 	bests classify.Once[choiceKey, int]
+	// owned holds the units this run computes (Options.Shard), and
+	// partial gathers their records.
+	owned   map[unit]bool
+	partial *Partial
 }
 
 func (e *engine) addTime(stage string, since time.Time) {
@@ -88,10 +96,36 @@ func (e *engine) seed(ti, r int) uint64 { return deriveSeed(e.cfg.Seed, uint64(t
 // results do not depend on the worker count. Descriptors are extracted once per run (and cached on disk when
 // opts.CacheDir is set); Stein divergences and other pairwise quantities
 // are computed once per data set and shared by methods and repeats.
+// opts.Shard is ignored: RunPartial runs a share.
 func Run(ctx context.Context, plan *Plan, opts Options) (*Results, error) {
+	opts.Shard = store.Shard{}
+	p, err := RunPartial(ctx, plan, Source{}, opts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.results(plan)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Logger != nil {
+		for _, r := range res.Results {
+			warn(opts.Logger, r)
+		}
+	}
+	return res, nil
+}
+
+// RunPartial runs the units of the plan that opts.Shard names (every
+// unit for the zero value: see Merge), as Run runs them, and returns
+// their records; src, the plan's experiment file and overrides, is
+// recorded for Merge. It returns Run's errors.
+func RunPartial(ctx context.Context, plan *Plan, src Source, opts Options) (*Partial, error) {
 	cfg := plan.Config
 	if err := cfg.checkRun(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if err := opts.Shard.Check(); err != nil {
+		return nil, err
 	}
 	if err := plan.CheckMemory(opts.MaxMemory); err != nil {
 		return nil, err
@@ -99,44 +133,62 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Results, error) {
 	if err := plan.checkPaths(opts.DataRoot); err != nil {
 		return nil, err
 	}
-	e := &engine{ctx: ctx, plan: plan, cfg: cfg, opts: opts, timings: map[string]float64{}}
+	e := &engine{ctx: ctx, plan: plan, cfg: cfg, opts: opts, timings: map[string]float64{}, owned: plan.ownedUnits(opts.Shard)}
 	e.workers = pool.Workers(cfg.Workers)
 	e.log = opts.Logger
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	e.rep = progress.Or(opts.Reporter)
-	res := &Results{
-		Name: cfg.Name, Version: version.String(), Seed: cfg.Seed, Repeats: cfg.Repeats,
-		Workers: e.workers, Cores: runtime.NumCPU(), Started: time.Now().UTC().Truncate(time.Second),
-		Config: cfg, DataRoot: opts.DataRoot, Timings: e.timings,
+	e.partial = &Partial{
+		Source: src, Shard: opts.Shard, Units: len(plan.units()), Version: version.String(), Workers: e.workers, Cores: runtime.NumCPU(),
+		Started: time.Now().UTC().Truncate(time.Second), Timings: e.timings, DataRoot: opts.DataRoot,
+	}
+	if e.partial.Shard == (store.Shard{}) {
+		e.partial.Shard = store.Shard{Index: 0, Count: 1}
 	}
 	start := time.Now()
 	for ti, task := range plan.tasks {
 		name := cfg.Tasks[ti].Name
-		var rs []Result
 		var err error
 		switch t := task.(type) { // one of the three (checkProtocol)
-		case combiner:
-			rs, err = combineAll(t, res.Results, cfg.Methods)
 		case runner:
-			rs, err = t.run(e, ti)
+			if e.owned[unit{ti, wholeTask, wholeTask}] {
+				var rs []Result
+				if rs, err = t.run(e, ti); err == nil {
+					e.taskPart(ti).Results = rs
+				}
+			}
 		case splitter:
-			var dr *drawer
-			if dr, err = t.open(e, ti); err == nil {
-				rs, err = e.repeat(name, dr)
+			if e.ownsAny(ti) {
+				var dr *drawer
+				if dr, err = t.open(e, ti); err == nil {
+					err = e.repeat(ti, name, dr)
+				}
 			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("task %q: %w", name, err)
 		}
-		for _, r := range rs {
-			warn(e.log, r)
-		}
-		res.Results = append(res.Results, rs...)
 	}
-	res.Seconds = time.Since(start).Seconds()
-	return res, nil
+	e.partial.Seconds = time.Since(start).Seconds()
+	return e.partial, nil
+}
+
+// ownsAny reports whether the run computes a unit of task ti.
+func (e *engine) ownsAny(ti int) bool {
+	for u := range e.owned {
+		if u.task == ti {
+			return true
+		}
+	}
+	return false
+}
+
+// owns reports whether the run computes method mi on repeat r of task ti:
+// its unit, or the whole task.
+func (e *engine) owns(ti, r, mi int) bool {
+	return e.owned[unit{ti, r, mi}] || e.owned[unit{ti, wholeTask, wholeTask}]
 }
 
 // images returns the data section's dataset, one Data per ridge
@@ -185,106 +237,54 @@ func (e *engine) prepareSplit(s *classify.Split) error {
 	return nil
 }
 
-// repeat runs every method on cfg.Repeats instances of a task
-// (classifyRepeats) and scores their predictions.
-func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
-	n := e.cfg.Repeats
-	// A record keeps what the results need, not the repeat's data: a
-	// synthetic task draws new data, with its pairwise matrices, in every
-	// repeat.
-	type record struct {
-		out          []*classify.Outcome // without predictions, rankings and scores
-		items        []*ItemScores
-		acc          []float64
-		cmc          [][]float64
-		secs         []float64
-		train, tests int
-		notes        []string
-	}
+// repeat runs every method the run owns on the cfg.Repeats instances of
+// a task (classifyRepeats) and records each outcome (UnitRecord), its
+// predictions scored and dropped, and the task's confusion counts.
+func (e *engine) repeat(ti int, task string, dr *drawer) error {
 	methods := e.plan.methods
-	recs := make([]record, n)
-	// Each repeat's predictions are scored as soon as its methods finish
-	// and then dropped: they are n_test × classes per method and repeat.
-	// The confusion counts are sums, the same in any order.
+	tp := e.taskPart(ti)
+	tp.Classes, tp.Notes, tp.Confusion = dr.classes, slices.Clone(dr.notes), make([][][]int, len(methods))
+	// The predictions are n_test × classes per method and repeat: each is
+	// scored as soon as its method finishes. The confusion counts are
+	// sums, the same in any order.
 	evs := make([]*evaluation, len(methods))
-	for mi := range evs {
-		evs[mi] = newEvaluation(dr.classes, e.cfg.CMC)
-	}
-	var evMu sync.Mutex
-	var classNames []string
-	err := e.classifyRepeats(task, dr, func(r, mi int, in *instance, out *classify.Outcome, secs float64) error {
-		rec := &recs[r]
-		if mi == 0 {
-			*rec = record{train: len(in.split.Train), tests: len(in.split.Test), notes: in.notes}
-			if r == 0 {
-				classNames = in.split.Data.Classes
-			}
-		}
+	namesFrom := -1
+	var mu sync.Mutex
+	err := e.classifyRepeats(ti, task, dr, func(r, mi int, in *instance, out *classify.Outcome, secs float64) error {
 		truth := classify.Pick(in.split.Data.Labels, in.split.Test)
-		rec.secs = append(rec.secs, secs)
-		evMu.Lock()
+		mu.Lock()
+		if evs[mi] == nil {
+			evs[mi] = newEvaluation(dr.classes, e.cfg.CMC)
+		}
 		acc, cmc, err := evs[mi].add(out.Pred, truth, out.Ranking)
-		evMu.Unlock()
+		if namesFrom < 0 || r < namesFrom {
+			namesFrom, tp.ClassNames = r, in.split.Data.Classes
+		}
+		mu.Unlock()
 		if err != nil {
 			return fmt.Errorf("method %q, repeat %d: %w", e.cfg.Methods[mi].Name, r, err)
 		}
-		rec.items = append(rec.items, itemScores(truth, out.Scores))
-		out.Pred, out.Ranking, out.Scores, out.Costs = nil, nil, nil, nil
-		rec.out = append(rec.out, out)
-		rec.acc = append(rec.acc, acc)
-		rec.cmc = append(rec.cmc, cmc)
+		rec := UnitRecord{
+			Task: ti, Repeat: r, Method: mi, Accuracy: acc, CMC: cmc, Seconds: secs,
+			Train: len(in.split.Train), Test: len(in.split.Test), Notes: in.notes,
+			Degenerate: out.Degenerate, Unconverged: out.Unconverged, Params: out.Params, Lambdas: out.Lambdas,
+			Fusion: out.Fusion, Chosen: out.Chosen, Items: itemScores(truth, out.Scores),
+		}
+		e.mu.Lock()
+		e.partial.Records = append(e.partial.Records, rec)
+		e.timings["methods"] += secs
+		e.mu.Unlock()
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]Result, len(methods))
-	for mi := range methods {
-		res := Result{Task: task, Method: e.cfg.Methods[mi].Name, Notes: slices.Clone(dr.notes)}
-		ev := evs[mi]
-		var cmcRuns [][]float64
-		var lambdas []float64
-		for _, rec := range recs {
-			o, cmc := rec.out[mi], rec.cmc[mi]
-			res.Runs = append(res.Runs, rec.acc[mi])
-			res.Seconds += rec.secs[mi]
-			res.Degenerate = append(res.Degenerate, o.Degenerate)
-			res.Unconverged = append(res.Unconverged, o.Unconverged)
-			res.Params = append(res.Params, o.Params)
-			if o.Fusion != nil {
-				res.Parts = append(res.Parts, o.Fusion)
-			}
-			if o.Chosen != "" {
-				res.Chosen = append(res.Chosen, o.Chosen)
-			}
-			if items := rec.items[mi]; items != nil {
-				res.Items = append(res.Items, items)
-			}
-			lambdas = append(lambdas, o.Lambdas...)
-			res.TrainItems = append(res.TrainItems, rec.train)
-			res.TestItems = append(res.TestItems, rec.tests)
-			if cmc != nil {
-				cmcRuns = append(cmcRuns, cmc)
-			}
-			for _, note := range rec.notes {
-				if !slices.Contains(res.Notes, note) {
-					res.Notes = append(res.Notes, note)
-				}
-			}
+	for mi, ev := range evs {
+		if ev != nil {
+			tp.Confusion[mi] = ev.confusion
 		}
-		res.AccuracyMean, res.AccuracyStd = meanStd(res.Runs)
-		res.Lambda = spreadOf(lambdas)
-		res.PerClass = percents(ev.perClass())
-		res.Confusion = ev.confusion
-		res.Classes = classNames
-		if len(cmcRuns) > 0 {
-			res.CMC, res.CMCStd = meanStdColumns(cmcRuns)
-			res.CMCRuns = cmcRuns
-		}
-		out[mi] = res
 	}
-	e.timings["methods"] += sumSecs(out)
-	return out, nil
+	return nil
 }
 
 // classifyRepeats runs every method on the cfg.Repeats instances of a
@@ -293,9 +293,23 @@ func (e *engine) repeat(task string, dr *drawer) ([]Result, error) {
 // numbers), and passes each method's outcome on each repeat, with the
 // seconds it took, to each, which is called from the repeat's goroutine,
 // for the methods in order.
-func (e *engine) classifyRepeats(task string, dr *drawer, each func(r, mi int, in *instance, out *classify.Outcome, secs float64) error) error {
+func (e *engine) classifyRepeats(ti int, task string, dr *drawer, each func(r, mi int, in *instance, out *classify.Outcome, secs float64) error) error {
 	n := e.cfg.Repeats
 	methods := e.plan.methods
+	var repeats []int // those with a method to run
+	total := 0
+	for r := range n {
+		k := 0
+		for mi := range methods {
+			if e.owns(ti, r, mi) {
+				k++
+			}
+		}
+		if k > 0 {
+			repeats = append(repeats, r)
+			total += k
+		}
+	}
 	draw := func(r int) (*instance, error) {
 		in, err := dr.draw(r)
 		if err != nil {
@@ -306,17 +320,21 @@ func (e *engine) classifyRepeats(task string, dr *drawer, each func(r, mi int, i
 		}
 		return in, nil
 	}
-	first, err := draw(0)
+	if len(repeats) == 0 {
+		return nil
+	}
+	first, err := draw(repeats[0])
 	if err != nil {
 		return err
 	}
 	outer, inner := e.parallelism()
-	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", task, n, len(methods)), n*len(methods))
-	err = pool.ForCtx(e.ctx, n, outer, func(_, r int) error {
+	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", task, n, len(methods)), total)
+	err = pool.ForCtx(e.ctx, len(repeats), outer, func(_, k int) error {
+		r := repeats[k]
 		var in *instance
-		if r == 0 {
-			// Only repeat 0 reads first: once it is done, its split and the
-			// pairwise values it holds can go.
+		if k == 0 {
+			// Only the first repeat reads first: once it is done, its split
+			// and the pairwise values it holds can go.
 			in, first = first, nil
 		} else {
 			var err error
@@ -334,6 +352,9 @@ func (e *engine) classifyRepeats(task string, dr *drawer, each func(r, mi int, i
 			return fmt.Errorf("repeat %d: %w", r, err)
 		}
 		for mi, m := range methods {
+			if !e.owns(ti, r, mi) {
+				continue
+			}
 			t0 := time.Now()
 			out, err := e.classifyMethod(m, in.split)
 			if err != nil {

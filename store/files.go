@@ -145,6 +145,8 @@ func remedyOf(format string) string {
 		return "rerun covpipe encode"
 	case kind(FormatRun):
 		return "rerun covpipe run (or covpipe report)"
+	case kind(FormatRunShard):
+		return "rerun covpipe run --shard"
 	case kind(FormatModel):
 		return "rerun covpipe fit"
 	case kind(FormatPredictions):

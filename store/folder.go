@@ -37,6 +37,7 @@ const (
 	FormatDictionary  = "covpipe-dictionary/1"  // covpipe learn
 	FormatCodes       = "covpipe-codes/1"       // covpipe encode
 	FormatRun         = "covpipe-run/1"         // covpipe run and covpipe report
+	FormatRunShard    = "covpipe-run-shard/1"   // covpipe run --shard
 	FormatModel       = "covpipe-model/1"       // covpipe fit (package model)
 	FormatPredictions = "covpipe-predictions/1" // covpipe predict into a folder
 )

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -74,4 +75,88 @@ func (s Shard) Range(n int) (lo, hi int) {
 func part(n, i, count int) int {
 	q, r := n/count, n%count
 	return i*q + i*r/count
+}
+
+// Environment variables that AutoShard reads.
+const (
+	// EnvShardCount gives the number of shards where the scheduler does
+	// not export it (a Kubernetes Indexed Job: its completions).
+	EnvShardCount = "COVPIPE_SHARD_COUNT"
+)
+
+// AutoShard resolves "auto" or "auto/N" (ParseShard's other forms are
+// returned as ParseShard returns them) from the scheduler's environment,
+// read through getenv (os.Getenv):
+//
+//   - a Slurm array job: the index SLURM_ARRAY_TASK_ID −
+//     SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT tasks, for an array
+//     of consecutive indices (--array=0-7, or 1-8);
+//   - a Kubernetes Indexed Job: the index JOB_COMPLETION_INDEX of N
+//     shards, N from "auto/N" or else COVPIPE_SHARD_COUNT (Kubernetes
+//     does not export the job's completions).
+//
+// An N given as auto/N must agree with Slurm's count. The error wraps
+// ErrShard and names the variables when neither scheduler's is set, or
+// when they do not make a shard (an array with a step or gaps, an index
+// out of range).
+func AutoShard(s string, getenv func(string) string) (Shard, error) {
+	rest, ok := strings.CutPrefix(s, "auto")
+	if !ok || (rest != "" && rest[0] != '/') {
+		return ParseShard(s)
+	}
+	given := 0
+	if rest != "" {
+		n, err := strconv.Atoi(rest[1:])
+		if err != nil || n < 1 || rest[1] == '+' {
+			return Shard{}, fmt.Errorf("%w: %q: want auto or auto/N with N >= 1", ErrShard, s)
+		}
+		given = n
+	}
+	num := func(name string) (int, error) {
+		v, err := strconv.Atoi(getenv(name))
+		if err != nil {
+			return 0, fmt.Errorf("%w: %s: %s=%q is not a number", ErrShard, s, name, getenv(name))
+		}
+		return v, nil
+	}
+	var sh Shard
+	switch {
+	case getenv("SLURM_ARRAY_TASK_ID") != "":
+		var vals [4]int
+		for k, name := range []string{"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_COUNT"} {
+			v, err := num(name)
+			if err != nil {
+				return Shard{}, err
+			}
+			vals[k] = v
+		}
+		id, lo, hi, count := vals[0], vals[1], vals[2], vals[3]
+		if step := getenv("SLURM_ARRAY_TASK_STEP"); (step != "" && step != "1") || hi-lo+1 != count {
+			return Shard{}, fmt.Errorf("%w: %s: the Slurm array %d-%d (step %s) has %d tasks: shards need consecutive indices, e.g. --array=0-%d", ErrShard, s, lo, hi, cmp.Or(step, "1"), count, count-1)
+		}
+		if given != 0 && given != count {
+			return Shard{}, fmt.Errorf("%w: %s: the Slurm array has %d tasks, not %d", ErrShard, s, count, given)
+		}
+		sh = Shard{Index: id - lo, Count: count}
+	case getenv("JOB_COMPLETION_INDEX") != "":
+		id, err := num("JOB_COMPLETION_INDEX")
+		if err != nil {
+			return Shard{}, err
+		}
+		if given == 0 {
+			if getenv(EnvShardCount) == "" {
+				return Shard{}, fmt.Errorf("%w: %s: JOB_COMPLETION_INDEX=%d but no shard count: give auto/N (N the Job's completions) or set %s", ErrShard, s, id, EnvShardCount)
+			}
+			if given, err = num(EnvShardCount); err != nil {
+				return Shard{}, err
+			}
+		}
+		sh = Shard{Index: id, Count: given}
+	default:
+		return Shard{}, fmt.Errorf("%w: %s: neither a Slurm array job (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) nor a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) set this process's environment: give I/N", ErrShard, s)
+	}
+	if err := sh.Check(); err != nil {
+		return Shard{}, fmt.Errorf("%s from the environment: %w", s, err)
+	}
+	return sh, nil
 }

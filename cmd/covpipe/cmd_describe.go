@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -31,7 +32,7 @@ func describeCommand() *cli.Command {
 			&cli.StringFlag{Name: "estimator", Value: covariance.SCM.String(), Usage: "covariance `ESTIMATOR`, before the ridge: scm (the sample covariance), lwf (Ledoit-Wolf shrinkage towards a multiple of I) or oas (Oracle Approximating Shrinkage); lwf and oas are positive definite without a ridge where scm is singular (fewer pixels than features)"},
 			&cli.StringFlag{Name: "normalize", Value: covariance.NormNone.String(), Usage: "normalisation `KIND` of each descriptor, after the ridge: none, trace (C/tr C), det (C/det(C)^(1/d)) or corr (the correlation matrix)"},
 			&cli.IntFlag{Name: "workers", Usage: "number `N` of images processed at once (0: all cores); the output does not depend on it"},
-			&cli.StringFlag{Name: "shard", Usage: "describe only part `I/N` (0 <= I < N) of the images"},
+			&cli.StringFlag{Name: "shard", Usage: "describe only part `I/N` (0 <= I < N) of the images; auto (or auto/N) reads I and N from a Slurm array job's or a Kubernetes Indexed Job's environment (N from COVPIPE_SHARD_COUNT there)"},
 			switchFlag("skip-bad", "list failing images in failures.csv and go on, instead of stopping at the first (a run where every image fails is still an error)"),
 			maxMemoryFlag("the float64 planes of the images in progress, estimated from each file's header: images over it fail, the others wait for room"),
 		},
@@ -160,7 +161,7 @@ func describeOptions(c *cli.Context) (describe.Options, error) {
 		return o, err
 	}
 	if s := c.String("shard"); s != "" {
-		if o.Shard, err = store.ParseShard(s); err != nil {
+		if o.Shard, err = store.AutoShard(s, os.Getenv); err != nil {
 			return o, fmt.Errorf("--shard: %w", err)
 		}
 	}

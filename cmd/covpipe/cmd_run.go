@@ -29,6 +29,7 @@ func runCommand() *cli.Command {
 			switchFlag("no-cache", "extract descriptors without reading or writing the cache"),
 			&cli.StringFlag{Name: "methods", Usage: "run only the methods `NAMES` of the config (comma-separated), e.g. --methods rsr,nn-stein"},
 			maxMemoryFlag("what the config's settings make the run hold (repeats, samples, regions per image, ...), estimated before anything is allocated, and on the image planes of descriptor extraction: a config over it fails naming the setting"),
+			&cli.StringFlag{Name: "shard", Usage: "run only share `I/N` of the run's units (task, repeat, method), writing partial results that covpipe merge joins; auto (or auto/N) reads I and N from a Slurm array job's or a Kubernetes Indexed Job's environment"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to `FILE` (for go tool pprof)"},
 			&cli.StringFlag{Name: "memprofile", Usage: "write a heap profile of all allocations to `FILE` when the run ends (go tool pprof -sample_index=alloc_space)"},
 		},
@@ -36,37 +37,46 @@ func runCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return argsError(c, "exactly one CONFIG file")
 			}
-			plan, err := experiment.Load(c.Args().First())
+			var o experiment.Overrides
+			o.Quick = c.Bool("quick")
+			if c.IsSet("methods") {
+				o.Methods = strings.Split(c.String("methods"), ",")
+			}
+			if c.IsSet("repeats") {
+				o.Repeats = c.Int("repeats")
+			}
+			if c.IsSet("seed") {
+				seed := c.Uint64("seed")
+				o.Seed = &seed
+			}
+			if c.IsSet("workers") {
+				w, err := workersFlag(c)
+				if err != nil {
+					return err
+				}
+				o.Workers = &w
+			}
+			src, plan, err := experiment.LoadSource(c.Args().First(), experiment.Overrides{})
 			if err != nil {
 				return err
 			}
+			if c.IsSet("repeats") && o.Repeats < 1 {
+				return fmt.Errorf("run: --repeats %d, want >= 1", o.Repeats)
+			}
+			if err := plan.Override(o); err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+			src.Overrides = o
 			log := newLogger(c.App.ErrWriter)
 			for _, w := range plan.Warnings() {
 				log.Warn(w, "config", c.Args().First())
 			}
 			cfg := plan.Config
-			if c.Bool("quick") {
-				if err := plan.Quick(); err != nil {
-					return err
-				}
-			}
-			if c.IsSet("methods") {
-				if err := plan.KeepMethods(strings.Split(c.String("methods"), ",")); err != nil {
-					return fmt.Errorf("run: --methods: %w", err)
-				}
-			}
-			if c.IsSet("repeats") {
-				if c.Int("repeats") < 1 {
-					return fmt.Errorf("run: --repeats %d, want >= 1", c.Int("repeats"))
-				}
-				cfg.Repeats = c.Int("repeats")
-			}
-			if c.IsSet("seed") {
-				cfg.Seed = c.Uint64("seed")
-			}
-			if c.IsSet("workers") {
-				if cfg.Workers, err = workersFlag(c); err != nil {
-					return err
+			var shard store.Shard
+			sharded := c.IsSet("shard")
+			if s := c.String("shard"); sharded {
+				if shard, err = store.AutoShard(s, os.Getenv); err != nil {
+					return fmt.Errorf("run: --shard: %w", err)
 				}
 			}
 			limit, err := maxMemory(c)
@@ -82,10 +92,17 @@ func runCommand() *cli.Command {
 				if err != nil {
 					return fmt.Errorf("run: the config's name %q cannot name its output folder out/NAME (%v): give --out DIR", cfg.Name, err)
 				}
+				if sharded {
+					name += fmt.Sprintf(".shard-%d-of-%d", shard.Index, shard.Count)
+				}
 				out = filepath.Join("out", name)
 			}
+			format := store.FormatRun
+			if sharded {
+				format = store.FormatRunShard
+			}
 			// The output folder is taken before anything is computed.
-			return intoFolder(c, out, store.FormatRun, func(dst *store.Folder) error {
+			return intoFolder(c, out, format, func(dst *store.Folder) error {
 				if p := c.String("cpuprofile"); p != "" {
 					f, err := os.Create(p)
 					if err != nil {
@@ -108,35 +125,79 @@ func runCommand() *cli.Command {
 				if !c.Bool("no-cache") {
 					cache = cacheDir(c.String("cache"))
 				}
-				res, err := experiment.Run(c.Context, plan, experiment.Options{
+				opts := experiment.Options{
 					Reporter:  newReporter(c.Context, c.App.ErrWriter, log),
 					Logger:    log,
 					DataRoot:  dataRoot(c.String("data")),
 					CacheDir:  cache,
 					MaxMemory: limit,
-				})
+					Shard:     shard,
+				}
+				if sharded {
+					return runShard(c, dst, plan, src, opts, out)
+				}
+				res, err := experiment.Run(c.Context, plan, opts)
 				if err != nil {
 					return err
 				}
 				if err := writeRun(dst, res, nil); err != nil {
 					return err
 				}
-				fmt.Fprintf(c.App.Writer, "%s\nwall time %.1f s; results in %s\n",
-					report.Tables(res), res.Seconds, filepath.Join(out, experiment.ResultsFile))
-				notes := report.Notes(res)
-				for i, n := range notes {
-					if i == maxNotes {
-						fmt.Fprintf(c.App.Writer, "note: %d more in %s\n", len(notes)-i, filepath.Join(out, report.SummaryFile))
-						break
-					}
-					fmt.Fprintf(c.App.Writer, "note: %s\n", n)
-				}
-				for _, w := range report.Warnings(res) {
-					fmt.Fprintf(c.App.Writer, "warning: %s\n", w)
-				}
-				return nil
+				return printRun(c, res, out)
 			})
 		})
+}
+
+// runShard runs the share opts.Shard of the plan's units and writes their
+// partial results into dst (partial.json), for covpipe merge.
+func runShard(c *cli.Context, dst *store.Folder, plan *experiment.Plan, src experiment.Source, opts experiment.Options, out string) error {
+	p, err := experiment.RunPartial(c.Context, plan, src, opts)
+	if err != nil {
+		return err
+	}
+	b, err := p.Encode()
+	if err != nil {
+		return err
+	}
+	if err := dst.WriteFile(experiment.PartialFile, b); err != nil {
+		return err
+	}
+	if err := dst.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "shard %s: %d of the run's %d units in %.1f s; partial results in %s (join the shards with covpipe merge --out DIR SHARD_DIR...)\n",
+		p.Shard, len(p.Records)+wholeTasks(p), p.Units, p.Seconds, filepath.Join(out, experiment.PartialFile))
+	return nil
+}
+
+// wholeTasks counts the whole tasks a shard ran.
+func wholeTasks(p *experiment.Partial) int {
+	n := 0
+	for _, t := range p.Tasks {
+		if len(t.Results) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// printRun prints the table of res, where its results are, and its notes
+// and warnings.
+func printRun(c *cli.Context, res *experiment.Results, out string) error {
+	fmt.Fprintf(c.App.Writer, "%s\nwall time %.1f s; results in %s\n",
+		report.Tables(res), res.Seconds, filepath.Join(out, experiment.ResultsFile))
+	notes := report.Notes(res)
+	for i, n := range notes {
+		if i == maxNotes {
+			fmt.Fprintf(c.App.Writer, "note: %d more in %s\n", len(notes)-i, filepath.Join(out, report.SummaryFile))
+			break
+		}
+		fmt.Fprintf(c.App.Writer, "note: %s\n", n)
+	}
+	for _, w := range report.Warnings(res) {
+		fmt.Fprintf(c.App.Writer, "warning: %s\n", w)
+	}
+	return nil
 }
 
 // writeRun writes a run's output set into f and commits it: results.json
