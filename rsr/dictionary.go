@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/progress"
@@ -25,7 +26,16 @@ const (
 	// training set (spd.KMeans with the AIRM and Karcher-mean centroids),
 	// the "clustering on the manifold" of Algorithm 1.
 	InitKMeans
+	// InitRandomSPD draws N random SPD matrices with the training set's
+	// spectrum and random eigenvectors (RandomSPDAtoms).
+	InitRandomSPD
+	// InitWishart draws N Wishart matrices of mean I, whatever the
+	// training set (WishartAtoms).
+	InitWishart
 )
+
+// initMethods are the InitMethods, in the order of their names' list.
+var initMethods = []InitMethod{InitRandom, InitKMeans, InitRandomSPD, InitWishart}
 
 func (m InitMethod) String() string {
 	switch m {
@@ -33,18 +43,23 @@ func (m InitMethod) String() string {
 		return "random"
 	case InitKMeans:
 		return "kmeans"
+	case InitRandomSPD:
+		return "random-spd"
+	case InitWishart:
+		return "wishart"
 	}
 	return fmt.Sprintf("InitMethod(%d)", int(m))
 }
 
-// ParseInitMethod parses "random" or "kmeans". The error wraps ErrInput.
+// ParseInitMethod parses "random", "kmeans", "random-spd" or "wishart".
+// The error wraps ErrInput.
 func ParseInitMethod(s string) (InitMethod, error) {
-	for _, m := range []InitMethod{InitRandom, InitKMeans} {
+	for _, m := range initMethods {
 		if m.String() == s {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: unknown dictionary initialisation %q (want random or kmeans)", ErrInput, s)
+	return 0, fmt.Errorf("%w: unknown dictionary initialisation %q (want random, kmeans, random-spd or wishart)", ErrInput, s)
 }
 
 // DictionaryOptions configure FitDictionary. Atoms and Kernel.Sigma must
@@ -88,6 +103,10 @@ type DictionaryOptions struct {
 	// dictionary's Lasso options take it as their Workers unless
 	// Lasso.Workers is set, so that Dictionary.Transform codes on as many.
 	Workers int
+	// Update selects the atom update: FixedPoint (default, the paper's)
+	// or RiemannianGradient, which never normalises (KeepScale does not
+	// apply) and never raises J.
+	Update AtomUpdate
 	// KeepScale skips the normalisation of Algorithm 1's last step
 	// (D_r ← D_r/‖D_r‖₂), leaving each updated atom where the update puts
 	// it, at a stationary point of J. The normalisation removes no
@@ -124,8 +143,10 @@ func (o DictionaryOptions) validate(m, d int) error {
 		return fmt.Errorf("%w: iterations = %d must be >= 0", ErrInput, o.Iters)
 	case !(o.Tol >= 0 && o.Tol < 1):
 		return fmt.Errorf("%w: learning tolerance = %v must be in [0, 1)", ErrInput, o.Tol)
-	case o.Init != InitRandom && o.Init != InitKMeans:
+	case !slices.Contains(initMethods, o.Init):
 		return fmt.Errorf("%w: unknown initialisation %v", ErrInput, o.Init)
+	case !slices.Contains(atomUpdates, o.Update):
+		return fmt.Errorf("%w: unknown atom update %v", ErrInput, o.Update)
 	}
 	if err := o.Kernel.Check(d); err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)
@@ -300,6 +321,9 @@ type learner struct {
 	aws []*atomWork
 	// kept records each atom's guard outcome in the last update.
 	kept []guard
+	// fresh says that kx and kfull are already the kernels of atoms (the
+	// Riemannian update's line search computed them).
+	fresh bool
 }
 
 func newLearner(ctx context.Context, train *spd.Set, o DictionaryOptions) (*learner, error) {
@@ -338,6 +362,10 @@ func (l *learner) initialAtoms(ctx context.Context) (*spd.Set, error) {
 	switch l.o.Init {
 	case InitKMeans:
 		return kmeansAtoms(ctx, l.train, l.o)
+	case InitRandomSPD:
+		return RandomSPDAtoms(l.train, l.n, l.o.Seed)
+	case InitWishart:
+		return WishartAtoms(l.train.Dim(), l.n, l.o.Seed)
 	default:
 		// A partial Fisher–Yates shuffle: N distinct indices.
 		rng := rand.New(rand.NewPCG(l.o.Seed, 0x44494354)) // "DICT"
@@ -359,9 +387,12 @@ func (l *learner) run(ctx context.Context) (*Dictionary, error) {
 	defer rep.End()
 	dict := &Dictionary{Kernel: l.o.Kernel, Lasso: l.o.Lasso}
 	for t := 0; ; t++ {
-		if err := l.kernels(ctx); err != nil {
-			return nil, err
+		if !l.fresh {
+			if err := l.kernels(ctx); err != nil {
+				return nil, err
+			}
 		}
+		l.fresh = false
 		it, jUpdated, err := l.code(ctx, t > 0)
 		if err != nil {
 			return nil, err
@@ -377,7 +408,11 @@ func (l *learner) run(ctx context.Context) (*Dictionary, error) {
 			dict.J, dict.Unconverged = it.J, it.Unconverged
 			break
 		}
-		if err := l.update(ctx, &it); err != nil {
+		update := l.update
+		if l.o.Update == RiemannianGradient {
+			update = l.riemannianUpdate
+		}
+		if err := update(ctx, &it); err != nil {
 			return nil, err
 		}
 		dict.History = append(dict.History, it)

@@ -16,15 +16,17 @@ import (
 func BenchmarkLearnIteration(b *testing.B) {
 	train := mixtureSet(b, 1, 2220, 5, 111, 2)
 	for _, c := range []struct {
-		name  string
-		lasso LassoOptions
+		name   string
+		lasso  LassoOptions
+		update AtomUpdate
 	}{
-		{"lambda=0.05", LassoOptions{Lambda: 0.05}},
-		{"lambda=0.01", LassoOptions{Lambda: 0.01}},
-		{"ratio=0.1", LassoOptions{LambdaRatio: 0.1}},
+		{"lambda=0.05", LassoOptions{Lambda: 0.05}, FixedPoint},
+		{"lambda=0.01", LassoOptions{Lambda: 0.01}, FixedPoint},
+		{"ratio=0.1", LassoOptions{LambdaRatio: 0.1}, FixedPoint},
+		{"ratio=0.1/riemannian", LassoOptions{LambdaRatio: 0.1}, RiemannianGradient},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			l, err := newLearner(context.Background(), train, DictionaryOptions{Atoms: 128, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: c.lasso, Workers: 2, Seed: 1})
+			l, err := newLearner(context.Background(), train, DictionaryOptions{Atoms: 128, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: c.lasso, Workers: 2, Seed: 1, Update: c.update})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -36,7 +38,11 @@ func BenchmarkLearnIteration(b *testing.B) {
 			if it, _, err = l.code(context.Background(), false); err != nil {
 				b.Fatal(err)
 			}
-			if err := l.update(context.Background(), &it); err != nil {
+			update := l.update
+			if c.update == RiemannianGradient {
+				update = l.riemannianUpdate
+			}
+			if err := update(context.Background(), &it); err != nil {
 				b.Fatal(err)
 			}
 			var kern, code, upd time.Duration
@@ -53,7 +59,7 @@ func BenchmarkLearnIteration(b *testing.B) {
 					b.Fatal(err)
 				}
 				t2 := time.Now()
-				if err := l.update(context.Background(), &it); err != nil {
+				if err := update(context.Background(), &it); err != nil {
 					b.Fatal(err)
 				}
 				t3 := time.Now()

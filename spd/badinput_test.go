@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"math"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"slices"
@@ -614,6 +615,44 @@ func badInputTable(t *testing.T) map[string][]badCase {
 				}
 				return cs
 			}()),
+		"FitSpectrum": {
+			{"nil set", func() error { _, err := FitSpectrum(nil); return err }, ErrEmpty, ""},
+			{"empty set", func() error { _, err := FitSpectrum(set.Subset(nil)); return err }, ErrEmpty, ""},
+		},
+		"Spectrum.Draw": {
+			{"empty", func() error { _, err := Spectrum{}.Draw(rand.New(rand.NewPCG(1, 1))); return err }, ErrEmpty, ""},
+			{"lengths differ", func() error {
+				_, err := Spectrum{Mean: []float64{0, 0}, Std: []float64{1}}.Draw(rand.New(rand.NewPCG(1, 1)))
+				return err
+			}, ErrDimension, ""},
+			{"nil rng", func() error { _, err := Spectrum{Mean: []float64{0}, Std: []float64{1}}.Draw(nil); return err }, ErrParameter, ""},
+			{"NaN mean", func() error {
+				_, err := Spectrum{Mean: []float64{math.NaN()}, Std: []float64{1}}.Draw(rand.New(rand.NewPCG(1, 1)))
+				return err
+			}, ErrNotFinite, ""},
+			{"Inf std", func() error {
+				_, err := Spectrum{Mean: []float64{0}, Std: []float64{math.Inf(1)}}.Draw(rand.New(rand.NewPCG(1, 1)))
+				return err
+			}, ErrNotFinite, ""},
+			{"negative std", func() error {
+				_, err := Spectrum{Mean: []float64{0}, Std: []float64{-1}}.Draw(rand.New(rand.NewPCG(1, 1)))
+				return err
+			}, ErrParameter, ""},
+			{"eigenvalue overflows", func() error {
+				_, err := Spectrum{Mean: []float64{1000}, Std: []float64{0}}.Draw(rand.New(rand.NewPCG(1, 1)))
+				return err
+			}, ErrNotFinite, ""},
+		},
+		"RandomOrthogonal": {
+			{"d = 0", func() error { _, err := RandomOrthogonal(0, rand.New(rand.NewPCG(1, 1))); return err }, ErrDimension, ""},
+			{"d too large", func() error { _, err := RandomOrthogonal(1<<20, rand.New(rand.NewPCG(1, 1))); return err }, ErrDimension, ""},
+			{"nil rng", func() error { _, err := RandomOrthogonal(3, nil); return err }, ErrParameter, ""},
+		},
+		"Wishart": {
+			{"d = 0", func() error { _, err := Wishart(0, 1, rand.New(rand.NewPCG(1, 1))); return err }, ErrDimension, ""},
+			{"nu < d", func() error { _, err := Wishart(3, 2, rand.New(rand.NewPCG(1, 1))); return err }, ErrParameter, ""},
+			{"nil rng", func() error { _, err := Wishart(3, 4, nil); return err }, ErrParameter, ""},
+		},
 		"KMeans": slices.Concat(
 			setCases(t, func(s *Set) error { return kmeans(s, kmOK) }),
 			metricCases(func(m Metric) error { return kmeans(set, KMeansOptions{K: 1, Metric: m}) }),

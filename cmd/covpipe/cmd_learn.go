@@ -50,6 +50,7 @@ type learnLog struct {
 	Lambda      float64 `json:"lambda,omitempty"`
 	LambdaRatio float64 `json:"lambda_ratio,omitempty"`
 	KeepScale   bool    `json:"keep_scale"`
+	Update      string  `json:"update"`
 	// Class is the class the atoms were learned from (--class), and
 	// Extraction the extraction options of its descriptors, so that
 	// covpipe fit can label the atoms and describe images as they were.
@@ -67,10 +68,11 @@ func learnCommand() *cli.Command {
 	return command("learn", "DESCRIPTORS", "learn a dictionary of SPD atoms from descriptors (the paper's Algorithm 1)",
 		append(codingFlags("(d-1)/2, or 0.5 for d <= 2", "a ratio of 0.1"),
 			requiredInt{&cli.IntFlag{Name: "atoms", Usage: "dictionary size `N` (required)"}},
-			&cli.StringFlag{Name: "init", Value: "random", Usage: "initial atoms `INIT`: random (N random samples) or kmeans (Riemannian k-means centroids)"},
+			&cli.StringFlag{Name: "init", Value: "random", Usage: "initial atoms `INIT`: random (N random samples), kmeans (Riemannian k-means centroids), random-spd (random SPD matrices of the samples' spectrum) or wishart (Wishart matrices of mean I)"},
 			&cli.IntFlag{Name: "iters", Value: 20, Usage: "iterations `T` of Algorithm 1"},
 			&cli.Float64Flag{Name: "tolerance", Usage: "stop early when J's relative change is below `TOL` (0: run every iteration)"},
 			switchFlag("keep-scale", "skip Algorithm 1's last step, normalising each atom by its largest eigenvalue"),
+			&cli.StringFlag{Name: "update", Value: "fixed-point", Usage: "atom `UPDATE`: fixed-point (the paper's) or riemannian (a Riemannian gradient step with Armijo's line search: J never rises)"},
 			&cli.StringFlag{Name: "class", Usage: "learn from the descriptors of the class `NAME` only (a labelled describe folder): a dictionary that covpipe fit takes as that class's atoms"},
 			&cli.Uint64Flag{Name: "seed", Usage: "random seed `N` of the initialisation"},
 		),
@@ -114,10 +116,14 @@ func learnCommand() *cli.Command {
 				if err != nil {
 					return fmt.Errorf("learn: %w", err)
 				}
+				update, err := rsr.ParseAtomUpdate(c.String("update"))
+				if err != nil {
+					return fmt.Errorf("learn: --update: %w", err)
+				}
 				o := rsr.DictionaryOptions{
 					Atoms: c.Int("atoms"), Kernel: spd.SteinKernel{Sigma: sigmaFlag(c, set.Dim()), Pseudo: c.Bool("pseudo-kernel")}, Lasso: lasso,
 					Iters: c.Int("iters"), Tol: c.Float64("tolerance"), Init: init, Seed: c.Uint64("seed"),
-					Workers: workers, KeepScale: c.Bool("keep-scale"),
+					Workers: workers, KeepScale: c.Bool("keep-scale"), Update: update,
 					Progress: newReporter(c.Context, c.App.ErrWriter, newLogger(c.App.ErrWriter)),
 				}
 				start := time.Now()
@@ -128,7 +134,7 @@ func learnCommand() *cli.Command {
 				log := learnLog{
 					Version: version.String(), Input: input, Samples: set.Len(), Dim: set.Dim(), Atoms: o.Atoms,
 					Init: init.String(), Iters: o.Iters, Tol: o.Tol, Sigma: o.Kernel.Sigma, Pseudo: o.Kernel.Pseudo, Lambda: lasso.Lambda,
-					LambdaRatio: lasso.LambdaRatio, KeepScale: o.KeepScale, Seed: o.Seed, J: dict.J,
+					LambdaRatio: lasso.LambdaRatio, KeepScale: o.KeepScale, Update: update.String(), Seed: o.Seed, J: dict.J,
 					Converged: dict.Converged, Unconverged: dict.Unconverged, Seconds: time.Since(start).Seconds(),
 				}
 				if class != "" {

@@ -17,9 +17,11 @@ import (
 // codesParams are the parameters of method type codes.
 type codesParams struct {
 	// Dictionary is how the atoms are made from the split's learning
-	// items (classify.Dictionary): random (Atoms random items), kmeans
-	// (Riemannian k-means centroids) or learned (the paper's Algorithm 1,
-	// rsr.FitDictionary).
+	// items (classify.Dictionary): random (Atoms random items),
+	// random-spd (random SPD matrices of the items' spectrum,
+	// rsr.RandomSPDAtoms), wishart (Wishart matrices of mean I, blind to
+	// the items, rsr.WishartAtoms), kmeans (Riemannian k-means centroids)
+	// or learned (the paper's Algorithm 1, rsr.FitDictionary).
 	Dictionary string `yaml:"dictionary" json:"dictionary"`
 	// Sigma is the Stein kernel's σ (Eqn. 5) for coding and learning.
 	Sigma float64 `yaml:"sigma" json:"sigma"`
@@ -31,12 +33,23 @@ type codesParams struct {
 	// centroids, the paper's choice) or stein (Stein-mean centroids,
 	// several times faster). Default airm.
 	KMeans string `yaml:"kmeans,omitempty" json:"kmeans,omitempty"`
-	// Init is how learned starts: random or kmeans (default random).
+	// Init is how learned starts: random, kmeans, random-spd or wishart
+	// (default random).
 	Init string `yaml:"init,omitempty" json:"init,omitempty"`
 	// Iters bounds Algorithm 1's iterations (default 10).
 	Iters int `yaml:"iters,omitempty" json:"iters,omitempty"`
 	// KeepScale skips Algorithm 1's atom normalisation.
 	KeepScale bool `yaml:"keep_scale,omitempty" json:"keep_scale,omitempty"`
+	// LearnLambda or LearnLambdaRatio, when given, is the sparsity weight
+	// of Algorithm 1's own codes, while learning; the dictionary's probes
+	// and gallery are coded with Lambda or LambdaRatio all the same.
+	// Default: the coding weight.
+	LearnLambda      float64 `yaml:"learn_lambda,omitempty" json:"learn_lambda,omitempty"`
+	LearnLambdaRatio float64 `yaml:"learn_lambda_ratio,omitempty" json:"learn_lambda_ratio,omitempty"`
+	// Update is Algorithm 1's atom update: fixed-point (default, the
+	// paper's) or riemannian (a Riemannian gradient step with Armijo's
+	// line search, rsr.RiemannianGradient).
+	Update string `yaml:"update,omitempty" json:"update,omitempty"`
 	// Distance compares codes: euclidean (default) or cosine.
 	Distance string `yaml:"distance,omitempty" json:"distance,omitempty"`
 }
@@ -51,9 +64,13 @@ type codes struct {
 	p      codesParams
 	kernel spd.SteinKernel
 	lasso  rsr.LassoOptions
-	metric spd.Metric
-	init   rsr.InitMethod
-	cosine bool
+	// learnLasso codes while learning (Algorithm 1), update is its atom
+	// update.
+	learnLasso rsr.LassoOptions
+	update     rsr.AtomUpdate
+	metric     spd.Metric
+	init       rsr.InitMethod
+	cosine     bool
 }
 
 func newCodes(n *yaml.Node) (classify.Method, error) {
@@ -63,11 +80,11 @@ func newCodes(n *yaml.Node) (classify.Method, error) {
 	}
 	p := &m.p
 	switch p.Dictionary {
-	case "random", "kmeans", "learned":
+	case "random", "random-spd", "wishart", "kmeans", "learned":
 	case "":
-		return nil, errors.New("dictionary is required: random, kmeans or learned")
+		return nil, errors.New("dictionary is required: random, random-spd, wishart, kmeans or learned")
 	default:
-		return nil, fmt.Errorf("dictionary %q: want random, kmeans or learned", p.Dictionary)
+		return nil, fmt.Errorf("dictionary %q: want random, random-spd, wishart, kmeans or learned", p.Dictionary)
 	}
 	if p.Sigma == 0 {
 		return nil, errors.New("sigma is required (> 0; Theorem 1 is checked against d)")
@@ -81,6 +98,24 @@ func newCodes(n *yaml.Node) (classify.Method, error) {
 		return nil, err
 	}
 	m.lasso = ws[0].set(rsr.ClassifierOptions{}).Lasso
+	m.learnLasso = m.lasso
+	if p.LearnLambda != 0 && p.LearnLambdaRatio != 0 {
+		return nil, errors.New("give learn_lambda or learn_lambda_ratio, not both")
+	}
+	if p.LearnLambda != 0 || p.LearnLambdaRatio != 0 {
+		// The errors name lambda or lambda_ratio: learn_ prefixes them.
+		lw, err := weights(nonZero(p.LearnLambda), nonZero(p.LearnLambdaRatio))
+		if err != nil {
+			return nil, fmt.Errorf("learn_%w", err)
+		}
+		m.learnLasso = lw[0].set(rsr.ClassifierOptions{}).Lasso
+	}
+	if p.Update == "" {
+		p.Update = rsr.FixedPoint.String()
+	}
+	if m.update, err = rsr.ParseAtomUpdate(p.Update); err != nil {
+		return nil, err
+	}
 	if p.KMeans == "" {
 		p.KMeans = spd.AIRMMetric.String()
 	}
@@ -170,6 +205,10 @@ func (m *codes) dictionary(ctx context.Context, learn *spd.Set, n int, seed uint
 		rng := rand.New(rand.NewPCG(seed, 0x52414e44)) // "RAND"
 		idx := rng.Perm(learn.Len())[:n]
 		return learn.Subset(idx), nil
+	case "random-spd":
+		return rsr.RandomSPDAtoms(learn, n, seed)
+	case "wishart":
+		return rsr.WishartAtoms(learn.Dim(), n, seed)
 	case "kmeans":
 		km, err := spd.KMeans(ctx, learn, spd.KMeansOptions{K: n, Metric: m.metric, Seed: seed, Workers: workers})
 		if err != nil {
@@ -177,13 +216,18 @@ func (m *codes) dictionary(ctx context.Context, learn *spd.Set, n int, seed uint
 		}
 		return spd.NewSet(km.Centroids)
 	}
-	o := rsr.DictionaryOptions{Atoms: n, Kernel: m.kernel, Lasso: m.lasso, Iters: m.p.Iters, Init: m.init,
-		KMeansMetric: m.metric, Seed: seed, Workers: workers, KeepScale: m.p.KeepScale}
-	dict, err := rsr.FitDictionary(ctx, learn, o)
+	dict, err := rsr.FitDictionary(ctx, learn, m.learning(n, m.p.Iters, seed, workers))
 	if err != nil {
 		return nil, err
 	}
 	return dict.Atoms, nil
+}
+
+// learning returns the options of Algorithm 1 for n atoms, iters
+// iterations.
+func (m *codes) learning(n, iters int, seed uint64, workers int) rsr.DictionaryOptions {
+	return rsr.DictionaryOptions{Atoms: n, Kernel: m.kernel, Lasso: m.learnLasso, Iters: iters, Init: m.init,
+		KMeansMetric: m.metric, Seed: seed, Workers: workers, KeepScale: m.p.KeepScale, Update: m.update}
 }
 
 // nearest labels each probe code by its nearest gallery code (squared
@@ -245,9 +289,7 @@ func (m *codes) Energy(ctx context.Context, train, atoms *spd.Set, workers int) 
 func (m *codes) Curve(ctx context.Context, train *spd.Set, n, iters int, seed uint64, workers int) ([]float64, error) {
 	switch m.p.Dictionary {
 	case "learned":
-		o := rsr.DictionaryOptions{Atoms: n, Kernel: m.kernel, Lasso: m.lasso, Iters: iters, Init: m.init,
-			KMeansMetric: m.metric, Seed: seed, Workers: workers, KeepScale: m.p.KeepScale}
-		dict, err := rsr.FitDictionary(ctx, train, o)
+		dict, err := rsr.FitDictionary(ctx, train, m.learning(n, iters, seed, workers))
 		if err != nil {
 			return nil, err
 		}

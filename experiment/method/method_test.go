@@ -289,6 +289,10 @@ func TestMethodParamErrors(t *testing.T) {
 		{"codes", "{dictionary: random, sigma: 1}", "lambda (absolute"},
 		{"codes", "{dictionary: random, sigma: 1, lambda: 0.1, distance: manhattan}", `distance "manhattan"`},
 		{"codes", "{dictionary: random, sigma: 1, lambda: 0.1, kmeans: thompson}", `kmeans "thompson"`},
+		{"codes", "{dictionary: learned, sigma: 1, lambda: 0.1, update: newton}", `atom update "newton"`},
+		{"codes", "{dictionary: learned, sigma: 1, lambda: 0.1, learn_lambda_ratio: 1.5}", "learn_lambda_ratio"},
+		{"codes", "{dictionary: learned, sigma: 1, lambda: 0.1, learn_lambda: 0.1, learn_lambda_ratio: 0.1}", "learn_lambda or learn_lambda_ratio, not both"},
+		{"codes", "{dictionary: learned, sigma: 1, lambda: 0.1, init: wishart-ish}", `initialisation "wishart-ish"`},
 	} {
 		_, err := buildMethod(t, tc.typ, tc.params)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
