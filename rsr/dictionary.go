@@ -324,6 +324,8 @@ type learner struct {
 	// fresh says that kx and kfull are already the kernels of atoms (the
 	// Riemannian update's line search computed them).
 	fresh bool
+	// rsteps holds each atom's Riemannian step, reused across iterations.
+	rsteps []riemannStep
 }
 
 func newLearner(ctx context.Context, train *spd.Set, o DictionaryOptions) (*learner, error) {

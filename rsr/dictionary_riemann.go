@@ -7,7 +7,6 @@ import (
 
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/spd"
-	"gonum.org/v1/gonum/mat"
 )
 
 // AtomUpdate selects how FitDictionary updates the atoms with the codes
@@ -59,15 +58,15 @@ const (
 )
 
 // riemannStep is one atom's share of a Riemannian gradient step: its
-// square root S = D^½, the eigenvectors P and eigenvalues e of
-// M = S (F − 2G) S, and γ. The Riemannian gradient of J at D is
-// σ S (M − γI) S, and the geodesic from D against it is
-// D(t) = S P diag(exp(−tσ(e − γ))) Pᵀ S.
+// square root S = D^½, the eigenvectors P (columns) and eigenvalues e of
+// M = S (F − 2G) S, all row-major d×d, and γ. The Riemannian gradient of
+// J at D is σ S (M − γI) S, and the geodesic from D against it is
+// D(t) = S P diag(exp(−tσ(e − γ))) Pᵀ S. The learner keeps one per atom
+// across iterations (learner.rsteps).
 type riemannStep struct {
-	s, p  *mat.Dense
-	e     []float64
-	gamma float64
-	used  bool
+	s, p, e []float64
+	gamma   float64
+	used    bool
 }
 
 // riemannianUpdate replaces the atoms by D_r(t) of their riemannStep, the
@@ -77,14 +76,19 @@ type riemannStep struct {
 // When no step passes, the atoms stay (it.KeptSign counts the used ones:
 // no descent was found).
 func (l *learner) riemannianUpdate(ctx context.Context, it *LearnIteration) error {
-	steps := make([]riemannStep, l.n)
+	if l.rsteps == nil {
+		dd := l.d * l.d
+		l.rsteps = make([]riemannStep, l.n)
+		for r := range l.rsteps {
+			l.rsteps[r] = riemannStep{s: make([]float64, dd), p: make([]float64, dd), e: make([]float64, l.d)}
+		}
+	}
+	steps := l.rsteps
 	err := pool.ForCtx(ctx, l.n, l.workers, func(w, r int) error {
 		if l.aws[w] == nil {
 			l.aws[w] = newAtomWork(l.d, l.n)
 		}
-		var err error
-		steps[r], err = l.riemannDirection(r, l.aws[w])
-		return err
+		return l.riemannDirection(&steps[r], r, l.aws[w])
 	})
 	if err != nil {
 		return err
@@ -109,9 +113,12 @@ func (l *learner) riemannianUpdate(ctx context.Context, it *LearnIteration) erro
 		j0 += l.obj[j]
 	}
 	old, oldKx, oldK := l.atoms, l.kx, append([]float64(nil), l.kfull...)
+	if l.aws[0] == nil {
+		l.aws[0] = newAtomWork(l.d, l.n)
+	}
 	t := 1 / (sigma * big)
 	for range armijoHalvings {
-		cand, err := l.stepAtoms(steps, t)
+		cand, err := l.stepAtoms(steps, t, l.aws[0])
 		if err != nil {
 			return err
 		}
@@ -135,84 +142,71 @@ func (l *learner) riemannianUpdate(ctx context.Context, it *LearnIteration) erro
 	return nil
 }
 
-// riemannDirection computes atom r's riemannStep from its update terms.
-func (l *learner) riemannDirection(r int, ws *atomWork) (riemannStep, error) {
+// riemannDirection computes atom r's riemannStep from its update terms
+// into st, on ws's buffers.
+func (l *learner) riemannDirection(st *riemannStep, r int, ws *atomWork) error {
 	t, ok := l.terms(r, ws)
 	if !ok {
-		return riemannStep{}, fmt.Errorf("atom %d: a sum X_j + D_r or D_i + D_r is not positive definite", r)
+		return fmt.Errorf("atom %d: a sum X_j + D_r or D_i + D_r is not positive definite", r)
 	}
-	if t.s == 0 {
-		return riemannStep{}, nil
+	st.used = t.s != 0
+	if !st.used {
+		return nil
 	}
-	d := l.d
-	atom := l.atoms.At(r)
-	var eig mat.EigenSym
-	if !eig.Factorize(atom, true) {
-		return riemannStep{}, fmt.Errorf("atom %d: eigendecomposition failed", r)
+	st.gamma = t.a - t.b
+	d, dd := l.d, l.d*l.d
+	// S = U diag(√μ) Uᵀ from the eigenvectors U (columns of buf).
+	copy(ws.buf, l.atoms.Data()[r*dd:(r+1)*dd])
+	if !ws.eigen(ws.buf) {
+		return fmt.Errorf("atom %d: eigendecomposition failed", r)
 	}
-	vals := eig.Values(nil)
-	var u mat.Dense
-	eig.VectorsTo(&u)
-	s := mat.NewDense(d, d, nil)
-	for i := range d {
-		for j := range d {
-			var v float64
-			for k := range d {
-				v += u.At(i, k) * math.Sqrt(vals[k]) * u.At(j, k)
-			}
-			s.Set(i, j, v)
-		}
+	for k, mu := range ws.vals {
+		ws.vals[k] = math.Sqrt(mu)
 	}
-	fg := mat.NewSymDense(d, nil)
+	ws.conjugate(st.s, ws.buf, ws.vals)
+	// M = S (F − 2G) S, F and G upper triangles, then its eigenvectors.
 	for i := range d {
 		for j := i; j < d; j++ {
-			fg.SetSym(i, j, ws.f[i*d+j]-2*ws.g[i*d+j])
+			v := ws.f[i*d+j] - 2*ws.g[i*d+j]
+			ws.buf[i*d+j], ws.buf[j*d+i] = v, v
 		}
 	}
-	var sm, m mat.Dense
-	sm.Mul(s, fg)
-	m.Mul(&sm, s)
-	msym := mat.NewSymDense(d, nil)
+	ws.mul(ws.tmp, st.s, ws.buf)
+	ws.mul(st.p, ws.tmp, st.s)
 	for i := range d {
 		for j := i; j < d; j++ {
-			msym.SetSym(i, j, (m.At(i, j)+m.At(j, i))/2)
+			v := (st.p[i*d+j] + st.p[j*d+i]) / 2
+			st.p[i*d+j], st.p[j*d+i] = v, v
 		}
 	}
-	if !eig.Factorize(msym, true) {
-		return riemannStep{}, fmt.Errorf("atom %d: eigendecomposition of the gradient failed", r)
+	if !ws.eigen(st.p) {
+		return fmt.Errorf("atom %d: eigendecomposition of the gradient failed", r)
 	}
-	p := mat.NewDense(d, d, nil)
-	eig.VectorsTo(p)
-	return riemannStep{s: s, p: p, e: eig.Values(nil), gamma: t.a - t.b, used: true}, nil
+	copy(st.e, ws.vals)
+	return nil
 }
 
-// stepAtoms returns the atoms D_r(t) of steps (unused atoms unchanged).
-func (l *learner) stepAtoms(steps []riemannStep, t float64) (*spd.Set, error) {
+// stepAtoms returns the atoms D_r(t) of steps (unused atoms unchanged),
+// on the buffers of ws.
+func (l *learner) stepAtoms(steps []riemannStep, t float64, ws *atomWork) (*spd.Set, error) {
 	d, dd := l.d, l.d*l.d
 	data := append([]float64(nil), l.atoms.Data()...)
 	sigma := l.o.Kernel.Sigma
-	var q, sq, out mat.Dense
 	for r, st := range steps {
 		if !st.used {
 			continue
 		}
-		ex := mat.NewDense(d, d, nil)
-		for i := range d {
-			for j := range d {
-				var v float64
-				for k := range d {
-					v += st.p.At(i, k) * math.Exp(-t*sigma*(st.e[k]-st.gamma)) * st.p.At(j, k)
-				}
-				ex.Set(i, j, v)
-			}
+		for k, e := range st.e {
+			ws.vals[k] = math.Exp(-t * sigma * (e - st.gamma))
 		}
-		q.Mul(st.s, ex)
-		sq.Mul(&q, st.s)
-		out.CloneFrom(&sq)
+		ws.conjugate(ws.buf, st.p, ws.vals)
+		ws.mul(ws.tmp, st.s, ws.buf)
 		dst := data[r*dd : (r+1)*dd]
+		ws.mul(dst, ws.tmp, st.s)
 		for i := range d {
-			for j := range d {
-				dst[i*d+j] = (out.At(i, j) + out.At(j, i)) / 2
+			for j := i + 1; j < d; j++ {
+				v := (dst[i*d+j] + dst[j*d+i]) / 2
+				dst[i*d+j], dst[j*d+i] = v, v
 			}
 		}
 	}

@@ -17,9 +17,10 @@ import (
 func TestRiemannianStepIsGradient(t *testing.T) {
 	l := smallLearner(t, 21, 30, 4, 5, true)
 	ws := newAtomWork(l.d, l.n)
+	dd := l.d * l.d
 	for r := range l.n {
-		st, err := l.riemannDirection(r, ws)
-		if err != nil {
+		st := riemannStep{s: make([]float64, dd), p: make([]float64, dd), e: make([]float64, l.d)}
+		if err := l.riemannDirection(&st, r, ws); err != nil {
 			t.Fatal(err)
 		}
 		if !st.used {
@@ -30,7 +31,7 @@ func TestRiemannianStepIsGradient(t *testing.T) {
 		jAt := func(h float64) float64 {
 			save, saveKx, saveK := l.atoms, l.kx, append([]float64(nil), l.kfull...)
 			defer func() { l.atoms, l.kx = save, saveKx; copy(l.kfull, saveK) }()
-			cand, err := l.stepAtoms(steps, h)
+			cand, err := l.stepAtoms(steps, h, ws)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,21 +24,49 @@ const (
 // matrices of which only the upper triangles are used, as by
 // dense.InvertSPD.
 type atomWork struct {
-	d          int
-	f, g, buf  []float64
-	w          []float64 // row r of W = VᵀV
-	vals, work []float64 // eigenvalues and LAPACK workspace for the spectral norm
+	d              int
+	f, g, buf, tmp []float64
+	w              []float64 // row r of W = VᵀV
+	vals, work     []float64 // eigenvalues and LAPACK workspace (spectral norm, Riemannian steps)
 }
 
 func newAtomWork(d, n int) *atomWork {
 	ws := &atomWork{
-		d: d, f: make([]float64, d*d), g: make([]float64, d*d), buf: make([]float64, d*d),
+		d: d, f: make([]float64, d*d), g: make([]float64, d*d), buf: make([]float64, d*d), tmp: make([]float64, d*d),
 		w: make([]float64, n), vals: make([]float64, d),
 	}
 	var q [1]float64
-	lapack64.Syev(lapack.EVNone, ws.sym(ws.buf), ws.vals, q[:], -1)
+	lapack64.Syev(lapack.EVCompute, ws.sym(ws.buf), ws.vals, q[:], -1)
 	ws.work = make([]float64, int(q[0]))
 	return ws
+}
+
+// eigen overwrites a (row-major d×d, upper triangle read) by the
+// eigenvectors of the symmetric matrix it holds, as columns, and ws.vals
+// by the eigenvalues in ascending order. It reports false when LAPACK does
+// not converge.
+func (ws *atomWork) eigen(a []float64) bool {
+	return lapack64.Syev(lapack.EVCompute, ws.sym(a), ws.vals, ws.work, len(ws.work))
+}
+
+// conjugate writes U diag(v) Uᵀ into dst for the row-major d×d u.
+func (ws *atomWork) conjugate(dst, u, v []float64) {
+	d := ws.d
+	for i := range d {
+		for k := range d {
+			ws.tmp[i*d+k] = u[i*d+k] * v[k]
+		}
+	}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, ws.general(ws.tmp), ws.general(u), 0, ws.general(dst))
+}
+
+// mul writes a·b into dst, row-major d×d; dst may not alias a or b.
+func (ws *atomWork) mul(dst, a, b []float64) {
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, ws.general(a), ws.general(b), 0, ws.general(dst))
+}
+
+func (ws *atomWork) general(a []float64) blas64.General {
+	return blas64.General{Rows: ws.d, Cols: ws.d, Stride: ws.d, Data: a}
 }
 
 func (ws *atomWork) sym(a []float64) blas64.Symmetric {

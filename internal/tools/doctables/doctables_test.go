@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -532,5 +533,18 @@ func TestOpenSetCells(t *testing.T) {
 	write(t, root, "docs/runs/runs.yaml", strings.Replace(manifest, "task: open", "task: easy", 1))
 	if out, err := doctables(t, root, "render"); err == nil || !strings.Contains(out+err.Error(), "run tiny: rsr on easy has no auc (not an open-set result)") {
 		t.Errorf("auc of an accuracy result: %v\n%s", err, out)
+	}
+}
+
+// TestChoiceCounts checks the counts of a best method's choices: the
+// most chosen first, ties in order of first choice.
+func TestChoiceCounts(t *testing.T) {
+	got := choiceCounts([]string{"rlpp", "rsr", "rsr", "svm", "rlpp", "rsr"})
+	want := []ChoiceCount{{"rsr", 3}, {"rlpp", 2}, {"svm", 1}}
+	if !slices.Equal(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+	if choiceCounts(nil) != nil {
+		t.Error("no choices: want nil")
 	}
 }

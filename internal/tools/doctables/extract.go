@@ -56,6 +56,9 @@ type ExtractResult struct {
 	Params map[string][]ParamCount `json:"params,omitempty"`
 	// BestOf is the task a "best" task took this method's result from.
 	BestOf string `json:"best_of,omitempty"`
+	// Chosen counts, for a best method, the repeats that chose each
+	// method, the most chosen first.
+	Chosen []ChoiceCount `json:"chosen,omitempty"`
 	// Unconverged and Degenerate count sparse codes over all repeats.
 	Unconverged int `json:"unconverged_codes,omitempty"`
 	Degenerate  int `json:"degenerate_codes,omitempty"`
@@ -94,6 +97,28 @@ type ParamCount struct {
 	Repeats int     `json:"repeats"`
 }
 
+// ChoiceCount is how many repeats a best method chose Method in.
+type ChoiceCount struct {
+	Method  string `json:"method"`
+	Repeats int    `json:"repeats"`
+}
+
+// choiceCounts counts the methods of chosen, the most chosen first (ties
+// in order of first choice).
+func choiceCounts(chosen []string) []ChoiceCount {
+	var out []ChoiceCount
+	for _, m := range chosen {
+		i := slices.IndexFunc(out, func(c ChoiceCount) bool { return c.Method == m })
+		if i < 0 {
+			out = append(out, ChoiceCount{Method: m})
+			i = len(out) - 1
+		}
+		out[i].Repeats++
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Repeats > out[j].Repeats })
+	return out
+}
+
 // results is the part of covpipe's results.json that extracts read.
 type results struct {
 	Version string          `json:"version"`
@@ -112,6 +137,7 @@ type results struct {
 		Unconverged  []int                `json:"unconverged_codes"`
 		Params       []map[string]float64 `json:"params"`
 		Notes        []string             `json:"notes"`
+		Chosen       []string             `json:"chosen"`
 		Curves
 	} `json:"results"`
 }
@@ -145,7 +171,7 @@ func NewExtract(root string, r *Run, resultsPath string) (*Extract, error) {
 	for _, x := range res.Results {
 		out := ExtractResult{Task: x.Task, Method: x.Method, Seconds: x.Seconds, Curves: x.Curves,
 			Unconverged: sum(x.Unconverged), Degenerate: sum(x.Degenerate),
-			Params: paramCounts(x.Params)}
+			Params: paramCounts(x.Params), Chosen: choiceCounts(x.Chosen)}
 		if len(x.Energy) == 0 {
 			// Energy curves hold J, not an accuracy, in accuracy_mean.
 			out.Mean, out.Std, out.Runs = x.AccuracyMean, x.AccuracyStd, x.Runs

@@ -95,7 +95,7 @@ type Cell struct {
 	Bold   *bool `yaml:"bold"`
 }
 
-var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "seconds", "unconverged", "degenerate", "auc", "tar", "identified", "bench"}
+var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "chosen", "seconds", "unconverged", "degenerate", "auc", "tar", "identified", "bench"}
 
 // kind returns what c shows.
 func (c *Cell) kind() (string, error) {
@@ -426,6 +426,15 @@ func (st *store) cellValue(c Cell, missing string, src *sources) (string, error)
 			return "", fmt.Errorf("run %s: %s on %s is not a best-of result", c.Run, c.Method, c.Task)
 		}
 		return r.BestOf, nil
+	case "chosen":
+		if len(r.Chosen) == 0 {
+			return "", fmt.Errorf("run %s: %s on %s chose no method (not a best method)", c.Run, c.Method, c.Task)
+		}
+		var parts []string
+		for _, ch := range r.Chosen {
+			parts = append(parts, fmt.Sprintf("%s %d", ch.Method, ch.Repeats))
+		}
+		return strings.Join(parts, ", "), nil
 	case "seconds":
 		return fixed(r.Seconds, intOr(c.Decimals, 1)) + " s", nil
 	case "unconverged":
