@@ -109,13 +109,12 @@ func partsOf(d *classify.Data, n int) (*classify.Data, []string, error) {
 		delete(meta, "region")
 		out.Meta[i] = meta
 	}
-	idx := make([]int, items)
-	for r := range n {
-		for i := range idx {
-			idx[i] = i*n + r
-		}
-		// Subset keeps the log-determinants: no matrix is factorised again.
-		out.Parts = append(out.Parts, &classify.Data{Set: d.Set.Subset(idx), Labels: out.Labels, Classes: out.Classes, Meta: out.Meta, Ridge: out.Ridge})
+	sets, err := classify.PartSets(d.Set, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, set := range sets {
+		out.Parts = append(out.Parts, &classify.Data{Set: set, Labels: out.Labels, Classes: out.Classes, Meta: out.Meta, Ridge: out.Ridge})
 	}
 	out.Set = out.Parts[0].Set
 	return out, regions, nil

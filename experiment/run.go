@@ -249,31 +249,27 @@ func (e *engine) repeat(ti int, task string, dr *drawer) error {
 	// sums, the same in any order.
 	evs := make([]*evaluation, len(methods))
 	namesFrom := -1
-	var mu sync.Mutex
 	err := e.classifyRepeats(ti, task, dr, func(r, mi int, in *instance, out *classify.Outcome, secs float64) error {
 		truth := classify.Pick(in.split.Data.Labels, in.split.Test)
-		mu.Lock()
+		e.mu.Lock()
+		defer e.mu.Unlock()
 		if evs[mi] == nil {
 			evs[mi] = newEvaluation(dr.classes, e.cfg.CMC)
 		}
 		acc, cmc, err := evs[mi].add(out.Pred, truth, out.Ranking)
-		if namesFrom < 0 || r < namesFrom {
-			namesFrom, tp.ClassNames = r, in.split.Data.Classes
-		}
-		mu.Unlock()
 		if err != nil {
 			return fmt.Errorf("method %q, repeat %d: %w", e.cfg.Methods[mi].Name, r, err)
 		}
-		rec := UnitRecord{
+		if namesFrom < 0 || r < namesFrom {
+			namesFrom, tp.ClassNames = r, in.split.Data.Classes
+		}
+		e.partial.Records = append(e.partial.Records, UnitRecord{
 			Task: ti, Repeat: r, Method: mi, Accuracy: acc, CMC: cmc, Seconds: secs,
 			Train: len(in.split.Train), Test: len(in.split.Test), Notes: in.notes,
 			Degenerate: out.Degenerate, Unconverged: out.Unconverged, Params: out.Params, Lambdas: out.Lambdas,
 			Fusion: out.Fusion, Chosen: out.Chosen, Items: itemScores(truth, out.Scores),
-		}
-		e.mu.Lock()
-		e.partial.Records = append(e.partial.Records, rec)
+		})
 		e.timings["methods"] += secs
-		e.mu.Unlock()
 		return nil
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -203,14 +204,21 @@ func DecodePartial(path string, b []byte) (*Partial, error) {
 	return &p, nil
 }
 
+// part returns p's part of task ti, nil when it has none. The pointer
+// holds until p.Tasks grows.
+func (p *Partial) part(ti int) *TaskPart {
+	if k := slices.IndexFunc(p.Tasks, func(t TaskPart) bool { return t.Task == ti }); k >= 0 {
+		return &p.Tasks[k]
+	}
+	return nil
+}
+
 // taskPart returns the shard's part of task ti, made on first use.
 func (e *engine) taskPart(ti int) *TaskPart {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for k := range e.partial.Tasks {
-		if e.partial.Tasks[k].Task == ti {
-			return &e.partial.Tasks[k]
-		}
+	if tp := e.partial.part(ti); tp != nil {
+		return tp
 	}
 	e.partial.Tasks = append(e.partial.Tasks, TaskPart{Task: ti})
 	return &e.partial.Tasks[len(e.partial.Tasks)-1]
@@ -238,7 +246,7 @@ func Merge(parts []*Partial) (*Results, error) {
 			return nil, fmt.Errorf("merge: shard %s and shard %s are of runs split %d and %d ways", first.Shard, p.Shard, n, p.Shard.Count)
 		case seen[p.Shard.Index]:
 			return nil, fmt.Errorf("merge: shard %s given twice", p.Shard)
-		case p.Source.Path != first.Source.Path || p.Source.YAML != first.Source.YAML || !sameOverrides(p.Source.Overrides, first.Source.Overrides):
+		case !reflect.DeepEqual(p.Source, first.Source):
 			return nil, fmt.Errorf("merge: shard %s ran %s otherwise than shard %s (another config file or other flags)", p.Shard, p.Source.Path, first.Shard)
 		case p.Version != first.Version:
 			return nil, fmt.Errorf("merge: shard %s ran covpipe %s, shard %s covpipe %s", p.Shard, p.Version, first.Shard, first.Version)
@@ -282,23 +290,15 @@ func Merge(parts []*Partial) (*Results, error) {
 	return all.results(plan)
 }
 
-// sameOverrides reports whether two shards' flags made the same plan.
-func sameOverrides(a, b Overrides) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return string(ja) == string(jb)
-}
-
 // addTask adds a shard's part of a task to p's: whole-task results are
 // taken from the one shard that ran the task, confusion counts summed.
 func (p *Partial) addTask(tp TaskPart, methods int) error {
-	k := slices.IndexFunc(p.Tasks, func(t TaskPart) bool { return t.Task == tp.Task })
-	if k < 0 {
-		p.Tasks = append(p.Tasks, TaskPart{Task: tp.Task, Classes: tp.Classes, ClassNames: tp.ClassNames, Notes: tp.Notes, Results: tp.Results})
-		k = len(p.Tasks) - 1
-		p.Tasks[k].Confusion = make([][][]int, methods)
+	have := p.part(tp.Task)
+	if have == nil {
+		p.Tasks = append(p.Tasks, TaskPart{Task: tp.Task, Classes: tp.Classes, ClassNames: tp.ClassNames, Notes: tp.Notes, Results: tp.Results,
+			Confusion: make([][][]int, methods)})
+		have = &p.Tasks[len(p.Tasks)-1]
 	} else {
-		have := &p.Tasks[k]
 		switch {
 		case len(tp.Results) > 0 && len(have.Results) > 0:
 			return fmt.Errorf("task %d ran on two shards", tp.Task)
@@ -308,7 +308,6 @@ func (p *Partial) addTask(tp TaskPart, methods int) error {
 			return fmt.Errorf("task %d: the shards drew other data (%d classes, notes %q; %d, %q)", tp.Task, have.Classes, have.Notes, tp.Classes, tp.Notes)
 		}
 	}
-	have := &p.Tasks[k]
 	for mi, c := range tp.Confusion {
 		if c == nil {
 			continue
@@ -348,14 +347,6 @@ func (p *Partial) results(plan *Plan) (*Results, error) {
 		}
 		recs[u] = r
 	}
-	part := func(ti int) *TaskPart {
-		for k := range p.Tasks {
-			if p.Tasks[k].Task == ti {
-				return &p.Tasks[k]
-			}
-		}
-		return nil
-	}
 	for ti, task := range plan.tasks {
 		name := cfg.Tasks[ti].Name
 		var rs []Result
@@ -366,13 +357,13 @@ func (p *Partial) results(plan *Plan) (*Results, error) {
 				return nil, fmt.Errorf("task %q: %w", name, err)
 			}
 		case runner:
-			tp := part(ti)
+			tp := p.part(ti)
 			if tp == nil || len(tp.Results) == 0 {
 				return nil, fmt.Errorf("merge: task %q: no shard ran it", name)
 			}
 			rs = tp.Results
 		case splitter:
-			tp := part(ti)
+			tp := p.part(ti)
 			if tp == nil {
 				return nil, fmt.Errorf("merge: task %q: no shard ran it", name)
 			}

@@ -309,11 +309,14 @@ func (k *svmKind) answers(ctx context.Context, m *Model, data *classify.Data, wo
 		for q, d := range ds {
 			out[q] = classify.RankedScore(s.Rank(d), s.Classes, d.Prob, math.NaN())
 			if cost != nil {
-				c := make([]float64, len(d.Prob))
-				for j, p := range d.Prob {
-					c[j] = 1 - p
+				// 1 − p_c, as the run's stein-svm gives its costs.
+				c := classCosts(len(m.rec.Classes), s.Classes, d.Prob)
+				for k, p := range c {
+					if !math.IsInf(p, 1) {
+						c[k] = 1 - p
+					}
 				}
-				cost[q] = classCosts(len(m.rec.Classes), s.Classes, c)
+				cost[q] = c
 			}
 		}
 		return nil

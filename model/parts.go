@@ -91,16 +91,6 @@ func imagesOf(rows []store.Row) (images, regions int, err error) {
 	return len(starts), regions, nil
 }
 
-// regionSet returns region r's descriptors of the images of set, whose
-// regions lie image by image, regions of them each.
-func regionSet(set *spd.Set, regions, r int) *spd.Set {
-	idx := make([]int, set.Len()/regions)
-	for i := range idx {
-		idx[i] = i*regions + r
-	}
-	return set.Subset(idx)
-}
-
 // fitParts fits a model of several regions per image on the descriptors
 // of out (set): it chooses the fusion rule among o.Fusion by
 // cross-validation on the training images (classify.ChooseFusion, as
@@ -127,9 +117,13 @@ func fitParts(ctx context.Context, out *store.Output, set *spd.Set, m classify.M
 		return nil, err
 	}
 	data := &classify.Data{Labels: labels, Classes: classes, Ridge: out.Meta.Ridge.Eps, Workers: o.Workers}
+	sets, err := classify.PartSets(set, regions)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
 	names := make([]string, regions)
-	for r := range regions {
-		data.Parts = append(data.Parts, &classify.Data{Set: regionSet(set, regions, r), Labels: labels, Classes: classes, Ridge: data.Ridge, Workers: o.Workers})
+	for r, rs := range sets {
+		data.Parts = append(data.Parts, &classify.Data{Set: rs, Labels: labels, Classes: classes, Ridge: data.Ridge, Workers: o.Workers})
 		names[r] = out.Rows[r].Region.String()
 	}
 	data.Set = data.Parts[0].Set
@@ -165,9 +159,13 @@ func fitParts(ctx context.Context, out *store.Output, set *spd.Set, m classify.M
 // image), with the fused answers of the regions' models.
 func (m *Model) predictParts(ctx context.Context, set *spd.Set, rows []Prediction, o PredictOptions) ([]Prediction, error) {
 	regions, nc := len(m.parts), len(m.rec.Classes)
+	sets, err := classify.PartSets(set, regions)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name(), err)
+	}
 	costs := make([][][]float64, regions)
 	for r, sub := range m.parts {
-		_, c, err := sub.answers(ctx, regionSet(set, regions, r), o.Workers, true)
+		_, c, err := sub.answers(ctx, sets[r], o.Workers, true)
 		if err != nil {
 			return nil, fmt.Errorf("%s: region %d (%s): %w", m.name(), r, m.rec.Parts.Regions[r], err)
 		}

@@ -99,9 +99,6 @@ func Load(dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
-	invalid := func(format string, args ...any) error {
-		return fmt.Errorf("load model: %w: %s: %s: rerun covpipe fit", store.ErrInvalid, dir, fmt.Sprintf(format, args...))
-	}
 	b, err := set.ReadFile(recordFile)
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
@@ -110,7 +107,7 @@ func Load(dir string) (*Model, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m.rec); err != nil {
-		return nil, invalid("%s: %v", recordFile, err)
+		return nil, invalid(dir, "%s: %v", recordFile, err)
 	}
 	if m.rec.Parts == nil {
 		if err := m.readArrays(set, "", ""); err != nil {
@@ -119,7 +116,7 @@ func Load(dir string) (*Model, error) {
 		return m, nil
 	}
 	if err := m.rec.checkParts(); err != nil {
-		return nil, invalid("%v", err)
+		return nil, invalid(dir, "%v", err)
 	}
 	for k, rec := range m.rec.Parts.Models {
 		sub := &Model{rec: rec, dir: dir}
@@ -136,21 +133,18 @@ func Load(dir string) (*Model, error) {
 // their file names prefixed by prefix, and checks them against its
 // record; what prefixes its errors.
 func (m *Model) readArrays(set *store.Set, prefix, what string) error {
-	invalid := func(format string, args ...any) error {
-		return fmt.Errorf("load model: %w: %s: %s: rerun covpipe fit", store.ErrInvalid, m.dir, fmt.Sprintf(format, args...))
-	}
 	mats, err := set.ReadMatrices(prefix + descriptorsFile)
 	if err != nil {
 		return fmt.Errorf("load model: %w", err)
 	}
 	if m.train, err = spd.NewSetFromData(mats.D, mats.Data); err != nil {
-		return invalid("%s: %v", prefix+descriptorsFile, err)
+		return invalid(m.dir, "%s: %v", prefix+descriptorsFile, err)
 	}
 	if err := m.rec.check(m.train); err != nil {
-		return invalid("%s%v", what, err)
+		return invalid(m.dir, "%s%v", what, err)
 	}
 	if m.kind, err = kindOf(&m.rec); err != nil {
-		return invalid("%s%s: method %s: %v", what, recordFile, m.rec.Method, err)
+		return invalid(m.dir, "%s%s: method %s: %v", what, recordFile, m.rec.Method, err)
 	}
 	if set.Has(prefix + gramFile) {
 		var shape []int
@@ -158,13 +152,19 @@ func (m *Model) readArrays(set *store.Set, prefix, what string) error {
 			return fmt.Errorf("load model: %w", err)
 		}
 		if n := m.train.Len(); !slices.Equal(shape, []int{n, n}) {
-			return invalid("%s has shape %v, want (%d, %d)", prefix+gramFile, shape, n, n)
+			return invalid(m.dir, "%s has shape %v, want (%d, %d)", prefix+gramFile, shape, n, n)
 		}
 	}
 	if err := m.kind.check(m); err != nil {
-		return invalid("%s%v", what, err)
+		return invalid(m.dir, "%s%v", what, err)
 	}
 	return nil
+}
+
+// invalid is the error for the model folder dir whose files do not
+// parse or agree, saying what is wrong.
+func invalid(dir, format string, args ...any) error {
+	return fmt.Errorf("load model: %w: %s: %s: rerun covpipe fit", store.ErrInvalid, dir, fmt.Sprintf(format, args...))
 }
 
 // check checks the record against the descriptors it goes with.

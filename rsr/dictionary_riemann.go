@@ -108,10 +108,6 @@ func (l *learner) riemannianUpdate(ctx context.Context, it *LearnIteration) erro
 	if norm2 == 0 {
 		return nil
 	}
-	j0 := 0.0
-	for j := range l.m {
-		j0 += l.obj[j]
-	}
 	old, oldKx, oldK := l.atoms, l.kx, append([]float64(nil), l.kfull...)
 	if l.aws[0] == nil {
 		l.aws[0] = newAtomWork(l.d, l.n)
@@ -130,7 +126,7 @@ func (l *learner) riemannianUpdate(ctx context.Context, it *LearnIteration) erro
 		for j := range l.m {
 			jt += energy(l.codes.RawRowView(j), l.kx.RawRowView(j), l.kfull, l.lambda[j])
 		}
-		if jt <= j0-armijoC*t*norm2 {
+		if jt <= it.J-armijoC*t*norm2 {
 			l.fresh = true
 			return nil
 		}

@@ -88,11 +88,11 @@ func (s Spectrum) Draw(rng *rand.Rand) (*mat.SymDense, error) {
 			return nil, fmt.Errorf("spd: draw: %w: rank %d: standard deviation %v < 0", ErrParameter, r, sd)
 		}
 	}
-	l := make([]float64, d)
-	for r := range l {
-		l[r] = s.Mean[r] + s.Std[r]*rng.NormFloat64()
-		if math.IsInf(math.Exp(l[r]), 0) || math.Exp(l[r]) == 0 {
-			return nil, fmt.Errorf("spd: draw: %w: rank %d: eigenvalue exp(%v) out of range", ErrNotFinite, r, l[r])
+	ev := make([]float64, d) // exp ℓ
+	for r := range ev {
+		l := s.Mean[r] + s.Std[r]*rng.NormFloat64()
+		if ev[r] = math.Exp(l); math.IsInf(ev[r], 0) || ev[r] == 0 {
+			return nil, fmt.Errorf("spd: draw: %w: rank %d: eigenvalue exp(%v) out of range", ErrNotFinite, r, l)
 		}
 	}
 	q, err := RandomOrthogonal(d, rng)
@@ -104,7 +104,7 @@ func (s Spectrum) Draw(rng *rand.Rand) (*mat.SymDense, error) {
 		for j := i; j < d; j++ {
 			var v float64
 			for r := range d {
-				v += q.At(i, r) * math.Exp(l[r]) * q.At(j, r)
+				v += q.At(i, r) * ev[r] * q.At(j, r)
 			}
 			out.SetSym(i, j, v)
 		}

@@ -15,21 +15,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// hasFlag reports whether command name of the CLI has the flag flag (a
-// name or alias, without dashes).
-func hasFlag(t *testing.T, name, flag string) bool {
-	t.Helper()
-	app := newApp(io.Discard, io.Discard)
-	for _, c := range app.Commands {
-		if c.Name != name {
-			continue
-		}
-		return slices.ContainsFunc(c.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), flag) })
-	}
-	t.Fatalf("covpipe has no command %q", name)
-	return false
-}
-
 // checkArgs checks the flags of a covpipe command line (args after the
 // binary): the command must exist and have every --flag.
 func checkArgs(t *testing.T, where string, args []string) {
@@ -38,12 +23,19 @@ func checkArgs(t *testing.T, where string, args []string) {
 		t.Errorf("%s: covpipe without a command", where)
 		return
 	}
+	cmds := newApp(io.Discard, io.Discard).Commands
+	i := slices.IndexFunc(cmds, func(c *cli.Command) bool { return c.Name == args[0] })
+	if i < 0 {
+		t.Errorf("%s: covpipe has no command %q", where, args[0])
+		return
+	}
+	cmd := cmds[i]
 	for _, a := range args[1:] {
 		if !strings.HasPrefix(a, "--") {
 			continue
 		}
 		flag, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if !hasFlag(t, args[0], flag) {
+		if !slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), flag) }) {
 			t.Errorf("%s: covpipe %s has no flag --%s", where, args[0], flag)
 		}
 	}

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"fmt"
+
 	"github.com/covpipe/covpipe/spd"
 	"gonum.org/v1/gonum/mat"
 )
@@ -44,6 +46,28 @@ type Data struct {
 // NewData wraps a validated set and its labels.
 func NewData(set *spd.Set, labels []int, workers int) *Data {
 	return &Data{Set: set, Labels: labels, Workers: workers}
+}
+
+// PartSets splits set, whose matrices are the regions of items, regions
+// per item, item after item, into one Set per region: PartSets(set, R)[r]
+// holds every item's region r, the Sets of Data.Parts. They are
+// spd.Set.Subset's copies, with the cached log-determinants, so no matrix
+// is factorised again. It returns an
+// error when set's length is not a multiple of regions.
+func PartSets(set *spd.Set, regions int) ([]*spd.Set, error) {
+	n := set.Len()
+	if regions < 1 || n%regions != 0 {
+		return nil, fmt.Errorf("%d descriptors are not %d regions per item", n, regions)
+	}
+	idx := make([]int, n/regions)
+	out := make([]*spd.Set, regions)
+	for r := range out {
+		for i := range idx {
+			idx[i] = i*regions + r
+		}
+		out[r] = set.Subset(idx)
+	}
+	return out, nil
 }
 
 // dataState returns the state that d keeps under key, made by f on first
