@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 )
 

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 	"go.yaml.in/yaml/v3"
@@ -22,7 +22,7 @@ var ErrConfig = errors.New("experiment: invalid configuration")
 // Config is an experiment file: its data, its tasks, the methods compared
 // on them, the number of random repeats and the seed that fixes every
 // random choice. Tasks and methods are decoded by their own types (see
-// the protocol table in protocols.go and package experiment/method).
+// the protocol table in protocols.go and package method).
 type Config struct {
 	// Name names the experiment in reports; default: the file name.
 	Name        string `yaml:"name" json:"name"`
@@ -114,7 +114,7 @@ func (t *TaskSpec) UnmarshalJSON(b []byte) error {
 }
 
 // MethodSpec is one method of an experiment file: its report name, its
-// type (package experiment/method) and the type's own parameters.
+// type (package method) and the type's own parameters.
 type MethodSpec struct {
 	// Name labels the method in reports; default: Type.
 	Name string

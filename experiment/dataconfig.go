@@ -6,10 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/covariance"
-	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/param"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -43,7 +44,7 @@ type DataConfig struct {
 	Regions string `yaml:"regions,omitempty" json:"regions,omitempty"`
 	// Ridge is the regularisation strength ε (0: none); a list gives
 	// candidates for parameter selection. Default 1e-4.
-	Ridge classify.Floats `yaml:"ridge,omitempty" json:"ridge,omitempty"`
+	Ridge param.Floats `yaml:"ridge,omitempty" json:"ridge,omitempty"`
 	// RidgeKind is trace-ridge (C + ε·tr(C)/d·I, the default), diag-ridge
 	// (C + ε·diag C, equivariant to feature units: use it when features of
 	// very different scales are mixed, such as pixel coordinates with
@@ -210,7 +211,7 @@ func (d *DataConfig) resolve() (*dataPlan, error) {
 		}
 	}
 	if len(d.Ridge) == 0 {
-		d.Ridge = classify.Floats{covariance.DefaultEps}
+		d.Ridge = param.Floats{covariance.DefaultEps}
 	}
 	if d.RidgeKind == "" {
 		d.RidgeKind = covariance.TraceRidge.String()

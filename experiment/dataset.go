@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
-	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
@@ -282,17 +282,6 @@ func datasetPath(root, spec string) (kind, path string) {
 		path = filepath.Join(root, path)
 	}
 	return kind, path
-}
-
-// underRoot returns an error when path, a path of a config that is read
-// relative to the data root, leaves it: a relative path with more ".."
-// than folders. An absolute path is the config's explicit choice to read
-// outside the root, and passes.
-func underRoot(path string) error {
-	if path == "" || filepath.IsAbs(path) || filepath.IsLocal(path) {
-		return nil
-	}
-	return fmt.Errorf("%s leaves the data root, under which relative paths are read; give an absolute path to read outside it", path)
 }
 
 // rootPath is a path of a config read relative to the data root, with

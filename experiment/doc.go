@@ -20,7 +20,7 @@
 // (Plan.CheckMemory: repeats, synthetic samples, regions per image, ...)
 // and relative dataset paths that leave the data root. Run then draws each repeat's split from seeds derived
 // from the experiment seed and the task and repeat indices only, runs the
-// methods (package experiment/method) on it, and returns Results with
+// methods (package method) on it, and returns Results with
 // accuracies, per-class accuracies, confusion matrices, CMC curves, the
 // parameters cross-validation chose and stage timings, or, for
 // energy-curve tasks, the representation energy of learned dictionaries

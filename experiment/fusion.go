@@ -3,7 +3,9 @@ package experiment
 import (
 	"context"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/internal/hashkey"
+	"github.com/covpipe/covpipe/internal/once"
 )
 
 // choiceKey identifies a choice the engine makes by cross-validation on
@@ -21,11 +23,11 @@ type choiceKey struct {
 
 // choiceKeyOf is the key of method name's choice on s.
 func choiceKeyOf(name string, s *classify.Split) choiceKey {
-	return choiceKey{method: name, data: s.Data, train: classify.HashInts(s.Train), folds: s.Folds, seed: s.Seed}
+	return choiceKey{method: name, data: s.Data, train: hashkey.Ints(s.Train), folds: s.Folds, seed: s.Seed}
 }
 
 // fusionMemo remembers fusion choices; the zero value is ready.
-type fusionMemo = classify.Once[choiceKey, classify.FusionChoice]
+type fusionMemo = once.Cache[choiceKey, classify.FusionChoice]
 
 // classifyParts classifies the items of s, each a set of region
 // descriptors, with m part by part and fuses their class costs

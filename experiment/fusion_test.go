@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 )
 
 // TestPartsRun runs a split task whose items are five regions each on

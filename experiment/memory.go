@@ -3,7 +3,7 @@ package experiment
 import (
 	"cmp"
 	"fmt"
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 	"slices"
 	"strings"
 

@@ -5,9 +5,10 @@ import (
 	"math"
 	"strings"
 
-	"github.com/covpipe/covpipe/experiment/classify"
-	"github.com/covpipe/covpipe/experiment/method"
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/features"
+	"github.com/covpipe/covpipe/method"
+	"github.com/covpipe/covpipe/param"
 	"github.com/covpipe/covpipe/spd"
 	"go.yaml.in/yaml/v3"
 )
@@ -132,7 +133,7 @@ func sigmaWarnings(params *yaml.Node) []string {
 		if params.Content[i].Value != "sigma" {
 			continue
 		}
-		var sigmas classify.Floats
+		var sigmas param.Floats
 		if params.Content[i+1].Decode(&sigmas) != nil {
 			return nil // the method decoded it, or refused it
 		}

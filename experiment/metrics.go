@@ -1,7 +1,7 @@
 package experiment
 
 import (
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 
 	"fmt"
 	"math"

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 )
 
 // openSetMeasure measures one method's answers on one repeat of an

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 )
 
 func TestCMCHandMade(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/internal/imagetest"
 )
 

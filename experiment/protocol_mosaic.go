@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
-	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/imageio"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 )
 
 // selectorsTask is a fixed split of the data's dataset by metadata, e.g.

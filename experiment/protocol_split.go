@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 )
 
 // randomSplitTask draws k random training items per class from the data's

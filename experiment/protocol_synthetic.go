@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/synth"
 )

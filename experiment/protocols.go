@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/covariance"
-	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 	"go.yaml.in/yaml/v3"
 )

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/store"
 )
 

@@ -11,7 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/internal/hashkey"
+	"github.com/covpipe/covpipe/internal/once"
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/progress"
@@ -70,7 +72,7 @@ type engine struct {
 	partRegions []string
 	fusions     fusionMemo
 	// bests remembers the choices of best methods (classifyBest).
-	bests classify.Once[choiceKey, int]
+	bests once.Cache[choiceKey, int]
 	// owned holds the units this run computes (Options.Shard), and
 	// partial gathers their records.
 	owned   map[unit]bool
@@ -342,7 +344,7 @@ func (e *engine) classifyRepeats(ti int, task string, dr *drawer, each func(r, m
 		in.split.Folds = e.cfg.Folds
 		// Validation folds depend on the run seed and the training set
 		// only, so tasks sharing a training set share the selection.
-		in.split.Seed = deriveSeed(e.cfg.Seed, classify.HashInts(in.split.Train))
+		in.split.Seed = deriveSeed(e.cfg.Seed, hashkey.Ints(in.split.Train))
 		in.split.Ranks = e.cfg.CMC
 		if err := e.prepareSplit(in.split); err != nil {
 			return fmt.Errorf("repeat %d: %w", r, err)

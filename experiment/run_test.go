@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/experiment/classify"
-	"github.com/covpipe/covpipe/experiment/method"
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/internal/canceltest"
+	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/synth"
 	"go.yaml.in/yaml/v3"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 	"github.com/covpipe/covpipe/store"
 )

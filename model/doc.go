@@ -6,7 +6,7 @@
 // was not trained on.
 //
 // Fit extracts the descriptors of labelled images (package describe) and
-// fits a method of package experiment/method on them: lists of parameter
+// fits a method of package method on them: lists of parameter
 // candidates are chosen among by stratified cross-validation inside the
 // training set (classify.Select), exactly as a run chooses them, and the
 // method is then fitted on the whole training set. Predict extracts the

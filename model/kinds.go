@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/covpipe/covpipe/experiment/classify"
-	"github.com/covpipe/covpipe/experiment/method"
+	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/svm"

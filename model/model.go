@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
-	"github.com/covpipe/covpipe/experiment/classify"
-	"github.com/covpipe/covpipe/experiment/method"
+	"github.com/covpipe/covpipe/internal/once"
 	"github.com/covpipe/covpipe/internal/version"
+	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
 	"github.com/covpipe/covpipe/svm"
@@ -74,7 +75,7 @@ type Model struct {
 	// image (rec.Parts), which has no train, gram or kind of its own.
 	parts []*Model
 
-	solvers classify.Once[int, solver] // by worker count
+	solvers once.Cache[int, solver] // by worker count
 }
 
 // record is model.json: everything but the arrays.

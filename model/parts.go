@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/covpipe/covpipe/experiment/classify"
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/describe"
-	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/model"
 	"github.com/covpipe/covpipe/spd"
 )

@@ -8,10 +8,10 @@ import (
 	"os"
 	"slices"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
-	"github.com/covpipe/covpipe/experiment/classify"
 	"github.com/covpipe/covpipe/progress"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"

@@ -163,15 +163,6 @@ func NewCoder(atoms *spd.Set, o Options) (*Coder, error) {
 	return &Coder{d: atoms.Dim(), n: atoms.Len(), atoms: atoms.Data(), logdets: logdets, opt: o}, nil
 }
 
-// Len returns the number of atoms N.
-func (c *Coder) Len() int { return c.n }
-
-// Dim returns the matrix size d.
-func (c *Coder) Dim() int { return c.d }
-
-// Options returns the options in force, defaults filled in.
-func (c *Coder) Options() Options { return c.opt }
-
 // Workspace holds the buffers of one Solve at a time. It is not safe for
 // concurrent use.
 type Workspace struct {
@@ -337,29 +328,6 @@ func (c *Coder) solver() Solver {
 		return DualBarrier
 	}
 	return PrimalBarrier
-}
-
-// Objective returns f(x) = Σ x_i (tr Â_i + λ) − log det Σ x_i Â_i for the
-// query, or +Inf when Σ x_i Â_i is singular. It does not check the
-// constraints; Feasibility does.
-func (c *Coder) Objective(query mat.Symmetric, x []float64) (float64, error) {
-	ws := c.NewWorkspace()
-	if err := c.whiten(query, ws); err != nil {
-		return 0, err
-	}
-	d := c.d
-	var f float64
-	for i := range ws.full {
-		ws.full[i] = 0
-	}
-	for i, xi := range x {
-		f += xi * (ws.cost[i] + c.opt.Lambda)
-		axpy(xi, ws.b[i*d*d:(i+1)*d*d], ws.full)
-	}
-	if !dense.CholRows(ws.full, d) {
-		return math.Inf(1), nil
-	}
-	return f - dense.LogDetRows(ws.full, d), nil
 }
 
 // ClassResidualsTo writes into dst the class-wise Burg residuals of the

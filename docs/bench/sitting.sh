@@ -113,7 +113,7 @@ for g in "${groups[@]}"; do
     svm) bench "$f" -bench . -cpu 1 -benchmem ./svm ;;
     lpp) bench "$f" -bench FitProject -cpu 2 ./lpp ;;
     tsc) bench "$f" -bench Code -cpu 1 ./tsc ;;
-    method) bench "$f" -bench 'TSCSynthetic|RSRSynthetic|LogESRSynthetic|NNAIRMSynthetic|PCAGram|RLPP' -cpu 2 ./experiment/method ;;
+    method) bench "$f" -bench 'TSCSynthetic|RSRSynthetic|LogESRSynthetic|NNAIRMSynthetic|PCAGram|RLPP' -cpu 2 ./method ;;
     gabor) bench "$f" -bench 'Magnitudes(32|64)$|Engines' -cpu 1 ./gabor ;;
     describe)
       bench "$f" -bench 'TextureGrid256|FaceWhole64|ReidWhole32x64' -cpu 2 ./describe

@@ -199,7 +199,7 @@ func TestAliasErrorsOnce(t *testing.T) {
 }
 
 // floats decodes itself from a number or a list of numbers, as
-// classify.Floats does.
+// param.Floats does.
 type floats []float64
 
 func (f *floats) UnmarshalYAML(n *yaml.Node) error {

@@ -19,7 +19,7 @@ import (
 //
 // Types that decode themselves (yaml.Unmarshaler, encoding.TextUnmarshaler)
 // are left to their decoder, except a list type with its own decoder
-// (classify.Floats, a number or a list of numbers), whose single value or
+// (param.Floats, a number or a list of numbers), whose single value or
 // items are checked as its elements. Null values are left alone: they
 // leave the zero value, which the settings' own checks judge.
 func checkTypes(n *yaml.Node, t reflect.Type, key string) error {

@@ -1,0 +1,185 @@
+package classify
+
+import (
+	"fmt"
+
+	"github.com/covpipe/covpipe/internal/once"
+	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Data is a labelled set of SPD matrices with lazily computed, shared
+// pairwise quantities (Pairs). Methods and cross-validation folds on the
+// same split reuse them: the Stein divergences between a training set and
+// the other items are computed at most once while the split is in use,
+// and any σ's kernel values are exp(−σ S) of them. Memory grows with
+// n_train·n, never n². Data is safe for concurrent use.
+type Data struct {
+	Set    *spd.Set
+	Labels []int
+	// Classes names the labels: Classes[l] for label l (nil: l itself).
+	Classes []string
+	// Meta holds per-item metadata (pose, camera, ...); nil when absent.
+	Meta []map[string]string
+	// Ridge is the regularisation the descriptors were made with, for
+	// reports (0 for synthetic data).
+	Ridge float64
+	// Parts holds, when each item is a set of region descriptors (the data
+	// section's parts), one Data per region: Parts[r].Set holds every
+	// item's descriptor of region r, with Labels, Classes and Meta shared
+	// with this Data, whose Set is Parts[0].Set. Methods that give class
+	// costs (Spec.Costs) classify each part apart and the engine fuses
+	// them; nil when each item has one descriptor.
+	Parts []*Data
+	// Vectors holds the feature vectors that the data stage made for the
+	// methods' requests (Spec.Vectors), one row per item (row i: item i);
+	// nil when no method asked for any.
+	Vectors map[VectorRequest]*mat.Dense
+	// Workers bounds the parallelism of the pairwise computations.
+	Workers int
+
+	// state holds what the quantities compute once per Data (the Stein
+	// divergences of recent training sets, the items' log-vectors), each
+	// under a key of the quantity's own type (dataState).
+	state once.Cache[any, any]
+}
+
+// NewData wraps a validated set and its labels.
+func NewData(set *spd.Set, labels []int, workers int) *Data {
+	return &Data{Set: set, Labels: labels, Workers: workers}
+}
+
+// PartSets splits set, whose matrices are the regions of items, regions
+// per item, item after item, into one Set per region: PartSets(set, R)[r]
+// holds every item's region r, the Sets of Data.Parts. They are
+// spd.Set.Subset's copies, with the cached log-determinants, so no matrix
+// is factorised again. It returns an
+// error when set's length is not a multiple of regions.
+func PartSets(set *spd.Set, regions int) ([]*spd.Set, error) {
+	n := set.Len()
+	if regions < 1 || n%regions != 0 {
+		return nil, fmt.Errorf("%d descriptors are not %d regions per item", n, regions)
+	}
+	idx := make([]int, n/regions)
+	out := make([]*spd.Set, regions)
+	for r := range out {
+		for i := range idx {
+			idx[i] = i*regions + r
+		}
+		out[r] = set.Subset(idx)
+	}
+	return out, nil
+}
+
+// dataState returns the state that d keeps under key, made by f on first
+// use; concurrent first uses wait for one f.
+func dataState[T any](d *Data, key any, f func() (T, error)) (T, error) {
+	v, err := d.state.Do(key, func() (any, error) { return f() })
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v.(T), nil
+}
+
+// NumClasses returns 1 + the largest label.
+func (d *Data) NumClasses() int {
+	n := 0
+	for _, l := range d.Labels {
+		n = max(n, l+1)
+	}
+	return max(n, len(d.Classes))
+}
+
+// ItemMeta returns item i's metadata (nil when the data has none).
+func (d *Data) ItemMeta(i int) map[string]string {
+	if d.Meta == nil {
+		return nil
+	}
+	return d.Meta[i]
+}
+
+// Split is one train/test partition of a Data, as item indices.
+type Split struct {
+	// Data holds the descriptors made with the first ridge candidate.
+	Data *Data
+	// Variants holds one Data per ridge candidate, Variants[0] == Data;
+	// methods select among them by cross-validation.
+	Variants []*Data
+	Train    []int
+	Test     []int
+	// Dictionary is the part that dictionary methods learn from; nil
+	// unless the protocol gives one (Spec.Dictionary).
+	Dictionary *Dictionary
+	// Workers bounds the method's parallelism on this split.
+	Workers int
+	// Seed fixes any random choice the method makes (validation folds).
+	Seed uint64
+	// Folds is the number of cross-validation folds for parameter
+	// selection inside Train.
+	Folds int
+	// Ranks is how many top classes must be ranked exactly (CMC length);
+	// 0 means the prediction alone.
+	Ranks int
+	// Costs asks methods that declare Spec.Costs for Outcome.Costs.
+	Costs bool
+
+	pairs once.Cache[splitPairsKey, Pairs] // Pairs in use by the split's methods
+}
+
+// AllVariants returns the split's ridge variants: Variants, or Data alone.
+func (s *Split) AllVariants() []*Data {
+	if len(s.Variants) == 0 {
+		return []*Data{s.Data}
+	}
+	return s.Variants
+}
+
+// Outcome is a method's answer on a split.
+type Outcome struct {
+	// Pred holds the predicted label of each test item, in Split.Test order.
+	Pred []int
+	// Ranking optionally holds, per test item, class labels ordered from
+	// most to least likely (at least Split.Ranks of them), for CMC curves.
+	Ranking [][]int
+	// Degenerate counts test items whose sparse code was all zeros (the
+	// prediction is then arbitrary: λ is too large for the kernel's scale).
+	Degenerate int
+	// Unconverged counts test items whose solver hit its iteration cap.
+	Unconverged int
+	// Params records the hyper-parameters used (chosen, if selected).
+	Params map[string]float64
+	// Lambdas holds, for sparse-coding methods, the λ each test item was
+	// coded with (λ_max-relative weights give one per item).
+	Lambdas []float64
+	// Scores holds, for methods that declare Spec.Scores, each test
+	// item's answer with its confidence, in Split.Test order.
+	Scores []ItemScore
+	// Costs holds, for methods that declare Spec.Costs, each test item's
+	// cost of every class of CostClasses, lower meaning more likely: the
+	// class residuals ε_c of an SRC method (Eqn. 9), a nearest-neighbour
+	// method's distance to the class's nearest item, or 1 − p_c for an
+	// SVM's class probability. Fusing the parts of multi-region items
+	// adds them up (see package experiment).
+	Costs [][]float64
+	// CostClasses lists, ascending, the class labels of Costs' columns.
+	CostClasses []int
+	// Fusion records how the engine fused the parts of multi-region items
+	// into this outcome; nil when items have one descriptor.
+	Fusion *Fusion
+	// Chosen names the method whose outcome this is when a best method
+	// chose it by cross-validation.
+	Chosen string
+}
+
+// Fusion is how an outcome over items of several regions came about: the
+// layout and the fusion rule chosen, the layout's regions (as
+// "WxH+X+Y", in part order), each part's weight and each part's test
+// accuracy (%) on its own.
+type Fusion struct {
+	Layout       string    `json:"layout"`
+	Rule         string    `json:"rule"`
+	Regions      []string  `json:"regions"`
+	Weights      []float64 `json:"weights"`
+	PartAccuracy []float64 `json:"part_accuracy"`
+}

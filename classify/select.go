@@ -1,0 +1,239 @@
+package classify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"weak"
+
+	"github.com/covpipe/covpipe/internal/hashkey"
+	"github.com/covpipe/covpipe/internal/once"
+	"github.com/covpipe/covpipe/internal/pool"
+)
+
+// Candidate is one setting of a method's parameters, P, on one of a
+// split's ridge variants.
+type Candidate[P comparable] struct {
+	Variant int
+	Params  P
+}
+
+// Memo remembers parameter choices, so that tasks sharing a training set
+// (FERET's four test poses) share the choice instead of repeating the
+// cross-validation, also when they run at the same time (once.Cache). The zero
+// value is ready; it is safe for concurrent use.
+type Memo[P comparable] struct {
+	chosen once.Cache[memoKey, Candidate[P]]
+}
+
+// memoKey identifies a choice. It holds its Data weakly: a protocol that
+// draws new data every repeat (synthetic, 100 repeats) would otherwise
+// keep every repeat's Data and its pairwise matrices alive through the
+// memo, about 1 GB for Table 1.
+type memoKey struct {
+	data  weak.Pointer[Data]
+	train uint64 // HashInts of the training indices
+	folds int
+	seed  uint64
+}
+
+// Runner classifies test from train on one Data with parameters p.
+// Select calls it concurrently for the candidates and folds of
+// cross-validation, so it must not write variables that other calls
+// share; a run's own findings go in its Outcome. A Runner that works
+// long should look at the context of the Classify call it belongs to.
+type Runner[P comparable] func(d *Data, train, test []int, p P) (*Outcome, error)
+
+// Select runs a method on the split with the best of its parameter
+// settings params, crossed with the split's ridge variants. With one
+// candidate in all it simply runs it; otherwise it picks the candidate with
+// the best mean accuracy over s.Folds stratified folds of the training set
+// (never looking at the test items; ties go to the first candidate, the
+// variants outermost) and runs that. The folds depend on the training set
+// and the split's seed only, so the choice is remembered in memo. It
+// returns the outcome, the chosen candidate and its Data; the caller
+// records the parameters in Outcome.Params. Once ctx is cancelled it
+// starts no more runs and returns ctx.Err().
+func Select[P comparable](ctx context.Context, s *Split, params []P, memo *Memo[P], run Runner[P]) (*Outcome, Candidate[P], *Data, error) {
+	return SelectFinal(ctx, s, params, memo, run, run)
+}
+
+// SelectFinal is Select with final running the chosen candidate on the
+// split, and run the cross-validation folds: a method whose final run
+// does more than the folds need (a calibration of its scores) does it
+// once.
+func SelectFinal[P comparable](ctx context.Context, s *Split, params []P, memo *Memo[P], run, final Runner[P]) (*Outcome, Candidate[P], *Data, error) {
+	data := s.AllVariants()
+	var cands []Candidate[P]
+	for v := range data {
+		for _, p := range params {
+			cands = append(cands, Candidate[P]{v, p})
+		}
+	}
+	if len(cands) == 0 {
+		return nil, Candidate[P]{}, nil, errors.New("no parameter candidates")
+	}
+	best := cands[0]
+	if len(cands) > 1 {
+		key := memoKey{weak.Make(data[0]), hashkey.Ints(s.Train), s.Folds, s.Seed}
+		c, err := memo.chosen.Do(key, func() (Candidate[P], error) {
+			return crossValidate(ctx, data, s.Train, s.Folds, s.Seed, s.Workers, cands, run)
+		})
+		if err != nil {
+			return nil, best, nil, err
+		}
+		best = c
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, best, nil, err
+	}
+	d := data[best.Variant]
+	o, err := final(d, s.Train, s.Test, best.Params)
+	if err != nil {
+		return nil, best, nil, err
+	}
+	return o, best, d, nil
+}
+
+// crossValidate returns the candidate with the best mean accuracy over
+// stratified folds of train (ties go to the first candidate). The runs of
+// all candidates and folds are independent: they share out workers, so
+// that a method's serial parts (an eigendecomposition, SVM training) do
+// not leave cores idle; the accuracies are summed in a fixed order.
+func crossValidate[P comparable](ctx context.Context, data []*Data, train []int, nfolds int, seed uint64, workers int, cands []Candidate[P], run Runner[P]) (Candidate[P], error) {
+	if nfolds < 2 {
+		return Candidate[P]{}, fmt.Errorf("%d parameter candidates but %d validation folds: want folds >= 2", len(cands), nfolds)
+	}
+	fs := Folds(data[0].Labels, train, nfolds, seed)
+	trains := make([][]int, len(fs))
+	for k, f := range fs {
+		if len(f) == 0 {
+			return Candidate[P]{}, fmt.Errorf("%d validation folds of %d training items: a fold is empty; lower folds", nfolds, len(train))
+		}
+		trains[k] = Without(train, f)
+	}
+	accs := make([]float64, len(cands)*len(fs))
+	err := pool.ForCtx(ctx, len(accs), workers, func(_, r int) error {
+		c, k := cands[r/len(fs)], r%len(fs)
+		o, err := run(data[c.Variant], trains[k], fs[k], c.Params)
+		if err != nil {
+			return fmt.Errorf("validation: %w", err)
+		}
+		accs[r] = Accuracy(o.Pred, Pick(data[c.Variant].Labels, fs[k]))
+		return nil
+	})
+	if err != nil {
+		return Candidate[P]{}, err
+	}
+	best, bestAcc := cands[0], math.Inf(-1)
+	for ci, c := range cands {
+		var acc float64
+		for k := range fs {
+			acc += accs[ci*len(fs)+k] / float64(len(fs))
+		}
+		if acc > bestAcc {
+			best, bestAcc = c, acc
+		}
+	}
+	return best, nil
+}
+
+// Accuracy returns the percentage of predictions equal to the truth (NaN
+// for no items).
+func Accuracy(pred, truth []int) float64 {
+	if len(truth) == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(Correct(pred, truth)) / float64(len(truth))
+}
+
+// Correct returns how many predictions equal the truth.
+func Correct(pred, truth []int) int {
+	c := 0
+	for i := range truth {
+		if pred[i] == truth[i] {
+			c++
+		}
+	}
+	return c
+}
+
+// Folds splits items into n stratified folds: each class's items, shuffled
+// by the seed, are dealt round-robin, so every fold holds about 1/n of each
+// class. It returns the test indices of each fold.
+func Folds(labels, items []int, n int, seed uint64) [][]int {
+	rng := rand.New(rand.NewPCG(seed, 0x464f4c44)) // "FOLD"
+	out := make([][]int, n)
+	groups := ByClass(labels, items)
+	offset := 0
+	for _, c := range SortedKeys(groups) {
+		g := groups[c]
+		perm := rng.Perm(len(g))
+		for p, j := range perm {
+			f := (offset + p) % n
+			out[f] = append(out[f], g[j])
+		}
+		offset += len(g)
+	}
+	for _, f := range out {
+		slices.Sort(f)
+	}
+	return out
+}
+
+// Without returns the items not in drop (both ascending).
+func Without(items, drop []int) []int {
+	out := make([]int, 0, len(items))
+	k := 0
+	for _, i := range items {
+		for k < len(drop) && drop[k] < i {
+			k++
+		}
+		if k < len(drop) && drop[k] == i {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// ByClass groups item indices by label, each group in ascending order.
+func ByClass(labels []int, items []int) map[int][]int {
+	g := map[int][]int{}
+	for _, i := range items {
+		g[labels[i]] = append(g[labels[i]], i)
+	}
+	return g
+}
+
+// SortedKeys returns the labels of a grouping in ascending order.
+func SortedKeys(m map[int][]int) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys
+}
+
+// Seq returns the indices a, a+1, ..., b−1.
+func Seq(a, b int) []int {
+	out := make([]int, 0, max(0, b-a))
+	for i := a; i < b; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// Pick returns labels[i] for each i of idx.
+func Pick(labels, idx []int) []int {
+	out := make([]int, len(idx))
+	for i, j := range idx {
+		out[i] = labels[j]
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+package method
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/param"
+	"github.com/covpipe/covpipe/spd"
+)
+
+// kernelChoice is a kernel method's kernel and σ candidates, resolved
+// from its keys `kernel` (a kernel of classify.Kernels by its metric's
+// name: stein, the default, the paper's Stein kernel of Eqn. 5; or
+// log-euclidean, exp(−σ ‖log X − log Y‖²_F)), `sigma` (a list gives
+// candidates) and `pseudo_kernel` (allows a σ for which the kernel's Gram
+// matrices may be indefinite).
+type kernelChoice struct {
+	kernel   classify.Kernel
+	sigmas   []float64
+	pseudo   bool
+	warnings []string // on a deprecated kernel name
+}
+
+// resolveKernel checks a kernel method's keys and resolves them: the
+// kernel by its name, which it sets to the canonical one (the record of
+// the run), the σ list by param.Floats.CheckList and each σ by
+// spd.CheckSigma; Theorem 1 against d is checkDim's. A deprecated kernel
+// name gives a warning.
+func resolveKernel(name *string, sigma param.Floats, pseudo bool) (kernelChoice, error) {
+	if *name == "" {
+		*name = spd.SteinMetric.String()
+	}
+	k, err := classify.ParseKernel(*name)
+	if err != nil {
+		return kernelChoice{}, err
+	}
+	warnings := deprecated("kernel", *name)
+	*name = k.String()
+	if err := sigma.CheckList("sigma", true); err != nil {
+		return kernelChoice{}, err
+	}
+	for _, s := range sigma {
+		if err := spd.CheckSigma(s); err != nil {
+			return kernelChoice{}, fmt.Errorf("sigma: %w", err)
+		}
+	}
+	return kernelChoice{k, sigma, pseudo, warnings}, nil
+}
+
+// deprecated returns a warning when value, the value of key, is a
+// deprecated metric name (spd.DeprecatedMetricName).
+func deprecated(key, value string) []string {
+	if c, ok := spd.DeprecatedMetricName(value); ok {
+		return []string{fmt.Sprintf("%s: %q is deprecated and will be removed; write %q", key, value, c)}
+	}
+	return nil
+}
+
+// checkDim checks every σ for d×d matrices (the kernel's Check: Theorem 1
+// for the Stein kernel, unless pseudo).
+func (k kernelChoice) checkDim(d int) error {
+	for _, s := range k.sigmas {
+		if err := k.kernel.Check(s, d, k.pseudo); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spec is the Spec of a kernel method with these resolved parameters and
+// candidates: σ checked against Theorem 1 by checkDim, the pairwise
+// quantity the kernel maps, and the warnings of the kernel's name.
+func (k kernelChoice) spec(params any, candidates int) classify.Spec {
+	return classify.Spec{Params: params, Candidates: candidates, CheckDim: k.checkDim, Scores: true,
+		Quantities: []classify.Quantity{k.kernel.Quantity}, Warnings: k.warnings}
+}
+
+// pairs returns the kernel's pairwise quantity between d's items and the
+// split's training set (Split.Pairs), and the map to kernel values with
+// parameter σ, exp(−σ q), after checking σ for d's matrices.
+func (k kernelChoice) pairs(s *classify.Split, d *classify.Data, sigma float64) (classify.Pairs, classify.Map, error) {
+	if err := k.kernel.Check(sigma, d.Set.Dim(), k.pseudo); err != nil {
+		return nil, classify.Identity, err
+	}
+	p, err := s.Pairs(d, k.kernel.Quantity)
+	return p, classify.Exp(sigma), err
+}
+
+// kernelMethod is what the kernel methods (rsr, rlpp, svm) share: their
+// kernel, their parameter candidates and the memo of the chosen one.
+type kernelMethod[C comparable] struct {
+	memo   classify.Memo[C]
+	cands  []C
+	kernel kernelChoice
+}
+
+// spec is the method's Spec with the parameters params (kernelChoice.spec).
+func (k *kernelMethod[C]) spec(params any) classify.Spec {
+	return k.kernel.spec(params, len(k.cands))
+}
+
+// choose checks every σ for the split's matrices (kernelChoice.checkDim)
+// and selects a candidate: classify.SelectFinal with run on the
+// validation folds and final on the split.
+func (k *kernelMethod[C]) choose(ctx context.Context, s *classify.Split, run, final classify.Runner[C]) (*classify.Outcome, classify.Candidate[C], *classify.Data, error) {
+	if err := k.kernel.checkDim(s.Data.Set.Dim()); err != nil {
+		return nil, classify.Candidate[C]{}, nil, err
+	}
+	return classify.SelectFinal(ctx, s, k.cands, &k.memo, run, final)
+}

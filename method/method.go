@@ -1,0 +1,228 @@
+// Package method holds the classification methods an experiment compares,
+// one file each, and the table of method types by name (Types).
+//
+// A method type decodes its own parameters from the YAML mapping of its
+// entry under `methods:` (strictly: an unknown key is an error naming the
+// key, its line and the keys the method takes), checks them, resolves
+// them into typed options once, and returns a classify.Method, whose Spec
+// declares what it needs from the engine. Parameters of type
+// param.Floats may be lists, which classify.Select chooses among by
+// cross-validation inside each training set. Adding a method is one new
+// file in this package and one line in Types; the engine needs no change.
+package method
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/internal/strictyaml"
+	"github.com/covpipe/covpipe/param"
+	"github.com/covpipe/covpipe/rsr"
+	"go.yaml.in/yaml/v3"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Type is a method type: a one-line description for listings and the
+// constructor that decodes a config entry's parameters (the mapping
+// without its name and type keys).
+type Type struct {
+	Doc string
+	New func(params *yaml.Node) (classify.Method, error)
+}
+
+// Types returns the method types by the name configs give them.
+func Types() map[string]Type {
+	return map[string]Type{
+		"rsr":       {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR},
+		"logE-SR":   {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR},
+		"nn":        {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN},
+		"rlpp":      {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP},
+		"stein-svm": {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM},
+		"tsc":       {"tensor sparse coding: MAXDET codes under the Burg divergence, class-wise Burg residuals (Sivalingam et al., ECCV 2010)", newTSC},
+		"pca-src":   {"sparse representation of PCA-projected pixel intensities (Wright et al., PAMI 2009)", newPCASRC},
+		"gsr":       {"sparse representation of PCA-projected, downsampled Gabor magnitudes (Yang and Zhang, ECCV 2010)", newGSR},
+		"sdalf":     {"symmetry-driven accumulation of local features: weighted HSV histograms and MSCR blobs of the images, nearest identity (Farenzena et al., CVPR 2010)", newSDALF},
+		"hpe":       {"histogram plus epitome: HSV histograms of torso and legs accumulated over an identity's images, generic and local epitomes of their patches, nearest identity (Bazzani et al., ICPR 2010)", newHPE},
+		"codes":     {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes},
+	}
+}
+
+// Names lists the method type names, sorted.
+func Names() []string {
+	var names []string
+	for n := range Types() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// decode decodes a method's parameters strictly into p.
+func decode(n *yaml.Node, p any, typ string) error {
+	if n == nil {
+		return nil
+	}
+	return strictyaml.Decode(n, p, "method type "+typ)
+}
+
+// sparse holds the sparse-coding parameters that rsr and logE-SR share.
+type sparse struct {
+	// Lambda is the sparsity weight λ of Eqn. 7 on the paper's scale; a
+	// list gives candidates.
+	Lambda param.Floats `yaml:"lambda,omitempty" json:"lambda,omitempty"`
+	// LambdaRatio is the weight relative to each query, in (0, 1):
+	// λ(x) = ratio·λ_max(x) (rsr.LambdaMax). Give Lambda or LambdaRatio.
+	LambdaRatio param.Floats `yaml:"lambda_ratio,omitempty" json:"lambda_ratio,omitempty"`
+	// Tolerance is the relative KKT tolerance of the Lasso solver.
+	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
+	// Rule is the SRC decision rule: residual (Eqn. 9, default), sum or max.
+	Rule string `yaml:"rule,omitempty" json:"rule,omitempty"`
+	// NonNegative constrains sparse codes to v >= 0.
+	NonNegative bool `yaml:"nonnegative,omitempty" json:"nonnegative,omitempty"`
+}
+
+// sparseCoding is sparse resolved: the classifier options without a
+// weight, and the weight candidates.
+type sparseCoding struct {
+	opts    rsr.ClassifierOptions
+	weights []weight
+}
+
+// resolve checks the sparse-coding parameters (the values by package rsr)
+// and resolves them.
+func (c sparse) resolve() (sparseCoding, error) {
+	ws, err := weights(c.Lambda, c.LambdaRatio)
+	if err != nil {
+		return sparseCoding{}, err
+	}
+	o := rsr.ClassifierOptions{Lasso: rsr.LassoOptions{Tol: c.Tolerance, NonNegative: c.NonNegative}}
+	if err := o.Lasso.Validate(); err != nil {
+		return sparseCoding{}, err
+	}
+	if c.Rule != "" {
+		if o.Rule, err = rsr.ParseRule(c.Rule); err != nil {
+			return sparseCoding{}, err
+		}
+	}
+	return sparseCoding{o, ws}, nil
+}
+
+// weights resolves the sparsity weight keys, lambda (absolute) and
+// lambda_ratio (relative to each query), of which a method takes one:
+// each a list of distinct candidates whose values package rsr checks.
+func weights(lambda, ratio param.Floats) ([]weight, error) {
+	switch {
+	case len(lambda) > 0 && len(ratio) > 0:
+		return nil, errors.New("give lambda (absolute, the paper's scale) or lambda_ratio (relative to each query), not both")
+	case len(lambda) == 0 && len(ratio) == 0:
+		return nil, errors.New("lambda (absolute, the paper's scale) or lambda_ratio (relative to each query, in (0, 1)) is required")
+	}
+	if err := lambda.CheckList("lambda", false); err != nil {
+		return nil, err
+	}
+	if err := ratio.CheckList("lambda_ratio", false); err != nil {
+		return nil, err
+	}
+	var ws []weight
+	for _, l := range lambda {
+		if err := rsr.CheckLambda(l); err != nil {
+			return nil, fmt.Errorf("lambda: %w", err)
+		}
+		ws = append(ws, weight{value: l})
+	}
+	for _, r := range ratio {
+		if err := rsr.CheckLambdaRatio(r); err != nil {
+			return nil, fmt.Errorf("lambda_ratio: %w", err)
+		}
+		ws = append(ws, weight{value: r, relative: true})
+	}
+	return ws, nil
+}
+
+// weight is a candidate sparsity weight: an absolute λ or a ratio of each
+// query's λ_max.
+type weight struct {
+	value    float64
+	relative bool
+}
+
+// key names the weight in Outcome.Params.
+func (w weight) key() string {
+	if w.relative {
+		return "lambda_ratio"
+	}
+	return "lambda"
+}
+
+// set returns o with the weight in force.
+func (w weight) set(o rsr.ClassifierOptions) rsr.ClassifierOptions {
+	if w.relative {
+		o.Lasso.Lambda, o.Lasso.LambdaRatio = 0, w.value
+	} else {
+		o.Lasso.Lambda, o.Lasso.LambdaRatio = w.value, 0
+	}
+	return o
+}
+
+// src classifies the test items by kernel SRC (rsr.Classifier) over the
+// training items, scoring each by its classes' shares of the explained
+// energy and its code's concentration (rsr.Classifier.Shares,
+// rsr.Decision.SCI), with kernel values k(X_i, X_j) = f(P_ij) of the pairwise
+// quantity p, the test items in blocks (classify.ForBlocks) on workers
+// goroutines. Both kernels used are normalised, k(X, X) = 1: exp(−σ·0)
+// for the Stein kernel, unit vectors for logE-SR. The training block and
+// the test blocks are lent by scratch: rsr.FitClassifier copies the
+// former, and the latter are read only while their block is classified.
+func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.ClassifierOptions, s *classify.Split, scratch *classify.Scratch) (*classify.Outcome, error) {
+	workers := s.Workers
+	ktr, err := scratch.Block(ctx, p, train, train, f)
+	if err != nil {
+		return nil, err
+	}
+	opts.Lasso.Workers = workers
+	c, err := rsr.FitClassifier(ktr, classify.Pick(labels, train), opts)
+	scratch.Release(ktr)
+	if err != nil {
+		return nil, err
+	}
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Lambdas: make([]float64, len(test)), Scores: make([]classify.ItemScore, len(test))}
+	classes := c.Labels()
+	if s.Costs {
+		out.Costs, out.CostClasses = make([][]float64, len(test)), classes
+	}
+	kxx := make([]float64, min(len(test), classify.BlockSize))
+	for i := range kxx {
+		kxx[i] = 1
+	}
+	err = classify.ForBlocks(ctx, p, test, train, f, scratch, func(off int, k *mat.Dense) error {
+		n, _ := k.Dims()
+		ds, err := c.PredictBatch(ctx, k, kxx[:n])
+		if err != nil {
+			return err
+		}
+		for q, d := range ds {
+			i := off + q
+			out.Pred[i] = d.Label
+			out.Ranking[i] = c.Rank(d)
+			out.Lambdas[i] = d.Lambda
+			out.Scores[i] = classify.RankedScore(out.Ranking[i], classes, c.Shares(d), d.SCI)
+			if out.Costs != nil {
+				out.Costs[i] = c.Costs(d)
+			}
+			if d.Degenerate {
+				out.Degenerate++
+			}
+			if !d.Converged {
+				out.Unconverged++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,169 @@
+package method
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/internal/pool"
+	"github.com/covpipe/covpipe/spd"
+	"go.yaml.in/yaml/v3"
+	"gonum.org/v1/gonum/mat"
+)
+
+// nnParams are the parameters of method type nn.
+type nnParams struct {
+	// Metric names the distance: one of spd.Metrics, by spd.ParseMetric.
+	Metric string `yaml:"metric" json:"metric"`
+}
+
+// nn is the nearest-neighbour classifier: classes rank by their nearest
+// training member under the metric. The Stein divergence reads the
+// divergences the Data caches; the AIRM prunes with them (airmRanking);
+// other metrics compute every query-to-training distance.
+type nn struct {
+	memo     classify.Memo[struct{}]
+	blocks   classify.Scratch // divergence blocks of the method's runs
+	metric   spd.Metric
+	warnings []string
+	p        nnParams
+}
+
+func newNN(n *yaml.Node) (classify.Method, error) {
+	m := &nn{}
+	if err := decode(n, &m.p, "nn"); err != nil {
+		return nil, err
+	}
+	if m.p.Metric == "" {
+		return nil, fmt.Errorf("metric is required (one of %s)", metricNames())
+	}
+	var err error
+	if m.metric, err = spd.ParseMetric(m.p.Metric); err != nil {
+		return nil, err
+	}
+	m.warnings = deprecated("metric", m.p.Metric)
+	m.p.Metric = m.metric.String()
+	return m, nil
+}
+
+// metricNames lists the names spd.ParseMetric takes.
+func metricNames() string {
+	var names []string
+	for _, m := range spd.Metrics() {
+		names = append(names, m.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// Spec declares the split's Stein divergences, which the Stein and AIRM
+// rankings read.
+func (m *nn) Spec() classify.Spec {
+	// The AIRM ranking prunes classes that cannot be nearest, so it has no
+	// distance to every class to give as costs.
+	s := classify.Spec{Params: m.p, Candidates: 1, Warnings: m.warnings, Scores: true, Costs: m.metric != spd.AIRMMetric}
+	if m.metric == spd.SteinMetric || m.metric == spd.AIRMMetric {
+		s.Quantities = []classify.Quantity{classify.Stein{}}
+	}
+	return s
+}
+
+func (m *nn) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
+	o, _, d, err := classify.Select(ctx, s, []struct{}{{}}, &m.memo, func(d *classify.Data, train, test []int, _ struct{}) (*classify.Outcome, error) {
+		switch m.metric {
+		case spd.AIRMMetric:
+			p, err := s.Pairs(d, classify.Stein{})
+			if err != nil {
+				return nil, err
+			}
+			return airmRanking(ctx, d, p, train, test, s.Ranks, s.Workers, &m.blocks)
+		case spd.SteinMetric:
+			p, err := s.Pairs(d, classify.Stein{})
+			if err != nil {
+				return nil, err
+			}
+			out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
+			if s.Costs {
+				out.Costs, out.CostClasses = make([][]float64, len(test)), classify.SortedKeys(classify.ByClass(d.Labels, train))
+			}
+			err = classify.ForBlocks(ctx, p, test, train, classify.Identity, &m.blocks, func(off int, k *mat.Dense) error {
+				n, _ := k.Dims()
+				o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, s.Costs, func(_, q, a int) (float64, error) { return k.At(q, a), nil })
+				if err != nil {
+					return err
+				}
+				copy(out.Pred[off:], o.Pred)
+				copy(out.Ranking[off:], o.Ranking)
+				copy(out.Scores[off:], o.Scores)
+				if s.Costs {
+					copy(out.Costs[off:], o.Costs)
+				}
+				return nil
+			})
+			return out, err
+		}
+		ws := make([]*spd.Workspace, pool.Workers(s.Workers))
+		return nearest(ctx, d.Labels, train, test, s.Workers, s.Costs, func(w, q, a int) (float64, error) {
+			if ws[w] == nil {
+				ws[w] = spd.NewWorkspace(d.Set.Dim())
+			}
+			return ws[w].Distance(m.metric, d.Set.View(test[q]), d.Set.View(train[a]))
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	o.Params = map[string]float64{"ridge": d.Ridge}
+	return o, nil
+}
+
+// nearest ranks the classes of train for each test item by their nearest
+// member under dist(worker, q, a) between test[q] and train[a], ties by
+// label, on workers goroutines, and scores it by the distances of its two
+// nearest classes (classify.NearestScores); with costs, each class's cost
+// is its nearest member's distance. Once ctx is cancelled it starts no
+// more test items and returns ctx.Err().
+func nearest(ctx context.Context, labels, train, test []int, workers int, costs bool, dist func(w, i, j int) (float64, error)) (*classify.Outcome, error) {
+	classes := classify.SortedKeys(classify.ByClass(labels, train))
+	class := make([]int, len(train)) // position in classes of each training item
+	for a, j := range train {
+		class[a], _ = slices.BinarySearch(classes, labels[j])
+	}
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
+	if costs {
+		out.Costs, out.CostClasses = make([][]float64, len(test)), classes
+	}
+	bests := make([][]float64, pool.Workers(workers))
+	err := pool.ForCtx(ctx, len(test), workers, func(w, q int) error {
+		best := bests[w]
+		if best == nil {
+			best = make([]float64, len(classes))
+			bests[w] = best
+		}
+		for k := range best {
+			best[k] = math.Inf(1)
+		}
+		for a := range train {
+			v, err := dist(w, q, a)
+			if err != nil {
+				return err
+			}
+			if v < best[class[a]] {
+				best[class[a]] = v
+			}
+		}
+		r, score := classify.RankCosts(classes, best)
+		out.Scores[q] = score
+		if costs {
+			out.Costs[q] = slices.Clone(best)
+		}
+		out.Ranking[q], out.Pred[q] = r, r[0]
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,148 @@
+package method
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/internal/pool"
+	"github.com/covpipe/covpipe/param"
+	"github.com/covpipe/covpipe/tsc"
+	"go.yaml.in/yaml/v3"
+)
+
+// tscParams are the parameters of method type tsc.
+type tscParams struct {
+	// Lambda is the sparsity weight λ >= 0 of the MAXDET problem; a list
+	// gives candidates.
+	Lambda param.Floats `yaml:"lambda" json:"lambda"`
+	// Tolerance is the relative duality gap at which coding stops
+	// (default 1e-8, tsc.Options.Tol).
+	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
+	// WorkingSet is the first working set's size of large dictionaries
+	// (tsc.Options.WorkingSet: default 32, -1 solves on every atom; the
+	// certificate is the whole problem's either way).
+	WorkingSet int `yaml:"working_set,omitempty" json:"working_set,omitempty"`
+}
+
+// tscMethod is tensor sparse coding (Sivalingam et al., ECCV 2010), the
+// paper's Riemannian baseline: each test item is coded over the training
+// items by the MAXDET problem of package tsc and given the class with the
+// least class-wise Burg residual.
+type tscMethod struct {
+	memo classify.Memo[float64]
+	p    tscParams
+}
+
+func newTSC(n *yaml.Node) (classify.Method, error) {
+	m := &tscMethod{}
+	if err := decode(n, &m.p, "tsc"); err != nil {
+		return nil, err
+	}
+	if err := m.p.Lambda.CheckList("lambda", true); err != nil {
+		return nil, err
+	}
+	for _, l := range m.p.Lambda {
+		if err := tsc.CheckLambda(l); err != nil {
+			return nil, fmt.Errorf("lambda: %w", err)
+		}
+	}
+	if t := m.p.Tolerance; math.IsNaN(t) || t < 0 || t >= 1 {
+		return nil, fmt.Errorf("tolerance = %v, want in (0, 1) (default 1e-8)", t)
+	}
+	if m.p.WorkingSet < -1 {
+		return nil, fmt.Errorf("working_set = %d, want >= 1, 0 (default 32) or -1 (every atom)", m.p.WorkingSet)
+	}
+	return m, nil
+}
+
+// Spec declares the λ candidates.
+func (m *tscMethod) Spec() classify.Spec {
+	return classify.Spec{Params: m.p, Candidates: len(m.p.Lambda)}
+}
+
+func (m *tscMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
+	o, c, d, err := classify.Select(ctx, s, m.p.Lambda, &m.memo, func(d *classify.Data, train, test []int, lambda float64) (*classify.Outcome, error) {
+		return tscClassify(ctx, d, train, test, tsc.Options{Lambda: lambda, Tol: m.p.Tolerance, WorkingSet: m.p.WorkingSet}, s.Workers)
+	})
+	if err != nil {
+		return nil, err
+	}
+	o.Params = map[string]float64{"lambda": c.Params, "ridge": d.Ridge}
+	return o, nil
+}
+
+// tscClassify codes every test item over the training items on workers
+// goroutines, one tsc.Workspace each, and ranks the classes by their Burg
+// residuals (ties by label). Each item's result depends on that item only,
+// so the outcome does not depend on the worker count. Once ctx is
+// cancelled it starts no more test items, stops the ones under way between
+// Newton steps, and returns an error wrapping ctx.Err().
+func tscClassify(ctx context.Context, d *classify.Data, train, test []int, o tsc.Options, workers int) (*classify.Outcome, error) {
+	coder, err := tsc.NewCoder(d.Set.Subset(train), o)
+	if err != nil {
+		return nil, err
+	}
+	classes := classify.SortedKeys(classify.ByClass(d.Labels, train))
+	class := make([]int, len(train))
+	for a, j := range train {
+		class[a], _ = slices.BinarySearch(classes, d.Labels[j])
+	}
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Lambdas: make([]float64, len(test))}
+	nw := pool.Workers(workers)
+	type buffers struct {
+		ws  *tsc.Workspace
+		x   []float64
+		res []float64
+	}
+	bufs := make([]*buffers, nw)
+	unconverged := make([]bool, len(test))
+	degenerate := make([]bool, len(test))
+	err = pool.ForCtx(ctx, len(test), workers, func(w, q int) error {
+		b := bufs[w]
+		if b == nil {
+			b = &buffers{coder.NewWorkspace(), make([]float64, len(train)), make([]float64, len(classes))}
+			bufs[w] = b
+		}
+		query := d.Set.View(test[q])
+		cert, err := coder.SolveTo(ctx, b.x, query, b.ws)
+		if err != nil {
+			return fmt.Errorf("test item %d: %w", test[q], err)
+		}
+		if err := coder.ClassResidualsTo(b.res, query, b.x, class, b.ws); err != nil {
+			return fmt.Errorf("test item %d: %w", test[q], err)
+		}
+		unconverged[q] = !cert.Converged
+		degenerate[q] = true
+		for _, r := range b.res {
+			if !math.IsInf(r, 1) {
+				degenerate[q] = false
+			}
+		}
+		r := make([]int, len(classes))
+		for k := range r {
+			r[k] = k
+		}
+		slices.SortFunc(r, func(a, c int) int { return cmp.Or(cmp.Compare(b.res[a], b.res[c]), a-c) })
+		for k, c := range r {
+			r[k] = classes[c]
+		}
+		out.Ranking[q], out.Pred[q], out.Lambdas[q] = r, r[0], o.Lambda
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for q := range test {
+		if unconverged[q] {
+			out.Unconverged++
+		}
+		if degenerate[q] {
+			out.Degenerate++
+		}
+	}
+	return out, nil
+}
