@@ -7,39 +7,84 @@ import (
 	"github.com/covpipe/covpipe/spd"
 )
 
-// Method is a classifier compared in an experiment, as a method type of
-// package method constructs it: its parameters decoded, checked
-// and resolved into typed options once, so that Classify parses nothing.
+// Method is an estimator of SPD items compared in an experiment and kept
+// in models, as a method type of package method constructs it: its
+// parameters decoded, checked and resolved into typed options once, so
+// that Fit parses nothing. As scikit-learn's and pyRiemann's estimators
+// do, it splits fitting from predicting: Fit sees the training items
+// only and returns a Fitted, which answers any other items.
 //
 // A method declares in its Spec, in one place, everything optional that
 // it needs from or offers to the engine: the parameters to record, the
 // number of parameter candidates, a check of its parameters against the
 // matrix size, the pairwise quantities to compute ahead, per-item feature
-// vectors, a dictionary split, an energy tracer. The engine (package
-// experiment) reads the Spec once, when the plan is built, and guarantees
-// before it calls Classify on a split:
+// vectors, a dictionary, an energy tracer, scores and class costs. The
+// engine (package experiment) and models (package model) read the Spec
+// once, and guarantee before they call Fit:
 //
-//   - Spec.CheckDim accepted the size d of the split's matrices, and the
-//     split meets every request of the Spec (a Dictionary when
+//   - Spec.CheckDim accepted the size d of the training items' matrices,
+//     and the Train meets every request of the Spec (a Dictionary when
 //     Spec.Dictionary; Data.Vectors holding Spec.Vectors): a config in
 //     which a method runs on a task that cannot meet them fails to load,
 //     naming the method, the task and what is missing;
-//   - Split.Folds >= 2 when Spec.Candidates > 1;
-//   - the Spec's Quantities were computed on the split (PrepareSplit),
-//     timed as the run's "pairwise" stage.
+//   - Train.Folds >= 2 when Spec.Candidates > 1;
+//   - in a run, the Spec's Quantities were computed on the split
+//     (PrepareSplit), timed as the run's "pairwise" stage.
 //
-// Classify runs concurrently on different splits (the repeats of a task)
-// and on splits of different tasks; a method keeps no state between calls
-// except caches safe for concurrent use (a Memo, a Scratch). It returns
-// an error wrapping ctx.Err() soon after ctx is cancelled: Select,
-// ForBlocks, the Pairs, the methods' loops over test items and the library
-// calls they make (fitting, batches of queries, solves) look at ctx
-// between their units of work.
+// Fit, and the Predict of what it returns, run concurrently on different
+// training sets (the repeats of a task, the folds of cross-validation);
+// a method keeps no state between calls except caches safe for
+// concurrent use (a Memo, a Scratch). They return an error wrapping
+// ctx.Err() soon after ctx is cancelled: Choose, ForBlocks, the Pairs,
+// the methods' loops over items and the library calls they make (fitting,
+// batches of queries, solves) look at ctx between their units of work.
 type Method interface {
 	// Spec declares the method's optional needs and offers.
 	Spec() Spec
-	// Classify predicts the labels of split.Test from split.Train.
-	Classify(ctx context.Context, split *Split) (*Outcome, error)
+	// Fit fits the method on t's training items, choosing among its
+	// parameter candidates (and t's ridge variants) by cross-validation
+	// inside them (Choose).
+	Fit(ctx context.Context, t *Train) (Fitted, error)
+	// Load restores the Fitted whose Save returned st, on t, the
+	// training items it was fitted on with the labels they had: in a
+	// model, every item of a Data of the saved training descriptors (and
+	// their vectors, for a method whose Spec asks for vectors). It returns
+	// an error for a state that the method did not save or that does not
+	// match t.
+	Load(ctx context.Context, st *State, t *Train) (Fitted, error)
+}
+
+// Fitted is a method fitted on a training set. It is safe for concurrent
+// use.
+type Fitted interface {
+	// Predict answers the items q.Items of q.Data, which must hold the
+	// training items at the indices that Fit saw (see Query).
+	Predict(ctx context.Context, q *Query) (*Outcome, error)
+	// Chosen returns the parameters in force, as cross-validation chose
+	// them among the candidates (σ, λ, C, the ridge of the descriptors),
+	// which Outcome.Params records.
+	Chosen() map[string]float64
+	// Save returns the fitted method's state, from which its method's
+	// Load restores it to answer as it does, bit for bit.
+	Save(ctx context.Context) (*State, error)
+}
+
+// Run fits m on s's training items and predicts its test items: the
+// transductive form of the contract that an experiment's split asks for.
+// The split's pairwise quantities (Split.Pairs) serve both calls, so the
+// test items' divergences to the training items are computed once, as a
+// cache, not as part of the contract.
+func Run(ctx context.Context, m Method, s *Split) (*Outcome, error) {
+	f, err := m.Fit(ctx, s.Fitting())
+	if err != nil {
+		return nil, err
+	}
+	o, err := f.Predict(ctx, s.Query())
+	if err != nil {
+		return nil, err
+	}
+	o.Params = f.Chosen()
+	return o, nil
 }
 
 // Spec is what a method declares to the engine (see Method); the zero

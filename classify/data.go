@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/covpipe/covpipe/internal/once"
 	"github.com/covpipe/covpipe/spd"
@@ -99,7 +100,8 @@ func (d *Data) ItemMeta(i int) map[string]string {
 	return d.Meta[i]
 }
 
-// Split is one train/test partition of a Data, as item indices.
+// Split is one train/test partition of a Data, as item indices: the unit
+// of an experiment, which Run fits on Train and answers on Test.
 type Split struct {
 	// Data holds the descriptors made with the first ridge candidate.
 	Data *Data
@@ -124,16 +126,102 @@ type Split struct {
 	// Costs asks methods that declare Spec.Costs for Outcome.Costs.
 	Costs bool
 
-	pairs once.Cache[splitPairsKey, Pairs] // Pairs in use by the split's methods
+	pairs pairsCache // Pairs in use by the split's methods
 }
 
+// pairsCache holds a training set's Pairs, one per ridge variant and
+// quantity.
+type pairsCache = once.Cache[splitPairsKey, Pairs]
+
 // AllVariants returns the split's ridge variants: Variants, or Data alone.
-func (s *Split) AllVariants() []*Data {
-	if len(s.Variants) == 0 {
-		return []*Data{s.Data}
+func (s *Split) AllVariants() []*Data { return allVariants(s.Data, s.Variants) }
+
+func allVariants(d *Data, variants []*Data) []*Data {
+	if len(variants) == 0 {
+		return []*Data{d}
 	}
-	return s.Variants
+	return variants
 }
+
+// Fitting returns the split's training part, what Fit sees: its Pairs
+// are the split's.
+func (s *Split) Fitting() *Train {
+	return &Train{Data: s.Data, Variants: s.Variants, Items: s.Train, Dictionary: s.Dictionary,
+		Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, pairs: &s.pairs}
+}
+
+// Query returns the split's test part, what Predict answers.
+func (s *Split) Query() *Query {
+	return &Query{Data: s.Data, Variants: s.Variants, Items: s.Test, Ranks: s.Ranks, Costs: s.Costs, Workers: s.Workers}
+}
+
+// Train is what a method's Fit sees: the training items of a Data, never
+// any other item's label.
+type Train struct {
+	// Data holds the descriptors made with the first ridge candidate.
+	Data *Data
+	// Variants holds one Data per ridge candidate, Variants[0] == Data,
+	// over the same items; nil for one.
+	Variants []*Data
+	// Items are the training items, ascending.
+	Items []int
+	// Dictionary is the part that dictionary methods learn from; nil
+	// unless the protocol gives one (Spec.Dictionary).
+	Dictionary *Dictionary
+	// Workers bounds the method's parallelism.
+	Workers int
+	// Seed fixes any random choice the method makes (validation folds).
+	Seed uint64
+	// Folds is the number of cross-validation folds for parameter
+	// selection inside Items.
+	Folds int
+
+	init  sync.Once
+	pairs *pairsCache // shared with a Split's; made on first use otherwise
+}
+
+// AllVariants returns the ridge variants: Variants, or Data alone.
+func (t *Train) AllVariants() []*Data { return allVariants(t.Data, t.Variants) }
+
+// Pairs returns d.Pairs(q, t.Items) for d, one of the training items'
+// ridge variants or a Data that holds them at the same indices (a
+// Query's), and keeps it while t is in use: however many fits run at
+// once, the Data's bounded cache never makes a fit in progress compute
+// its divergences twice. Methods ask their Train rather than the Data.
+func (t *Train) Pairs(d *Data, q Quantity) (Pairs, error) {
+	t.init.Do(func() {
+		if t.pairs == nil {
+			t.pairs = new(pairsCache)
+		}
+	})
+	return t.pairs.Do(splitPairsKey{d, q}, func() (Pairs, error) { return d.Pairs(q, t.Items) })
+}
+
+// Query is what a Fitted's Predict answers: items of a Data that holds
+// the training items at the indices that Fit saw, and other items beside
+// them. In a run that is the split's Data itself; a model read back from
+// its folder builds one of its training descriptors followed by the
+// queries.
+type Query struct {
+	// Data holds the items, with the ridge variant of Fit's Data.
+	Data *Data
+	// Variants holds the items of every ridge variant of Fit's Train, in
+	// its order; nil for one.
+	Variants []*Data
+	// Items are the items to answer.
+	Items []int
+	// Ranks is how many top classes must be ranked exactly (CMC length);
+	// 0 means the prediction alone.
+	Ranks int
+	// Costs asks methods that declare Spec.Costs for Outcome.Costs.
+	Costs bool
+	// Workers bounds the method's parallelism.
+	Workers int
+}
+
+// Variant returns the query's items of ridge variant v, the one a
+// method chose (Candidate.Variant).
+func (q *Query) Variant(v int) *Data { return allVariants(q.Data, q.Variants)[v] }
 
 // Outcome is a method's answer on a split.
 type Outcome struct {

@@ -128,7 +128,7 @@ func partSplit(s *Split, r int, train, test []int) *Split {
 func partCosts(ctx context.Context, m Method, s *Split, parts, train, test []int) ([]*Outcome, error) {
 	outs := make([]*Outcome, len(parts))
 	for k, r := range parts {
-		o, err := m.Classify(ctx, partSplit(s, r, train, test))
+		o, err := Run(ctx, m, partSplit(s, r, train, test))
 		if err != nil {
 			return nil, fmt.Errorf("region %d: %w", r, err)
 		}

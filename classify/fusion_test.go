@@ -70,16 +70,29 @@ type fakeCosts struct {
 
 func (f *fakeCosts) Spec() Spec { return Spec{Costs: true} }
 
-func (f *fakeCosts) Classify(_ context.Context, s *Split) (*Outcome, error) {
-	p := slices.Index(f.parts, s.Data)
+func (f *fakeCosts) Fit(context.Context, *Train) (Fitted, error) { return fakeCostsFit{f}, nil }
+
+func (f *fakeCosts) Load(context.Context, *State, *Train) (Fitted, error) {
+	return fakeCostsFit{f}, nil
+}
+
+type fakeCostsFit struct{ f *fakeCosts }
+
+func (fakeCostsFit) Chosen() map[string]float64 { return nil }
+
+func (fakeCostsFit) Save(context.Context) (*State, error) { return &State{}, nil }
+
+func (ff fakeCostsFit) Predict(_ context.Context, q *Query) (*Outcome, error) {
+	f := ff.f
+	p := slices.Index(f.parts, q.Data)
 	out := &Outcome{CostClasses: []int{0, 1}}
-	for _, i := range s.Test {
+	for _, i := range q.Items {
 		good, bad := 1.0, 2.0
 		if !f.right[p] {
 			good, bad = bad, good
 		}
 		c := []float64{bad, bad}
-		c[s.Data.Labels[i]] = good
+		c[q.Data.Labels[i]] = good
 		for k := range c {
 			c[k] *= f.scale[p]
 		}

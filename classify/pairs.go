@@ -111,10 +111,9 @@ type splitPairsKey struct {
 	q Quantity
 }
 
-// Pairs returns d.Pairs(q, s.Train) for one of the split's ridge variants
-// d, and keeps it for the split's lifetime: however many splits run at
-// once, the Data's bounded cache never makes a split in progress compute
-// its divergences twice. Methods ask their split rather than the Data.
+// Pairs returns d.Pairs(q, s.Train) for one of the split's ridge
+// variants d, kept for the split's lifetime; it is the Pairs of the
+// split's Fitting.
 func (s *Split) Pairs(d *Data, q Quantity) (Pairs, error) {
 	return s.pairs.Do(splitPairsKey{d, q}, func() (Pairs, error) { return d.Pairs(q, s.Train) })
 }

@@ -41,33 +41,25 @@ type memoKey struct {
 	seed  uint64
 }
 
-// Runner classifies test from train on one Data with parameters p.
-// Select calls it concurrently for the candidates and folds of
-// cross-validation, so it must not write variables that other calls
+// Runner classifies test from train on one Data with parameters p: a
+// method's fit on train followed by its prediction of test, which Choose
+// calls for the folds of cross-validation, concurrently for the
+// candidates and folds, so it must not write variables that other calls
 // share; a run's own findings go in its Outcome. A Runner that works
-// long should look at the context of the Classify call it belongs to.
+// long should look at the context of the Fit call it belongs to.
 type Runner[P comparable] func(d *Data, train, test []int, p P) (*Outcome, error)
 
-// Select runs a method on the split with the best of its parameter
-// settings params, crossed with the split's ridge variants. With one
-// candidate in all it simply runs it; otherwise it picks the candidate with
-// the best mean accuracy over s.Folds stratified folds of the training set
-// (never looking at the test items; ties go to the first candidate, the
-// variants outermost) and runs that. The folds depend on the training set
-// and the split's seed only, so the choice is remembered in memo. It
-// returns the outcome, the chosen candidate and its Data; the caller
-// records the parameters in Outcome.Params. Once ctx is cancelled it
-// starts no more runs and returns ctx.Err().
-func Select[P comparable](ctx context.Context, s *Split, params []P, memo *Memo[P], run Runner[P]) (*Outcome, Candidate[P], *Data, error) {
-	return SelectFinal(ctx, s, params, memo, run, run)
-}
-
-// SelectFinal is Select with final running the chosen candidate on the
-// split, and run the cross-validation folds: a method whose final run
-// does more than the folds need (a calibration of its scores) does it
-// once.
-func SelectFinal[P comparable](ctx context.Context, s *Split, params []P, memo *Memo[P], run, final Runner[P]) (*Outcome, Candidate[P], *Data, error) {
-	data := s.AllVariants()
+// Choose returns the best of a method's parameter settings params,
+// crossed with t's ridge variants, and that variant's Data. With one
+// candidate in all it simply returns it; otherwise it picks the
+// candidate with the best mean accuracy over t.Folds stratified folds of
+// the training items, each fold's run fitting on the others (run; ties go
+// to the first candidate, the variants outermost). The folds depend on
+// the training set and t's seed only, so the choice is remembered in
+// memo. The method then fits the chosen candidate on all of t. Once ctx
+// is cancelled it starts no more runs and returns ctx.Err().
+func Choose[P comparable](ctx context.Context, t *Train, params []P, memo *Memo[P], run Runner[P]) (Candidate[P], *Data, error) {
+	data := t.AllVariants()
 	var cands []Candidate[P]
 	for v := range data {
 		for _, p := range params {
@@ -75,28 +67,23 @@ func SelectFinal[P comparable](ctx context.Context, s *Split, params []P, memo *
 		}
 	}
 	if len(cands) == 0 {
-		return nil, Candidate[P]{}, nil, errors.New("no parameter candidates")
+		return Candidate[P]{}, nil, errors.New("no parameter candidates")
 	}
 	best := cands[0]
 	if len(cands) > 1 {
-		key := memoKey{weak.Make(data[0]), hashkey.Ints(s.Train), s.Folds, s.Seed}
+		key := memoKey{weak.Make(data[0]), hashkey.Ints(t.Items), t.Folds, t.Seed}
 		c, err := memo.chosen.Do(key, func() (Candidate[P], error) {
-			return crossValidate(ctx, data, s.Train, s.Folds, s.Seed, s.Workers, cands, run)
+			return crossValidate(ctx, data, t.Items, t.Folds, t.Seed, t.Workers, cands, run)
 		})
 		if err != nil {
-			return nil, best, nil, err
+			return best, nil, err
 		}
 		best = c
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, best, nil, err
+		return best, nil, err
 	}
-	d := data[best.Variant]
-	o, err := final(d, s.Train, s.Test, best.Params)
-	if err != nil {
-		return nil, best, nil, err
-	}
-	return o, best, d, nil
+	return best, data[best.Variant], nil
 }
 
 // crossValidate returns the candidate with the best mean accuracy over

@@ -15,10 +15,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestSelectSharesCrossValidation checks that tasks sharing a training set
+// TestChooseSharesCrossValidation checks that tasks sharing a training set
 // cross-validate once, also when they run at the same time, that every
 // task gets the same choice, and that a failed choice is retried.
-func TestSelectSharesCrossValidation(t *testing.T) {
+func TestChooseSharesCrossValidation(t *testing.T) {
 	labels := make([]int, 40)
 	for i := range labels {
 		labels[i] = i % 2
@@ -42,7 +42,7 @@ func TestSelectSharesCrossValidation(t *testing.T) {
 	for k := range chosen {
 		wg.Go(func() {
 			s := &Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}
-			_, c, _, err := Select(context.Background(), s, []float64{1, 2}, &memo, run)
+			c, _, err := Choose(context.Background(), s.Fitting(), []float64{1, 2}, &memo, run)
 			if err != nil {
 				t.Error(err)
 			}
@@ -50,8 +50,8 @@ func TestSelectSharesCrossValidation(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	// 2 candidates × 3 folds once, then one final run per task.
-	if got, want := calls.Load(), int64(2*3+len(chosen)); got != want {
+	// 2 candidates × 3 folds once; the final fit is the method's.
+	if got, want := calls.Load(), int64(2*3); got != want {
 		t.Errorf("%d runs, want %d", got, want)
 	}
 	for k, c := range chosen {
@@ -69,11 +69,11 @@ func TestSelectSharesCrossValidation(t *testing.T) {
 		return run(d, tr, te, p)
 	}
 	s := &Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}
-	if _, _, _, err := Select(context.Background(), s, []float64{1, 2}, &failing, flaky); err == nil {
+	if _, _, err := Choose(context.Background(), s.Fitting(), []float64{1, 2}, &failing, flaky); err == nil {
 		t.Fatal("no error from a failing runner")
 	}
 	fail = false
-	if _, c, _, err := Select(context.Background(), s, []float64{1, 2}, &failing, flaky); err != nil || c.Params != 2 {
+	if c, _, err := Choose(context.Background(), s.Fitting(), []float64{1, 2}, &failing, flaky); err != nil || c.Params != 2 {
 		t.Errorf("after a failure: %v, %v", c, err)
 	}
 }
@@ -96,7 +96,7 @@ func TestMemoDoesNotKeepData(t *testing.T) {
 			return &Outcome{Pred: Pick(d.Labels, te)}, nil
 		}
 		s := &Split{Data: data, Train: Seq(0, 30), Test: Seq(30, 40), Folds: 3, Seed: 1}
-		if _, _, _, err := Select(context.Background(), s, []float64{1, 2}, &memo, run); err != nil {
+		if _, _, err := Choose(context.Background(), s.Fitting(), []float64{1, 2}, &memo, run); err != nil {
 			t.Fatal(err)
 		}
 	}()
@@ -112,7 +112,7 @@ func TestMemoDoesNotKeepData(t *testing.T) {
 	t.Error("the memo keeps a Data alive after its split is gone")
 }
 
-// TestCancelled checks that Select and ForBlocks start no work once their
+// TestCancelled checks that Choose and ForBlocks start no work once their
 // context is cancelled and return its error.
 func TestCancelled(t *testing.T) {
 	labels := make([]int, 20)
@@ -129,7 +129,7 @@ func TestCancelled(t *testing.T) {
 	}
 	for _, params := range [][]float64{{1}, {1, 2}} {
 		var memo Memo[float64]
-		if _, _, _, err := Select(ctx, s, params, &memo, run); !errors.Is(err, context.Canceled) {
+		if _, _, err := Choose(ctx, s.Fitting(), params, &memo, run); !errors.Is(err, context.Canceled) {
 			t.Errorf("%d candidates: %v, want context.Canceled", len(params), err)
 		}
 	}

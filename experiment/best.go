@@ -198,7 +198,7 @@ func (e *engine) classifyMethod(m plannedMethod, s *classify.Split) (*classify.O
 		f := classify.Fusing{Sets: dp.partSets, Layouts: dp.layouts, Rules: dp.fusion, Regions: e.partRegions}
 		return classifyParts(e.ctx, m.name, m.Method, s, f, &e.fusions)
 	}
-	return m.Classify(e.ctx, s)
+	return classify.Run(e.ctx, m, s)
 }
 
 // isBest reports whether a method spec is of type best, read before the

@@ -207,7 +207,7 @@ func TestSteinDivergencesComputedOnce(t *testing.T) {
 		m := int64(256 - r)
 		split := &classify.Split{Data: data, Train: classify.Seq(0, 256-r), Test: classify.Seq(256, 512), Workers: 2}
 		for _, m := range methods {
-			if _, err := m.Classify(context.Background(), split); err != nil {
+			if _, err := classify.Run(context.Background(), m, split); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -30,7 +30,7 @@ func benchMethod(b *testing.B, typ, params string) {
 	split := &classify.Split{Data: data, Train: train, Test: test, Workers: 1}
 	prepare(b, m, split)
 	for b.Loop() {
-		if _, err := m.Classify(context.Background(), split); err != nil {
+		if _, err := classify.Run(context.Background(), m, split); err != nil {
 			b.Fatal(err)
 		}
 	}

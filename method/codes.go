@@ -161,24 +161,94 @@ func (m *codes) Spec() classify.Spec {
 	return classify.Spec{Params: m.p, Candidates: 1, CheckDim: m.kernel.Check, Dictionary: true, Energy: m, Scores: true}
 }
 
-func (m *codes) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	d, dict := s.Data, s.Dictionary
+func (m *codes) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
+	d, dict := t.Data, t.Dictionary
 	if dict == nil || len(dict.Learn) == 0 || dict.Atoms < 1 {
 		return nil, errors.New("method type codes needs a split with items to learn a dictionary from and its size (a dictionary task)")
 	}
-	atoms, err := m.dictionary(ctx, d.Set.Subset(dict.Learn), dict.Atoms, s.Seed, s.Workers)
+	atoms, err := m.dictionary(ctx, d.Set.Subset(dict.Learn), dict.Atoms, t.Seed, t.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("%s dictionary: %w", m.p.Dictionary, err)
 	}
-	gallery, _, err := rsr.Encode(ctx, d.Set.Subset(s.Train), atoms, m.kernel, m.lassoOn(s.Workers))
+	gallery, _, err := rsr.Encode(ctx, d.Set.Subset(t.Items), atoms, m.kernel, m.lassoOn(t.Workers))
 	if err != nil {
 		return nil, fmt.Errorf("gallery codes: %w", err)
 	}
-	probes, certs, err := rsr.Encode(ctx, d.Set.Subset(s.Test), atoms, m.kernel, m.lassoOn(s.Workers))
+	if m.cosine {
+		normalizeRows(gallery)
+	}
+	f := &codesFit{m: m, atoms: atoms, gallery: gallery, labels: classify.Pick(d.Labels, t.Items)}
+	return &fitted{p: f, chosen: map[string]float64{"atoms": float64(dict.Atoms), "sigma": m.p.Sigma, "ridge": d.Ridge}}, nil
+}
+
+// codesFit is a dictionary and the codes of the training items against
+// it (unit rows with the cosine distance), with their labels.
+type codesFit struct {
+	m       *codes
+	atoms   *spd.Set
+	gallery *mat.Dense
+	labels  []int
+}
+
+// Arrays of a codes method's saved state.
+const (
+	atomsArray   = "atoms"
+	galleryArray = "gallery"
+)
+
+// save keeps the atoms and the training items' codes.
+func (f *codesFit) save(_ context.Context, st *classify.State) (any, error) {
+	n, d := f.atoms.Len(), f.atoms.Dim()
+	rows, _ := f.gallery.Dims()
+	st.Put(atomsArray, f.atoms.Data(), n, d, d)
+	st.Put(galleryArray, f.gallery.RawMatrix().Data, rows, n)
+	return nil, nil
+}
+
+func (m *codes) Load(_ context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
+	return restore(st, func(struct{}) (predictor, error) {
+		shape := st.Shape(atomsArray)
+		if len(shape) != 3 {
+			return nil, fmt.Errorf("state array %q has shape %v, want (atoms, d, d)", atomsArray, shape)
+		}
+		data, err := st.Get(atomsArray, shape...)
+		if err != nil {
+			return nil, err
+		}
+		atoms, err := spd.NewSetFromData(shape[1], data)
+		if err != nil {
+			return nil, fmt.Errorf("state array %q: %w", atomsArray, err)
+		}
+		n := atoms.Len()
+		codes, err := st.Get(galleryArray, len(t.Items), n)
+		if err != nil {
+			return nil, err
+		}
+		return &codesFit{m: m, atoms: atoms, gallery: mat.NewDense(len(t.Items), n, codes), labels: classify.Pick(t.Data.Labels, t.Items)}, nil
+	})
+}
+
+// predict codes the items of test and labels each by its nearest gallery
+// code (squared Euclidean distance; cosine distance orders as it does on
+// unit rows).
+func (f *codesFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
+	m := f.m
+	probes, certs, err := rsr.Encode(ctx, d.Set.Subset(test), f.atoms, m.kernel, m.lassoOn(a.workers))
 	if err != nil {
 		return nil, fmt.Errorf("probe codes: %w", err)
 	}
-	out, err := m.nearest(ctx, gallery, probes, classify.Pick(d.Labels, s.Train), s.Workers)
+	if m.cosine {
+		normalizeRows(probes)
+	}
+	n, _ := probes.Dims()
+	out, err := nearest(ctx, f.labels, classify.Seq(0, len(f.labels)), classify.Seq(0, n), a.workers, false, func(_, q, j int) (float64, error) {
+		p, g := probes.RawRowView(q), f.gallery.RawRowView(j)
+		var dist float64
+		for i, x := range p {
+			dist += (x - g[i]) * (x - g[i])
+		}
+		return dist, nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +258,6 @@ func (m *codes) Classify(ctx context.Context, s *classify.Split) (*classify.Outc
 			out.Degenerate++
 		}
 	}
-	out.Params = map[string]float64{"atoms": float64(dict.Atoms), "sigma": m.p.Sigma, "ridge": d.Ridge}
 	return out, nil
 }
 
@@ -229,24 +298,6 @@ func (m *codes) dictionary(ctx context.Context, learn *spd.Set, n int, seed uint
 func (m *codes) learning(n, iters int, seed uint64, workers int) rsr.DictionaryOptions {
 	return rsr.DictionaryOptions{Atoms: n, Kernel: m.kernel, Lasso: m.learnLasso, Iters: iters, Init: m.init,
 		KMeansMetric: m.metric, Seed: seed, Workers: workers, KeepScale: m.p.KeepScale, Update: m.update}
-}
-
-// nearest labels each probe code by its nearest gallery code (squared
-// Euclidean distance; cosine distance orders as it does on unit rows).
-func (m *codes) nearest(ctx context.Context, gallery, probes *mat.Dense, labels []int, workers int) (*classify.Outcome, error) {
-	if m.cosine {
-		normalizeRows(gallery)
-		normalizeRows(probes)
-	}
-	n, _ := probes.Dims()
-	return nearest(ctx, labels, classify.Seq(0, len(labels)), classify.Seq(0, n), workers, false, func(_, q, a int) (float64, error) {
-		p, g := probes.RawRowView(q), gallery.RawRowView(a)
-		var dist float64
-		for i, x := range p {
-			dist += (x - g[i]) * (x - g[i])
-		}
-		return dist, nil
-	})
 }
 
 // normalizeRows scales each row to unit length (zero rows stay zero), so

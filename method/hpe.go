@@ -95,24 +95,15 @@ func (m *hpeMethod) Spec() classify.Spec {
 	return imageSpec(m.p, m.vectors)
 }
 
-func (m *hpeMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	d := s.Data
+func (m *hpeMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
+	d := t.Data
 	x, err := imageVectors(ctx, d, m.vectors)
 	if err != nil {
 		return nil, err
 	}
-	// A single image's signature depends on the image only: the splits of
-	// a dataset share them.
-	probes, err := m.probes.Do(x, func() ([]*hpe.Signature, error) {
-		n, _ := x.Dims()
-		return m.describe(ctx, x, s.Workers, n, func(i int) []int { return []int{i} })
-	})
-	if err != nil {
-		return nil, err
-	}
-	byClass := classify.ByClass(d.Labels, s.Train)
+	byClass := classify.ByClass(d.Labels, t.Items)
 	classes := classify.SortedKeys(byClass)
-	gallery, err := m.describe(ctx, x, s.Workers, len(classes), func(c int) []int { return byClass[classes[c]] })
+	gallery, err := m.describe(ctx, x, t.Workers, len(classes), func(c int) []int { return byClass[classes[c]] })
 	if err != nil {
 		return nil, err
 	}
@@ -122,14 +113,47 @@ func (m *hpeMethod) Classify(ctx context.Context, s *classify.Split) (*classify.
 	for c, label := range classes {
 		reps[c] = byClass[label][0]
 	}
-	o, err := nearest(ctx, d.Labels, reps, s.Test, s.Workers, false, func(_, q, c int) (float64, error) {
-		return hpe.Distance(probes[s.Test[q]], gallery[c], m.weights)
+	f := &hpeFit{m: m, gallery: gallery, reps: reps}
+	return &fitted{p: f, chosen: map[string]float64{"h": m.weights.H, "generic": m.weights.Generic, "local": m.weights.Local}}, nil
+}
+
+// hpeFit is HPE's gallery: a signature of each identity's training
+// images, and a training item of each identity that stands for it.
+type hpeFit struct {
+	m       *hpeMethod
+	gallery []*hpe.Signature
+	reps    []int
+}
+
+// save keeps nothing: an identity's signature depends on its images
+// only, so Load describes the training images again.
+func (f *hpeFit) save(context.Context, *classify.State) (any, error) { return nil, nil }
+
+func (m *hpeMethod) Load(ctx context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
+	if err := st.DecodeRecord(&savedFit{}); err != nil {
+		return nil, err
+	}
+	return m.Fit(ctx, t)
+}
+
+func (f *hpeFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
+	m := f.m
+	x, err := imageVectors(ctx, d, m.vectors)
+	if err != nil {
+		return nil, err
+	}
+	// A single image's signature depends on the image only: the splits of
+	// a dataset share them.
+	probes, err := m.probes.Do(x, func() ([]*hpe.Signature, error) {
+		n, _ := x.Dims()
+		return m.describe(ctx, x, a.workers, n, func(i int) []int { return []int{i} })
 	})
 	if err != nil {
 		return nil, err
 	}
-	o.Params = map[string]float64{"h": m.weights.H, "generic": m.weights.Generic, "local": m.weights.Local}
-	return o, nil
+	return nearest(ctx, d.Labels, f.reps, test, a.workers, false, func(_, q, c int) (float64, error) {
+		return hpe.Distance(probes[test[q]], f.gallery[c], m.weights)
+	})
 }
 
 // describe returns n signatures, signature k of the images whose planes

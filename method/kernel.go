@@ -76,15 +76,24 @@ func (k kernelChoice) spec(params any, candidates int) classify.Spec {
 		Quantities: []classify.Quantity{k.kernel.Quantity}, Warnings: k.warnings}
 }
 
-// pairs returns the kernel's pairwise quantity between d's items and the
-// split's training set (Split.Pairs), and the map to kernel values with
-// parameter σ, exp(−σ q), after checking σ for d's matrices.
-func (k kernelChoice) pairs(s *classify.Split, d *classify.Data, sigma float64) (classify.Pairs, classify.Map, error) {
+// kernelMap checks σ for d's matrices and returns the map to kernel
+// values with parameter σ, exp(−σ q), of the kernel's quantity q.
+func (k kernelChoice) kernelMap(d *classify.Data, sigma float64) (classify.Map, error) {
 	if err := k.kernel.Check(sigma, d.Set.Dim(), k.pseudo); err != nil {
-		return nil, classify.Identity, err
+		return classify.Identity, err
 	}
-	p, err := s.Pairs(d, k.kernel.Quantity)
-	return p, classify.Exp(sigma), err
+	return classify.Exp(sigma), nil
+}
+
+// pairs returns the kernel's pairwise quantity between d's items and t's
+// training items (Train.Pairs), and kernelMap's map.
+func (k kernelChoice) pairs(t *classify.Train, d *classify.Data, sigma float64) (classify.Pairs, classify.Map, error) {
+	f, err := k.kernelMap(d, sigma)
+	if err != nil {
+		return nil, f, err
+	}
+	p, err := t.Pairs(d, k.kernel.Quantity)
+	return p, f, err
 }
 
 // kernelMethod is what the kernel methods (rsr, rlpp, svm) share: their
@@ -100,12 +109,12 @@ func (k *kernelMethod[C]) spec(params any) classify.Spec {
 	return k.kernel.spec(params, len(k.cands))
 }
 
-// choose checks every σ for the split's matrices (kernelChoice.checkDim)
-// and selects a candidate: classify.SelectFinal with run on the
-// validation folds and final on the split.
-func (k *kernelMethod[C]) choose(ctx context.Context, s *classify.Split, run, final classify.Runner[C]) (*classify.Outcome, classify.Candidate[C], *classify.Data, error) {
-	if err := k.kernel.checkDim(s.Data.Set.Dim()); err != nil {
-		return nil, classify.Candidate[C]{}, nil, err
+// choose checks every σ for the training items' matrices
+// (kernelChoice.checkDim) and chooses a candidate by cross-validation of
+// fit (classify.Choose over folds).
+func (k *kernelMethod[C]) choose(ctx context.Context, t *classify.Train, fit func(d *classify.Data, train []int, c C) (predictor, error)) (classify.Candidate[C], *classify.Data, error) {
+	if err := k.kernel.checkDim(t.Data.Set.Dim()); err != nil {
+		return classify.Candidate[C]{}, nil, err
 	}
-	return classify.SelectFinal(ctx, s, k.cands, &k.memo, run, final)
+	return classify.Choose(ctx, t, k.cands, &k.memo, folds(ctx, t, fit))
 }

@@ -39,17 +39,28 @@ func (m *logESR) Spec() classify.Spec {
 	return classify.Spec{Params: m.p, Candidates: len(m.cands), Quantities: []classify.Quantity{classify.LogCosine{}}, Scores: true, Costs: true}
 }
 
-func (m *logESR) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	o, c, d, err := classify.Select(ctx, s, m.cands, &m.memo, func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
-		g, err := s.Pairs(d, classify.LogCosine{})
-		if err != nil {
-			return nil, err
-		}
-		return src(ctx, g, classify.Identity, d.Labels, train, test, w.set(m.opts), s, &m.blocks)
-	})
+func (m *logESR) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
+	fit := func(d *classify.Data, train []int, w weight) (predictor, error) {
+		return fitSRC(ctx, t, d, classify.LogCosine{}, classify.Identity, train, w.set(m.opts), &m.blocks)
+	}
+	c, d, err := classify.Choose(ctx, t, m.cands, &m.memo, folds(ctx, t, fit))
 	if err != nil {
 		return nil, err
 	}
-	o.Params = map[string]float64{c.Params.key(): c.Params.value, "ridge": d.Ridge}
-	return o, nil
+	p, err := fit(d, t.Items, c.Params)
+	if err != nil {
+		return nil, err
+	}
+	p.(*srcFit).rec = c.Params.record()
+	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{c.Params.key(): c.Params.value, "ridge": d.Ridge}}, nil
+}
+
+func (m *logESR) Load(ctx context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
+	return restore(st, func(r weightRecord) (predictor, error) {
+		w, err := r.weight()
+		if err != nil {
+			return nil, err
+		}
+		return loadSRC(st, t, func(d *classify.Data) (classify.Pairs, error) { return t.Pairs(d, classify.LogCosine{}) }, classify.Identity, w.set(m.opts), &m.blocks, r)
+	})
 }

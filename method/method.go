@@ -157,6 +157,28 @@ func (w weight) key() string {
 	return "lambda"
 }
 
+// weightRecord is a weight as a saved state records it.
+type weightRecord struct {
+	Lambda      float64 `json:"lambda,omitempty"`
+	LambdaRatio float64 `json:"lambda_ratio,omitempty"`
+}
+
+func (w weight) record() weightRecord {
+	if w.relative {
+		return weightRecord{LambdaRatio: w.value}
+	}
+	return weightRecord{Lambda: w.value}
+}
+
+// weight returns the recorded weight, checked by package rsr.
+func (r weightRecord) weight() (weight, error) {
+	ws, err := weights(nonZero(r.Lambda), nonZero(r.LambdaRatio))
+	if err != nil {
+		return weight{}, err
+	}
+	return ws[0], nil
+}
+
 // set returns o with the weight in force.
 func (w weight) set(o rsr.ClassifierOptions) rsr.ClassifierOptions {
 	if w.relative {
@@ -167,37 +189,103 @@ func (w weight) set(o rsr.ClassifierOptions) rsr.ClassifierOptions {
 	return o
 }
 
-// src classifies the test items by kernel SRC (rsr.Classifier) over the
-// training items, scoring each by its classes' shares of the explained
-// energy and its code's concentration (rsr.Classifier.Shares,
-// rsr.Decision.SCI), with kernel values k(X_i, X_j) = f(P_ij) of the pairwise
-// quantity p, the test items in blocks (classify.ForBlocks) on workers
-// goroutines. Both kernels used are normalised, k(X, X) = 1: exp(−σ·0)
-// for the Stein kernel, unit vectors for logE-SR. The training block and
-// the test blocks are lent by scratch: rsr.FitClassifier copies the
-// former, and the latter are read only while their block is classified.
-func src(ctx context.Context, p classify.Pairs, f classify.Map, labels, train, test []int, opts rsr.ClassifierOptions, s *classify.Split, scratch *classify.Scratch) (*classify.Outcome, error) {
-	workers := s.Workers
+// srcFit is kernel SRC (rsr.Classifier) fitted on training items, with
+// kernel values k(X_i, X_j) = f(P_ij) of a pairwise quantity P: rsr and
+// logE-SR. Both kernels used are normalised, k(X, X) = 1: exp(−σ·0) for
+// the Stein kernel, unit vectors for logE-SR.
+type srcFit struct {
+	pairs   func(d *classify.Data) (classify.Pairs, error) // P against the training items
+	f       classify.Map
+	d       *classify.Data // the training items' ridge variant
+	train   []int
+	c       *rsr.Classifier
+	scratch *classify.Scratch
+	rec     any // the method's record of its candidate (save)
+}
+
+// fitSRC fits kernel SRC on the items train of d, of the training items
+// of t, on t's workers, with the pairwise quantity q of t (Train.Pairs).
+func fitSRC(ctx context.Context, t *classify.Train, d *classify.Data, q classify.Quantity, f classify.Map, train []int, opts rsr.ClassifierOptions, scratch *classify.Scratch) (*srcFit, error) {
+	return fitSRCOn(ctx, func(d *classify.Data) (classify.Pairs, error) { return t.Pairs(d, q) }, d, f, train, opts, t.Workers, scratch)
+}
+
+// fitSRCOn fits kernel SRC on the items train of d with the pairwise
+// quantity that pairs gives, on workers goroutines. The training block is
+// lent by scratch: rsr.FitClassifier copies it.
+func fitSRCOn(ctx context.Context, pairs func(d *classify.Data) (classify.Pairs, error), d *classify.Data, f classify.Map, train []int, opts rsr.ClassifierOptions, workers int, scratch *classify.Scratch) (*srcFit, error) {
+	p, err := pairs(d)
+	if err != nil {
+		return nil, err
+	}
 	ktr, err := scratch.Block(ctx, p, train, train, f)
 	if err != nil {
 		return nil, err
 	}
 	opts.Lasso.Workers = workers
-	c, err := rsr.FitClassifier(ktr, classify.Pick(labels, train), opts)
+	c, err := rsr.FitClassifier(ktr, classify.Pick(d.Labels, train), opts)
 	scratch.Release(ktr)
 	if err != nil {
 		return nil, err
 	}
+	return &srcFit{pairs: pairs, f: f, d: d, train: train, c: c, scratch: scratch}, nil
+}
+
+// loadSRC restores the kernel SRC that fitSRCOn fitted on t's training
+// items from the kernel matrix st keeps (save), which rsr.FitClassifier
+// makes it of as it made it of the block.
+func loadSRC(st *classify.State, t *classify.Train, pairs func(d *classify.Data) (classify.Pairs, error), f classify.Map, opts rsr.ClassifierOptions, scratch *classify.Scratch, rec any) (*srcFit, error) {
+	n := len(t.Items)
+	gram, err := st.Get(gramArray, n, n)
+	if err != nil {
+		return nil, err
+	}
+	opts.Lasso.Workers = t.Workers
+	c, err := rsr.FitClassifier(mat.NewDense(n, n, gram), classify.Pick(t.Data.Labels, t.Items), opts)
+	if err != nil {
+		return nil, err
+	}
+	return &srcFit{pairs: pairs, f: f, d: t.Data, train: t.Items, c: c, scratch: scratch, rec: rec}, nil
+}
+
+// gramArray names the training kernel matrix in an SRC's saved state.
+const gramArray = "gram"
+
+// save keeps the training items' kernel matrix, which the Pairs computed
+// for the fit.
+func (s *srcFit) save(ctx context.Context, st *classify.State) (any, error) {
+	p, err := s.pairs(s.d)
+	if err != nil {
+		return nil, err
+	}
+	k, err := p.Block(ctx, s.train, s.train, s.f)
+	if err != nil {
+		return nil, err
+	}
+	n := len(s.train)
+	st.Put(gramArray, k.RawMatrix().Data, n, n)
+	return s.rec, nil
+}
+
+// predict classifies the items test of d by the fitted SRC, scoring each
+// by its classes' shares of the explained energy and its code's
+// concentration (rsr.Classifier.Shares, rsr.Decision.SCI), the items in
+// blocks (classify.ForBlocks), each read only while it is classified.
+func (s *srcFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
+	p, err := s.pairs(d)
+	if err != nil {
+		return nil, err
+	}
+	c := s.c
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Lambdas: make([]float64, len(test)), Scores: make([]classify.ItemScore, len(test))}
 	classes := c.Labels()
-	if s.Costs {
+	if a.costs {
 		out.Costs, out.CostClasses = make([][]float64, len(test)), classes
 	}
 	kxx := make([]float64, min(len(test), classify.BlockSize))
 	for i := range kxx {
 		kxx[i] = 1
 	}
-	err = classify.ForBlocks(ctx, p, test, train, f, scratch, func(off int, k *mat.Dense) error {
+	err = classify.ForBlocks(ctx, p, test, s.train, s.f, s.scratch, func(off int, k *mat.Dense) error {
 		n, _ := k.Dims()
 		ds, err := c.PredictBatch(ctx, k, kxx[:n])
 		if err != nil {

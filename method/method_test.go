@@ -61,7 +61,7 @@ func TestNNAIRMExact(t *testing.T) {
 	data, train, test := syntheticData(t, 6, 4, 240, 0.6, 11)
 	m := newMethod(t, "nn", "metric: airm")
 	const R = 4
-	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: R})
+	out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: R})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestNNSteinAndLogESR(t *testing.T) {
 		{"rsr-ratio", "rsr", "{sigma: 1, lambda_ratio: 0.05}"},
 	} {
 		m := newMethod(t, mc.typ, mc.params)
-		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2})
+		out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestNNSteinAndLogESR(t *testing.T) {
 		return s
 	}
 	m := newMethod(t, "nn", "metric: stein")
-	out, _ := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test[:5], Ranks: 4})
+	out, _ := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test[:5], Ranks: 4})
 	for q, i := range test[:5] {
 		type cd struct {
 			c int
@@ -154,7 +154,7 @@ func TestTSCSynthetic(t *testing.T) {
 	m := newMethod(t, "tsc", "{lambda: 0.01}")
 	var outs []*classify.Outcome
 	for _, w := range []int{1, 3} {
-		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: w, Ranks: 4})
+		out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Workers: w, Ranks: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,14 +188,14 @@ func TestTSCSelect(t *testing.T) {
 	if c := m.Spec().Candidates; c != 2 {
 		t.Errorf("%d candidates, want 2", c)
 	}
-	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: 2})
+	out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if l := out.Params["lambda"]; l != 0 && l != 0.1 {
 		t.Errorf("chose λ = %v", l)
 	}
-	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 1}); err == nil {
+	if _, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Folds: 1}); err == nil {
 		t.Error("candidates without folds accepted")
 	}
 }
@@ -206,7 +206,7 @@ func TestSelectionNeverSeesTest(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 160, 0.8, 14)
 	m := newMethod(t, "rsr", "{sigma: [0.5, 1, 4], lambda: [0.01, 0.1]}")
 	split := &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 5, Workers: 2}
-	a, err := m.Classify(context.Background(), split)
+	a, err := classify.Run(context.Background(), m, split)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,14 +215,14 @@ func TestSelectionNeverSeesTest(t *testing.T) {
 		labels[i] = (labels[i] + 1) % 4
 	}
 	scrambled := classify.NewData(data.Set, labels, 2)
-	b, err := m.Classify(context.Background(), &classify.Split{Data: scrambled, Train: train, Test: test, Folds: 3, Seed: 5, Workers: 2})
+	b, err := classify.Run(context.Background(), m, &classify.Split{Data: scrambled, Train: train, Test: test, Folds: 3, Seed: 5, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(a.Params, b.Params) || !reflect.DeepEqual(a.Pred, b.Pred) {
 		t.Errorf("test labels influenced selection: %v vs %v", a.Params, b.Params)
 	}
-	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 1}); err == nil {
+	if _, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Folds: 1}); err == nil {
 		t.Error("candidates without folds accepted")
 	}
 }
@@ -316,7 +316,7 @@ func TestCodes(t *testing.T) {
 		"{dictionary: learned, sigma: 1, lambda_ratio: 0.05, iters: 3, keep_scale: true}",
 	} {
 		m := newMethod(t, "codes", params)
-		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: gallery, Test: test, Dictionary: &classify.Dictionary{Learn: learn, Atoms: 8}, Workers: 2, Seed: 3})
+		out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: gallery, Test: test, Dictionary: &classify.Dictionary{Learn: learn, Atoms: 8}, Workers: 2, Seed: 3})
 		if err != nil {
 			t.Fatalf("%s: %v", params, err)
 		}
@@ -328,7 +328,7 @@ func TestCodes(t *testing.T) {
 		}
 	}
 	m := newMethod(t, "codes", "{dictionary: random, sigma: 1, lambda: 0.01}")
-	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: gallery, Test: test}); err == nil || !strings.Contains(err.Error(), "needs a split with items to learn a dictionary from") {
+	if _, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: gallery, Test: test}); err == nil || !strings.Contains(err.Error(), "needs a split with items to learn a dictionary from") {
 		t.Errorf("split without a dictionary part: %v", err)
 	}
 }
@@ -380,7 +380,7 @@ func TestLogEuclideanKernel(t *testing.T) {
 	if err := m.Spec().CheckDim(3); err != nil {
 		t.Errorf("σ = 0.7 refused for the log-Euclidean kernel: %v", err)
 	}
-	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2})
+	out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func TestLogEuclideanKernelOthers(t *testing.T) {
 		if err := m.Spec().CheckDim(3); err != nil {
 			t.Errorf("%s: σ = 0.3 refused: %v", tc.typ, err)
 		}
-		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2})
+		out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -421,11 +421,11 @@ func TestPCASRC(t *testing.T) {
 	data, train, test := syntheticData(t, 3, 3, 90, 0.2, 18)
 	x := classVectors(data.Labels, 30, 3)
 	m := newMethod(t, "pca-src", "{dims: 5, lambda_ratio: [0.05, 0.2]}")
-	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
+	if _, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
 		t.Errorf("without vectors: %v", err)
 	}
 	data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: "I", Step: 1}: x}
-	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: 2})
+	out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +451,7 @@ func TestMoreFoldsThanItems(t *testing.T) {
 			train = append(train, i)
 		}
 	}
-	_, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test[len(test)-5:], Folds: 5, Seed: 1})
+	_, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test[len(test)-5:], Folds: 5, Seed: 1})
 	if err == nil || !strings.Contains(err.Error(), "a fold is empty") {
 		t.Errorf("5 folds of 4 items: %v", err)
 	}
@@ -622,7 +622,7 @@ func TestContract(t *testing.T) {
 		}
 		split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Folds: 3, Seed: 1,
 			Dictionary: &classify.Dictionary{Learn: train[:10], Atoms: 4}}
-		if out, err := m.Classify(ctx, split); !errors.Is(err, context.Canceled) {
+		if out, err := classify.Run(ctx, m, split); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s on a cancelled context: %v, %v; want context.Canceled", typ, out, err)
 		}
 	}

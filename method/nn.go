@@ -70,53 +70,74 @@ func (m *nn) Spec() classify.Spec {
 	return s
 }
 
-func (m *nn) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	o, _, d, err := classify.Select(ctx, s, []struct{}{{}}, &m.memo, func(d *classify.Data, train, test []int, _ struct{}) (*classify.Outcome, error) {
-		switch m.metric {
-		case spd.AIRMMetric:
-			p, err := s.Pairs(d, classify.Stein{})
-			if err != nil {
-				return nil, err
-			}
-			return airmRanking(ctx, d, p, train, test, s.Ranks, s.Workers, &m.blocks)
-		case spd.SteinMetric:
-			p, err := s.Pairs(d, classify.Stein{})
-			if err != nil {
-				return nil, err
-			}
-			out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
-			if s.Costs {
-				out.Costs, out.CostClasses = make([][]float64, len(test)), classify.SortedKeys(classify.ByClass(d.Labels, train))
-			}
-			err = classify.ForBlocks(ctx, p, test, train, classify.Identity, &m.blocks, func(off int, k *mat.Dense) error {
-				n, _ := k.Dims()
-				o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, s.Costs, func(_, q, a int) (float64, error) { return k.At(q, a), nil })
-				if err != nil {
-					return err
-				}
-				copy(out.Pred[off:], o.Pred)
-				copy(out.Ranking[off:], o.Ranking)
-				copy(out.Scores[off:], o.Scores)
-				if s.Costs {
-					copy(out.Costs[off:], o.Costs)
-				}
-				return nil
-			})
-			return out, err
-		}
-		ws := make([]*spd.Workspace, pool.Workers(s.Workers))
-		return nearest(ctx, d.Labels, train, test, s.Workers, s.Costs, func(w, q, a int) (float64, error) {
-			if ws[w] == nil {
-				ws[w] = spd.NewWorkspace(d.Set.Dim())
-			}
-			return ws[w].Distance(m.metric, d.Set.View(test[q]), d.Set.View(train[a]))
-		})
-	})
+func (m *nn) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
+	fit := func(_ *classify.Data, train []int, _ struct{}) (predictor, error) {
+		return &nnFit{m: m, t: t, train: train}, nil
+	}
+	c, d, err := classify.Choose(ctx, t, []struct{}{{}}, &m.memo, folds(ctx, t, fit))
 	if err != nil {
 		return nil, err
 	}
-	o.Params = map[string]float64{"ridge": d.Ridge}
-	return o, nil
+	p, _ := fit(d, t.Items, c.Params)
+	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"ridge": d.Ridge}}, nil
+}
+
+// nnFit is the nearest-neighbour classifier of training items train of
+// t: it keeps nothing but them.
+type nnFit struct {
+	m     *nn
+	t     *classify.Train
+	train []int
+}
+
+// save keeps nothing: the training items are the model's.
+func (f *nnFit) save(context.Context, *classify.State) (any, error) { return nil, nil }
+
+func (m *nn) Load(_ context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
+	return restore(st, func(struct{}) (predictor, error) { return &nnFit{m: m, t: t, train: t.Items}, nil })
+}
+
+func (f *nnFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
+	m, train := f.m, f.train
+	switch m.metric {
+	case spd.AIRMMetric:
+		p, err := f.t.Pairs(d, classify.Stein{})
+		if err != nil {
+			return nil, err
+		}
+		return airmRanking(ctx, d, p, train, test, a.ranks, a.workers, &m.blocks)
+	case spd.SteinMetric:
+		p, err := f.t.Pairs(d, classify.Stein{})
+		if err != nil {
+			return nil, err
+		}
+		out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
+		if a.costs {
+			out.Costs, out.CostClasses = make([][]float64, len(test)), classify.SortedKeys(classify.ByClass(d.Labels, train))
+		}
+		err = classify.ForBlocks(ctx, p, test, train, classify.Identity, &m.blocks, func(off int, k *mat.Dense) error {
+			n, _ := k.Dims()
+			o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, a.costs, func(_, q, a int) (float64, error) { return k.At(q, a), nil })
+			if err != nil {
+				return err
+			}
+			copy(out.Pred[off:], o.Pred)
+			copy(out.Ranking[off:], o.Ranking)
+			copy(out.Scores[off:], o.Scores)
+			if a.costs {
+				copy(out.Costs[off:], o.Costs)
+			}
+			return nil
+		})
+		return out, err
+	}
+	ws := make([]*spd.Workspace, pool.Workers(a.workers))
+	return nearest(ctx, d.Labels, train, test, a.workers, a.costs, func(w, q, a int) (float64, error) {
+		if ws[w] == nil {
+			ws[w] = spd.NewWorkspace(d.Set.Dim())
+		}
+		return ws[w].Distance(m.metric, d.Set.View(test[q]), d.Set.View(train[a]))
+	})
 }
 
 // nearest ranks the classes of train for each test item by their nearest

@@ -132,53 +132,67 @@ func (m *pcaSRC) Spec() classify.Spec {
 	return classify.Spec{Params: m.p, Candidates: len(m.cands), Vectors: m.vectors, Scores: true}
 }
 
-func (m *pcaSRC) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
+func (m *pcaSRC) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
 	if len(m.cands) > 1 {
 		// The fit on the whole training set is only needed after
 		// cross-validation, whose runs fit the folds; starting it now
 		// computes the training set's Gram matrix, from which the folds'
 		// fits start, and lets its serial eigendecomposition overlap them.
-		// Classify waits for it, so that no work outlives the call.
+		// Fit waits for it, so that no work outlives the call.
 		var wg sync.WaitGroup
 		defer wg.Wait()
-		for _, d := range s.AllVariants() {
-			wg.Go(func() { m.fit(ctx, d, s.Train, nil, s.Workers) }) // an error surfaces in the later call
+		for _, d := range t.AllVariants() {
+			wg.Go(func() { m.fit(ctx, d, t.Items, nil, t.Workers) }) // an error surfaces in the later call
 		}
 	}
-	// Each run records the PCA dimensions it used; Select returns the
-	// chosen candidate's run. (Validation runs go in parallel: they must
-	// not share a variable.) A validation fold's fit projects the
-	// training items, which its runs classify, from the training set's
-	// Gram matrix (pcaBase.fitFold); the final fit projects every item
-	// from its vector, as the tasks that share a training set (FERET's
-	// four test poses) share it.
-	runOn := func(final bool) classify.Runner[weight] {
-		return func(d *classify.Data, train, test []int, w weight) (*classify.Outcome, error) {
-			var fit gramFit
-			var err error
-			if final {
-				fit, err = m.fit(ctx, d, train, nil, s.Workers)
-			} else {
-				fit, err = m.fit(ctx, d, s.Train, train, s.Workers)
-			}
-			if err != nil {
-				return nil, err
-			}
-			o, err := src(ctx, fit.g, classify.Identity, d.Labels, train, test, w.set(m.opts), s, &m.blocks)
-			if err != nil {
-				return nil, err
-			}
-			o.Params = map[string]float64{"dims": float64(fit.dims)}
-			return o, nil
+	// A validation fold's fit projects the training items, which its runs
+	// classify, from the training set's Gram matrix (pcaBase.fitFold);
+	// the final fit projects every item of the Data from its vector, as
+	// the tasks that share a training set (FERET's four test poses) share
+	// it.
+	fold := func(d *classify.Data, train []int, w weight) (predictor, error) {
+		fit, err := m.fit(ctx, d, t.Items, train, t.Workers)
+		if err != nil {
+			return nil, err
 		}
+		return fitSRCOn(ctx, func(*classify.Data) (classify.Pairs, error) { return fit.g, nil }, d, classify.Identity, train, w.set(m.opts), t.Workers, &m.blocks)
 	}
-	o, c, d, err := classify.SelectFinal(ctx, s, m.cands, &m.memo, runOn(false), runOn(true))
+	c, d, err := classify.Choose(ctx, t, m.cands, &m.memo, folds(ctx, t, fold))
 	if err != nil {
 		return nil, err
 	}
-	o.Params[c.Params.key()] = c.Params.value
-	o.Params["ridge"] = d.Ridge
-	return o, nil
+	fit, err := m.fit(ctx, d, t.Items, nil, t.Workers)
+	if err != nil {
+		return nil, err
+	}
+	p, err := fitSRCOn(ctx, m.projections(ctx, t), d, classify.Identity, t.Items, c.Params.set(m.opts), t.Workers, &m.blocks)
+	if err != nil {
+		return nil, err
+	}
+	p.rec = c.Params.record()
+	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"dims": float64(fit.dims), c.Params.key(): c.Params.value, "ridge": d.Ridge}}, nil
+}
+
+// projections returns the linear kernel of the PCA projections of a
+// Data's items, the fit on t's training items of its vectors: a Data
+// that holds the training items at t's indices and other items beside
+// them (a model's queries) gets its own fit, the same as the training
+// Data's on the training items.
+func (m *pcaSRC) projections(ctx context.Context, t *classify.Train) func(d *classify.Data) (classify.Pairs, error) {
+	return func(d *classify.Data) (classify.Pairs, error) {
+		fit, err := m.fit(ctx, d, t.Items, nil, t.Workers)
+		return fit.g, err
+	}
+}
+
+func (m *pcaSRC) Load(ctx context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
+	return restore(st, func(r weightRecord) (predictor, error) {
+		w, err := r.weight()
+		if err != nil {
+			return nil, err
+		}
+		return loadSRC(st, t, m.projections(ctx, t), classify.Identity, w.set(m.opts), &m.blocks, r)
+	})
 }
 
 // fit returns the PCA fit on the training items train of d's vectors,

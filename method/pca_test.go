@@ -23,7 +23,7 @@ func TestPCASRCWorkers(t *testing.T) {
 		x := classVectors(data.Labels, 30, 1)
 		data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: "I", Step: 1}: x}
 		m := newMethod(t, "pca-src", "{dims: 8, lambda_ratio: [0.02, 0.1, 0.3, 0.6]}")
-		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: workers})
+		out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}

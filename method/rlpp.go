@@ -119,34 +119,44 @@ func (m *rlppMethod) Spec() classify.Spec {
 	return m.spec(m.p)
 }
 
-func (m *rlppMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	// Each run records its candidate with the defaults it resolved; Select
-	// returns the chosen candidate's run, whose record this is. (Validation
-	// runs go in parallel: they must not share a variable.)
-	run := func(d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, error) {
-		o, c, err := m.run(ctx, s, d, train, test, c)
-		if err != nil {
-			return nil, err
-		}
-		o.Params = map[string]float64{"sigma": c.sigma, "dims": float64(c.dims), "neighbours": float64(c.neighbours), "heat": c.heat}
-		return o, nil
+func (m *rlppMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
+	fit := func(d *classify.Data, train []int, c rlppCandidate) (predictor, error) {
+		return m.fit(ctx, t, d, train, c)
 	}
-	o, _, d, err := m.choose(ctx, s, run, run)
+	c, d, err := m.choose(ctx, t, fit)
 	if err != nil {
 		return nil, err
 	}
-	o.Params["ridge"] = d.Ridge
-	return o, nil
+	f, err := m.fit(ctx, t, d, t.Items, c.Params)
+	if err != nil {
+		return nil, err
+	}
+	// The record holds the candidate with the defaults the fit resolved.
+	r := f.c
+	return &fitted{p: f, variant: c.Variant, chosen: map[string]float64{"sigma": r.sigma, "dims": float64(r.dims), "neighbours": float64(r.neighbours), "heat": r.heat, "ridge": d.Ridge}}, nil
 }
 
-// run fits RLPP on train (a subset of the split's training set) of the
-// split's variant d and classifies test by nearest neighbour in the
-// projection. It returns the candidate with the defaults it resolved.
-func (m *rlppMethod) run(ctx context.Context, s *classify.Split, d *classify.Data, train, test []int, c rlppCandidate) (*classify.Outcome, rlppCandidate, error) {
-	workers := s.Workers
-	div, f, err := m.kernel.pairs(s, d, c.sigma)
+// rlppFit is RLPP fitted on training items: the projection and the
+// projected training items, which test items are nearest-neighbour
+// classified among.
+type rlppFit struct {
+	m     *rlppMethod
+	t     *classify.Train
+	f     classify.Map
+	given rlppCandidate // as fit was given it
+	c     rlppCandidate // with the defaults resolved
+	train []int
+	p     *lpp.Projection
+	ytr   *mat.Dense
+}
+
+// fit fits RLPP on train (a subset of t's training items) of the ridge
+// variant d, resolving the candidate's defaults.
+func (m *rlppMethod) fit(ctx context.Context, t *classify.Train, d *classify.Data, train []int, c rlppCandidate) (*rlppFit, error) {
+	given := c
+	div, f, err := m.kernel.pairs(t, d, c.sigma)
 	if err != nil {
-		return nil, c, err
+		return nil, err
 	}
 	labels := classify.Pick(d.Labels, train)
 	if c.dims == 0 {
@@ -155,39 +165,72 @@ func (m *rlppMethod) run(ctx context.Context, s *classify.Split, d *classify.Dat
 	c.neighbours = cmp.Or(c.neighbours, lpp.DefaultNeighbours)
 	ktr, err := div.Block(ctx, train, train, f)
 	if err != nil {
-		return nil, c, err
+		return nil, err
 	}
 	p, err := lpp.Fit(ctx, mat.NewSymDense(len(train), ktr.RawMatrix().Data), labels, lpp.Options{
 		Dims: c.dims, Supervised: true, Center: true, Neighbours: c.neighbours, HeatT: c.heat,
 	})
 	if err != nil {
-		return nil, c, fmt.Errorf("rlpp (sigma %v): %w", c.sigma, err)
+		return nil, fmt.Errorf("rlpp (sigma %v): %w", c.sigma, err)
 	}
 	c.heat = p.Heat()
 	ytr, err := p.Transform(ktr)
 	if err != nil {
-		return nil, c, err
+		return nil, err
 	}
-	yte := mat.NewDense(len(test), c.dims, nil)
-	err = classify.ForBlocks(ctx, div, test, train, f, &m.blocks, func(off int, k *mat.Dense) error {
-		y, err := p.Transform(k)
+	return &rlppFit{m: m, t: t, f: f, given: given, c: c, train: train, p: p, ytr: ytr}, nil
+}
+
+// predict classifies test by nearest neighbour in the projection.
+func (r *rlppFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
+	div, err := r.t.Pairs(d, r.m.kernel.kernel.Quantity)
+	if err != nil {
+		return nil, err
+	}
+	dims := r.c.dims
+	yte := mat.NewDense(len(test), dims, nil)
+	err = classify.ForBlocks(ctx, div, test, r.train, r.f, &r.m.blocks, func(off int, k *mat.Dense) error {
+		y, err := r.p.Transform(k)
 		if err != nil {
 			return err
 		}
 		n, _ := y.Dims()
-		yte.Slice(off, off+n, 0, c.dims).(*mat.Dense).Copy(y)
+		yte.Slice(off, off+n, 0, dims).(*mat.Dense).Copy(y)
 		return nil
 	})
 	if err != nil {
-		return nil, c, err
+		return nil, err
 	}
-	o, err := nearest(ctx, d.Labels, train, test, workers, false, func(_, q, a int) (float64, error) {
-		u, v := yte.RawRowView(q), ytr.RawRowView(a)
+	return nearest(ctx, d.Labels, r.train, test, a.workers, false, func(_, q, j int) (float64, error) {
+		u, v := yte.RawRowView(q), r.ytr.RawRowView(j)
 		var s float64
 		for k := range u {
 			s += (u[k] - v[k]) * (u[k] - v[k])
 		}
 		return s, nil
 	})
-	return o, c, err
+}
+
+// rlppRecord is the candidate that fitted RLPP, as its saved state
+// records it: a fit on the same training items with it, whose
+// eigenproblem is deterministic, restores the projection bit for bit.
+type rlppRecord struct {
+	Sigma      float64 `json:"sigma"`
+	Dims       int     `json:"dims"`
+	Neighbours int     `json:"neighbours"`
+	Heat       float64 `json:"heat"`
+}
+
+func (r *rlppFit) save(context.Context, *classify.State) (any, error) {
+	g := r.given
+	return rlppRecord{g.sigma, g.dims, g.neighbours, g.heat}, nil
+}
+
+func (m *rlppMethod) Load(ctx context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
+	return restore(st, func(r rlppRecord) (predictor, error) {
+		if r.Dims < 0 || r.Neighbours < 0 || r.Heat < 0 {
+			return nil, fmt.Errorf("state record: dims %d, neighbours %d, heat %v: want >= 0", r.Dims, r.Neighbours, r.Heat)
+		}
+		return m.fit(ctx, t, t.Data, t.Items, rlppCandidate{r.Sigma, r.Dims, r.Neighbours, r.Heat})
+	})
 }

@@ -21,7 +21,7 @@ import (
 func TestRLPPRanking(t *testing.T) {
 	data, train, test := syntheticData(t, 5, 3, 150, 0.5, 22)
 	m := newMethod(t, "rlpp", "{sigma: 1, dims: 3, neighbours: 4}")
-	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 3, Ranks: 5})
+	out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Workers: 3, Ranks: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestRLPPAccuracy(t *testing.T) {
 	} {
 		data, train, test := syntheticData(t, tc.classes, 3, 40*tc.classes, tc.variance, 21)
 		m := newMethod(t, "rlpp", tc.params)
-		out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: tc.classes})
+		out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: tc.classes})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.params, err)
 		}
@@ -123,7 +123,7 @@ func TestRLPPSelect(t *testing.T) {
 		t.Errorf("%d candidates, want 16", got)
 	}
 	split := &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 4, Workers: 2}
-	a, err := m.Classify(context.Background(), split)
+	a, err := classify.Run(context.Background(), m, split)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestRLPPSelect(t *testing.T) {
 		!slices.Contains([]float64{2, 6}, a.Params["neighbours"]) || !slices.Contains([]float64{0.5, 4}, a.Params["heat"]) {
 		t.Errorf("chosen params %v not among the candidates", a.Params)
 	}
-	b, err := m.Classify(context.Background(), split)
+	b, err := classify.Run(context.Background(), m, split)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestRLPPSigmaAndDims(t *testing.T) {
 	// naming the method, not a panic.
 	data, train, test := syntheticData(t, 2, 3, 8, 0.5, 24)
 	m = newMethod(t, "rlpp", "{sigma: 1, dims: 9}")
-	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test}); err == nil || !strings.Contains(err.Error(), "rlpp") {
+	if _, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test}); err == nil || !strings.Contains(err.Error(), "rlpp") {
 		t.Errorf("dims 9 of 4 training items: %v", err)
 	}
 }
@@ -187,7 +187,7 @@ func BenchmarkRLPP(b *testing.B) {
 	for _, w := range []int{1, 0} {
 		b.Run(map[int]string{1: "workers=1", 0: "workers=max"}[w], func(b *testing.B) {
 			for b.Loop() {
-				if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: w, Ranks: 10}); err != nil {
+				if _, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Workers: w, Ranks: 10}); err != nil {
 					b.Fatal(err)
 				}
 			}

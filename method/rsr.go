@@ -68,18 +68,43 @@ func (m *rsrMethod) Spec() classify.Spec {
 	return s
 }
 
-func (m *rsrMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	run := func(d *classify.Data, train, test []int, p rsrCandidate) (*classify.Outcome, error) {
-		g, k, err := m.kernel.pairs(s, d, p.sigma)
+func (m *rsrMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
+	fit := func(d *classify.Data, train []int, p rsrCandidate) (predictor, error) {
+		f, err := m.kernel.kernelMap(d, p.sigma)
 		if err != nil {
 			return nil, err
 		}
-		return src(ctx, g, k, d.Labels, train, test, p.weight.set(m.opts), s, &m.blocks)
+		return fitSRC(ctx, t, d, m.kernel.kernel.Quantity, f, train, p.weight.set(m.opts), &m.blocks)
 	}
-	o, c, d, err := m.choose(ctx, s, run, run)
+	c, d, err := m.choose(ctx, t, fit)
 	if err != nil {
 		return nil, err
 	}
-	o.Params = map[string]float64{"sigma": c.Params.sigma, c.Params.weight.key(): c.Params.weight.value, "ridge": d.Ridge}
-	return o, nil
+	p, err := fit(d, t.Items, c.Params)
+	if err != nil {
+		return nil, err
+	}
+	p.(*srcFit).rec = rsrRecord{Sigma: c.Params.sigma, Weight: c.Params.weight.record()}
+	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"sigma": c.Params.sigma, c.Params.weight.key(): c.Params.weight.value, "ridge": d.Ridge}}, nil
+}
+
+// rsrRecord is the chosen candidate, as rsr's saved state records it.
+type rsrRecord struct {
+	Sigma  float64      `json:"sigma"`
+	Weight weightRecord `json:"weight"`
+}
+
+func (m *rsrMethod) Load(ctx context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
+	return restore(st, func(r rsrRecord) (predictor, error) {
+		f, err := m.kernel.kernelMap(t.Data, r.Sigma)
+		if err != nil {
+			return nil, err
+		}
+		w, err := r.Weight.weight()
+		if err != nil {
+			return nil, err
+		}
+		q := m.kernel.kernel.Quantity
+		return loadSRC(st, t, func(d *classify.Data) (classify.Pairs, error) { return t.Pairs(d, q) }, f, w.set(m.opts), &m.blocks, r)
+	})
 }

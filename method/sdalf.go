@@ -92,24 +92,55 @@ func (m *sdalfMethod) Spec() classify.Spec {
 	return imageSpec(m.p, m.vectors)
 }
 
-func (m *sdalfMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	d := s.Data
+func (m *sdalfMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
+	sigs, err := m.signatures(ctx, t.Data, t.Workers)
+	if err != nil {
+		return nil, err
+	}
+	f := &sdalfFit{m: m, train: t.Items, gallery: make([]*sdalf.Signature, len(t.Items))}
+	for a, i := range t.Items {
+		f.gallery[a] = sigs[i]
+	}
+	return &fitted{p: f, chosen: map[string]float64{"whsv": m.weights.WHSV, "mscr": m.weights.MSCR, "gamma": m.weights.Gamma}}, nil
+}
+
+// signatures returns the signature of every image of d. A single image's
+// signature depends on the image only: the splits of a dataset share
+// them.
+func (m *sdalfMethod) signatures(ctx context.Context, d *classify.Data, workers int) ([]*sdalf.Signature, error) {
 	x, err := imageVectors(ctx, d, m.vectors)
 	if err != nil {
 		return nil, err
 	}
-	sigs, err := m.sigs.Do(x, func() ([]*sdalf.Signature, error) { return m.describe(ctx, x, s.Workers) })
+	return m.sigs.Do(x, func() ([]*sdalf.Signature, error) { return m.describe(ctx, x, workers) })
+}
+
+// sdalfFit is SDALF's gallery: the training images' signatures.
+type sdalfFit struct {
+	m       *sdalfMethod
+	train   []int
+	gallery []*sdalf.Signature
+}
+
+// save keeps nothing: each training image's signature depends on the
+// image only, so Load describes the training images again.
+func (f *sdalfFit) save(context.Context, *classify.State) (any, error) { return nil, nil }
+
+func (m *sdalfMethod) Load(ctx context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
+	if err := st.DecodeRecord(&savedFit{}); err != nil {
+		return nil, err
+	}
+	return m.Fit(ctx, t)
+}
+
+func (f *sdalfFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
+	sigs, err := f.m.signatures(ctx, d, a.workers)
 	if err != nil {
 		return nil, err
 	}
-	o, err := nearest(ctx, d.Labels, s.Train, s.Test, s.Workers, false, func(_, q, a int) (float64, error) {
-		return sdalf.Distance(sigs[s.Test[q]], sigs[s.Train[a]], m.weights)
+	return nearest(ctx, d.Labels, f.train, test, a.workers, false, func(_, q, j int) (float64, error) {
+		return sdalf.Distance(sigs[test[q]], f.gallery[j], f.m.weights)
 	})
-	if err != nil {
-		return nil, err
-	}
-	o.Params = map[string]float64{"whsv": m.weights.WHSV, "mscr": m.weights.MSCR, "gamma": m.weights.Gamma}
-	return o, nil
 }
 
 // imageVectors returns the vectors r of d that a method on images reads,

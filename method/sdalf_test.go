@@ -76,7 +76,7 @@ func classifyDrawn(t *testing.T, typ, params string) (out *classify.Outcome, x *
 		}
 	}
 	m := newMethod(t, typ, params)
-	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 3})
+	out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,11 +174,11 @@ func TestImageMethodVectors(t *testing.T) {
 	for _, typ := range []string{"sdalf", "hpe"} {
 		m := newMethod(t, typ, "{step: 1}")
 		split := &classify.Split{Data: &classify.Data{Labels: []int{0, 1}}, Train: []int{0}, Test: []int{1}}
-		if _, err := m.Classify(context.Background(), split); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
+		if _, err := classify.Run(context.Background(), m, split); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
 			t.Errorf("%s without vectors: %v", typ, err)
 		}
 		split.Data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: sdalfFeatures, Step: 1}: mat.NewDense(2, 6, []float64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0})}
-		if _, err := m.Classify(context.Background(), split); err == nil || !strings.Contains(err.Error(), "item 0") {
+		if _, err := classify.Run(context.Background(), m, split); err == nil || !strings.Contains(err.Error(), "item 0") {
 			t.Errorf("%s on vectors of no image: %v", typ, err)
 		}
 	}

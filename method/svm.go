@@ -95,36 +95,45 @@ func (m *steinSVM) Spec() classify.Spec {
 	return s
 }
 
-func (m *steinSVM) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	o, c, d, err := m.choose(ctx, s, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
-		return m.run(ctx, s, d, train, test, p, false)
-	}, func(d *classify.Data, train, test []int, p steinSVMCandidate) (*classify.Outcome, error) {
-		return m.run(ctx, s, d, train, test, p, true)
+func (m *steinSVM) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
+	c, d, err := m.choose(ctx, t, func(d *classify.Data, train []int, p steinSVMCandidate) (predictor, error) {
+		return m.fit(ctx, t, d, train, p, false)
 	})
 	if err != nil {
 		return nil, err
 	}
-	o.Params = map[string]float64{"sigma": c.Params.sigma, "c": c.Params.c, "ridge": d.Ridge}
-	return o, nil
+	f, err := m.fit(ctx, t, d, t.Items, c.Params, true)
+	if err != nil {
+		return nil, err
+	}
+	return &fitted{p: f, variant: c.Variant, chosen: map[string]float64{"sigma": c.Params.sigma, "c": c.Params.c, "ridge": d.Ridge}}, nil
 }
 
-// run trains on train with one candidate's σ and C and classifies test;
-// with calibrate (the final run, not the cross-validation folds) it also
-// calibrates the model (svm.Options.Probability, its folds drawn from the
-// split's seed) and scores each test item by its class probabilities.
-// Every test item's decision uses every binary machine, so when any
-// machine stopped at its iteration cap all test items count as
-// unconverged.
-func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data, train, test []int, p steinSVMCandidate, calibrate bool) (*classify.Outcome, error) {
-	workers := s.Workers
-	div, k, err := m.kernel.pairs(s, d, p.sigma)
+// svmFit is the SVM trained on training items with one candidate's σ
+// and C.
+type svmFit struct {
+	m         *steinSVM
+	t         *classify.Train
+	p         steinSVMCandidate
+	f         classify.Map
+	train     []int
+	model     *svm.Model
+	calibrate bool
+}
+
+// fit trains on train with one candidate's σ and C; with calibrate (the
+// final fit, not the cross-validation folds) it also calibrates the
+// model (svm.Options.Probability, its folds drawn from t's seed), so
+// that predictions score each item by its class probabilities.
+func (m *steinSVM) fit(ctx context.Context, t *classify.Train, d *classify.Data, train []int, p steinSVMCandidate, calibrate bool) (*svmFit, error) {
+	div, k, err := m.kernel.pairs(t, d, p.sigma)
 	if err != nil {
 		return nil, err
 	}
 	labels := classify.Pick(d.Labels, train)
-	opts := svm.Options{C: p.c, Tol: m.p.Tolerance, Workers: workers, Workspace: &m.machines, Probability: calibrate, Seed: s.Seed}
+	opts := svm.Options{C: p.c, Tol: m.p.Tolerance, Workers: t.Workers, Workspace: &m.machines, Probability: calibrate, Seed: t.Seed}
 	// The Stein kernel's folds and final training set are items of the
-	// split's training kernel matrix, which the Pairs keeps: train on it.
+	// training kernel matrix, which the Pairs keeps: train on it.
 	gram, items, err := classify.TrainKernel(ctx, div, train, k)
 	if err == nil && gram == nil {
 		key := svmGramKey{weak.Make(d), hashkey.Ints(train), len(train), p.sigma}
@@ -143,14 +152,26 @@ func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data,
 	if err != nil {
 		return nil, fmt.Errorf("stein-svm (sigma = %v, c = %v): %w", p.sigma, p.c, err)
 	}
+	return &svmFit{m: m, t: t, p: p, f: k, train: train, model: model, calibrate: calibrate}, nil
+}
+
+// predict classifies test. Every item's decision uses every binary
+// machine, so when any machine stopped at its iteration cap all items
+// count as unconverged.
+func (f *svmFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
+	div, err := f.t.Pairs(d, f.m.kernel.kernel.Quantity)
+	if err != nil {
+		return nil, err
+	}
+	model, p := f.model, f.p
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test))}
-	if calibrate {
+	if f.calibrate {
 		out.Scores = make([]classify.ItemScore, len(test))
-		if s.Costs {
+		if a.costs {
 			out.Costs, out.CostClasses = make([][]float64, len(test)), model.Classes
 		}
 	}
-	err = classify.ForBlocks(ctx, div, test, train, k, &m.blocks, func(off int, kb *mat.Dense) error {
+	err = classify.ForBlocks(ctx, div, test, f.train, f.f, &f.m.blocks, func(off int, kb *mat.Dense) error {
 		ds, err := model.PredictBatch(ctx, kb)
 		if err != nil {
 			return err
@@ -158,7 +179,7 @@ func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data,
 		for q, dec := range ds {
 			out.Pred[off+q] = dec.Label
 			out.Ranking[off+q] = model.Rank(dec)
-			if calibrate {
+			if f.calibrate {
 				out.Scores[off+q] = classify.RankedScore(out.Ranking[off+q], model.Classes, dec.Prob, math.NaN())
 				if out.Costs != nil {
 					c := make([]float64, len(dec.Prob))
@@ -178,4 +199,37 @@ func (m *steinSVM) run(ctx context.Context, s *classify.Split, d *classify.Data,
 		out.Unconverged = len(test)
 	}
 	return out, nil
+}
+
+// svmRecord is a calibrated SVM as its saved state records it: the
+// candidate and the machines over the training items.
+type svmRecord struct {
+	Sigma    float64      `json:"sigma"`
+	C        float64      `json:"c"`
+	Classes  []int        `json:"classes"`
+	Machines []svm.Binary `json:"machines"`
+}
+
+func (f *svmFit) save(context.Context, *classify.State) (any, error) {
+	if !f.calibrate {
+		return nil, fmt.Errorf("stein-svm: a cross-validation fold's SVM is not saved")
+	}
+	return svmRecord{f.p.sigma, f.p.c, f.model.Classes, f.model.Machines}, nil
+}
+
+func (m *steinSVM) Load(_ context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
+	return restore(st, func(r svmRecord) (predictor, error) {
+		k, err := m.kernel.kernelMap(t.Data, r.Sigma)
+		if err != nil {
+			return nil, err
+		}
+		if !(r.C > 0) || math.IsInf(r.C, 0) {
+			return nil, fmt.Errorf("state record: c = %v, want finite and > 0", r.C)
+		}
+		model, err := svm.Restore(r.Classes, r.Machines, len(t.Items), svm.Options{Probability: true, Workers: t.Workers})
+		if err != nil {
+			return nil, err
+		}
+		return &svmFit{m: m, t: t, p: steinSVMCandidate{r.Sigma, r.C}, f: k, train: t.Items, model: model, calibrate: true}, nil
+	})
 }

@@ -27,7 +27,7 @@ func TestSteinSVMSharesGrams(t *testing.T) {
 	}{{"stein", 0}, {"log-euclidean", 3}} {
 		m := newMethod(t, "stein-svm", "{sigma: 1, c: [1, 10, 100], kernel: "+tc.kernel+"}")
 		split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 1, Folds: 2, Seed: 1}
-		if _, err := m.Classify(context.Background(), split); err != nil {
+		if _, err := classify.Run(context.Background(), m, split); err != nil {
 			t.Fatal(err)
 		}
 		if n := m.(*steinSVM).grams.Len(); n != tc.want {
@@ -46,7 +46,7 @@ func TestSteinSVM(t *testing.T) {
 		m := newMethod(t, "stein-svm", params)
 		split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 2, Folds: 3, Seed: 1}
 		prepare(t, m, split)
-		out, err := m.Classify(context.Background(), split)
+		out, err := classify.Run(context.Background(), m, split)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestSteinSVM(t *testing.T) {
 // TestSteinSVMFolds checks the runs on cross-validation folds, which
 // train on items of the whole training set's kernel matrix, against SVMs
 // trained on each fold's Gram matrix computed directly by spd.SteinKernel,
-// with folds run concurrently as classify.Select runs them.
+// with folds run concurrently as classify.Choose runs them.
 func TestSteinSVMFolds(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 160, 0.3, 14)
 	m := newMethod(t, "stein-svm", "{sigma: 1, c: [1, 10]}")
@@ -88,7 +88,12 @@ func TestSteinSVMFolds(t *testing.T) {
 	var wg sync.WaitGroup
 	for k, f := range folds {
 		wg.Go(func() {
-			outs[k], errs[k] = m.(*steinSVM).run(context.Background(), split, data, classify.Without(train, f), f, steinSVMCandidate{1, 10}, false)
+			fit, err := m.(*steinSVM).fit(context.Background(), split.Fitting(), data, classify.Without(train, f), steinSVMCandidate{1, 10}, false)
+			if err != nil {
+				errs[k] = err
+				return
+			}
+			outs[k], errs[k] = fit.predict(context.Background(), data, f, answer{workers: 2})
 		})
 	}
 	wg.Wait()
@@ -140,7 +145,7 @@ func TestSteinSVMHard(t *testing.T) {
 	if m.Spec().Candidates != 4 {
 		t.Errorf("candidates %d, want 4", m.Spec().Candidates)
 	}
-	out, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Folds: 3, Seed: 2})
+	out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Folds: 3, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,14 +165,14 @@ func TestSteinSVMSigma(t *testing.T) {
 		t.Errorf("σ = 0.7 on 3×3: %v", err)
 	}
 	data, train, test := syntheticData(t, 2, 3, 40, 0.2, 3)
-	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test, Folds: 2}); err == nil || !strings.Contains(err.Error(), "Theorem 1") {
+	if _, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Folds: 2}); err == nil || !strings.Contains(err.Error(), "Theorem 1") {
 		t.Errorf("Classify with σ = 0.7 on 3×3: %v", err)
 	}
 	m = newMethod(t, "stein-svm", "{sigma: 0.7, c: 1, pseudo_kernel: true}")
 	if err := m.Spec().CheckDim(3); err != nil {
 		t.Errorf("pseudo-kernel σ = 0.7: %v", err)
 	}
-	if _, err := m.Classify(context.Background(), &classify.Split{Data: data, Train: train, Test: test}); err != nil {
+	if _, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test}); err != nil {
 		t.Errorf("pseudo-kernel σ = 0.7: %v", err)
 	}
 }

@@ -64,24 +64,31 @@ func (m *tscMethod) Spec() classify.Spec {
 	return classify.Spec{Params: m.p, Candidates: len(m.p.Lambda)}
 }
 
-func (m *tscMethod) Classify(ctx context.Context, s *classify.Split) (*classify.Outcome, error) {
-	o, c, d, err := classify.Select(ctx, s, m.p.Lambda, &m.memo, func(d *classify.Data, train, test []int, lambda float64) (*classify.Outcome, error) {
-		return tscClassify(ctx, d, train, test, tsc.Options{Lambda: lambda, Tol: m.p.Tolerance, WorkingSet: m.p.WorkingSet}, s.Workers)
-	})
+func (m *tscMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
+	fit := func(d *classify.Data, train []int, lambda float64) (predictor, error) {
+		return fitTSC(d, train, tsc.Options{Lambda: lambda, Tol: m.p.Tolerance, WorkingSet: m.p.WorkingSet})
+	}
+	c, d, err := classify.Choose(ctx, t, m.p.Lambda, &m.memo, folds(ctx, t, fit))
 	if err != nil {
 		return nil, err
 	}
-	o.Params = map[string]float64{"lambda": c.Params, "ridge": d.Ridge}
-	return o, nil
+	p, err := fit(d, t.Items, c.Params)
+	if err != nil {
+		return nil, err
+	}
+	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"lambda": c.Params, "ridge": d.Ridge}}, nil
 }
 
-// tscClassify codes every test item over the training items on workers
-// goroutines, one tsc.Workspace each, and ranks the classes by their Burg
-// residuals (ties by label). Each item's result depends on that item only,
-// so the outcome does not depend on the worker count. Once ctx is
-// cancelled it starts no more test items, stops the ones under way between
-// Newton steps, and returns an error wrapping ctx.Err().
-func tscClassify(ctx context.Context, d *classify.Data, train, test []int, o tsc.Options, workers int) (*classify.Outcome, error) {
+// tscFit is TSC's coder over training items: the atoms, and the class of
+// each.
+type tscFit struct {
+	coder   *tsc.Coder
+	lambda  float64
+	classes []int // the training items' labels, ascending
+	class   []int // each atom's position in classes
+}
+
+func fitTSC(d *classify.Data, train []int, o tsc.Options) (*tscFit, error) {
 	coder, err := tsc.NewCoder(d.Set.Subset(train), o)
 	if err != nil {
 		return nil, err
@@ -91,6 +98,18 @@ func tscClassify(ctx context.Context, d *classify.Data, train, test []int, o tsc
 	for a, j := range train {
 		class[a], _ = slices.BinarySearch(classes, d.Labels[j])
 	}
+	return &tscFit{coder: coder, lambda: o.Lambda, classes: classes, class: class}, nil
+}
+
+// predict codes every item of test over the atoms on a.workers
+// goroutines, one tsc.Workspace each, and ranks the classes by their Burg
+// residuals (ties by label). Each item's result depends on that item only,
+// so the outcome does not depend on the worker count. Once ctx is
+// cancelled it starts no more items, stops the ones under way between
+// Newton steps, and returns an error wrapping ctx.Err().
+func (f *tscFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
+	coder, classes, class, workers := f.coder, f.classes, f.class, a.workers
+	n := len(class)
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Lambdas: make([]float64, len(test))}
 	nw := pool.Workers(workers)
 	type buffers struct {
@@ -101,10 +120,10 @@ func tscClassify(ctx context.Context, d *classify.Data, train, test []int, o tsc
 	bufs := make([]*buffers, nw)
 	unconverged := make([]bool, len(test))
 	degenerate := make([]bool, len(test))
-	err = pool.ForCtx(ctx, len(test), workers, func(w, q int) error {
+	err := pool.ForCtx(ctx, len(test), workers, func(w, q int) error {
 		b := bufs[w]
 		if b == nil {
-			b = &buffers{coder.NewWorkspace(), make([]float64, len(train)), make([]float64, len(classes))}
+			b = &buffers{coder.NewWorkspace(), make([]float64, n), make([]float64, len(classes))}
 			bufs[w] = b
 		}
 		query := d.Set.View(test[q])
@@ -130,7 +149,7 @@ func tscClassify(ctx context.Context, d *classify.Data, train, test []int, o tsc
 		for k, c := range r {
 			r[k] = classes[c]
 		}
-		out.Ranking[q], out.Pred[q], out.Lambdas[q] = r, r[0], o.Lambda
+		out.Ranking[q], out.Pred[q], out.Lambdas[q] = r, r[0], f.lambda
 		return nil
 	})
 	if err != nil {
@@ -145,4 +164,16 @@ func tscClassify(ctx context.Context, d *classify.Data, train, test []int, o tsc
 		}
 	}
 	return out, nil
+}
+
+// save records λ: the coder is the training items themselves.
+func (f *tscFit) save(context.Context, *classify.State) (any, error) { return f.lambda, nil }
+
+func (m *tscMethod) Load(_ context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
+	return restore(st, func(lambda float64) (predictor, error) {
+		if err := tsc.CheckLambda(lambda); err != nil {
+			return nil, fmt.Errorf("state record: %w", err)
+		}
+		return fitTSC(t.Data, t.Items, tsc.Options{Lambda: lambda, Tol: m.p.Tolerance, WorkingSet: m.p.WorkingSet})
+	})
 }

@@ -335,7 +335,7 @@ func (k *nnKind) check(*Model) error { return nil }
 func (k *nnKind) answers(ctx context.Context, m *Model, data *classify.Data, workers int, costs bool) ([]classify.ItemScore, [][]float64, error) {
 	n := m.train.Len()
 	split := &classify.Split{Data: data, Train: classify.Seq(0, n), Test: classify.Seq(n, data.Set.Len()), Workers: workers, Costs: costs}
-	out, err := k.m.Classify(ctx, split)
+	out, err := classify.Run(ctx, k.m, split)
 	if err != nil {
 		return nil, nil, err
 	}

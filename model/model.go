@@ -200,7 +200,7 @@ func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error
 func fitOne(ctx context.Context, m classify.Method, data *classify.Data, o Options, folds int) (*Model, error) {
 	all := classify.Seq(0, data.Set.Len())
 	split := &classify.Split{Data: data, Train: all, Workers: o.Workers, Seed: o.Seed, Folds: folds}
-	chosen, err := m.Classify(ctx, split)
+	f, err := m.Fit(ctx, split.Fitting())
 	if err != nil {
 		return nil, fmt.Errorf("model: method %s: %w", o.Method, err)
 	}
@@ -209,7 +209,7 @@ func fitOne(ctx context.Context, m classify.Method, data *classify.Data, o Optio
 		return nil, err
 	}
 	rec := record{
-		Version: version.String(), Method: o.Method, Chosen: chosen.Params, Folds: folds, Seed: o.Seed,
+		Version: version.String(), Method: o.Method, Chosen: f.Chosen(), Folds: folds, Seed: o.Seed,
 		Classes: data.Classes, Labels: data.Labels, Dim: data.Set.Dim(), Trained: data.Set.Len(),
 	}
 	if err := json.Unmarshal(b, &rec.Params); err != nil {

@@ -223,7 +223,7 @@ func TestAsRunAnswers(t *testing.T) {
 			data := &classify.Data{Set: set, Labels: labels, Classes: classes, Ridge: train.Meta.Ridge.Eps}
 			split := &classify.Split{Data: data, Train: classify.Seq(0, n), Test: classify.Seq(n, set.Len()), Seed: 11, Folds: model.DefaultFolds}
 			meth := newMethod(t, tc.method, tc.params)
-			out, err := meth.Classify(ctx, split)
+			out, err := classify.Run(ctx, meth, split)
 			if err != nil {
 				t.Fatal(err)
 			}

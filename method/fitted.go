@@ -1,0 +1,101 @@
+package method
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	"github.com/covpipe/covpipe/classify"
+)
+
+// predictor is a method fitted with one candidate of its parameters on
+// training items: it answers items of any Data that holds those training
+// items at the indices it was fitted on (classify.Query).
+type predictor interface {
+	predict(ctx context.Context, d *classify.Data, items []int, a answer) (*classify.Outcome, error)
+	// save puts the predictor's arrays in st and returns its record, a
+	// value that encoding/json encodes, from which with the arrays the
+	// method's Load restores it.
+	save(ctx context.Context, st *classify.State) (any, error)
+}
+
+// answer is what a prediction is asked for beside its items: the ranks
+// to order exactly, class costs, and the parallelism.
+type answer struct {
+	ranks   int
+	costs   bool
+	workers int
+}
+
+// fitted is the classify.Fitted of a method: the predictor of the
+// candidate that cross-validation chose, on ridge variant variant, and
+// the parameters it records.
+type fitted struct {
+	p       predictor
+	variant int
+	chosen  map[string]float64
+}
+
+func (f *fitted) Predict(ctx context.Context, q *classify.Query) (*classify.Outcome, error) {
+	return f.p.predict(ctx, q.Variant(f.variant), q.Items, answer{ranks: q.Ranks, costs: q.Costs, workers: q.Workers})
+}
+
+func (f *fitted) Chosen() map[string]float64 { return maps.Clone(f.chosen) }
+
+// folds returns the classify.Runner of cross-validation over fit: fit on
+// a fold's training part, then predict its held-out part with t's
+// workers.
+func folds[C comparable](ctx context.Context, t *classify.Train, fit func(d *classify.Data, train []int, c C) (predictor, error)) classify.Runner[C] {
+	return func(d *classify.Data, train, test []int, c C) (*classify.Outcome, error) {
+		p, err := fit(d, train, c)
+		if err != nil {
+			return nil, err
+		}
+		return p.predict(ctx, d, test, answer{workers: t.Workers})
+	}
+}
+
+// savedFit is the record of a fitted method's State: the chosen
+// parameters, and the predictor's own record.
+type savedFit struct {
+	Chosen map[string]float64 `json:"chosen"`
+	Fit    json.RawMessage    `json:"fit,omitempty"`
+}
+
+func (f *fitted) Save(ctx context.Context) (*classify.State, error) {
+	st := &classify.State{}
+	rec, err := f.p.save(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	return st, st.SetRecord(savedFit{Chosen: f.chosen, Fit: b})
+}
+
+// restore restores a fitted method from st: the chosen parameters, and
+// the predictor that load makes of its record, decoded strictly into R.
+// A restored method answers on its training items' only ridge variant.
+func restore[R any](st *classify.State, load func(rec R) (predictor, error)) (classify.Fitted, error) {
+	var sf savedFit
+	if err := st.DecodeRecord(&sf); err != nil {
+		return nil, err
+	}
+	var rec R
+	if len(sf.Fit) > 0 && string(sf.Fit) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(sf.Fit))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rec); err != nil {
+			return nil, fmt.Errorf("state record: %w", err)
+		}
+	}
+	p, err := load(rec)
+	if err != nil {
+		return nil, err
+	}
+	return &fitted{p: p, chosen: sf.Chosen}, nil
+}
