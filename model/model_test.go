@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -311,6 +312,9 @@ func TestFitErrors(t *testing.T) {
 		{"theorem 1", out, model.Options{Method: "rsr", Params: map[string]any{"sigma": 1.7, "lambda": 0.1}}, "sigma"},
 		{"folds", out, model.Options{Method: "rsr", Params: map[string]any{"sigma": 0.5, "lambda": []float64{0.1, 0.2}}, Folds: 1}, "folds >= 2"},
 		{"negative folds", out, model.Options{Method: "nn", Folds: -2}, "-2 folds"},
+		{"huge folds", out, model.Options{Method: "nn", Params: airm, Folds: 1e9}, "folds: 1000000000 cross-validation folds of 9 training items keep their items' indices, about 112 GiB, over the memory limit of 4 GiB: lower folds"},
+		{"folds over the limit", out, model.Options{Method: "nn", Params: airm, Folds: 3, MaxMemory: 100}, "folds: 3 cross-validation folds"},
+		{"negative limit", out, model.Options{Method: "nn", Params: airm, MaxMemory: -1}, "memory limit -1 bytes"},
 		{"no label", &unlabelled, model.Options{Method: "nn", Params: airm}, "has no label"},
 		{"one class", &one, model.Options{Method: "nn", Params: airm}, "want at least two classes"},
 	} {
@@ -318,6 +322,14 @@ func TestFitErrors(t *testing.T) {
 		if err == nil || !contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
 		}
+		if contains(tc.want, "cross-validation folds") && !errors.Is(err, describe.ErrMemory) {
+			t.Errorf("%s: %v, want describe.ErrMemory", tc.name, err)
+		}
+	}
+	// Fit refuses the folds before it extracts an image.
+	_, err = model.Fit(ctx, open(t, trainDir), model.Options{Method: "nn", Params: airm, Folds: 1e9, Describe: textureOptions(t)})
+	if !errors.Is(err, describe.ErrMemory) || !contains(err.Error(), "folds: 1000000000 cross-validation folds of 9 training items") {
+		t.Errorf("Fit with 1e9 folds: %v, want the memory error", err)
 	}
 }
 

@@ -237,6 +237,7 @@ func TestRunCommandErrors(t *testing.T) {
 		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), desc}, "fit: --where selects images, not the descriptors of describe folders"},
 		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), filepath.Join(data, "d")}, `has no metadata "pose"`},
 		{[]string{"fit", "--method", "rsr", "--sigma", "0.7", "--lambda", "0.1", "--out", filepath.Join(dir, "o6"), desc}, "sigma"},
+		{[]string{"fit", "--method", "rsr", "--sigma", "0.5", "--lambda", "0.1,0.2", "--folds", "1000000000", "--out", filepath.Join(dir, "o6"), desc}, "fit: model: folds: 1000000000 cross-validation folds of 6 training items keep their items' indices, about 89.4 GiB, over the memory limit of 4 GiB: lower folds, or raise the limit (model.Options.MaxMemory, covpipe fit --max-memory)"},
 		{[]string{"predict", desc}, "predict: --model DIR is required"},
 		{[]string{"predict", "--model", desc, desc}, "predict: load model: "},
 		{[]string{"predict", "--model", fitted, "--reject", "-1", desc}, "predict: --reject -1, want a confidence threshold >= 0"},
