@@ -3,6 +3,7 @@ package model_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -281,6 +282,42 @@ func TestReject(t *testing.T) {
 				t.Errorf("%s: %s confidence %v, threshold %v: rejected %v (label %s, was %s)", tc.method, p.Path, conf[i], threshold, p.Rejected, p.Label, all[i].Label)
 			}
 		}
+	}
+}
+
+// TestRejectRange checks that every entry point refuses a threshold
+// outside [0, 1], where the confidences lie: above 1 would reject every
+// answer, NaN none.
+func TestRejectRange(t *testing.T) {
+	trainDir, testDir := gratingFolders(t, 3, 2)
+	ctx := context.Background()
+	m, err := model.Fit(ctx, open(t, trainDir), model.Options{Method: "nn", Params: map[string]any{"metric": "airm"}, Describe: textureOptions(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := describe.Collect(ctx, open(t, testDir), textureOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := spd.NewSetFromData(out.Meta.Dim, out.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, reject := range []float64{-0.5, 1.5, math.NaN(), math.Inf(1)} {
+		o := model.PredictOptions{Reject: reject}
+		want := fmt.Sprintf("model: rejection threshold %v: want a confidence in [0, 1]", reject)
+		for name, call := range map[string]func() ([]model.Prediction, error){
+			"Predict":       func() ([]model.Prediction, error) { return m.Predict(ctx, open(t, testDir), o) },
+			"PredictOutput": func() ([]model.Prediction, error) { return m.PredictOutput(ctx, out, o) },
+			"PredictSet":    func() ([]model.Prediction, error) { return m.PredictSet(ctx, set, o) },
+		} {
+			if ps, err := call(); ps != nil || err == nil || !contains(err.Error(), want) {
+				t.Errorf("%s with Reject %v: %v, want %q", name, reject, err, want)
+			}
+		}
+	}
+	if _, err := m.PredictSet(ctx, set, model.PredictOptions{Reject: 1}); err != nil {
+		t.Errorf("Reject 1: %v", err)
 	}
 }
 

@@ -35,8 +35,9 @@ func predictCommand() *cli.Command {
 				return errors.New("predict: --model DIR is required (a folder that covpipe fit wrote)")
 			case c.NArg() == 0:
 				return argsError(c, "at least one INPUT")
-			case c.Float64("reject") < 0:
-				return fmt.Errorf("predict: --reject %v, want a confidence threshold >= 0", c.Float64("reject"))
+			}
+			if err := (model.PredictOptions{Reject: c.Float64("reject")}).Validate(); err != nil {
+				return fmt.Errorf("predict: --reject: %w", err)
 			}
 			workers, err := workersFlag(c)
 			if err != nil {
