@@ -103,7 +103,7 @@ func learnCommand() *cli.Command {
 		append(codingFlags("(d-1)/2, or 0.5 for d <= 2", "a ratio of 0.1"),
 			requiredInt{&cli.IntFlag{Name: "atoms", Usage: "dictionary size `N` (required)"}},
 			&cli.StringFlag{Name: "init", Value: "random", Usage: "initial atoms `INIT`: random (N random samples), kmeans (Riemannian k-means centroids), random-spd (random SPD matrices of the samples' spectrum) or wishart (Wishart matrices of mean I)"},
-			&cli.IntFlag{Name: "iters", Value: 20, Usage: "iterations `T` of Algorithm 1"},
+			&cli.IntFlag{Name: "iters", Value: 20, Usage: "iterations `T` >= 1 of Algorithm 1"},
 			&cli.Float64Flag{Name: "tolerance", Usage: "stop early when J's relative change is below `TOL` (0: run every iteration)"},
 			switchFlag("keep-scale", "skip Algorithm 1's last step, normalising each atom by its largest eigenvalue"),
 			&cli.StringFlag{Name: "update", Value: "fixed-point", Usage: "atom `UPDATE`: fixed-point (the paper's) or riemannian (a Riemannian gradient step with Armijo's line search: J never rises)"},
