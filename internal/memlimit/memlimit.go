@@ -48,8 +48,8 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s, about %s", e.Key, e.What, Format(e.Bytes))
-	if e.Total > e.Bytes {
-		fmt.Fprintf(&b, "; about %s in all", Format(e.Total))
+	if all := Format(e.Total); all != Format(e.Bytes) {
+		fmt.Fprintf(&b, "; about %s in all", all)
 	}
 	fmt.Fprintf(&b, ", %v of %s: lower %s", ErrMemory, Format(float64(e.Limit)), e.Key)
 	if e.Raise != "" {
