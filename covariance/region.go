@@ -450,8 +450,10 @@ func appendWindows(dst []Region, w, h, rows, cols, side int) ([]Region, error) {
 // equal regions keep every descriptor's sample size n the same, as in the
 // paper's 256×256 images split into 64 regions of 32×32 (Sec. 5.1.3); resize
 // the image to a multiple instead. The error wraps ErrRegion and also
-// reports rows or cols < 1, more than MaxRegions cells and cells of fewer
-// than 2 pixels.
+// reports rows or cols < 1, more than MaxRegions cells, cells of fewer
+// than 2 pixels and an image of more than MaxRegions pixels (larger than
+// any image covpipe reads, imageio.MaxPixels), whose grid could hold
+// more regions than memory.
 func Grid(w, h, rows, cols int) ([]Region, error) {
 	if err := (Layout{Kind: LayoutGrid, Rows: rows, Cols: cols}).Check(); err != nil {
 		return nil, err
@@ -460,6 +462,9 @@ func Grid(w, h, rows, cols int) ([]Region, error) {
 }
 
 func appendGrid(dst []Region, w, h, rows, cols int) ([]Region, error) {
+	if w > MaxRegions/max(h, 1) {
+		return dst, fmt.Errorf("%w: grid %dx%d of a %dx%d image: more than %d pixels, the largest image (imageio.MaxPixels)", ErrRegion, rows, cols, w, h, MaxRegions)
+	}
 	if w < 1 || h < 1 || w%cols != 0 || h%rows != 0 {
 		return dst, fmt.Errorf("%w: grid %dx%d does not divide the %dx%d image into equal regions (width must be a multiple of %d columns, height of %d rows)",
 			ErrRegion, rows, cols, w, h, cols, rows)

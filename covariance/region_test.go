@@ -2,6 +2,7 @@ package covariance_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -279,6 +280,17 @@ func TestLayoutErrors(t *testing.T) {
 		// Sizes that cannot be allocated are errors, not a crash.
 		func() error { _, err := covariance.RandomBlocks(10, 10, 1<<40, 2, 1); return err }(),
 		func() error { _, err := covariance.Grid(1<<31, 1<<31, 1<<30, 1<<30); return err }(),
+		func() error {
+			_, err := covariance.Grid(1e9, 1e9, 8000, 8000)
+			if want := "grid 8000x8000 of a 1000000000x1000000000 image: more than 67108864 pixels"; err == nil || !strings.Contains(err.Error(), want) {
+				return fmt.Errorf("Grid(1e9, 1e9, 8000, 8000): %v, want %q", err, want)
+			}
+			return err
+		}(),
+		func() error {
+			_, err := (covariance.Layout{Kind: covariance.LayoutGrid, Rows: 8000, Cols: 8000}).Regions(1e9, 1e9, 1)
+			return err
+		}(),
 		func() error {
 			_, err := (covariance.Layout{Kind: covariance.LayoutBlocks, N: 1 << 40, Side: 2}).Regions(10, 10, 1)
 			return err

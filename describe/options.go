@@ -1,7 +1,6 @@
 package describe
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/memlimit"
 	"github.com/covpipe/covpipe/progress"
 	"github.com/covpipe/covpipe/store"
 )
@@ -103,11 +103,12 @@ type VectorSpec struct {
 // images fail does not depend on the machine. It admits one 8192×8192
 // image (imageio.MaxPixels) with the texture features (6 planes: 3 GiB),
 // or 12 million pixels with the 43 planes of the face features.
-const DefaultMaxMemory = 4 << 30
+const DefaultMaxMemory = memlimit.Default
 
 // ErrMemory is wrapped by the error for an image whose estimated memory
-// exceeds Options.MaxMemory.
-var ErrMemory = errors.New("over the memory limit")
+// exceeds Options.MaxMemory, and by every other error of covpipe that
+// refuses a size over a memory limit.
+var ErrMemory = memlimit.ErrMemory
 
 // ParseMemory parses an amount of memory for Options.MaxMemory: a
 // non-negative number, possibly fractional, then optionally a unit: B,

@@ -67,7 +67,7 @@ func TestMemoryBounds(t *testing.T) {
 		want       string
 		admitted   int64 // a limit that admits it; 0: none
 	}{
-		{"repeats", probeRepeats, "line 3: repeats: 1000000000 repeats of 1 task keep the results of 1 method, about 626 GiB; the run would hold about 626 GiB, over the memory limit of 4 GiB", 1 << 40},
+		{"repeats", probeRepeats, "line 3: repeats: 1000000000 repeats of 1 task keep the results of 1 method, about 626 GiB, over the memory limit of 4 GiB", 1 << 40},
 		{"samples", probeSamples, "line 5: tasks[0].synthetic.samples: 2000000000 samples of 3×3 (1000000000 for training) in each of 1 repeat at once, about", 0},
 		{"regions", probeRegions, "line 6: data.regions: blocks:10000000:2 makes 10000000 descriptors of 43×43 per image, about 138 GiB", 1 << 40},
 		{"resize", strings.Replace(probeRegions, "regions: blocks:10000000:2", "resize: 8192x8192", 1), "line 6: data.resize: a 8192x8192 image takes 3 image and 43 feature planes of float64, about 23 GiB", 1 << 40},

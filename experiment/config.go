@@ -37,7 +37,8 @@ type Config struct {
 	Workers int `yaml:"workers,omitempty" json:"workers,omitempty"`
 	// Folds is the number of stratified cross-validation folds inside each
 	// training set used to choose among candidate parameters (lists of
-	// sigma, lambda or ridge). Default 3.
+	// sigma, lambda or ridge): 3 when the file leaves it out, which is not
+	// the same as folds: 0, an error.
 	Folds int `yaml:"folds,omitempty" json:"folds,omitempty"`
 	// CMC is the length of the cumulative matching characteristic to
 	// report (ranks 1..CMC); 0 reports accuracy only.
@@ -312,6 +313,24 @@ func at(root *yaml.Node, path ...any) string {
 	return fmt.Sprintf("line %d: ", n.Line)
 }
 
+// sets reports whether the file whose document is root gives the
+// top-level key, so that a zero it gives is not taken for a default.
+func sets(root *yaml.Node, key string) bool {
+	if root == nil {
+		return false
+	}
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
+}
+
 // failFunc returns a configuration error naming the line of the setting
 // at path (at).
 type failFunc func(path []any, format string, args ...any) error
@@ -323,6 +342,9 @@ func (c *Config) plan(root *yaml.Node) (*Plan, error) {
 	}
 	if err := c.checkRun(); err != nil {
 		return nil, fail([]any{"repeats"}, "%v", err)
+	}
+	if c.Folds == 0 && sets(root, "folds") {
+		return nil, fail([]any{"folds"}, "folds = 0, want >= 1 (leave folds out for the default, 3)")
 	}
 	if c.Folds == 0 {
 		c.Folds = 3

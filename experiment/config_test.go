@@ -81,6 +81,8 @@ func TestParseErrors(t *testing.T) {
 		{"two data sources", strings.Replace(validYAML, "    synthetic:", "    average: [x]\n    synthetic:", 1), []string{`unknown key "average" in a synthetic task (allowed: name, synthetic)`}},
 		{"average of nothing", strings.Replace(validYAML, "methods:", "  - {name: avg, average: []}\nmethods:", 1), []string{"average lists no tasks"}},
 		{"negative folds", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nfolds: -1", 1), []string{"folds = -1"}},
+		{"zero folds", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nfolds: 0", 1), []string{"line 5: folds = 0, want >= 1 (leave folds out for the default, 3)"}},
+		{"second document", validYAML + "---\nrepeats: 100\n", []string{"a second YAML document"}},
 		{"unknown plot", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: pie", 1), []string{`line 5: plot "pie", want cmc, bars, energy, roc or none`}},
 		{"plot not a name", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: [cmc]", 1), []string{"line 5: plot is one of cmc, bars, energy, roc or none"}},
 		{"cmc plot without ranks", strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: cmc", 1), []string{"line 5: plot: cmc needs cmc: R"}},

@@ -1,13 +1,14 @@
 package experiment
 
 import (
-	"cmp"
+	"errors"
 	"fmt"
-	"github.com/covpipe/covpipe/classify"
 	"slices"
 	"strings"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/internal/memlimit"
 	"github.com/covpipe/covpipe/internal/pool"
 )
 
@@ -135,77 +136,43 @@ type sizer interface {
 // knows how many images it has. They are lower estimates: a plan they
 // admit may still need more.
 func (p *Plan) CheckMemory(limit int64) error {
-	if limit == 0 {
-		limit = DefaultMaxMemory
-	}
 	if limit < 0 {
-		return fmt.Errorf("%w: memory limit %d bytes: want >= 0 (0: %s)", ErrConfig, limit, formatBytes(DefaultMaxMemory))
+		return fmt.Errorf("%w: memory limit %d bytes: want >= 0 (0: %s)", ErrConfig, limit, memlimit.Format(DefaultMaxMemory))
 	}
-	all := p.memory()
-	total := 0.0
-	for _, e := range all {
-		total += e.bytes
-	}
-	if total <= float64(limit) {
-		return nil
-	}
-	byKey := map[string]*estimate{}
-	var keys []*estimate
-	for _, e := range all {
-		if k := byKey[e.key]; k != nil {
-			k.bytes += e.bytes
-			continue
-		}
-		e := e
-		byKey[e.key] = &e
-		keys = append(keys, &e)
-	}
-	top := slices.MaxFunc(keys, func(a, b *estimate) int { return cmp.Compare(a.bytes, b.bytes) })
-	return p.memoryError(top, total, limit)
+	return p.checkEstimates(limit, p.memory()...)
 }
 
-// memoryError reports that the run's estimate, total, is over limit, and
-// that e is the most of it.
-func (p *Plan) memoryError(e *estimate, total float64, limit int64) error {
+// checkEstimates returns memlimit.Check's error for the estimates es,
+// naming the line of the setting that takes the most.
+func (p *Plan) checkEstimates(limit int64, es ...estimate) error {
+	all := make([]memlimit.Estimate, len(es))
+	paths := map[string][]any{}
+	for i, e := range es {
+		all[i] = memlimit.Estimate{Key: e.key, What: e.what, Bytes: e.bytes}
+		paths[e.key] = e.path
+	}
+	err := memlimit.Check(limit, "covpipe run --max-memory, experiment.Options.MaxMemory", all...)
+	var over *memlimit.Error
+	if !errors.As(err, &over) {
+		return err
+	}
 	line := ""
 	if p.root != nil {
-		line = at(p.root, e.path...)
+		line = at(p.root, paths[over.Key]...)
 	}
-	return fmt.Errorf("%w: %s%s: %s, about %s; the run would hold about %s, %w of %s: lower %s, or raise the limit (covpipe run --max-memory, experiment.Options.MaxMemory)",
-		ErrConfig, line, e.key, e.what, formatBytes(e.bytes), formatBytes(total), describe.ErrMemory, formatBytes(float64(limit)), e.key)
+	return fmt.Errorf("%w: %s%w", ErrConfig, line, err)
 }
 
 // checkDataMemory returns an error when the descriptors of a dataset of
 // n images, one set per ridge candidate, would exceed limit bytes (0:
 // DefaultMaxMemory), naming data.regions and the dataset.
 func (p *Plan) checkDataMemory(n int, limit int64) error {
-	if limit == 0 {
-		limit = DefaultMaxMemory
-	}
 	d := p.data
 	dim := float64(d.features.Dim())
-	bytes := float64(n) * float64(d.layout.Count()) * float64(len(d.regs)) * 8 * dim * dim
-	if bytes <= float64(limit) {
-		return nil
-	}
-	return p.memoryError(&estimate{"data.regions", []any{"data", "regions"},
+	return p.checkEstimates(limit, estimate{"data.regions", []any{"data", "regions"},
 		fmt.Sprintf("%s of %s with %s make %s of %d×%d, for each of %s",
 			plural(n, "image"), d.dataset, d.layout, plural(n*d.layout.Count(), "descriptor"), d.features.Dim(), d.features.Dim(), plural(len(d.regs), "ridge candidate")),
-		bytes}, bytes, limit)
-}
-
-// formatBytes writes an amount of memory in binary units, with three
-// significant digits.
-func formatBytes(b float64) string {
-	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	i := 0
-	for ; i < len(units)-1 && b >= 1024; i++ {
-		b /= 1024
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f bytes", b)
-	}
-	return strings.TrimSuffix(fmt.Sprintf("%.3g", b), ".0") + " " + units[i]
+		float64(n) * float64(d.layout.Count()) * float64(len(d.regs)) * 8 * dim * dim})
 }
 
 // taskPath returns the path of a task's setting in the file and its key,

@@ -79,8 +79,9 @@
 // # Rejection
 //
 // An answer is rejected (Prediction.Rejected) when its confidence is
-// below PredictOptions.Reject: the SCI for SRC methods, as Wright et al.
-// reject invalid test images, the score otherwise. covpipe run's
+// below PredictOptions.Reject, a threshold in [0, 1]: the SCI for SRC
+// methods, as Wright et al. reject invalid test images, the score
+// otherwise, both in [0, 1]. covpipe run's
 // open-set protocol measures, for a config's methods, the ROC of this
 // rejection and the threshold at a chosen false accept rate
 // (configs/feret-open-set.yaml).

@@ -11,6 +11,7 @@ import (
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/internal/memlimit"
 	"github.com/covpipe/covpipe/internal/once"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/method"
@@ -52,6 +53,12 @@ type Options struct {
 	// Describe are the extraction options of Fit's images; the model
 	// records them, and Predict extracts with the same.
 	Describe describe.Options
+	// MaxMemory bounds, in bytes, what the sizes of o make a fit hold
+	// (the Folds: each keeps the indices of its training items) before
+	// anything is fitted (0: 4 GiB, describe.DefaultMaxMemory); a fit
+	// over it is refused with an error wrapping describe.ErrMemory that
+	// names the setting and its estimate. Negative is an error.
+	MaxMemory int64
 	// Fusion, when not empty, makes each image one item of its regions
 	// (several per image: Describe.Regions such as whole+grid:3x3:16)
 	// and lists the rules that fuse their class costs
@@ -113,8 +120,20 @@ type record struct {
 // o.Describe (describe.Collect) and fits a model on them (FitOutput).
 // Every image needs a label (class folders, a manifest's label column, a
 // dataset's naming scheme). It returns the errors of describe.Collect and
-// of FitOutput, and one wrapping ctx.Err() once ctx is cancelled.
+// of FitOutput (the folds checked against o.MaxMemory before any image is
+// extracted), and one wrapping ctx.Err() once ctx is cancelled.
 func Fit(ctx context.Context, inputs []*datasets.List, o Options) (*Model, error) {
+	images := 0
+	for _, l := range inputs {
+		if l != nil {
+			images += len(l.Items)
+		}
+	}
+	// Every image gives at least one descriptor: the folds are checked
+	// before any is extracted, and again by FitOutput.
+	if err := checkFolds(cmp.Or(o.Folds, DefaultFolds), images, o.MaxMemory); err != nil {
+		return nil, err
+	}
 	do := o.Describe
 	if do.Workers == 0 {
 		do.Workers = o.Workers
@@ -139,6 +158,8 @@ func Fit(ctx context.Context, inputs []*datasets.List, o Options) (*Model, error
 // It returns an error for a method type the package does not fit,
 // parameters the method refuses (naming the key), σ that Theorem 1
 // refuses for the descriptors' d, candidates with fewer than 2 folds,
+// folds whose training items' indices would take more than o.MaxMemory
+// (wrapping describe.ErrMemory),
 // descriptors that do not match out's rows or are not SPD, a descriptor
 // without a label, fewer than two classes, and, once ctx is cancelled,
 // an error wrapping ctx.Err().
@@ -149,6 +170,9 @@ func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error
 	folds := cmp.Or(o.Folds, DefaultFolds)
 	if folds < 0 {
 		return nil, fmt.Errorf("model: %d folds, want >= 2 (0: %d)", folds, DefaultFolds)
+	}
+	if err := checkFolds(folds, len(out.Rows), o.MaxMemory); err != nil {
+		return nil, err
 	}
 	d := out.Meta.Dim
 	if d < 1 || len(out.Data) != len(out.Rows)*d*d {
@@ -192,6 +216,27 @@ func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error
 	}
 	model.rec.Extraction = extractionOf(out)
 	return model, nil
+}
+
+// foldBytes is what a cross-validation fold holds beside the indices of
+// its training items: its test items' slice header and its training
+// items' one.
+const foldBytes = 48
+
+// checkFolds returns an error wrapping describe.ErrMemory, naming folds,
+// when folds cross-validation folds of n training items would hold more
+// than limit bytes (0: the default): each keeps its training items'
+// indices.
+func checkFolds(folds, n int, limit int64) error {
+	err := memlimit.Check(limit, "model.Options.MaxMemory, covpipe fit --max-memory", memlimit.Estimate{
+		Key:   "folds",
+		What:  fmt.Sprintf("%d cross-validation folds of %d training items keep their items' indices", folds, n),
+		Bytes: float64(folds) * (foldBytes + 8*float64(n)),
+	})
+	if err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
 }
 
 // fitOne fits method m on all the items of data: it chooses m's

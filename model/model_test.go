@@ -2,6 +2,8 @@ package model_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -283,6 +285,42 @@ func TestReject(t *testing.T) {
 	}
 }
 
+// TestRejectRange checks that every entry point refuses a threshold
+// outside [0, 1], where the confidences lie: above 1 would reject every
+// answer, NaN none.
+func TestRejectRange(t *testing.T) {
+	trainDir, testDir := gratingFolders(t, 3, 2)
+	ctx := context.Background()
+	m, err := model.Fit(ctx, open(t, trainDir), model.Options{Method: "nn", Params: map[string]any{"metric": "airm"}, Describe: textureOptions(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := describe.Collect(ctx, open(t, testDir), textureOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := spd.NewSetFromData(out.Meta.Dim, out.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, reject := range []float64{-0.5, 1.5, math.NaN(), math.Inf(1)} {
+		o := model.PredictOptions{Reject: reject}
+		want := fmt.Sprintf("model: rejection threshold %v: want a confidence in [0, 1]", reject)
+		for name, call := range map[string]func() ([]model.Prediction, error){
+			"Predict":       func() ([]model.Prediction, error) { return m.Predict(ctx, open(t, testDir), o) },
+			"PredictOutput": func() ([]model.Prediction, error) { return m.PredictOutput(ctx, out, o) },
+			"PredictSet":    func() ([]model.Prediction, error) { return m.PredictSet(ctx, set, o) },
+		} {
+			if ps, err := call(); ps != nil || err == nil || !contains(err.Error(), want) {
+				t.Errorf("%s with Reject %v: %v, want %q", name, reject, err, want)
+			}
+		}
+	}
+	if _, err := m.PredictSet(ctx, set, model.PredictOptions{Reject: 1}); err != nil {
+		t.Errorf("Reject 1: %v", err)
+	}
+}
+
 // TestFitErrors checks that Fit refuses what it cannot fit, naming it.
 func TestFitErrors(t *testing.T) {
 	trainDir, _ := gratingFolders(t, 3, 0)
@@ -311,6 +349,9 @@ func TestFitErrors(t *testing.T) {
 		{"theorem 1", out, model.Options{Method: "rsr", Params: map[string]any{"sigma": 1.7, "lambda": 0.1}}, "sigma"},
 		{"folds", out, model.Options{Method: "rsr", Params: map[string]any{"sigma": 0.5, "lambda": []float64{0.1, 0.2}}, Folds: 1}, "folds >= 2"},
 		{"negative folds", out, model.Options{Method: "nn", Folds: -2}, "-2 folds"},
+		{"huge folds", out, model.Options{Method: "nn", Params: airm, Folds: 1e9}, "folds: 1000000000 cross-validation folds of 9 training items keep their items' indices, about 112 GiB, over the memory limit of 4 GiB: lower folds"},
+		{"folds over the limit", out, model.Options{Method: "nn", Params: airm, Folds: 3, MaxMemory: 100}, "folds: 3 cross-validation folds"},
+		{"negative limit", out, model.Options{Method: "nn", Params: airm, MaxMemory: -1}, "memory limit -1 bytes"},
 		{"no label", &unlabelled, model.Options{Method: "nn", Params: airm}, "has no label"},
 		{"one class", &one, model.Options{Method: "nn", Params: airm}, "want at least two classes"},
 	} {
@@ -318,6 +359,14 @@ func TestFitErrors(t *testing.T) {
 		if err == nil || !contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
 		}
+		if contains(tc.want, "cross-validation folds") && !errors.Is(err, describe.ErrMemory) {
+			t.Errorf("%s: %v, want describe.ErrMemory", tc.name, err)
+		}
+	}
+	// Fit refuses the folds before it extracts an image.
+	_, err = model.Fit(ctx, open(t, trainDir), model.Options{Method: "nn", Params: airm, Folds: 1e9, Describe: textureOptions(t)})
+	if !errors.Is(err, describe.ErrMemory) || !contains(err.Error(), "folds: 1000000000 cross-validation folds of 9 training items") {
+		t.Errorf("Fit with 1e9 folds: %v, want the memory error", err)
 	}
 }
 

@@ -24,10 +24,22 @@ type PredictOptions struct {
 	Workers int
 	// Reject, when positive, rejects the answers whose confidence is
 	// below it: the sparsity concentration index for SRC methods, the
-	// score otherwise (classify.ItemScore.Confidence).
+	// score otherwise (classify.ItemScore.Confidence). Both lie in [0,
+	// 1], and so must Reject (see Validate).
 	Reject float64
 	// Reporter, if not nil, receives the progress of extraction.
 	Reporter progress.Reporter
+}
+
+// Validate returns an error unless o.Reject is a confidence threshold in
+// [0, 1], where the SCI and the scores lie: a threshold above 1 would
+// reject every answer, and NaN none. Predict, PredictOutput and
+// PredictSet call it.
+func (o PredictOptions) Validate() error {
+	if !(o.Reject >= 0 && o.Reject <= 1) {
+		return fmt.Errorf("model: rejection threshold %v: want a confidence in [0, 1], where the SCI and the scores lie (0: reject nothing)", o.Reject)
+	}
+	return nil
 }
 
 // Prediction is the model's answer on one descriptor: a region of an
@@ -67,12 +79,16 @@ func (p Prediction) Confidence() float64 {
 // was fitted with (describe.OptionsOf of its training descriptors'
 // metadata), streaming, and answers for each descriptor, in input order,
 // in blocks of classify.BlockSize descriptors, so that memory does not
-// grow with the number of images. It returns an error naming the model
+// grow with the number of images. It returns an error for options that
+// Validate refuses, one naming the model
 // for a model fitted without extraction options, and for colour features
 // on a grey image (naming both); the errors of describe's extraction
 // (an image that cannot be read names its path); and, once ctx is
 // cancelled, an error wrapping ctx.Err().
 func (m *Model) Predict(ctx context.Context, inputs []*datasets.List, o PredictOptions) ([]Prediction, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	if m.rec.Extraction == nil {
 		return nil, fmt.Errorf("%s: %w", m.name(), errNoExtraction)
 	}
@@ -178,11 +194,14 @@ func (s *sink) flush() error {
 
 // PredictOutput answers for the descriptors of out (a descriptor folder
 // read by store.Read, or describe.Collect's), in order. It returns an
-// error naming the model and out's folder when out's descriptors were
+// error for options that Validate refuses, one naming the model and out's folder when out's descriptors were
 // not made with the model's extraction options (another feature set, d,
 // ridge, resize or layout: the first that differs), and, once ctx is
 // cancelled, an error wrapping ctx.Err().
 func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictOptions) ([]Prediction, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	what := "the descriptors"
 	if len(out.Meta.Inputs) > 0 {
 		what = "the descriptors of " + out.Meta.Inputs[0].Root
@@ -262,10 +281,13 @@ func (m *Model) features() string {
 // model's training descriptors were (PredictOutput checks that, given
 // their metadata): one answer per matrix, or for a model of several
 // regions per image (Parts), one per image, each image's regions one
-// after another in the model's region order. It returns an error naming
-// the model for matrices of another size or not a whole number of
+// after another in the model's region order. It returns an error for
+// options that Validate refuses, one naming the model for matrices of another size or not a whole number of
 // images, and, once ctx is cancelled, an error wrapping ctx.Err().
 func (m *Model) PredictSet(ctx context.Context, set *spd.Set, o PredictOptions) ([]Prediction, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	if set.Dim() != m.rec.Dim {
 		return nil, fmt.Errorf("%s takes %d×%d descriptors (features %s), the set's are %d×%d", m.name(), m.rec.Dim, m.rec.Dim, m.features(), set.Dim(), set.Dim())
 	}

@@ -1,6 +1,24 @@
 package rsr
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/covpipe/covpipe/internal/memlimit"
+)
+
+// checkSize returns an error wrapping ErrInput and ErrMemory, naming key,
+// when what a size makes a call hold, bytes, exceeds the default memory
+// limit (4 GiB).
+func checkSize(key, what string, bytes float64) error {
+	if err := memlimit.Check(0, "", memlimit.Estimate{Key: key, What: what, Bytes: bytes}); err != nil {
+		return fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return nil
+}
+
+// atomBytes is the memory of a d×d random atom, held twice (drawn, then
+// copied into an spd.Set) with its matrix's overhead.
+func atomBytes(d int) float64 { return 16*float64(d)*float64(d) + 128 }
 
 // Validate reports whether o is valid as NewLasso takes it, zero fields
 // standing for their defaults: λ finite and >= 0, LambdaRatio 0 (unset)

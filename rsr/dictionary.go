@@ -81,7 +81,8 @@ type DictionaryOptions struct {
 	// solver's tolerance, sweep cap and sign constraint.
 	Lasso LassoOptions
 	// Iters is the number of atom updates, Algorithm 1's nIter (default
-	// 20).
+	// 20); iterations whose History would take more than 4 GiB (about 76
+	// million) are refused, wrapping ErrMemory.
 	Iters int
 	// Tol stops learning early, before the atom update of iteration t,
 	// when the energy after sparse coding changed by at most Tol relative
@@ -122,6 +123,9 @@ type DictionaryOptions struct {
 // defaultLearnIters is Algorithm 1's nIter when DictionaryOptions.Iters is 0.
 const defaultLearnIters = 20
 
+// iterationBytes is a LearnIteration, an entry of Dictionary.History.
+const iterationBytes = 56
+
 func (o DictionaryOptions) withDefaults() DictionaryOptions {
 	if o.Iters == 0 {
 		o.Iters = defaultLearnIters
@@ -147,6 +151,9 @@ func (o DictionaryOptions) validate(m, d int) error {
 		return fmt.Errorf("%w: unknown initialisation %v", ErrInput, o.Init)
 	case !slices.Contains(atomUpdates, o.Update):
 		return fmt.Errorf("%w: unknown atom update %v", ErrInput, o.Update)
+	}
+	if err := checkSize("Iters", fmt.Sprintf("%d iterations keep an entry each in Dictionary.History", o.Iters), float64(o.Iters)*iterationBytes); err != nil {
+		return err
 	}
 	if err := o.Kernel.Check(d); err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)

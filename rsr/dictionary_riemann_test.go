@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/covpipe/covpipe/spd"
@@ -150,11 +151,22 @@ func TestRandomAtoms(t *testing.T) {
 	if math.Abs(tr-5) > 0.3 {
 		t.Errorf("Wishart atoms: mean trace %.4g, want 5", tr)
 	}
-	if _, err := RandomSPDAtoms(train, 0, 1); !errors.Is(err, ErrInput) {
-		t.Errorf("0 atoms: %v", err)
-	}
-	if _, err := WishartAtoms(0, 3, 1); !errors.Is(err, ErrInput) {
-		t.Errorf("d = 0: %v", err)
+	// Bad sizes, and sizes whose atoms would exceed the memory limit,
+	// refused before anything is drawn.
+	for _, tc := range []struct {
+		name string
+		call func() (*spd.Set, error)
+		want string // a substring of a memory error; "" for another
+	}{
+		{"0 random-spd atoms", func() (*spd.Set, error) { return RandomSPDAtoms(train, 0, 1) }, ""},
+		{"1e9 random-spd atoms", func() (*spd.Set, error) { return RandomSPDAtoms(train, 1e9, 1) }, "n: 1000000000 random atoms of 5×5, about 492 GiB, over the memory limit of 4 GiB"},
+		{"d = 0", func() (*spd.Set, error) { return WishartAtoms(0, 3, 1) }, ""},
+		{"1e9 Wishart atoms", func() (*spd.Set, error) { return WishartAtoms(3, 1e9, 1) }, "n: 1000000000 random atoms of 3×3, about 253 GiB"},
+	} {
+		atoms, err := tc.call()
+		if !errors.Is(err, ErrInput) || atoms != nil || tc.want != "" && (!errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want an error wrapping ErrInput containing %q", tc.name, err, tc.want)
+		}
 	}
 	for _, init := range []InitMethod{InitRandomSPD, InitWishart} {
 		o := DictionaryOptions{Atoms: 6, Kernel: spd.SteinKernel{Sigma: 2}, Lasso: LassoOptions{Lambda: 0.05}, Iters: 2, Init: init, Seed: 3, KeepScale: true}

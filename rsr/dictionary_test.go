@@ -628,25 +628,26 @@ func TestFitDictionaryBadInput(t *testing.T) {
 		name  string
 		train *spd.Set
 		edit  func(*DictionaryOptions)
-		sigma bool // the error also wraps spd.ErrSigma
+		also  error // another sentinel the error wraps: spd.ErrSigma, ErrMemory
 	}{
-		{"nil set", nil, func(*DictionaryOptions) {}, false},
-		{"no atoms", train, func(o *DictionaryOptions) { o.Atoms = 0 }, false},
-		{"more atoms than samples", train, func(o *DictionaryOptions) { o.Atoms = 11 }, false},
-		{"more atoms than samples, k-means", train, func(o *DictionaryOptions) { o.Atoms, o.Init = 11, InitKMeans }, false},
-		{"sigma outside Theorem 1", train, func(o *DictionaryOptions) { o.Kernel.Sigma = 0.7 }, true},
-		{"sigma zero", train, func(o *DictionaryOptions) { o.Kernel.Sigma = 0 }, true},
-		{"sigma NaN", train, func(o *DictionaryOptions) { o.Kernel.Sigma = nan }, true},
-		{"sigma NaN, pseudo", train, func(o *DictionaryOptions) { o.Kernel = spd.SteinKernel{Sigma: nan, Pseudo: true} }, true},
-		{"lambda and ratio", train, func(o *DictionaryOptions) { o.Lasso.LambdaRatio = 0.1 }, false},
-		{"lambda NaN", train, func(o *DictionaryOptions) { o.Lasso.Lambda = nan }, false},
-		{"lambda negative", train, func(o *DictionaryOptions) { o.Lasso.Lambda = -1 }, false},
-		{"ratio NaN", train, func(o *DictionaryOptions) { o.Lasso = LassoOptions{LambdaRatio: nan} }, false},
-		{"ratio 1", train, func(o *DictionaryOptions) { o.Lasso = LassoOptions{LambdaRatio: 1} }, false},
-		{"tolerance NaN", train, func(o *DictionaryOptions) { o.Tol = nan }, false},
-		{"tolerance 1", train, func(o *DictionaryOptions) { o.Tol = 1 }, false},
-		{"negative iterations", train, func(o *DictionaryOptions) { o.Iters = -1 }, false},
-		{"unknown initialisation", train, func(o *DictionaryOptions) { o.Init = 7 }, false},
+		{"nil set", nil, func(*DictionaryOptions) {}, nil},
+		{"no atoms", train, func(o *DictionaryOptions) { o.Atoms = 0 }, nil},
+		{"more atoms than samples", train, func(o *DictionaryOptions) { o.Atoms = 11 }, nil},
+		{"more atoms than samples, k-means", train, func(o *DictionaryOptions) { o.Atoms, o.Init = 11, InitKMeans }, nil},
+		{"sigma outside Theorem 1", train, func(o *DictionaryOptions) { o.Kernel.Sigma = 0.7 }, spd.ErrSigma},
+		{"sigma zero", train, func(o *DictionaryOptions) { o.Kernel.Sigma = 0 }, spd.ErrSigma},
+		{"sigma NaN", train, func(o *DictionaryOptions) { o.Kernel.Sigma = nan }, spd.ErrSigma},
+		{"sigma NaN, pseudo", train, func(o *DictionaryOptions) { o.Kernel = spd.SteinKernel{Sigma: nan, Pseudo: true} }, spd.ErrSigma},
+		{"lambda and ratio", train, func(o *DictionaryOptions) { o.Lasso.LambdaRatio = 0.1 }, nil},
+		{"lambda NaN", train, func(o *DictionaryOptions) { o.Lasso.Lambda = nan }, nil},
+		{"lambda negative", train, func(o *DictionaryOptions) { o.Lasso.Lambda = -1 }, nil},
+		{"ratio NaN", train, func(o *DictionaryOptions) { o.Lasso = LassoOptions{LambdaRatio: nan} }, nil},
+		{"ratio 1", train, func(o *DictionaryOptions) { o.Lasso = LassoOptions{LambdaRatio: 1} }, nil},
+		{"tolerance NaN", train, func(o *DictionaryOptions) { o.Tol = nan }, nil},
+		{"tolerance 1", train, func(o *DictionaryOptions) { o.Tol = 1 }, nil},
+		{"negative iterations", train, func(o *DictionaryOptions) { o.Iters = -1 }, nil},
+		{"unknown initialisation", train, func(o *DictionaryOptions) { o.Init = 7 }, nil},
+		{"iterations over the memory limit", train, func(o *DictionaryOptions) { o.Iters = 1e9 }, ErrMemory},
 	}
 	for _, c := range cases {
 		o := good
@@ -655,8 +656,8 @@ func TestFitDictionaryBadInput(t *testing.T) {
 		if !errors.Is(err, ErrInput) || dict != nil {
 			t.Errorf("%s: got %v, want an error wrapping ErrInput", c.name, err)
 		}
-		if c.sigma && !errors.Is(err, spd.ErrSigma) {
-			t.Errorf("%s: %v does not wrap spd.ErrSigma", c.name, err)
+		if c.also != nil && !errors.Is(err, c.also) {
+			t.Errorf("%s: %v does not wrap %v", c.name, err, c.also)
 		}
 	}
 	// A pseudo-kernel is allowed when asked for.

@@ -53,8 +53,10 @@
 //
 // The policy is spd's: bad data never panics. Malformed input (sizes,
 // NaN, a nil matrix, a nil or zero-value Lasso or Classifier, which have no
-// dictionary) gives an error wrapping ErrInput, and matrices that are not
-// SPD enough give spd's errors (see the spd package documentation). As in
+// dictionary) gives an error wrapping ErrInput; a size whose memory would
+// exceed 4 GiB (random atoms, learning iterations, the Gram matrix a Lasso
+// copies) one wrapping ErrInput and ErrMemory, before it is allocated; and
+// matrices that are not SPD enough give spd's errors (see the spd package documentation). As in
 // gonum's mat, only an index out of range is a programming error that
 // panics: Classifier.Rank with a Decision from another classifier.
 package rsr

@@ -8,6 +8,7 @@ import (
 	"reflect"
 
 	"github.com/covpipe/covpipe/internal/dense"
+	"github.com/covpipe/covpipe/internal/memlimit"
 	"github.com/covpipe/covpipe/internal/pool"
 	"gonum.org/v1/gonum/mat"
 )
@@ -18,6 +19,10 @@ var (
 	ErrInput = errors.New("rsr: invalid input")
 	// ErrNoConvergence: the sweep cap was reached before the tolerance.
 	ErrNoConvergence = errors.New("rsr: no convergence")
+	// ErrMemory: a size (atoms, iterations, a Gram matrix's) whose
+	// estimated memory exceeds 4 GiB, refused before it is allocated; the
+	// error also wraps ErrInput. It is describe.ErrMemory.
+	ErrMemory = memlimit.ErrMemory
 )
 
 // LassoOptions configure the kernel Lasso solver.
@@ -118,7 +123,8 @@ type Lasso struct {
 // in feature space). K must be positive semi-definite for the problem to be
 // convex; a pseudo-kernel's indefinite K is accepted but the certificate is
 // then meaningless. It returns an error wrapping ErrInput for bad K or
-// options.
+// options, and also ErrMemory for a K whose copy would take more than 4
+// GiB (more than 23,170 atoms), before copying it.
 func NewLasso(K mat.Matrix, opts LassoOptions) (*Lasso, error) {
 	opts = opts.withDefaults()
 	if err := opts.validate(); err != nil {
@@ -135,6 +141,9 @@ func NewLasso(K mat.Matrix, opts LassoOptions) (*Lasso, error) {
 		return nil, fmt.Errorf("%w: Gram matrix is %d×%d, want square and non-empty", ErrInput, r, c)
 	}
 	n := r
+	if err := checkSize("K", fmt.Sprintf("a %d×%d Gram matrix is copied", n, n), 8*float64(n)*float64(n)); err != nil {
+		return nil, err
+	}
 	l := &Lasso{n: n, k: make([]float64, n*n), all: make([]int, n), opts: opts}
 	for j := range l.all {
 		l.all[j] = j

@@ -3,8 +3,10 @@ package rsr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/covpipe/covpipe/spd"
@@ -351,6 +353,13 @@ func TestLassoBatchMatchesSingle(t *testing.T) {
 	}
 }
 
+// hugeGram claims to be a 50,000×50,000 Gram matrix without storage.
+type hugeGram struct{}
+
+func (hugeGram) Dims() (int, int)    { return 50000, 50000 }
+func (h hugeGram) T() mat.Matrix     { return h }
+func (hugeGram) At(_, _ int) float64 { return 1 }
+
 func TestLassoErrors(t *testing.T) {
 	K := mat.NewSymDense(2, []float64{1, 0.5, 0.5, 1})
 	good := LassoOptions{Lambda: 0.1}
@@ -388,6 +397,13 @@ func TestLassoErrors(t *testing.T) {
 		{"negative lambda ratio", func() error { _, err := NewLasso(K, LassoOptions{LambdaRatio: -0.1}); return err }},
 		{"NaN lambda ratio", func() error { _, err := NewLasso(K, LassoOptions{LambdaRatio: math.NaN()}); return err }},
 		{"lambda and ratio", func() error { _, err := NewLasso(K, LassoOptions{Lambda: 0.1, LambdaRatio: 0.1}); return err }},
+		{"K of 50,000 atoms", func() error {
+			_, err := NewLasso(hugeGram{}, good)
+			if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "K: a 50000×50000 Gram matrix is copied, about 18.6 GiB, over the memory limit of 4 GiB") {
+				return fmt.Errorf("not the memory error: %v", err)
+			}
+			return err
+		}},
 		{"batch sizes", func() error {
 			_, _, err := l.SolveBatch(context.Background(), mat.NewDense(3, 2, nil), []float64{1})
 			return err

@@ -16,17 +16,16 @@ import (
 
 // encodeLog is encode.json: what the codes were made from.
 type encodeLog struct {
-	Version     string  `json:"covpipe_version"`
-	Input       string  `json:"input"`
-	Dictionary  string  `json:"dictionary"`
-	Samples     int     `json:"samples"`
-	Atoms       int     `json:"atoms"`
-	Sigma       float64 `json:"sigma"`
-	Pseudo      bool    `json:"pseudo_kernel,omitempty"`
-	Lambda      float64 `json:"lambda,omitempty"`
-	LambdaRatio float64 `json:"lambda_ratio,omitempty"`
-	NonZeros    float64 `json:"mean_nonzeros"`
-	AllZero     int     `json:"all_zero_codes"`
+	Version    string  `json:"covpipe_version"`
+	Input      string  `json:"input"`
+	Dictionary string  `json:"dictionary"`
+	Samples    int     `json:"samples"`
+	Atoms      int     `json:"atoms"`
+	Sigma      float64 `json:"sigma"`
+	Pseudo     bool    `json:"pseudo_kernel,omitempty"`
+	sparsity
+	NonZeros float64 `json:"mean_nonzeros"`
+	AllZero  int     `json:"all_zero_codes"`
 }
 
 func encodeCommand() *cli.Command {
@@ -74,7 +73,7 @@ func encodeCommand() *cli.Command {
 						k.Pseudo = k.Pseudo || learned.Pseudo
 					}
 					if !c.IsSet("lambda") && !c.IsSet("lambda-ratio") {
-						lasso = rsr.LassoOptions{Lambda: learned.Lambda, LambdaRatio: learned.LambdaRatio}
+						lasso = learned.options()
 					}
 				}
 				lasso.Workers = workers
@@ -84,7 +83,7 @@ func encodeCommand() *cli.Command {
 				}
 				n, natoms := codes.Dims()
 				log := encodeLog{Version: version.String(), Input: input, Dictionary: atomsFile, Samples: n, Atoms: natoms,
-					Sigma: k.Sigma, Pseudo: k.Pseudo, Lambda: lasso.Lambda, LambdaRatio: lasso.LambdaRatio}
+					Sigma: k.Sigma, Pseudo: k.Pseudo, sparsity: sparsityOf(lasso)}
 				for _, cert := range certs {
 					log.NonZeros += float64(cert.NonZeros) / float64(n)
 					if cert.NonZeros == 0 {

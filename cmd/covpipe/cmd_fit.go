@@ -59,6 +59,7 @@ func fitCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			o.MaxMemory = o.Describe.MaxMemory
 			// The output folder is taken before the inputs are read.
 			return intoFolder(c, out, model.Format, func(f *store.Folder) error {
 				start := time.Now()

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/covpipe/covpipe/internal/memlimit"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
@@ -34,23 +35,56 @@ type iterationLog struct {
 	KeptNotSPD  int     `json:"kept_not_spd"`
 }
 
+// historyBytes is what an iteration of learn holds until learn.json is
+// written: its rsr.LearnIteration and iterationLog, and its indented
+// JSON text, twice (marshalled, then appended to).
+const historyBytes = 512
+
+// sparsity is the sparsity weight learn.json and encode.json record: the
+// one the codes were solved with, λ or its ratio, even when it is 0.
+type sparsity struct {
+	Lambda      *float64 `json:"lambda,omitempty"`
+	LambdaRatio *float64 `json:"lambda_ratio,omitempty"`
+}
+
+// sparsityOf is the sparsity weight of o.
+func sparsityOf(o rsr.LassoOptions) sparsity {
+	if r := o.LambdaRatio; r != 0 {
+		return sparsity{LambdaRatio: &r}
+	}
+	l := o.Lambda
+	return sparsity{Lambda: &l}
+}
+
+// options returns the sparsity weight as Lasso options: λ = 0 for a
+// record of neither.
+func (s sparsity) options() rsr.LassoOptions {
+	var o rsr.LassoOptions
+	if s.Lambda != nil {
+		o.Lambda = *s.Lambda
+	}
+	if s.LambdaRatio != nil {
+		o.LambdaRatio = *s.LambdaRatio
+	}
+	return o
+}
+
 // learnLog is learn.json: the options, the input, and J after every
 // iteration with the guard counts.
 type learnLog struct {
-	Version     string  `json:"covpipe_version"`
-	Input       string  `json:"input"`
-	Samples     int     `json:"samples"`
-	Dim         int     `json:"dim"`
-	Atoms       int     `json:"atoms"`
-	Init        string  `json:"init"`
-	Iters       int     `json:"iters"`
-	Tol         float64 `json:"tolerance"`
-	Sigma       float64 `json:"sigma"`
-	Pseudo      bool    `json:"pseudo_kernel,omitempty"`
-	Lambda      float64 `json:"lambda,omitempty"`
-	LambdaRatio float64 `json:"lambda_ratio,omitempty"`
-	KeepScale   bool    `json:"keep_scale"`
-	Update      string  `json:"update"`
+	Version string  `json:"covpipe_version"`
+	Input   string  `json:"input"`
+	Samples int     `json:"samples"`
+	Dim     int     `json:"dim"`
+	Atoms   int     `json:"atoms"`
+	Init    string  `json:"init"`
+	Iters   int     `json:"iters"`
+	Tol     float64 `json:"tolerance"`
+	Sigma   float64 `json:"sigma"`
+	Pseudo  bool    `json:"pseudo_kernel,omitempty"`
+	sparsity
+	KeepScale bool   `json:"keep_scale"`
+	Update    string `json:"update"`
 	// Class is the class the atoms were learned from (--class), and
 	// Extraction the extraction options of its descriptors, so that
 	// covpipe fit can label the atoms and describe images as they were.
@@ -69,7 +103,7 @@ func learnCommand() *cli.Command {
 		append(codingFlags("(d-1)/2, or 0.5 for d <= 2", "a ratio of 0.1"),
 			requiredInt{&cli.IntFlag{Name: "atoms", Usage: "dictionary size `N` (required)"}},
 			&cli.StringFlag{Name: "init", Value: "random", Usage: "initial atoms `INIT`: random (N random samples), kmeans (Riemannian k-means centroids), random-spd (random SPD matrices of the samples' spectrum) or wishart (Wishart matrices of mean I)"},
-			&cli.IntFlag{Name: "iters", Value: 20, Usage: "iterations `T` of Algorithm 1"},
+			&cli.IntFlag{Name: "iters", Value: 20, Usage: "iterations `T` >= 1 of Algorithm 1"},
 			&cli.Float64Flag{Name: "tolerance", Usage: "stop early when J's relative change is below `TOL` (0: run every iteration)"},
 			switchFlag("keep-scale", "skip Algorithm 1's last step, normalising each atom by its largest eigenvalue"),
 			&cli.StringFlag{Name: "update", Value: "fixed-point", Usage: "atom `UPDATE`: fixed-point (the paper's) or riemannian (a Riemannian gradient step with Armijo's line search: J never rises)"},
@@ -86,6 +120,13 @@ func learnCommand() *cli.Command {
 				return errors.New("learn: --atoms N, the dictionary size, is required")
 			case c.Int("atoms") < 1:
 				return fmt.Errorf("learn: --atoms %d: want the dictionary size N >= 1", c.Int("atoms"))
+			case c.Int("iters") < 1:
+				return fmt.Errorf("learn: --iters %d: want T >= 1 iterations", c.Int("iters"))
+			}
+			if err := memlimit.Check(0, "", memlimit.Estimate{Key: "--iters",
+				What:  fmt.Sprintf("%d iterations keep an entry each in learn.json's history", c.Int("iters")),
+				Bytes: float64(c.Int("iters")) * historyBytes}); err != nil {
+				return fmt.Errorf("learn: %w", err)
 			}
 			workers, err := workersFlag(c)
 			if err != nil {
@@ -133,8 +174,8 @@ func learnCommand() *cli.Command {
 				}
 				log := learnLog{
 					Version: version.String(), Input: input, Samples: set.Len(), Dim: set.Dim(), Atoms: o.Atoms,
-					Init: init.String(), Iters: o.Iters, Tol: o.Tol, Sigma: o.Kernel.Sigma, Pseudo: o.Kernel.Pseudo, Lambda: lasso.Lambda,
-					LambdaRatio: lasso.LambdaRatio, KeepScale: o.KeepScale, Update: update.String(), Seed: o.Seed, J: dict.J,
+					Init: init.String(), Iters: o.Iters, Tol: o.Tol, Sigma: o.Kernel.Sigma, Pseudo: o.Kernel.Pseudo, sparsity: sparsityOf(lasso),
+					KeepScale: o.KeepScale, Update: update.String(), Seed: o.Seed, J: dict.J,
 					Converged: dict.Converged, Unconverged: dict.Unconverged, Seconds: time.Since(start).Seconds(),
 				}
 				if class != "" {
@@ -251,7 +292,15 @@ func lassoFlags(c *cli.Context) (rsr.LassoOptions, error) {
 	case c.IsSet("lambda"):
 		return rsr.LassoOptions{Lambda: c.Float64("lambda")}, nil
 	case c.IsSet("lambda-ratio"):
-		return rsr.LassoOptions{LambdaRatio: c.Float64("lambda-ratio")}, nil
+		r := c.Float64("lambda-ratio")
+		if err := rsr.CheckLambdaRatio(r); err != nil {
+			hint := ""
+			if r == 0 {
+				hint = "; for λ = 0 (least squares) give --lambda 0"
+			}
+			return rsr.LassoOptions{}, fmt.Errorf("--lambda-ratio %v: %w%s", r, err, hint)
+		}
+		return rsr.LassoOptions{LambdaRatio: r}, nil
 	}
 	return rsr.LassoOptions{LambdaRatio: 0.1}, nil
 }

@@ -60,7 +60,7 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	}
 	var log learnLog
 	b, _ := os.ReadFile(filepath.Join(dict, learnLogFile))
-	if err := json.Unmarshal(b, &log); err != nil || len(log.History) != 3 || log.Sigma != 1 || log.LambdaRatio != 0.2 || !log.KeepScale {
+	if err := json.Unmarshal(b, &log); err != nil || len(log.History) != 3 || log.Sigma != 1 || log.options() != (rsr.LassoOptions{LambdaRatio: 0.2}) || !log.KeepScale {
 		t.Errorf("learn.json: %+v, %v", log, err)
 	}
 	// The same learning through the library gives the same atoms.
@@ -121,8 +121,45 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	}
 	var enc encodeLog
 	b, _ = os.ReadFile(filepath.Join(dir, "codes2", encodeLogFile))
-	if err := json.Unmarshal(b, &enc); err != nil || enc.Sigma != 1 || enc.LambdaRatio != 0.2 || enc.Samples != 40 || enc.Atoms != 6 {
+	if err := json.Unmarshal(b, &enc); err != nil || enc.Sigma != 1 || enc.options() != (rsr.LassoOptions{LambdaRatio: 0.2}) || enc.Samples != 40 || enc.Atoms != 6 {
 		t.Errorf("encode.json: %+v, %v", enc, err)
+	}
+}
+
+// TestSparsityRecorded checks that learn.json and encode.json record the
+// sparsity weight the codes were solved with, the one given or learn's
+// default, even λ = 0, and that encode takes a learn folder's.
+func TestSparsityRecorded(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.npy")
+	if err := store.WriteNPY(train, []int{12, 2, 2}, randomSPD(12, 2, 1)); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lambda", "0"}, `"lambda": 0,`},
+		{[]string{"--lambda", "0.05"}, `"lambda": 0.05,`},
+		{[]string{"--lambda-ratio", "0.3"}, `"lambda_ratio": 0.3,`},
+		{nil, `"lambda_ratio": 0.1,`},
+	} {
+		dict, codes := filepath.Join(dir, fmt.Sprint("dict", i)), filepath.Join(dir, fmt.Sprint("codes", i))
+		if _, stderr, err := runCLI(t, append([]string{"learn", train, "--atoms", "3", "--iters", "2", "--out", dict}, tc.args...)...); err != nil {
+			t.Fatalf("learn %v: %v\n%s", tc.args, err, stderr)
+		}
+		if _, stderr, err := runCLI(t, "encode", train, "--dict", dict, "--out", codes); err != nil {
+			t.Fatalf("encode %v: %v\n%s", tc.args, err, stderr)
+		}
+		for _, f := range []string{filepath.Join(dict, learnLogFile), filepath.Join(codes, encodeLogFile)} {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), tc.want) || strings.Count(string(b), `"lambda`) != 1 {
+				t.Errorf("%v: %s records the sparsity weight as\n%s\nwant %s only", tc.args, f, b, tc.want)
+			}
+		}
 	}
 }
 
@@ -180,6 +217,13 @@ func TestLearnEncodeErrors(t *testing.T) {
 		{[]string{"learn", good, "--atoms", "2", "--init", "spectral", "--out", out}, `unknown dictionary initialisation "spectral"`},
 		{[]string{"learn", good, "--atoms", "2", "--lambda", "0.1", "--lambda-ratio", "0.1", "--out", out}, "not both"},
 		{[]string{"learn", good, "--atoms", "2", "--sigma", "0.3", "--out", out}, "sigma = 0.3"},
+		// Sizes: at least one iteration, and none whose history would
+		// exceed the memory limit; a ratio of 0 is not λ = 0.
+		{[]string{"learn", good, "--atoms", "2", "--iters", "0", "--out", out}, "learn: --iters 0: want T >= 1 iterations"},
+		{[]string{"learn", good, "--atoms", "2", "--iters", "1000000000", "--out", out}, "learn: --iters: 1000000000 iterations keep an entry each in learn.json's history, about 477 GiB, over the memory limit of 4 GiB: lower --iters"},
+		{[]string{"learn", good, "--atoms", "2", "--lambda-ratio", "0", "--out", out}, "learn: --lambda-ratio 0: rsr: invalid input: lambda ratio = 0 must be in (0, 1); for λ = 0 (least squares) give --lambda 0"},
+		{[]string{"encode", good, "--dict", good, "--lambda-ratio", "0", "--out", out}, "encode: --lambda-ratio 0: rsr: invalid input: lambda ratio = 0 must be in (0, 1); for λ = 0"},
+		{[]string{"encode", good, "--dict", good, "--lambda-ratio", "1", "--out", out}, "encode: --lambda-ratio 1: "},
 		{[]string{"encode", good, "--out", out}, "--dict DICT is required"},
 		{[]string{"encode", good, "--dict", dict3, "--out", out}, "holds 3x3 atoms but " + good + " holds 2x2 matrices"},
 		{[]string{"encode", nanFile, "--dict", good, "--out", out}, "nan.npy: matrix 1"},

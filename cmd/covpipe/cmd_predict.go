@@ -24,7 +24,7 @@ func predictCommand() *cli.Command {
 		[]cli.Flag{
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model `DIR` that covpipe fit wrote (required)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write predictions.csv to `FILE` (a name ending in .csv) or into the folder DIR (default: standard output)"},
-			&cli.Float64Flag{Name: "reject", Usage: "reject answers whose confidence is below `T`: the sparsity concentration index for rsr and logE-SR, the score otherwise"},
+			&cli.Float64Flag{Name: "reject", Usage: "reject answers whose confidence is below `T`, in [0, 1]: the sparsity concentration index for rsr and logE-SR, the score otherwise"},
 			&cli.IntFlag{Name: "workers", Usage: "number `N` of goroutines (0: all cores); the predictions do not depend on it"},
 			whereFlag,
 		},
@@ -35,8 +35,9 @@ func predictCommand() *cli.Command {
 				return errors.New("predict: --model DIR is required (a folder that covpipe fit wrote)")
 			case c.NArg() == 0:
 				return argsError(c, "at least one INPUT")
-			case c.Float64("reject") < 0:
-				return fmt.Errorf("predict: --reject %v, want a confidence threshold >= 0", c.Float64("reject"))
+			}
+			if err := (model.PredictOptions{Reject: c.Float64("reject")}).Validate(); err != nil {
+				return fmt.Errorf("predict: --reject: %w", err)
 			}
 			workers, err := workersFlag(c)
 			if err != nil {

@@ -237,9 +237,12 @@ func TestRunCommandErrors(t *testing.T) {
 		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), desc}, "fit: --where selects images, not the descriptors of describe folders"},
 		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), filepath.Join(data, "d")}, `has no metadata "pose"`},
 		{[]string{"fit", "--method", "rsr", "--sigma", "0.7", "--lambda", "0.1", "--out", filepath.Join(dir, "o6"), desc}, "sigma"},
+		{[]string{"fit", "--method", "rsr", "--sigma", "0.5", "--lambda", "0.1,0.2", "--folds", "1000000000", "--out", filepath.Join(dir, "o6"), desc}, "fit: model: folds: 1000000000 cross-validation folds of 6 training items keep their items' indices, about 89.4 GiB, over the memory limit of 4 GiB: lower folds, or raise the limit (model.Options.MaxMemory, covpipe fit --max-memory)"},
 		{[]string{"predict", desc}, "predict: --model DIR is required"},
 		{[]string{"predict", "--model", desc, desc}, "predict: load model: "},
-		{[]string{"predict", "--model", fitted, "--reject", "-1", desc}, "predict: --reject -1, want a confidence threshold >= 0"},
+		{[]string{"predict", "--model", fitted, "--reject", "-1", desc}, "predict: --reject: model: rejection threshold -1: want a confidence in [0, 1], where the SCI and the scores lie (0: reject nothing)"},
+		{[]string{"predict", "--model", fitted, "--reject", "NaN", desc}, "predict: --reject: model: rejection threshold NaN: want a confidence in [0, 1]"},
+		{[]string{"predict", "--model", fitted, "--reject", "1.5", desc}, "predict: --reject: model: rejection threshold 1.5: want a confidence in [0, 1]"},
 		{[]string{"predict", "--model", colour, filepath.Dir(grey)}, "predict: model " + colour + " takes colour features (R,G,B), but " + grey + " is a grey image"},
 		{[]string{"predict", "--model", fitted, desc}, "takes 3×3 descriptors (features I,Ix,Iy), the descriptors of " + filepath.Join(data, "d") + " are 5×5 (features I,Ix,Iy,Ixx,Iyy)"},
 	}

@@ -62,18 +62,27 @@ func ReadFile(path string) ([]byte, error) {
 	return b, nil
 }
 
-// Parse parses the first YAML document of b into a node tree, without
+// Parse parses the YAML document of b into a node tree, without
 // expanding its aliases. It returns an error wrapping ErrTooLarge, before
 // parsing, when b is over MaxSize, and after parsing when the document's
 // aliases stand for more than MaxAliasNodes nodes, naming the line of the
-// alias that crosses the bound. An empty b gives an empty node.
+// alias that crosses the bound; and an error naming its line for a second
+// document (after a "---" line), which would otherwise be ignored. An
+// empty b gives an empty node.
 func Parse(b []byte) (*yaml.Node, error) {
 	if len(b) > MaxSize {
 		return nil, fmt.Errorf("%d bytes, %w: a YAML document may hold at most 1 MiB (%d bytes)", len(b), ErrTooLarge, MaxSize)
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(b, &root); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var root, next yaml.Node
+	if err := dec.Decode(&root); err != nil && err != io.EOF {
 		return nil, err
+	}
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return nil, fmt.Errorf("line %d: a second YAML document: a file holds one (remove the \"---\" line and what follows, or merge the two)", next.Line)
+	case err != io.EOF:
+		return nil, fmt.Errorf("a second YAML document: %w", err)
 	}
 	if err := checkAliases(&root); err != nil {
 		return nil, err
@@ -225,7 +234,7 @@ func walk(t reflect.Type, fn func(key string, f reflect.StructField)) {
 	}
 }
 
-// Unmarshal decodes the first YAML document of b into v, refusing a key
+// Unmarshal decodes the YAML document of b into v, refusing a key
 // that v's struct does not have (yaml.v3's Decoder.KnownFields, whose
 // error names the key, its line and the Go type), a value of the wrong
 // type (as Decode does) and first the documents that Parse refuses. An

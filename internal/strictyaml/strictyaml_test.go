@@ -73,6 +73,34 @@ func TestUnmarshal(t *testing.T) {
 	}
 }
 
+// TestOneDocument checks that a second document is refused, naming its
+// line, whether it is empty, valid or not, and that document markers
+// around one document are accepted.
+func TestOneDocument(t *testing.T) {
+	for _, tc := range []struct {
+		doc, err string
+	}{
+		{"name: a\n", ""},
+		{"---\nname: a\n", ""},
+		{"name: a\n...\n", ""},
+		{"name: a\n---\nname: b\n", "line 2: a second YAML document"},
+		{"name: a\n---\n", "line 2: a second YAML document"},
+		{"# one\nname: a\n---\n# two\nname: [\n", "a second YAML document: yaml: line 5"},
+	} {
+		var v outer
+		_, perr := Parse([]byte(tc.doc))
+		uerr := Unmarshal([]byte(tc.doc), &v)
+		for _, err := range []error{perr, uerr} {
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("%q: %v, want %q", tc.doc, err, tc.err)
+			}
+		}
+		if tc.err == "" && v.Name != "a" {
+			t.Errorf("%q: decoded %+v", tc.doc, v)
+		}
+	}
+}
+
 // billionLaughs is a document of n levels whose aliases each stand for
 // ten of the level below: 10^n strings once expanded.
 func billionLaughs(n int) string {
