@@ -3,6 +3,7 @@ package classify
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/covpipe/covpipe/internal/enum"
@@ -122,6 +123,15 @@ func partSplit(s *Split, r int, train, test []int) *Split {
 	return sub
 }
 
+// checkCosts checks that o, part r's outcome on n items, holds their
+// class costs.
+func checkCosts(o *Outcome, r, n int) error {
+	if len(o.Costs) != n {
+		return fmt.Errorf("region %d: %d class costs for %d test items", r, len(o.Costs), n)
+	}
+	return nil
+}
+
 // partCosts runs m on the parts of s's items over train and test and
 // returns each part's outcome, in the order of parts. The classes of every
 // part are those of train, so the cost columns agree.
@@ -132,8 +142,8 @@ func partCosts(ctx context.Context, m Method, s *Split, parts, train, test []int
 		if err != nil {
 			return nil, fmt.Errorf("region %d: %w", r, err)
 		}
-		if len(o.Costs) != len(test) {
-			return nil, fmt.Errorf("region %d: %d class costs for %d test items", r, len(o.Costs), len(test))
+		if err := checkCosts(o, r, len(test)); err != nil {
+			return nil, err
 		}
 		outs[k] = o
 	}
@@ -165,37 +175,39 @@ type FusionChoice struct {
 	Weights []float64
 }
 
-// ClassifyParts classifies the items of s, each a set of region
-// descriptors (Data.Parts), with m part by part over the parts of the
-// layout of choice (ChooseFusion's), and fuses their class costs (Fuse)
-// by its rule and weights. The outcome's Fusion records the layout, the
-// rule, the weights and each part's test accuracy alone. It returns the
-// errors of m, naming the region.
-func ClassifyParts(ctx context.Context, m Method, s *Split, f Fusing, choice FusionChoice) (*Outcome, error) {
-	labels := s.Data.Labels
+// fuseParts fuses outs, the outcomes of the parts of f's layout of
+// choice on the items of d, by the choice's rule and weights (Fuse). The
+// outcome's Fusion records the layout, the rule, the weights and each
+// part's accuracy alone on items whose labels d holds (NaN for none).
+func fuseParts(outs []*Outcome, d *Data, items []int, f Fusing, choice FusionChoice) *Outcome {
 	parts := f.Sets[choice.Set]
-	outs, err := partCosts(ctx, m, s, parts, s.Train, s.Test)
-	if err != nil {
-		return nil, err
+	var truth []int
+	for _, i := range items {
+		if l := d.Labels[i]; l >= 0 {
+			truth = append(truth, l)
+		}
 	}
-	truth := Pick(labels, s.Test)
 	classes := outs[0].CostClasses
 	rec := &Fusion{Layout: f.Layouts[choice.Set], Rule: choice.Rule.String(), Weights: choice.Weights}
 	for _, r := range parts {
 		rec.Regions = append(rec.Regions, f.Regions[r])
 	}
 	out := &Outcome{
-		Pred: make([]int, len(s.Test)), Ranking: make([][]int, len(s.Test)), Scores: make([]ItemScore, len(s.Test)),
+		Pred: make([]int, len(items)), Ranking: make([][]int, len(items)), Scores: make([]ItemScore, len(items)),
 		Params: outs[0].Params, Lambdas: outs[0].Lambdas, Fusion: rec,
 	}
 	for _, o := range outs {
 		out.Degenerate += o.Degenerate
 		out.Unconverged += o.Unconverged
-		rec.PartAccuracy = append(rec.PartAccuracy, Accuracy(o.Pred, truth))
+		acc := math.NaN()
+		if len(truth) == len(items) {
+			acc = Accuracy(o.Pred, truth)
+		}
+		rec.PartAccuracy = append(rec.PartAccuracy, acc)
 	}
 	fused, votes := make([]float64, len(classes)), make([]int, len(classes))
 	per := make([][]float64, len(parts))
-	for q := range s.Test {
+	for q := range items {
 		for k, o := range outs {
 			per[k] = o.Costs[q]
 		}
@@ -203,7 +215,7 @@ func ClassifyParts(ctx context.Context, m Method, s *Split, f Fusing, choice Fus
 		out.Ranking[q], out.Scores[q] = RankCosts(classes, fused)
 		out.Pred[q] = out.Ranking[q][0]
 	}
-	return out, nil
+	return out
 }
 
 // ChooseFusion picks the layout of m on s among f's candidates, the rule

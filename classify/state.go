@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // State is a fitted method's saved form (Fitted.Save), from which the
@@ -82,3 +83,25 @@ func (s *State) Get(name string, shape ...int) ([]float64, error) {
 
 // Shape returns the shape of the array name, nil when there is none.
 func (s *State) Shape(name string) []int { return slices.Clone(s.Arrays[name].Shape) }
+
+// Nest adds the arrays of sub, a state that s is made of (a region's, a
+// chosen method's), under names prefixed by prefix, and returns sub's
+// record for s's own record to hold.
+func (s *State) Nest(prefix string, sub *State) json.RawMessage {
+	for name, a := range sub.Arrays {
+		s.Put(prefix+name, a.Data, a.Shape...)
+	}
+	return sub.Record
+}
+
+// Sub returns the state that Nest added under prefix, whose record is
+// rec.
+func (s *State) Sub(prefix string, rec json.RawMessage) *State {
+	out := &State{Record: rec}
+	for name, a := range s.Arrays {
+		if rest, ok := strings.CutPrefix(name, prefix); ok {
+			out.Put(rest, a.Data, a.Shape...)
+		}
+	}
+	return out
+}

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -21,7 +20,7 @@ type bestParams struct {
 	Of []string `yaml:"of,omitempty" json:"of,omitempty"`
 	// Rule is how the cross-validated accuracies choose: one-se (default)
 	// takes the first listed whose accuracy is within one standard error
-	// of the most accurate's, max the most accurate (see pickBest).
+	// of the most accurate's, max the most accurate (see classify.Best).
 	Rule string `yaml:"rule,omitempty" json:"rule,omitempty"`
 }
 
@@ -121,84 +120,41 @@ func (p *Plan) allSpecs() []classify.Spec {
 	return out
 }
 
-// classifyBest runs the candidate of best method m that classifies s's
-// training set best under cross-validation: on s.Folds stratified folds
-// of the training items (never the test items), each candidate, run as
-// the engine runs it (classifyMethod: its own parameter selection inside
-// each fold's training part, regions fused), scores its accuracy on the
-// held-out fold, and pickBest chooses by the accuracies over all folds. The outcome is the winner's on s, with Chosen naming it.
-func (e *engine) classifyBest(m plannedMethod, s *classify.Split) (*classify.Outcome, error) {
-	cands := m.best.cands
-	chosen, err := e.bests.Do(choiceKeyOf(m.name, s), func() (int, error) {
-		correct := make([]int, len(cands))
-		// Folds outermost: the candidates share each fold's pairwise
-		// quantities, which a Data keeps for its latest training set.
-		for _, val := range classify.Folds(s.Data.Labels, s.Train, s.Folds, s.Seed) {
-			sub := &classify.Split{Data: s.Data, Variants: s.Variants, Train: classify.Without(s.Train, val), Test: val, Workers: s.Workers, Seed: s.Seed, Folds: s.Folds}
-			truth := classify.Pick(s.Data.Labels, val)
-			for k, c := range cands {
-				out, err := e.classifyMethod(c, sub)
-				if err != nil {
-					return 0, fmt.Errorf("choosing among %d methods, %q: %w", len(cands), c.name, err)
-				}
-				correct[k] += classify.Correct(out.Pred, truth)
-			}
-		}
-		return pickBest(correct, len(s.Train), m.best.oneSE), nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	out, err := e.classifyMethod(cands[chosen], s)
-	if err != nil {
-		return nil, fmt.Errorf("%q, chosen: %w", cands[chosen].name, err)
-	}
-	out.Chosen = cands[chosen].name
-	return out, nil
-}
-
-// pickBest returns the candidate that correct, each candidate's count of
-// right answers on n cross-validated items, chooses: the most accurate,
-// ties to the first listed; or with oneSE the first listed whose
-// accuracy is at least a − SE, a the most accurate's and SE =
-// √(a(1 − a)/n) its binomial standard error, the one-standard-error rule
-// of Hastie, Tibshirani and Friedman (The Elements of Statistical
-// Learning, 2nd ed., Sec. 7.10), with the order of `of` as the order of
-// preference.
-func pickBest(correct []int, n int, oneSE bool) int {
-	best := 0
-	for k := range correct {
-		if correct[k] > correct[best] {
-			best = k
-		}
-	}
-	if !oneSE || n == 0 {
-		return best
-	}
-	a := float64(correct[best]) / float64(n)
-	floor := a - math.Sqrt(a*(1-a)/float64(n))
-	for k, c := range correct {
-		if float64(c)/float64(n) >= floor {
-			return k
-		}
-	}
-	return best
-}
-
-// classifyMethod runs m on s as the engine runs every method: a best
-// method by its choice (classifyBest), a method that gives class costs on
-// items of several regions region by region, fused (classifyParts), any
-// other on s itself.
+// classifyMethod runs m on s as the engine runs every method
+// (classify.Run of methodOf's method).
 func (e *engine) classifyMethod(m plannedMethod, s *classify.Split) (*classify.Outcome, error) {
-	switch {
-	case m.best != nil:
-		return e.classifyBest(m, s)
-	case s.Data.Parts != nil && m.spec.Costs:
-		dp := e.plan.data
-		f := classify.Fusing{Sets: dp.partSets, Layouts: dp.layouts, Rules: dp.fusion, Regions: e.partRegions}
-		return classifyParts(e.ctx, m.name, m.Method, s, f, &e.fusions)
-	}
-	return classify.Run(e.ctx, m, s)
+	return classify.Run(e.ctx, e.methodOf(m, s.Data.Parts != nil), s)
+}
+
+// methodKey names the method the engine runs for a planned method, on
+// items of several regions (parts) or not.
+type methodKey struct {
+	name  string
+	parts bool
+}
+
+// methodOf returns the method the engine runs for m, made once per run:
+// a best method's choice among its candidates as the engine runs them
+// (classify.Best); on items of several regions, a method that gives class
+// costs fitted region by region, fused (classify.Fused, under the data
+// section's layouts and rules); any other method as planned.
+func (e *engine) methodOf(m plannedMethod, parts bool) classify.Method {
+	out, _ := e.methods.Do(methodKey{m.name, parts}, func() (classify.Method, error) {
+		switch {
+		case m.best != nil:
+			b := &classify.Best{OneSE: m.best.oneSE}
+			for _, c := range m.best.cands {
+				b.Names = append(b.Names, c.name)
+				b.Methods = append(b.Methods, e.methodOf(c, parts))
+			}
+			return b, nil
+		case parts && m.spec.Costs:
+			dp := e.plan.data
+			return &classify.Fused{Method: m.Method, Fusing: classify.Fusing{Sets: dp.partSets, Layouts: dp.layouts, Rules: dp.fusion, Regions: e.partRegions}}, nil
+		}
+		return m.Method, nil
+	})
+	return out
 }
 
 // isBest reports whether a method spec is of type best, read before the

@@ -67,12 +67,11 @@ type engine struct {
 	// imageNotes say what extraction left out (data.skip_bad), for the
 	// report of every task over the dataset.
 	imageNotes []string
-	// partRegions names the regions of data.parts, in part order, and
-	// fusions remembers the fusion choices made on its items.
+	// partRegions names the regions of data.parts, in part order.
 	partRegions []string
-	fusions     fusionMemo
-	// bests remembers the choices of best methods (classifyBest).
-	bests once.Cache[choiceKey, int]
+	// methods holds the methods run (methodOf), which remember the
+	// choices they make by cross-validation (fusions, best methods').
+	methods once.Cache[methodKey, classify.Method]
 	// owned holds the units this run computes (Options.Shard), and
 	// partial gathers their records.
 	owned   map[unit]bool

@@ -129,11 +129,11 @@ func TestLoadDamaged(t *testing.T) {
 			return dir
 		}, store.ErrInvalid, "written by another covpipe (format covpipe-model/9, want " + model.Format + ")"},
 		{"missing file", func(t *testing.T, dir string) string {
-			if err := os.Remove(filepath.Join(dir, "gram.npy")); err != nil {
+			if err := os.Remove(filepath.Join(dir, "state-gram.npy")); err != nil {
 				t.Fatal(err)
 			}
 			return dir
-		}, store.ErrTorn, "gram.npy"},
+		}, store.ErrTorn, "state-gram.npy"},
 		{"no model", func(t *testing.T, dir string) string { return t.TempDir() }, store.ErrInvalid, "no meta.json"},
 		{"labels", func(t *testing.T, dir string) string {
 			return resave(t, dir, replace(`"labels": [`, `"labels": [0,`))
@@ -247,7 +247,8 @@ func TestLoadPartsDamaged(t *testing.T) {
 		{`"rule": "sum"`, `"rule": "mean"`, "fusion rule"},
 		{`"weights": [
       1,`, `"weights": [`, "weights"},
-		{`"method": "rsr"`, `"method": "nn"`, "region 0's model"},
+		{`"method": "rsr"`, `"method": "nn"`, `unknown key "kernel"`},
+		{`"set": 0`, `"set": 1`, "layout 1 of 1"},
 	} {
 		_, err := model.Load(resave(t, dir, func(b []byte) []byte {
 			if !bytes.Contains(b, []byte(tc.old)) {

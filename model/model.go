@@ -12,13 +12,10 @@ import (
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/internal/memlimit"
-	"github.com/covpipe/covpipe/internal/once"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
-	"github.com/covpipe/covpipe/svm"
-	"go.yaml.in/yaml/v3"
 )
 
 // Format is the format of a model's folder, the "format" of its
@@ -29,13 +26,31 @@ const Format = store.FormatModel
 // covpipe run's.
 const DefaultFolds = 3
 
-// Methods lists the method types a model can be fitted with.
-func Methods() []string { return []string{"logE-SR", "nn", "rsr", "stein-svm"} }
+// Methods lists the method types a model can be fitted with: every type
+// of package method, and best (Options.Candidates).
+func Methods() []string { return slices.Sorted(slices.Values(append(method.Names(), bestType))) }
+
+// bestType is the method type of a model that chooses among candidates
+// (classify.Best).
+const bestType = "best"
+
+// Candidate is a method that a best model chooses among: its name, type
+// and parameters, as a config's method entry gives them.
+type Candidate struct {
+	Name   string         `json:"name"`
+	Method string         `json:"method"`
+	Params map[string]any `json:"params"`
+}
 
 // Options configure Fit.
 type Options struct {
 	// Method is the method's type, one of Methods.
 	Method string
+	// Candidates are the methods that a best model (Method best) chooses
+	// among by cross-validation, two or more, in the order of preference
+	// of the one-standard-error rule (Params may hold "rule": one-se, the
+	// default, or max).
+	Candidates []Candidate
 	// Params are the method's parameters, as the method's entry of an
 	// experiment file gives them (see covpipe's README, "Experiment
 	// files"), such as {"sigma": 0.5, "lambda_ratio": []float64{0.05,
@@ -73,16 +88,11 @@ type Options struct {
 // FitOutput makes one, Load reads one back. It is safe for concurrent
 // use.
 type Model struct {
-	rec   record
-	train *spd.Set  // the descriptors queries are compared with
-	gram  []float64 // SRC methods: the kernel matrix of train, row-major
-	dir   string    // the folder it was loaded from, "" for a fitted one
-	kind  kind
-	// parts are the regions' models of a model of several regions per
-	// image (rec.Parts), which has no train, gram or kind of its own.
-	parts []*Model
-
-	solvers once.Cache[int, solver] // by worker count
+	rec    record
+	method classify.Method // the method as rec records it
+	fitted classify.Fitted
+	train  *classify.Data // the training items, which queries join
+	dir    string         // the folder it was loaded from, "" for a fitted one
 }
 
 // record is model.json: everything but the arrays.
@@ -90,30 +100,37 @@ type record struct {
 	Version string `json:"covpipe_version"`
 	// Method is the method's type; Params its parameters as resolved
 	// (defaults filled in, names canonical; candidates as given) and
-	// Chosen those that cross-validation chose (classify.Outcome.Params).
-	Method string             `json:"method"`
-	Params map[string]any     `json:"params"`
-	Chosen map[string]float64 `json:"chosen"`
-	Folds  int                `json:"folds"`
-	Seed   uint64             `json:"seed"`
+	// Chosen those that cross-validation chose (classify.Fitted.Chosen);
+	// a best model's Candidates its candidates and ChosenMethod the one
+	// it chose.
+	Method       string             `json:"method"`
+	Params       map[string]any     `json:"params"`
+	Candidates   []Candidate        `json:"candidates,omitempty"`
+	Chosen       map[string]float64 `json:"chosen"`
+	ChosenMethod string             `json:"chosen_method,omitempty"`
+	Folds        int                `json:"folds"`
+	Seed         uint64             `json:"seed"`
 	// Classes are the class names; Labels the class (index into Classes)
-	// of each descriptor of descriptors.npy.
+	// of each training item (an image, for a model of several regions per
+	// image).
 	Classes []string `json:"classes"`
 	Labels  []int    `json:"labels"`
 	Dim     int      `json:"dim"`
-	// Trained counts the descriptors the model was fitted on.
-	Trained int `json:"trained_descriptors"`
+	// Trained counts the training items.
+	Trained int `json:"trained_items"`
 	// Extraction is the metadata of the training descriptors (their
 	// extraction options and inputs), nil for descriptors without it.
 	Extraction *store.Meta `json:"extraction,omitempty"`
-	// Machines are stein-svm's one-vs-one machines over descriptors.npy
-	// (the support vectors), with their Platt sigmoids (svm.Binary's
-	// JSON form).
-	Machines []svm.Binary `json:"machines,omitempty"`
+	// Vectors are the per-image vectors that the method reads beside the
+	// descriptors (vectors.npy), nil for none.
+	Vectors *store.Vectors `json:"vectors,omitempty"`
 	// Parts, for a model of several regions per image, is how their
-	// answers are fused and each region's model; the record's Labels are
-	// then the images' classes, and it has no arrays of its own.
+	// answers are fused.
 	Parts *partsRecord `json:"parts,omitempty"`
+	// State is the fitted method's record (classify.State), whose arrays
+	// are the files Arrays lists.
+	State  json.RawMessage `json:"state"`
+	Arrays []string        `json:"arrays,omitempty"`
 }
 
 // Fit extracts the descriptors of the labelled images of inputs with
@@ -138,6 +155,9 @@ func Fit(ctx context.Context, inputs []*datasets.List, o Options) (*Model, error
 	if do.Workers == 0 {
 		do.Workers = o.Workers
 	}
+	if do.Vectors.Features == nil {
+		do.Vectors = o.vectorSpec()
+	}
 	out, err := describe.Collect(ctx, inputs, do)
 	if err != nil {
 		return nil, err
@@ -146,26 +166,26 @@ func Fit(ctx context.Context, inputs []*datasets.List, o Options) (*Model, error
 }
 
 // FitOutput fits a model of method o.Method on the labelled descriptors
-// of out (a descriptor folder read by store.Read, or describe.Collect's):
-// it chooses among the candidates of o.Params by o.Folds-fold stratified
-// cross-validation inside the training set (classify.Select, as covpipe
-// run does, folds drawn from o.Seed), then fits the method with the
-// chosen parameters on all of out. The model records out.Meta's
-// extraction options, so that Predict extracts images as out's were (a
-// Meta without features leaves the model to PredictSet). o.Describe is
-// not used.
+// of out (a descriptor folder read by store.Read, or describe.Collect's,
+// with the per-image vectors of a method that reads them): the method's
+// Fit chooses among the candidates of o.Params by o.Folds-fold stratified
+// cross-validation inside the training set, as covpipe run does (folds
+// drawn from o.Seed), and fits the method with the chosen parameters on
+// all of out. The model records out.Meta's extraction options, so that
+// Predict extracts images as out's were (a Meta without features leaves
+// the model to PredictSet). o.Describe is not used.
 //
 // It returns an error for a method type the package does not fit,
 // parameters the method refuses (naming the key), σ that Theorem 1
 // refuses for the descriptors' d, candidates with fewer than 2 folds,
 // folds whose training items' indices would take more than o.MaxMemory
-// (wrapping describe.ErrMemory),
-// descriptors that do not match out's rows or are not SPD, a descriptor
-// without a label, fewer than two classes, and, once ctx is cancelled,
-// an error wrapping ctx.Err().
+// (wrapping describe.ErrMemory), descriptors that do not match out's
+// rows or are not SPD, missing vectors for a method that reads them, a
+// descriptor without a label, fewer than two classes, and, once ctx is
+// cancelled, an error wrapping ctx.Err().
 func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error) {
-	if !slices.Contains(Methods(), o.Method) {
-		return nil, fmt.Errorf("model: method %q: want one of %v", o.Method, Methods())
+	if out == nil {
+		return nil, errors.New("model: no descriptors (a nil store.Output)")
 	}
 	folds := cmp.Or(o.Folds, DefaultFolds)
 	if folds < 0 {
@@ -178,43 +198,45 @@ func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error
 	if d < 1 || len(out.Data) != len(out.Rows)*d*d {
 		return nil, fmt.Errorf("model: %d values of descriptors for %d rows of %d×%d", len(out.Data), len(out.Rows), d, d)
 	}
-	var node yaml.Node
-	if err := node.Encode(o.Params); err != nil {
-		return nil, fmt.Errorf("model: parameters: %w", err)
-	}
-	if node.Kind != yaml.MappingNode {
-		node = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	}
-	m, err := method.Types()[o.Method].New(&node)
+	rec := record{Version: version.String(), Method: o.Method, Params: o.Params, Candidates: o.Candidates, Folds: folds, Seed: o.Seed, Dim: d, Extraction: extractionOf(out)}
+	rules, err := classify.ParseFusionRules(o.Fusion)
 	if err != nil {
-		return nil, fmt.Errorf("model: method %s: %w", o.Method, err)
+		return nil, fmt.Errorf("model: %w", err)
 	}
-	spec := m.Spec()
-	if spec.CheckDim != nil {
-		if err := spec.CheckDim(d); err != nil {
-			return nil, fmt.Errorf("model: method %s on %d×%d descriptors: %w", o.Method, d, d, err)
+	if len(o.Fusion) > 0 {
+		rec.Parts = &partsRecord{}
+		for _, r := range rules {
+			rec.Parts.Rules = append(rec.Parts.Rules, r.String())
 		}
-	}
-	if spec.Candidates > 1 && folds < 2 {
-		return nil, fmt.Errorf("model: %d parameter candidates but %d folds: want folds >= 2", spec.Candidates, folds)
 	}
 	set, err := spd.NewSetFromData(d, out.Data)
 	if err != nil {
 		return nil, fmt.Errorf("model: training descriptors: %w", err)
 	}
-	if len(o.Fusion) > 0 {
-		return fitParts(ctx, out, set, m, o, folds)
-	}
-	classes, labels, err := classesOf(out.Rows)
+	data, err := trainingData(out, set, &rec, o.Workers)
 	if err != nil {
 		return nil, err
 	}
-	data := &classify.Data{Set: set, Labels: labels, Classes: classes, Ridge: out.Meta.Ridge.Eps, Workers: o.Workers}
-	model, err := fitOne(ctx, m, data, o, folds)
+	m, spec, err := rec.newMethod(data)
 	if err != nil {
 		return nil, err
 	}
-	model.rec.Extraction = extractionOf(out)
+	if spec.Candidates > 1 && folds < 2 {
+		return nil, fmt.Errorf("model: %d parameter candidates but %d folds: want folds >= 2", spec.Candidates, folds)
+	}
+	if rec.Parts != nil && folds < 2 && (classify.Fusing{Sets: [][]int{nil}, Rules: rules}).Chooses() {
+		return nil, fmt.Errorf("model: choosing among fusion rules %v needs folds >= 2, not %d", o.Fusion, folds)
+	}
+	t := &classify.Train{Data: data, Items: classify.Seq(0, len(data.Labels)), Workers: o.Workers, Seed: o.Seed, Folds: folds}
+	f, err := m.Fit(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("model: method %s: %w", o.Method, err)
+	}
+	model := &Model{rec: rec, method: m, fitted: f, train: data}
+	model.rec.Chosen, model.rec.ChosenMethod = f.Chosen(), classify.ChosenMethod(f)
+	if c, _, ok := classify.FusionOf(f); ok {
+		model.rec.Parts.Rule, model.rec.Parts.Weights = c.Rule.String(), c.Weights
+	}
 	return model, nil
 }
 
@@ -237,37 +259,6 @@ func checkFolds(folds, n int, limit int64) error {
 		return fmt.Errorf("model: %w", err)
 	}
 	return nil
-}
-
-// fitOne fits method m on all the items of data: it chooses m's
-// parameters by cross-validation (m.Classify on a split without test
-// items), then fits the kind with them.
-func fitOne(ctx context.Context, m classify.Method, data *classify.Data, o Options, folds int) (*Model, error) {
-	all := classify.Seq(0, data.Set.Len())
-	split := &classify.Split{Data: data, Train: all, Workers: o.Workers, Seed: o.Seed, Folds: folds}
-	f, err := m.Fit(ctx, split.Fitting())
-	if err != nil {
-		return nil, fmt.Errorf("model: method %s: %w", o.Method, err)
-	}
-	b, err := json.Marshal(m.Spec().Params)
-	if err != nil {
-		return nil, err
-	}
-	rec := record{
-		Version: version.String(), Method: o.Method, Chosen: f.Chosen(), Folds: folds, Seed: o.Seed,
-		Classes: data.Classes, Labels: data.Labels, Dim: data.Set.Dim(), Trained: data.Set.Len(),
-	}
-	if err := json.Unmarshal(b, &rec.Params); err != nil {
-		return nil, err
-	}
-	model := &Model{rec: rec, train: data.Set}
-	if model.kind, err = kindOf(&model.rec); err != nil {
-		return nil, err
-	}
-	if err := model.kind.fit(ctx, model, data, o.Workers); err != nil {
-		return nil, fmt.Errorf("model: method %s: %w", o.Method, err)
-	}
-	return model, nil
 }
 
 // extractionOf is the metadata a model records of its training

@@ -344,7 +344,7 @@ func TestFitErrors(t *testing.T) {
 		o    model.Options
 		want string
 	}{
-		{"method", out, model.Options{Method: "tsc"}, `method "tsc": want one of`},
+		{"method", out, model.Options{Method: "nope"}, `method "nope": want one of`},
 		{"parameter", out, model.Options{Method: "rsr", Params: map[string]any{"sigmaa": 1}}, "sigmaa"},
 		{"theorem 1", out, model.Options{Method: "rsr", Params: map[string]any{"sigma": 1.7, "lambda": 0.1}}, "sigma"},
 		{"folds", out, model.Options{Method: "rsr", Params: map[string]any{"sigma": 0.5, "lambda": []float64{0.1, 0.2}}, Folds: 1}, "folds >= 2"},

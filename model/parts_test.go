@@ -94,7 +94,7 @@ func TestPartsAsRun(t *testing.T) {
 			if p.Regions[0] != "16x16+0+0" || p.Regions[4] != "8x8+8+8" {
 				t.Errorf("regions %v, want the whole 16×16 image first and the last quarter last", p.Regions)
 			}
-			out, err := classify.ClassifyParts(ctx, meth, split, f, choice)
+			out, err := classify.Run(ctx, &classify.Fused{Method: meth, Fusing: f}, split)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
 	"os"
 	"slices"
 
@@ -12,9 +13,11 @@ import (
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/progress"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
+	"gonum.org/v1/gonum/mat"
 )
 
 // PredictOptions configure Predict.
@@ -97,6 +100,13 @@ func (m *Model) Predict(ctx context.Context, inputs []*datasets.List, o PredictO
 		return nil, fmt.Errorf("%s: %w", m.name(), err)
 	}
 	do.Workers, do.Reporter = o.Workers, o.Reporter
+	if v := m.rec.Vectors; v != nil {
+		set, err := features.Parse(v.FeatureSpec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: vectors: %w", m.name(), err)
+		}
+		do.Vectors = describe.VectorSpec{Features: set, Step: v.Step}
+	}
 	ex, err := describe.NewExtractor(do)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.name(), err)
@@ -141,8 +151,14 @@ type sink struct {
 	o    PredictOptions
 	meta *store.Meta
 	data []float64
+	vecs []float64    // the block's vectors, when the model reads them
 	rows []Prediction // the block's, without answers
 	out  []Prediction
+}
+
+func (s *sink) Vector(_ int, _ *datasets.Item, v []float64) error {
+	s.vecs = append(s.vecs, v...)
+	return nil
 }
 
 func (s *sink) Begin(meta *store.Meta) error {
@@ -151,7 +167,7 @@ func (s *sink) Begin(meta *store.Meta) error {
 }
 
 func (s *sink) Descriptors(input int, item *datasets.Item, regions []covariance.Region, data []float64) error {
-	if n := len(s.m.parts); n > 0 {
+	if n := s.m.regions(); n > 0 {
 		if len(regions) != n {
 			return fmt.Errorf("%s fuses %d regions per image, %s gives %d: resize the images as the training images were", s.m.name(), n, item.Path, len(regions))
 		}
@@ -183,12 +199,12 @@ func (s *sink) flush() error {
 	if err != nil {
 		return err
 	}
-	ans, err := s.m.predictSet(s.ctx, set, s.rows, s.o)
+	ans, err := s.m.predictSet(s.ctx, set, s.vecs, s.rows, s.o)
 	if err != nil {
 		return err
 	}
 	s.out = append(s.out, ans...)
-	s.rows, s.data = s.rows[:0], s.data[:0]
+	s.rows, s.data, s.vecs = s.rows[:0], s.data[:0], s.vecs[:0]
 	return nil
 }
 
@@ -219,7 +235,10 @@ func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictO
 	for i, r := range out.Rows {
 		rows[i] = Prediction{Input: r.Input, Path: r.Path, Region: r.Region}
 	}
-	if n := len(m.parts); n > 0 {
+	if m.rec.Vectors != nil && (out.Meta.Vectors == nil || *out.Meta.Vectors != *m.rec.Vectors) {
+		return nil, fmt.Errorf("%s reads the images' vectors (features %s, step %d), which %s lack: describe them with those vectors, or give the images", m.name(), m.rec.Vectors.FeatureSpec, m.rec.Vectors.Step, what)
+	}
+	if n := m.regions(); n > 0 {
 		images, regions, err := imagesOf(out.Rows)
 		if err == nil && regions != n {
 			err = fmt.Errorf("%d regions per image", regions)
@@ -237,7 +256,11 @@ func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictO
 		}
 		rows = rows[:images]
 	}
-	return m.predictSet(ctx, set, rows, o)
+	var vecs []float64
+	if m.rec.Vectors != nil {
+		vecs = out.Vectors
+	}
+	return m.predictSet(ctx, set, vecs, rows, o)
 }
 
 // bounds returns the smallest region that holds every region of rs: the
@@ -291,8 +314,11 @@ func (m *Model) PredictSet(ctx context.Context, set *spd.Set, o PredictOptions) 
 	if set.Dim() != m.rec.Dim {
 		return nil, fmt.Errorf("%s takes %d×%d descriptors (features %s), the set's are %d×%d", m.name(), m.rec.Dim, m.rec.Dim, m.features(), set.Dim(), set.Dim())
 	}
+	if m.rec.Vectors != nil {
+		return nil, fmt.Errorf("%s reads the images' vectors beside their descriptors: predict from the images or from descriptors described with vectors", m.name())
+	}
 	n := set.Len()
-	if r := len(m.parts); r > 0 {
+	if r := m.regions(); r > 0 {
 		if n%r != 0 {
 			return nil, fmt.Errorf("%s fuses %d regions per image, the set's %d matrices are not whole images (each image's regions one after another)", m.name(), r, n)
 		}
@@ -302,43 +328,87 @@ func (m *Model) PredictSet(ctx context.Context, set *spd.Set, o PredictOptions) 
 	for i := range rows {
 		rows[i].Index = i
 	}
-	return m.predictSet(ctx, set, rows, o)
+	return m.predictSet(ctx, set, nil, rows, o)
 }
 
-// predictSet fills in rows, one per matrix of set (one per image of
-// set, its regions image by image, for a parts model), with the model's
-// answers.
-func (m *Model) predictSet(ctx context.Context, set *spd.Set, rows []Prediction, o PredictOptions) ([]Prediction, error) {
+// predictSet fills in rows, one per item of set (a matrix, or an
+// image's regions one after another for a model of several regions per
+// image), with the model's answers; vecs holds their vectors, one after
+// another, for a model that reads them.
+func (m *Model) predictSet(ctx context.Context, set *spd.Set, vecs []float64, rows []Prediction, o PredictOptions) ([]Prediction, error) {
 	if set.Len() == 0 {
 		return rows, nil
 	}
-	if m.parts != nil {
-		return m.predictParts(ctx, set, rows, o)
+	data, err := m.queries(set, vecs, len(rows), o.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name(), err)
 	}
-	ans, _, err := m.answers(ctx, set, o.Workers, false)
+	n := len(m.train.Labels)
+	ans, err := m.fitted.Predict(ctx, &classify.Query{Data: data, Items: classify.Seq(n, n+len(rows)), Workers: o.Workers})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.name(), err)
 	}
 	out := slices.Clone(rows)
-	for i, a := range ans {
-		m.fill(&out[i], a, o)
+	for i := range out {
+		m.fill(&out[i], itemScore(ans, i), o)
 	}
 	return out, nil
 }
 
-// answers answers for the matrices of set, and with costs, gives each
-// one's cost of every class (index into the model's classes, lower
-// meaning more likely: classify.Outcome.Costs).
-func (m *Model) answers(ctx context.Context, set *spd.Set, workers int, costs bool) ([]classify.ItemScore, [][]float64, error) {
-	// The queries join the training descriptors in one Data, so that
-	// their kernel values are computed as covpipe run computes a test
-	// item's against its training set.
-	all, err := spd.Concat(m.train, set)
-	if err != nil {
-		return nil, nil, err
+// queries returns the Data of the model's training items followed by
+// items queries, whose descriptors set holds (their regions one after
+// another for a model of several regions per image) and vecs their
+// vectors: a query's kernel values against the training items are then
+// computed as covpipe run computes a test item's against its training
+// set. The queries' labels are −1.
+func (m *Model) queries(set *spd.Set, vecs []float64, items, workers int) (*classify.Data, error) {
+	tr := m.train
+	labels := slices.Concat(tr.Labels, slices.Repeat([]int{-1}, items))
+	d := &classify.Data{Labels: labels, Classes: tr.Classes, Ridge: tr.Ridge, Workers: workers}
+	if tr.Parts == nil {
+		all, err := spd.Concat(tr.Set, set)
+		if err != nil {
+			return nil, err
+		}
+		d.Set = all
+	} else {
+		sets, err := classify.PartSets(set, len(tr.Parts))
+		if err != nil {
+			return nil, err
+		}
+		for r, p := range tr.Parts {
+			all, err := spd.Concat(p.Set, sets[r])
+			if err != nil {
+				return nil, err
+			}
+			d.Parts = append(d.Parts, &classify.Data{Set: all, Labels: labels, Classes: tr.Classes, Ridge: tr.Ridge, Workers: workers})
+		}
+		d.Set = d.Parts[0].Set
 	}
-	data := &classify.Data{Set: all, Labels: slices.Concat(m.rec.Labels, make([]int, set.Len())), Classes: m.rec.Classes, Workers: workers}
-	return m.kind.answers(ctx, m, data, workers, costs)
+	for req, x := range tr.Vectors {
+		rows, cols := x.Dims()
+		if len(vecs) != items*cols {
+			return nil, fmt.Errorf("%d vector values for %d queries of %d values each", len(vecs), items, cols)
+		}
+		all := mat.NewDense(rows+items, cols, slices.Concat(x.RawMatrix().Data[:rows*cols], vecs))
+		d.Vectors = map[classify.VectorRequest]*mat.Dense{req: all}
+	}
+	return d, nil
+}
+
+// itemScore returns the answer for item q of out: its score, or for a
+// method that does not score its answers, its two first classes with
+// NaN scores.
+func itemScore(out *classify.Outcome, q int) classify.ItemScore {
+	if out.Scores != nil {
+		return out.Scores[q]
+	}
+	r := out.Ranking[q]
+	s := classify.ItemScore{Label: out.Pred[q], Second: -1, Score: math.NaN(), SecondScore: math.NaN(), SCI: math.NaN()}
+	if len(r) > 1 {
+		s.Second = r[1]
+	}
+	return s
 }
 
 // fill fills in p's answer from s, an answer's score over the model's

@@ -5,29 +5,37 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Files of a model's folder beside its meta.json.
 const (
 	recordFile      = "model.json"
 	descriptorsFile = "descriptors.npy"
-	gramFile        = "gram.npy"
+	vectorsFile     = "vectors.npy"
+	// statePrefix prefixes the files of the fitted method's arrays
+	// (classify.State), statePrefix+name+".npy".
+	statePrefix = "state-"
 )
 
 // Save writes the model into the folder dir, created if needed, as one
 // output set of Format (store.CreateFolder): model.json (the method, its
-// parameters as resolved and as chosen, the classes, each descriptor's
-// class, the extraction options, covpipe's version, the SVM's machines),
-// descriptors.npy (the descriptors queries are compared with: the
-// training descriptors, or the SVM's support vectors) and, for SRC
-// methods, gram.npy (their kernel matrix), and meta.json, which records
-// each file's size and SHA-256. It returns the errors of
-// store.CreateFolder (a folder another covpipe is writing, or one
-// holding another kind of output) and of writing.
+// parameters as resolved and as chosen, the classes, each training
+// item's class, the extraction options, covpipe's version, the fitted
+// method's state record), descriptors.npy (the training descriptors,
+// each item's regions one after another for a model of several regions
+// per image), vectors.npy (their vectors, for a method that reads them),
+// the arrays of the fitted method's state (state-NAME.npy: an SRC's
+// training kernel matrix, a dictionary's atoms and codes, ...), and
+// meta.json, which records each file's size and SHA-256. It returns the
+// errors of store.CreateFolder (a folder another covpipe is writing, or
+// one holding another kind of output) and of writing.
 func (m *Model) Save(dir string) error {
 	f, err := store.CreateFolder(context.Background(), dir, Format)
 	if err != nil {
@@ -41,15 +49,12 @@ func (m *Model) Save(dir string) error {
 // fits), and commits it, or aborts it on an error.
 func (m *Model) Write(f *store.Folder) error {
 	defer f.Abort()
-	rec := m.rec
-	if m.parts != nil {
-		p := *rec.Parts
-		p.Models = nil
-		for _, s := range m.parts {
-			p.Models = append(p.Models, s.rec)
-		}
-		rec.Parts = &p
+	st, err := m.fitted.Save(context.Background())
+	if err != nil {
+		return fmt.Errorf("model: %w", err)
 	}
+	rec := m.rec
+	rec.State, rec.Arrays = st.Record, slices.Sorted(maps.Keys(st.Arrays))
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
@@ -57,43 +62,53 @@ func (m *Model) Write(f *store.Folder) error {
 	if err := f.WriteFile(recordFile, append(b, '\n')); err != nil {
 		return err
 	}
-	if m.parts == nil {
-		if err := m.writeArrays(f, ""); err != nil {
+	data, n := m.descriptors()
+	d := m.rec.Dim
+	if err := f.WriteNPY(descriptorsFile, []int{n, d, d}, data); err != nil {
+		return err
+	}
+	for _, x := range m.train.Vectors {
+		r, c := x.Dims()
+		if err := f.WriteNPY(vectorsFile, []int{r, c}, x.RawMatrix().Data[:r*c]); err != nil {
 			return err
 		}
 	}
-	for k, s := range m.parts {
-		if err := s.writeArrays(f, regionPrefix(k)); err != nil {
+	for _, name := range rec.Arrays {
+		a := st.Arrays[name]
+		if err := f.WriteNPY(statePrefix+name+".npy", a.Shape, a.Data); err != nil {
 			return err
 		}
 	}
 	return f.Commit()
 }
 
-// writeArrays writes the model's descriptors and kernel matrix into f,
-// their file names prefixed by prefix.
-func (m *Model) writeArrays(f *store.Folder, prefix string) error {
-	d := m.rec.Dim
-	if err := f.WriteNPY(prefix+descriptorsFile, []int{m.train.Len(), d, d}, m.train.Data()); err != nil {
-		return err
+// descriptors returns the training descriptors as consecutive row-major
+// d×d blocks, each item's regions one after another for a model of
+// several regions per image, and their number.
+func (m *Model) descriptors() ([]float64, int) {
+	tr := m.train
+	if tr.Parts == nil {
+		return tr.Set.Data(), tr.Set.Len()
 	}
-	if m.gram != nil {
-		n := m.train.Len()
-		if err := f.WriteNPY(prefix+gramFile, []int{n, n}, m.gram); err != nil {
-			return err
+	dd := m.rec.Dim * m.rec.Dim
+	var out []float64
+	for i := range len(tr.Labels) {
+		for _, p := range tr.Parts {
+			out = append(out, p.Set.Data()[i*dd:(i+1)*dd]...)
 		}
 	}
-	return nil
+	return out, len(out) / dd
 }
 
 // Load reads the model that Save wrote into the folder dir, checking
 // every file against the sizes and SHA-256 its meta.json records and the
-// files against each other. It returns an error naming the folder, and
-// saying to fit the model again, for a folder without a model (no
-// meta.json, or one of another kind of output, wrapping store.ErrInvalid),
-// one written by another version of covpipe's model format, a file that
-// is missing or not the one recorded (store.ErrTorn), and files that do
-// not parse or do not agree (wrapping store.ErrInvalid).
+// files against each other, and restores its fitted method (its
+// method's Load). It returns an error naming the folder, and saying to
+// fit the model again, for a folder without a model (no meta.json, or
+// one of another kind of output, wrapping store.ErrInvalid), one written
+// by another version of covpipe's model format, a file that is missing
+// or not the one recorded (store.ErrTorn), and files that do not parse
+// or do not agree (wrapping store.ErrInvalid).
 func Load(dir string) (*Model, error) {
 	set, err := store.OpenSet(dir, Format)
 	if err != nil {
@@ -109,56 +124,68 @@ func Load(dir string) (*Model, error) {
 	if err := dec.Decode(&m.rec); err != nil {
 		return nil, invalid(dir, "%s: %v", recordFile, err)
 	}
-	if m.rec.Parts == nil {
-		if err := m.readArrays(set, "", ""); err != nil {
-			return nil, err
-		}
-		return m, nil
+	mats, err := set.ReadMatrices(descriptorsFile)
+	if err != nil {
+		return nil, fmt.Errorf("load model: %w", err)
 	}
-	if err := m.rec.checkParts(); err != nil {
+	all, err := spd.NewSetFromData(mats.D, mats.Data)
+	if err != nil {
+		return nil, invalid(dir, "%s: %v", descriptorsFile, err)
+	}
+	if err := m.rec.check(all); err != nil {
 		return nil, invalid(dir, "%v", err)
 	}
-	for k, rec := range m.rec.Parts.Models {
-		sub := &Model{rec: rec, dir: dir}
-		if err := sub.readArrays(set, regionPrefix(k), fmt.Sprintf("region %d: ", k)); err != nil {
-			return nil, err
-		}
-		m.parts = append(m.parts, sub)
+	r := &m.rec
+	m.train = &classify.Data{Labels: r.Labels, Classes: r.Classes}
+	if err := setItems(m.train, all, max(1, m.regions())); err != nil {
+		return nil, invalid(dir, "%v", err)
 	}
-	m.rec.Parts.Models = nil
+	if r.Vectors != nil {
+		shape, x, err := set.ReadNPY(vectorsFile)
+		if err != nil {
+			return nil, fmt.Errorf("load model: %w", err)
+		}
+		if len(shape) != 2 || shape[0] != r.Trained || shape[1] < 1 {
+			return nil, invalid(dir, "%s has shape %v, want (%d, the vector length)", vectorsFile, shape, r.Trained)
+		}
+		m.train.Vectors = map[classify.VectorRequest]*mat.Dense{r.vectorRequest(): mat.NewDense(shape[0], shape[1], x)}
+	}
+	if m.method, _, err = r.newMethod(m.train); err != nil {
+		return nil, invalid(dir, "%s: %v", recordFile, err)
+	}
+	st := &classify.State{Record: r.State}
+	for _, name := range r.Arrays {
+		if !validArrayName(name) {
+			return nil, invalid(dir, "%s: state array %q: want a name of lower-case letters, digits and '-'", recordFile, name)
+		}
+		shape, data, err := set.ReadNPY(statePrefix + name + ".npy")
+		if err != nil {
+			return nil, fmt.Errorf("load model: %w", err)
+		}
+		st.Put(name, data, shape...)
+	}
+	t := &classify.Train{Data: m.train, Items: classify.Seq(0, r.Trained), Seed: r.Seed, Folds: r.Folds}
+	if m.fitted, err = m.method.Load(context.Background(), st, t); err != nil {
+		return nil, invalid(dir, "method %s: %v", r.Method, err)
+	}
+	if got := m.fitted.Chosen(); !maps.Equal(got, r.Chosen) || classify.ChosenMethod(m.fitted) != r.ChosenMethod {
+		return nil, invalid(dir, "%s: chosen parameters %v (method %q) but the fitted method's state has %v (method %q)", recordFile, r.Chosen, r.ChosenMethod, got, classify.ChosenMethod(m.fitted))
+	}
 	return m, nil
 }
 
-// readArrays reads the model's descriptors and kernel matrix from set,
-// their file names prefixed by prefix, and checks them against its
-// record; what prefixes its errors.
-func (m *Model) readArrays(set *store.Set, prefix, what string) error {
-	mats, err := set.ReadMatrices(prefix + descriptorsFile)
-	if err != nil {
-		return fmt.Errorf("load model: %w", err)
+// validArrayName reports whether name, a state array's, makes a file
+// name of the folder's own: lower-case letters, digits and '-'.
+func validArrayName(name string) bool {
+	if name == "" {
+		return false
 	}
-	if m.train, err = spd.NewSetFromData(mats.D, mats.Data); err != nil {
-		return invalid(m.dir, "%s: %v", prefix+descriptorsFile, err)
-	}
-	if err := m.rec.check(m.train); err != nil {
-		return invalid(m.dir, "%s%v", what, err)
-	}
-	if m.kind, err = kindOf(&m.rec); err != nil {
-		return invalid(m.dir, "%s%s: method %s: %v", what, recordFile, m.rec.Method, err)
-	}
-	if set.Has(prefix + gramFile) {
-		var shape []int
-		if shape, m.gram, err = set.ReadNPY(prefix + gramFile); err != nil {
-			return fmt.Errorf("load model: %w", err)
-		}
-		if n := m.train.Len(); !slices.Equal(shape, []int{n, n}) {
-			return invalid(m.dir, "%s has shape %v, want (%d, %d)", prefix+gramFile, shape, n, n)
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
 		}
 	}
-	if err := m.kind.check(m); err != nil {
-		return invalid(m.dir, "%s%v", what, err)
-	}
-	return nil
+	return true
 }
 
 // invalid is the error for the model folder dir whose files do not
@@ -167,13 +194,25 @@ func invalid(dir, format string, args ...any) error {
 	return fmt.Errorf("load model: %w: %s: %s: rerun covpipe fit", store.ErrInvalid, dir, fmt.Sprintf(format, args...))
 }
 
-// check checks the record against the descriptors it goes with.
+// check checks the record against the descriptors it goes with: one per
+// training item, or regions per item for a model of several regions per
+// image.
 func (r *record) check(train *spd.Set) error {
+	per := 1
+	if r.Parts != nil {
+		per = len(r.Parts.Regions)
+		if _, ok := classify.FusionRules.Parse(r.Parts.Rule); !ok {
+			return fmt.Errorf("%s: fusion rule %q: want one of %v", recordFile, r.Parts.Rule, []string(classify.FusionRules))
+		}
+		if per < 2 || len(r.Parts.Weights) != per {
+			return fmt.Errorf("%s: %d regions and %d weights: want as many, at least two", recordFile, per, len(r.Parts.Weights))
+		}
+	}
 	switch {
 	case r.Dim != train.Dim():
 		return fmt.Errorf("%s says %d×%d descriptors, %s holds %d×%d", recordFile, r.Dim, r.Dim, descriptorsFile, train.Dim(), train.Dim())
-	case len(r.Labels) != train.Len():
-		return fmt.Errorf("%s has %d labels for the %d descriptors of %s", recordFile, len(r.Labels), train.Len(), descriptorsFile)
+	case len(r.Labels) != r.Trained || r.Trained*per != train.Len():
+		return fmt.Errorf("%s has %d labels for the %d descriptors of %s (%d training items, %d descriptors each)", recordFile, len(r.Labels), train.Len(), descriptorsFile, r.Trained, per)
 	case len(r.Classes) < 2 || !slices.IsSorted(r.Classes) || len(slices.Compact(slices.Clone(r.Classes))) != len(r.Classes):
 		return fmt.Errorf("%s: classes %q are not two or more, sorted and distinct", recordFile, r.Classes)
 	case r.Extraction != nil && r.Extraction.Dim != r.Dim:
@@ -181,7 +220,7 @@ func (r *record) check(train *spd.Set) error {
 	}
 	for i, l := range r.Labels {
 		if l < 0 || l >= len(r.Classes) {
-			return fmt.Errorf("%s: label %d of descriptor %d is not a class (0..%d)", recordFile, l, i, len(r.Classes)-1)
+			return fmt.Errorf("%s: label %d of training item %d is not a class (0..%d)", recordFile, l, i, len(r.Classes)-1)
 		}
 	}
 	return nil

@@ -38,7 +38,7 @@ const (
 	FormatCodes       = "covpipe-codes/1"       // covpipe encode
 	FormatRun         = "covpipe-run/1"         // covpipe run and covpipe report
 	FormatRunShard    = "covpipe-run-shard/1"   // covpipe run --shard
-	FormatModel       = "covpipe-model/1"       // covpipe fit (package model)
+	FormatModel       = "covpipe-model/2"       // covpipe fit (package model)
 	FormatPredictions = "covpipe-predictions/1" // covpipe predict into a folder
 )
 

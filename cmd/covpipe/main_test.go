@@ -15,6 +15,7 @@ import (
 
 	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/internal/imagetest"
+	"github.com/covpipe/covpipe/model"
 	"github.com/urfave/cli/v2"
 )
 
@@ -232,7 +233,7 @@ func TestRunCommandErrors(t *testing.T) {
 		// fit and predict: what is required, what does not go together,
 		// and a model refusing descriptors made otherwise, naming both.
 		{[]string{"fit", "--out", filepath.Join(dir, "o6"), desc}, "fit: --method NAME is required"},
-		{[]string{"fit", "--method", "tsc", "--out", filepath.Join(dir, "o6"), desc}, `fit: model: method "tsc": want one of [logE-SR nn rsr stein-svm]`},
+		{[]string{"fit", "--method", "nope", "--out", filepath.Join(dir, "o6"), desc}, fmt.Sprintf(`fit: model: method "nope": want one of %v`, model.Methods())},
 		{[]string{"fit", "--method", "rsr", "--config", good, "--sigma", "1", "--out", filepath.Join(dir, "o6"), desc}, "fit: --sigma with --config " + good},
 		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), desc}, "fit: --where selects images, not the descriptors of describe folders"},
 		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), filepath.Join(data, "d")}, `has no metadata "pose"`},

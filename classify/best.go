@@ -1,0 +1,178 @@
+package classify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/covpipe/covpipe/internal/once"
+)
+
+// Best is the method that chooses, on each training set, the most
+// accurate of its candidate methods under cross-validation and is the
+// chosen one fitted there (a best method of an experiment file, the
+// model of `covpipe fit --method best`). Each candidate is judged as it
+// would run: on Folds stratified folds of the training items, each fold's
+// run fitting the candidate (with its own parameter choice) on the other
+// folds, the accuracies summed over all folds; pickBest chooses by them.
+// The choice is remembered for training sets that recur. The zero value
+// is not ready: give Names and Methods, two or more.
+type Best struct {
+	// Names name the candidates, Methods[k] named Names[k], in the order
+	// of preference of the one-standard-error rule.
+	Names   []string
+	Methods []Method
+	// OneSE chooses by the one-standard-error rule, else the most
+	// accurate (pickBest).
+	OneSE bool
+
+	chosen once.Cache[choiceKey, int]
+}
+
+// Spec declares the first candidate's parameters; its other needs are
+// the candidates' own, which the engine meets for each of them.
+func (b *Best) Spec() Spec {
+	return Spec{Params: map[string]any{"of": b.Names}, Candidates: len(b.Methods), Scores: b.Methods[0].Spec().Scores}
+}
+
+// Fit chooses the candidate (remembered per training set) and fits it on
+// all of t.
+func (b *Best) Fit(ctx context.Context, t *Train) (Fitted, error) {
+	if len(b.Methods) < 2 || len(b.Names) != len(b.Methods) {
+		return nil, fmt.Errorf("best: %d names of %d methods: want two or more methods, each named", len(b.Names), len(b.Methods))
+	}
+	if t.Folds < 2 {
+		return nil, fmt.Errorf("best: choosing among %d methods needs folds >= 2, not %d", len(b.Methods), t.Folds)
+	}
+	k, err := b.chosen.Do(keyOf(t), func() (int, error) {
+		correct := make([]int, len(b.Methods))
+		// Folds outermost: the candidates share each fold's pairwise
+		// quantities, which a Data keeps for its latest training set.
+		for _, val := range Folds(t.Data.Labels, t.Items, t.Folds, t.Seed) {
+			sub := &Split{Data: t.Data, Variants: t.Variants, Train: Without(t.Items, val), Test: val, Workers: t.Workers, Seed: t.Seed, Folds: t.Folds}
+			truth := Pick(t.Data.Labels, val)
+			for k, c := range b.Methods {
+				out, err := Run(ctx, c, sub)
+				if err != nil {
+					return 0, fmt.Errorf("choosing among %d methods, %q: %w", len(b.Methods), b.Names[k], err)
+				}
+				correct[k] += Correct(out.Pred, truth)
+			}
+		}
+		return pickBest(correct, len(t.Items), b.OneSE), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f, err := b.Methods[k].Fit(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("%q, chosen: %w", b.Names[k], err)
+	}
+	return &bestFit{name: b.Names[k], f: f}, nil
+}
+
+// pickBest returns the candidate that correct, each candidate's count of
+// right answers on n cross-validated items, chooses: the most accurate,
+// ties to the first listed; or with oneSE the first listed whose
+// accuracy is at least a − SE, a the most accurate's and SE =
+// √(a(1 − a)/n) its binomial standard error, the one-standard-error rule
+// of Hastie, Tibshirani and Friedman (The Elements of Statistical
+// Learning, 2nd ed., Sec. 7.10), with the order of the candidates as the
+// order of preference.
+func pickBest(correct []int, n int, oneSE bool) int {
+	best := 0
+	for k := range correct {
+		if correct[k] > correct[best] {
+			best = k
+		}
+	}
+	if !oneSE || n == 0 {
+		return best
+	}
+	a := float64(correct[best]) / float64(n)
+	floor := a - math.Sqrt(a*(1-a)/float64(n))
+	for k, c := range correct {
+		if float64(c)/float64(n) >= floor {
+			return k
+		}
+	}
+	return best
+}
+
+// bestFit is the chosen candidate fitted.
+type bestFit struct {
+	name string
+	f    Fitted
+}
+
+func (b *bestFit) Predict(ctx context.Context, q *Query) (*Outcome, error) {
+	out, err := b.f.Predict(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%q, chosen: %w", b.name, err)
+	}
+	out.Chosen = b.name
+	return out, nil
+}
+
+func (b *bestFit) Chosen() map[string]float64 { return b.f.Chosen() }
+
+// bestRecord is a best method's saved state: the chosen candidate's name
+// and its state's record (its arrays are the state's own).
+type bestRecord struct {
+	Chosen string          `json:"chosen"`
+	State  json.RawMessage `json:"state"`
+}
+
+func (b *bestFit) Save(ctx context.Context) (*State, error) {
+	sub, err := b.f.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st := &State{}
+	return st, st.SetRecord(bestRecord{Chosen: b.name, State: st.Nest("", sub)})
+}
+
+// Load restores the chosen candidate by its name.
+func (b *Best) Load(ctx context.Context, st *State, t *Train) (Fitted, error) {
+	var rec bestRecord
+	if err := st.DecodeRecord(&rec); err != nil {
+		return nil, err
+	}
+	k := slices.Index(b.Names, rec.Chosen)
+	if k < 0 {
+		return nil, fmt.Errorf("state record: chosen method %q is not one of %v", rec.Chosen, b.Names)
+	}
+	if len(rec.State) == 0 {
+		return nil, errors.New("state record: no state of the chosen method")
+	}
+	f, err := b.Methods[k].Load(ctx, st.Sub("", rec.State), t)
+	if err != nil {
+		return nil, fmt.Errorf("%q, chosen: %w", rec.Chosen, err)
+	}
+	return &bestFit{name: rec.Chosen, f: f}, nil
+}
+
+// ChosenMethod names the candidate that a fitted best method chose, "" for a
+// Fitted that is not one.
+func ChosenMethod(f Fitted) string {
+	if b, ok := f.(*bestFit); ok {
+		return b.name
+	}
+	return ""
+}
+
+// FusionOf returns the fusion that a fitted method of several regions per
+// image chose (a Fused's, also when a best method chose it) and its
+// regions' fitted methods, and whether f is one.
+func FusionOf(f Fitted) (FusionChoice, []Fitted, bool) {
+	if b, ok := f.(*bestFit); ok {
+		f = b.f
+	}
+	if p, ok := f.(*fusedFit); ok {
+		return p.choice, p.parts, true
+	}
+	return FusionChoice{}, nil, false
+}
