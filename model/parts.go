@@ -44,7 +44,7 @@ type Parts struct {
 // Parts returns how the model fuses several regions per image, nil for a
 // model of one descriptor per answer.
 func (m *Model) Parts() *Parts {
-	if m.parts == nil {
+	if m == nil || m.parts == nil {
 		return nil
 	}
 	p := m.rec.Parts
