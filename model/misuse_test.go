@@ -51,7 +51,9 @@ func TestMisuse(t *testing.T) {
 		{"Write nil Folder", func(*testing.T) error { return loaded.Write(nil) }, "nil or zero Folder"},
 		{"nil Model PredictSet", func(*testing.T) error { return errOf(nilModel.PredictSet(ctx, set, model.PredictOptions{})) }, "nil or zero Model"},
 		{"PredictSet nil set", func(*testing.T) error { return errOf(loaded.PredictSet(ctx, nil, model.PredictOptions{})) }, "nil *spd.Set"},
-		{"nil Model PredictOutput", func(*testing.T) error { return errOf(nilModel.PredictOutput(ctx, &store.Output{}, model.PredictOptions{})) }, "nil or zero Model"},
+		{"nil Model PredictOutput", func(*testing.T) error {
+			return errOf(nilModel.PredictOutput(ctx, &store.Output{}, model.PredictOptions{}))
+		}, "nil or zero Model"},
 		{"PredictOutput nil", func(*testing.T) error { return errOf(loaded.PredictOutput(ctx, nil, model.PredictOptions{})) }, "nil *store.Output"},
 		{"zero Model Predict", func(*testing.T) error { return errOf((&model.Model{}).Predict(ctx, nil, model.PredictOptions{})) }, "nil or zero Model"},
 		{"FitOutput nil", func(*testing.T) error { return errOf(model.FitOutput(ctx, nil, model.Options{Method: "nn"})) }, "nil *store.Output"},
