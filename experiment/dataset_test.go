@@ -441,3 +441,47 @@ func TestCacheEntryWaits(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheNotWritable checks that a cache folder that cannot be written
+// (here a file where the folder should be) is a warning naming it, and
+// that the run goes on uncached with the results of a run without a
+// cache.
+func TestCacheNotWritable(t *testing.T) {
+	root := t.TempDir()
+	writeNoisePNGs(t, root, "two/cats/a.png", "two/cats/b.png", "two/dogs/a.png", "two/dogs/b.png")
+	cfg, err := Parse([]byte(`
+name: nocache
+seed: 1
+repeats: 2
+data:
+  dataset: two
+  features: I,Ix,Iy
+tasks:
+  - name: t
+    split: {train_per_class: 1}
+methods:
+  - {name: nn, type: nn, metric: stein}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Run(context.Background(), cfg, Options{DataRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(t.TempDir(), "cache")
+	if err := os.WriteFile(cache, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	got, err := Run(context.Background(), cfg, Options{DataRoot: root, CacheDir: cache, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatalf("Run with an unwritable cache: %v", err)
+	}
+	if !strings.Contains(log.String(), "descriptor cache not writable, going on without it") || !strings.Contains(log.String(), cache) {
+		t.Errorf("log:\n%s", log.String())
+	}
+	if !slices.Equal(got.Results[0].Runs, want.Results[0].Runs) {
+		t.Errorf("runs %v, uncached %v", got.Results[0].Runs, want.Results[0].Runs)
+	}
+}
