@@ -123,6 +123,9 @@ func openFolder(ctx context.Context, dir, format string, lock func() (*folderLoc
 	if err := checkFormat(format); err != nil {
 		return nil, err
 	}
+	if ctx == nil {
+		return nil, fmt.Errorf("store: output folder %s: a nil context.Context", dir)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

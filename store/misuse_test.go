@@ -146,6 +146,9 @@ func TestMisuse(t *testing.T) {
 		{"zero NPYWriter Copy", func(*testing.T) error { return (&NPYWriter{}).Copy(strings.NewReader(""), 1) }, "nil or zero NPYWriter"},
 		{"nil NPYWriter Close", func(*testing.T) error { return nilNPY.Close() }, "nil or zero NPYWriter"},
 		{"nil NPYWriter Len", func(*testing.T) error { return errors.New(strings.Repeat("x", nilNPY.Len()) + "zero") }, "zero"},
+		{"CreateFolder nil ctx", func(t *testing.T) error {
+			return errOf(CreateFolder(nil, filepath.Join(t.TempDir(), "out"), testFormat))
+		}, "nil context.Context"},
 		{"AutoShard nil getenv", func(*testing.T) error { return errOf(AutoShard("auto", nil)) }, "nil getenv"},
 		{"Create nil Meta", func(t *testing.T) error {
 			dir := filepath.Join(t.TempDir(), "out")
