@@ -281,30 +281,8 @@ func TestDescriptorCacheRecovers(t *testing.T) {
 // reads both back with the same results, and a damaged vectors.npy is
 // logged naming its folder and recomputed, again with the same results.
 func TestVectorCache(t *testing.T) {
-	root, cache := t.TempDir(), t.TempDir()
-	var rels []string
-	for _, c := range []string{"cats", "dogs"} {
-		for _, f := range []string{"a", "b", "c", "d"} {
-			rels = append(rels, "two/"+c+"/"+f+".png")
-		}
-	}
-	writeNoisePNGs(t, root, rels...)
-	cfg, err := Parse([]byte(`
-name: vectors
-seed: 1
-repeats: 2
-data:
-  dataset: two
-  features: I,Ix,Iy
-tasks:
-  - name: t
-    split: {train_per_class: 2}
-methods:
-  - {name: pca-src, type: pca-src, dims: 3, lambda: 0.01}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, cfg := vectorsPlan(t)
+	cache := t.TempDir()
 	run := func() (string, []float64) {
 		t.Helper()
 		var log bytes.Buffer
@@ -442,15 +420,21 @@ func TestCacheEntryWaits(t *testing.T) {
 	}
 }
 
-// TestCacheNotWritable checks that a cache folder that cannot be written
-// (here a file where the folder should be) is a warning naming it, and
-// that the run goes on uncached with the results of a run without a
-// cache.
-func TestCacheNotWritable(t *testing.T) {
+// vectorsPlan writes two classes of 4 noise images under a data root
+// and returns it with the plan of a method that takes descriptors and
+// per-image vectors of them.
+func vectorsPlan(t *testing.T) (string, *Plan) {
+	t.Helper()
 	root := t.TempDir()
-	writeNoisePNGs(t, root, "two/cats/a.png", "two/cats/b.png", "two/dogs/a.png", "two/dogs/b.png")
+	var rels []string
+	for _, c := range []string{"cats", "dogs"} {
+		for _, f := range []string{"a", "b", "c", "d"} {
+			rels = append(rels, "two/"+c+"/"+f+".png")
+		}
+	}
+	writeNoisePNGs(t, root, rels...)
 	cfg, err := Parse([]byte(`
-name: nocache
+name: vectors
 seed: 1
 repeats: 2
 data:
@@ -458,13 +442,22 @@ data:
   features: I,Ix,Iy
 tasks:
   - name: t
-    split: {train_per_class: 1}
+    split: {train_per_class: 2}
 methods:
-  - {name: nn, type: nn, metric: stein}
+  - {name: pca-src, type: pca-src, dims: 3, lambda: 0.01}
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, cfg
+}
+
+// TestCacheNotWritable checks that a cache folder that cannot be written
+// (here a file where the folder should be) is a warning naming it, and
+// that the run goes on uncached with the results of a run without a
+// cache.
+func TestCacheNotWritable(t *testing.T) {
+	root, cfg := vectorsPlan(t)
 	want, err := Run(context.Background(), cfg, Options{DataRoot: root})
 	if err != nil {
 		t.Fatal(err)
@@ -478,7 +471,8 @@ methods:
 	if err != nil {
 		t.Fatalf("Run with an unwritable cache: %v", err)
 	}
-	if !strings.Contains(log.String(), "descriptor cache not writable, going on without it") || !strings.Contains(log.String(), cache) {
+	if !strings.Contains(log.String(), "descriptor cache not writable, going on without it") ||
+		!strings.Contains(log.String(), "vector cache not writable") || !strings.Contains(log.String(), cache) {
 		t.Errorf("log:\n%s", log.String())
 	}
 	if !slices.Equal(got.Results[0].Runs, want.Results[0].Runs) {

@@ -3,7 +3,6 @@ package model_test
 import (
 	"context"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/covpipe/covpipe/internal/panictest"
@@ -66,13 +65,7 @@ func TestMisuse(t *testing.T) {
 		}, "none"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			recovered, err := panictest.Recover(func() error { return tc.call(t) })
-			if recovered != nil {
-				t.Errorf("panic: %v", recovered)
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v, want one containing %q", err, tc.want)
-			}
+			panictest.WantError(t, func() error { return tc.call(t) }, tc.want)
 		})
 	}
 }

@@ -182,13 +182,7 @@ func TestMisuse(t *testing.T) {
 		{"Writer.AddFailure input -1", func(t *testing.T) error { return writer(t).AddFailure(-1, "a.png", errors.New("x")) }, "input -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			recovered, err := panictest.Recover(func() error { return tc.call(t) })
-			if recovered != nil {
-				t.Errorf("panic: %v", recovered)
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v, want one containing %q", err, tc.want)
-			}
+			panictest.WantError(t, func() error { return tc.call(t) }, tc.want)
 			if !live.TryLock() {
 				t.Fatal("the registry's mutex is left held")
 			}
