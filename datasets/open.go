@@ -24,14 +24,21 @@ import (
 // kinds is part of a plain path. Open returns the source's errors, and an
 // error (ErrConfig) for an empty spec or path, or a plain path that is
 // neither a folder, a .csv file nor an image file.
-func Open(spec string) (*List, error) {
+func Open(spec string) (*List, error) { return OpenExcept(spec, "") }
+
+// OpenExcept is Open listing a folder-per-class tree (folders:, mars: or
+// a plain folder) without the folder except, when it lies inside it: a
+// command's output folder inside its input, which would otherwise be
+// counted as an input folder (and differently once it holds the output).
+// An except that does not exist excludes nothing.
+func OpenExcept(spec, except string) (*List, error) {
 	if kind, path, ok := strings.Cut(spec, ":"); ok {
 		open, known := openers[kind]
 		if known {
 			if path == "" {
 				return nil, fmt.Errorf("%w: open %q: empty path after %q", ErrConfig, spec, kind+":")
 			}
-			return open(path)
+			return open(path, except)
 		}
 	}
 	if spec == "" {
@@ -43,7 +50,7 @@ func Open(spec string) (*List, error) {
 	}
 	switch {
 	case st.IsDir():
-		return Folders(spec, nil)
+		return folders(spec, nil, except)
 	case strings.EqualFold(filepath.Ext(spec), ".csv"):
 		return CSV(spec)
 	case IsImageName(spec):
@@ -75,10 +82,10 @@ func File(path string) (*List, error) {
 }
 
 // openers maps Open's kinds to their sources. It is never modified.
-var openers = map[string]func(string) (*List, error){
-	"feret":   FERET,
-	"brodatz": Brodatz,
-	"folders": func(dir string) (*List, error) { return Folders(dir, nil) },
-	"mars":    func(dir string) (*List, error) { return Folders(dir, MARSMeta) },
-	"csv":     CSV,
+var openers = map[string]func(path, except string) (*List, error){
+	"feret":   func(dir, _ string) (*List, error) { return FERET(dir) },
+	"brodatz": func(dir, _ string) (*List, error) { return Brodatz(dir) },
+	"folders": func(dir, except string) (*List, error) { return folders(dir, nil, except) },
+	"mars":    func(dir, except string) (*List, error) { return folders(dir, MARSMeta, except) },
+	"csv":     func(file, _ string) (*List, error) { return CSV(file) },
 }

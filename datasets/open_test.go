@@ -81,3 +81,29 @@ func TestFile(t *testing.T) {
 		t.Errorf("File(a.txt): %v", err)
 	}
 }
+
+// TestOpenExcept checks that OpenExcept lists a class-folder tree
+// without the excluded folder inside it, uncounted, whatever it holds,
+// and that Open counts it.
+func TestOpenExcept(t *testing.T) {
+	root := touch(t, t.TempDir(), "a/1.png", "b/2.png", "out/meta.json", "out/descriptors.npy")
+	for _, spec := range []string{root, "folders:" + root, "mars:" + root} {
+		l, err := OpenExcept(spec, filepath.Join(root, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Len() != 2 || l.Skipped != (Skipped{}) {
+			t.Errorf("%s: %d items, skipped %+v; want 2 items, nothing skipped", spec, l.Len(), l.Skipped)
+		}
+	}
+	l, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Skipped != (Skipped{NonImages: 2, EmptyFolders: 1}) {
+		t.Errorf("Open: skipped %+v", l.Skipped)
+	}
+	if l, err := OpenExcept(root, filepath.Join(root, "nowhere")); err != nil || l.Skipped != (Skipped{NonImages: 2, EmptyFolders: 1}) {
+		t.Errorf("OpenExcept of a missing folder: %v, %v", l, err)
+	}
+}

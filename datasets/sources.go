@@ -3,6 +3,7 @@ package datasets
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -111,10 +112,18 @@ func flatList(kind, dir, scheme string, item func(name string) (Item, string, er
 // links to folders are not followed, except dir itself. List.Skipped
 // counts the other non-hidden files and the first-level folders without
 // images.
-func Folders(dir string, parse MetaParser) (*List, error) {
+func Folders(dir string, parse MetaParser) (*List, error) { return folders(dir, parse, "") }
+
+// folders is Folders without the folder except (none when "" or
+// missing), as OpenExcept lists.
+func folders(dir string, parse MetaParser, except string) (*List, error) {
 	dir = filepath.Clean(dir)
 	if err := checkDir("folders", dir); err != nil {
 		return nil, err
+	}
+	var excluded os.FileInfo
+	if except != "" {
+		excluded, _ = os.Stat(except)
 	}
 	l := &List{Root: dir}
 	// The first-level folders, and whether they hold an image.
@@ -134,6 +143,11 @@ func Folders(dir string, parse MetaParser) (*List, error) {
 				return filepath.SkipDir
 			}
 			return nil
+		}
+		if d.IsDir() && excluded != nil {
+			if st, err := os.Stat(path); err == nil && os.SameFile(st, excluded) {
+				return filepath.SkipDir
+			}
 		}
 		rel, err := filepath.Rel(dir, path)
 		if err != nil {

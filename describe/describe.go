@@ -72,6 +72,21 @@ func (e *Extractor) Into(ctx context.Context, inputs []*datasets.List, f *store.
 	return e.Run(ctx, inputs, &folder{f: f})
 }
 
+// CollectInto is Collect writing the output into the folder f as Into
+// does, while it can: when writing f fails (a full disk, a read-only or
+// removed folder), it aborts f, calls failed once with the error, and
+// goes on in memory, so that the descriptors computed are not lost. It
+// returns what Collect returns, and its errors. It aborts f unless it
+// committed it.
+func (e *Extractor) CollectInto(ctx context.Context, inputs []*datasets.List, f *store.Folder, failed func(error)) (*store.Output, error) {
+	defer f.Abort()
+	t := &tee{f: &folder{f: f}, failed: failed}
+	if _, err := e.Run(ctx, inputs, t); err != nil {
+		return nil, err
+	}
+	return &t.c.out, nil
+}
+
 // Collect is Describe into memory: it returns what store.Read would
 // return of the folder that Describe(ctx, inputs, dir, o) writes (the
 // same Meta but for its Files, which stay nil, and the same Rows, Data

@@ -375,3 +375,57 @@ func TestCollectVectors(t *testing.T) {
 		t.Errorf("a run without vectors over one with them: %s", d)
 	}
 }
+
+// TestCollectInto checks that CollectInto returns what Collect returns
+// and commits the folder Describe writes; and that when the folder
+// cannot be written (removed once created), it reports the error once and still returns the output.
+func TestCollectInto(t *testing.T) {
+	inputs := []*datasets.List{openFolders(t, writeImages(t, testImages, 23))}
+	o := Options{Features: fset("I,Ix"), SkipBad: true}
+	want, err := Collect(context.Background(), inputs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := NewExtractor(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		remove bool // the folder, once created
+	}{
+		{"writable", false},
+		{"removed", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			f, err := store.CreateFolder(context.Background(), dir, store.Format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.remove {
+				os.RemoveAll(dir)
+			}
+			var failures []error
+			got, err := ex.CollectInto(context.Background(), inputs, f, func(err error) { failures = append(failures, err) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Rows, want.Rows) || !bitsEqual(got.Data, want.Data) || !reflect.DeepEqual(got.Meta, want.Meta) {
+				t.Error("the output differs from Collect's")
+			}
+			if tc.remove {
+				if len(failures) != 1 || !strings.Contains(failures[0].Error(), dir) {
+					t.Errorf("failures %v, want one naming %s", failures, dir)
+				}
+				return
+			}
+			if len(failures) != 0 {
+				t.Errorf("failures %v", failures)
+			}
+			if read, err := store.Read(dir); err != nil || !bitsEqual(read.Data, want.Data) {
+				t.Errorf("the folder: %v", err)
+			}
+		})
+	}
+}

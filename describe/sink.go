@@ -102,3 +102,68 @@ func (c *collector) Commit(m *store.Meta) error {
 }
 
 func (c *collector) Abort() { c.out = store.Output{} }
+
+// tee is the Sink of CollectInto: a collector, and a folder written
+// while it can be; the first error of the folder aborts it and goes to
+// failed.
+type tee struct {
+	c      collector
+	f      *folder
+	dead   bool
+	failed func(error)
+}
+
+// write stops writing the folder after its first error.
+func (t *tee) write(err error) {
+	if err == nil || t.dead {
+		return
+	}
+	t.dead = true
+	t.f.Abort()
+	if t.failed != nil {
+		t.failed(err)
+	}
+}
+
+func (t *tee) Begin(m *store.Meta) error {
+	t.write(t.f.Begin(m))
+	return t.c.Begin(m)
+}
+
+func (t *tee) Descriptors(input int, item *datasets.Item, regions []covariance.Region, data []float64) error {
+	if !t.dead {
+		t.write(t.f.Descriptors(input, item, regions, data))
+	}
+	return t.c.Descriptors(input, item, regions, data)
+}
+
+func (t *tee) Vector(input int, item *datasets.Item, v []float64) error {
+	if !t.dead {
+		t.write(t.f.Vector(input, item, v))
+	}
+	return t.c.Vector(input, item, v)
+}
+
+func (t *tee) Failed(input int, item *datasets.Item, err error) error {
+	if !t.dead {
+		t.write(t.f.Failed(input, item, err))
+	}
+	return t.c.Failed(input, item, err)
+}
+
+func (t *tee) Commit(m *store.Meta) error {
+	if err := t.c.Commit(m); err != nil {
+		return err
+	}
+	if !t.dead {
+		// Commit sets m.Files; the output in memory has none, as Collect's.
+		mm := *m
+		t.write(t.f.Commit(&mm))
+	}
+	return nil
+}
+
+func (t *tee) Abort() {
+	t.c.Abort()
+	t.f.Abort()
+}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 )
 
@@ -260,5 +263,30 @@ func TestYAMLBounds(t *testing.T) {
 	}
 	if _, err := Parse([]byte(long)); !errors.Is(err, strictyaml.ErrTooLarge) {
 		t.Errorf("Parse(long): %v, want ErrTooLarge", err)
+	}
+}
+
+// TestAbsoluteMosaicPaths checks that a mosaic's absolute image and
+// labels paths are read where they point, outside the data root, as the
+// README says and as data.dataset's are.
+func TestAbsoluteMosaicPaths(t *testing.T) {
+	outside := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	mosaic := imagetest.Write(t, filepath.Join(outside, "mosaic.png"), imagetest.NoiseGray(rng, 64, 64))
+	labels := image.NewGray(image.Rect(0, 0, 64, 64))
+	for i := range labels.Pix {
+		if i%64 >= 32 {
+			labels.Pix[i] = 255
+		}
+	}
+	labelsPath := imagetest.Write(t, filepath.Join(outside, "labels.png"), labels)
+	config := strings.Replace(probeMosaic, "build: {textures: 5, seed: 1, album: ../../brodatz}",
+		fmt.Sprintf("image: %q, labels: %q", mosaic, labelsPath), 1)
+	p, err := Parse([]byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), p, Options{DataRoot: t.TempDir()}); err != nil {
+		t.Errorf("Run: %v", err)
 	}
 }

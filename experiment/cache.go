@@ -28,8 +28,11 @@ import (
 // the items' sizes and modification times, so a second run reads it back.
 // A cache folder that is torn (its files not the set its meta.json
 // records), unreadable or holds non-finite values is a miss: it is logged
-// as a warning naming the folder and recomputed. An image that fails
-// without o.SkipBad is an error suggesting data.skip_bad.
+// as a warning naming the folder and recomputed. A cache entry that
+// cannot be written (a read-only or full disk, a folder removed while it
+// is written) is logged as a warning naming the folder, and the run goes
+// on with the descriptors in memory. An image that fails without
+// o.SkipBad is an error suggesting data.skip_bad.
 func (e *engine) extract(list *datasets.List, o describe.Options) (*store.Output, error) {
 	out, err := e.extractOrCached(list, o)
 	if ie := (*describe.ImageError)(nil); errors.As(err, &ie) && !o.SkipBad {
@@ -77,22 +80,28 @@ func (e *engine) extractOrCached(list *datasets.List, o describe.Options) (*stor
 		e.log.Info("waiting for the "+what+" cache", "dir", dir, "writer", l.Error())
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s cache: %w", what, err)
+		if cerr := e.ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		e.log.Warn(what+" cache not writable, going on without it (no cache folder: covpipe run --no-cache)", "dir", dir, "err", err)
+		return describe.Collect(e.ctx, lists, o)
 	}
 	if out, _ := readCache(dir, &want); out != nil {
 		f.Abort()
 		e.log.Info(what+"s read from cache", "dir", dir, "count", len(out.Rows))
 		return out, nil
 	}
-	if _, err := ex.Into(e.ctx, lists, f); err != nil {
+	// A cache that cannot be written (a full disk, a folder removed
+	// meanwhile) costs the next run its reuse, not this run its
+	// descriptors.
+	out, err := ex.CollectInto(e.ctx, lists, f, func(err error) {
+		e.log.Warn(what+" cache not written, going on without it (no cache folder: covpipe run --no-cache)", "dir", dir, "err", err)
+	})
+	if err != nil {
 		return nil, err
 	}
-	out, err := store.Read(dir)
-	if err == nil {
-		err = finite(out)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s cache %s (delete it to start afresh): %w", what, dir, err)
+	if err := finite(out); err != nil {
+		return nil, fmt.Errorf("%s of %s: %w", what+"s", list.Root, err)
 	}
 	return out, nil
 }

@@ -278,10 +278,16 @@ func datasetPath(root, spec string) (kind, path string) {
 			kind = "csv"
 		}
 	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(root, path)
+	return kind, underData(root, path)
+}
+
+// underData returns the path that a config's path reads: under the data
+// root when relative, as it is when absolute.
+func underData(root, path string) string {
+	if filepath.IsAbs(path) {
+		return path
 	}
-	return kind, path
+	return filepath.Join(root, path)
 }
 
 // rootPath is a path of a config read relative to the data root, with

@@ -281,30 +281,8 @@ func TestDescriptorCacheRecovers(t *testing.T) {
 // reads both back with the same results, and a damaged vectors.npy is
 // logged naming its folder and recomputed, again with the same results.
 func TestVectorCache(t *testing.T) {
-	root, cache := t.TempDir(), t.TempDir()
-	var rels []string
-	for _, c := range []string{"cats", "dogs"} {
-		for _, f := range []string{"a", "b", "c", "d"} {
-			rels = append(rels, "two/"+c+"/"+f+".png")
-		}
-	}
-	writeNoisePNGs(t, root, rels...)
-	cfg, err := Parse([]byte(`
-name: vectors
-seed: 1
-repeats: 2
-data:
-  dataset: two
-  features: I,Ix,Iy
-tasks:
-  - name: t
-    split: {train_per_class: 2}
-methods:
-  - {name: pca-src, type: pca-src, dims: 3, lambda: 0.01}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, cfg := vectorsPlan(t)
+	cache := t.TempDir()
 	run := func() (string, []float64) {
 		t.Helper()
 		var log bytes.Buffer
@@ -439,5 +417,65 @@ func TestCacheEntryWaits(t *testing.T) {
 		if res := <-results; res != nil && res.Results[0].AccuracyMean != first.Results[0].AccuracyMean {
 			t.Errorf("accuracy %v with a shared cache, %v alone", res.Results[0].AccuracyMean, first.Results[0].AccuracyMean)
 		}
+	}
+}
+
+// vectorsPlan writes two classes of 4 noise images under a data root
+// and returns it with the plan of a method that takes descriptors and
+// per-image vectors of them.
+func vectorsPlan(t *testing.T) (string, *Plan) {
+	t.Helper()
+	root := t.TempDir()
+	var rels []string
+	for _, c := range []string{"cats", "dogs"} {
+		for _, f := range []string{"a", "b", "c", "d"} {
+			rels = append(rels, "two/"+c+"/"+f+".png")
+		}
+	}
+	writeNoisePNGs(t, root, rels...)
+	cfg, err := Parse([]byte(`
+name: vectors
+seed: 1
+repeats: 2
+data:
+  dataset: two
+  features: I,Ix,Iy
+tasks:
+  - name: t
+    split: {train_per_class: 2}
+methods:
+  - {name: pca-src, type: pca-src, dims: 3, lambda: 0.01}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, cfg
+}
+
+// TestCacheNotWritable checks that a cache folder that cannot be written
+// (here a file where the folder should be) is a warning naming it, and
+// that the run goes on uncached with the results of a run without a
+// cache.
+func TestCacheNotWritable(t *testing.T) {
+	root, cfg := vectorsPlan(t)
+	want, err := Run(context.Background(), cfg, Options{DataRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(t.TempDir(), "cache")
+	if err := os.WriteFile(cache, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	got, err := Run(context.Background(), cfg, Options{DataRoot: root, CacheDir: cache, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatalf("Run with an unwritable cache: %v", err)
+	}
+	if !strings.Contains(log.String(), "descriptor cache not writable, going on without it") ||
+		!strings.Contains(log.String(), "vector cache not writable") || !strings.Contains(log.String(), cache) {
+		t.Errorf("log:\n%s", log.String())
+	}
+	if !slices.Equal(got.Results[0].Runs, want.Results[0].Runs) {
+		t.Errorf("runs %v, uncached %v", got.Results[0].Runs, want.Results[0].Runs)
 	}
 }

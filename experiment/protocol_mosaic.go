@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -162,11 +161,11 @@ func (p *mosaicTask) load(e *engine) ([]*classify.Data, []string, error) {
 		}
 	} else {
 		var err error
-		img, err = imageio.Load(filepath.Join(root, m.Image), imageio.Options{Width: dp.w, Height: dp.h, Filter: dp.filter, JPEGScale: dp.jpeg})
+		img, err = imageio.Load(underData(root, m.Image), imageio.Options{Width: dp.w, Height: dp.h, Filter: dp.filter, JPEGScale: dp.jpeg})
 		if err != nil {
 			return nil, nil, fmt.Errorf("mosaic (data root %q): %w", root, err)
 		}
-		if labels, err = datasets.LoadLabelMap(filepath.Join(root, m.Labels)); err != nil {
+		if labels, err = datasets.LoadLabelMap(underData(root, m.Labels)); err != nil {
 			return nil, nil, fmt.Errorf("mosaic labels (data root %q): %w", root, err)
 		}
 	}

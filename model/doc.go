@@ -13,7 +13,11 @@
 // descriptors of new images with the options the model was fitted with
 // and answers for each, bit for bit as covpipe run answers for a test
 // item of the same method on the same training set. Save writes a model
-// as one output set of package store; Load reads it back, checked.
+// as one output set of package store; Load reads it back, checked: it
+// refuses a folder whose files link outside it and one written by a newer
+// covpipe. A nil or zero Model (not made by Fit, FitOutput or Load)
+// returns an error from every method that saves or answers, and zero
+// values from its accessors.
 //
 // # What a model holds
 //

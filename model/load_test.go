@@ -6,8 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"math/rand/v2"
 
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/describe"
@@ -15,7 +18,6 @@ import (
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/model"
 	"github.com/covpipe/covpipe/store"
-	"math/rand/v2"
 )
 
 // savedModel fits an rsr model on gratings, saves it into a temporary
@@ -149,6 +151,27 @@ func TestLoadDamaged(t *testing.T) {
 		{"unknown key", func(t *testing.T, dir string) string {
 			return resave(t, dir, replace(`"method":`, `"methods": "x", "method":`))
 		}, store.ErrInvalid, "methods"},
+		{"future version", func(t *testing.T, dir string) string {
+			return resave(t, dir, func(b []byte) []byte {
+				return regexp.MustCompile(`"covpipe_version": "[^"]*"`).ReplaceAll(b, []byte(`"covpipe_version": "99.0.0 (rev 1234567)"`))
+			})
+		}, store.ErrInvalid, "written by covpipe 99.0.0 (rev 1234567), newer than this covpipe"},
+		{"malformed version", func(t *testing.T, dir string) string {
+			return resave(t, dir, func(b []byte) []byte {
+				return regexp.MustCompile(`"covpipe_version": "[^"]*"`).ReplaceAll(b, []byte(`"covpipe_version": "latest"`))
+			})
+		}, store.ErrInvalid, `version "latest" does not start with MAJOR.MINOR.PATCH`},
+		{"link outside", func(t *testing.T, dir string) string {
+			// The same bytes, so that only the link is wrong.
+			outside := filepath.Join(t.TempDir(), "state-gram.npy")
+			if err := os.Rename(filepath.Join(dir, "state-gram.npy"), outside); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, filepath.Join(dir, "state-gram.npy")); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}, store.ErrInvalid, "outside the model's folder"},
 		{"λ", func(t *testing.T, dir string) string {
 			return resave(t, dir, replace(`"lambda_ratio": 0.`, `"lambda_ratio": 7`))
 		}, store.ErrInvalid, "lambda"},

@@ -185,7 +185,7 @@ func Fit(ctx context.Context, inputs []*datasets.List, o Options) (*Model, error
 // cancelled, an error wrapping ctx.Err().
 func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error) {
 	if out == nil {
-		return nil, errors.New("model: no descriptors (a nil store.Output)")
+		return nil, errors.New("model: fit on a nil *store.Output")
 	}
 	folds := cmp.Or(o.Folds, DefaultFolds)
 	if folds < 0 {
@@ -295,17 +295,35 @@ func classesOf(rows []store.Row) (classes []string, labels []int, err error) {
 }
 
 // Method returns the model's method type.
-func (m *Model) Method() string { return m.rec.Method }
+func (m *Model) Method() string {
+	if m == nil {
+		return ""
+	}
+	return m.rec.Method
+}
 
 // Classes returns the class names, sorted.
-func (m *Model) Classes() []string { return slices.Clone(m.rec.Classes) }
+func (m *Model) Classes() []string {
+	if m == nil {
+		return nil
+	}
+	return slices.Clone(m.rec.Classes)
+}
 
 // Dim returns the size d of the d×d descriptors the model takes.
-func (m *Model) Dim() int { return m.rec.Dim }
+func (m *Model) Dim() int {
+	if m == nil {
+		return 0
+	}
+	return m.rec.Dim
+}
 
 // Chosen returns the parameters that cross-validation chose (σ, λ or the
 // λ ratio, C, the ridge the descriptors were made with).
 func (m *Model) Chosen() map[string]float64 {
+	if m == nil {
+		return map[string]float64{}
+	}
 	out := make(map[string]float64, len(m.rec.Chosen))
 	for k, v := range m.rec.Chosen {
 		out[k] = v
@@ -313,10 +331,19 @@ func (m *Model) Chosen() map[string]float64 {
 	return out
 }
 
+// ChosenMethod returns, for a best model, the name of the candidate that
+// cross-validation chose, "" for any other model.
+func (m *Model) ChosenMethod() string {
+	if m == nil {
+		return ""
+	}
+	return m.rec.ChosenMethod
+}
+
 // Extraction returns the metadata of the descriptors the model was
 // fitted on (their extraction options), nil when it has none.
 func (m *Model) Extraction() *store.Meta {
-	if m.rec.Extraction == nil {
+	if m == nil || m.rec.Extraction == nil {
 		return nil
 	}
 	meta := *m.rec.Extraction
@@ -329,6 +356,17 @@ func (m *Model) name() string {
 		return "the model"
 	}
 	return "model " + m.dir
+}
+
+// errNoModel is the error of a nil or zero Model asked to save or answer.
+var errNoModel = errors.New("model: a nil or zero Model (not made by Fit, FitOutput or Load)")
+
+// check returns errNoModel for a nil or zero Model.
+func (m *Model) check() error {
+	if m == nil || m.fitted == nil || m.train == nil {
+		return errNoModel
+	}
+	return nil
 }
 
 // errNoExtraction is the error for a model without extraction options

@@ -36,7 +36,7 @@ type Parts struct {
 // Parts returns how a model of several regions per image fuses them,
 // nil for a model of one descriptor per image.
 func (m *Model) Parts() *Parts {
-	if m.rec.Parts == nil {
+	if m == nil || m.rec.Parts == nil {
 		return nil
 	}
 	p := m.rec.Parts

@@ -89,6 +89,9 @@ func (p Prediction) Confidence() float64 {
 // (an image that cannot be read names its path); and, once ctx is
 // cancelled, an error wrapping ctx.Err().
 func (m *Model) Predict(ctx context.Context, inputs []*datasets.List, o PredictOptions) ([]Prediction, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -215,8 +218,14 @@ func (s *sink) flush() error {
 // ridge, resize or layout: the first that differs), and, once ctx is
 // cancelled, an error wrapping ctx.Err().
 func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictOptions) ([]Prediction, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
 	if err := o.Validate(); err != nil {
 		return nil, err
+	}
+	if out == nil {
+		return nil, fmt.Errorf("%s: a nil *store.Output", m.name())
 	}
 	what := "the descriptors"
 	if len(out.Meta.Inputs) > 0 {
@@ -308,8 +317,14 @@ func (m *Model) features() string {
 // options that Validate refuses, one naming the model for matrices of another size or not a whole number of
 // images, and, once ctx is cancelled, an error wrapping ctx.Err().
 func (m *Model) PredictSet(ctx context.Context, set *spd.Set, o PredictOptions) ([]Prediction, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
 	if err := o.Validate(); err != nil {
 		return nil, err
+	}
+	if set == nil {
+		return nil, fmt.Errorf("%s: a nil *spd.Set", m.name())
 	}
 	if set.Dim() != m.rec.Dim {
 		return nil, fmt.Errorf("%s takes %d×%d descriptors (features %s), the set's are %d×%d", m.name(), m.rec.Dim, m.rec.Dim, m.features(), set.Dim(), set.Dim())

@@ -5,10 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
 	"gonum.org/v1/gonum/mat"
@@ -37,6 +41,9 @@ const (
 // errors of store.CreateFolder (a folder another covpipe is writing, or
 // one holding another kind of output) and of writing.
 func (m *Model) Save(dir string) error {
+	if err := m.check(); err != nil {
+		return err
+	}
 	f, err := store.CreateFolder(context.Background(), dir, Format)
 	if err != nil {
 		return err
@@ -49,6 +56,9 @@ func (m *Model) Save(dir string) error {
 // fits), and commits it, or aborts it on an error.
 func (m *Model) Write(f *store.Folder) error {
 	defer f.Abort()
+	if err := m.check(); err != nil {
+		return err
+	}
 	st, err := m.fitted.Save(context.Background())
 	if err != nil {
 		return fmt.Errorf("model: %w", err)
@@ -107,12 +117,17 @@ func (m *Model) descriptors() ([]float64, int) {
 // fit the model again, for a folder without a model (no meta.json, or
 // one of another kind of output, wrapping store.ErrInvalid), one written
 // by another version of covpipe's model format, a file that is missing
-// or not the one recorded (store.ErrTorn), and files that do not parse
-// or do not agree (wrapping store.ErrInvalid).
+// or not the one recorded (store.ErrTorn), one written by a newer
+// covpipe (its covpipe_version), a file that is a symbolic link to one
+// outside the folder, and files that do not parse or do not agree
+// (wrapping store.ErrInvalid).
 func Load(dir string) (*Model, error) {
 	set, err := store.OpenSet(dir, Format)
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
+	}
+	if err := inside(set); err != nil {
+		return nil, err
 	}
 	b, err := set.ReadFile(recordFile)
 	if err != nil {
@@ -123,6 +138,14 @@ func Load(dir string) (*Model, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m.rec); err != nil {
 		return nil, invalid(dir, "%s: %v", recordFile, err)
+	}
+	newer, err := version.Newer(m.rec.Version)
+	switch {
+	case err != nil:
+		return nil, invalid(dir, "%s: %v", recordFile, err)
+	case newer:
+		return nil, fmt.Errorf("load model: %w: %s was written by covpipe %s, newer than this covpipe %s: use that covpipe, or rerun covpipe fit",
+			store.ErrInvalid, dir, m.rec.Version, version.Number)
 	}
 	mats, err := set.ReadMatrices(descriptorsFile)
 	if err != nil {
@@ -221,6 +244,35 @@ func (r *record) check(train *spd.Set) error {
 	for i, l := range r.Labels {
 		if l < 0 || l >= len(r.Classes) {
 			return fmt.Errorf("%s: label %d of training item %d is not a class (0..%d)", recordFile, l, i, len(r.Classes)-1)
+		}
+	}
+	return nil
+}
+
+// inside returns an error for a file of set, or its meta.json, that is
+// a symbolic link to a file outside the folder: a model is its folder,
+// and loading one must not read elsewhere.
+func inside(set *store.Set) error {
+	root, err := filepath.EvalSymlinks(set.Dir)
+	if err != nil {
+		return fmt.Errorf("load model: %w", err)
+	}
+	names := []string{store.MetaFile}
+	for _, f := range set.Files {
+		names = append(names, f.Name)
+	}
+	for _, name := range names {
+		path := filepath.Join(set.Dir, name)
+		if st, err := os.Lstat(path); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			continue // not a link (a missing file is the set's readers' to report)
+		}
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return fmt.Errorf("load model: %w: %s: %v: rerun covpipe fit", store.ErrInvalid, path, err)
+		}
+		if rel, err := filepath.Rel(root, target); err != nil || !filepath.IsLocal(rel) {
+			return fmt.Errorf("load model: %w: %s is a symbolic link to %s, outside the model's folder: copy the file into it, or rerun covpipe fit",
+				store.ErrInvalid, path, target)
 		}
 	}
 	return nil

@@ -45,7 +45,10 @@ func Encode(ctx context.Context, queries, atoms *spd.Set, k spd.SteinKernel, o L
 
 // Transform returns the codes of the queries against the dictionary's
 // atoms with the kernel and Lasso options it was learnt with (Workers
-// included); see Encode.
+// included); see Encode. A nil Dictionary is an error wrapping ErrInput.
 func (d *Dictionary) Transform(ctx context.Context, queries *spd.Set) (*mat.Dense, []Certificate, error) {
+	if d == nil {
+		return nil, nil, fmt.Errorf("%w: Transform of a nil *Dictionary", ErrInput)
+	}
 	return Encode(ctx, queries, d.Atoms, d.Kernel, d.Lasso)
 }

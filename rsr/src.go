@@ -149,10 +149,16 @@ type Classifier struct {
 
 // FitClassifier returns the classifier of the training samples with Gram
 // matrix K = 𝕂(𝔻, 𝔻) (Eqn. 8) whose sample j has label labels[j]: the
-// samples are the dictionary's atoms. Labels are arbitrary integers; every
-// label that occurs is a class. It returns an error wrapping ErrInput for
-// mismatched lengths, bad K or options.
+// samples are the dictionary's atoms. Labels are class numbers, 0 ≤ label
+// ≤ math.MaxInt32, not necessarily consecutive; every label that occurs is
+// a class. It returns an error wrapping ErrInput for mismatched lengths,
+// a label out of that range, bad K or options.
 func FitClassifier(K mat.Matrix, labels []int, opts ClassifierOptions) (*Classifier, error) {
+	for j, l := range labels {
+		if l < 0 || l > math.MaxInt32 {
+			return nil, fmt.Errorf("%w: label %d of sample %d: want a class number 0..%d", ErrInput, l, j, math.MaxInt32)
+		}
+	}
 	if opts.Rule < MinResidual || opts.Rule > MaxCoefficient {
 		return nil, fmt.Errorf("%w: unknown rule %d", ErrInput, int(opts.Rule))
 	}

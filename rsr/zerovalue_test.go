@@ -8,8 +8,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestZeroValueNoPanic checks that a zero-value or nil Classifier or
-// Lasso gives an error wrapping ErrInput, not a panic.
+// TestZeroValueNoPanic checks that a zero-value or nil Classifier,
+// Lasso or Dictionary, and labels that are not class numbers, give an
+// error wrapping ErrInput, not a panic.
 func TestZeroValueNoPanic(t *testing.T) {
 	var nilClassifier *Classifier
 	var nilLasso *Lasso
@@ -29,6 +30,15 @@ func TestZeroValueNoPanic(t *testing.T) {
 				return err
 			}
 			_, err = l.SolveTo([]float64{0}, []float64{1}, 1, nil)
+			return err
+		}},
+		{"Transform nil Dictionary", func() error { _, _, err := (*Dictionary)(nil).Transform(t.Context(), nil); return err }},
+		{"FitClassifier label -1", func() error {
+			_, err := FitClassifier(mat.NewSymDense(2, []float64{1, 0, 0, 1}), []int{0, -1}, ClassifierOptions{Lasso: LassoOptions{Lambda: 0.1}})
+			return err
+		}},
+		{"FitClassifier label 1<<40", func() error {
+			_, err := FitClassifier(mat.NewSymDense(2, []float64{1, 0, 0, 1}), []int{0, 1 << 40}, ClassifierOptions{Lasso: LassoOptions{Lambda: 0.1}})
 			return err
 		}},
 		{"SolveBatch zero value", func() error { _, _, err := (&Lasso{}).SolveBatch(t.Context(), kx, []float64{1}); return err }},

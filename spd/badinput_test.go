@@ -279,7 +279,11 @@ func badInputTable(t *testing.T) map[string][]badCase {
 		var cs []badCase
 		for n, s := range map[int]*Set{2: set, 0: nil} {
 			for _, i := range []int{-1, n, math.MaxInt} {
-				cs = append(cs, badCase{fmt.Sprintf("%s(%d) of a Set of %d", name, i, n), func() error { fn(s, i); return nil }, nil, "out of range"})
+				of := fmt.Sprintf("a Set of %d", n)
+				if s == nil {
+					of = "a nil Set"
+				}
+				cs = append(cs, badCase{fmt.Sprintf("%s(%d) of %s", name, i, of), func() error { fn(s, i); return nil }, nil, "out of range"})
 			}
 		}
 		return cs
@@ -317,7 +321,7 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			badCase{"a Dense indefinite", func() error { return fn(mat.NewDense(2, 2, []float64{1, 2, 2, 1})) }, ErrNotSPD, ""},
 			badCase{"a Dense asymmetric within tolerance", func() error { return fn(mat.NewDense(2, 2, []float64{2, 1, 1 + 1e-12, 2})) }, nil, ""})
 	}
-	return map[string][]badCase{
+	table := map[string][]badCase{
 		"Validate":   validate("Validate", Validate),
 		"FromMatrix": validate("FromMatrix", func(a mat.Matrix) error { return errOf(FromMatrix(a)) }),
 		"ValidateTol": append(validate("ValidateTol", func(a mat.Matrix) error { return ValidateTol(a, DefaultSymmetryTol) }),
@@ -708,6 +712,34 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			{"nil *Metric", func() error { return (*Metric)(nil).UnmarshalText([]byte("airm")) }, ErrParameter, ""},
 		},
 	}
+	// A nil context is a bad parameter, not a panic in a worker whose
+	// stack would end up in the message.
+	nilCtx := map[string]func(ctx context.Context) error{
+		"SteinKernel.Gram":    func(ctx context.Context) error { return errOf(SteinKernel{Sigma: 1}.Gram(ctx, set, set, nil)) },
+		"SteinKernel.GramSym": func(ctx context.Context) error { return errOf(SteinKernel{Sigma: 1}.GramSym(ctx, set, nil)) },
+		"SteinDivergences":    func(ctx context.Context) error { return errOf(SteinDivergences(ctx, set, set, nil)) },
+		"SteinDivergencesSym": func(ctx context.Context) error { return errOf(SteinDivergencesSym(ctx, set, nil)) },
+		"SteinBlockTo": func(ctx context.Context) error {
+			return SteinBlockTo(ctx, mat.NewDense(1, 1, nil), set, []int{0}, set, []int{0}, nil)
+		},
+		"SteinSymBlock": func(ctx context.Context) error { return errOf(SteinSymBlock(ctx, set, []int{0, 1}, nil)) },
+		"KarcherMean": func(ctx context.Context) error {
+			_, _, err := KarcherMean(ctx, []*mat.SymDense{good, good}, nil)
+			return err
+		},
+		"SteinMean": func(ctx context.Context) error { _, _, err := SteinMean(ctx, set, nil, nil); return err },
+		"KMeans":    func(ctx context.Context) error { return errOf(KMeans(ctx, set, kmOK)) },
+	}
+	for name, call := range nilCtx {
+		table[name] = append(table[name], badCase{"nil ctx", func() error {
+			err := call(nil)
+			if err != nil && strings.Contains(err.Error(), "goroutine") {
+				return fmt.Errorf("a stack in the message: %v", err)
+			}
+			return err
+		}, ErrParameter, ""})
+	}
+	return table
 }
 
 // anchorAIRMCases returns the cases of Anchor.AIRM, which refuses an
@@ -745,12 +777,27 @@ func anchorAIRMCases(anchor func() *Anchor) []badCase {
 // exportedAPI returns the exported functions and the exported methods of
 // exported types of the package ("Func", "Type.Method"), from its source.
 func exportedAPI(t *testing.T) []string {
+	names, _ := exportedSignatures(t)
+	return names
+}
+
+// apiNeeds is what the bad-input cases of an exported function or method
+// must include, from its signature.
+type apiNeeds struct {
+	ctx        bool // its first parameter is a context.Context: a "nil ctx" case
+	nilReceive bool // a method of a pointer receiver: a "nil" receiver case
+}
+
+// exportedSignatures returns exportedAPI and, by name, what each one's
+// signature asks of its cases.
+func exportedSignatures(t *testing.T) ([]string, map[string]apiNeeds) {
 	fset := token.NewFileSet()
 	entries, err := os.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
+	needs := map[string]apiNeeds{}
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
 			continue
@@ -764,34 +811,56 @@ func exportedAPI(t *testing.T) []string {
 			if !ok || !fn.Name.IsExported() {
 				continue
 			}
+			var n apiNeeds
+			if ps := fn.Type.Params.List; len(ps) > 0 {
+				if sel, ok := ps[0].Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Context" {
+					n.ctx = true
+				}
+			}
 			if fn.Recv == nil {
 				names = append(names, fn.Name.Name)
+				needs[fn.Name.Name] = n
 				continue
 			}
 			typ := fn.Recv.List[0].Type
 			if s, ok := typ.(*ast.StarExpr); ok {
 				typ = s.X
+				n.nilReceive = true
 			}
 			if id, ok := typ.(*ast.Ident); ok && id.IsExported() {
 				names = append(names, id.Name+"."+fn.Name.Name)
+				needs[id.Name+"."+fn.Name.Name] = n
 			}
 		}
 	}
 	slices.Sort(names)
-	return names
+	return names, needs
+}
+
+// hasCase reports whether one of cases has a name containing sub.
+func hasCase(cases []badCase, sub string) bool {
+	return slices.ContainsFunc(cases, func(c badCase) bool { return strings.Contains(c.name, sub) })
 }
 
 // TestBadInputCoversAPI fails for an exported function or method without
-// bad-input cases, and for a table entry that names none.
+// bad-input cases, one taking a context without a "nil ctx" case, a
+// method of a pointer receiver without a case of a nil receiver (its
+// name holding "nil"), and for a table entry that names none.
 func TestBadInputCoversAPI(t *testing.T) {
 	table := badInputTable(t)
-	api := exportedAPI(t)
+	api, needs := exportedSignatures(t)
 	if len(api) < 60 {
 		t.Fatalf("found only %d exported functions and methods: %v", len(api), api)
 	}
 	for _, name := range api {
-		if len(table[name]) == 0 {
+		cases := table[name]
+		switch {
+		case len(cases) == 0:
 			t.Errorf("%s has no bad-input cases in badInputTable", name)
+		case needs[name].ctx && !hasCase(cases, "nil ctx"):
+			t.Errorf("%s takes a context but has no \"nil ctx\" case in badInputTable", name)
+		case needs[name].nilReceive && !hasCase(cases, "nil"):
+			t.Errorf("%s has a pointer receiver but no case of a nil one in badInputTable", name)
 		}
 	}
 	for name := range table {

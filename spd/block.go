@@ -32,6 +32,9 @@ import (
 // is cancelled it starts no more tiles of rows and returns ctx.Err(),
 // dst then holding some of the entries.
 func SteinBlockTo(ctx context.Context, dst *mat.Dense, a *Set, rows []int, b *Set, cols []int, opts *GramOptions) error {
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
 	if err := sameDim(a, b); err != nil {
 		return err
 	}
@@ -161,6 +164,9 @@ func stein4(b *stein4Buf, x []float64, d int, ldx float64, ldy *[4]float64) ([4]
 // error wrapping ErrEmpty for an empty set or no items, and the errors of
 // SteinBlockTo, ctx.Err() once ctx is cancelled among them.
 func SteinSymBlock(ctx context.Context, a *Set, items []int, opts *GramOptions) (*mat.SymDense, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, err
+	}
 	if a == nil || a.n == 0 || len(items) == 0 {
 		return nil, fmt.Errorf("%w: empty set or no items", ErrEmpty)
 	}

@@ -89,7 +89,7 @@
 //	                 tolerances (ValidateTol's tol < 0 or NaN, and those of the
 //	                 iterations), iteration cap, weights, K, Workers < 0 (KMeans),
 //	                 invalid Metric, SteinMean idx out of range, nil dst, nil or
-//	                 zero Workspace or Anchor, nil *Metric
+//	                 zero Workspace or Anchor, nil *Metric, nil context.Context
 //	ErrNoConvergence iteration cap reached (KarcherMean, SteinMean): the last
 //	                 iterate is returned with it
 //

@@ -83,6 +83,15 @@ func SteinDivergencesSym(ctx context.Context, a *Set, opts *GramOptions) (*mat.S
 	return SteinSymBlock(ctx, a, seq(a.n), opts)
 }
 
+// checkCtx returns an error wrapping ErrParameter for a nil ctx, which
+// would otherwise panic in a worker.
+func checkCtx(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context.Context (use context.Background())", ErrParameter)
+	}
+	return nil
+}
+
 // seq returns the indices 0, 1, ..., n−1.
 func seq(n int) []int {
 	s := make([]int, n)

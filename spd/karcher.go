@@ -46,6 +46,9 @@ type KarcherInfo struct {
 // and an error wrapping ctx.Err() between iterations once ctx is
 // cancelled.
 func KarcherMean(ctx context.Context, xs []*mat.SymDense, opts *KarcherOptions) (*mat.SymDense, KarcherInfo, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, KarcherInfo{}, err
+	}
 	var o KarcherOptions
 	if opts != nil {
 		o = *opts

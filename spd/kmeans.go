@@ -89,6 +89,9 @@ type KMeansResult struct {
 // a computation fail. Once ctx is cancelled it returns an error wrapping
 // ctx.Err() within an element's distances or a cluster's mean iteration.
 func KMeans(ctx context.Context, set *Set, o KMeansOptions) (*KMeansResult, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, err
+	}
 	return kmeans(ctx, set, o, nil)
 }
 

@@ -65,6 +65,9 @@ type SteinMeanInfo struct {
 // with an error wrapping ErrNoConvergence when MaxIter is reached; and an
 // error wrapping ctx.Err() between iterations once ctx is cancelled.
 func SteinMean(ctx context.Context, set *Set, idx []int, opts *SteinMeanOptions) (*mat.SymDense, SteinMeanInfo, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, SteinMeanInfo{}, err
+	}
 	var o SteinMeanOptions
 	if opts != nil {
 		o = *opts

@@ -6,13 +6,16 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Pending is a file of a Folder being written, buffered.
@@ -20,10 +23,31 @@ type Pending struct {
 	name, path string // the final name and path
 	f          *os.File
 	w          *bufio.Writer
+	sealed     atomic.Bool // by the Folder's Commit or Abort: no more writes
 }
 
-// Write appends b to the file. Its errors name the file.
+// errPendingDone is the error of a write to a Pending file after its
+// Folder's Commit or Abort.
+var errPendingDone = errors.New("written after the Folder's Commit or Abort")
+
+// usable returns an error for a nil Pending, one not made by
+// Folder.Create, and one whose Folder committed or aborted.
+func (p *Pending) usable() error {
+	switch {
+	case p == nil || p.w == nil:
+		return errors.New("store: a nil or zero Pending (not made by Folder.Create)")
+	case p.sealed.Load():
+		return p.writeErr(errPendingDone)
+	}
+	return nil
+}
+
+// Write appends b to the file. Its errors name the file; it returns an
+// error after the Folder's Commit or Abort.
 func (p *Pending) Write(b []byte) (int, error) {
+	if err := p.usable(); err != nil {
+		return 0, err
+	}
 	n, err := p.w.Write(b)
 	if err != nil {
 		return n, p.writeErr(err)
@@ -35,6 +59,9 @@ func (p *Pending) Write(b []byte) (int, error) {
 // before is flushed, as the header of a .npy file is rewritten with its
 // final length; later writes still append. Its errors name the file.
 func (p *Pending) WriteAt(b []byte, off int64) (int, error) {
+	if err := p.usable(); err != nil {
+		return 0, err
+	}
 	if err := p.w.Flush(); err != nil {
 		return 0, p.writeErr(err)
 	}
@@ -49,6 +76,7 @@ func (p *Pending) WriteAt(b []byte, off int64) (int, error) {
 // (0644, as os.Create would) and returns its record, read back since
 // WriteAt may have changed what was written.
 func (p *Pending) finish() (File, error) {
+	p.sealed.Store(true)
 	if err := p.w.Flush(); err != nil {
 		return File{}, p.writeErr(err)
 	}
@@ -210,13 +238,12 @@ func fileDigest(path, name string) (File, error) {
 // encodeNPY returns the bytes of a .npy array of the given shape holding
 // data (see WriteNPY).
 func encodeNPY(shape []int, data []float64) ([]byte, error) {
-	size := 1
+	size, err := npyCount(shape)
+	if err != nil {
+		return nil, err
+	}
 	dims := make([]string, len(shape))
 	for i, s := range shape {
-		if s < 0 {
-			return nil, fmt.Errorf("negative dimension in shape %v", shape)
-		}
-		size *= s
 		dims[i] = fmt.Sprint(s)
 	}
 	if size != len(data) {
@@ -229,4 +256,24 @@ func encodeNPY(shape []int, data []float64) ([]byte, error) {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	}
 	return b, nil
+}
+
+// npyCount returns the number of values of an array of the given shape,
+// and an error for a negative dimension and for a shape whose bytes
+// overflow an int.
+func npyCount(shape []int) (int, error) {
+	if slices.ContainsFunc(shape, func(s int) bool { return s < 0 }) {
+		return 0, fmt.Errorf("negative dimension in shape %v", shape)
+	}
+	if slices.Contains(shape, 0) {
+		return 0, nil
+	}
+	size := 1
+	for _, s := range shape {
+		if size > math.MaxInt/8/s {
+			return 0, fmt.Errorf("shape %v: more bytes than an int holds", shape)
+		}
+		size *= s
+	}
+	return size, nil
 }

@@ -123,6 +123,9 @@ func openFolder(ctx context.Context, dir, format string, lock func() (*folderLoc
 	if err := checkFormat(format); err != nil {
 		return nil, err
 	}
+	if ctx == nil {
+		return nil, fmt.Errorf("store: output folder %s: a nil context.Context", dir)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -135,6 +138,7 @@ func openFolder(ctx context.Context, dir, format string, lock func() (*folderLoc
 	}
 	created := missingFolders(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		removeEmpty(created) // the parents made before the name that failed
 		return nil, fmt.Errorf("store: output folder: %w", err)
 	}
 	f := &Folder{ctx: ctx, dir: dir, format: format, created: created, state: done}
@@ -161,15 +165,18 @@ func openFolder(ctx context.Context, dir, format string, lock func() (*folderLoc
 		f.release()
 		return nil, err
 	}
-	live.Lock()
-	if live.closed {
-		live.Unlock()
+	registered := withLive(func() bool {
+		if live.closed {
+			return false
+		}
+		f.state = writing
+		live.folders[f] = struct{}{}
+		return true
+	})
+	if !registered {
 		f.release()
 		return nil, errExiting
 	}
-	f.state = writing
-	live.folders[f] = struct{}{}
-	live.Unlock()
 	return f, nil
 }
 
@@ -210,13 +217,34 @@ func (f *Folder) open() error {
 }
 
 // Dir returns the folder's path.
-func (f *Folder) Dir() string { return f.dir }
+// A nil Folder's is "".
+func (f *Folder) Dir() string {
+	if f == nil {
+		return ""
+	}
+	return f.dir
+}
+
+// errNoFolder is the error of a method called on a nil Folder or one not
+// made by CreateFolder or WaitFolder.
+var errNoFolder = errors.New("store: a nil or zero Folder (not made by CreateFolder or WaitFolder)")
+
+// check returns errNoFolder for a nil or zero Folder.
+func (f *Folder) check() error {
+	if f == nil || f.ctx == nil {
+		return errNoFolder
+	}
+	return nil
+}
 
 // Create starts the file name of the set as a temporary file in the
 // folder. name is a plain file name, not hidden, not meta.json and not
 // created before in this set; errors say so, and give those of the file
 // system.
 func (f *Folder) Create(name string) (*Pending, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
 	if err := checkName(name); err != nil {
 		return nil, fmt.Errorf("store: folder %s: %w", f.dir, err)
 	}
@@ -256,6 +284,9 @@ func (f *Folder) WriteFile(name string, data []byte) error {
 // WriteNPY writes the file name of the set as a .npy array of the given
 // shape, as WriteNPY writes a file.
 func (f *Folder) WriteNPY(name string, shape []int, data []float64) error {
+	if err := f.check(); err != nil {
+		return err
+	}
 	b, err := encodeNPY(shape, data)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Join(f.dir, name), err)
@@ -287,10 +318,13 @@ func (f *Folder) Commit() error {
 // past the commit point leaves the new set to be completed by the next
 // covpipe that opens the folder.
 func (f *Folder) CommitMarker(marker func(files []File) ([]byte, error)) error {
-	live.Lock()
-	state := f.state
-	live.Unlock()
-	if state != writing {
+	if err := f.check(); err != nil {
+		return err
+	}
+	if marker == nil {
+		return fmt.Errorf("store: folder %s: a nil marker function", f.dir)
+	}
+	if withLive(func() folderState { return f.state }) != writing {
 		return fmt.Errorf("store: folder %s: Commit after Commit or Abort", f.dir)
 	}
 	if err := f.ctx.Err(); err != nil {
@@ -351,17 +385,19 @@ func (f *Folder) CommitMarker(marker func(files []File) ([]byte, error)) error {
 // Once the folder is marked committing, RemoveTempFiles leaves its files
 // to the journal.
 func (f *Folder) writePending(content []byte) error {
-	live.Lock()
-	switch {
-	case live.closed:
-		live.Unlock()
-		return errExiting
-	case f.ctx.Err() != nil:
-		live.Unlock()
-		return f.ctx.Err()
+	err := withLive(func() error {
+		switch {
+		case live.closed:
+			return errExiting
+		case f.ctx.Err() != nil:
+			return f.ctx.Err()
+		}
+		f.state = committing
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	f.state = committing
-	live.Unlock()
 	if err := f.step("pending"); err != nil {
 		return err
 	}
@@ -390,9 +426,7 @@ func (f *Folder) writePending(content []byte) error {
 	if err != nil {
 		// Not committed: the set in place stands, and Abort removes the
 		// temporary files.
-		live.Lock()
-		f.state = writing
-		live.Unlock()
+		setState(f, writing)
 		return fmt.Errorf("store: commit %s: %w", f.dir, err)
 	}
 	syncDir(f.dir)
@@ -405,9 +439,7 @@ func (f *Folder) step(step string) error {
 		return nil
 	}
 	if err := f.stop(step); err != nil {
-		live.Lock()
-		f.state = killed
-		live.Unlock()
+		setState(f, killed)
 		return err
 	}
 	return nil
@@ -423,11 +455,14 @@ func (f *Folder) cutShort(err error) error {
 // parents it created for it, while empty), and
 // releases the lock. It does nothing after a successful Commit, so
 // `defer f.Abort()` cleans up every error path; past the commit point,
-// it leaves the new set to the journal.
+// it leaves the new set to the journal. It does nothing on a nil or zero
+// Folder, so that `f, err := CreateFolder(...); defer f.Abort()` is safe
+// before err is checked.
 func (f *Folder) Abort() {
-	live.Lock()
-	f.removeTemps()
-	live.Unlock()
+	if f.check() != nil {
+		return
+	}
+	withLive(f.removeTemps)
 	f.release()
 }
 
@@ -439,6 +474,7 @@ func (f *Folder) removeTemps() bool {
 		return false
 	}
 	for _, p := range f.files {
+		p.sealed.Store(true)
 		p.f.Close()
 		os.Remove(p.f.Name())
 	}
@@ -449,21 +485,32 @@ func (f *Folder) removeTemps() bool {
 // releases its lock, then removes the folder when it was created and
 // holds nothing.
 func (f *Folder) release() {
-	live.Lock()
-	if f.state != done {
-		for _, p := range f.files {
-			p.f.Close()
+	l := withLive(func() *folderLock {
+		if f.state != done {
+			for _, p := range f.files {
+				p.sealed.Store(true)
+				p.f.Close()
+			}
+			delete(live.folders, f)
+			f.state = done
 		}
-		delete(live.folders, f)
-		f.state = done
-	}
-	l := f.lock
-	f.lock = nil
-	live.Unlock()
+		l := f.lock
+		f.lock = nil
+		return l
+	})
 	l.unlock()
-	for _, d := range f.created {
-		if os.Remove(d) != nil { // fails, harmlessly, when not empty
-			break
+	removeEmpty(f.created)
+}
+
+// removeEmpty removes the folders dirs, innermost first, while they are
+// empty (or were never made).
+func removeEmpty(dirs []string) {
+	for _, d := range dirs {
+		if _, err := os.Lstat(d); err != nil {
+			continue // not made: its name may be the one that failed
+		}
+		if os.Remove(d) != nil {
+			break // not empty
 		}
 	}
 }

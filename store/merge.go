@@ -47,6 +47,12 @@ func Merge(ctx context.Context, dir string, shardDirs []string) (*Meta, error) {
 	metas := make([]*Meta, len(shardDirs))
 	recs := make([]records, len(shardDirs))
 	for i, sd := range shardDirs {
+		if st, err := os.Stat(sd); err != nil || !st.IsDir() {
+			if err == nil {
+				err = errors.New("not a folder")
+			}
+			return nil, mergeError{fmt.Errorf("%w: shard folder %s: %w", ErrInvalid, sd, err)}
+		}
 		v, err := openView(sd)
 		if err != nil {
 			return nil, mergeError{err}
@@ -120,17 +126,21 @@ func checkShards(dirs []string, metas []*Meta) ([]int, error) {
 		byIndex[i] = -1
 	}
 	for i, m := range metas {
+		// Another run first: its shard numbers say nothing.
+		if d := metas[0].Diff(m); d != "" {
+			return nil, mergeError{fmt.Errorf("%w: %s and %s are not shards of the same run: %s", ErrInvalid, dirs[0], dirs[i], d)}
+		}
 		if m.Shard.Count != count {
 			return nil, mergeError{fmt.Errorf("%w: %s is shard %v but %s is shard %v: not shards of one split",
 				ErrInvalid, dirs[0], metas[0].Shard, dirs[i], m.Shard)}
 		}
 		if prev := byIndex[m.Shard.Index]; prev >= 0 {
+			if count == 1 {
+				return nil, mergeError{fmt.Errorf("%w: %s and %s both hold the whole run (written without --shard): give the shards of one run, each once", ErrInvalid, dirs[prev], dirs[i])}
+			}
 			return nil, mergeError{fmt.Errorf("%w: shard %v given twice: %s and %s", ErrInvalid, m.Shard, dirs[prev], dirs[i])}
 		}
 		byIndex[m.Shard.Index] = i
-		if d := metas[0].Diff(m); d != "" {
-			return nil, mergeError{fmt.Errorf("%w: %s and %s are not shards of the same run: %s", ErrInvalid, dirs[0], dirs[i], d)}
-		}
 		lo, hi := m.Shard.Range(m.TotalImages())
 		if m.Counts.Images != hi-lo {
 			return nil, mergeError{fmt.Errorf("%w: %s: shard %v of %d images has %d images, want %d",
@@ -197,6 +207,10 @@ func mergeShard(ctx context.Context, out *Writer, rec records, m *Meta) error {
 	err = readManifest(rec, func(index int, path, label, region string) error {
 		if index != rows {
 			return fmt.Errorf("index %d, want %d", index, rows)
+		}
+		// What every reader refuses (Read) is not committed either.
+		if _, err := parseRow(index, path, label, region, len(m.Inputs)); err != nil {
+			return err
 		}
 		rows++
 		return row(out, path, label, region)

@@ -84,6 +84,25 @@ func TestMergeRefuses(t *testing.T) {
 	b, _ = os.ReadFile(npy)
 	b[len(b)-1] ^= 1
 	os.WriteFile(npy, b, 0o644)
+	// Manifests that Read refuses, resealed so that only their rows are
+	// wrong.
+	badRow := func(field int, value string) string {
+		dir := shard.writeTo(t)
+		man := filepath.Join(dir, ManifestFile)
+		b, _ := os.ReadFile(man)
+		lines := strings.SplitN(string(b), "\n", 3)
+		f := strings.Split(lines[1], ",")
+		f[field] = value
+		lines[1] = strings.Join(f, ",")
+		os.WriteFile(man, []byte(strings.Join(lines, "\n")), 0o644)
+		reseal(t, dir)
+		if _, err := Read(dir); err == nil {
+			t.Fatalf("Read takes the manifest row %s", lines[1])
+		}
+		return dir
+	}
+	badEscape, badLabel, badRegion := badRow(1, `a\xZZ.png`), badRow(2, `\q`), badRow(3, "999999999999x-5+a+b")
+	whole, otherWhole := r.writeTo(t), otherRidge.writeTo(t)
 	failed := r
 	failed.skipBad = true
 	failed.fail = map[string]bool{}
@@ -106,6 +125,13 @@ func TestMergeRefuses(t *testing.T) {
 		{"other inputs", []string{otherSkip.shards(t, 3)[0], otherInputs.shards(t, 3)[1], otherSkip.shards(t, 3)[2]}, "inputs"},
 		{"other vectors", []string{three[0], otherVectors.shards(t, 3)[1], three[2]}, "vectors null vs"},
 		{"incomplete", []string{three[0], three[1], incomplete}, "no meta.json"},
+		{"does not exist", []string{three[0], three[1], filepath.Join(t.TempDir(), "nowhere")}, "nowhere: stat"},
+		{"a file", []string{three[0], three[1], filepath.Join(three[1], MetaFile)}, "meta.json: not a folder"},
+		{"two unrelated runs", []string{whole, otherWhole}, "not shards of the same run: ridge"},
+		{"the whole run twice", []string{whole, whole}, "both hold the whole run"},
+		{"bad path escape", []string{three[0], three[1], badEscape}, "malformed escape"},
+		{"bad label escape", []string{three[0], three[1], badLabel}, "malformed escape"},
+		{"bad region", []string{three[0], three[1], badRegion}, "999999999999x-5+a+b"},
 		{"truncated", []string{three[0], three[1], truncated}, "truncated or corrupt"},
 		{"short manifest", []string{three[0], three[1], shortManifest}, "has 2 rows, meta.json counts 3"},
 		{"torn", []string{three[0], three[1], tornNPY}, "SHA-256 of descriptors.npy"},

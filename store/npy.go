@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -103,11 +104,12 @@ func WriteNPY(path string, shape []int, data []float64) error {
 // numpy.save leaves it) and rewritten in place by Close, so the array is
 // never held in memory.
 type NPYWriter struct {
-	w    NPYFile
-	dims []int
-	item int // values per entry of the first axis
-	n    int
-	buf  []byte
+	w      NPYFile
+	dims   []int
+	item   int // values per entry of the first axis
+	n      int
+	buf    []byte
+	closed bool
 }
 
 // NPYFile is what an NPYWriter streams to: appended to, and written at
@@ -118,30 +120,51 @@ type NPYFile interface {
 }
 
 // NewNPYWriter starts an array of shape (n, dims...) at the start of w.
-// It returns an error for a negative dimension and the error of writing
-// the header.
+// It returns an error for a nil w, a negative dimension or an entry of
+// more bytes than an int holds, and the error of writing the header.
 func NewNPYWriter(w NPYFile, dims ...int) (*NPYWriter, error) {
-	item := 1
-	for _, d := range dims {
-		if d < 0 {
-			return nil, fmt.Errorf("store: .npy array of shape (n, %v): negative dimension", dims)
-		}
-		item *= d
+	if w == nil {
+		return nil, errors.New("store: .npy array to a nil file")
 	}
-	a := &NPYWriter{w: w, dims: dims, item: item}
+	item, err := npyCount(dims)
+	if err != nil {
+		return nil, fmt.Errorf("store: .npy array of shape (n, %v): %w", dims, err)
+	}
+	a := &NPYWriter{w: w, dims: slices.Clone(dims), item: item}
 	if _, err := w.Write(npyHeader(0, dims...)); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
-// Len returns n, the number of entries appended so far.
-func (a *NPYWriter) Len() int { return a.n }
+// Len returns n, the number of entries appended so far (0 for a nil
+// NPYWriter).
+func (a *NPYWriter) Len() int {
+	if a == nil {
+		return 0
+	}
+	return a.n
+}
+
+// usable returns an error for a nil NPYWriter, one not made by
+// NewNPYWriter, and one closed.
+func (a *NPYWriter) usable() error {
+	switch {
+	case a == nil || a.w == nil:
+		return errors.New("store: a nil or zero NPYWriter (not made by NewNPYWriter)")
+	case a.closed:
+		return errors.New("store: NPYWriter used after Close")
+	}
+	return nil
+}
 
 // Append appends entries of the first axis, given as their values in C
 // order one after another. It returns an error when len(values) is not a
-// multiple of an entry's size, and errors of writing.
+// multiple of an entry's size, after Close, and errors of writing.
 func (a *NPYWriter) Append(values []float64) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
 	if len(values) == 0 {
 		return nil
 	}
@@ -161,8 +184,19 @@ func (a *NPYWriter) Append(values []float64) error {
 
 // Copy appends n entries read from r, already encoded as the array's
 // values (little-endian float64, C order). It returns an error wrapping
-// ErrInvalid when r ends first, and errors of reading and writing.
+// ErrInvalid when r ends first, an error for a nil r, a negative n or
+// one of more bytes than an int64 holds and after Close, and errors of
+// reading and writing.
 func (a *NPYWriter) Copy(r io.Reader, n int) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
+	switch {
+	case r == nil:
+		return errors.New("store: NPYWriter.Copy from a nil reader")
+	case n < 0 || a.item > 0 && int64(n) > math.MaxInt64/8/int64(a.item):
+		return fmt.Errorf("store: NPYWriter.Copy of %d entries of %d values", n, a.item)
+	}
 	size := int64(n) * int64(a.item) * 8
 	if m, err := io.CopyN(a.w, r, size); err != nil {
 		if m < size && (err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)) {
@@ -175,8 +209,12 @@ func (a *NPYWriter) Copy(r io.Reader, n int) error {
 }
 
 // Close rewrites the header with the final n. It does not close the
-// underlying file.
+// underlying file. After Close, Append, Copy and Close return errors.
 func (a *NPYWriter) Close() error {
+	if err := a.usable(); err != nil {
+		return err
+	}
+	a.closed = true
 	_, err := a.w.WriteAt(npyHeader(a.n, a.dims...), 0)
 	return err
 }

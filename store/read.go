@@ -71,19 +71,9 @@ func readOutput(v *view) (*Output, error) {
 		if index != len(rows) {
 			return fmt.Errorf("index %d, want %d", index, len(rows))
 		}
-		k, rel, err := splitPath(path, len(meta.Inputs))
-		if err != nil {
-			return err
-		}
-		if label, err = unescape(label); err != nil {
-			return err
-		}
-		r, err := covariance.ParseRegion(region)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, Row{Index: index, Input: k, Path: rel, Label: label, Region: r})
-		return nil
+		r, err := parseRow(index, path, label, region, len(meta.Inputs))
+		rows = append(rows, r)
+		return err
 	})
 	if err != nil {
 		return nil, rec.tornOr(ManifestFile, err)
@@ -118,6 +108,23 @@ func readOutput(v *view) (*Output, error) {
 	}
 	out.VectorLen = info.shape[1]
 	return out, nil
+}
+
+// parseRow parses the fields of a manifest row, as written (escaped), of
+// a folder of inputs inputs.
+func parseRow(index int, path, label, region string, inputs int) (Row, error) {
+	k, rel, err := splitPath(path, inputs)
+	if err != nil {
+		return Row{}, err
+	}
+	if label, err = unescape(label); err != nil {
+		return Row{}, err
+	}
+	r, err := covariance.ParseRegion(region)
+	if err != nil {
+		return Row{}, err
+	}
+	return Row{Index: index, Input: k, Path: rel, Label: label, Region: r}, nil
 }
 
 // fileSize returns the size that files records for the file name, 0 when

@@ -98,11 +98,14 @@ const (
 // An N given as auto/N must agree with Slurm's count. The error wraps
 // ErrShard and names the variables when neither scheduler's is set, or
 // when they do not make a shard (an array with a step or gaps, an index
-// out of range).
+// out of range), and for a nil getenv.
 func AutoShard(s string, getenv func(string) string) (Shard, error) {
 	rest, ok := strings.CutPrefix(s, "auto")
 	if !ok || (rest != "" && rest[0] != '/') {
 		return ParseShard(s)
+	}
+	if getenv == nil {
+		return Shard{}, fmt.Errorf("%w: %q: a nil getenv (pass os.Getenv)", ErrShard, s)
 	}
 	given := 0
 	if rest != "" {

@@ -28,16 +28,30 @@ var errExiting = errors.New("store: the process is exiting")
 // creates a file or commits: RemoveTempFiles is for a process that
 // exits right after it.
 func RemoveTempFiles() {
-	live.Lock()
-	live.closed = true
-	var folders []*Folder
-	for f := range live.folders {
-		if f.removeTemps() {
-			folders = append(folders, f)
+	folders := withLive(func() []*Folder {
+		live.closed = true
+		var folders []*Folder
+		for f := range live.folders {
+			if f.removeTemps() {
+				folders = append(folders, f)
+			}
 		}
-	}
-	live.Unlock()
+		return folders
+	})
 	for _, f := range folders {
 		f.release()
 	}
+}
+
+// withLive returns fn's result, called with live's mutex held: released
+// by a defer, so that a panic that a caller recovers from leaves it free.
+func withLive[T any](fn func() T) T {
+	live.Lock()
+	defer live.Unlock()
+	return fn()
+}
+
+// setState sets f's state under live's mutex.
+func setState(f *Folder, s folderState) {
+	withLive(func() bool { f.state = s; return true })
 }

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path"
 	"strconv"
 
 	"github.com/covpipe/covpipe/covariance"
@@ -28,8 +30,12 @@ type Writer struct {
 // Create starts the descriptor folder dir (created if needed) of the run
 // that m describes, as a Folder (CreateFolder: it takes the folder's
 // lock and completes or removes what killed writers left) written by
-// NewWriter. A failed or aborted Writer leaves dir as it was.
+// NewWriter. A failed or aborted Writer leaves dir as it was. It
+// returns an error for a nil m before it touches dir.
 func Create(ctx context.Context, dir string, m *Meta) (*Writer, error) {
+	if m == nil {
+		return nil, fmt.Errorf("store: create %s: a nil Meta", dir)
+	}
 	f, err := CreateFolder(ctx, dir, Format)
 	if err != nil {
 		return nil, err
@@ -41,8 +47,16 @@ func Create(ctx context.Context, dir string, m *Meta) (*Writer, error) {
 // describes into f, a Folder of Format: m.Dim is d, len(m.Inputs) the
 // number of inputs, m.Vectors says whether vectors come and m.SkipBad
 // whether failures do (failures.csv is written only then). The Writer
-// commits or aborts f; NewWriter aborts it when it fails.
+// commits or aborts f; NewWriter aborts it when it fails, and returns an
+// error for a nil or zero f and a nil m.
 func NewWriter(f *Folder, m *Meta) (w *Writer, err error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		f.Abort()
+		return nil, fmt.Errorf("store: descriptors into %s: a nil Meta", f.dir)
+	}
 	if f.format != Format {
 		f.Abort()
 		return nil, fmt.Errorf("store: folder %s of format %s for descriptors (%s)", f.dir, f.format, Format)
@@ -85,8 +99,24 @@ func NewWriter(f *Folder, m *Meta) (w *Writer, err error) {
 // Add writes the descriptors of the next image, with relative path rel
 // (slash-separated) in input number input and label label: one per
 // region, descriptor k of regions[k] being the row-major d×d block
-// data[k·d·d:(k+1)·d·d], and a manifest row for each.
+// data[k·d·d:(k+1)·d·d], and a manifest row for each. It returns an
+// error, writing nothing, for an input out of range (0 ≤ input < the
+// number of inputs, 0 for a single input), a path that is empty or not
+// clean (path.Clean; a CSV manifest's "../x.png" or "/abs/x.png" is),
+// a region that covariance.ParseRegion would refuse, and data of
+// another length.
 func (w *Writer) Add(input int, rel, label string, regions []covariance.Region, data []float64) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if err := w.checkItem(input, rel); err != nil {
+		return err
+	}
+	for _, r := range regions {
+		if r.W < 1 || r.H < 1 || r.X < 0 || r.Y < 0 {
+			return fmt.Errorf("store: %s: region %v of %s: want a size of at least 1x1 at a non-negative position", w.f.Dir(), r, rel)
+		}
+	}
 	if len(data) != len(regions)*w.d*w.d {
 		return fmt.Errorf("store: %d values for %d descriptors of %dx%d", len(data), len(regions), w.d, w.d)
 	}
@@ -108,6 +138,9 @@ func (w *Writer) Add(input int, rel, label string, regions []covariance.Region, 
 // with the whole-image layout. Every vector must have the length of the
 // first. It returns an error when Create's meta has no Vectors.
 func (w *Writer) AddVector(v []float64) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
 	if !w.vectors {
 		return fmt.Errorf("store: %s: a vector for a folder without vectors", w.f.Dir())
 	}
@@ -125,8 +158,18 @@ func (w *Writer) AddVector(v []float64) error {
 
 // AddFailure lists the next image, which failed with err, in
 // failures.csv, its message on one line. It returns an error when
-// Create's meta did not have SkipBad.
+// Create's meta did not have SkipBad, for the input and path that Add
+// refuses, and for a nil err.
 func (w *Writer) AddFailure(input int, rel string, err error) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if err := w.checkItem(input, rel); err != nil {
+		return err
+	}
+	if err == nil {
+		return fmt.Errorf("store: %s: a failure of %s without an error", w.f.Dir(), rel)
+	}
 	if w.fail == nil {
 		return fmt.Errorf("store: %s: a failure without SkipBad", w.f.Dir())
 	}
@@ -168,8 +211,14 @@ func failure[P ~string | ~[]byte](w *Writer, path P, msg string) error {
 // Files it sets. It writes the final .npy headers, then commits the
 // Folder with m as its marker, meta.json. It returns an error when the
 // descriptors or vectors written disagree with m's counts, and the
-// errors of Folder.CommitMarker.
+// errors of Folder.CommitMarker, and an error for a nil m.
 func (w *Writer) Commit(m *Meta) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if m == nil {
+		return fmt.Errorf("store: commit %s: a nil Meta", w.f.Dir())
+	}
 	if w.npy.Len() != m.Counts.Descriptors || w.rows != m.Counts.Descriptors {
 		return fmt.Errorf("store: %s: %d descriptors and %d manifest rows written, the counts say %d", w.f.Dir(), w.npy.Len(), w.rows, m.Counts.Descriptors)
 	}
@@ -197,5 +246,30 @@ func (w *Writer) Commit(m *Meta) error {
 }
 
 // Abort removes what was written, as Folder.Abort does. It does nothing
-// after a successful Commit.
-func (w *Writer) Abort() { w.f.Abort() }
+// after a successful Commit, and on a nil or zero Writer.
+func (w *Writer) Abort() {
+	if w != nil {
+		w.f.Abort()
+	}
+}
+
+// usable returns an error for a nil Writer and one not made by Create
+// or NewWriter.
+func (w *Writer) usable() error {
+	if w == nil || w.npy == nil {
+		return errors.New("store: a nil or zero Writer (not made by Create or NewWriter)")
+	}
+	return nil
+}
+
+// checkItem returns an error for an input number out of range and a
+// path that is empty or not clean.
+func (w *Writer) checkItem(input int, rel string) error {
+	if input < 0 || input >= max(w.inputs, 1) {
+		return fmt.Errorf("store: %s: input %d of %s, want 0..%d", w.f.Dir(), input, rel, max(w.inputs, 1)-1)
+	}
+	if rel == "" || path.Clean(rel) != rel {
+		return fmt.Errorf("store: %s: path %q is empty or not clean (path.Clean gives %q)", w.f.Dir(), rel, path.Clean(rel))
+	}
+	return nil
+}

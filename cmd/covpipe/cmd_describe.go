@@ -52,9 +52,10 @@ func describeCommand() *cli.Command {
 			}
 			// The output folder is taken before the inputs are listed.
 			return intoFolder(c, out, store.Format, func(f *store.Folder) error {
+				// An output folder inside an input is no input folder.
 				inputs := make([]*datasets.List, c.NArg())
 				for i, spec := range c.Args().Slice() {
-					if inputs[i], err = datasets.Open(spec); err != nil {
+					if inputs[i], err = datasets.OpenExcept(spec, out); err != nil {
 						return fmt.Errorf("describe: input %s: %w", spec, err)
 					}
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/store"
 )
@@ -454,6 +455,38 @@ func TestDescribeGreyWarning(t *testing.T) {
 		const msg = "warning: 2 of the 2 images described are grey (R = G = B), so their colour features repeat one plane"
 		if strings.Contains(stdout, msg) != tc.warn || !tc.warn && strings.Contains(stdout, "warning") {
 			t.Errorf("--features %s: %q, want the warning %v", tc.features, stdout, tc.warn)
+		}
+	}
+}
+
+// TestDescribeOutInsideInput checks that an output folder inside the
+// input folder is not listed as one of its folders: reruns write the
+// same meta.json, which counts no skipped entry, for class folders and
+// for a plain folder of images.
+func TestDescribeOutInsideInput(t *testing.T) {
+	plain := filepath.Join(t.TempDir(), "photos")
+	noisePNGs(t, rand.New(rand.NewPCG(3, 4)), plain, 3)
+	for _, src := range []string{imageFolder(t, 2), plain} {
+		out := filepath.Join(src, "desc")
+		var metas [2][]byte
+		for i := range metas {
+			if _, stderr, err := runCLI(t, "describe", "--out", out, src); err != nil {
+				t.Fatalf("describe %d: %v\n%s", i, err, stderr)
+			}
+			var err error
+			if metas[i], err = os.ReadFile(filepath.Join(out, store.MetaFile)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if string(metas[0]) != string(metas[1]) {
+			t.Errorf("%s: meta.json changed between reruns:\n%s\n%s", src, metas[0], metas[1])
+		}
+		m, err := store.ReadMeta(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := m.Inputs[0].Skipped; s != (datasets.Skipped{}) {
+			t.Errorf("%s: skipped %+v: the output folder is counted", src, s)
 		}
 	}
 }

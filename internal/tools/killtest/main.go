@@ -1,11 +1,18 @@
 // Command killtest is the kill -9 campaign behind the guarantee of
 // covpipe's output sets (package store): for each command that writes a
-// folder (describe, merge, learn, encode, run), it makes an old set in a
-// folder, starts a covpipe writing a new set there, kills it with SIGKILL
-// at random moments, and checks that the folder then reads as exactly the
-// old set or the new one, never torn or unreadable; then that covpipe run
-// once more into the folder completes with the new set. It prints a tally
-// per command.
+// folder (describe, merge, learn, encode, run, fit, predict), it makes an
+// old set in a folder, starts a covpipe writing a new set there, kills it
+// with SIGKILL at random moments, and checks that the folder then reads
+// as exactly the old set or the new one, never torn or unreadable; then
+// that covpipe run once more into the folder completes with the new set.
+// Before covpipe reads it, the folder is read as a program other than
+// covpipe that follows the README's NumPy snippet reads it (no pending
+// marker, every file of meta.json of its size and SHA-256): it must find
+// the old set, the new one, or refuse the folder, never accept a mix. It
+// prints a tally per command.
+//
+// merge-aimed is merge with every kill aimed between the renames of the
+// commit: as soon as the pending marker .meta.json.pending appears.
 //
 //	go run ./internal/tools/killtest [--bin covpipe] [--trials 20] [--seed 1] [--slow-renames 20ms] [--work DIR] [COMMAND...]
 //
@@ -26,6 +33,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -66,6 +75,7 @@ func main() {
 // times (the seed it records), for the named file.
 type scenario struct {
 	name     string
+	aimed    bool // every kill right after the pending marker appears
 	format   string
 	old, new func(out string) []string
 	timed    string                       // the file whose bytes differ run to run
@@ -77,6 +87,8 @@ type scenario struct {
 // tally counts the outcomes of a command's kills.
 type tally struct {
 	old, new, torn, unreadable, rerunFailed int
+	plainOld, plainNew, plainRefused        int           // as a plain reader of the README's snippet finds the folder
+	plainMixed                              int           // accepted by that reader, yet neither set
 	pending, temps                          int           // folders found with a pending marker, with temporary files
 	finished                                int           // writers that finished before the kill
 	duration                                time.Duration // of the reference run of the new set
@@ -100,8 +112,8 @@ func run(bin, work string, trials int, seed uint64, slow time.Duration, only []s
 	c := &campaign{bin: bin, work: work, slow: slow, rng: rand.New(rand.NewPCG(seed, 7))}
 	scenarios := c.scenarios()
 	fmt.Printf("kill -9 campaign: %d kills per command, seed %d, renames slowed by %v in a quarter of them\n\n", trials, seed, slow)
-	fmt.Println("| command | reference run | old set | new set | torn | unreadable | pending commit found | temporary files found | finished before the kill | rerun failed |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| command | reference run | old set | new set | torn | unreadable | pending commit found | temporary files found | finished before the kill | rerun failed | plain reader: old | new | refused | mixed |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	bad := 0
 	for _, s := range scenarios {
 		if len(only) > 0 && !slices.Contains(only, s.name) {
@@ -111,12 +123,13 @@ func run(bin, work string, trials int, seed uint64, slow time.Duration, only []s
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
-		fmt.Printf("| %s | %.2f s | %d | %d | %d | %d | %d | %d | %d | %d |\n", s.name, t.duration.Seconds(),
-			t.old, t.new, t.torn, t.unreadable, t.pending, t.temps, t.finished, t.rerunFailed)
-		bad += t.torn + t.unreadable + t.rerunFailed
+		fmt.Printf("| %s | %.2f s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", s.name, t.duration.Seconds(),
+			t.old, t.new, t.torn, t.unreadable, t.pending, t.temps, t.finished, t.rerunFailed,
+			t.plainOld, t.plainNew, t.plainRefused, t.plainMixed)
+		bad += t.torn + t.unreadable + t.rerunFailed + t.plainMixed
 	}
 	if bad > 0 {
-		return fmt.Errorf("%d kills left a folder torn or unreadable, or a rerun failed", bad)
+		return fmt.Errorf("%d kills left a folder torn or unreadable, or a mix a plain reader accepts, or a rerun failed", bad)
 	}
 	return nil
 }
@@ -134,117 +147,6 @@ func (c *campaign) covpipe(args ...string) error {
 		return fmt.Errorf("covpipe %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return nil
-}
-
-// scenarios returns the campaigns of the five commands, over inputs made
-// in the work folder.
-func (c *campaign) scenarios() []scenario {
-	in := func(name string) string { return filepath.Join(c.work, "in", name) }
-	images := in("images")
-	descA, descB := in("desc-a"), in("desc-b")
-	dictA, dictB := in("dict-a"), in("dict-b")
-	config := in("tiny.yaml")
-	shardsA := []string{in("shard-a-0"), in("shard-a-1")}
-	shardsB := []string{in("shard-b-0"), in("shard-b-1")}
-	describeB := func(out string, extra ...string) []string {
-		args := []string{"describe", "--features", "I,Ix,Iy,Ixx,Iyy,gabor", "--regions", "grid:2x2", "--workers", "1", "--out", out}
-		return append(append(args, extra...), images)
-	}
-	return []scenario{
-		{
-			name: "describe", format: store.Format,
-			prepare: func() error { return writeImages(images, 240) },
-			old: func(out string) []string {
-				return []string{"describe", "--features", "texture", "--ridge", "0.01", "--out", out, images}
-			},
-			new: func(out string) []string { return describeB(out) },
-		},
-		{
-			name: "merge", format: store.Format,
-			prepare: func() error {
-				for i := range 2 {
-					shard := fmt.Sprintf("%d/2", i)
-					if err := c.covpipe("describe", "--features", "texture", "--regions", "blocks:40:8", "--seed", "1", "--shard", shard, "--out", shardsA[i], images); err != nil {
-						return err
-					}
-					if err := c.covpipe(describeB(shardsB[i], "--shard", shard)...); err != nil {
-						return err
-					}
-				}
-				return nil
-			},
-			old: func(out string) []string { return append([]string{"merge", "--out", out}, shardsA...) },
-			new: func(out string) []string { return append([]string{"merge", "--out", out}, shardsB...) },
-		},
-		{
-			name: "learn", format: store.FormatDictionary,
-			prepare: func() error {
-				if err := c.covpipe("describe", "--features", "texture", "--regions", "blocks:8:12", "--seed", "2", "--out", descA, images); err != nil {
-					return err
-				}
-				return c.covpipe("describe", "--features", "texture", "--regions", "blocks:4:12", "--seed", "3", "--out", descB, images)
-			},
-			old: func(out string) []string {
-				return []string{"learn", "--atoms", "8", "--iters", "4", "--seed", "1", "--keep-scale", "--out", out, descA}
-			},
-			new: func(out string) []string {
-				return []string{"learn", "--atoms", "16", "--iters", "6", "--seed", "2", "--keep-scale", "--workers", "1", "--out", out, descA}
-			},
-			timed: "learn.json", newSeed: 2, seedOf: jsonSeed,
-		},
-		{
-			name: "encode", format: store.FormatCodes,
-			prepare: func() error {
-				if err := c.covpipe("learn", "--atoms", "8", "--iters", "2", "--seed", "1", "--keep-scale", "--out", dictA, descB); err != nil {
-					return err
-				}
-				return c.covpipe("learn", "--atoms", "32", "--iters", "2", "--seed", "2", "--keep-scale", "--out", dictB, descB)
-			},
-			old: func(out string) []string { return []string{"encode", "--dict", dictA, "--out", out, descB} },
-			new: func(out string) []string {
-				return []string{"encode", "--dict", dictB, "--workers", "1", "--out", out, descA}
-			},
-		},
-		{
-			name: "run", format: store.FormatRun,
-			prepare: func() error { return os.WriteFile(config, []byte(tinyConfig), 0o644) },
-			old: func(out string) []string {
-				return []string{"run", config, "--seed", "1", "--repeats", "2", "--no-cache", "--out", out}
-			},
-			new: func(out string) []string {
-				return []string{"run", config, "--seed", "2", "--workers", "1", "--no-cache", "--out", out}
-			},
-			timed: "results.json", newSeed: 2, seedOf: jsonSeed,
-		},
-	}
-}
-
-// tinyConfig is run's experiment: two synthetic tasks, three methods and
-// a bar chart, a second or two of work.
-const tinyConfig = `name: killtest
-seed: 1
-repeats: 6
-plot: bars
-tasks:
-  - name: easy
-    synthetic: {classes: 4, dim: 3, samples: 256, train: 0.5, spread: 1, variance: 0.85}
-  - name: hard
-    synthetic: {classes: 4, dim: 3, samples: 256, train: 0.5, spread: 1, variance: 2.0}
-methods:
-  - {name: rsr, sigma: 1, lambda: 0.05}
-  - {name: nn-airm, type: nn, metric: airm}
-  - {name: nn-stein, type: nn, metric: stein}
-`
-
-// jsonSeed returns the "seed" of a JSON object.
-func jsonSeed(b []byte) (uint64, error) {
-	var v struct {
-		Seed *uint64 `json:"seed"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil || v.Seed == nil {
-		return 0, fmt.Errorf("no seed (%v)", err)
-	}
-	return *v.Seed, nil
 }
 
 // campaign runs the kills of s and returns their tally.
@@ -278,6 +180,9 @@ func (c *campaign) campaign(s scenario, trials int) (tally, error) {
 		if mode == 3 && c.slow == 0 {
 			mode = 2
 		}
+		if s.aimed {
+			mode = 4
+		}
 		switch mode {
 		case 0:
 			delay = time.Duration(c.rng.Float64() * float64(t.duration))
@@ -285,7 +190,7 @@ func (c *campaign) campaign(s scenario, trials int) (tally, error) {
 			delay = time.Duration((0.75 + 0.35*c.rng.Float64()) * float64(t.duration))
 		case 2:
 			delay = time.Duration(c.rng.Float64() * float64(300*time.Microsecond))
-		default:
+		case 3:
 			delay = time.Duration(c.rng.Float64() * float64(6*c.slow))
 		}
 		args := s.new(dir)
@@ -304,7 +209,7 @@ func (c *campaign) campaign(s scenario, trials int) (tally, error) {
 		go func() { done <- cmd.Wait() }()
 		timer := time.After(delay)
 		if mode >= 2 {
-			timer = committing(dir, delay)
+			timer = committing(dir, delay, mode == 4)
 		}
 		select {
 		case err := <-done:
@@ -319,6 +224,17 @@ func (c *campaign) campaign(s scenario, trials int) (tally, error) {
 			}
 			syscall.Kill(victim, syscall.SIGKILL)
 			<-done
+		}
+		switch c.plain(s, dir, refOld, refNew) {
+		case "old":
+			t.plainOld++
+		case "new":
+			t.plainNew++
+		case "refused":
+			t.plainRefused++
+		default:
+			t.plainMixed++
+			fmt.Fprintf(os.Stderr, "%s trial %d (kill at %v): a plain reader accepts a mix\n", s.name, i, delay)
 		}
 		if _, err := os.Stat(filepath.Join(dir, ".meta.json.pending")); err == nil {
 			t.pending++
@@ -361,14 +277,14 @@ func child(pid int) int {
 }
 
 // committing returns a channel that fires delay after a pending marker,
-// or its temporary file, appears in dir.
-func committing(dir string, delay time.Duration) <-chan time.Time {
+// or its temporary file unless exact, appears in dir.
+func committing(dir string, delay time.Duration, exact bool) <-chan time.Time {
 	fire := make(chan time.Time, 1)
 	go func() {
 		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 			entries, _ := os.ReadDir(dir)
 			for _, e := range entries {
-				if strings.HasPrefix(e.Name(), ".meta.json.pending") {
+				if e.Name() == ".meta.json.pending" || !exact && strings.HasPrefix(e.Name(), ".meta.json.pending") {
 					time.Sleep(delay)
 					fire <- time.Now()
 					return
@@ -407,6 +323,41 @@ func (c *campaign) classify(s scenario, dir, refOld, refNew string) string {
 		return "new"
 	}
 	return "torn"
+}
+
+// plain reads the folder dir as a program other than covpipe that
+// follows the README's snippet: it refuses a folder with a pending
+// marker, and one whose files are not those meta.json records (size and
+// SHA-256); it says whether what it accepts is the set of refOld ("old"),
+// that of refNew ("new") or neither ("mixed"), or that it refused it.
+func (c *campaign) plain(s scenario, dir, refOld, refNew string) string {
+	if _, err := os.Lstat(filepath.Join(dir, ".meta.json.pending")); err == nil {
+		return "refused"
+	}
+	meta, err := os.ReadFile(filepath.Join(dir, store.MetaFile))
+	if err != nil {
+		return "refused"
+	}
+	var m struct{ Files []store.File }
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return "refused"
+	}
+	got := map[string][]byte{store.MetaFile: meta}
+	for _, f := range m.Files {
+		b, err := os.ReadFile(filepath.Join(dir, f.Name))
+		sum := sha256.Sum256(b)
+		if err != nil || int64(len(b)) != f.Size || hex.EncodeToString(sum[:]) != f.SHA256 {
+			return "refused"
+		}
+		got[f.Name] = b
+	}
+	if old, err := readSet(refOld, s.format); err == nil && sameFiles(got, old, "", nil, 0) {
+		return "old"
+	}
+	if new, err := readSet(refNew, s.format); err == nil && sameFiles(got, new, s.timed, s.seedOf, s.newSeed) {
+		return "new"
+	}
+	return "mixed"
 }
 
 // readSet returns the files of the set in dir, marker included, each
