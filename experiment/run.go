@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/covpipe/covpipe/classify"
-	"github.com/covpipe/covpipe/internal/hashkey"
 	"github.com/covpipe/covpipe/internal/once"
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/internal/version"
@@ -343,7 +342,7 @@ func (e *engine) classifyRepeats(ti int, task string, dr *drawer, each func(r, m
 		in.split.Folds = e.cfg.Folds
 		// Validation folds depend on the run seed and the training set
 		// only, so tasks sharing a training set share the selection.
-		in.split.Seed = deriveSeed(e.cfg.Seed, hashkey.Ints(in.split.Train))
+		in.split.Seed = FoldSeed(e.cfg.Seed, in.split.Train)
 		in.split.Ranks = e.cfg.CMC
 		if err := e.prepareSplit(in.split); err != nil {
 			return fmt.Errorf("repeat %d: %w", r, err)

@@ -39,10 +39,10 @@ var whereFlag = &cli.StringFlag{Name: "where", Usage: "keep only the images whos
 func fitCommand() *cli.Command {
 	flags := []cli.Flag{
 		outFlag("the model's output `DIR` (required; created if needed)"),
-		&cli.StringFlag{Name: "method", Usage: "the method `NAME`: rsr, logE-SR, stein-svm or nn; with --config, a method of the config (required)"},
+		&cli.StringFlag{Name: "method", Usage: "the method `NAME`: " + strings.Join(model.Methods(), ", ") + "; with --config, a method of the config, best ones too (required)"},
 		&cli.StringFlag{Name: "config", Usage: "take the method's parameters, the extraction options (data:), seed and folds from the experiment `FILE`"},
 		&cli.IntFlag{Name: "folds", Usage: "cross-validation folds `N` that choose among candidates", DefaultText: "the config's, else 3"},
-		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of every random choice: the cross-validation folds, the SVM's calibration, random blocks", DefaultText: "the config's, else 0"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of every random choice: the cross-validation folds, the SVM's calibration, random blocks", DefaultText: "with --config, the folds a run of the config draws on the same images, else 0"},
 		&cli.IntFlag{Name: "workers", Usage: "number `N` of goroutines (0: all cores); the model does not depend on it"},
 		whereFlag,
 		&cli.StringFlag{Name: "fusion", Usage: "make each image one item of its regions (--regions with several, e.g. whole+grid:3x3:16), their class costs fused by the `RULES` chosen among by cross-validation: sum, normalized, vote, weighted (rsr, logE-SR, stein-svm, nn but airm)", DefaultText: "a config's data.parts, else one answer per region"},
@@ -67,6 +67,10 @@ func fitCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
+				if c.IsSet("config") && !c.IsSet("seed") && in.lists != nil {
+					// The folds of a run of the config on these images.
+					o.Seed = experiment.FoldSeed(o.Seed, in.kept)
+				}
 				var m *model.Model
 				if in.descriptors != nil {
 					m, err = model.FitOutput(c.Context, in.descriptors, o)
@@ -81,6 +85,9 @@ func fitCommand() *cli.Command {
 					return fmt.Errorf("fit: %w", err)
 				}
 				chosen := params(m.Chosen())
+				if name := m.ChosenMethod(); name != "" {
+					chosen = "chose " + name + ": " + chosen
+				}
 				if p := m.Parts(); p != nil {
 					var per []string
 					for r, ch := range p.Chosen {
@@ -195,15 +202,20 @@ func configOptions(c *cli.Context, path string, o model.Options) (model.Options,
 	if err != nil {
 		return o, err
 	}
-	typ, node, err := plan.MethodEntry(o.Method)
-	if err != nil {
-		return o, fmt.Errorf("fit: --method: %w", err)
-	}
-	o.Method = typ
-	if node != nil && len(node.Content) > 0 {
-		if err := node.Decode(&o.Params); err != nil {
-			return o, fmt.Errorf("fit: %s: method %s: %w", path, typ, err)
+	if of, oneSE := plan.BestOf(o.Method); of != nil {
+		o.Method, o.Params = "best", map[string]any{"rule": "max"}
+		if oneSE {
+			o.Params["rule"] = "one-se"
 		}
+		for _, name := range of {
+			typ, params, err := methodEntry(plan, path, name)
+			if err != nil {
+				return o, err
+			}
+			o.Candidates = append(o.Candidates, model.Candidate{Name: name, Method: typ, Params: params})
+		}
+	} else if o.Method, o.Params, err = methodEntry(plan, path, o.Method); err != nil {
+		return o, err
 	}
 	ds, err := plan.DescribeOptions()
 	if err != nil {
@@ -232,11 +244,31 @@ func configOptions(c *cli.Context, path string, o model.Options) (model.Options,
 	return o, nil
 }
 
+// methodEntry returns the type and parameters of the method name of the
+// experiment file path (its plan).
+func methodEntry(plan *experiment.Plan, path, name string) (string, map[string]any, error) {
+	typ, node, err := plan.MethodEntry(name)
+	if err != nil {
+		return "", nil, fmt.Errorf("fit: --method: %w", err)
+	}
+	var params map[string]any
+	if node != nil && len(node.Content) > 0 {
+		if err := node.Decode(&params); err != nil {
+			return "", nil, fmt.Errorf("fit: %s: method %s: %w", path, typ, err)
+		}
+	}
+	return typ, params, nil
+}
+
 // inputs are the INPUTs of fit or predict: image lists, or the
 // descriptors of describe folders.
 type inputs struct {
 	lists       []*datasets.List
 	descriptors *store.Output // nil for images
+	// kept are the positions of the images of lists among all the images
+	// of the INPUTs (seen so far), before --where.
+	kept []int
+	seen int
 }
 
 // readInputs opens the INPUTs of the command of c: dataset specs (class
@@ -265,9 +297,12 @@ func readInputs(c *cli.Context, cmd string) (*inputs, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: input %s: %w", cmd, spec, err)
 		}
+		all := l
 		if l, err = where(c.String("where"), spec, l); err != nil {
 			return nil, fmt.Errorf("%s: %w", cmd, err)
 		}
+		in.kept = append(in.kept, positions(all, l, in.seen)...)
+		in.seen += all.Len()
 		in.lists = append(in.lists, l)
 	}
 	switch {
@@ -306,6 +341,20 @@ func dictionaryOutput(path string) (*store.Output, error) {
 		out.Rows[i] = store.Row{Index: i, Path: fmt.Sprintf("atom-%d", i), Label: learned.Class}
 	}
 	return out, nil
+}
+
+// positions returns the positions in all of the items of kept, a
+// subset of them in their order, offset by off.
+func positions(all, kept *datasets.List, off int) []int {
+	at := make(map[string]int, all.Len())
+	for i, it := range all.Items {
+		at[it.Path] = i
+	}
+	out := make([]int, len(kept.Items))
+	for k, it := range kept.Items {
+		out[k] = off + at[it.Path]
+	}
+	return out
 }
 
 // where keeps the items of l (the input spec) whose metadata has one of

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/internal/hashkey"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -24,6 +25,29 @@ func (p *Plan) MethodEntry(name string) (typ string, params *yaml.Node, err erro
 	}
 	return "", nil, fmt.Errorf("%s has no method %q (it has %v)", p.Config.Name, name, names)
 }
+
+// BestOf returns the names of the methods that the plan's best method
+// name chooses among, in the order of preference of its rule, and
+// whether its rule is the one-standard-error rule; nil for a method that
+// is not a best one.
+func (p *Plan) BestOf(name string) (of []string, oneSE bool) {
+	for _, m := range p.methods {
+		if m.name == name && m.best != nil {
+			for _, c := range m.best.cands {
+				of = append(of, c.name)
+			}
+			return of, m.best.oneSE
+		}
+	}
+	return nil, false
+}
+
+// FoldSeed returns the seed of the validation folds on a training set,
+// train its items' indices in the run's data (a dataset's images in
+// their listing order), for a run of seed seed: tasks that share a
+// training set share the folds, and a model fitted on the same images
+// (covpipe fit --config) draws the same folds.
+func FoldSeed(seed uint64, train []int) uint64 { return deriveSeed(seed, hashkey.Ints(train)) }
 
 // DescribeOptions returns the extraction options of the plan's data
 // section, one per ridge candidate, as a run extracts its dataset's
