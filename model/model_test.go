@@ -103,15 +103,21 @@ func collect(t testing.TB, dir string, o describe.Options) *store.Output {
 // file's entry gives them.
 func newMethod(t testing.TB, typ string, params map[string]any) classify.Method {
 	t.Helper()
-	var node yaml.Node
-	if err := node.Encode(params); err != nil {
-		t.Fatal(err)
-	}
-	m, err := method.Types()[typ].New(&node)
+	m, err := buildMethod(typ, params)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// buildMethod constructs method type typ with params, as a config entry
+// gives them.
+func buildMethod(typ string, params map[string]any) (classify.Method, error) {
+	var node yaml.Node
+	if err := node.Encode(params); err != nil {
+		return nil, err
+	}
+	return method.Types()[typ].New(&node)
 }
 
 // saveLoad saves m into a temporary folder and loads it back.
