@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/covpipe/covpipe/internal/enum"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 )
 
@@ -25,15 +26,10 @@ const (
 	Bool
 )
 
-var kindNames = [...]string{Number: "number", List: "list", Int: "int", String: "string", Bool: "bool"}
+var kindNames = enum.Names[Kind]{Number: "number", List: "list", Int: "int", String: "string", Bool: "bool"}
 
 // String returns the kind's name: number, list, int, string or bool.
-func (k Kind) String() string {
-	if k < 0 || int(k) >= len(kindNames) {
-		return fmt.Sprintf("Kind(%d)", int(k))
-	}
-	return kindNames[k]
-}
+func (k Kind) String() string { return kindNames.String(k) }
 
 // Decl is a parameter as its parameters struct declares it, from the
 // field's type and tags:
