@@ -24,6 +24,9 @@ type Kernel struct {
 	// allows a σ for which the Gram matrices may be indefinite. Its error
 	// is package spd's.
 	Check func(sigma float64, d int, pseudo bool) error
+	// DefaultSigma is σ for d×d matrices when a method is given none; nil
+	// when the kernel has no default, so that σ is required.
+	DefaultSigma func(d int) float64
 }
 
 // String returns the kernel's name, its metric's canonical name.

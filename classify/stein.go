@@ -43,11 +43,12 @@ func (Stein) NewPairs(d *Data, train []int) (Pairs, error) {
 
 // steinKernel is the paper's Stein kernel k(X, Y) = exp(−σ S(X, Y))
 // (Eqn. 5), positive definite for the σ of Theorem 1 (Eqn. 6;
-// spd.SteinKernel.Check).
+// spd.SteinKernel.Check), σ by default the least of Theorem 1's
+// continuous range (spd.DefaultSigma).
 func steinKernel() Kernel {
 	return Kernel{Metric: spd.SteinMetric, Quantity: Stein{}, Check: func(sigma float64, d int, pseudo bool) error {
 		return spd.SteinKernel{Sigma: sigma, Pseudo: pseudo}.Check(d)
-	}}
+	}, DefaultSigma: spd.DefaultSigma}
 }
 
 // steinKey keys a Data's steinState.

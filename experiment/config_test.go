@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/covpipe/covpipe/method"
 )
 
 const validYAML = `
@@ -59,7 +61,7 @@ func TestParseErrors(t *testing.T) {
 		{"invalid sigma", strings.Replace(validYAML, "sigma: 1", "sigma: 0.7", 1),
 			[]string{"line 10:", "sigma = 0.7", "{0.5, 1} or sigma > 1"}},
 		{"negative lambda", strings.Replace(validYAML, "lambda: 0.05", "lambda: -1", 1), []string{"lambda = -1"}},
-		{"missing lambda", strings.Replace(validYAML, "    lambda: 0.05\n", "", 1), []string{"lambda (absolute, the paper's scale) or lambda_ratio", "is required"}},
+		{"missing sigma", strings.Replace(validYAML, "    sigma: 1\n    lambda: 0.05\n", "    kernel: log-euclidean\n", 1), []string{`method "rsr"`, "missing sigma"}},
 		{"lambda and ratio", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    lambda_ratio: 0.1", 1), []string{"lambda", "lambda_ratio", "not both"}},
 		{"ratio 1", strings.Replace(validYAML, "lambda: 0.05", "lambda_ratio: [0.1, 1]", 1), []string{"lambda_ratio: ", "lambda ratio = 1 must be in (0, 1)"}},
 		{"ratio 0", strings.Replace(validYAML, "lambda: 0.05", "lambda_ratio: 0", 1), []string{"lambda_ratio: ", "lambda ratio = 0 must be in (0, 1)"}},
@@ -68,7 +70,7 @@ func TestParseErrors(t *testing.T) {
 		{"repeated candidate", strings.Replace(validYAML, "sigma: 1", "sigma: [1, 1, 2]", 1), []string{"sigma lists 1 twice"}},
 		{"sigma against the features' d", "name: t\nseed: 1\nrepeats: 1\ndata: {dataset: brodatz:x, features: texture}\ntasks:\n  - {name: a, split: {train_per_class: 5}}\nmethods:\n  - {name: rsr, sigma: 0.7, lambda: 0.1}\n",
 			[]string{`method "rsr" on task "a" (5×5 matrices)`, "sigma = 0.7", "{0.5, 1, 1.5, 2} or sigma > 2"}},
-		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: codes, gsr, hpe, logE-SR, nn, pca-src, rlpp, rsr, sdalf, stein-svm, tsc"}},
+		{"unknown method", strings.Replace(validYAML, "name: rsr", "name: svm", 1), []string{`unknown method type "svm"`, "known: " + strings.Join(method.Names(), ", ")}},
 		{"unknown rule", strings.Replace(validYAML, "lambda: 0.05", "lambda: 0.05\n    rule: vote", 1), []string{`unknown classification rule "vote"`}},
 		{"bad synthetic", strings.Replace(validYAML, "classes: 3", "classes: 1", 1), []string{`task "easy"`, "classes = 1"}},
 		{"duplicate task", strings.Replace(validYAML, "methods:", "  - name: easy\n    synthetic: {classes: 3, dim: 3, samples: 60, train: 0.5, spread: 1, variance: 1}\nmethods:", 1),

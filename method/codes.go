@@ -23,36 +23,36 @@ type codesParams struct {
 	// rsr.RandomSPDAtoms), wishart (Wishart matrices of mean I, blind to
 	// the items, rsr.WishartAtoms), kmeans (Riemannian k-means centroids)
 	// or learned (the paper's Algorithm 1, rsr.FitDictionary).
-	Dictionary string `yaml:"dictionary" json:"dictionary"`
+	Dictionary string `yaml:"dictionary" json:"dictionary" help:"how the atoms are made: random, random-spd, wishart, kmeans or learned (Algorithm 1)"`
 	// Sigma is the Stein kernel's σ (Eqn. 5) for coding and learning.
-	Sigma float64 `yaml:"sigma" json:"sigma"`
+	Sigma float64 `yaml:"sigma" json:"sigma" help:"the Stein kernel's σ for coding and learning (Theorem 1)"`
 	// Lambda or LambdaRatio is the sparsity weight of the codes.
-	Lambda      float64 `yaml:"lambda,omitempty" json:"lambda,omitempty"`
-	LambdaRatio float64 `yaml:"lambda_ratio,omitempty" json:"lambda_ratio,omitempty"`
+	Lambda      float64 `yaml:"lambda,omitempty" json:"lambda,omitempty" help:"the codes' sparsity weight λ on the paper's scale"`
+	LambdaRatio float64 `yaml:"lambda_ratio,omitempty" json:"lambda_ratio,omitempty" help:"the codes' sparsity weight relative to each item, in (0, 1), instead of lambda"`
 	// KMeans is the metric of k-means (for kmeans, and for learned with
 	// init kmeans), by its spd.ParseMetric name: airm (Karcher-mean
 	// centroids, the paper's choice) or stein (Stein-mean centroids,
 	// several times faster). Default airm.
-	KMeans string `yaml:"kmeans,omitempty" json:"kmeans,omitempty"`
+	KMeans string `yaml:"kmeans,omitempty" json:"kmeans,omitempty" help:"the metric of k-means: airm (Karcher means) or stein" default:"airm"`
 	// Init is how learned starts: random, kmeans, random-spd or wishart
 	// (default random).
-	Init string `yaml:"init,omitempty" json:"init,omitempty"`
+	Init string `yaml:"init,omitempty" json:"init,omitempty" help:"how learned starts: random, kmeans, random-spd or wishart" default:"random"`
 	// Iters bounds Algorithm 1's iterations (default 10).
-	Iters int `yaml:"iters,omitempty" json:"iters,omitempty"`
+	Iters int `yaml:"iters,omitempty" json:"iters,omitempty" help:"the bound on Algorithm 1's iterations" default:"10"`
 	// KeepScale skips Algorithm 1's atom normalisation.
-	KeepScale bool `yaml:"keep_scale,omitempty" json:"keep_scale,omitempty"`
+	KeepScale bool `yaml:"keep_scale,omitempty" json:"keep_scale,omitempty" help:"skip Algorithm 1's atom normalisation"`
 	// LearnLambda or LearnLambdaRatio, when given, is the sparsity weight
 	// of Algorithm 1's own codes, while learning; the dictionary's probes
 	// and gallery are coded with Lambda or LambdaRatio all the same.
 	// Default: the coding weight.
-	LearnLambda      float64 `yaml:"learn_lambda,omitempty" json:"learn_lambda,omitempty"`
-	LearnLambdaRatio float64 `yaml:"learn_lambda_ratio,omitempty" json:"learn_lambda_ratio,omitempty"`
+	LearnLambda      float64 `yaml:"learn_lambda,omitempty" json:"learn_lambda,omitempty" help:"the sparsity weight λ of Algorithm 1's own codes" default:"the coding weight"`
+	LearnLambdaRatio float64 `yaml:"learn_lambda_ratio,omitempty" json:"learn_lambda_ratio,omitempty" help:"the relative sparsity weight of Algorithm 1's own codes" default:"the coding weight"`
 	// Update is Algorithm 1's atom update: fixed-point (default, the
 	// paper's) or riemannian (a Riemannian gradient step with Armijo's
 	// line search, rsr.RiemannianGradient).
-	Update string `yaml:"update,omitempty" json:"update,omitempty"`
+	Update string `yaml:"update,omitempty" json:"update,omitempty" help:"Algorithm 1's atom update: fixed-point or riemannian" default:"fixed-point"`
 	// Distance compares codes: euclidean (default) or cosine.
-	Distance string `yaml:"distance,omitempty" json:"distance,omitempty"`
+	Distance string `yaml:"distance,omitempty" json:"distance,omitempty" help:"the distance of codes: euclidean or cosine" default:"euclidean"`
 }
 
 // codes classifies by sparse codes as features (the paper's Section 3.2
@@ -80,15 +80,23 @@ func newCodes(n *yaml.Node) (classify.Method, error) {
 		return nil, err
 	}
 	p := &m.p
-	switch p.Dictionary {
-	case "random", "random-spd", "wishart", "kmeans", "learned":
-	case "":
-		return nil, errors.New("dictionary is required: random, random-spd, wishart, kmeans or learned")
-	default:
-		return nil, fmt.Errorf("dictionary %q: want random, random-spd, wishart, kmeans or learned", p.Dictionary)
+	var missing param.Missing
+	if p.Dictionary == "" {
+		missing.Add("dictionary")
 	}
 	if p.Sigma == 0 {
-		return nil, errors.New("sigma is required (> 0; Theorem 1 is checked against d)")
+		missing.Add("sigma")
+	}
+	if p.Lambda == 0 && p.LambdaRatio == 0 {
+		missing.Add("lambda", "lambda_ratio")
+	}
+	if err := missing.Err(); err != nil {
+		return nil, err
+	}
+	switch p.Dictionary {
+	case "random", "random-spd", "wishart", "kmeans", "learned":
+	default:
+		return nil, fmt.Errorf("dictionary %q: want random, random-spd, wishart, kmeans or learned", p.Dictionary)
 	}
 	if err := spd.CheckSigma(p.Sigma); err != nil {
 		return nil, fmt.Errorf("sigma: %w", err)

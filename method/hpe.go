@@ -16,25 +16,25 @@ import (
 type hpeParams struct {
 	// Mask is the foreground mask: centre (default), border or none, as
 	// for sdalf.
-	Mask string `yaml:"mask,omitempty" json:"mask"`
+	Mask string `yaml:"mask,omitempty" json:"mask" help:"the foreground mask: centre, border or none" default:"centre"`
 	// H, Generic and Local are the weights of the histogram, generic
 	// epitome and local epitome distances; default 1/3 each
 	// (hpe.DefaultWeights).
-	H       *float64 `yaml:"h,omitempty" json:"h"`
-	Generic *float64 `yaml:"generic,omitempty" json:"generic"`
-	Local   *float64 `yaml:"local,omitempty" json:"local"`
+	H       *float64 `yaml:"h,omitempty" json:"h" help:"the weight of the histogram distance" default:"1/3"`
+	Generic *float64 `yaml:"generic,omitempty" json:"generic" help:"the weight of the generic epitome distance" default:"1/3"`
+	Local   *float64 `yaml:"local,omitempty" json:"local" help:"the weight of the local epitomes' distance" default:"1/3"`
 	// Epitome is the side of the square generic epitome, Patch the side
 	// of its patches, Stride their spacing, Iterations the EM iterations
 	// and Locals the number of local epitomes, in pixels of the sampled
 	// images; defaults 8, 4, 2, 10 and 4 (package hpe).
-	Epitome    int `yaml:"epitome,omitempty" json:"epitome"`
-	Patch      int `yaml:"patch,omitempty" json:"patch"`
-	Stride     int `yaml:"stride,omitempty" json:"stride"`
-	Iterations int `yaml:"iterations,omitempty" json:"iterations"`
-	Locals     int `yaml:"locals,omitempty" json:"locals"`
+	Epitome    int `yaml:"epitome,omitempty" json:"epitome" help:"the side of the square generic epitome, in pixels" default:"8"`
+	Patch      int `yaml:"patch,omitempty" json:"patch" help:"the side of the epitome's patches, in pixels" default:"4"`
+	Stride     int `yaml:"stride,omitempty" json:"stride" help:"the patches' spacing, in pixels" default:"2"`
+	Iterations int `yaml:"iterations,omitempty" json:"iterations" help:"the EM iterations of the epitomes" default:"10"`
+	Locals     int `yaml:"locals,omitempty" json:"locals" help:"the number of local epitomes" default:"4"`
 	// Step samples the images every Step pixels; default 2, as for sdalf
 	// (the two share the data stage's vectors).
-	Step int `yaml:"step,omitempty" json:"step"`
+	Step int `yaml:"step,omitempty" json:"step" help:"sample the images every STEP pixels" default:"2"`
 }
 
 // hpeMethod is HPE (Bazzani et al., ICPR 2010; package hpe), a

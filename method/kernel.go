@@ -13,11 +13,12 @@ import (
 // from its keys `kernel` (a kernel of classify.Kernels by its metric's
 // name: stein, the default, the paper's Stein kernel of Eqn. 5; or
 // log-euclidean, exp(−σ ‖log X − log Y‖²_F)), `sigma` (a list gives
-// candidates) and `pseudo_kernel` (allows a σ for which the kernel's Gram
+// candidates; none: the kernel's default for the matrix size, when it has
+// one) and `pseudo_kernel` (allows a σ for which the kernel's Gram
 // matrices may be indefinite).
 type kernelChoice struct {
 	kernel   classify.Kernel
-	sigmas   []float64
+	sigmas   []float64 // none: kernel.DefaultSigma of the items' d
 	pseudo   bool
 	warnings []string // on a deprecated kernel name
 }
@@ -25,9 +26,10 @@ type kernelChoice struct {
 // resolveKernel checks a kernel method's keys and resolves them: the
 // kernel by its name, which it sets to the canonical one (the record of
 // the run), the σ list by param.Floats.CheckList and each σ by
-// spd.CheckSigma; Theorem 1 against d is checkDim's. A deprecated kernel
+// spd.CheckSigma; Theorem 1 against d is checkDim's. No σ is missing
+// (added to missing) unless the kernel has a default. A deprecated kernel
 // name gives a warning.
-func resolveKernel(name *string, sigma param.Floats, pseudo bool) (kernelChoice, error) {
+func resolveKernel(name *string, sigma param.Floats, pseudo bool, missing *param.Missing) (kernelChoice, error) {
 	if *name == "" {
 		*name = spd.SteinMetric.String()
 	}
@@ -37,7 +39,10 @@ func resolveKernel(name *string, sigma param.Floats, pseudo bool) (kernelChoice,
 	}
 	warnings := deprecated("kernel", *name)
 	*name = k.String()
-	if err := sigma.CheckList("sigma", true); err != nil {
+	if len(sigma) == 0 && k.DefaultSigma == nil {
+		missing.Add("sigma")
+	}
+	if err := sigma.CheckList("sigma", false); err != nil {
 		return kernelChoice{}, err
 	}
 	for _, s := range sigma {
@@ -46,6 +51,15 @@ func resolveKernel(name *string, sigma param.Floats, pseudo bool) (kernelChoice,
 		}
 	}
 	return kernelChoice{k, sigma, pseudo, warnings}, nil
+}
+
+// sigmasFor returns the σ candidates for d×d matrices: those given, or
+// the kernel's default.
+func (k kernelChoice) sigmasFor(d int) []float64 {
+	if len(k.sigmas) > 0 || k.kernel.DefaultSigma == nil {
+		return k.sigmas
+	}
+	return []float64{k.kernel.DefaultSigma(d)}
 }
 
 // deprecated returns a warning when value, the value of key, is a
@@ -60,7 +74,7 @@ func deprecated(key, value string) []string {
 // checkDim checks every σ for d×d matrices (the kernel's Check: Theorem 1
 // for the Stein kernel, unless pseudo).
 func (k kernelChoice) checkDim(d int) error {
-	for _, s := range k.sigmas {
+	for _, s := range k.sigmasFor(d) {
 		if err := k.kernel.Check(s, d, k.pseudo); err != nil {
 			return err
 		}
@@ -100,21 +114,25 @@ func (k kernelChoice) pairs(t *classify.Train, d *classify.Data, sigma float64) 
 // kernel, their parameter candidates and the memo of the chosen one.
 type kernelMethod[C comparable] struct {
 	memo   classify.Memo[C]
-	cands  []C
 	kernel kernelChoice
+	// cross returns the candidates of σ values sigmas crossed with the
+	// method's other parameters.
+	cross func(sigmas []float64) []C
 }
 
 // spec is the method's Spec with the parameters params (kernelChoice.spec).
+// The number of candidates does not depend on d: a default σ is one.
 func (k *kernelMethod[C]) spec(params any) classify.Spec {
-	return k.kernel.spec(params, len(k.cands))
+	return k.kernel.spec(params, len(k.cross(k.kernel.sigmasFor(1))))
 }
 
 // choose checks every σ for the training items' matrices
 // (kernelChoice.checkDim) and chooses a candidate by cross-validation of
-// fit (classify.Choose over folds).
+// fit (classify.Choose over folds) among those of the σ for their d.
 func (k *kernelMethod[C]) choose(ctx context.Context, t *classify.Train, fit func(d *classify.Data, train []int, c C) (predictor, error)) (classify.Candidate[C], *classify.Data, error) {
-	if err := k.kernel.checkDim(t.Data.Set.Dim()); err != nil {
+	d := t.Data.Set.Dim()
+	if err := k.kernel.checkDim(d); err != nil {
 		return classify.Candidate[C]{}, nil, err
 	}
-	return classify.Choose(ctx, t, k.cands, &k.memo, folds(ctx, t, fit))
+	return classify.Choose(ctx, t, k.cross(k.kernel.sigmasFor(d)), &k.memo, folds(ctx, t, fit))
 }

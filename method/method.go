@@ -25,28 +25,35 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Type is a method type: a one-line description for listings and the
+// Type is a method type: a one-line description for listings, the
 // constructor that decodes a config entry's parameters (the mapping
-// without its name and type keys).
+// without its name and type keys), and the zero value of the parameters
+// struct it decodes them into, which declares them (Parameters).
 type Type struct {
-	Doc string
-	New func(params *yaml.Node) (classify.Method, error)
+	Doc    string
+	New    func(params *yaml.Node) (classify.Method, error)
+	Params any
 }
+
+// Parameters returns the parameters that the type takes, as its
+// parameters struct declares them (param.Declare): the config keys, from
+// which covpipe fit makes its flags, with their help, kinds and defaults.
+func (t Type) Parameters() []param.Decl { return param.Declare(t.Params) }
 
 // Types returns the method types by the name configs give them.
 func Types() map[string]Type {
 	return map[string]Type{
-		"rsr":       {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR},
-		"logE-SR":   {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR},
-		"nn":        {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN},
-		"rlpp":      {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP},
-		"stein-svm": {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM},
-		"tsc":       {"tensor sparse coding: MAXDET codes under the Burg divergence, class-wise Burg residuals (Sivalingam et al., ECCV 2010)", newTSC},
-		"pca-src":   {"sparse representation of PCA-projected pixel intensities (Wright et al., PAMI 2009)", newPCASRC},
-		"gsr":       {"sparse representation of PCA-projected, downsampled Gabor magnitudes (Yang and Zhang, ECCV 2010)", newGSR},
-		"sdalf":     {"symmetry-driven accumulation of local features: weighted HSV histograms and MSCR blobs of the images, nearest identity (Farenzena et al., CVPR 2010)", newSDALF},
-		"hpe":       {"histogram plus epitome: HSV histograms of torso and legs accumulated over an identity's images, generic and local epitomes of their patches, nearest identity (Bazzani et al., ICPR 2010)", newHPE},
-		"codes":     {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes},
+		"rsr":       {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR, rsrParams{}},
+		"logE-SR":   {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR, sparse{}},
+		"nn":        {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN, nnParams{}},
+		"rlpp":      {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP, rlppParams{}},
+		"stein-svm": {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM, steinSVMParams{}},
+		"tsc":       {"tensor sparse coding: MAXDET codes under the Burg divergence, class-wise Burg residuals (Sivalingam et al., ECCV 2010)", newTSC, tscParams{}},
+		"pca-src":   {"sparse representation of PCA-projected pixel intensities (Wright et al., PAMI 2009)", newPCASRC, pcaParams{}},
+		"gsr":       {"sparse representation of PCA-projected, downsampled Gabor magnitudes (Yang and Zhang, ECCV 2010)", newGSR, pcaParams{}},
+		"sdalf":     {"symmetry-driven accumulation of local features: weighted HSV histograms and MSCR blobs of the images, nearest identity (Farenzena et al., CVPR 2010)", newSDALF, sdalfParams{}},
+		"hpe":       {"histogram plus epitome: HSV histograms of torso and legs accumulated over an identity's images, generic and local epitomes of their patches, nearest identity (Bazzani et al., ICPR 2010)", newHPE, hpeParams{}},
+		"codes":     {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes, codesParams{}},
 	}
 }
 
@@ -72,16 +79,17 @@ func decode(n *yaml.Node, p any, typ string) error {
 type sparse struct {
 	// Lambda is the sparsity weight λ of Eqn. 7 on the paper's scale; a
 	// list gives candidates.
-	Lambda param.Floats `yaml:"lambda,omitempty" json:"lambda,omitempty"`
+	Lambda param.Floats `yaml:"lambda,omitempty" json:"lambda,omitempty" help:"the sparsity weight λ of Eqn. 7 on the paper's scale; a list gives candidates"`
 	// LambdaRatio is the weight relative to each query, in (0, 1):
-	// λ(x) = ratio·λ_max(x) (rsr.LambdaMax). Give Lambda or LambdaRatio.
-	LambdaRatio param.Floats `yaml:"lambda_ratio,omitempty" json:"lambda_ratio,omitempty"`
+	// λ(x) = ratio·λ_max(x) (rsr.LambdaMax). Give Lambda or LambdaRatio;
+	// neither gives LambdaRatio DefaultLambdaRatio.
+	LambdaRatio param.Floats `yaml:"lambda_ratio,omitempty" json:"lambda_ratio,omitempty" help:"the sparsity weight relative to each query, in (0, 1), instead of lambda; a list gives candidates" default:"0.1 when lambda is not given"`
 	// Tolerance is the relative KKT tolerance of the Lasso solver.
-	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
+	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty" help:"the Lasso solver's relative KKT tolerance" default:"1e-6"`
 	// Rule is the SRC decision rule: residual (Eqn. 9, default), sum or max.
-	Rule string `yaml:"rule,omitempty" json:"rule,omitempty"`
+	Rule string `yaml:"rule,omitempty" json:"rule,omitempty" help:"the SRC decision rule: residual (Eqn. 9), sum or max" default:"residual"`
 	// NonNegative constrains sparse codes to v >= 0.
-	NonNegative bool `yaml:"nonnegative,omitempty" json:"nonnegative,omitempty"`
+	NonNegative bool `yaml:"nonnegative,omitempty" json:"nonnegative,omitempty" help:"constrain the sparse codes to v >= 0"`
 }
 
 // sparseCoding is sparse resolved: the classifier options without a
@@ -91,9 +99,20 @@ type sparseCoding struct {
 	weights []weight
 }
 
+// DefaultLambdaRatio is the sparsity weight relative to each query of
+// the methods that take lambda or lambda_ratio for their SRC (rsr,
+// logE-SR, pca-src, gsr) when neither is given: the middle of the
+// candidates that the shipped configs choose among, and the value the
+// scaling config fixes.
+const DefaultLambdaRatio = 0.1
+
 // resolve checks the sparse-coding parameters (the values by package rsr)
-// and resolves them.
-func (c sparse) resolve() (sparseCoding, error) {
+// and resolves them, setting LambdaRatio to its default when no weight is
+// given.
+func (c *sparse) resolve() (sparseCoding, error) {
+	if len(c.Lambda) == 0 && len(c.LambdaRatio) == 0 {
+		c.LambdaRatio = param.Floats{DefaultLambdaRatio}
+	}
 	ws, err := weights(c.Lambda, c.LambdaRatio)
 	if err != nil {
 		return sparseCoding{}, err

@@ -247,18 +247,16 @@ func rankByValue(m map[int]float64) []int {
 func TestMethodParamErrors(t *testing.T) {
 	for _, tc := range []struct{ typ, params, want string }{
 		{"rsr", "{sigma: 1, lambda: 0.1, sigmaa: 2}", `unknown key "sigmaa" in method type rsr (allowed: sigma, lambda, lambda_ratio, tolerance, rule, nonnegative, pseudo_kernel, kernel)`},
-		{"rsr", "{lambda: 0.1}", "sigma is required"},
+		{"rsr", "{lambda: 0.1, kernel: log-euclidean}", "missing sigma"},
 		{"rsr", "{sigma: [1, 1, 2], lambda: 0.1}", "sigma lists 1 twice"},
-		{"rsr", "{sigma: 1}", "lambda (absolute, the paper's scale) or lambda_ratio"},
 		{"rsr", "{sigma: 1, lambda: 0.1, lambda_ratio: 0.1}", "not both"},
 		{"rsr", "{sigma: 1, lambda: 0.1, rule: vote}", `unknown classification rule "vote"`},
 		{"logE-SR", "{lambda: 0.1, sigma: 1}", `unknown key "sigma" in method type logE-SR`},
 		{"logE-SR", "{lambda_ratio: 1}", "lambda_ratio: rsr: invalid input: lambda ratio = 1 must be in (0, 1)"},
-		{"nn", "{}", "metric is required (one of airm, stein, log-euclidean, thompson)"},
 		{"nn", "{metric: euclid}", `unknown metric "euclid"`},
 		{"nn", "{metric: airm, sigma: 1}", `unknown key "sigma" in method type nn (allowed: metric)`},
 		{"rlpp", "{sigma: 1, dim: 2}", `unknown key "dim" in method type rlpp (allowed: sigma, dims, neighbours, heat, pseudo_kernel, kernel)`},
-		{"rlpp", "{dims: 2}", "sigma is required"},
+		{"rlpp", "{dims: 2, kernel: log-euclidean}", "missing sigma"},
 		{"rlpp", "{sigma: [1, 1]}", "sigma lists 1 twice"},
 		{"rlpp", "{sigma: 1, dims: 0}", "dims = 0, want finite and >= 1"},
 		{"rlpp", "{sigma: 1, dims: 2.5}", "dims = 2.5, want a positive integer"},
@@ -268,8 +266,8 @@ func TestMethodParamErrors(t *testing.T) {
 		{"rlpp", "{sigma: 1, heat: .inf}", "heat = +Inf"},
 		{"rlpp", "{sigma: 1, dims: abc}", "line 1: dims: want a number, got \"abc\""},
 		{"stein-svm", "{sigma: 1, c: 1, lambda: 2}", `unknown key "lambda" in method type stein-svm (allowed: sigma, c, tolerance, pseudo_kernel, kernel)`},
-		{"stein-svm", "{c: 1}", "sigma is required"},
-		{"stein-svm", "{sigma: 1}", "c is required"},
+		{"stein-svm", "{c: 1, kernel: log-euclidean}", "missing sigma"},
+		{"stein-svm", "{sigma: 1}", "missing c"},
 		{"stein-svm", "{sigma: 1, c: 0}", "c = 0, want finite and > 0"},
 		{"stein-svm", "{sigma: 1, c: [1, -2]}", "c = -2, want finite and > 0"},
 		{"stein-svm", "{sigma: 1, c: [1, 1]}", "c lists 1 twice"},
@@ -278,15 +276,15 @@ func TestMethodParamErrors(t *testing.T) {
 		{"stein-svm", "{sigma: 1, c: 1, tolerance: -1e-3}", "tolerance = -0.001"},
 		{"stein-svm", "{sigma: 1, c: .inf}", "c = +Inf"},
 		{"stein-svm", "{sigma: 1, c: [a]}", "line 1: c: want a number, got \"a\""},
-		{"tsc", "{tolerance: 1e-6}", "lambda is required"},
+		{"tsc", "{tolerance: 1e-6}", "missing lambda"},
 		{"tsc", "{lambda: -1}", "lambda"},
 		{"tsc", "{lambda: [0.1, 0.1]}", "twice"},
 		{"tsc", "{lambda: 0.1, tolerance: 2}", "tolerance"},
 		{"tsc", "{lambda: 0.1, sigma: 1}", "sigma"},
-		{"codes", "{sigma: 1, lambda: 0.1}", "dictionary is required"},
+		{"codes", "{sigma: 1, lambda: 0.1}", "missing dictionary"},
 		{"codes", "{dictionary: pca, sigma: 1, lambda: 0.1}", `dictionary "pca"`},
-		{"codes", "{dictionary: random, lambda: 0.1}", "sigma is required"},
-		{"codes", "{dictionary: random, sigma: 1}", "lambda (absolute"},
+		{"codes", "{dictionary: random, lambda: 0.1}", "missing sigma"},
+		{"codes", "{dictionary: random, sigma: 1}", "missing lambda or lambda_ratio"},
 		{"codes", "{dictionary: random, sigma: 1, lambda: 0.1, distance: manhattan}", `distance "manhattan"`},
 		{"codes", "{dictionary: random, sigma: 1, lambda: 0.1, kmeans: thompson}", `kmeans "thompson"`},
 		{"codes", "{dictionary: learned, sigma: 1, lambda: 0.1, update: newton}", `atom update "newton"`},
@@ -571,19 +569,24 @@ func prepare(t testing.TB, m classify.Method, s *classify.Split) {
 	}
 }
 
-// minimalParams gives each method type parameters it accepts.
-var minimalParams = map[string]string{
-	"rsr":       "{sigma: 1, lambda: 0.01}",
-	"logE-SR":   "{lambda: 0.01}",
-	"nn":        "{metric: airm}",
-	"rlpp":      "{sigma: 1}",
-	"stein-svm": "{sigma: 1, c: 10}",
-	"tsc":       "{lambda: 0.01}",
-	"pca-src":   "{dims: 5, lambda: 0.01}",
-	"gsr":       "{dims: 5, lambda: 0.01}",
-	"codes":     "{dictionary: random, sigma: 1, lambda_ratio: 0.05}",
-	"sdalf":     "{}",
-	"hpe":       "{}",
+// minimalParams gives each method type parameters it accepts, and what
+// its Spec asks for beside pairwise quantities: per-item vectors, a
+// dictionary split.
+var minimalParams = map[string]struct {
+	params              string
+	vectors, dictionary bool
+}{
+	"rsr":       {params: "{sigma: 1, lambda: 0.01}"},
+	"logE-SR":   {params: "{lambda: 0.01}"},
+	"nn":        {params: "{metric: airm}"},
+	"rlpp":      {params: "{sigma: 1}"},
+	"stein-svm": {params: "{sigma: 1, c: 10}"},
+	"tsc":       {params: "{lambda: 0.01}"},
+	"pca-src":   {params: "{dims: 5, lambda: 0.01}", vectors: true},
+	"gsr":       {params: "{dims: 5, lambda: 0.01}", vectors: true},
+	"codes":     {params: "{dictionary: random, sigma: 1, lambda_ratio: 0.05}", dictionary: true},
+	"sdalf":     {params: "{}", vectors: true},
+	"hpe":       {params: "{}", vectors: true},
 }
 
 // TestContract checks what every method type declares and how it treats
@@ -597,13 +600,20 @@ func TestContract(t *testing.T) {
 	for _, r := range []classify.VectorRequest{{Features: "I", Step: 1}, {Features: "gabor", Step: 4}} {
 		data.Vectors[r] = mat.NewDense(data.Set.Len(), 12, nil)
 	}
-	if len(minimalParams) != len(Types()) {
-		t.Errorf("%d method types, %d with parameters here", len(Types()), len(minimalParams))
+	for typ := range minimalParams {
+		if _, ok := Types()[typ]; !ok {
+			t.Errorf("minimalParams has %s, not a method type", typ)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for typ := range Types() {
-		m := newMethod(t, typ, minimalParams[typ])
+	for _, typ := range Names() {
+		mp, ok := minimalParams[typ]
+		if !ok {
+			t.Errorf("method type %s has no minimalParams", typ)
+			continue
+		}
+		m := newMethod(t, typ, mp.params)
 		spec := m.Spec()
 		if b, err := json.Marshal(spec.Params); err != nil || len(b) < 3 {
 			t.Errorf("%s: Params recorded as %s, %v", typ, b, err)
@@ -611,10 +621,10 @@ func TestContract(t *testing.T) {
 		if spec.Candidates < 1 {
 			t.Errorf("%s: %d candidates", typ, spec.Candidates)
 		}
-		if vec := typ == "pca-src" || typ == "gsr" || typ == "sdalf" || typ == "hpe"; spec.Vectors.IsZero() == vec {
+		if spec.Vectors.IsZero() == mp.vectors {
 			t.Errorf("%s: asks for vectors %v", typ, spec.Vectors)
 		}
-		if spec.Dictionary != (spec.Energy != nil) || spec.Dictionary != (typ == "codes") {
+		if spec.Dictionary != (spec.Energy != nil) || spec.Dictionary != mp.dictionary {
 			t.Errorf("%s: dictionary %v, energy tracer %v", typ, spec.Dictionary, spec.Energy != nil)
 		}
 		if len(spec.Warnings) > 0 {

@@ -2,10 +2,8 @@ package method
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/internal/pool"
@@ -16,8 +14,9 @@ import (
 
 // nnParams are the parameters of method type nn.
 type nnParams struct {
-	// Metric names the distance: one of spd.Metrics, by spd.ParseMetric.
-	Metric string `yaml:"metric" json:"metric"`
+	// Metric names the distance: one of spd.Metrics, by spd.ParseMetric;
+	// default stein.
+	Metric string `yaml:"metric" json:"metric" help:"the distance: airm, stein, log-euclidean or thompson" default:"stein"`
 }
 
 // nn is the nearest-neighbour classifier: classes rank by their nearest
@@ -38,7 +37,7 @@ func newNN(n *yaml.Node) (classify.Method, error) {
 		return nil, err
 	}
 	if m.p.Metric == "" {
-		return nil, fmt.Errorf("metric is required (one of %s)", metricNames())
+		m.p.Metric = spd.SteinMetric.String()
 	}
 	var err error
 	if m.metric, err = spd.ParseMetric(m.p.Metric); err != nil {
@@ -47,15 +46,6 @@ func newNN(n *yaml.Node) (classify.Method, error) {
 	m.warnings = deprecated("metric", m.p.Metric)
 	m.p.Metric = m.metric.String()
 	return m, nil
-}
-
-// metricNames lists the names spd.ParseMetric takes.
-func metricNames() string {
-	var names []string
-	for _, m := range spd.Metrics() {
-		names = append(names, m.String())
-	}
-	return strings.Join(names, ", ")
 }
 
 // Spec declares the split's Stein divergences, which the Stein and AIRM

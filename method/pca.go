@@ -21,17 +21,17 @@ import (
 type pcaParams struct {
 	// Dims is the PCA dimension (default 100), reduced to the training
 	// set's rank when it is larger.
-	Dims int `yaml:"dims,omitempty" json:"dims,omitempty"`
+	Dims int `yaml:"dims,omitempty" json:"dims,omitempty" help:"the PCA dimension, reduced to the training set's rank when larger" default:"100"`
 	// Step samples the vector's planes every Step pixels (pca-src default
 	// 1, gsr default 4: Yang and Zhang's downsampling of the Gabor
 	// magnitudes).
-	Step int `yaml:"step,omitempty" json:"step,omitempty"`
+	Step int `yaml:"step,omitempty" json:"step,omitempty" help:"sample the vector's planes every STEP pixels" default:"1 for pca-src, 4 for gsr"`
 	// Normalise is none (the default) or plane: plane scales each
 	// plane's samples in each vector to zero mean and unit variance (Liu
 	// and Wechsler's augmented Gabor feature vector, IEEE TIP 2002, on
 	// which Yang and Zhang build). On FERET 32×32 it costs GSR 5.6 points
 	// (docs/results.md), so gsr does not default to it.
-	Normalise string `yaml:"normalise,omitempty" json:"normalise,omitempty"`
+	Normalise string `yaml:"normalise,omitempty" json:"normalise,omitempty" help:"none, or plane: each plane's samples to zero mean and unit variance" default:"none"`
 	sparse    `yaml:",inline"`
 }
 

@@ -17,25 +17,25 @@ import (
 type rlppParams struct {
 	// Sigma is the Stein kernel parameter σ (Eqn. 5), checked against
 	// Theorem 1 unless PseudoKernel; a list gives candidates.
-	Sigma param.Floats `yaml:"sigma" json:"sigma"`
+	Sigma param.Floats `yaml:"sigma" json:"sigma" help:"the kernel's σ (Theorem 1 for the Stein kernel); a list gives candidates" default:"(d−1)/2 for d×d matrices (0.5 for d ≤ 2) with the Stein kernel"`
 	// Dims is the projection dimension p, a positive integer; a list gives
 	// candidates. Default: the number of training classes − 1 (at least
 	// 1), the dimension of the supervised graph's near-null space once the
 	// constant is centred away, as for LDA.
-	Dims param.Floats `yaml:"dims,omitempty" json:"dims,omitempty"`
+	Dims param.Floats `yaml:"dims,omitempty" json:"dims,omitempty" help:"the projection's dimension, a positive integer; a list gives candidates" default:"the training classes − 1"`
 	// Neighbours is the k of the supervised k-nearest-neighbour graph (own
 	// class only), a positive integer; a list gives candidates. Default
 	// lpp.DefaultNeighbours (5); a k at least a class's size joins all of
 	// its members.
-	Neighbours param.Floats `yaml:"neighbours,omitempty" json:"neighbours,omitempty"`
+	Neighbours param.Floats `yaml:"neighbours,omitempty" json:"neighbours,omitempty" help:"k of the supervised k-nearest-neighbour graph; a list gives candidates" default:"5"`
 	// Heat is the heat-kernel t of the graph weights exp(−‖φ_i − φ_j‖²/t);
 	// a list gives candidates. Default: the mean squared feature-space
 	// distance over the graph's edges.
-	Heat param.Floats `yaml:"heat,omitempty" json:"heat,omitempty"`
+	Heat param.Floats `yaml:"heat,omitempty" json:"heat,omitempty" help:"t of the graph's heat-kernel weights exp(−‖φ_i − φ_j‖²/t); a list gives candidates" default:"the mean squared distance over the graph's edges"`
 	// PseudoKernel allows a σ outside Theorem 1's set.
-	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty"`
+	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty" help:"allow a σ outside Theorem 1's set (a pseudo-kernel)"`
 	// Kernel is stein (default) or log-euclidean (see kernelChoice).
-	Kernel string `yaml:"kernel,omitempty" json:"kernel,omitempty"`
+	Kernel string `yaml:"kernel,omitempty" json:"kernel,omitempty" help:"the kernel: stein (Eqn. 5) or log-euclidean, exp(−σ‖log X − log Y‖²)" default:"stein"`
 }
 
 // rlppMethod is Riemannian locality preserving projection (Harandi et
@@ -64,8 +64,12 @@ func newRLPP(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "rlpp"); err != nil {
 		return nil, err
 	}
+	var missing param.Missing
 	var err error
-	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
+	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel, &missing); err != nil {
+		return nil, err
+	}
+	if err := missing.Err(); err != nil {
 		return nil, err
 	}
 	dims, err := counts(m.p.Dims, "dims")
@@ -83,14 +87,17 @@ func newRLPP(n *yaml.Node) (classify.Method, error) {
 	if len(heats) == 0 {
 		heats = []float64{0}
 	}
-	for _, s := range m.p.Sigma {
-		for _, p := range dims {
-			for _, k := range ks {
-				for _, t := range heats {
-					m.cands = append(m.cands, rlppCandidate{s, p, k, t})
+	m.cross = func(sigmas []float64) (cands []rlppCandidate) {
+		for _, s := range sigmas {
+			for _, p := range dims {
+				for _, k := range ks {
+					for _, t := range heats {
+						cands = append(cands, rlppCandidate{s, p, k, t})
+					}
 				}
 			}
 		}
+		return cands
 	}
 	return m, nil
 }

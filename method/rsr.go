@@ -12,14 +12,15 @@ import (
 // rsrParams are the parameters of method type rsr.
 type rsrParams struct {
 	// Sigma is the Stein kernel parameter σ (Eqn. 5), checked against
-	// Theorem 1 unless PseudoKernel; a list gives candidates.
-	Sigma  param.Floats `yaml:"sigma" json:"sigma"`
+	// Theorem 1 unless PseudoKernel; a list gives candidates. Default: the
+	// kernel's for the items' d (kernelChoice.sigmasFor).
+	Sigma  param.Floats `yaml:"sigma" json:"sigma" help:"the kernel's σ (Theorem 1 for the Stein kernel); a list gives candidates" default:"(d−1)/2 for d×d matrices (0.5 for d ≤ 2) with the Stein kernel"`
 	sparse `yaml:",inline"`
 	// PseudoKernel allows a σ outside Theorem 1's set.
-	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty"`
+	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty" help:"allow a σ outside Theorem 1's set (a pseudo-kernel)"`
 	// Kernel is stein (default) or log-euclidean (σ then scales the
 	// squared log-Euclidean distance; see kernelChoice).
-	Kernel string `yaml:"kernel,omitempty" json:"kernel,omitempty"`
+	Kernel string `yaml:"kernel,omitempty" json:"kernel,omitempty" help:"the kernel: stein (Eqn. 5) or log-euclidean, exp(−σ‖log X − log Y‖²)" default:"stein"`
 }
 
 // rsrMethod is the paper's RSR: SRC with kernel Lasso codes in the RKHS of
@@ -42,8 +43,12 @@ func newRSR(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "rsr"); err != nil {
 		return nil, err
 	}
+	var missing param.Missing
 	var err error
-	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
+	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel, &missing); err != nil {
+		return nil, err
+	}
+	if err := missing.Err(); err != nil {
 		return nil, err
 	}
 	sc, err := m.p.resolve()
@@ -51,10 +56,13 @@ func newRSR(n *yaml.Node) (classify.Method, error) {
 		return nil, err
 	}
 	m.opts = sc.opts
-	for _, s := range m.p.Sigma {
-		for _, w := range sc.weights {
-			m.cands = append(m.cands, rsrCandidate{s, w})
+	m.cross = func(sigmas []float64) (cands []rsrCandidate) {
+		for _, s := range sigmas {
+			for _, w := range sc.weights {
+				cands = append(cands, rsrCandidate{s, w})
+			}
 		}
+		return cands
 	}
 	return m, nil
 }

@@ -23,19 +23,19 @@ type sdalfParams struct {
 	// training frames share the test frame's background; the border model
 	// takes dark clothing for dark background on tight crops such as
 	// mini-mars's.
-	Mask string `yaml:"mask,omitempty" json:"mask"`
+	Mask string `yaml:"mask,omitempty" json:"mask" help:"the foreground mask: centre, border or none" default:"centre"`
 	// WHSV and MSCR are the weights β_WH and β_MSCR of the distance;
 	// default the paper's 0.4 and 0.6 (sdalf.DefaultWeights).
-	WHSV *float64 `yaml:"whsv,omitempty" json:"whsv"`
-	MSCR *float64 `yaml:"mscr,omitempty" json:"mscr"`
+	WHSV *float64 `yaml:"whsv,omitempty" json:"whsv" help:"the weight β_WH of the weighted HSV histograms' distance" default:"0.4"`
+	MSCR *float64 `yaml:"mscr,omitempty" json:"mscr" help:"the weight β_MSCR of the MSCR blobs' distance" default:"0.6"`
 	// Gamma weights blob position against colour; default 0.4.
-	Gamma *float64 `yaml:"gamma,omitempty" json:"gamma"`
+	Gamma *float64 `yaml:"gamma,omitempty" json:"gamma" help:"the weight of blob position against colour" default:"0.4"`
 	// Step samples the images every Step pixels along rows and columns;
 	// default 2. The data stage holds every image's planes as float64
 	// vectors: at step 1, the 32×64 re-identification crops of mini-mars
 	// would take 365 MB of the run's memory, at step 2 a quarter of it,
 	// and the 16×32 images lose no rank-1 accuracy on either protocol.
-	Step int `yaml:"step,omitempty" json:"step"`
+	Step int `yaml:"step,omitempty" json:"step" help:"sample the images every STEP pixels along rows and columns" default:"2"`
 }
 
 // sdalfFeatures are the planes the method reads: the row index y, whose

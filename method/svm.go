@@ -19,16 +19,16 @@ import (
 type steinSVMParams struct {
 	// Sigma is the Stein kernel parameter σ (Eqn. 5), checked against
 	// Theorem 1 unless PseudoKernel; a list gives candidates.
-	Sigma param.Floats `yaml:"sigma" json:"sigma"`
+	Sigma param.Floats `yaml:"sigma" json:"sigma" help:"the kernel's σ (Theorem 1 for the Stein kernel); a list gives candidates" default:"(d−1)/2 for d×d matrices (0.5 for d ≤ 2) with the Stein kernel"`
 	// C is the SVM's box constraint, C > 0; a list gives candidates.
-	C param.Floats `yaml:"c" json:"c"`
+	C param.Floats `yaml:"c" json:"c" help:"the SVM's box constraint C > 0; a list gives candidates"`
 	// Tolerance is the SMO stopping tolerance ε on the maximal violating
 	// pair (default svm.DefaultTol, 1e-3).
-	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
+	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty" help:"SMO's stopping tolerance on the maximal violating pair" default:"1e-3"`
 	// PseudoKernel allows a σ outside Theorem 1's set.
-	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty"`
+	PseudoKernel bool `yaml:"pseudo_kernel,omitempty" json:"pseudo_kernel,omitempty" help:"allow a σ outside Theorem 1's set (a pseudo-kernel)"`
 	// Kernel is stein (default) or log-euclidean (see kernelChoice).
-	Kernel string `yaml:"kernel,omitempty" json:"kernel,omitempty"`
+	Kernel string `yaml:"kernel,omitempty" json:"kernel,omitempty" help:"the kernel: stein (Eqn. 5) or log-euclidean, exp(−σ‖log X − log Y‖²)" default:"stein"`
 }
 
 // steinSVM is a one-vs-one C-SVC on the Stein kernel's Gram matrix
@@ -69,8 +69,15 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "stein-svm"); err != nil {
 		return nil, err
 	}
+	var missing param.Missing
 	var err error
-	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
+	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel, &missing); err != nil {
+		return nil, err
+	}
+	if len(m.p.C) == 0 {
+		missing.Add("c")
+	}
+	if err := missing.Err(); err != nil {
 		return nil, err
 	}
 	if err := m.p.C.Check("c", true, 0, false); err != nil {
@@ -79,10 +86,13 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 	if t := m.p.Tolerance; t < 0 || t >= 1 {
 		return nil, fmt.Errorf("tolerance = %v, want in (0, 1) (default %g)", t, svm.DefaultTol)
 	}
-	for _, s := range m.p.Sigma {
-		for _, c := range m.p.C {
-			m.cands = append(m.cands, steinSVMCandidate{s, c})
+	m.cross = func(sigmas []float64) (cands []steinSVMCandidate) {
+		for _, s := range sigmas {
+			for _, c := range m.p.C {
+				cands = append(cands, steinSVMCandidate{s, c})
+			}
 		}
+		return cands
 	}
 	return m, nil
 }

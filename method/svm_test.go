@@ -21,10 +21,17 @@ import (
 // Pairs keep (classify.TrainKernel).
 func TestSteinSVMSharesGrams(t *testing.T) {
 	data, train, test := syntheticData(t, 4, 3, 120, 0.2, 13)
-	for _, tc := range []struct {
-		kernel string
-		want   int
-	}{{"stein", 0}, {"log-euclidean", 3}} {
+	kept := map[string]int{"stein": 0, "log-euclidean": 3}
+	for _, k := range classify.Kernels() {
+		tc := struct {
+			kernel string
+			want   int
+		}{kernel: k.String()}
+		var ok bool
+		if tc.want, ok = kept[tc.kernel]; !ok {
+			t.Errorf("kernel %s: no count of Gram matrices kept here", tc.kernel)
+			continue
+		}
 		m := newMethod(t, "stein-svm", "{sigma: 1, c: [1, 10, 100], kernel: "+tc.kernel+"}")
 		split := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Ranks: 1, Folds: 2, Seed: 1}
 		if _, err := classify.Run(context.Background(), m, split); err != nil {

@@ -18,14 +18,14 @@ import (
 type tscParams struct {
 	// Lambda is the sparsity weight λ >= 0 of the MAXDET problem; a list
 	// gives candidates.
-	Lambda param.Floats `yaml:"lambda" json:"lambda"`
+	Lambda param.Floats `yaml:"lambda" json:"lambda" help:"the sparsity weight λ >= 0 of the MAXDET problem; a list gives candidates"`
 	// Tolerance is the relative duality gap at which coding stops
 	// (default 1e-8, tsc.Options.Tol).
-	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
+	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty" help:"the relative duality gap at which coding stops" default:"1e-8"`
 	// WorkingSet is the first working set's size of large dictionaries
 	// (tsc.Options.WorkingSet: default 32, -1 solves on every atom; the
 	// certificate is the whole problem's either way).
-	WorkingSet int `yaml:"working_set,omitempty" json:"working_set,omitempty"`
+	WorkingSet int `yaml:"working_set,omitempty" json:"working_set,omitempty" help:"the first working set's size on large dictionaries, -1 for every atom" default:"32"`
 }
 
 // tscMethod is tensor sparse coding (Sivalingam et al., ECCV 2010), the
@@ -41,6 +41,11 @@ func newTSC(n *yaml.Node) (classify.Method, error) {
 	m := &tscMethod{}
 	if err := decode(n, &m.p, "tsc"); err != nil {
 		return nil, err
+	}
+	if len(m.p.Lambda) == 0 {
+		var missing param.Missing
+		missing.Add("lambda")
+		return nil, missing.Err()
 	}
 	if err := m.p.Lambda.CheckList("lambda", true); err != nil {
 		return nil, err

@@ -388,6 +388,19 @@ func badInputTable(t *testing.T) map[string][]badCase {
 					math.IsInf(AIRMLowerBound(math.Inf(1), 3), 1), "wrong edge values")
 			}, nil, ""},
 		},
+		"DefaultSigma": {
+			{"d < 1 is 0.5", func() error {
+				return check(DefaultSigma(0) == 0.5 && DefaultSigma(-7) == 0.5, "DefaultSigma(0), (-7) = %v, %v", DefaultSigma(0), DefaultSigma(-7))
+			}, nil, ""},
+			{"valid for every d", func() error {
+				for _, d := range []int{1, 2, 3, 17, math.MaxInt} {
+					if s := DefaultSigma(d); !ValidSigma(s, d) {
+						return fmt.Errorf("DefaultSigma(%d) = %v, outside Theorem 1", d, s)
+					}
+				}
+				return nil
+			}, nil, ""},
+		},
 		"ValidSigmas": {
 			{"d < 1", func() error {
 				return check(ValidSigmas(0) == "sigma > 0" && ValidSigmas(-7) == "sigma > 0", "ValidSigmas(0), (-7) = %q, %q", ValidSigmas(0), ValidSigmas(-7))

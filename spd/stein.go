@@ -95,6 +95,12 @@ func ValidSigma(sigma float64, d int) bool {
 	return math.Abs(twice-math.Round(twice)) <= 1e-12
 }
 
+// DefaultSigma is the Stein kernel's σ for d×d matrices when none is
+// given: the least σ of Theorem 1's continuous range, (d−1)/2, or 0.5 (the
+// least of its discrete set) for d <= 2. Every σ of that range gives a
+// positive definite kernel; the least keeps exp(−σ S) furthest from 0.
+func DefaultSigma(d int) float64 { return max(0.5, float64(d-1)/2) }
+
 // ValidSigmas describes the set of Theorem 1 for d×d matrices, for error
 // messages, e.g. "{0.5, 1} or sigma > 1" for d = 3.
 func ValidSigmas(d int) string {

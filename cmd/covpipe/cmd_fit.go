@@ -6,38 +6,24 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/model"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
 
-// methodFlags are fit's flags of a method's parameters, each the
-// parameter of the experiment files' key with '_' for '-': lists of
-// numbers are candidates (comma-separated), chosen by cross-validation.
-var methodFlags = []cli.Flag{
-	&cli.StringFlag{Name: "sigma", Usage: "kernel `σ` (rsr, stein-svm; Theorem 1 for the Stein kernel), or candidates: 0.5,1"},
-	&cli.StringFlag{Name: "lambda", Usage: "sparsity weight `λ` on the paper's scale (rsr, logE-SR), or candidates"},
-	&cli.StringFlag{Name: "lambda-ratio", Usage: "sparsity weight relative to each query, `R` in (0, 1) (rsr, logE-SR), or candidates: 0.05,0.1,0.2"},
-	&cli.StringFlag{Name: "c", Usage: "the SVM's box constraint `C` (stein-svm), or candidates: 1,10,100"},
-	&cli.Float64Flag{Name: "tolerance", Usage: "the solver's stopping tolerance `TOL` (rsr, logE-SR: relative KKT; stein-svm: SMO)", DefaultText: "the method's"},
-	&cli.StringFlag{Name: "rule", Usage: "SRC decision `RULE`: residual (Eqn. 9, default), sum or max (rsr, logE-SR)"},
-	&cli.StringFlag{Name: "kernel", Usage: "`KERNEL`: stein (default) or log-euclidean (rsr, stein-svm)"},
-	&cli.StringFlag{Name: "metric", Usage: "nearest-neighbour `METRIC`: airm, stein, log-euclidean or thompson (nn)"},
-	switchFlag("nonnegative", "sparse codes v >= 0 (rsr, logE-SR)"),
-	switchFlag("pseudo-kernel", "allow a σ outside Theorem 1's set (rsr, stein-svm)"),
-}
-
 // whereFlag is fit's and predict's --where KEY=V1,V2.
 var whereFlag = &cli.StringFlag{Name: "where", Usage: "keep only the images whose metadata `KEY=V1,V2,...` has one of the values, e.g. pose=ba,bj,bk for FERET"}
 
-func fitCommand() *cli.Command {
-	flags := []cli.Flag{
+// fitOwnFlags are fit's flags but those of the method parameters
+// (fitParams).
+func fitOwnFlags() []cli.Flag {
+	return []cli.Flag{
 		outFlag("the model's output `DIR` (required; created if needed)"),
 		&cli.StringFlag{Name: "method", Usage: "the method `NAME`: " + strings.Join(model.Methods(), ", ") + "; with --config, a method of the config, best ones too (required)"},
 		&cli.StringFlag{Name: "config", Usage: "take the method's parameters, the extraction options (data:), seed and folds from the experiment `FILE`"},
@@ -47,7 +33,26 @@ func fitCommand() *cli.Command {
 		whereFlag,
 		&cli.StringFlag{Name: "fusion", Usage: "make each image one item of its regions (--regions with several, e.g. whole+grid:3x3:16), their class costs fused by the `RULES` chosen among by cross-validation: sum, normalized, vote, weighted (rsr, logE-SR, stein-svm, nn but airm)", DefaultText: "a config's data.parts, else one answer per region"},
 	}
-	flags = append(flags, methodFlags...)
+}
+
+// fitParams are fit's flags of method parameters, made from every method
+// type's declared parameters (methodParams): a parameter of the
+// experiment files' key is the flag of the key with '_' for '-', and a
+// list of numbers is comma-separated candidates, chosen by
+// cross-validation.
+func fitParams() []methodParam {
+	var reserved []string
+	for _, f := range append(fitOwnFlags(), extractionFlags()...) {
+		reserved = append(reserved, f.Names()...)
+	}
+	return methodParams(append(reserved, cli.HelpFlag.Names()...))
+}
+
+func fitCommand() *cli.Command {
+	flags := fitOwnFlags()
+	for _, p := range fitParams() {
+		flags = append(flags, p.cliFlag())
+	}
 	flags = append(flags, extractionFlags()...)
 	return oneLineErrors(command("fit", "INPUT...", "fit a recogniser on labelled images and save it as a model",
 		flags, func(c *cli.Context) error {
@@ -130,7 +135,7 @@ func extractionFlags() []cli.Flag {
 func fitOptions(c *cli.Context) (model.Options, error) {
 	name := c.String("method")
 	if name == "" {
-		return model.Options{}, fmt.Errorf("fit: --method NAME is required (one of %v, or a method of --config)", model.Methods())
+		return model.Options{}, fmt.Errorf("fit: --method NAME is required (one of %s, or a method of --config)", strings.Join(method.Names(), ", "))
 	}
 	o := model.Options{Method: name, Folds: c.Int("folds"), Seed: c.Uint64("seed")}
 	if f := c.String("fusion"); f != "" {
@@ -146,46 +151,8 @@ func fitOptions(c *cli.Context) (model.Options, error) {
 	if o.Describe, err = describeOptions(c); err != nil {
 		return o, errors.New("fit: " + strings.TrimPrefix(err.Error(), "describe: "))
 	}
-	o.Params = map[string]any{}
-	for _, f := range methodFlags {
-		flag := f.Names()[0]
-		if !c.IsSet(flag) {
-			continue
-		}
-		key := strings.ReplaceAll(flag, "-", "_")
-		switch f.(type) {
-		case *cli.BoolFlag:
-			o.Params[key] = c.Bool(flag)
-		case *cli.Float64Flag:
-			o.Params[key] = c.Float64(flag)
-		default:
-			v := c.String(flag)
-			if list, err := numbers(v); err == nil {
-				o.Params[key] = list
-			} else {
-				o.Params[key] = v
-			}
-		}
-	}
-	return o, nil
-}
-
-// numbers parses a comma-separated list of numbers: one number, or a
-// list of candidates.
-func numbers(s string) (any, error) {
-	parts := strings.Split(s, ",")
-	list := make([]float64, len(parts))
-	for i, p := range parts {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil {
-			return nil, err
-		}
-		list[i] = v
-	}
-	if len(list) == 1 {
-		return list[0], nil
-	}
-	return list, nil
+	o.Params, err = paramsFromFlags(c, name, fitParams())
+	return o, err
 }
 
 // configOptions completes o from the experiment file path: the method
@@ -193,8 +160,15 @@ func numbers(s string) (any, error) {
 // extraction options, its seed and folds (unless --seed or --folds are
 // given). Method and extraction flags cannot be given with it.
 func configOptions(c *cli.Context, path string, o model.Options) (model.Options, error) {
-	for _, f := range append(slices.Clone(methodFlags), extractionFlags()...) {
-		if name := f.Names()[0]; c.IsSet(name) {
+	var given []string
+	for _, p := range fitParams() {
+		given = append(given, p.flag)
+	}
+	for _, f := range extractionFlags() {
+		given = append(given, f.Names()[0])
+	}
+	for _, name := range given {
+		if c.IsSet(name) {
 			return o, fmt.Errorf("fit: --%s with --config %s: the config gives the method's parameters and the extraction options", name, path)
 		}
 	}

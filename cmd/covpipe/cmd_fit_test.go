@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/internal/imagetest"
+	"github.com/covpipe/covpipe/method"
 )
 
 // gratingClasses writes class folders of 16×16 noisy gratings, one
@@ -221,5 +222,52 @@ func TestFitFusion(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, "fit", "--method", "nn", "--metric", "airm", "--features", "texture", "--regions", "whole+grid:2x2", "--fusion", "sum", "--out", filepath.Join(dir, "airm"), train); err == nil || !strings.Contains(err.Error(), "no class costs") {
 		t.Errorf("fit --fusion with nn-airm: %v", err)
+	}
+}
+
+// TestFitHelpListsParameters checks that fit has a flag for every
+// parameter that every method type declares, whose help names the type,
+// and that --method's help lists every type.
+func TestFitHelpListsParameters(t *testing.T) {
+	stdout, _, err := runCLI(t, "fit", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]string{} // flag name: its help line
+	for _, l := range strings.Split(stdout, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 0 && strings.HasPrefix(f[0], "-") {
+			lines[strings.TrimLeft(strings.TrimSuffix(f[0], ","), "-")] = l
+		}
+	}
+	if !strings.Contains(lines["method"], strings.Join(method.Names(), ", ")) {
+		t.Errorf("--method's help does not list the method types %v:\n%s", method.Names(), lines["method"])
+	}
+	for _, typ := range method.Names() {
+		for _, d := range method.Types()[typ].Parameters() {
+			name := strings.ReplaceAll(d.Key, "_", "-")
+			l, ok := lines[name]
+			if !ok || !strings.Contains(l, d.Help) {
+				l, ok = lines[typ+"-"+name] // a name taken by another flag
+			}
+			if !ok || !strings.Contains(l, d.Help) || !strings.Contains(l, typ) {
+				t.Errorf("%s's parameter %s: no flag --%s with its help %q and type:\n%s", typ, d.Key, name, d.Help, l)
+			}
+			if d.Default != "" && !strings.Contains(l, "default "+d.Default) {
+				t.Errorf("%s's parameter %s: the help of its flag does not give the default %q:\n%s", typ, d.Key, d.Default, l)
+			}
+		}
+	}
+}
+
+// TestFitDefaults fits rsr with no parameter flags: σ is (d−1)/2 for the
+// 5×5 texture descriptors and the sparsity weight the default ratio.
+func TestFitDefaults(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train")
+	gratingClasses(t, train, 4, 3)
+	stdout, stderr, err := runCLI(t, "fit", "--method", "rsr", "--features", "texture", "--out", filepath.Join(dir, "m"), train)
+	if err != nil || !strings.Contains(stdout, "fitted rsr on 5x5 descriptors") || !strings.Contains(stdout, "lambda_ratio=0.1 ") || !strings.Contains(stdout, "sigma=2)") {
+		t.Fatalf("fit rsr without parameters: %v\n%s%s", err, stdout, stderr)
 	}
 }

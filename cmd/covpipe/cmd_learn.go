@@ -314,13 +314,13 @@ func pseudoHint(err error) string {
 	return ""
 }
 
-// sigmaFlag returns --sigma, or by default the smallest σ of Theorem 1's
-// continuous range, (d−1)/2, or 0.5 for d = 1, 2.
+// sigmaFlag returns --sigma, or by default spd.DefaultSigma: the
+// smallest σ of Theorem 1's continuous range, (d−1)/2, or 0.5 for d = 1, 2.
 func sigmaFlag(c *cli.Context, d int) float64 {
 	if c.IsSet("sigma") {
 		return c.Float64("sigma")
 	}
-	return max(0.5, float64(d-1)/2)
+	return spd.DefaultSigma(d)
 }
 
 // writeJSON writes v as indented JSON to the file name of the output set

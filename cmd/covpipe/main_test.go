@@ -15,7 +15,6 @@ import (
 
 	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/internal/imagetest"
-	"github.com/covpipe/covpipe/model"
 	"github.com/urfave/cli/v2"
 )
 
@@ -233,7 +232,14 @@ func TestRunCommandErrors(t *testing.T) {
 		// fit and predict: what is required, what does not go together,
 		// and a model refusing descriptors made otherwise, naming both.
 		{[]string{"fit", "--out", filepath.Join(dir, "o6"), desc}, "fit: --method NAME is required"},
-		{[]string{"fit", "--method", "nope", "--out", filepath.Join(dir, "o6"), desc}, fmt.Sprintf(`fit: model: method "nope": want one of %v`, model.Methods())},
+		// Every required parameter not given is named at once, by flag;
+		// a flag is read as the type declares its parameter.
+		{[]string{"fit", "--method", "stein-svm", "--kernel", "log-euclidean", "--out", filepath.Join(dir, "o6"), desc}, "fit --method stein-svm: missing --sigma, --c"},
+		{[]string{"fit", "--method", "codes", "--out", filepath.Join(dir, "o6"), desc}, "fit --method codes: missing --dictionary, --sigma, --lambda or --lambda-ratio"},
+		{[]string{"fit", "--method", "nn", "--sigma", "1", "--out", filepath.Join(dir, "o6"), desc}, "fit --method nn: --sigma is not a parameter of method type nn (the types that take it: codes, rlpp, rsr, stein-svm)"},
+		{[]string{"fit", "--method", "rsr", "--sigma", "0.5,x", "--out", filepath.Join(dir, "o6"), desc}, `fit --method rsr: --sigma "0.5,x": want a number or comma-separated numbers`},
+		{[]string{"fit", "--method", "tsc", "--lambda", "0.1", "--working-set", "2.5", "--out", filepath.Join(dir, "o6"), desc}, `--working-set "2.5": want an integer`},
+		{[]string{"fit", "--method", "mdm", "--out", filepath.Join(dir, "o6"), desc}, `fit: --method "mdm": want one of codes, gsr`},
 		{[]string{"fit", "--method", "rsr", "--config", good, "--sigma", "1", "--out", filepath.Join(dir, "o6"), desc}, "fit: --sigma with --config " + good},
 		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), desc}, "fit: --where selects images, not the descriptors of describe folders"},
 		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), filepath.Join(data, "d")}, `has no metadata "pose"`},

@@ -201,7 +201,7 @@ func check(n *yaml.Node, t reflect.Type, section string) error {
 // fieldsOf maps the yaml keys of struct type t to their fields.
 func fieldsOf(t reflect.Type) map[string]reflect.StructField {
 	out := map[string]reflect.StructField{}
-	walk(t, func(key string, f reflect.StructField) { out[key] = f })
+	Fields(t, func(key string, f reflect.StructField) { out[key] = f })
 	return out
 }
 
@@ -212,20 +212,21 @@ func Keys(t reflect.Type) []string {
 		t = t.Elem()
 	}
 	var keys []string
-	walk(t, func(key string, _ reflect.StructField) { keys = append(keys, key) })
+	Fields(t, func(key string, _ reflect.StructField) { keys = append(keys, key) })
 	return keys
 }
 
-// walk calls fn for each yaml key of struct type t in field order, with
-// the fields of inline structs in place.
-func walk(t reflect.Type, fn func(key string, f reflect.StructField)) {
+// Fields calls fn for each yaml key of struct type t and its field, in
+// field order, with the fields of inline structs in place: the keys that
+// Decode accepts.
+func Fields(t reflect.Type, fn func(key string, f reflect.StructField)) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		switch {
 		case name == "-" || !f.IsExported() && !f.Anonymous:
 		case strings.Contains(opts, "inline"):
-			walk(f.Type, fn)
+			Fields(f.Type, fn)
 		case name == "":
 			fn(strings.ToLower(f.Name), f)
 		default:
