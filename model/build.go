@@ -23,44 +23,59 @@ import (
 // vectors the method reads against data's. It records the parameters as
 // resolved in r.
 func (r *record) newMethod(data *classify.Data) (classify.Method, classify.Spec, error) {
+	m, spec, _, err := r.newMethods(data)
+	return m, spec, err
+}
+
+// typeSpec is a method type's Spec.
+type typeSpec struct {
+	typ  string
+	spec classify.Spec
+}
+
+// newMethods is newMethod, with the Spec of each method it is made of:
+// the method's own, or a best model's candidates'.
+func (r *record) newMethods(data *classify.Data) (classify.Method, classify.Spec, []typeSpec, error) {
 	if r.Method != bestType {
 		if len(r.Candidates) > 0 {
-			return nil, classify.Spec{}, fmt.Errorf("model: method %s takes no candidates (method best does)", r.Method)
+			return nil, classify.Spec{}, nil, fmt.Errorf("model: method %s takes no candidates (method best does)", r.Method)
 		}
 		m, spec, params, err := r.one(r.Method, r.Params, data)
 		if err != nil {
-			return nil, spec, err
+			return nil, spec, nil, err
 		}
 		r.Params = params
-		return m, spec, nil
+		return m, spec, []typeSpec{{r.Method, spec}}, nil
 	}
 	b := &classify.Best{OneSE: true}
 	rule, ok := r.Params["rule"]
 	switch {
 	case len(r.Params) > 1 || len(r.Params) == 1 && !ok:
-		return nil, classify.Spec{}, fmt.Errorf("model: method best takes only the parameter rule, not %v", r.Params)
+		return nil, classify.Spec{}, nil, fmt.Errorf("model: method best takes only the parameter rule, not %v", r.Params)
 	case ok && rule != "one-se" && rule != "max":
-		return nil, classify.Spec{}, fmt.Errorf("model: method best: rule %v: want one-se or max", rule)
+		return nil, classify.Spec{}, nil, fmt.Errorf("model: method best: rule %v: want one-se or max", rule)
 	case len(r.Candidates) < 2:
-		return nil, classify.Spec{}, fmt.Errorf("model: method best chooses among two or more candidates, got %d", len(r.Candidates))
+		return nil, classify.Spec{}, nil, fmt.Errorf("model: method best chooses among two or more candidates, got %d", len(r.Candidates))
 	}
 	b.OneSE = rule != "max"
+	var specs []typeSpec
 	for k := range r.Candidates {
 		c := &r.Candidates[k]
 		switch {
 		case c.Method == bestType:
-			return nil, classify.Spec{}, fmt.Errorf("model: candidate %q is itself a best method", c.Name)
+			return nil, classify.Spec{}, nil, fmt.Errorf("model: candidate %q is itself a best method", c.Name)
 		case c.Name == "" || slices.Contains(b.Names, c.Name):
-			return nil, classify.Spec{}, fmt.Errorf("model: candidate %d is named %q: want a name of its own", k, c.Name)
+			return nil, classify.Spec{}, nil, fmt.Errorf("model: candidate %d is named %q: want a name of its own", k, c.Name)
 		}
-		m, _, params, err := r.one(c.Method, c.Params, data)
+		m, spec, params, err := r.one(c.Method, c.Params, data)
 		if err != nil {
-			return nil, classify.Spec{}, fmt.Errorf("candidate %q: %w", c.Name, err)
+			return nil, classify.Spec{}, nil, fmt.Errorf("candidate %q: %w", c.Name, err)
 		}
 		c.Params = params
 		b.Names, b.Methods = append(b.Names, c.Name), append(b.Methods, m)
+		specs = append(specs, typeSpec{c.Method, spec})
 	}
-	return b, b.Spec(), nil
+	return b, b.Spec(), specs, nil
 }
 
 // one constructs method type typ with params for data's items, as newMethod
@@ -75,9 +90,6 @@ func (r *record) one(typ string, params map[string]any, data *classify.Data) (cl
 		if err := spec.CheckDim(r.Dim); err != nil {
 			return nil, spec, nil, fmt.Errorf("model: method %s on %d×%d descriptors: %w", typ, r.Dim, r.Dim, err)
 		}
-	}
-	if req := spec.Vectors; !req.IsZero() && data.Vectors[req] == nil {
-		return nil, spec, nil, fmt.Errorf("model: method %s reads vectors of the images (%v), which the training descriptors lack: describe them with --vectors-features %s --vectors-step %d, or give the images", typ, req, req.Features, req.Step)
 	}
 	if spec.Dictionary {
 		return nil, spec, nil, fmt.Errorf("model: method %s learns a dictionary from a set of its own, which a model does not have: use covpipe learn and encode", typ)
@@ -112,6 +124,17 @@ func (r *record) layout() string {
 	return r.Extraction.Regions
 }
 
+// sameVectors reports whether the request asks for the vectors v
+// describes: the same features (however spelt) and step.
+func sameVectors(req classify.VectorRequest, v store.Vectors) bool {
+	a, err := features.Parse(req.Features)
+	if err != nil {
+		return false
+	}
+	b, err := features.Parse(v.FeatureSpec)
+	return err == nil && a.String() == b.String() && req.Step == v.Step
+}
+
 // vectorRequest is the request of the vectors r records.
 func (r *record) vectorRequest() classify.VectorRequest {
 	if r.Vectors == nil {
@@ -120,11 +143,29 @@ func (r *record) vectorRequest() classify.VectorRequest {
 	return classify.VectorRequest{Features: r.Vectors.FeatureSpec, Step: r.Vectors.Step}
 }
 
+// vectors checks that data holds the vectors that the method of spec
+// reads, typ, taking those of out (the training descriptors') under the
+// method's spelling of their features.
+func vectors(typ string, spec classify.Spec, data *classify.Data, out *store.Output) error {
+	req := spec.Vectors
+	if req.IsZero() || data.Vectors[req] != nil {
+		return nil
+	}
+	if v := out.Meta.Vectors; v != nil && sameVectors(req, *v) && out.VectorLen > 0 && len(out.Vectors) == len(data.Labels)*out.VectorLen {
+		if data.Vectors == nil {
+			data.Vectors = map[classify.VectorRequest]*mat.Dense{}
+		}
+		data.Vectors[req] = mat.NewDense(len(data.Labels), out.VectorLen, out.Vectors)
+		return nil
+	}
+	return fmt.Errorf("model: method %s reads vectors of the images (%v), which the training descriptors lack: describe them with --vectors-features %s --vectors-step %d, or give the images", typ, req, req.Features, req.Step)
+}
+
 // trainingData returns the training items of out, whose descriptors set
 // holds, labelled: each descriptor an item, or for a model of several
 // regions per image (r.Parts), each image an item of its regions, the
 // names of whose regions it records in r.Parts. It records the classes,
-// labels and vectors in r.
+// labels in r.
 func trainingData(out *store.Output, set *spd.Set, r *record, workers int) (*classify.Data, error) {
 	rows := out.Rows
 	regions := 1
@@ -152,13 +193,6 @@ func trainingData(out *store.Output, set *spd.Set, r *record, workers int) (*cla
 	d := &classify.Data{Labels: labels, Classes: classes, Ridge: out.Meta.Ridge.Eps, Workers: workers}
 	if err := setItems(d, set, regions); err != nil {
 		return nil, err
-	}
-	if v := out.Meta.Vectors; v != nil && r.Parts == nil {
-		if out.VectorLen < 1 || len(out.Vectors) != len(labels)*out.VectorLen {
-			return nil, fmt.Errorf("model: %d vector values for %d descriptors", len(out.Vectors), len(labels))
-		}
-		r.Vectors = &store.Vectors{FeatureSpec: v.FeatureSpec, Step: v.Step}
-		d.Vectors = map[classify.VectorRequest]*mat.Dense{r.vectorRequest(): mat.NewDense(len(labels), out.VectorLen, out.Vectors)}
 	}
 	return d, nil
 }
@@ -203,22 +237,27 @@ func construct(typ string, params map[string]any) (classify.Method, error) {
 	return m, nil
 }
 
-// vectorSpec returns the vectors that o's method reads (the first that a
-// best model's candidates read), for Fit to extract them beside the
-// descriptors; the zero spec when it reads none or its parameters are
-// refused (FitOutput says why).
-func (o Options) vectorSpec() describe.VectorSpec {
+// vectorSpecs returns the vectors that o's method reads (each distinct
+// request of a best model's candidates), for Fit to extract them beside
+// the descriptors; none for a method that reads none or whose parameters
+// are refused (FitOutput says why).
+func (o Options) vectorSpecs() []describe.VectorSpec {
+	var out []describe.VectorSpec
+	var seen []classify.VectorRequest
 	methods := []Candidate{{Method: o.Method, Params: o.Params}}
 	for _, c := range append(methods, o.Candidates...) {
 		m, err := construct(c.Method, c.Params)
 		if err != nil {
 			continue
 		}
-		if req := m.Spec().Vectors; !req.IsZero() {
-			if set, err := features.Parse(req.Features); err == nil {
-				return describe.VectorSpec{Features: set, Step: req.Step}
-			}
+		req := m.Spec().Vectors
+		if req.IsZero() || slices.Contains(seen, req) {
+			continue
+		}
+		if set, err := features.Parse(req.Features); err == nil {
+			seen = append(seen, req)
+			out = append(out, describe.VectorSpec{Features: set, Step: req.Step})
 		}
 	}
-	return describe.VectorSpec{}
+	return out
 }

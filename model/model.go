@@ -16,6 +16,7 @@ import (
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Format is the format of a model's folder, the "format" of its
@@ -155,14 +156,26 @@ func Fit(ctx context.Context, inputs []*datasets.List, o Options) (*Model, error
 	if do.Workers == 0 {
 		do.Workers = o.Workers
 	}
-	if do.Vectors.Features == nil {
-		do.Vectors = o.vectorSpec()
+	specs := o.vectorSpecs()
+	if do.Vectors.Features == nil && len(specs) > 0 {
+		do.Vectors = specs[0]
 	}
 	out, err := describe.Collect(ctx, inputs, do)
 	if err != nil {
 		return nil, err
 	}
-	return FitOutput(ctx, out, o)
+	// A best model's candidates may read other vectors too: the images
+	// are described again for each, for the cross-validation.
+	var more []*store.Output
+	for _, v := range specs[min(1, len(specs)):] {
+		do.Vectors = v
+		mo, err := describe.Collect(ctx, inputs, do)
+		if err != nil {
+			return nil, err
+		}
+		more = append(more, mo)
+	}
+	return fitOutput(ctx, out, more, o)
 }
 
 // FitOutput fits a model of method o.Method on the labelled descriptors
@@ -184,6 +197,12 @@ func Fit(ctx context.Context, inputs []*datasets.List, o Options) (*Model, error
 // descriptor without a label, fewer than two classes, and, once ctx is
 // cancelled, an error wrapping ctx.Err().
 func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error) {
+	return fitOutput(ctx, out, nil, o)
+}
+
+// fitOutput is FitOutput with more, the vectors of other features of the
+// same images, for a best model's candidates.
+func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o Options) (*Model, error) {
 	if out == nil {
 		return nil, errors.New("model: fit on a nil *store.Output")
 	}
@@ -217,9 +236,21 @@ func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error
 	if err != nil {
 		return nil, err
 	}
-	m, spec, err := rec.newMethod(data)
+	m, spec, specs, err := rec.newMethods(data)
 	if err != nil {
 		return nil, err
+	}
+	for _, ts := range specs {
+		err := vectors(ts.typ, ts.spec, data, out)
+		for _, mo := range more {
+			if err == nil {
+				break
+			}
+			err = vectors(ts.typ, ts.spec, data, mo)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if spec.Candidates > 1 && folds < 2 {
 		return nil, fmt.Errorf("model: %d parameter candidates but %d folds: want folds >= 2", spec.Candidates, folds)
@@ -234,10 +265,37 @@ func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error
 	}
 	model := &Model{rec: rec, method: m, fitted: f, train: data}
 	model.rec.Chosen, model.rec.ChosenMethod = f.Chosen(), classify.ChosenMethod(f)
+	model.keepVectors(specs)
 	if c, _, ok := classify.FusionOf(f); ok {
 		model.rec.Parts.Rule, model.rec.Parts.Weights = c.Rule.String(), c.Weights
 	}
 	return model, nil
+}
+
+// keepVectors keeps of the training items' vectors those that the fitted
+// method reads (a best model's chosen candidate's; specs are the
+// methods' own), which the record names for Predict to extract.
+func (m *Model) keepVectors(specs []typeSpec) {
+	req := specs[0].spec.Vectors
+	if k := slices.Index(m.rec.candidateNames(), m.rec.ChosenMethod); k >= 0 {
+		req = specs[k].spec.Vectors
+	}
+	x := m.train.Vectors[req]
+	m.train.Vectors = nil
+	if req.IsZero() || x == nil {
+		return
+	}
+	m.train.Vectors = map[classify.VectorRequest]*mat.Dense{req: x}
+	m.rec.Vectors = &store.Vectors{FeatureSpec: req.Features, Step: req.Step}
+}
+
+// candidateNames names a best model's candidates.
+func (r *record) candidateNames() []string {
+	var out []string
+	for _, c := range r.Candidates {
+		out = append(out, c.Name)
+	}
+	return out
 }
 
 // foldBytes is what a cross-validation fold holds beside the indices of

@@ -244,7 +244,7 @@ func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictO
 	for i, r := range out.Rows {
 		rows[i] = Prediction{Input: r.Input, Path: r.Path, Region: r.Region}
 	}
-	if m.rec.Vectors != nil && (out.Meta.Vectors == nil || *out.Meta.Vectors != *m.rec.Vectors) {
+	if m.rec.Vectors != nil && (out.Meta.Vectors == nil || !sameVectors(m.rec.vectorRequest(), *out.Meta.Vectors)) {
 		return nil, fmt.Errorf("%s reads the images' vectors (features %s, step %d), which %s lack: describe them with those vectors, or give the images", m.name(), m.rec.Vectors.FeatureSpec, m.rec.Vectors.Step, what)
 	}
 	if n := m.regions(); n > 0 {
@@ -405,8 +405,10 @@ func (m *Model) queries(set *spd.Set, vecs []float64, items, workers int) (*clas
 		if len(vecs) != items*cols {
 			return nil, fmt.Errorf("%d vector values for %d queries of %d values each", len(vecs), items, cols)
 		}
-		all := mat.NewDense(rows+items, cols, slices.Concat(x.RawMatrix().Data[:rows*cols], vecs))
-		d.Vectors = map[classify.VectorRequest]*mat.Dense{req: all}
+		if d.Vectors == nil {
+			d.Vectors = map[classify.VectorRequest]*mat.Dense{}
+		}
+		d.Vectors[req] = mat.NewDense(rows+items, cols, slices.Concat(x.RawMatrix().Data[:rows*cols], vecs))
 	}
 	return d, nil
 }
