@@ -95,7 +95,7 @@ type Spec struct {
 	// under config.methods.
 	Params any
 	// Candidates is the number of parameter settings that cross-validation
-	// (Select) chooses among on each ridge variant; with more than one the
+	// (Choose) chooses among on each ridge variant; with more than one the
 	// loader requires folds >= 2.
 	Candidates int
 	// CheckDim checks the parameters that depend on the matrix size d (the
@@ -114,7 +114,7 @@ type Spec struct {
 	Dictionary bool
 	// Energy traces the energy of the method's dictionary as it is built,
 	// which energy-curve tasks (the paper's Fig. 7) run instead of
-	// Classify; nil for a method that cannot, which such tasks refuse.
+	// Fit; nil for a method that cannot, which such tasks refuse.
 	Energy EnergyTracer
 	// Scores says that the method's Outcomes hold Scores, each test
 	// item's answer with its confidence, which results.json records and

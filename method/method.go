@@ -1,14 +1,18 @@
-// Package method holds the classification methods an experiment compares,
-// one file each, and the table of method types by name (Types).
+// Package method holds covpipe's methods, one file each, and the table of
+// method types by name (Types): estimators of the contract of package
+// classify, which fit on training items, predict any others, save their
+// state and are restored from it.
 //
 // A method type decodes its own parameters from the YAML mapping of its
 // entry under `methods:` (strictly: an unknown key is an error naming the
 // key, its line and the keys the method takes), checks them, resolves
 // them into typed options once, and returns a classify.Method, whose Spec
-// declares what it needs from the engine. Parameters of type
-// param.Floats may be lists, which classify.Select chooses among by
-// cross-validation inside each training set. Adding a method is one new
-// file in this package and one line in Types; the engine needs no change.
+// declares what it needs from the engine. Its parameters struct declares
+// each parameter once (Type.Parameters): configs, covpipe fit's flags and
+// their help come from it. Parameters of type param.Floats may be lists,
+// which classify.Choose chooses among by cross-validation inside each
+// training set. Adding a method is one new file in this package and one
+// line in Types; runs, models and the CLI need no change.
 package method
 
 import (

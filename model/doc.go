@@ -5,36 +5,48 @@
 // labels new images, scores its answers and rejects those of classes it
 // was not trained on.
 //
-// Fit extracts the descriptors of labelled images (package describe) and
-// fits a method of package method on them: lists of parameter
-// candidates are chosen among by stratified cross-validation inside the
-// training set (classify.Select), exactly as a run chooses them, and the
-// method is then fitted on the whole training set. Predict extracts the
-// descriptors of new images with the options the model was fitted with
-// and answers for each, bit for bit as covpipe run answers for a test
-// item of the same method on the same training set. Save writes a model
-// as one output set of package store; Load reads it back, checked: it
-// refuses a folder whose files link outside it and one written by a newer
-// covpipe. A nil or zero Model (not made by Fit, FitOutput or Load)
-// returns an error from every method that saves or answers, and zero
-// values from its accessors.
+// Fit extracts the descriptors of labelled images (package describe),
+// with the per-image vectors of a method that reads them, and fits a
+// method of package method on them through the estimator contract of
+// package classify: lists of parameter candidates are chosen among by
+// stratified cross-validation inside the training set (classify.Choose),
+// exactly as a run chooses them, and the method is then fitted on the
+// whole training set. Every method type fits, and a best model
+// (Options.Candidates) chooses among methods as a config's best method
+// does (classify.Best). Predict extracts the descriptors of new images
+// with the options the model was fitted with and answers for each, bit
+// for bit as covpipe run answers for a test item of the same method on the
+// same training set and folds. Save writes a model as one output set of
+// package store; Load reads it back, checked: it refuses a folder whose
+// files link outside it and one written by a newer covpipe. A nil or zero
+// Model (not made by Fit, FitOutput or Load) returns an error from every
+// method that saves or answers, and zero values from its accessors.
 //
 // # What a model holds
 //
-// Only what prediction needs:
+// The fitted method's saved state (classify.State: a record in
+// model.json, arrays as state-NAME.npy) and what it answers with: the
+// training descriptors (descriptors.npy; the atoms of dictionaries
+// learned per class by Algorithm 1, which FitOutput takes as labelled
+// descriptors, as covpipe fit takes the folders of covpipe learn
+// --class), their labels and, for the methods that read them, the
+// training images' vectors (vectors.npy). What the state holds is the
+// method's:
 //
-//   - rsr (the paper's RSR, Sections 3–3.1): the training descriptors (the
-//     dictionary of the kernel Lasso, Eqns. 7–8; or the atoms of
-//     dictionaries learned per class by Algorithm 1, which FitOutput
-//     takes as labelled descriptors, as covpipe fit takes the folders of
-//     covpipe learn --class), their labels, the
-//     kernel (Stein, Eqn. 5, or log-Euclidean), σ, λ or the λ ratio, the
-//     rule (Eqn. 9 by default), and the training kernel matrix 𝕂(𝔻, 𝔻),
-//     so that loading does not compute it again;
-//   - logE-SR: the same, with the cosines of the log-vectors as kernel;
-//   - stein-svm: the descriptors of the support vectors, the one-vs-one
-//     machines with their Platt sigmoids (svm.Model.Compact);
-//   - nn: the training descriptors and the metric;
+//   - rsr (the paper's RSR, Sections 3–3.1) and logE-SR: the chosen σ and
+//     λ or λ ratio, and the training kernel matrix 𝕂(𝔻, 𝔻), so that
+//     loading does not compute it again; pca-src and gsr the same, their
+//     PCA fitted again on the training vectors;
+//   - stein-svm: the one-vs-one machines with their Platt sigmoids;
+//   - rlpp and tsc: the chosen candidate, whose fit on the training
+//     descriptors (a deterministic eigenproblem, the coder's atoms) is
+//     made again;
+//   - sdalf and hpe: nothing but the training images' vectors, whose
+//     signatures depend on each image alone;
+//   - nn: nothing but the training descriptors and the metric;
+//   - a best model: the chosen candidate's state and name;
+//   - a model of several regions per image: the fusion's rule and
+//     weights and each region's state;
 //
 // with the class names, the parameters as resolved and as chosen, the
 // extraction options of the training descriptors (features, resize,
@@ -45,17 +57,17 @@
 //
 // With Options.Fusion, each image is one item of its regions (a layout
 // of several, such as whole+grid:3x3:16), as covpipe run's data.parts
-// makes it: the fusion rule among Options.Fusion is chosen by
-// cross-validation on the training images (classify.ChooseFusion), one
-// model per region is fitted on that region of every training image,
-// choosing its own parameters, and an answer fuses the regions' class
-// costs by the rule (classify.Fuse: the residuals ε_c of Eqn. 9 for SRC
-// methods, 1 − p_c for stein-svm, the distance to the class's nearest
-// member for nn), ranked as classify.RankCosts ranks them, so that its
-// score is d₂/(d₁ + d₂) of the two cheapest classes' fused costs and its
-// SCI is NaN. It answers for each test image exactly as covpipe run's
-// data.parts answers for a test item on the same training set and folds.
-// Parts describes the fusion.
+// makes it, and the method is fused region by region (classify.Fused):
+// the fusion rule among Options.Fusion is chosen by cross-validation on
+// the training images (classify.ChooseFusion), the method is fitted on
+// each region of every training image, choosing its own parameters, and
+// an answer fuses the regions' class costs by the rule (classify.Fuse:
+// the residuals ε_c of Eqn. 9 for SRC methods, 1 − p_c for stein-svm, the
+// distance to the class's nearest member for nn), ranked as
+// classify.RankCosts ranks them, so that its score is d₂/(d₁ + d₂) of the
+// two cheapest classes' fused costs and its SCI is NaN. It answers for
+// each test image exactly as covpipe run's data.parts answers for a test
+// item on the same training set and folds. Parts describes the fusion.
 //
 // # Scores
 //

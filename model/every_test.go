@@ -11,7 +11,6 @@ import (
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/model"
-	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
 	"gonum.org/v1/gonum/mat"
 )
@@ -151,21 +150,11 @@ func TestEveryMethodAsRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			classes := m.Classes()
-			var labels []int
-			for _, r := range slices.Concat(train.Rows, test.Rows) {
-				c, _ := slices.BinarySearch(classes, r.Label)
-				labels = append(labels, c)
-			}
-			set, err := spd.NewSetFromData(3, slices.Concat(train.Data, test.Data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := len(train.Rows)
-			data := &classify.Data{Set: set, Labels: labels, Classes: classes}
+			split := runSplit(t, train, test, classes, 5)
+			split.Workers = 2
 			if !req.IsZero() {
-				data.Vectors = map[classify.VectorRequest]*mat.Dense{req: mat.NewDense(set.Len(), train.VectorLen, slices.Concat(train.Vectors, test.Vectors))}
+				split.Data.Vectors = map[classify.VectorRequest]*mat.Dense{req: mat.NewDense(split.Data.Set.Len(), train.VectorLen, slices.Concat(train.Vectors, test.Vectors))}
 			}
-			split := &classify.Split{Data: data, Train: classify.Seq(0, n), Test: classify.Seq(n, set.Len()), Seed: 5, Folds: model.DefaultFolds, Workers: 2}
 			out, err := classify.Run(ctx, meth, split)
 			if err != nil {
 				t.Fatal(err)

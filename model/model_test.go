@@ -197,6 +197,25 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// runSplit returns the split of a run whose training items are train's
+// descriptors and whose test items are test's, in one Data, the training
+// items first, labelled by classes, with seed's folds.
+func runSplit(t *testing.T, train, test *store.Output, classes []string, seed uint64) *classify.Split {
+	t.Helper()
+	var labels []int
+	for _, r := range slices.Concat(train.Rows, test.Rows) {
+		c, _ := slices.BinarySearch(classes, r.Label)
+		labels = append(labels, c)
+	}
+	set, err := spd.NewSetFromData(train.Meta.Dim, slices.Concat(train.Data, test.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(train.Rows)
+	data := &classify.Data{Set: set, Labels: labels, Classes: classes, Ridge: train.Meta.Ridge.Eps}
+	return &classify.Split{Data: data, Train: classify.Seq(0, n), Test: classify.Seq(n, set.Len()), Seed: seed, Folds: model.DefaultFolds}
+}
+
 // TestAsRunAnswers checks that a model answers for test descriptors as
 // the method answers on a split of covpipe run whose training items are
 // the model's, with the same folds (seed): labels and scores bit for bit,
@@ -216,20 +235,8 @@ func TestAsRunAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The run's split: one Data of both, the training items first.
 			classes := m.Classes()
-			var labels []int
-			for _, r := range slices.Concat(train.Rows, test.Rows) {
-				c, _ := slices.BinarySearch(classes, r.Label)
-				labels = append(labels, c)
-			}
-			set, err := spd.NewSetFromData(5, slices.Concat(train.Data, test.Data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := len(train.Rows)
-			data := &classify.Data{Set: set, Labels: labels, Classes: classes, Ridge: train.Meta.Ridge.Eps}
-			split := &classify.Split{Data: data, Train: classify.Seq(0, n), Test: classify.Seq(n, set.Len()), Seed: 11, Folds: model.DefaultFolds}
+			split := runSplit(t, train, test, classes, 11)
 			meth := newMethod(t, tc.method, tc.params)
 			out, err := classify.Run(ctx, meth, split)
 			if err != nil {

@@ -34,6 +34,15 @@ type PredictOptions struct {
 	Reporter progress.Reporter
 }
 
+// ready returns an error for a nil or zero model, and for options that
+// Validate refuses.
+func (m *Model) ready(o PredictOptions) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	return o.Validate()
+}
+
 // Validate returns an error unless o.Reject is a confidence threshold in
 // [0, 1], where the SCI and the scores lie: a threshold above 1 would
 // reject every answer, and NaN none. Predict, PredictOutput and
@@ -89,10 +98,7 @@ func (p Prediction) Confidence() float64 {
 // (an image that cannot be read names its path); and, once ctx is
 // cancelled, an error wrapping ctx.Err().
 func (m *Model) Predict(ctx context.Context, inputs []*datasets.List, o PredictOptions) ([]Prediction, error) {
-	if err := m.check(); err != nil {
-		return nil, err
-	}
-	if err := o.Validate(); err != nil {
+	if err := m.ready(o); err != nil {
 		return nil, err
 	}
 	if m.rec.Extraction == nil {
@@ -218,10 +224,7 @@ func (s *sink) flush() error {
 // ridge, resize or layout: the first that differs), and, once ctx is
 // cancelled, an error wrapping ctx.Err().
 func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictOptions) ([]Prediction, error) {
-	if err := m.check(); err != nil {
-		return nil, err
-	}
-	if err := o.Validate(); err != nil {
+	if err := m.ready(o); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -317,10 +320,7 @@ func (m *Model) features() string {
 // options that Validate refuses, one naming the model for matrices of another size or not a whole number of
 // images, and, once ctx is cancelled, an error wrapping ctx.Err().
 func (m *Model) PredictSet(ctx context.Context, set *spd.Set, o PredictOptions) ([]Prediction, error) {
-	if err := m.check(); err != nil {
-		return nil, err
-	}
-	if err := o.Validate(); err != nil {
+	if err := m.ready(o); err != nil {
 		return nil, err
 	}
 	if set == nil {
