@@ -1,32 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/covpipe/covpipe/dictionary"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
-
-// encodeLog is encode.json: what the codes were made from.
-type encodeLog struct {
-	Version    string  `json:"covpipe_version"`
-	Input      string  `json:"input"`
-	Dictionary string  `json:"dictionary"`
-	Samples    int     `json:"samples"`
-	Atoms      int     `json:"atoms"`
-	Sigma      float64 `json:"sigma"`
-	Pseudo     bool    `json:"pseudo_kernel,omitempty"`
-	sparsity
-	NonZeros float64 `json:"mean_nonzeros"`
-	AllZero  int     `json:"all_zero_codes"`
-}
 
 func encodeCommand() *cli.Command {
 	return command("encode", "DESCRIPTORS", "sparse codes of descriptors against a dictionary, as feature vectors",
@@ -54,7 +39,7 @@ func encodeCommand() *cli.Command {
 				if err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
-				atoms, atomsFile, learned, err := readDictionary(dictPath)
+				atoms, atomsFile, learned, err := dictionary.Read(dictPath)
 				if err != nil {
 					return fmt.Errorf("encode: dictionary: %w", err)
 				}
@@ -73,7 +58,7 @@ func encodeCommand() *cli.Command {
 						k.Pseudo = k.Pseudo || learned.Pseudo
 					}
 					if !c.IsSet("lambda") && !c.IsSet("lambda-ratio") {
-						lasso = learned.options()
+						lasso = learned.Options()
 					}
 				}
 				lasso.Workers = workers
@@ -82,17 +67,15 @@ func encodeCommand() *cli.Command {
 					return fmt.Errorf("encode %s: %w%s", input, err, pseudoHint(err))
 				}
 				n, natoms := codes.Dims()
-				log := encodeLog{Version: version.String(), Input: input, Dictionary: atomsFile, Samples: n, Atoms: natoms,
-					Sigma: k.Sigma, Pseudo: k.Pseudo, sparsity: sparsityOf(lasso)}
+				log := dictionary.CodesRecord{Version: version.String(), Input: input, Dictionary: atomsFile, Samples: n, Atoms: natoms,
+					Sigma: k.Sigma, Pseudo: k.Pseudo, Sparsity: dictionary.SparsityOf(lasso)}
 				for _, cert := range certs {
 					log.NonZeros += float64(cert.NonZeros) / float64(n)
 					if cert.NonZeros == 0 {
 						log.AllZero++
 					}
 				}
-				if err := dst.WriteNPY(codesFile, []int{n, natoms}, codes.RawMatrix().Data); err != nil {
-					return fmt.Errorf("encode: %w", err)
-				}
+				var manifest []byte
 				if inputMeta != nil {
 					b, err := store.ReadFile(filepath.Join(input, store.ManifestFile))
 					if err != nil {
@@ -103,52 +86,17 @@ func encodeCommand() *cli.Command {
 					if err := inputMeta.CheckFile(input, store.ManifestFile, b); err != nil {
 						return fmt.Errorf("encode: %w", err)
 					}
-					if err := dst.WriteFile(store.ManifestFile, b); err != nil {
-						return fmt.Errorf("encode: %w", err)
-					}
+					manifest = b
 				}
-				if err := writeJSON(dst, encodeLogFile, log); err != nil {
+				if err := dictionary.WriteCodes(dst, codes, &log, manifest); err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
 				if err := dst.Commit(); err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
 				fmt.Fprintf(c.App.Writer, "encoded %d matrices against %d atoms: %.1f non-zeros per code, %d all-zero; %s\n",
-					n, natoms, log.NonZeros, log.AllZero, filepath.Join(out, codesFile))
+					n, natoms, log.NonZeros, log.AllZero, filepath.Join(out, dictionary.CodesFile))
 				return nil
 			})
 		})
-}
-
-// readDictionary reads the dictionary at path: the output folder of
-// covpipe learn, whose dictionary.npy and learn.json are read as one set
-// (a torn or older folder is an error asking to rerun learn), or a .npy
-// file. It returns the atoms, the file they came from and, for a folder,
-// its learn.json.
-func readDictionary(path string) (*spd.Set, string, *learnLog, error) {
-	if st, err := os.Stat(path); err != nil || !st.IsDir() {
-		atoms, _, err := readSPD(path)
-		return atoms, path, nil, err
-	}
-	set, err := store.OpenSet(path, store.FormatDictionary)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	m, err := set.ReadMatrices(dictionaryFile)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	atoms, _, err := spdSet(m)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	b, err := set.ReadFile(learnLogFile)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	learned := new(learnLog)
-	if err := json.Unmarshal(b, learned); err != nil {
-		return nil, "", nil, fmt.Errorf("%s: %w", filepath.Join(path, learnLogFile), err)
-	}
-	return atoms, m.Path, learned, nil
 }

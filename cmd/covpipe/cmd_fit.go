@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/dictionary"
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/model"
@@ -299,7 +300,7 @@ func readInputs(c *cli.Context, cmd string) (*inputs, error) {
 // descriptors it was learned from. It returns an error for a dictionary
 // learned without --class.
 func dictionaryOutput(path string) (*store.Output, error) {
-	atoms, file, learned, err := readDictionary(path)
+	atoms, file, learned, err := dictionary.Read(path)
 	if err != nil {
 		return nil, err
 	}

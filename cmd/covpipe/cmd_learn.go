@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/covpipe/covpipe/dictionary"
 	"github.com/covpipe/covpipe/internal/memlimit"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/rsr"
@@ -16,87 +16,10 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Files written by learn and encode.
-const (
-	dictionaryFile = "dictionary.npy"
-	learnLogFile   = "learn.json"
-	codesFile      = "codes.npy"
-	encodeLogFile  = "encode.json"
-)
-
-// iterationLog is one iteration of Algorithm 1 in learn.json.
-type iterationLog struct {
-	J           float64 `json:"j"`
-	JUpdated    float64 `json:"j_after_update"`
-	NonZeros    int     `json:"nonzeros"`
-	Unconverged int     `json:"unconverged_codes"`
-	Unused      int     `json:"kept_unused"`
-	KeptSign    int     `json:"kept_sign"`
-	KeptNotSPD  int     `json:"kept_not_spd"`
-}
-
 // historyBytes is what an iteration of learn holds until learn.json is
-// written: its rsr.LearnIteration and iterationLog, and its indented
+// written: its rsr.LearnIteration and iteration record, and its indented
 // JSON text, twice (marshalled, then appended to).
 const historyBytes = 512
-
-// sparsity is the sparsity weight learn.json and encode.json record: the
-// one the codes were solved with, λ or its ratio, even when it is 0.
-type sparsity struct {
-	Lambda      *float64 `json:"lambda,omitempty"`
-	LambdaRatio *float64 `json:"lambda_ratio,omitempty"`
-}
-
-// sparsityOf is the sparsity weight of o.
-func sparsityOf(o rsr.LassoOptions) sparsity {
-	if r := o.LambdaRatio; r != 0 {
-		return sparsity{LambdaRatio: &r}
-	}
-	l := o.Lambda
-	return sparsity{Lambda: &l}
-}
-
-// options returns the sparsity weight as Lasso options: λ = 0 for a
-// record of neither.
-func (s sparsity) options() rsr.LassoOptions {
-	var o rsr.LassoOptions
-	if s.Lambda != nil {
-		o.Lambda = *s.Lambda
-	}
-	if s.LambdaRatio != nil {
-		o.LambdaRatio = *s.LambdaRatio
-	}
-	return o
-}
-
-// learnLog is learn.json: the options, the input, and J after every
-// iteration with the guard counts.
-type learnLog struct {
-	Version string  `json:"covpipe_version"`
-	Input   string  `json:"input"`
-	Samples int     `json:"samples"`
-	Dim     int     `json:"dim"`
-	Atoms   int     `json:"atoms"`
-	Init    string  `json:"init"`
-	Iters   int     `json:"iters"`
-	Tol     float64 `json:"tolerance"`
-	Sigma   float64 `json:"sigma"`
-	Pseudo  bool    `json:"pseudo_kernel,omitempty"`
-	sparsity
-	KeepScale bool   `json:"keep_scale"`
-	Update    string `json:"update"`
-	// Class is the class the atoms were learned from (--class), and
-	// Extraction the extraction options of its descriptors, so that
-	// covpipe fit can label the atoms and describe images as they were.
-	Class       string         `json:"class,omitempty"`
-	Extraction  *store.Meta    `json:"extraction,omitempty"`
-	Seed        uint64         `json:"seed"`
-	J           float64        `json:"j"`
-	Converged   bool           `json:"converged"`
-	Unconverged int            `json:"unconverged_codes"`
-	History     []iterationLog `json:"history"`
-	Seconds     float64        `json:"seconds"`
-}
 
 func learnCommand() *cli.Command {
 	return command("learn", "DESCRIPTORS", "learn a dictionary of SPD atoms from descriptors (the paper's Algorithm 1)",
@@ -172,9 +95,9 @@ func learnCommand() *cli.Command {
 				if err != nil {
 					return fmt.Errorf("learn %s: %w%s", input, err, pseudoHint(err))
 				}
-				log := learnLog{
+				log := dictionary.Record{
 					Version: version.String(), Input: input, Samples: set.Len(), Dim: set.Dim(), Atoms: o.Atoms,
-					Init: init.String(), Iters: o.Iters, Tol: o.Tol, Sigma: o.Kernel.Sigma, Pseudo: o.Kernel.Pseudo, sparsity: sparsityOf(lasso),
+					Init: init.String(), Iters: o.Iters, Tol: o.Tol, Sigma: o.Kernel.Sigma, Pseudo: o.Kernel.Pseudo, Sparsity: dictionary.SparsityOf(lasso),
 					KeepScale: o.KeepScale, Update: update.String(), Seed: o.Seed, J: dict.J,
 					Converged: dict.Converged, Unconverged: dict.Unconverged, Seconds: time.Since(start).Seconds(),
 				}
@@ -182,13 +105,10 @@ func learnCommand() *cli.Command {
 					log.Class, log.Extraction = class, meta
 				}
 				for _, it := range dict.History {
-					log.History = append(log.History, iterationLog{it.J, it.JUpdated, it.NonZeros, it.Unconverged, it.Unused, it.KeptSign, it.KeptNotSPD})
+					log.History = append(log.History, dictionary.IterationOf(it))
 				}
 				d := set.Dim()
-				if err := dst.WriteNPY(dictionaryFile, []int{o.Atoms, d, d}, dict.Atoms.Data()); err != nil {
-					return fmt.Errorf("learn: %w", err)
-				}
-				if err := writeJSON(dst, learnLogFile, log); err != nil {
+				if err := dictionary.Write(dst, dict.Atoms, &log); err != nil {
 					return fmt.Errorf("learn: %w", err)
 				}
 				if err := dst.Commit(); err != nil {
@@ -199,7 +119,7 @@ func learnCommand() *cli.Command {
 					kept += it.Kept()
 				}
 				fmt.Fprintf(c.App.Writer, "learned %d atoms of %dx%d from %d matrices in %d iterations (%.1f s): J %.6g -> %.6g, %d atom updates kept back; %s\n",
-					o.Atoms, d, d, set.Len(), len(dict.History), log.Seconds, firstJ(dict), dict.J, kept, filepath.Join(out, dictionaryFile))
+					o.Atoms, d, d, set.Len(), len(dict.History), log.Seconds, firstJ(dict), dict.J, kept, filepath.Join(out, dictionary.AtomsFile))
 				if dict.J > firstJ(dict) && !o.KeepScale {
 					fmt.Fprintln(c.App.Writer, "warning: J rose: Algorithm 1 normalises every atom to unit spectral norm, which moves the atoms off the scale of these matrices (the Stein kernel is not invariant to scaling one argument); --keep-scale skips that step")
 				}
@@ -321,14 +241,4 @@ func sigmaFlag(c *cli.Context, d int) float64 {
 		return c.Float64("sigma")
 	}
 	return spd.DefaultSigma(d)
-}
-
-// writeJSON writes v as indented JSON to the file name of the output set
-// f.
-func writeJSON(f *store.Folder, name string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return f.WriteFile(name, append(b, '\n'))
 }

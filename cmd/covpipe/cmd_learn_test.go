@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/dictionary"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
@@ -54,13 +55,13 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	if !strings.Contains(stdout, "learned 6 atoms of 3x3 from 40 matrices in 3 iterations") {
 		t.Errorf("learn printed %q", stdout)
 	}
-	atoms, err := store.ReadMatrices(filepath.Join(dict, dictionaryFile))
+	atoms, err := store.ReadMatrices(filepath.Join(dict, dictionary.AtomsFile))
 	if err != nil || atoms.N != 6 || atoms.D != 3 {
 		t.Fatalf("dictionary.npy: %+v, %v", atoms, err)
 	}
-	var log learnLog
-	b, _ := os.ReadFile(filepath.Join(dict, learnLogFile))
-	if err := json.Unmarshal(b, &log); err != nil || len(log.History) != 3 || log.Sigma != 1 || log.options() != (rsr.LassoOptions{LambdaRatio: 0.2}) || !log.KeepScale {
+	var log dictionary.Record
+	b, _ := os.ReadFile(filepath.Join(dict, dictionary.RecordFile))
+	if err := json.Unmarshal(b, &log); err != nil || len(log.History) != 3 || log.Sigma != 1 || log.Options() != (rsr.LassoOptions{LambdaRatio: 0.2}) || !log.KeepScale {
 		t.Errorf("learn.json: %+v, %v", log, err)
 	}
 	// The same learning through the library gives the same atoms.
@@ -92,7 +93,7 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	if _, stderr, err := runCLI(t, "encode", "--dict", small, "--sigma", "1", "--lambda", "0.01", "--out", codesDir, desc); err != nil {
 		t.Fatalf("encode: %v\n%s", err, stderr)
 	}
-	got, err := readNPY2(filepath.Join(codesDir, codesFile))
+	got, err := readNPY2(filepath.Join(codesDir, dictionary.CodesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +120,9 @@ func TestLearnEncodeRoundTrip(t *testing.T) {
 	if _, stderr, err := runCLI(t, "encode", "--dict", dict, "--out", filepath.Join(dir, "codes2"), train); err != nil {
 		t.Fatalf("encode with a learn folder: %v\n%s", err, stderr)
 	}
-	var enc encodeLog
-	b, _ = os.ReadFile(filepath.Join(dir, "codes2", encodeLogFile))
-	if err := json.Unmarshal(b, &enc); err != nil || enc.Sigma != 1 || enc.options() != (rsr.LassoOptions{LambdaRatio: 0.2}) || enc.Samples != 40 || enc.Atoms != 6 {
+	var enc dictionary.CodesRecord
+	b, _ = os.ReadFile(filepath.Join(dir, "codes2", dictionary.CodesLog))
+	if err := json.Unmarshal(b, &enc); err != nil || enc.Sigma != 1 || enc.Options() != (rsr.LassoOptions{LambdaRatio: 0.2}) || enc.Samples != 40 || enc.Atoms != 6 {
 		t.Errorf("encode.json: %+v, %v", enc, err)
 	}
 }
@@ -151,7 +152,7 @@ func TestSparsityRecorded(t *testing.T) {
 		if _, stderr, err := runCLI(t, "encode", train, "--dict", dict, "--out", codes); err != nil {
 			t.Fatalf("encode %v: %v\n%s", tc.args, err, stderr)
 		}
-		for _, f := range []string{filepath.Join(dict, learnLogFile), filepath.Join(codes, encodeLogFile)} {
+		for _, f := range []string{filepath.Join(dict, dictionary.RecordFile), filepath.Join(codes, dictionary.CodesLog)} {
 			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -280,7 +281,7 @@ func TestPseudoKernel(t *testing.T) {
 	if _, stderr, err := runCLI(t, "encode", "--dict", dict, "--out", codes, in); err != nil {
 		t.Fatalf("encode: %v\n%s", err, stderr)
 	}
-	for _, f := range []string{filepath.Join(dict, learnLogFile), filepath.Join(codes, encodeLogFile)} {
+	for _, f := range []string{filepath.Join(dict, dictionary.RecordFile), filepath.Join(codes, dictionary.CodesLog)} {
 		b, err := os.ReadFile(f)
 		if err != nil || !strings.Contains(string(b), `"sigma": 0.7,`) || !strings.Contains(string(b), `"pseudo_kernel": true,`) {
 			t.Errorf("%s: %v\n%s", f, err, b)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/covpipe/covpipe/dictionary"
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/store"
@@ -202,8 +203,8 @@ func TestEncodeRefusesTornDictionary(t *testing.T) {
 	if _, err := store.OpenSet(codes, store.FormatCodes); err != nil {
 		t.Errorf("codes folder: %v", err)
 	}
-	learnJSON, _ := os.ReadFile(filepath.Join(b, learnLogFile))
-	foldertest.WriteFile(t, filepath.Join(a, learnLogFile), learnJSON)
+	learnJSON, _ := os.ReadFile(filepath.Join(b, dictionary.RecordFile))
+	foldertest.WriteFile(t, filepath.Join(a, dictionary.RecordFile), learnJSON)
 	if _, _, err := runCLI(t, "encode", "--dict", a, "--out", codes, train); !errors.Is(err, store.ErrTorn) || !strings.Contains(err.Error(), "rerun covpipe learn") {
 		t.Errorf("encode with a torn dictionary: %v", err)
 	}
