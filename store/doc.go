@@ -85,7 +85,7 @@
 //	covpipe-dictionary/1   learn: dictionary.npy, learn.json
 //	covpipe-codes/1        encode: codes.npy, manifest.csv, encode.json
 //	covpipe-run/1          run and report: results.json, the figures, summary.md
-//	covpipe-model/1        fit (package model): model.json, descriptors.npy, gram.npy
+//	covpipe-model/2        fit (package model): model.json, descriptors.npy, vectors.npy, state-NAME.npy
 //	covpipe-predictions/1  predict into a folder: predictions.csv
 //
 // The generic marker holds "format", "covpipe_version" and "files"
@@ -150,6 +150,22 @@
 // the temporary files of those short of their commit point, for a
 // process that must exit at once (covpipe's second interrupt); a folder
 // past its commit point is left to the journal.
+//
+// # Two layers
+//
+// The package holds two layers, in files of their own. The output-set
+// layer (folder.go, journal.go, lock*.go, set.go, files.go, temps.go)
+// knows nothing of descriptors: Folder writes any set of named files and
+// commits them whole, Set reads any set back checked, with the formats'
+// names and the errors ErrInvalid, ErrTorn, ErrLocked and ErrNoSet. The
+// descriptor format (meta.go, writer.go, read.go, csv.go, matrices.go,
+// merge.go, shard.go, validate.go) and the .npy arrays (npy.go) are
+// written through a Folder and read through the set layer's records
+// only: Meta is the descriptor set's marker, Writer and Merge write
+// their files with Folder.WriteFile, Folder.WriteNPY and
+// Folder.CommitMarker, and Read checks them against Meta's records. The
+// other formats (a model, a dictionary, a run) are packages of their own
+// over the set layer (model, dictionary, experiment).
 //
 // # Shards
 //
