@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 
 	"github.com/covpipe/covpipe/internal/dense"
 	"github.com/covpipe/covpipe/internal/pool"
@@ -39,6 +40,10 @@ type KMeansResult struct {
 	Iterations int
 	Converged  bool
 	Reseeded   int // empty clusters re-seeded (with the element farthest from its centroid)
+	// UnconvergedMeans counts the cluster means, over all iterations,
+	// that reached their iteration cap before their tolerance (their last
+	// iterate is the centroid).
+	UnconvergedMeans int
 }
 
 // KMeans partitions the matrices of set into o.K clusters by Riemannian
@@ -75,7 +80,8 @@ type KMeansResult struct {
 // them. The iteration stops after o.MaxIter of them, or earlier, with
 // Converged set, when an assignment changes nothing or J decreases by less
 // than o.Tol·J. The means use the defaults of KarcherMean and SteinMean; one
-// that reaches its own iteration cap keeps its last iterate. The returned
+// that reaches its own iteration cap keeps its last iterate, and
+// UnconvergedMeans counts them. The returned
 // centroids are the means of the returned clusters and Objective is J for
 // them. The assignment step (and the seeding's distances and the cluster
 // means) run on o.Workers goroutines, each with its own Workspace and
@@ -113,6 +119,8 @@ type kmeansState struct {
 	ws      []*Workspace     // per worker
 	views   []mat.SymDense   // per worker: an element, for Workspace.whitenedEigen
 	means   []*steinMeanWork // per worker (Stein update)
+	// unconverged counts the means that reached their iteration cap.
+	unconverged atomic.Int64
 }
 
 func (o *KMeansOptions) check(set *Set) error {
@@ -210,6 +218,7 @@ func kmeans(ctx context.Context, set *Set, o KMeansOptions, tr *kmeansTrace) (*K
 	}
 	res.Objective = obj
 	res.Centroids = s.centroids()
+	res.UnconvergedMeans = int(s.unconverged.Load())
 	return res, nil
 }
 
@@ -424,7 +433,9 @@ func (s *kmeansState) update(ctx context.Context, assign []int, members [][]int)
 				s.means[w] = newSteinMeanWork(s.d)
 			}
 			m := s.means[w]
-			if _, err := m.mean(ctx, s.set, idx, tol, maxIter); err != nil && !errors.Is(err, ErrNoConvergence) {
+			if _, err := m.mean(ctx, s.set, idx, tol, maxIter); errors.Is(err, ErrNoConvergence) {
+				s.unconverged.Add(1)
+			} else if err != nil {
 				return fmt.Errorf("Stein mean of cluster %d: %w", c, err)
 			}
 			return s.setCentroid(c, m.x)
@@ -434,7 +445,9 @@ func (s *kmeansState) update(ctx context.Context, assign []int, members [][]int)
 			xs[j] = s.set.View(i)
 		}
 		m, _, err := KarcherMean(ctx, xs, nil)
-		if err != nil && !errors.Is(err, ErrNoConvergence) {
+		if errors.Is(err, ErrNoConvergence) {
+			s.unconverged.Add(1)
+		} else if err != nil {
 			return fmt.Errorf("Karcher mean of cluster %d: %w", c, err)
 		}
 		loadFull(s.cent[c*dd:(c+1)*dd], s.d, m)
