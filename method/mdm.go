@@ -101,18 +101,9 @@ func (m *mdm) Spec() classify.Spec {
 }
 
 func (m *mdm) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
-	fit := func(d *classify.Data, train []int, _ struct{}) (predictor, error) {
+	return fitRidge(ctx, t, &m.memo, func(d *classify.Data, train []int) (predictor, error) {
 		return m.fit(ctx, d, train, t.Workers)
-	}
-	c, d, err := classify.Choose(ctx, t, []struct{}{{}}, &m.memo, folds(ctx, t, fit))
-	if err != nil {
-		return nil, err
-	}
-	p, err := fit(d, t.Items, c.Params)
-	if err != nil {
-		return nil, err
-	}
-	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"ridge": d.Ridge}}, nil
+	})
 }
 
 // mdmFit is the class means of a fitted MDM: means holds the mean of

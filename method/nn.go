@@ -71,15 +71,9 @@ func (m *nn) Spec() classify.Spec {
 }
 
 func (m *nn) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
-	fit := func(_ *classify.Data, train []int, _ struct{}) (predictor, error) {
+	return fitRidge(ctx, t, &m.memo, func(_ *classify.Data, train []int) (predictor, error) {
 		return &nnFit{m: m, t: t, train: train}, nil
-	}
-	c, d, err := classify.Choose(ctx, t, []struct{}{{}}, &m.memo, folds(ctx, t, fit))
-	if err != nil {
-		return nil, err
-	}
-	p, _ := fit(d, t.Items, c.Params)
-	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"ridge": d.Ridge}}, nil
+	})
 }
 
 // nnFit is the nearest-neighbour classifier of training items train of
