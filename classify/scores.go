@@ -17,7 +17,9 @@ import (
 //     scaling and pairwise coupling (svm.Decision.Prob);
 //   - nearest-neighbour methods (nn, rlpp, codes): the nearest class's
 //     score is d₂/(d₁ + d₂) and the second's d₁/(d₁ + d₂), for d₁ ≤ d₂ the
-//     distances of the two nearest classes (NearestScores).
+//     distances of the two nearest classes (NearestScores);
+//   - mdm: the softmax of −d² over the distances d to the class means,
+//     p_c = exp(−d_c²) / Σ_k exp(−d_k²) (pyRiemann's MDM.predict_proba).
 type ItemScore struct {
 	Label int
 	Score float64

@@ -57,6 +57,23 @@ func folds[C comparable](ctx context.Context, t *classify.Train, fit func(d *cla
 	}
 }
 
+// fitRidge fits a method without parameter candidates: it chooses among
+// t's ridge variants by cross-validation of fit (classify.Choose with one
+// candidate, memo its memo) and fits on all of t's training items the
+// chosen variant's Data, recording its ridge as chosen.
+func fitRidge(ctx context.Context, t *classify.Train, memo *classify.Memo[struct{}], fit func(d *classify.Data, train []int) (predictor, error)) (classify.Fitted, error) {
+	run := func(d *classify.Data, train []int, _ struct{}) (predictor, error) { return fit(d, train) }
+	c, d, err := classify.Choose(ctx, t, []struct{}{{}}, memo, folds(ctx, t, run))
+	if err != nil {
+		return nil, err
+	}
+	p, err := fit(d, t.Items)
+	if err != nil {
+		return nil, err
+	}
+	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"ridge": d.Ridge}}, nil
+}
+
 // savedFit is the record of a fitted method's State: the chosen
 // parameters, and the predictor's own record.
 type savedFit struct {

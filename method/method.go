@@ -49,6 +49,7 @@ func Types() map[string]Type {
 	return map[string]Type{
 		"rsr":       {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR, rsrParams{}},
 		"logE-SR":   {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR, sparse{}},
+		"mdm":       {"minimum distance to the class means under a metric (metric: airm, log-euclidean, stein; Barachant et al., IEEE TBME 2012)", newMDM, mdmParams{}},
 		"nn":        {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN, nnParams{}},
 		"rlpp":      {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP, rlppParams{}},
 		"stein-svm": {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM, steinSVMParams{}},

@@ -578,6 +578,7 @@ var minimalParams = map[string]struct {
 }{
 	"rsr":       {params: "{sigma: 1, lambda: 0.01}"},
 	"logE-SR":   {params: "{lambda: 0.01}"},
+	"mdm":       {params: "{metric: airm}"},
 	"nn":        {params: "{metric: airm}"},
 	"rlpp":      {params: "{sigma: 1}"},
 	"stein-svm": {params: "{sigma: 1, c: 10}"},

@@ -36,16 +36,26 @@ func newNN(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "nn"); err != nil {
 		return nil, err
 	}
-	if m.p.Metric == "" {
-		m.p.Metric = spd.SteinMetric.String()
-	}
 	var err error
-	if m.metric, err = spd.ParseMetric(m.p.Metric); err != nil {
-		return nil, err
+	m.metric, m.warnings, err = parseMetric(&m.p.Metric)
+	return m, err
+}
+
+// parseMetric resolves a metric parameter, stein when *name is empty,
+// by spd.ParseMetric: it returns the metric and the warning of a
+// deprecated spelling, and sets *name to the canonical name that the
+// method records.
+func parseMetric(name *string) (spd.Metric, []string, error) {
+	if *name == "" {
+		*name = spd.SteinMetric.String()
 	}
-	m.warnings = deprecated("metric", m.p.Metric)
-	m.p.Metric = m.metric.String()
-	return m, nil
+	m, err := spd.ParseMetric(*name)
+	if err != nil {
+		return 0, nil, err
+	}
+	warnings := deprecated("metric", *name)
+	*name = m.String()
+	return m, warnings, nil
 }
 
 // Spec declares the split's Stein divergences, which the Stein and AIRM
@@ -61,15 +71,9 @@ func (m *nn) Spec() classify.Spec {
 }
 
 func (m *nn) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
-	fit := func(_ *classify.Data, train []int, _ struct{}) (predictor, error) {
+	return fitRidge(ctx, t, &m.memo, func(_ *classify.Data, train []int) (predictor, error) {
 		return &nnFit{m: m, t: t, train: train}, nil
-	}
-	c, d, err := classify.Choose(ctx, t, []struct{}{{}}, &m.memo, folds(ctx, t, fit))
-	if err != nil {
-		return nil, err
-	}
-	p, _ := fit(d, t.Items, c.Params)
-	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"ridge": d.Ridge}}, nil
+	})
 }
 
 // nnFit is the nearest-neighbour classifier of training items train of

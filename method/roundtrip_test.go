@@ -21,6 +21,7 @@ import (
 var roundTripParams = map[string]string{
 	"rsr":       "{sigma: [0.5, 1], lambda_ratio: [0.05, 0.2]}",
 	"logE-SR":   "{lambda: [0.01, 0.1]}",
+	"mdm":       "{metric: stein}",
 	"nn":        "{metric: stein}",
 	"rlpp":      "{sigma: [0.5, 1]}",
 	"stein-svm": "{sigma: 1, c: [1, 10]}",

@@ -21,6 +21,7 @@ import (
 var everyParams = map[string]map[string]any{
 	"rsr":       {"sigma": []float64{0.5, 1}, "lambda_ratio": []float64{0.05, 0.2}},
 	"logE-SR":   {"lambda": []float64{1e-3, 1e-2}},
+	"mdm":       {"metric": "airm"},
 	"nn":        {"metric": "airm"},
 	"rlpp":      {"sigma": []float64{0.5, 1}},
 	"stein-svm": {"sigma": 0.5, "c": []float64{1, 100}},

@@ -1,0 +1,281 @@
+package method
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/internal/pool"
+	"github.com/covpipe/covpipe/spd"
+	"go.yaml.in/yaml/v3"
+	"gonum.org/v1/gonum/mat"
+)
+
+// mdmParams are the parameters of method type mdm.
+type mdmParams struct {
+	// Metric names the mean and the distance: airm, log-euclidean or
+	// stein, by spd.ParseMetric; default stein.
+	Metric string `yaml:"metric" json:"metric" help:"the mean and distance: airm, log-euclidean or stein" default:"stein"`
+}
+
+// Tolerances of the iterative means: the Karcher mean's Riemannian
+// gradient norm (spd.KarcherOptions.Tol) and the Stein mean's fixed-point
+// residual (spd.SteinMeanOptions.Tol), both invariant to congruence. They
+// are looser than spd's defaults (1e-10), which float64 cannot always
+// reach at the sizes of face descriptors (d = 43).
+const (
+	mdmKarcherTol = 1e-8
+	mdmSteinTol   = 1e-8
+)
+
+// mdm is minimum distance to the class means (Barachant, Bonnet, Congedo
+// and Jutten, "Multiclass Brain–Computer Interface Classification by
+// Riemannian Geometry", IEEE TBME 2012; pyRiemann's MDM): Fit computes the
+// mean M_c of each training class c under the metric, and Predict labels
+// an item X by its nearest mean, argmin_c d(X, M_c). The means and
+// distances are
+//
+//	airm           M_c = argmin_M Σ_i d_g²(M, X_i), the Karcher mean
+//	               (Pennec, Fillard and Ayache, IJCV 2006; spd.KarcherMean),
+//	               d_g(X, M) = ‖log(X^{−1/2} M X^{−1/2})‖_F;
+//	log-euclidean  M_c = exp((1/n_c) Σ_i log X_i), in closed form
+//	               (Arsigny, Fillard, Pennec and Ayache, SIAM J. Matrix
+//	               Anal. Appl. 2007), d_LE(X, M) = ‖log X − log M‖_F;
+//	stein          M_c = argmin_M Σ_i S(M, X_i), the Stein (S-) mean
+//	               (Sra 2012; Cherian, Sra, Banerjee and Papanikolopoulos,
+//	               IEEE PAMI 2013; spd.SteinMean), d(X, M) = √S(X, M) with
+//	               S(X, M) = log det((X+M)/2) − ½ log det(XM),
+//
+// the sums over the n_c training items X_i of class c. For stein the
+// distance is √S, the metric of Sra 2012, as pyRiemann's MDM with metric
+// "logdet" pairs distance_logdet (√S) with mean_logdet (the minimiser of
+// Σ_i S, the same mean as spd.SteinMean's); it ranks as S does.
+//
+// Each class's cost is its distance d(X, M_c) (Outcome.Costs), so that
+// region fusion and best take the method. The scores are pyRiemann's
+// MDM.predict_proba, the softmax of −d² over the classes,
+//
+//	p_c(X) = exp(−d²(X, M_c)) / Σ_k exp(−d²(X, M_k)),
+//
+// computed as exp(−(d_c² − d_min²)) over their sum, which neither
+// underflows for the nearest class nor overflows; for stein d² is S
+// itself. An item's ItemScore holds p of the predicted class and of the
+// second, and a NaN SCI. Classes rank by d² (for stein S), ties by label.
+//
+// A Karcher or Stein mean that does not reach its tolerance (mdmKarcherTol,
+// mdmSteinTol) within spd's iteration cap is an error wrapping
+// spd.ErrNoConvergence naming the class, as is a mean or distance of
+// matrices that are not positive definite (spd.ErrNotSPD). The ridge of
+// the descriptors is chosen among the training set's variants by
+// cross-validation (classify.Choose), and the fitted state holds the
+// class means, so that Load restores them without fitting again.
+type mdm struct {
+	memo     classify.Memo[struct{}]
+	metric   spd.Metric
+	warnings []string
+	p        mdmParams
+}
+
+func newMDM(n *yaml.Node) (classify.Method, error) {
+	m := &mdm{}
+	if err := decode(n, &m.p, "mdm"); err != nil {
+		return nil, err
+	}
+	var err error
+	if m.metric, m.warnings, err = parseMetric(&m.p.Metric); err != nil {
+		return nil, fmt.Errorf("metric: %w", err)
+	}
+	switch m.metric {
+	case spd.AIRMMetric, spd.LogEuclideanMetric, spd.SteinMetric:
+		return m, nil
+	}
+	return nil, fmt.Errorf("metric: %w: mdm has no mean for metric %v (want airm, log-euclidean or stein)", spd.ErrParameter, m.metric)
+}
+
+// Spec declares scores and class costs; the method needs no pairwise
+// quantities.
+func (m *mdm) Spec() classify.Spec {
+	return classify.Spec{Params: m.p, Candidates: 1, Warnings: m.warnings, Scores: true, Costs: true}
+}
+
+func (m *mdm) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
+	return fitRidge(ctx, t, &m.memo, func(d *classify.Data, train []int) (predictor, error) {
+		return m.fit(ctx, d, train, t.Workers)
+	})
+}
+
+// mdmFit is the class means of a fitted MDM: means holds the mean of
+// class classes[c] at index c.
+type mdmFit struct {
+	m       *mdm
+	classes []int
+	means   *spd.Set
+}
+
+// fit computes the mean of each class of the items train of d, the
+// classes on workers goroutines.
+func (m *mdm) fit(ctx context.Context, d *classify.Data, train []int, workers int) (*mdmFit, error) {
+	byClass := classify.ByClass(d.Labels, train)
+	classes := classify.SortedKeys(byClass)
+	dim := d.Set.Dim()
+	data := make([]float64, len(classes)*dim*dim)
+	err := pool.ForCtx(ctx, len(classes), workers, func(_, c int) error {
+		mean, err := m.mean(ctx, d.Set, byClass[classes[c]])
+		if err != nil {
+			return fmt.Errorf("mdm: the %v mean of class %d: %w", m.metric, classes[c], err)
+		}
+		block := data[c*dim*dim : (c+1)*dim*dim]
+		for i := range dim {
+			for j := range dim {
+				block[i*dim+j] = mean.At(i, j)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	means, err := spd.NewSetFromData(dim, data)
+	if err != nil {
+		return nil, fmt.Errorf("mdm: class means: %w", err)
+	}
+	return &mdmFit{m: m, classes: classes, means: means}, nil
+}
+
+// mean returns the mean of the matrices of set at the indices idx under
+// m's metric.
+func (m *mdm) mean(ctx context.Context, set *spd.Set, idx []int) (*mat.SymDense, error) {
+	switch m.metric {
+	case spd.AIRMMetric:
+		xs := make([]*mat.SymDense, len(idx))
+		for k, i := range idx {
+			xs[k] = set.View(i)
+		}
+		mean, _, err := spd.KarcherMean(ctx, xs, &spd.KarcherOptions{Tol: mdmKarcherTol})
+		return mean, err
+	case spd.SteinMetric:
+		mean, _, err := spd.SteinMean(ctx, set, idx, &spd.SteinMeanOptions{Tol: mdmSteinTol})
+		return mean, err
+	}
+	return logEuclideanMean(set, idx)
+}
+
+// logEuclideanMean returns exp((1/n) Σ_i log X_i) over the n matrices of
+// set at the indices idx, summed in their order.
+func logEuclideanMean(set *spd.Set, idx []int) (*mat.SymDense, error) {
+	dim := set.Dim()
+	w := spd.NewWorkspace(dim)
+	acc, tmp := mat.NewSymDense(dim, nil), mat.NewSymDense(dim, nil)
+	for _, i := range idx {
+		if err := w.LogTo(tmp, set.View(i)); err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
+		}
+		acc.AddSym(acc, tmp)
+	}
+	acc.ScaleSym(1/float64(len(idx)), acc)
+	mean := mat.NewSymDense(dim, nil)
+	if err := w.ExpTo(mean, acc); err != nil {
+		return nil, err
+	}
+	return mean, nil
+}
+
+// mdmRecord is the record of a fitted MDM's state: the class labels of the
+// means, in the order of the means array.
+type mdmRecord struct {
+	Classes []int `json:"classes"`
+}
+
+// meansArray is the array of an MDM's state that holds the class means,
+// of shape (classes, d, d).
+const meansArray = "means"
+
+// save keeps the class means and their labels.
+func (f *mdmFit) save(_ context.Context, st *classify.State) (any, error) {
+	d := f.means.Dim()
+	st.Put(meansArray, slices.Clone(f.means.Data()), f.means.Len(), d, d)
+	return mdmRecord{Classes: f.classes}, nil
+}
+
+// Load restores the class means of st; it refuses a state whose classes
+// are not those of t's training items or whose means are not of t's size.
+func (m *mdm) Load(_ context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
+	return restore(st, func(r mdmRecord) (predictor, error) {
+		want := classify.SortedKeys(classify.ByClass(t.Data.Labels, t.Items))
+		if !slices.Equal(r.Classes, want) {
+			return nil, fmt.Errorf("mdm: state has the means of classes %v; the training items have classes %v", r.Classes, want)
+		}
+		dim := t.Data.Set.Dim()
+		data, err := st.Get(meansArray, len(r.Classes), dim, dim)
+		if err != nil {
+			return nil, err
+		}
+		means, err := spd.NewSetFromData(dim, slices.Clone(data))
+		if err != nil {
+			return nil, fmt.Errorf("state array %q: %w", meansArray, err)
+		}
+		return &mdmFit{m: m, classes: r.Classes, means: means}, nil
+	})
+}
+
+// predict labels each item of test by its nearest class mean.
+func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
+	k := len(f.classes)
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
+	if a.costs {
+		out.Costs, out.CostClasses = make([][]float64, len(test)), slices.Clone(f.classes)
+	}
+	ws := make([]*spd.Workspace, pool.Workers(a.workers))
+	err := pool.ForCtx(ctx, len(test), a.workers, func(w, q int) error {
+		if ws[w] == nil {
+			ws[w] = spd.NewWorkspace(d.Set.Dim())
+		}
+		sq, dist := make([]float64, k), make([]float64, k)
+		for c := range k {
+			v, err := ws[w].Distance(f.m.metric, d.Set.View(test[q]), f.means.View(c))
+			if err != nil {
+				return fmt.Errorf("mdm: item %d, class %d: %w", test[q], f.classes[c], err)
+			}
+			sq[c], dist[c] = mdmSquares(f.m.metric, v)
+		}
+		r, _ := classify.RankCosts(f.classes, sq)
+		out.Ranking[q], out.Pred[q] = r, r[0]
+		out.Scores[q] = classify.RankedScore(r, f.classes, softmaxNeg(sq), math.NaN())
+		if a.costs {
+			out.Costs[q] = dist
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// mdmSquares returns the squared distance d² and the distance d of the
+// value v that spd.Workspace.Distance gives for metric: the Stein
+// divergence S for stein (d² = S, d = √S), the distance itself otherwise.
+func mdmSquares(metric spd.Metric, v float64) (sq, dist float64) {
+	if metric == spd.SteinMetric {
+		return v, math.Sqrt(v)
+	}
+	return v * v, v
+}
+
+// softmaxNeg returns the softmax of −sq, exp(−(sq_c − min sq)) over their
+// sum.
+func softmaxNeg(sq []float64) []float64 {
+	lo := slices.Min(sq)
+	p := make([]float64, len(sq))
+	var sum float64
+	for c, v := range sq {
+		p[c] = math.Exp(-(v - lo))
+		sum += p[c]
+	}
+	for c := range p {
+		p[c] /= sum
+	}
+	return p
+}
