@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"weak"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/internal/hashkey"
+	"github.com/covpipe/covpipe/internal/once"
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/spd"
 	"go.yaml.in/yaml/v3"
@@ -72,14 +75,17 @@ const (
 // cross-validation (classify.Choose), and the fitted state holds the
 // class means, so that Load restores them without fitting again.
 type mdm struct {
-	memo     classify.Memo[struct{}]
+	memo classify.Memo[struct{}]
+	// fits remembers the class means of recent training sets, which the
+	// tasks that share one (FERET's four test poses) share.
+	fits     once.Cache[mdmKey, *mdmFit]
 	metric   spd.Metric
 	warnings []string
 	p        mdmParams
 }
 
 func newMDM(n *yaml.Node) (classify.Method, error) {
-	m := &mdm{}
+	m := &mdm{fits: once.Cache[mdmKey, *mdmFit]{Max: mdmFits}}
 	if err := decode(n, &m.p, "mdm"); err != nil {
 		return nil, err
 	}
@@ -102,16 +108,48 @@ func (m *mdm) Spec() classify.Spec {
 
 func (m *mdm) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
 	return fitRidge(ctx, t, &m.memo, func(d *classify.Data, train []int) (predictor, error) {
-		return m.fit(ctx, d, train, t.Workers)
+		return m.fits.Do(mdmKey{weak.Make(d), hashkey.Ints(train)}, func() (*mdmFit, error) {
+			return m.fit(ctx, d, train, t.Workers)
+		})
 	})
 }
 
+// mdmKey identifies a training set: its Data, held weakly, and items.
+type mdmKey struct {
+	data  weak.Pointer[classify.Data]
+	train uint64
+}
+
+// mdmFits bounds the training sets whose means an mdm keeps.
+const mdmFits = 4
+
 // mdmFit is the class means of a fitted MDM: means holds the mean of
-// class classes[c] at index c.
+// class classes[c] at index c, and for the log-Euclidean metric logs its
+// logarithm's vector (spd.LogVecTo), so that a query's distances need one
+// logarithm, its own.
 type mdmFit struct {
 	m       *mdm
 	classes []int
 	means   *spd.Set
+	logs    [][]float64
+}
+
+// withLogs returns f with the log-vectors of its means when its metric is
+// the log-Euclidean one.
+func (f *mdmFit) withLogs() (*mdmFit, error) {
+	if f.m.metric != spd.LogEuclideanMetric {
+		return f, nil
+	}
+	d := f.means.Dim()
+	w := spd.NewWorkspace(d)
+	f.logs = make([][]float64, f.means.Len())
+	for c := range f.logs {
+		f.logs[c] = make([]float64, d*(d+1)/2)
+		if err := w.LogVecTo(f.logs[c], f.means.View(c), nil); err != nil {
+			return nil, fmt.Errorf("mdm: the mean of class %d: %w", f.classes[c], err)
+		}
+	}
+	return f, nil
 }
 
 // fit computes the mean of each class of the items train of d, the
@@ -141,7 +179,7 @@ func (m *mdm) fit(ctx context.Context, d *classify.Data, train []int, workers in
 	if err != nil {
 		return nil, fmt.Errorf("mdm: class means: %w", err)
 	}
-	return &mdmFit{m: m, classes: classes, means: means}, nil
+	return (&mdmFit{m: m, classes: classes, means: means}).withLogs()
 }
 
 // mean returns the mean of the matrices of set at the indices idx under
@@ -216,7 +254,7 @@ func (m *mdm) Load(_ context.Context, st *classify.State, t *classify.Train) (cl
 		if err != nil {
 			return nil, fmt.Errorf("state array %q: %w", meansArray, err)
 		}
-		return &mdmFit{m: m, classes: r.Classes, means: means}, nil
+		return (&mdmFit{m: m, classes: r.Classes, means: means}).withLogs()
 	})
 }
 
@@ -228,13 +266,31 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 		out.Costs, out.CostClasses = make([][]float64, len(test)), slices.Clone(f.classes)
 	}
 	ws := make([]*spd.Workspace, pool.Workers(a.workers))
+	vecs, tmps := make([][]float64, len(ws)), make([]*mat.SymDense, len(ws))
+	dim := d.Set.Dim()
 	err := pool.ForCtx(ctx, len(test), a.workers, func(w, q int) error {
 		if ws[w] == nil {
-			ws[w] = spd.NewWorkspace(d.Set.Dim())
+			ws[w], vecs[w], tmps[w] = spd.NewWorkspace(dim), make([]float64, dim*(dim+1)/2), mat.NewSymDense(dim, nil)
+		}
+		x := d.Set.View(test[q])
+		if f.logs != nil {
+			if err := ws[w].LogVecTo(vecs[w], x, tmps[w]); err != nil {
+				return fmt.Errorf("mdm: item %d: %w", test[q], err)
+			}
 		}
 		sq, dist := make([]float64, k), make([]float64, k)
 		for c := range k {
-			v, err := ws[w].Distance(f.m.metric, d.Set.View(test[q]), f.means.View(c))
+			if f.logs != nil {
+				// ‖log X − log M_c‖_F, the Euclidean distance of the
+				// log-vectors.
+				var s float64
+				for i, u := range vecs[w] {
+					s += (u - f.logs[c][i]) * (u - f.logs[c][i])
+				}
+				sq[c], dist[c] = s, math.Sqrt(s)
+				continue
+			}
+			v, err := ws[w].Distance(f.m.metric, x, f.means.View(c))
 			if err != nil {
 				return fmt.Errorf("mdm: item %d, class %d: %w", test[q], f.classes[c], err)
 			}
