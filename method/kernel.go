@@ -53,6 +53,30 @@ func resolveKernel(name *string, sigma param.Floats, pseudo bool, missing *param
 	return kernelChoice{k, sigma, pseudo, warnings}, nil
 }
 
+// required is a key that a method requires beside its kernel's, and
+// whether it is given.
+type required struct {
+	key   string
+	given bool
+}
+
+// kernelKeys resolves a kernel method's keys (resolveKernel) once every
+// required key is there: σ unless the kernel has a default, and the keys
+// of others, all missing ones named at once (param.Missing).
+func kernelKeys(name *string, sigma param.Floats, pseudo bool, others ...required) (kernelChoice, error) {
+	var missing param.Missing
+	k, err := resolveKernel(name, sigma, pseudo, &missing)
+	if err != nil {
+		return kernelChoice{}, err
+	}
+	for _, r := range others {
+		if !r.given {
+			missing.Add(r.key)
+		}
+	}
+	return k, missing.Err()
+}
+
 // sigmasFor returns the σ candidates for d×d matrices: those given, or
 // the kernel's default.
 func (k kernelChoice) sigmasFor(d int) []float64 {

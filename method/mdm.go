@@ -267,10 +267,12 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 	}
 	ws := make([]*spd.Workspace, pool.Workers(a.workers))
 	vecs, tmps := make([][]float64, len(ws)), make([]*mat.SymDense, len(ws))
+	sqs, probs := make([][]float64, len(ws)), make([][]float64, len(ws)) // per worker, reused item after item
 	dim := d.Set.Dim()
 	err := pool.ForCtx(ctx, len(test), a.workers, func(w, q int) error {
 		if ws[w] == nil {
 			ws[w], vecs[w], tmps[w] = spd.NewWorkspace(dim), make([]float64, dim*(dim+1)/2), mat.NewSymDense(dim, nil)
+			sqs[w], probs[w] = make([]float64, k), make([]float64, k)
 		}
 		x := d.Set.View(test[q])
 		if f.logs != nil {
@@ -278,7 +280,11 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 				return fmt.Errorf("mdm: item %d: %w", test[q], err)
 			}
 		}
-		sq, dist := make([]float64, k), make([]float64, k)
+		sq := sqs[w]
+		var dist []float64 // the item's costs, kept in the outcome
+		if a.costs {
+			dist = make([]float64, k)
+		}
 		for c := range k {
 			if f.logs != nil {
 				// ‖log X − log M_c‖_F, the Euclidean distance of the
@@ -287,18 +293,25 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 				for i, u := range vecs[w] {
 					s += (u - f.logs[c][i]) * (u - f.logs[c][i])
 				}
-				sq[c], dist[c] = s, math.Sqrt(s)
+				sq[c] = s
+				if dist != nil {
+					dist[c] = math.Sqrt(s)
+				}
 				continue
 			}
 			v, err := ws[w].Distance(f.m.metric, x, f.means.View(c))
 			if err != nil {
 				return fmt.Errorf("mdm: item %d, class %d: %w", test[q], f.classes[c], err)
 			}
-			sq[c], dist[c] = mdmSquares(f.m.metric, v)
+			var dc float64
+			sq[c], dc = mdmSquares(f.m.metric, v)
+			if dist != nil {
+				dist[c] = dc
+			}
 		}
 		r, _ := classify.RankCosts(f.classes, sq)
 		out.Ranking[q], out.Pred[q] = r, r[0]
-		out.Scores[q] = classify.RankedScore(r, f.classes, softmaxNeg(sq), math.NaN())
+		out.Scores[q] = classify.RankedScore(r, f.classes, softmaxNegTo(probs[w], sq), math.NaN())
 		if a.costs {
 			out.Costs[q] = dist
 		}
@@ -320,11 +333,10 @@ func mdmSquares(metric spd.Metric, v float64) (sq, dist float64) {
 	return v * v, v
 }
 
-// softmaxNeg returns the softmax of −sq, exp(−(sq_c − min sq)) over their
-// sum.
-func softmaxNeg(sq []float64) []float64 {
+// softmaxNegTo writes into p, of len(sq), and returns the softmax of
+// −sq, exp(−(sq_c − min sq)) over their sum.
+func softmaxNegTo(p, sq []float64) []float64 {
 	lo := slices.Min(sq)
-	p := make([]float64, len(sq))
 	var sum float64
 	for c, v := range sq {
 		p[c] = math.Exp(-(v - lo))

@@ -43,12 +43,8 @@ func newRSR(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "rsr"); err != nil {
 		return nil, err
 	}
-	var missing param.Missing
 	var err error
-	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel, &missing); err != nil {
-		return nil, err
-	}
-	if err := missing.Err(); err != nil {
+	if m.kernel, err = kernelKeys(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel); err != nil {
 		return nil, err
 	}
 	sc, err := m.p.resolve()

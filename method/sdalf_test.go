@@ -8,6 +8,7 @@ import (
 
 	"github.com/covpipe/covpipe/appearance"
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/sdalf"
 	"gonum.org/v1/gonum/mat"
 )
@@ -16,34 +17,13 @@ import (
 // people told apart by the colours of torso and legs, each seen at four
 // horizontal shifts, and their labels.
 func drawnPeople() (*mat.Dense, []int) {
-	clothes := [][2][3]float64{
-		{{0.1, 0.2, 0.8}, {0.4, 0.25, 0.1}},
-		{{0.8, 0.1, 0.1}, {0.1, 0.1, 0.1}},
-		{{0.9, 0.9, 0.2}, {0.1, 0.2, 0.8}},
-	}
-	const w, h = 32, 64
-	x := mat.NewDense(len(clothes)*4, 4*w*h, nil)
+	const w, h = imagetest.PersonW, imagetest.PersonH
+	x := mat.NewDense(len(imagetest.Clothes)*4, 4*w*h, nil)
 	var labels []int
-	for id, c := range clothes {
+	for id, c := range imagetest.Clothes {
 		for shift := range 4 {
-			row := x.RawRowView(len(labels))
+			x.SetRow(len(labels), imagetest.PersonPlanes(c, shift))
 			labels = append(labels, id)
-			for i := range w * h {
-				px, py := i%w-shift, i/w
-				col := [3]float64{0.5, 0.5, 0.5}
-				switch {
-				case py >= 13 && py < 37 && px >= 8 && px < 23:
-					col = c[0]
-				case py >= 37 && py < 61 && px >= 10 && px < 21:
-					col = c[1]
-				case py >= 5 && py < 13 && px >= 12 && px < 19:
-					col = [3]float64{0.9, 0.7, 0.6}
-				}
-				row[i] = float64(py)
-				for k := range 3 {
-					row[(k+1)*w*h+i] = col[k]
-				}
-			}
 		}
 	}
 	return x, labels

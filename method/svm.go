@@ -69,15 +69,8 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 	if err := decode(n, &m.p, "stein-svm"); err != nil {
 		return nil, err
 	}
-	var missing param.Missing
 	var err error
-	if m.kernel, err = resolveKernel(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel, &missing); err != nil {
-		return nil, err
-	}
-	if len(m.p.C) == 0 {
-		missing.Add("c")
-	}
-	if err := missing.Err(); err != nil {
+	if m.kernel, err = kernelKeys(&m.p.Kernel, m.p.Sigma, m.p.PseudoKernel, required{"c", len(m.p.C) > 0}); err != nil {
 		return nil, err
 	}
 	if err := m.p.C.Check("c", true, 0, false); err != nil {

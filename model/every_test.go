@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/model"
 	"github.com/covpipe/covpipe/store"
 	"gonum.org/v1/gonum/mat"
@@ -42,8 +43,8 @@ var everyCandidates = []model.Candidate{
 // syntheticOutputs returns training and test descriptors of three
 // classes, with per-image vectors of the features spec and step (none
 // for an empty spec): random SPD 3×3 matrices around a class mean, and
-// for "y,R,G,B" drawn people of 32×64 pixels whose shirt and trousers
-// colours are their class's.
+// for "y,R,G,B" drawn people (imagetest.PersonPlanes) whose clothes are
+// their class's.
 func syntheticOutputs(t *testing.T, spec string, step int) (train, test *store.Output) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -85,25 +86,7 @@ func vectorOf(spec string, c int, rng *rand.Rand) []float64 {
 	case "":
 		return nil
 	case "y,R,G,B":
-		const w, h = 32, 64
-		clothes := [][2][3]float64{{{0.1, 0.2, 0.8}, {0.4, 0.25, 0.1}}, {{0.8, 0.1, 0.1}, {0.1, 0.1, 0.1}}, {{0.9, 0.9, 0.2}, {0.1, 0.2, 0.8}}}[c]
-		v := make([]float64, 4*w*h)
-		shift := rng.IntN(3)
-		for i := range w * h {
-			px, py := i%w-shift, i/w
-			col := [3]float64{0.5, 0.5, 0.5}
-			switch {
-			case py >= 13 && py < 37 && px >= 8 && px < 23:
-				col = clothes[0]
-			case py >= 37 && py < 61 && px >= 10 && px < 21:
-				col = clothes[1]
-			}
-			v[i] = float64(py)
-			for k := range 3 {
-				v[(k+1)*w*h+i] = col[k]
-			}
-		}
-		return v
+		return imagetest.PersonPlanes(imagetest.Clothes[c], rng.IntN(3))
 	}
 	v := make([]float64, 24)
 	for j := range v {
