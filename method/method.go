@@ -31,12 +31,20 @@ import (
 
 // Type is a method type: a one-line description for listings, the
 // constructor that decodes a config entry's parameters (the mapping
-// without its name and type keys), and the zero value of the parameters
-// struct it decodes them into, which declares them (Parameters).
+// without its name and type keys), the zero value of the parameters
+// struct it decodes them into, which declares them (Parameters), and an
+// example of its parameters.
 type Type struct {
 	Doc    string
 	New    func(params *yaml.Node) (classify.Method, error)
 	Params any
+	// Example is a YAML mapping of parameters that the type accepts and
+	// that suit small problems (3×3 matrices, a few dozen items, twenty
+	// features a vector), with candidate lists where the type takes them
+	// so that a fit chooses. The registry-wide tests fit every type with
+	// it (contract, save and load, models, covpipe fit), so that a new
+	// type is tested by its registry line alone.
+	Example string
 }
 
 // Parameters returns the parameters that the type takes, as its
@@ -47,18 +55,18 @@ func (t Type) Parameters() []param.Decl { return param.Declare(t.Params) }
 // Types returns the method types by the name configs give them.
 func Types() map[string]Type {
 	return map[string]Type{
-		"rsr":       {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR, rsrParams{}},
-		"logE-SR":   {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR, sparse{}},
-		"mdm":       {"minimum distance to the class means under a metric (metric: airm, log-euclidean, stein; Barachant et al., IEEE TBME 2012)", newMDM, mdmParams{}},
-		"nn":        {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN, nnParams{}},
-		"rlpp":      {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP, rlppParams{}},
-		"stein-svm": {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM, steinSVMParams{}},
-		"tsc":       {"tensor sparse coding: MAXDET codes under the Burg divergence, class-wise Burg residuals (Sivalingam et al., ECCV 2010)", newTSC, tscParams{}},
-		"pca-src":   {"sparse representation of PCA-projected pixel intensities (Wright et al., PAMI 2009)", newPCASRC, pcaParams{}},
-		"gsr":       {"sparse representation of PCA-projected, downsampled Gabor magnitudes (Yang and Zhang, ECCV 2010)", newGSR, pcaParams{}},
-		"sdalf":     {"symmetry-driven accumulation of local features: weighted HSV histograms and MSCR blobs of the images, nearest identity (Farenzena et al., CVPR 2010)", newSDALF, sdalfParams{}},
-		"hpe":       {"histogram plus epitome: HSV histograms of torso and legs accumulated over an identity's images, generic and local epitomes of their patches, nearest identity (Bazzani et al., ICPR 2010)", newHPE, hpeParams{}},
-		"codes":     {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes, codesParams{}},
+		"rsr":       {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR, rsrParams{}, "{sigma: [0.5, 1], lambda_ratio: [0.05, 0.2]}"},
+		"logE-SR":   {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR, sparse{}, "{lambda: [0.01, 0.1]}"},
+		"mdm":       {"minimum distance to the class means under a metric (metric: airm, log-euclidean, stein; Barachant et al., IEEE TBME 2012)", newMDM, mdmParams{}, "{metric: airm}"},
+		"nn":        {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN, nnParams{}, "{metric: stein}"},
+		"rlpp":      {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP, rlppParams{}, "{sigma: [0.5, 1]}"},
+		"stein-svm": {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM, steinSVMParams{}, "{sigma: 1, c: [1, 10]}"},
+		"tsc":       {"tensor sparse coding: MAXDET codes under the Burg divergence, class-wise Burg residuals (Sivalingam et al., ECCV 2010)", newTSC, tscParams{}, "{lambda: [0.01, 0.1]}"},
+		"pca-src":   {"sparse representation of PCA-projected pixel intensities (Wright et al., PAMI 2009)", newPCASRC, pcaParams{}, "{dims: 5, lambda: [0.01, 0.1]}"},
+		"gsr":       {"sparse representation of PCA-projected, downsampled Gabor magnitudes (Yang and Zhang, ECCV 2010)", newGSR, pcaParams{}, "{dims: 5, lambda_ratio: 0.1}"},
+		"sdalf":     {"symmetry-driven accumulation of local features: weighted HSV histograms and MSCR blobs of the images, nearest identity (Farenzena et al., CVPR 2010)", newSDALF, sdalfParams{}, "{mask: border, step: 1}"},
+		"hpe":       {"histogram plus epitome: HSV histograms of torso and legs accumulated over an identity's images, generic and local epitomes of their patches, nearest identity (Bazzani et al., ICPR 2010)", newHPE, hpeParams{}, "{mask: border, step: 1, locals: 3}"},
+		"codes":     {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes, codesParams{}, "{dictionary: kmeans, sigma: 1, lambda_ratio: 0.05}"},
 	}
 }
 

@@ -569,31 +569,10 @@ func prepare(t testing.TB, m classify.Method, s *classify.Split) {
 	}
 }
 
-// minimalParams gives each method type parameters it accepts, and what
-// its Spec asks for beside pairwise quantities: per-item vectors, a
-// dictionary split.
-var minimalParams = map[string]struct {
-	params              string
-	vectors, dictionary bool
-}{
-	"rsr":       {params: "{sigma: 1, lambda: 0.01}"},
-	"logE-SR":   {params: "{lambda: 0.01}"},
-	"mdm":       {params: "{metric: airm}"},
-	"nn":        {params: "{metric: airm}"},
-	"rlpp":      {params: "{sigma: 1}"},
-	"stein-svm": {params: "{sigma: 1, c: 10}"},
-	"tsc":       {params: "{lambda: 0.01}"},
-	"pca-src":   {params: "{dims: 5, lambda: 0.01}", vectors: true},
-	"gsr":       {params: "{dims: 5, lambda: 0.01}", vectors: true},
-	"codes":     {params: "{dictionary: random, sigma: 1, lambda_ratio: 0.05}", dictionary: true},
-	"sdalf":     {params: "{}", vectors: true},
-	"hpe":       {params: "{}", vectors: true},
-}
-
 // TestContract checks what every method type declares and how it treats
-// its context: a Spec whose Params record as JSON and with at least one
-// candidate, a request for vectors exactly when it classifies vectors, a
-// dictionary exactly with an energy tracer; and Classify on a cancelled
+// its context, fitted with its registry Example: a Spec whose Params
+// record as JSON and with at least one candidate, a dictionary exactly
+// with an energy tracer; and Classify on a cancelled
 // context returns its error rather than a result.
 func TestContract(t *testing.T) {
 	data, train, test := syntheticData(t, 3, 3, 60, 0.2, 21)
@@ -601,20 +580,10 @@ func TestContract(t *testing.T) {
 	for _, r := range []classify.VectorRequest{{Features: "I", Step: 1}, {Features: "gabor", Step: 4}} {
 		data.Vectors[r] = mat.NewDense(data.Set.Len(), 12, nil)
 	}
-	for typ := range minimalParams {
-		if _, ok := Types()[typ]; !ok {
-			t.Errorf("minimalParams has %s, not a method type", typ)
-		}
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, typ := range Names() {
-		mp, ok := minimalParams[typ]
-		if !ok {
-			t.Errorf("method type %s has no minimalParams", typ)
-			continue
-		}
-		m := newMethod(t, typ, mp.params)
+		m := newMethod(t, typ, Types()[typ].Example)
 		spec := m.Spec()
 		if b, err := json.Marshal(spec.Params); err != nil || len(b) < 3 {
 			t.Errorf("%s: Params recorded as %s, %v", typ, b, err)
@@ -622,10 +591,7 @@ func TestContract(t *testing.T) {
 		if spec.Candidates < 1 {
 			t.Errorf("%s: %d candidates", typ, spec.Candidates)
 		}
-		if spec.Vectors.IsZero() == mp.vectors {
-			t.Errorf("%s: asks for vectors %v", typ, spec.Vectors)
-		}
-		if spec.Dictionary != (spec.Energy != nil) || spec.Dictionary != mp.dictionary {
+		if spec.Dictionary != (spec.Energy != nil) {
 			t.Errorf("%s: dictionary %v, energy tracer %v", typ, spec.Dictionary, spec.Energy != nil)
 		}
 		if len(spec.Warnings) > 0 {

@@ -15,24 +15,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// roundTripParams gives each method type parameters with several
-// candidates where it takes them, so that the saved state is a chosen
-// one's.
-var roundTripParams = map[string]string{
-	"rsr":       "{sigma: [0.5, 1], lambda_ratio: [0.05, 0.2]}",
-	"logE-SR":   "{lambda: [0.01, 0.1]}",
-	"mdm":       "{metric: stein}",
-	"nn":        "{metric: stein}",
-	"rlpp":      "{sigma: [0.5, 1]}",
-	"stein-svm": "{sigma: 1, c: [1, 10]}",
-	"tsc":       "{lambda: [0.01, 0.1]}",
-	"pca-src":   "{dims: 5, lambda: [0.01, 0.1]}",
-	"gsr":       "{dims: 5, lambda: 0.01}",
-	"codes":     "{dictionary: kmeans, sigma: 1, lambda_ratio: 0.05}",
-	"sdalf":     "{mask: border, step: 1}",
-	"hpe":       "{mask: border, step: 1, locals: 3}",
-}
-
 // roundTripData returns items for method type typ, the n training items
 // first, then items that a dictionary learns from (learn), then the
 // queries.
@@ -102,12 +84,8 @@ func trainingPart(d *classify.Data, n int) *classify.Data {
 func TestSaveLoadRoundTrip(t *testing.T) {
 	for _, typ := range Names() {
 		t.Run(typ, func(t *testing.T) {
-			params, ok := roundTripParams[typ]
-			if !ok {
-				t.Fatalf("method type %s has no round-trip parameters", typ)
-			}
 			ctx := context.Background()
-			m := newMethod(t, typ, params)
+			m := newMethod(t, typ, Types()[typ].Example)
 			d, n, learn, test := roundTripData(t, m, typ)
 			costs := m.Spec().Costs
 			fit := func() *classify.Train {

@@ -11,27 +11,22 @@ import (
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/internal/imagetest"
+	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/model"
 	"github.com/covpipe/covpipe/store"
+	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/mat"
 )
 
-// everyParams gives each method type that a model fits parameters with
-// candidates where it takes them; TestEveryMethodAsRun requires one for
-// every type of the registry.
-var everyParams = map[string]map[string]any{
-	"rsr":       {"sigma": []float64{0.5, 1}, "lambda_ratio": []float64{0.05, 0.2}},
-	"logE-SR":   {"lambda": []float64{1e-3, 1e-2}},
-	"mdm":       {"metric": "airm"},
-	"nn":        {"metric": "airm"},
-	"rlpp":      {"sigma": []float64{0.5, 1}},
-	"stein-svm": {"sigma": 0.5, "c": []float64{1, 100}},
-	"tsc":       {"lambda": []float64{0.01, 0.1}},
-	"pca-src":   {"dims": 5, "lambda_ratio": []float64{0.05, 0.2}},
-	"gsr":       {"dims": 5, "lambda_ratio": 0.1},
-	"sdalf":     {"mask": "border", "step": 1},
-	"hpe":       {"mask": "border", "step": 1, "locals": 3},
-	"codes":     {"dictionary": "kmeans", "sigma": 1, "lambda_ratio": 0.05},
+// exampleParams returns the registry's example parameters of method
+// type typ (method.Type.Example) as model.Options take them.
+func exampleParams(t *testing.T, typ string) map[string]any {
+	t.Helper()
+	var p map[string]any
+	if err := yaml.Unmarshal([]byte(method.Types()[typ].Example), &p); err != nil || p == nil {
+		t.Fatalf("method type %s: example parameters %q: %v", typ, method.Types()[typ].Example, err)
+	}
+	return p
 }
 
 // everyCandidates are the candidates of the best model of the test.
@@ -106,11 +101,11 @@ func TestEveryMethodAsRun(t *testing.T) {
 	ctx := context.Background()
 	for _, typ := range model.Methods() {
 		t.Run(typ, func(t *testing.T) {
-			o := model.Options{Method: typ, Params: everyParams[typ], Seed: 5}
+			o := model.Options{Method: typ, Seed: 5}
 			if typ == "best" {
 				o.Candidates = everyCandidates
-			} else if o.Params == nil {
-				t.Fatalf("method type %s has no parameters here", typ)
+			} else {
+				o.Params = exampleParams(t, typ)
 			}
 			meth, err := runMethod(typ, o)
 			if err != nil {
