@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/covpipe/covpipe/spd"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Method is an estimator of SPD items compared in an experiment and kept
@@ -67,6 +68,17 @@ type Fitted interface {
 	// Save returns the fitted method's state, from which its method's
 	// Load restores it to answer as it does, bit for bit.
 	Save(ctx context.Context) (*State, error)
+}
+
+// Transformer is a Fitted whose method maps items to feature vectors
+// before it classifies them, such as the sparse codes of the items
+// against a dictionary (method type codes): Transform returns those
+// vectors, a row per item of q.Items in their order, which a user may
+// feed to a classifier of their own (covpipe encode --model). Its
+// columns are the same for every query of one Fitted.
+type Transformer interface {
+	Fitted
+	Transform(ctx context.Context, q *Query) (*mat.Dense, error)
 }
 
 // Run fits m on s's training items and predicts its test items: the

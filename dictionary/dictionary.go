@@ -179,9 +179,11 @@ type CodesRecord struct {
 }
 
 // WriteCodes writes codes, one row per descriptor coded, their record
-// and, when not nil, the manifest of the descriptors (its bytes) into f,
-// a folder of store.FormatCodes that the caller created and commits.
-func WriteCodes(f *store.Folder, codes *mat.Dense, rec *CodesRecord, manifest []byte) error {
+// (a *CodesRecord, or another value that encoding/json encodes for codes
+// that a fitted model gave) and, when not nil, the manifest of the
+// descriptors (its bytes) into f, a folder of store.FormatCodes that the
+// caller created and commits.
+func WriteCodes(f *store.Folder, codes *mat.Dense, rec any, manifest []byte) error {
 	n, k := codes.Dims()
 	if err := f.WriteNPY(CodesFile, []int{n, k}, codes.RawMatrix().Data); err != nil {
 		return err

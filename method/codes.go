@@ -186,7 +186,7 @@ func (m *codes) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, er
 		normalizeRows(gallery)
 	}
 	f := &codesFit{m: m, atoms: atoms, gallery: gallery, labels: classify.Pick(d.Labels, t.Items)}
-	return &fitted{p: f, chosen: map[string]float64{"atoms": float64(dict.Atoms), "sigma": m.p.Sigma, "ridge": d.Ridge}}, nil
+	return transforming(&fitted{p: f, chosen: map[string]float64{"atoms": float64(dict.Atoms), "sigma": m.p.Sigma, "ridge": d.Ridge}}), nil
 }
 
 // codesFit is a dictionary and the codes of the training items against
@@ -214,7 +214,7 @@ func (f *codesFit) save(_ context.Context, st *classify.State) (any, error) {
 }
 
 func (m *codes) Load(_ context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
-	return restore(st, func(struct{}) (predictor, error) {
+	f, err := restore(st, func(struct{}) (predictor, error) {
 		shape := st.Shape(atomsArray)
 		if len(shape) != 3 {
 			return nil, fmt.Errorf("state array %q has shape %v, want (atoms, d, d)", atomsArray, shape)
@@ -234,19 +234,39 @@ func (m *codes) Load(_ context.Context, st *classify.State, t *classify.Train) (
 		}
 		return &codesFit{m: m, atoms: atoms, gallery: mat.NewDense(len(t.Items), n, codes), labels: classify.Pick(t.Data.Labels, t.Items)}, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return transforming(f), nil
+}
+
+// transform gives the sparse codes of the items against the atoms, as
+// the method compares them (unit rows with the cosine distance).
+func (f *codesFit) transform(ctx context.Context, d *classify.Data, items []int, workers int) (*mat.Dense, error) {
+	codes, _, err := f.encode(ctx, d, items, workers)
+	return codes, err
+}
+
+// encode codes the items against the atoms (unit rows with the cosine
+// distance), with each code's certificate.
+func (f *codesFit) encode(ctx context.Context, d *classify.Data, items []int, workers int) (*mat.Dense, []rsr.Certificate, error) {
+	codes, certs, err := rsr.Encode(ctx, d.Set.Subset(items), f.atoms, f.m.kernel, f.m.lassoOn(workers))
+	if err != nil {
+		return nil, nil, fmt.Errorf("probe codes: %w", err)
+	}
+	if f.m.cosine {
+		normalizeRows(codes)
+	}
+	return codes, certs, nil
 }
 
 // predict codes the items of test and labels each by its nearest gallery
 // code (squared Euclidean distance; cosine distance orders as it does on
 // unit rows).
 func (f *codesFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
-	m := f.m
-	probes, certs, err := rsr.Encode(ctx, d.Set.Subset(test), f.atoms, m.kernel, m.lassoOn(a.workers))
+	probes, certs, err := f.encode(ctx, d, test, a.workers)
 	if err != nil {
-		return nil, fmt.Errorf("probe codes: %w", err)
-	}
-	if m.cosine {
-		normalizeRows(probes)
+		return nil, err
 	}
 	n, _ := probes.Dims()
 	out, err := nearest(ctx, f.labels, classify.Seq(0, len(f.labels)), classify.Seq(0, n), a.workers, false, func(_, q, j int) (float64, error) {

@@ -8,6 +8,7 @@ import (
 	"maps"
 
 	"github.com/covpipe/covpipe/classify"
+	"gonum.org/v1/gonum/mat"
 )
 
 // predictor is a method fitted with one candidate of its parameters on
@@ -19,6 +20,31 @@ type predictor interface {
 	// value that encoding/json encodes, from which with the arrays the
 	// method's Load restores it.
 	save(ctx context.Context, st *classify.State) (any, error)
+}
+
+// transformer is a predictor that maps items to feature vectors
+// (classify.Transformer).
+type transformer interface {
+	predictor
+	transform(ctx context.Context, d *classify.Data, items []int, workers int) (*mat.Dense, error)
+}
+
+// transforming returns f as a classify.Transformer when its predictor
+// maps items to feature vectors, and f itself otherwise.
+func transforming(f classify.Fitted) classify.Fitted {
+	if ft, ok := f.(*fitted); ok {
+		if _, ok := ft.p.(transformer); ok {
+			return &transformingFit{ft}
+		}
+	}
+	return f
+}
+
+// transformingFit is a fitted method whose predictor is a transformer.
+type transformingFit struct{ *fitted }
+
+func (f *transformingFit) Transform(ctx context.Context, q *classify.Query) (*mat.Dense, error) {
+	return f.p.(transformer).transform(ctx, q.Variant(f.variant), q.Items, q.Workers)
 }
 
 // answer is what a prediction is asked for beside its items: the ranks

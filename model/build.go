@@ -91,8 +91,13 @@ func (r *record) one(typ string, params map[string]any, data *classify.Data) (cl
 			return nil, spec, nil, fmt.Errorf("model: method %s on %d×%d descriptors: %w", typ, r.Dim, r.Dim, err)
 		}
 	}
-	if spec.Dictionary {
-		return nil, spec, nil, fmt.Errorf("model: method %s learns a dictionary from a set of its own, which a model does not have: use covpipe learn and encode", typ)
+	switch {
+	case spec.Dictionary && r.Atoms < 1:
+		return nil, spec, nil, fmt.Errorf("model: method %s makes a dictionary from the training items: give its number of atoms (covpipe fit --atoms N, Options.Atoms), or learn one from a set of its own with covpipe learn and encode", typ)
+	case spec.Dictionary && r.Trained > 0 && r.Atoms > r.Trained:
+		return nil, spec, nil, fmt.Errorf("model: method %s: %d atoms from %d training items, want at most %d", typ, r.Atoms, r.Trained, r.Trained)
+	case !spec.Dictionary && r.Atoms != 0 && r.Method != bestType:
+		return nil, spec, nil, fmt.Errorf("model: method %s makes no dictionary, so it takes no atoms (%d given)", typ, r.Atoms)
 	}
 	if r.Parts != nil && !spec.Costs {
 		return nil, spec, nil, fmt.Errorf("model: method %s gives no class costs to fuse regions with (rsr, logE-SR, stein-svm and nn with the Stein or log-Euclidean metric do)", typ)

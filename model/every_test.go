@@ -13,6 +13,7 @@ import (
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/model"
+	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
 	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/mat"
@@ -95,8 +96,10 @@ func vectorOf(spec string, c int, rng *rand.Rand) []float64 {
 // loaded, answers for test descriptors as covpipe run's method on a split
 // whose training items are the model's (classify.Run, the same seed):
 // the same labels and scores bit for bit, and the same chosen
-// parameters; a method that learns a dictionary from a set of its own is
-// refused, naming covpipe learn.
+// parameters; a method that makes a dictionary makes it from the
+// training items, as a run's split whose dictionary part is its training
+// items, and a model of it codes as the fitted method does
+// (Model.TransformSet); without atoms it is refused.
 func TestEveryMethodAsRun(t *testing.T) {
 	ctx := context.Background()
 	for _, typ := range model.Methods() {
@@ -113,13 +116,14 @@ func TestEveryMethodAsRun(t *testing.T) {
 			}
 			req := meth.Spec().Vectors
 			train, test := syntheticOutputs(t, req.Features, req.Step)
-			m, err := model.FitOutput(ctx, train, o)
-			if meth.Spec().Dictionary {
-				if err == nil || !strings.Contains(err.Error(), "covpipe learn") {
-					t.Fatalf("FitOutput: %v, want a refusal naming covpipe learn", err)
+			dict := meth.Spec().Dictionary
+			if dict {
+				if _, err := model.FitOutput(ctx, train, o); err == nil || !strings.Contains(err.Error(), "--atoms") {
+					t.Fatalf("FitOutput without atoms: %v, want a refusal naming --atoms", err)
 				}
-				return
+				o.Atoms = 5
 			}
+			m, err := model.FitOutput(ctx, train, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,6 +135,9 @@ func TestEveryMethodAsRun(t *testing.T) {
 			classes := m.Classes()
 			split := runSplit(t, train, test, classes, 5)
 			split.Workers = 2
+			if dict {
+				split.Dictionary = &classify.Dictionary{Learn: split.Train, Atoms: o.Atoms}
+			}
 			if !req.IsZero() {
 				split.Data.Vectors = map[classify.VectorRequest]*mat.Dense{req: mat.NewDense(split.Data.Set.Len(), train.VectorLen, slices.Concat(train.Vectors, test.Vectors))}
 			}
@@ -160,7 +167,48 @@ func TestEveryMethodAsRun(t *testing.T) {
 					t.Errorf("item %d: model scores %v %v %v, run %v %v %v", i, p.Score, p.SecondScore, p.SCI, s.Score, s.SecondScore, s.SCI)
 				}
 			}
+			if m.Transforms() != dict {
+				t.Errorf("Transforms() = %v for a method that makes a dictionary: %v", m.Transforms(), dict)
+			}
+			if dict {
+				checkTransform(t, ctx, m, meth, split, test)
+			}
 		})
+	}
+}
+
+// checkTransform checks that the vectors of model m of method meth (a
+// dictionary method) for the test descriptors are those of meth fitted on
+// split by Fit, bit for bit.
+func checkTransform(t *testing.T, ctx context.Context, m *model.Model, meth classify.Method, split *classify.Split, test *store.Output) {
+	t.Helper()
+	set, err := spd.NewSetFromData(test.Meta.Dim, test.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.TransformSet(ctx, set, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := meth.Fit(ctx, split.Fitting())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf, ok := f.(classify.Transformer)
+	if !ok {
+		t.Fatalf("%T is no classify.Transformer", f)
+	}
+	want, err := tf.Transform(ctx, split.Query())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := want.Dims(); r != set.Len() || c != 5 {
+		t.Fatalf("vectors %d×%d, want %d×5", r, c, set.Len())
+	}
+	for i, v := range want.RawMatrix().Data {
+		if math.Float64bits(v) != math.Float64bits(got.RawMatrix().Data[i]) {
+			t.Fatalf("vector entry %d: model %v, fitted %v", i, got.RawMatrix().Data[i], v)
+		}
 	}
 }
 

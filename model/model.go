@@ -83,6 +83,13 @@ type Options struct {
 	// The method must give class costs (rsr, logE-SR, stein-svm, nn with
 	// the Stein or log-Euclidean metric).
 	Fusion []string
+	// Atoms is the size of the dictionary of a method that makes one
+	// (method type codes: random, k-means or learned atoms), which a
+	// model makes from its own training items: the paper's Section 6.2
+	// learns the dictionary from images of their own, which covpipe learn
+	// and encode take. It is required for such a method, in [1, the
+	// number of training items], and refused for any other.
+	Atoms int
 }
 
 // Model is a fitted recogniser (see the package documentation): Fit or
@@ -111,6 +118,9 @@ type record struct {
 	ChosenMethod string             `json:"chosen_method,omitempty"`
 	Folds        int                `json:"folds"`
 	Seed         uint64             `json:"seed"`
+	// Atoms is the size of the dictionary made from the training items
+	// (Options.Atoms), 0 for a method that makes none.
+	Atoms int `json:"atoms,omitempty"`
 	// Classes are the class names; Labels the class (index into Classes)
 	// of each training item (an image, for a model of several regions per
 	// image).
@@ -217,7 +227,7 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o O
 	if d < 1 || len(out.Data) != len(out.Rows)*d*d {
 		return nil, fmt.Errorf("model: %d values of descriptors for %d rows of %d×%d", len(out.Data), len(out.Rows), d, d)
 	}
-	rec := record{Version: version.String(), Method: o.Method, Params: o.Params, Candidates: o.Candidates, Folds: folds, Seed: o.Seed, Dim: d, Extraction: extractionOf(out)}
+	rec := record{Version: version.String(), Method: o.Method, Params: o.Params, Candidates: o.Candidates, Folds: folds, Seed: o.Seed, Atoms: o.Atoms, Dim: d, Extraction: extractionOf(out)}
 	rules, err := classify.ParseFusionRules(o.Fusion)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
@@ -258,7 +268,8 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o O
 	if rec.Parts != nil && folds < 2 && (classify.Fusing{Sets: [][]int{nil}, Rules: rules}).Chooses() {
 		return nil, fmt.Errorf("model: choosing among fusion rules %v needs folds >= 2, not %d", o.Fusion, folds)
 	}
-	t := &classify.Train{Data: data, Items: classify.Seq(0, len(data.Labels)), Workers: o.Workers, Seed: o.Seed, Folds: folds}
+	t := rec.training(data)
+	t.Workers = o.Workers
 	f, err := m.Fit(ctx, t)
 	if err != nil {
 		return nil, fmt.Errorf("model: method %s: %w", o.Method, err)
@@ -270,6 +281,17 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o O
 		model.rec.Parts.Rule, model.rec.Parts.Weights = c.Rule.String(), c.Weights
 	}
 	return model, nil
+}
+
+// training returns the Train of the training items of data that r
+// records: its folds and seed, and a dictionary made of all its items
+// for a method that makes one.
+func (r *record) training(data *classify.Data) *classify.Train {
+	t := &classify.Train{Data: data, Items: classify.Seq(0, r.Trained), Seed: r.Seed, Folds: r.Folds}
+	if r.Atoms > 0 {
+		t.Dictionary = &classify.Dictionary{Learn: t.Items, Atoms: r.Atoms}
+	}
+	return t
 }
 
 // keepVectors keeps of the training items' vectors those that the fitted

@@ -323,14 +323,8 @@ func (m *Model) PredictSet(ctx context.Context, set *spd.Set, o PredictOptions) 
 	if err := m.ready(o); err != nil {
 		return nil, err
 	}
-	if set == nil {
-		return nil, fmt.Errorf("%s: a nil *spd.Set", m.name())
-	}
-	if set.Dim() != m.rec.Dim {
-		return nil, fmt.Errorf("%s takes %d×%d descriptors (features %s), the set's are %d×%d", m.name(), m.rec.Dim, m.rec.Dim, m.features(), set.Dim(), set.Dim())
-	}
-	if m.rec.Vectors != nil {
-		return nil, fmt.Errorf("%s reads the images' vectors beside their descriptors: predict from the images or from descriptors described with vectors", m.name())
+	if err := m.checkSet(set); err != nil {
+		return nil, err
 	}
 	n := set.Len()
 	if r := m.regions(); r > 0 {
@@ -344,6 +338,53 @@ func (m *Model) PredictSet(ctx context.Context, set *spd.Set, o PredictOptions) 
 		rows[i].Index = i
 	}
 	return m.predictSet(ctx, set, nil, rows, o)
+}
+
+// checkSet checks that the model answers for the matrices of set alone.
+func (m *Model) checkSet(set *spd.Set) error {
+	switch {
+	case set == nil:
+		return fmt.Errorf("%s: a nil *spd.Set", m.name())
+	case set.Dim() != m.rec.Dim:
+		return fmt.Errorf("%s takes %d×%d descriptors (features %s), the set's are %d×%d", m.name(), m.rec.Dim, m.rec.Dim, m.features(), set.Dim(), set.Dim())
+	case m.rec.Vectors != nil:
+		return fmt.Errorf("%s reads the images' vectors beside their descriptors: predict from the images or from descriptors described with vectors", m.name())
+	}
+	return nil
+}
+
+// Transforms reports whether the model's method maps descriptors to
+// feature vectors (classify.Transformer), which TransformSet gives.
+func (m *Model) Transforms() bool {
+	_, ok := m.fitted.(classify.Transformer)
+	return ok
+}
+
+// TransformSet returns the feature vectors that the model's method maps
+// the matrices of set to, a row per matrix (classify.Transformer): the
+// sparse codes against the dictionary of a codes model, with the same
+// coder and on the same scale as the model classifies them. It returns
+// an error for a model whose method gives no vectors (Transforms), for
+// matrices of another size, and for a model that reads the images'
+// vectors beside the descriptors.
+func (m *Model) TransformSet(ctx context.Context, set *spd.Set, workers int) (*mat.Dense, error) {
+	tf, ok := m.fitted.(classify.Transformer)
+	if !ok {
+		return nil, fmt.Errorf("%s gives no feature vectors, only answers (a model of method codes gives its sparse codes)", m.name())
+	}
+	if err := m.checkSet(set); err != nil {
+		return nil, err
+	}
+	data, err := m.queries(set, nil, set.Len(), workers)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name(), err)
+	}
+	n := len(m.train.Labels)
+	x, err := tf.Transform(ctx, &classify.Query{Data: data, Items: classify.Seq(n, n+set.Len()), Workers: workers})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name(), err)
+	}
+	return x, nil
 }
 
 // predictSet fills in rows, one per item of set (a matrix, or an

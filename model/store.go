@@ -187,8 +187,7 @@ func Load(dir string) (*Model, error) {
 		}
 		st.Put(name, data, shape...)
 	}
-	t := &classify.Train{Data: m.train, Items: classify.Seq(0, r.Trained), Seed: r.Seed, Folds: r.Folds}
-	if m.fitted, err = m.method.Load(context.Background(), st, t); err != nil {
+	if m.fitted, err = m.method.Load(context.Background(), st, r.training(m.train)); err != nil {
 		return nil, invalid(dir, "method %s: %v", r.Method, err)
 	}
 	if got := m.fitted.Chosen(); !maps.Equal(got, r.Chosen) || classify.ChosenMethod(m.fitted) != r.ChosenMethod {

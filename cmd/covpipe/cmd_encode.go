@@ -7,30 +7,53 @@ import (
 
 	"github.com/covpipe/covpipe/dictionary"
 	"github.com/covpipe/covpipe/internal/version"
+	"github.com/covpipe/covpipe/model"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
+	"gonum.org/v1/gonum/mat"
 )
 
 func encodeCommand() *cli.Command {
-	return command("encode", "DESCRIPTORS", "sparse codes of descriptors against a dictionary, as feature vectors",
+	return command("encode", "DESCRIPTORS", "sparse codes of descriptors against a dictionary, or a model's feature vectors",
 		append(codingFlags("the dictionary's learn.json, else learn's", "the dictionary's learn.json, else learn's"),
-			&cli.StringFlag{Name: "dict", Usage: "the dictionary: a learn output `DIR` or a .npy file (required)"},
+			&cli.StringFlag{Name: "dict", Usage: "the dictionary: a learn output `DIR` or a .npy file (this or --model)"},
+			&cli.StringFlag{Name: "model", Usage: "a model `DIR` of covpipe fit whose method gives feature vectors (codes), which codes as the model classifies (this or --dict)"},
 		),
 		func(c *cli.Context) error {
-			out, dictPath := c.String("out"), c.String("dict")
+			out, dictPath, modelPath := c.String("out"), c.String("dict"), c.String("model")
 			switch {
 			case out == "":
 				return errors.New("encode: --out DIR is required")
-			case dictPath == "":
-				return errors.New("encode: --dict DICT is required (a covpipe learn folder or a .npy file)")
+			case dictPath != "" && modelPath != "":
+				return errors.New("encode: give --dict or --model, not both")
+			case dictPath == "" && modelPath == "":
+				return errors.New("encode: --dict DICT (a covpipe learn folder or a .npy file) or --model DIR (a covpipe fit folder) is required")
 			case c.NArg() != 1:
 				return errors.New("encode: want one DESCRIPTORS folder or .npy file (see covpipe encode --help)")
+			}
+			if modelPath != "" {
+				for _, f := range []string{"sigma", "pseudo-kernel", "lambda", "lambda-ratio"} {
+					if c.IsSet(f) {
+						return fmt.Errorf("encode: --%s with --model: the model codes as it was fitted", f)
+					}
+				}
 			}
 			workers, err := workersFlag(c)
 			if err != nil {
 				return err
+			}
+			var m *model.Model
+			if modelPath != "" {
+				// The model is read before the output folder is taken, so
+				// that a wrong --model leaves no folder behind.
+				if m, err = model.Load(modelPath); err != nil {
+					return fmt.Errorf("encode: %w", err)
+				}
+				if !m.Transforms() {
+					return fmt.Errorf("encode: the model %s (method %s) gives no feature vectors, only answers: fit a model of method codes", modelPath, m.Method())
+				}
 			}
 			// The output folder is taken before anything is computed.
 			return intoFolder(c, out, store.FormatCodes, func(dst *store.Folder) error {
@@ -39,41 +62,18 @@ func encodeCommand() *cli.Command {
 				if err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
-				atoms, atomsFile, learned, err := dictionary.Read(dictPath)
-				if err != nil {
-					return fmt.Errorf("encode: dictionary: %w", err)
-				}
-				if atoms.Dim() != queries.Dim() {
-					return fmt.Errorf("encode: the dictionary %s holds %dx%d atoms but %s holds %dx%d matrices",
-						atomsFile, atoms.Dim(), atoms.Dim(), input, queries.Dim(), queries.Dim())
-				}
-				k := spd.SteinKernel{Sigma: sigmaFlag(c, atoms.Dim()), Pseudo: c.Bool("pseudo-kernel")}
-				lasso, err := lassoFlags(c)
-				if err != nil {
-					return fmt.Errorf("encode: %w", err)
-				}
-				if learned != nil {
-					if !c.IsSet("sigma") {
-						k.Sigma = learned.Sigma
-						k.Pseudo = k.Pseudo || learned.Pseudo
+				var codes *mat.Dense
+				var log any
+				var summary string
+				if m != nil {
+					if codes, err = m.TransformSet(c.Context, queries, workers); err != nil {
+						return fmt.Errorf("encode %s: %w", input, err)
 					}
-					if !c.IsSet("lambda") && !c.IsSet("lambda-ratio") {
-						lasso = learned.Options()
-					}
-				}
-				lasso.Workers = workers
-				codes, certs, err := rsr.Encode(c.Context, queries, atoms, k, lasso)
-				if err != nil {
-					return fmt.Errorf("encode %s: %w%s", input, err, pseudoHint(err))
-				}
-				n, natoms := codes.Dims()
-				log := dictionary.CodesRecord{Version: version.String(), Input: input, Dictionary: atomsFile, Samples: n, Atoms: natoms,
-					Sigma: k.Sigma, Pseudo: k.Pseudo, Sparsity: dictionary.SparsityOf(lasso)}
-				for _, cert := range certs {
-					log.NonZeros += float64(cert.NonZeros) / float64(n)
-					if cert.NonZeros == 0 {
-						log.AllZero++
-					}
+					n, k := codes.Dims()
+					log = modelCodes{Version: version.String(), Input: input, Model: modelPath, Method: m.Method(), Samples: n, Columns: k}
+					summary = fmt.Sprintf("encoded %d matrices with the model %s: %d columns", n, modelPath, k)
+				} else if codes, log, summary, err = dictionaryCodes(c, input, queries, dictPath, workers); err != nil {
+					return err
 				}
 				var manifest []byte
 				if inputMeta != nil {
@@ -88,15 +88,67 @@ func encodeCommand() *cli.Command {
 					}
 					manifest = b
 				}
-				if err := dictionary.WriteCodes(dst, codes, &log, manifest); err != nil {
+				if err := dictionary.WriteCodes(dst, codes, log, manifest); err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
 				if err := dst.Commit(); err != nil {
 					return fmt.Errorf("encode: %w", err)
 				}
-				fmt.Fprintf(c.App.Writer, "encoded %d matrices against %d atoms: %.1f non-zeros per code, %d all-zero; %s\n",
-					n, natoms, log.NonZeros, log.AllZero, filepath.Join(out, dictionary.CodesFile))
+				fmt.Fprintf(c.App.Writer, "%s; %s\n", summary, filepath.Join(out, dictionary.CodesFile))
 				return nil
 			})
 		})
+}
+
+// modelCodes is encode.json for the feature vectors of a model.
+type modelCodes struct {
+	Version string `json:"covpipe_version"`
+	Input   string `json:"input"`
+	Model   string `json:"model"`
+	Method  string `json:"method"`
+	Samples int    `json:"samples"`
+	Columns int    `json:"columns"`
+}
+
+// dictionaryCodes codes queries, the descriptors of input, against the
+// dictionary at dictPath with the coding flags of c (defaults from the
+// dictionary's record), returning the codes, their record and a summary.
+func dictionaryCodes(c *cli.Context, input string, queries *spd.Set, dictPath string, workers int) (*mat.Dense, any, string, error) {
+	atoms, atomsFile, learned, err := dictionary.Read(dictPath)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("encode: dictionary: %w", err)
+	}
+	if atoms.Dim() != queries.Dim() {
+		return nil, nil, "", fmt.Errorf("encode: the dictionary %s holds %dx%d atoms but %s holds %dx%d matrices",
+			atomsFile, atoms.Dim(), atoms.Dim(), input, queries.Dim(), queries.Dim())
+	}
+	k := spd.SteinKernel{Sigma: sigmaFlag(c, atoms.Dim()), Pseudo: c.Bool("pseudo-kernel")}
+	lasso, err := lassoFlags(c)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("encode: %w", err)
+	}
+	if learned != nil {
+		if !c.IsSet("sigma") {
+			k.Sigma = learned.Sigma
+			k.Pseudo = k.Pseudo || learned.Pseudo
+		}
+		if !c.IsSet("lambda") && !c.IsSet("lambda-ratio") {
+			lasso = learned.Options()
+		}
+	}
+	lasso.Workers = workers
+	codes, certs, err := rsr.Encode(c.Context, queries, atoms, k, lasso)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("encode %s: %w%s", input, err, pseudoHint(err))
+	}
+	n, natoms := codes.Dims()
+	log := &dictionary.CodesRecord{Version: version.String(), Input: input, Dictionary: atomsFile, Samples: n, Atoms: natoms,
+		Sigma: k.Sigma, Pseudo: k.Pseudo, Sparsity: dictionary.SparsityOf(lasso)}
+	for _, cert := range certs {
+		log.NonZeros += float64(cert.NonZeros) / float64(n)
+		if cert.NonZeros == 0 {
+			log.AllZero++
+		}
+	}
+	return codes, log, fmt.Sprintf("encoded %d matrices against %d atoms: %.1f non-zeros per code, %d all-zero", n, natoms, log.NonZeros, log.AllZero), nil
 }

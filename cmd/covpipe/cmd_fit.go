@@ -32,6 +32,7 @@ func fitOwnFlags() []cli.Flag {
 		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of every random choice: the cross-validation folds, the SVM's calibration, random blocks", DefaultText: "with --config, the folds a run of the config draws on the same images, else 0"},
 		&cli.IntFlag{Name: "workers", Usage: "number `N` of goroutines (0: all cores); the model does not depend on it"},
 		whereFlag,
+		&cli.IntFlag{Name: "atoms", Usage: "the dictionary size `N` of a method that makes one from the training images (codes: its random, k-means or learned atoms)"},
 		&cli.StringFlag{Name: "fusion", Usage: "make each image one item of its regions (--regions with several, e.g. whole+grid:3x3:16), their class costs fused by the `RULES` chosen among by cross-validation: sum, normalized, vote, weighted (rsr, logE-SR, stein-svm, nn but airm)", DefaultText: "a config's data.parts, else one answer per region"},
 	}
 }
@@ -138,7 +139,7 @@ func fitOptions(c *cli.Context) (model.Options, error) {
 	if name == "" {
 		return model.Options{}, fmt.Errorf("fit: --method NAME is required (one of %s, or a method of --config)", strings.Join(method.Names(), ", "))
 	}
-	o := model.Options{Method: name, Folds: c.Int("folds"), Seed: c.Uint64("seed")}
+	o := model.Options{Method: name, Folds: c.Int("folds"), Seed: c.Uint64("seed"), Atoms: c.Int("atoms")}
 	if f := c.String("fusion"); f != "" {
 		o.Fusion = strings.Split(f, ",")
 	}

@@ -2,17 +2,23 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/dictionary"
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/method"
+	"github.com/covpipe/covpipe/model"
+	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/store"
 )
 
 // gratingClasses writes class folders of 16×16 noisy gratings, one
@@ -106,6 +112,78 @@ func TestFitPredict(t *testing.T) {
 	rejected := strings.Count(stdout, ",true\n")
 	if rejected == 0 || !strings.Contains(stderr, strconv.Itoa(rejected)+" rejected") {
 		t.Errorf("--reject 1: %d rows rejected, stderr %q", rejected, stderr)
+	}
+}
+
+// TestFitCodesEncode fits a codes model, whose dictionary is made from
+// its training images, predicts with it, and codes descriptors with it
+// (encode --model): the codes are those of the model's own coder, one
+// row per descriptor and a column per atom, and encode refuses a model
+// that gives no vectors.
+func TestFitCodesEncode(t *testing.T) {
+	dir := t.TempDir()
+	train, test := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	gratingClasses(t, train, 5, 1)
+	gratingClasses(t, test, 3, 2)
+	desc, testDesc := filepath.Join(dir, "desc"), filepath.Join(dir, "test-desc")
+	for in, out := range map[string]string{train: desc, test: testDesc} {
+		if _, stderr, err := runCLI(t, "describe", "--features", "texture", "--out", out, in); err != nil {
+			t.Fatalf("describe: %v\n%s", err, stderr)
+		}
+	}
+	codesModel := filepath.Join(dir, "codes")
+	if _, _, err := runCLI(t, "fit", "--method", "codes", "--dictionary", "kmeans", "--sigma", "1", "--lambda-ratio", "0.1", "--out", codesModel, desc); err == nil || !strings.Contains(err.Error(), "--atoms") {
+		t.Fatalf("fit codes without --atoms: %v, want an error naming --atoms", err)
+	}
+	if _, stderr, err := runCLI(t, "fit", "--method", "codes", "--dictionary", "kmeans", "--atoms", "4", "--sigma", "1", "--lambda-ratio", "0.1", "--out", codesModel, desc); err != nil {
+		t.Fatalf("fit codes: %v\n%s", err, stderr)
+	}
+	csvOut := filepath.Join(dir, "codes.csv")
+	if _, stderr, err := runCLI(t, "predict", "--model", codesModel, "--out", csvOut, testDesc); err != nil {
+		t.Fatalf("predict: %v\n%s", err, stderr)
+	}
+	if rows := readPredictions(t, csvOut); len(rows) != 9 {
+		t.Errorf("%d predictions, want 9", len(rows))
+	}
+	codesDir := filepath.Join(dir, "test-codes")
+	if _, stderr, err := runCLI(t, "encode", "--model", codesModel, "--out", codesDir, testDesc); err != nil {
+		t.Fatalf("encode --model: %v\n%s", err, stderr)
+	}
+	m, err := model.Load(codesModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mats, err := store.ReadMatrices(testDesc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := spd.NewSetFromData(mats.D, mats.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.TransformSet(context.Background(), set, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape, got, err := store.ReadNPY(filepath.Join(codesDir, dictionary.CodesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(shape, []int{9, 4}) || !slices.Equal(got, want.RawMatrix().Data) {
+		t.Errorf("codes of shape %v, %v; want (9, 4), %v", shape, got, want.RawMatrix().Data)
+	}
+	if _, err := os.Stat(filepath.Join(codesDir, store.ManifestFile)); err != nil {
+		t.Errorf("the codes lost the descriptors' manifest: %v", err)
+	}
+	nnModel := filepath.Join(dir, "nn")
+	if _, stderr, err := runCLI(t, "fit", "--method", "nn", "--out", nnModel, desc); err != nil {
+		t.Fatalf("fit nn: %v\n%s", err, stderr)
+	}
+	if _, _, err := runCLI(t, "encode", "--model", nnModel, "--out", filepath.Join(dir, "nn-codes"), testDesc); err == nil || !strings.Contains(err.Error(), "gives no feature vectors") {
+		t.Errorf("encode --model of nn: %v, want a refusal", err)
+	}
+	if _, _, err := runCLI(t, "fit", "--method", "nn", "--atoms", "3", "--out", filepath.Join(dir, "nn2"), desc); err == nil || !strings.Contains(err.Error(), "takes no atoms") {
+		t.Errorf("fit nn --atoms: %v, want a refusal", err)
 	}
 }
 
