@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 )
 
@@ -34,10 +35,10 @@ type bestPlan struct {
 
 // planBest decodes a best method's parameters; its candidates are
 // resolved once every method is planned (resolveBest).
-func planBest(m *MethodSpec) (plannedMethod, error) {
+func planBest(m *config.MethodSpec) (plannedMethod, error) {
 	var p bestParams
-	if m.params != nil {
-		if err := strictyaml.Decode(m.params, &p, "method type best"); err != nil {
+	if m.ParamsNode() != nil {
+		if err := strictyaml.Decode(m.ParamsNode(), &p, "method type best"); err != nil {
 			return plannedMethod{}, err
 		}
 	}
@@ -54,7 +55,7 @@ func planBest(m *MethodSpec) (plannedMethod, error) {
 // quantities and vectors in allSpecs). A best method runs on the tasks
 // whose items the engine can split into folds of its own: selectors and
 // split tasks.
-func (c *Config) resolveBest(p *Plan, fail failFunc) error {
+func resolveBest(c *config.Config, p *Plan, fail failFunc) error {
 	for i, pm := range p.methods {
 		if pm.best == nil {
 			continue
@@ -159,6 +160,6 @@ func (e *engine) methodOf(m plannedMethod, parts bool) classify.Method {
 
 // isBest reports whether a method spec is of type best, read before the
 // method types are (the type defaults to the name).
-func isBest(m *MethodSpec) bool {
+func isBest(m *config.MethodSpec) bool {
 	return m.Type == bestType || (m.Type == "" && m.Name == bestType)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"testing"
+
+	"github.com/covpipe/covpipe/experiment/results"
 )
 
 // TestBestMethod runs best over two methods on gratings and checks that
@@ -28,7 +30,7 @@ methods:
 `
 	res := runGratings(t, config)
 	runs := map[string][]float64{}
-	var best Result
+	var best results.Result
 	for _, x := range res.Results {
 		runs[x.Method] = x.Runs
 		if x.Method == "best" {

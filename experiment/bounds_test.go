@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 )
@@ -89,7 +90,7 @@ func TestMemoryBounds(t *testing.T) {
 			}
 			p.Config.Workers = 1
 			err = p.CheckMemory(0)
-			if !errors.Is(err, ErrConfig) || !errors.Is(err, describe.ErrMemory) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, config.ErrConfig) || !errors.Is(err, describe.ErrMemory) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("CheckMemory: %v\nwant %q", err, tc.want)
 			}
 			// Run refuses it before drawing or allocating anything.
@@ -107,7 +108,7 @@ func TestMemoryBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.CheckMemory(-1); !errors.Is(err, ErrConfig) {
+	if err := p.CheckMemory(-1); !errors.Is(err, config.ErrConfig) {
 		t.Errorf("CheckMemory(-1): %v, want ErrConfig", err)
 	}
 	if err := p.CheckMemory(1 << 10); !errors.Is(err, describe.ErrMemory) {
@@ -204,7 +205,7 @@ func TestPathsStayUnderRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = Run(context.Background(), p, Options{DataRoot: root})
-		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
+		if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Run: %v\nwant %q", err, tc.want)
 		}
 	}
@@ -245,11 +246,11 @@ func TestDegenerateSigmaWarns(t *testing.T) {
 func TestYAMLBounds(t *testing.T) {
 	_, err := Parse([]byte(probeAlias))
 	const msg = "methods: want a single value, got a mapping"
-	if !errors.Is(err, ErrConfig) || strings.Count(err.Error(), msg) != 1 || !strings.Contains(err.Error(), "line 3: "+msg) {
+	if !errors.Is(err, config.ErrConfig) || strings.Count(err.Error(), msg) != 1 || !strings.Contains(err.Error(), "line 3: "+msg) {
 		t.Errorf("repeated alias: %v, want %q once", err, msg)
 	}
 	_, err = Parse([]byte(aliasBomb()))
-	if !errors.Is(err, ErrConfig) || !errors.Is(err, strictyaml.ErrTooLarge) || !strings.Contains(err.Error(), "line 6: aliases too large: up to *l2 they stand for more than 10000 nodes") {
+	if !errors.Is(err, config.ErrConfig) || !errors.Is(err, strictyaml.ErrTooLarge) || !strings.Contains(err.Error(), "line 6: aliases too large: up to *l2 they stand for more than 10000 nodes") {
 		t.Errorf("alias bomb: %v", err)
 	}
 	path := filepath.Join(t.TempDir(), "long.yaml")
@@ -280,9 +281,9 @@ func TestAbsoluteMosaicPaths(t *testing.T) {
 		}
 	}
 	labelsPath := imagetest.Write(t, filepath.Join(outside, "labels.png"), labels)
-	config := strings.Replace(probeMosaic, "build: {textures: 5, seed: 1, album: ../../brodatz}",
+	outsidePaths := strings.Replace(probeMosaic, "build: {textures: 5, seed: 1, album: ../../brodatz}",
 		fmt.Sprintf("image: %q, labels: %q", mosaic, labelsPath), 1)
-	p, err := Parse([]byte(config))
+	p, err := Parse([]byte(outsidePaths))
 	if err != nil {
 		t.Fatal(err)
 	}

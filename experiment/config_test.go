@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/covpipe/covpipe/experiment/config"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/method"
 )
 
@@ -101,11 +103,11 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// wantConfigError fails t unless err wraps ErrConfig and its message
-// holds every string of want.
+// wantConfigError fails t unless err wraps config.ErrConfig and its
+// message holds every string of want.
 func wantConfigError(t *testing.T, err error, want []string) {
 	t.Helper()
-	if !errors.Is(err, ErrConfig) {
+	if !errors.Is(err, config.ErrConfig) {
 		t.Fatalf("got %v, want ErrConfig", err)
 	}
 	for _, w := range want {
@@ -218,46 +220,11 @@ func TestQuick(t *testing.T) {
 	}
 }
 
-func TestParsePlot(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want Plot
-	}{{"", PlotNone}, {"none", PlotNone}, {"cmc", PlotCMC}, {"bars", PlotBars}, {"energy", PlotEnergy}} {
-		got, err := ParsePlot(tc.in)
-		if err != nil || got != tc.want {
-			t.Errorf("ParsePlot(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
-		}
-		if tc.in != "" && got.String() != tc.in {
-			t.Errorf("%v.String() = %q, want %q", got, got.String(), tc.in)
-		}
-	}
-	for _, bad := range []string{"CMC", "bar", "pie", " cmc"} {
-		if _, err := ParsePlot(bad); err == nil || !strings.Contains(err.Error(), "want cmc, bars, energy, roc or none") {
-			t.Errorf("ParsePlot(%q): %v", bad, err)
-		}
-	}
-	// The record of the config names the plot; none is left out.
-	plan, err := Parse([]byte(strings.Replace(validYAML, "repeats: 3", "repeats: 3\nplot: bars", 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := json.Marshal(plan.Config); !strings.Contains(string(b), `"plot":"bars"`) {
-		t.Errorf("config recorded as %s", b)
-	}
-	plan.Config.Plot = PlotNone
-	if b, _ := json.Marshal(plan.Config); strings.Contains(string(b), `"plot"`) {
-		t.Errorf("config recorded as %s", b)
-	}
-	if _, err := json.Marshal(Plot(9)); err == nil {
-		t.Error("an invalid Plot marshals")
-	}
-}
-
 // twoRoles is a protocol that would both run and combine.
 type twoRoles struct{ averageTask }
 
-func (*twoRoles) run(*engine, int) ([]Result, error) { return nil, nil }
-func (*twoRoles) gives() string                      { return "" }
+func (*twoRoles) run(*engine, int) ([]results.Result, error) { return nil, nil }
+func (*twoRoles) gives() string                              { return "" }
 
 // TestCheckProtocol checks that every protocol of the table has exactly
 // one role, and that one with two is refused.

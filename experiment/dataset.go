@@ -12,6 +12,7 @@ import (
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
@@ -312,7 +313,7 @@ func (p *Plan) checkPaths(root string) error {
 			where = "the data root (the current folder),"
 		}
 		return fmt.Errorf("%w: %s%s %q: %s leaves %s under which relative paths are read; give an absolute path to read outside it",
-			ErrConfig, at(p.root, path...), key, value, rel, where)
+			config.ErrConfig, config.At(p.root, path...), key, value, rel, where)
 	}
 	if d := p.Config.Data; d != nil {
 		_, rel := datasetPath("", d.Dataset)
@@ -326,7 +327,7 @@ func (p *Plan) checkPaths(root string) error {
 			continue
 		}
 		for _, rp := range m.paths() {
-			path, key := taskPath(p.Config.Tasks[ti].index, append([]string{"mosaic"}, rp.keys...)...)
+			path, key := taskPath(p.Config.Tasks[ti].Index(), append([]string{"mosaic"}, rp.keys...)...)
 			if err := check(path, key, rp.rel, rp.rel); err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/store"
@@ -129,7 +130,7 @@ func TestShortClasses(t *testing.T) {
 		{"{train_per_class: 3, short_classes: all}", `split: short_classes "all", want train-all-but-one`, ""},
 		{"{by: camera, short_classes: train-all-but-one}", "split: short_classes applies to a random split, not to one by camera", ""},
 	} {
-		var res *Results
+		var res *results.Results
 		p, err := Parse([]byte(config(tc.split)))
 		if err == nil {
 			res, err = Run(context.Background(), p, Options{DataRoot: root})
@@ -403,18 +404,18 @@ func TestCacheEntryWaits(t *testing.T) {
 	}
 
 	os.RemoveAll(dir)
-	results := make(chan *Results, 3)
+	runs := make(chan *results.Results, 3)
 	for range 3 {
 		go func() {
 			res, err := Run(context.Background(), cfg, Options{DataRoot: root, CacheDir: cache})
 			if err != nil {
 				t.Error(err)
 			}
-			results <- res
+			runs <- res
 		}()
 	}
 	for range 3 {
-		if res := <-results; res != nil && res.Results[0].AccuracyMean != first.Results[0].AccuracyMean {
+		if res := <-runs; res != nil && res.Results[0].AccuracyMean != first.Results[0].AccuracyMean {
 			t.Errorf("accuracy %v with a shared cache, %v alone", res.Results[0].AccuracyMean, first.Results[0].AccuracyMean)
 		}
 	}

@@ -19,7 +19,7 @@ func (p *Plan) MethodEntry(name string) (typ string, params *yaml.Node, err erro
 	var names []string
 	for _, m := range p.Config.Methods {
 		if m.Name == name {
-			return m.Type, m.params, nil
+			return m.Type, m.ParamsNode(), nil
 		}
 		names = append(names, m.Name)
 	}

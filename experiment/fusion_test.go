@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/experiment/results"
 )
 
 // TestPartsRun runs a split task whose items are five regions each on
@@ -101,7 +102,7 @@ methods:
 }
 
 // runGratings runs config on 4 classes of 6 gratings in folder g.
-func runGratings(t *testing.T, config string) *Results {
+func runGratings(t *testing.T, config string) *results.Results {
 	t.Helper()
 	root := t.TempDir()
 	writeGratings(t, root, "g", 4, 6)

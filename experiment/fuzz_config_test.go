@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 )
 
@@ -54,7 +55,7 @@ func FuzzParse(f *testing.F) {
 		if c.Repeats < 1 || c.Workers < 0 || c.Folds < 1 || c.CMC < 0 {
 			t.Fatalf("accepted repeats %d, workers %d, folds %d, cmc %d", c.Repeats, c.Workers, c.Folds, c.CMC)
 		}
-		if c.Plot > PlotROC || c.Plot == PlotCMC && c.CMC == 0 {
+		if c.Plot > config.PlotROC || c.Plot == config.PlotCMC && c.CMC == 0 {
 			t.Fatalf("accepted plot %v with cmc %d", c.Plot, c.CMC)
 		}
 		if len(c.Tasks) == 0 || len(c.Tasks) != len(p.tasks) || len(c.Methods) == 0 || len(c.Methods) != len(p.methods) {

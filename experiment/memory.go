@@ -8,6 +8,7 @@ import (
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/internal/memlimit"
 	"github.com/covpipe/covpipe/internal/pool"
 )
@@ -24,7 +25,7 @@ const (
 	// repeatBytes is a finished repeat's record of a task (run.go's
 	// record), and resultBytes what it keeps per method: the Outcome
 	// without predictions (counts, chosen parameters), the accuracy, the
-	// time, and the entries of the Result the repeats make.
+	// time, and the entries of the results.Result the repeats make.
 	repeatBytes = 160
 	resultBytes = 512
 	// matrixBytes is the per-matrix overhead of a *mat.SymDense beside
@@ -72,7 +73,7 @@ func (p *Plan) memory() []estimate {
 				reps * (methods + 1) * 16 * (float64(t.Energy.Iters) + 1)})
 		}
 		if s, ok := task.(sizer); ok {
-			for _, e := range s.sizes(spec.index, sizing{repeats: reps, parallel: parallel, methods: methods, quantities: quantities}) {
+			for _, e := range s.sizes(spec.Index(), sizing{repeats: reps, parallel: parallel, methods: methods, quantities: quantities}) {
 				add(e)
 			}
 		}
@@ -122,7 +123,7 @@ type sizer interface {
 // CheckMemory estimates what the plan's settings, as they are now (after
 // Quick, KeepMethods and overrides of Repeats and Workers), make a run
 // hold, before anything is allocated, and returns an error wrapping
-// ErrConfig and describe.ErrMemory when that exceeds limit bytes (0:
+// config.ErrConfig and describe.ErrMemory when that exceeds limit bytes (0:
 // DefaultMaxMemory; negative is an error). The error names the setting
 // that takes the most (repeats, tasks[0].synthetic.samples,
 // data.regions, ...), its line, what it sizes, its estimate and the
@@ -137,7 +138,7 @@ type sizer interface {
 // admit may still need more.
 func (p *Plan) CheckMemory(limit int64) error {
 	if limit < 0 {
-		return fmt.Errorf("%w: memory limit %d bytes: want >= 0 (0: %s)", ErrConfig, limit, memlimit.Format(DefaultMaxMemory))
+		return fmt.Errorf("%w: memory limit %d bytes: want >= 0 (0: %s)", config.ErrConfig, limit, memlimit.Format(DefaultMaxMemory))
 	}
 	return p.checkEstimates(limit, p.memory()...)
 }
@@ -158,9 +159,9 @@ func (p *Plan) checkEstimates(limit int64, es ...estimate) error {
 	}
 	line := ""
 	if p.root != nil {
-		line = at(p.root, paths[over.Key]...)
+		line = config.At(p.root, paths[over.Key]...)
 	}
-	return fmt.Errorf("%w: %s%w", ErrConfig, line, err)
+	return fmt.Errorf("%w: %s%w", config.ErrConfig, line, err)
 }
 
 // checkDataMemory returns an error when the descriptors of a dataset of

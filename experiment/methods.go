@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/param"
@@ -31,7 +32,7 @@ type plannedMethod struct {
 // naming both and what is missing, rather than when it runs. It parses
 // the features of the vector requests, collects the methods' warnings
 // and reports whether any method has several parameter candidates.
-func (c *Config) planMethods(p *Plan, root *yaml.Node, fail failFunc) (lists bool, err error) {
+func planMethods(c *config.Config, p *Plan, root *yaml.Node, fail failFunc) (lists bool, err error) {
 	if len(c.Methods) == 0 {
 		return false, fail(nil, "no methods")
 	}
@@ -56,7 +57,7 @@ func (c *Config) planMethods(p *Plan, root *yaml.Node, fail failFunc) (lists boo
 		if isBest(m) {
 			pm, err := planBest(m)
 			if err != nil {
-				return false, fmt.Errorf("%w: method %q: %v", ErrConfig, m.Name, err)
+				return false, fmt.Errorf("%w: method %q: %v", config.ErrConfig, m.Name, err)
 			}
 			m.Type = bestType
 			p.methods = append(p.methods, pm)
@@ -66,10 +67,10 @@ func (c *Config) planMethods(p *Plan, root *yaml.Node, fail failFunc) (lists boo
 		if !ok {
 			return false, fail(path, "unknown method type %q (known: %s)", m.Type, strings.Join(method.Names(), ", "))
 		}
-		mm, err := typ.New(m.params)
+		mm, err := typ.New(m.ParamsNode())
 		if err != nil {
 			if strings.HasPrefix(err.Error(), "line ") {
-				return false, fmt.Errorf("%w: method %q: %v", ErrConfig, m.Name, err)
+				return false, fmt.Errorf("%w: method %q: %v", config.ErrConfig, m.Name, err)
 			}
 			return false, fail(path, "method %q: %v", m.Name, err)
 		}
@@ -77,12 +78,12 @@ func (c *Config) planMethods(p *Plan, root *yaml.Node, fail failFunc) (lists boo
 		m.Params = spec.Params
 		lists = lists || spec.Candidates > 1
 		for _, w := range spec.Warnings {
-			p.warnings = append(p.warnings, fmt.Sprintf("%smethod %q: %s", at(root, path...), m.Name, w))
+			p.warnings = append(p.warnings, fmt.Sprintf("%smethod %q: %s", config.At(root, path...), m.Name, w))
 		}
-		for _, w := range sigmaWarnings(m.params) {
-			p.warnings = append(p.warnings, fmt.Sprintf("%smethod %q: %s", at(root, append(path, "sigma")...), m.Name, w))
+		for _, w := range sigmaWarnings(m.ParamsNode()) {
+			p.warnings = append(p.warnings, fmt.Sprintf("%smethod %q: %s", config.At(root, append(path, "sigma")...), m.Name, w))
 		}
-		if err := c.checkSpec(p, m.Name, spec, path, fail); err != nil {
+		if err := checkSpec(c, p, m.Name, spec, path, fail); err != nil {
 			return false, err
 		}
 		if r := spec.Vectors; !r.IsZero() && p.vectors[r] == nil {
@@ -97,11 +98,11 @@ func (c *Config) planMethods(p *Plan, root *yaml.Node, fail failFunc) (lists boo
 		}
 		p.methods = append(p.methods, plannedMethod{Method: mm, spec: spec, name: m.Name})
 	}
-	return lists, c.resolveBest(p, fail)
+	return lists, resolveBest(c, p, fail)
 }
 
 // checkSpec checks a method's Spec against every task it runs on.
-func (c *Config) checkSpec(p *Plan, name string, spec classify.Spec, path []any, fail failFunc) error {
+func checkSpec(c *config.Config, p *Plan, name string, spec classify.Spec, path []any, fail failFunc) error {
 	for ti, t := range p.tasks {
 		if _, ok := t.(combiner); ok {
 			continue

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/experiment/results"
 )
 
 // openSetMeasure measures one method's answers on one repeat of an
@@ -111,8 +112,8 @@ func mannWhitney(a, b []float64) float64 {
 
 // openSetResult aggregates the repeats' measures of one method on an
 // open-set task at false accept rate far.
-func openSetResult(task, method string, far float64, runs []openSetRun) Result {
-	res := Result{Task: task, Method: method, Kind: KindOpenSet, OpenSet: OpenSet{FAR: 100 * far, ROCFAR: rocFAR(), Rejection: "score"}}
+func openSetResult(task, method string, far float64, runs []openSetRun) results.Result {
+	res := results.Result{Task: task, Method: method, Kind: results.KindOpenSet, OpenSet: results.OpenSet{FAR: 100 * far, ROCFAR: rocFAR(), Rejection: "score"}}
 	var rocs [][]float64
 	var aucs, tars, ids []float64
 	for _, r := range runs {
@@ -127,9 +128,9 @@ func openSetResult(task, method string, far float64, runs []openSetRun) Result {
 			res.Rejection = "sci"
 		}
 	}
-	res.AccuracyMean, res.AccuracyStd = meanStd(res.Runs)
-	res.AUC, res.TAR, res.Identification = statOf(aucs), statOf(tars), statOf(ids)
-	res.ROC = &Curves{Runs: rocs}
-	res.ROC.Mean, res.ROC.Std = meanStdColumns(rocs)
+	res.AccuracyMean, res.AccuracyStd = results.MeanStd(res.Runs)
+	res.AUC, res.TAR, res.Identification = results.NewStat(aucs), results.NewStat(tars), results.NewStat(ids)
+	res.ROC = &results.Curves{Runs: rocs}
+	res.ROC.Mean, res.ROC.Std = results.MeanStdColumns(rocs)
 	return res
 }

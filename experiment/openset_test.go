@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/internal/imagetest"
 )
 
@@ -122,7 +123,7 @@ methods:
 		t.Fatalf("%d results", len(res.Results))
 	}
 	for _, x := range res.Results {
-		if x.Kind != KindOpenSet || x.FAR != 10 || len(x.Runs) != 3 || x.ROC == nil || len(x.ROC.Runs) != 3 || len(x.Thresholds) != 3 {
+		if x.Kind != results.KindOpenSet || x.FAR != 10 || len(x.Runs) != 3 || x.ROC == nil || len(x.ROC.Runs) != 3 || len(x.Thresholds) != 3 {
 			t.Fatalf("%s: %+v", x.Method, x)
 		}
 		if want := map[string]string{"rsr": "sci", "nn-stein": "score", "stein-svm": "score"}[x.Method]; x.Rejection != want {

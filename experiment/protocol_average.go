@@ -1,6 +1,11 @@
 package experiment
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/covpipe/covpipe/experiment/config"
+	"github.com/covpipe/covpipe/experiment/results"
+)
 
 // averageTask reports, for each method, the mean of earlier tasks'
 // accuracies repeat by repeat (FERET's "average" column).
@@ -11,8 +16,8 @@ type averageTask struct {
 
 func (p *averageTask) sources() *[]string { return &p.Average }
 
-func (p *averageTask) combine(done []Result, m MethodSpec) (Result, error) {
-	var parts []Result
+func (p *averageTask) combine(done []results.Result, m config.MethodSpec) (results.Result, error) {
+	var parts []results.Result
 	for _, name := range p.Average {
 		for _, r := range done {
 			if r.Task == name && r.Method == m.Name {
@@ -21,9 +26,9 @@ func (p *averageTask) combine(done []Result, m MethodSpec) (Result, error) {
 		}
 	}
 	if len(parts) != len(p.Average) {
-		return Result{}, fmt.Errorf("average: method %q lacks results for some of %v", m.Name, p.Average)
+		return results.Result{}, fmt.Errorf("average: method %q lacks results for some of %v", m.Name, p.Average)
 	}
-	res := Result{Task: p.Name, Method: m.Name, Notes: []string{fmt.Sprintf("mean of %v", p.Average)}}
+	res := results.Result{Task: p.Name, Method: m.Name, Notes: []string{fmt.Sprintf("mean of %v", p.Average)}}
 	for r := range parts[0].Runs {
 		var s float64
 		for _, q := range parts {
@@ -34,6 +39,6 @@ func (p *averageTask) combine(done []Result, m MethodSpec) (Result, error) {
 	for _, q := range parts {
 		res.Seconds += q.Seconds
 	}
-	res.AccuracyMean, res.AccuracyStd = meanStd(res.Runs)
+	res.AccuracyMean, res.AccuracyStd = results.MeanStd(res.Runs)
 	return res, nil
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/covpipe/covpipe/experiment/config"
+	"github.com/covpipe/covpipe/experiment/results"
 )
 
 // bestTask reports, for each method, the earlier task on which its mean
@@ -16,7 +19,7 @@ type bestTask struct {
 
 func (p *bestTask) sources() *[]string { return &p.Best }
 
-func (p *bestTask) combine(done []Result, m MethodSpec) (Result, error) {
+func (p *bestTask) combine(done []results.Result, m config.MethodSpec) (results.Result, error) {
 	best := -1
 	for i, r := range done {
 		if r.Method != m.Name || !slices.Contains(p.Best, r.Task) {
@@ -27,7 +30,7 @@ func (p *bestTask) combine(done []Result, m MethodSpec) (Result, error) {
 		}
 	}
 	if best < 0 {
-		return Result{}, fmt.Errorf("best: method %q has no results for %v", m.Name, p.Best)
+		return results.Result{}, fmt.Errorf("best: method %q has no results for %v", m.Name, p.Best)
 	}
 	res := done[best]
 	res.Notes = append([]string{fmt.Sprintf("best of %v: %s", p.Best, res.Task)}, res.Notes...)

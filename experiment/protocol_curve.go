@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/covpipe/covpipe/experiment/config"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/synth"
 )
@@ -26,7 +28,7 @@ type energyCurveTask struct {
 	Energy EnergyCurveConfig `yaml:"energy_curve" json:"energy_curve"`
 }
 
-func newEnergyCurve(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, error) {
+func newEnergyCurve(t *config.TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, error) {
 	p := &energyCurveTask{}
 	if err := decodeTask(t, p); err != nil {
 		return nil, err
@@ -47,7 +49,7 @@ func (p *energyCurveTask) offer() offer { return offer{dims: []int{p.Energy.Dim}
 
 func (p *energyCurveTask) gives() string { return "energy curves" }
 
-func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
+func (p *energyCurveTask) run(e *engine, ti int) ([]results.Result, error) {
 	c := p.Energy
 	n := e.cfg.Repeats
 	type curves struct {
@@ -97,18 +99,18 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]Result, error) {
 		}
 		byMethod[len(e.plan.methods)].runs = append(byMethod[len(e.plan.methods)].runs, flat)
 	}
-	var out []Result
+	var out []results.Result
 	for mi, cm := range byMethod {
 		name := "sources"
 		note := fmt.Sprintf("the %d true sources as the dictionary (σ and λ of method %q)", c.Sources, e.cfg.Methods[0].Name)
 		if mi < len(e.plan.methods) {
 			name, note = e.cfg.Methods[mi].Name, ""
 		}
-		res := Result{Task: p.Name, Method: name, Kind: KindEnergy, Seconds: cm.secs}
+		res := results.Result{Task: p.Name, Method: name, Kind: results.KindEnergy, Seconds: cm.secs}
 		if note != "" {
 			res.Notes = []string{note}
 		}
-		res.Energy, res.EnergyStd = meanStdColumns(cm.runs)
+		res.Energy, res.EnergyStd = results.MeanStdColumns(cm.runs)
 		res.EnergyRuns = cm.runs
 		res.FinalEnergy, res.FinalEnergyStd = res.Energy[len(res.Energy)-1], res.EnergyStd[len(res.EnergyStd)-1]
 		out = append(out, res)

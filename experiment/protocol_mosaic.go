@@ -10,6 +10,7 @@ import (
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/imageio"
 )
 
@@ -54,7 +55,7 @@ type mosaicTask struct {
 	layout    datasets.Layout
 }
 
-func newMosaic(t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
+func newMosaic(t *config.TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
 	p := &mosaicTask{data: data}
 	if err := decodeTask(t, p); err != nil {
 		return nil, err

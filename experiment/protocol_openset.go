@@ -8,12 +8,14 @@ import (
 	"slices"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/experiment/config"
+	"github.com/covpipe/covpipe/experiment/results"
 )
 
 // newOpenSet decodes an open-set task over data.dataset, as every such
 // protocol is decoded (newOverDataset), and returns it as the runner it
 // is.
-func newOpenSet(t *TaskSpec, data *dataPlan, earlier map[string]bool) (protocol, error) {
+func newOpenSet(t *config.TaskSpec, data *dataPlan, earlier map[string]bool) (protocol, error) {
 	p, err := newOverDataset[openSetTask](t, data, earlier)
 	if err != nil {
 		return nil, err
@@ -146,7 +148,7 @@ func rocFAR() []float64 {
 	return g
 }
 
-func (p *openSetTask) run(e *engine, ti int) ([]Result, error) {
+func (p *openSetTask) run(e *engine, ti int) ([]results.Result, error) {
 	base, err := overDataset{p}.open(e, ti)
 	if err != nil {
 		return nil, err
@@ -196,7 +198,7 @@ func (p *openSetTask) run(e *engine, ti int) ([]Result, error) {
 			}
 		}
 	}
-	out := make([]Result, len(methods))
+	out := make([]results.Result, len(methods))
 	for mi := range methods {
 		out[mi] = openSetResult(p.Name, e.cfg.Methods[mi].Name, p.OpenSet.FAR, runs[mi])
 		for _, sec := range secs[mi] {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/synth"
 )
@@ -19,7 +20,7 @@ type syntheticTask struct {
 	Synthetic synth.Options `yaml:"synthetic" json:"synthetic"`
 }
 
-func newSynthetic(t *TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, error) {
+func newSynthetic(t *config.TaskSpec, _ *dataPlan, _ map[string]bool) (protocol, error) {
 	p := &syntheticTask{}
 	if err := decodeTask(t, p); err != nil {
 		return nil, err

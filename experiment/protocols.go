@@ -8,6 +8,8 @@ import (
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/covariance"
+	"github.com/covpipe/covpipe/experiment/config"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 	"go.yaml.in/yaml/v3"
 )
@@ -81,7 +83,7 @@ type splitter interface {
 // tasks.
 type runner interface {
 	protocol
-	run(e *engine, task int) ([]Result, error)
+	run(e *engine, task int) ([]results.Result, error)
 	// gives says what its results are, for errors: "energy curves".
 	gives() string
 }
@@ -94,12 +96,12 @@ type combiner interface {
 	// from which a quick subset drops the tasks it leaves out.
 	sources() *[]string
 	// combine returns method m's result from the results done.
-	combine(done []Result, m MethodSpec) (Result, error)
+	combine(done []results.Result, m config.MethodSpec) (results.Result, error)
 }
 
 // combineAll returns c's result for each method, in order.
-func combineAll(c combiner, done []Result, methods []MethodSpec) ([]Result, error) {
-	var out []Result
+func combineAll(c combiner, done []results.Result, methods []config.MethodSpec) ([]results.Result, error) {
+	var out []results.Result
 	for _, m := range methods {
 		res, err := c.combine(done, m)
 		if err != nil {
@@ -158,7 +160,7 @@ type protocolType struct {
 	// claims reports whether a task's mapping (by key) is of this kind;
 	// the first entry that claims a task decodes it.
 	claims func(map[string]*yaml.Node) bool
-	decode func(t *TaskSpec, data *dataPlan, earlier map[string]bool) (protocol, error)
+	decode func(t *config.TaskSpec, data *dataPlan, earlier map[string]bool) (protocol, error)
 }
 
 // protocolTypes is the protocol table, in the order tasks are matched.
@@ -211,10 +213,10 @@ func splitBy(by bool) func(map[string]*yaml.Node) bool {
 }
 
 // newProtocol decodes a task by the first protocol that claims it.
-func newProtocol(t *TaskSpec, data *dataPlan, earlier map[string]bool) (protocol, error) {
-	keys := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(t.node.Content); i += 2 {
-		keys[t.node.Content[i].Value] = t.node.Content[i+1]
+func newProtocol(t *config.TaskSpec, data *dataPlan, earlier map[string]bool) (protocol, error) {
+	n, keys := t.Node(), map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		keys[n.Content[i].Value] = n.Content[i+1]
 	}
 	for _, pt := range protocolTypes {
 		if pt.claims(keys) {
@@ -234,11 +236,11 @@ func newProtocol(t *TaskSpec, data *dataPlan, earlier map[string]bool) (protocol
 
 // decodeTask decodes the task's mapping strictly into cfg, a pointer to
 // the protocol's config struct, and records it for results.json.
-func decodeTask(t *TaskSpec, cfg any) error {
-	if err := strictyaml.Decode(t.node, cfg, "a "+t.Kind+" task"); err != nil {
+func decodeTask(t *config.TaskSpec, cfg any) error {
+	if err := strictyaml.Decode(t.Node(), cfg, "a "+t.Kind+" task"); err != nil {
 		return err
 	}
-	t.config = cfg
+	t.Settings = cfg
 	return nil
 }
 
@@ -255,7 +257,7 @@ func (combinerTask) offer() offer { return offer{} }
 func newCombiner[T any, P interface {
 	*T
 	combiner
-}](t *TaskSpec, _ *dataPlan, earlier map[string]bool) (protocol, error) {
+}](t *config.TaskSpec, _ *dataPlan, earlier map[string]bool) (protocol, error) {
 	return decodeChecked[T](t, func(p P) error {
 		if len(*p.sources()) == 0 {
 			return fmt.Errorf("%s lists no tasks", t.Kind)
@@ -274,7 +276,7 @@ func newCombiner[T any, P interface {
 func decodeChecked[T any, P interface {
 	*T
 	protocol
-}](t *TaskSpec, check func(P) error) (P, error) {
+}](t *config.TaskSpec, check func(P) error) (P, error) {
 	p := P(new(T))
 	if err := decodeTask(t, p); err != nil {
 		return nil, err
@@ -326,7 +328,7 @@ func (p overDataset) open(e *engine, task int) (*drawer, error) {
 func newOverDataset[T any, P interface {
 	*T
 	datasetProtocol
-}](t *TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
+}](t *config.TaskSpec, data *dataPlan, _ map[string]bool) (protocol, error) {
 	p, err := decodeChecked[T](t, func(p P) error {
 		if err := p.check(); err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/internal/shareddata"
 	"github.com/covpipe/covpipe/store"
@@ -125,7 +126,7 @@ func TestProtocolsEndToEnd(t *testing.T) {
 			}
 			b, err := res.Encode()
 			if err == nil {
-				err = f.WriteFile(experiment.ResultsFile, b)
+				err = f.WriteFile(results.FileName, b)
 			}
 			if err == nil {
 				err = report.Write(f, res)
@@ -141,7 +142,7 @@ func TestProtocolsEndToEnd(t *testing.T) {
 					t.Errorf("%s: %v", f, err)
 				}
 			}
-			back, err := experiment.ReadResults(filepath.Join(out, "results.json"))
+			back, err := results.Read(filepath.Join(out, "results.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +169,7 @@ func TestProtocolsEndToEnd(t *testing.T) {
 				floor = 90
 			}
 			for _, r := range res.Results {
-				if r.Kind == experiment.KindEnergy {
+				if r.Kind == results.KindEnergy {
 					// Energy curves (Fig. 7): Algorithm 1 and k-means
 					// lower J from their starting dictionaries.
 					last := len(r.Energy) - 1

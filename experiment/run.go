@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/experiment/config"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/internal/once"
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/internal/version"
@@ -50,7 +51,7 @@ type Options struct {
 type engine struct {
 	ctx     context.Context
 	plan    *Plan
-	cfg     *Config
+	cfg     *config.Config
 	opts    Options
 	workers int
 	log     *slog.Logger
@@ -97,7 +98,7 @@ func (e *engine) seed(ti, r int) uint64 { return deriveSeed(e.cfg.Seed, uint64(t
 // opts.CacheDir is set); Stein divergences and other pairwise quantities
 // are computed once per data set and shared by methods and repeats.
 // opts.Shard is ignored: RunPartial runs a share.
-func Run(ctx context.Context, plan *Plan, opts Options) (*Results, error) {
+func Run(ctx context.Context, plan *Plan, opts Options) (*results.Results, error) {
 	opts.Shard = store.Shard{}
 	p, err := RunPartial(ctx, plan, Source{}, opts)
 	if err != nil {
@@ -121,8 +122,8 @@ func Run(ctx context.Context, plan *Plan, opts Options) (*Results, error) {
 // recorded for Merge. It returns Run's errors.
 func RunPartial(ctx context.Context, plan *Plan, src Source, opts Options) (*Partial, error) {
 	cfg := plan.Config
-	if err := cfg.checkRun(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	if err := checkRun(cfg); err != nil {
+		return nil, fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	if err := opts.Shard.Check(); err != nil {
 		return nil, err
@@ -154,7 +155,7 @@ func RunPartial(ctx context.Context, plan *Plan, src Source, opts Options) (*Par
 		switch t := task.(type) { // one of the three (checkProtocol)
 		case runner:
 			if e.owned[unit{ti, wholeTask, wholeTask}] {
-				var rs []Result
+				var rs []results.Result
 				if rs, err = t.run(e, ti); err == nil {
 					e.taskPart(ti).Results = rs
 				}
@@ -267,7 +268,7 @@ func (e *engine) repeat(ti int, task string, dr *drawer) error {
 			Task: ti, Repeat: r, Method: mi, Accuracy: acc, CMC: cmc, Seconds: secs,
 			Train: len(in.split.Train), Test: len(in.split.Test), Notes: in.notes,
 			Degenerate: out.Degenerate, Unconverged: out.Unconverged, Params: out.Params, Lambdas: out.Lambdas,
-			Fusion: out.Fusion, Chosen: out.Chosen, Items: itemScores(truth, out.Scores),
+			Fusion: out.Fusion, Chosen: out.Chosen, Items: results.NewItemScores(truth, out.Scores),
 		})
 		e.timings["methods"] += secs
 		return nil
@@ -367,7 +368,7 @@ func (e *engine) classifyRepeats(ti int, task string, dr *drawer, each func(r, m
 	return err
 }
 
-func sumSecs(rs []Result) float64 {
+func sumSecs(rs []results.Result) float64 {
 	var s float64
 	for _, r := range rs {
 		s += r.Seconds
@@ -384,21 +385,9 @@ func keysOf(m map[string]string) []string {
 	return keys
 }
 
-func meanStdColumns(rows [][]float64) (mean, std []float64) {
-	for c := range rows[0] {
-		col := make([]float64, len(rows))
-		for r := range rows {
-			col[r] = rows[r][c]
-		}
-		m, s := meanStd(col)
-		mean, std = append(mean, m), append(std, s)
-	}
-	return mean, std
-}
-
 // warn logs what the table does not show. All-zero codes are reported
 // with the results (package experiment/report) once the run is over.
-func warn(log *slog.Logger, r Result) {
+func warn(log *slog.Logger, r results.Result) {
 	if n := sum(r.Unconverged); n > 0 {
 		log.Warn("sparse coding hit its sweep cap; codes used as they were", "task", r.Task, "method", r.Method, "queries", n)
 	}
@@ -424,37 +413,4 @@ func deriveSeed(seed uint64, parts ...uint64) uint64 {
 		z ^= z >> 31
 	}
 	return z
-}
-
-// Percent is a percentage that encodes NaN (undefined) as JSON null.
-type Percent float64
-
-// MarshalJSON writes null for NaN.
-func (p Percent) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(p)) {
-		return []byte("null"), nil
-	}
-	return []byte(fmt.Sprintf("%g", float64(p))), nil
-}
-
-// UnmarshalJSON reads null as NaN.
-func (p *Percent) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*p = Percent(math.NaN())
-		return nil
-	}
-	var f float64
-	if _, err := fmt.Sscanf(string(b), "%g", &f); err != nil {
-		return err
-	}
-	*p = Percent(f)
-	return nil
-}
-
-func percents(v []float64) []Percent {
-	out := make([]Percent, len(v))
-	for i, x := range v {
-		out[i] = Percent(x)
-	}
-	return out
 }

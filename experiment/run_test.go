@@ -3,13 +3,14 @@ package experiment
 import (
 	"context"
 	"encoding/json"
-	"github.com/covpipe/covpipe/internal/foldertest"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/covpipe/covpipe/experiment/results"
+	"github.com/covpipe/covpipe/internal/foldertest"
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/internal/canceltest"
@@ -63,7 +64,7 @@ func TestRunStatistics(t *testing.T) {
 		t.Fatalf("per-repeat records: %+v", r)
 	}
 	// The summary against a two-pass mean and sample deviation written out
-	// here, not meanStd.
+	// here, not results.MeanStd.
 	mean := (r.Runs[0] + r.Runs[1] + r.Runs[2]) / 3
 	var ss float64
 	for _, a := range r.Runs {
@@ -137,7 +138,7 @@ methods:
 	}
 }
 
-// TestResultsFiles checks results.json: its keys, and that ReadResults
+// TestResultsFiles checks results.json: its keys, and that results.Read
 // gives back the results written.
 func TestResultsFiles(t *testing.T) {
 	res, err := Run(context.Background(), tinyConfig(t), Options{})
@@ -168,7 +169,7 @@ func TestResultsFiles(t *testing.T) {
 	if _, ok := first["kind"]; ok {
 		t.Error("an accuracy result records its kind")
 	}
-	back, err := ReadResults(filepath.Join(dir, "results.json"))
+	back, err := results.Read(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,14 +219,7 @@ func TestSteinDivergencesComputedOnce(t *testing.T) {
 	}
 }
 
-func TestMeanStdAndAccuracy(t *testing.T) {
-	m, s := meanStd([]float64{1, 2, 3, 4})
-	if m != 2.5 || math.Abs(s-math.Sqrt(5.0/3)) > 1e-15 {
-		t.Errorf("meanStd = %v, %v", m, s)
-	}
-	if _, s := meanStd([]float64{7}); s != 0 {
-		t.Errorf("single run std %v", s)
-	}
+func TestAccuracyAndSeeds(t *testing.T) {
 	if a := classify.Accuracy([]int{1, 2, 3, 4}, []int{1, 2, 0, 0}); a != 50 {
 		t.Errorf("accuracy %v", a)
 	}
@@ -273,40 +267,6 @@ func TestLambdaRatioRun(t *testing.T) {
 	}
 	if r.Params[0]["lambda"] != 2 || r.Params[0]["sigma"] != 1 {
 		t.Errorf("λ = 2: params %v", r.Params[0])
-	}
-}
-
-func TestSpreadOf(t *testing.T) {
-	for _, tc := range []struct {
-		in   []float64
-		want Spread
-	}{
-		{[]float64{3}, Spread{3, 3, 3, 3}},
-		{[]float64{4, 1, 3}, Spread{1, 3, 4, 8.0 / 3}},
-		{[]float64{4, 1, 3, 2}, Spread{1, 2.5, 4, 2.5}},
-	} {
-		got := spreadOf(tc.in)
-		if got.Min != tc.want.Min || got.Median != tc.want.Median || got.Max != tc.want.Max || math.Abs(got.Mean-tc.want.Mean) > 1e-15 {
-			t.Errorf("spreadOf(%v) = %+v, want %+v", tc.in, *got, tc.want)
-		}
-	}
-	if spreadOf(nil) != nil {
-		t.Error("spreadOf(nil) != nil")
-	}
-}
-
-// TestReadResultsRefusesForeignJSON checks that JSON which parses but is
-// not a covpipe results.json is an error naming the file.
-func TestReadResultsRefusesForeignJSON(t *testing.T) {
-	dir := t.TempDir()
-	for _, body := range []string{`{}`, `{"results": []}`, `{"results": [{}]}`, `{"results": [{"task": "a"}]}`} {
-		path := filepath.Join(dir, "results.json")
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ReadResults(path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a results.json") {
-			t.Errorf("%s: %v", body, err)
-		}
 	}
 }
 

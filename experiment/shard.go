@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/experiment/config"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 	"github.com/covpipe/covpipe/store"
 )
@@ -41,7 +43,7 @@ func (p *Plan) Override(o Overrides) error {
 	}
 	if o.Repeats != 0 {
 		if o.Repeats < 1 {
-			return fmt.Errorf("%w: %d repeats, want >= 1", ErrConfig, o.Repeats)
+			return fmt.Errorf("%w: %d repeats, want >= 1", config.ErrConfig, o.Repeats)
 		}
 		p.Config.Repeats = o.Repeats
 	}
@@ -133,22 +135,22 @@ func (p *Plan) ownedUnits(sh store.Shard) map[unit]bool {
 // UnitRecord is what the results keep of one method's outcome on one
 // repeat of a task that draws splits.
 type UnitRecord struct {
-	Task        int                `json:"task"`
-	Repeat      int                `json:"repeat"`
-	Method      int                `json:"method"`
-	Accuracy    float64            `json:"accuracy"`
-	CMC         []float64          `json:"cmc,omitempty"`
-	Seconds     float64            `json:"seconds"`
-	Train       int                `json:"train"`
-	Test        int                `json:"test"`
-	Notes       []string           `json:"notes,omitempty"`
-	Degenerate  int                `json:"degenerate"`
-	Unconverged int                `json:"unconverged"`
-	Params      map[string]float64 `json:"params"`
-	Lambdas     []float64          `json:"lambdas,omitempty"`
-	Fusion      *classify.Fusion   `json:"fusion,omitempty"`
-	Chosen      string             `json:"chosen,omitempty"`
-	Items       *ItemScores        `json:"items,omitempty"`
+	Task        int                 `json:"task"`
+	Repeat      int                 `json:"repeat"`
+	Method      int                 `json:"method"`
+	Accuracy    float64             `json:"accuracy"`
+	CMC         []float64           `json:"cmc,omitempty"`
+	Seconds     float64             `json:"seconds"`
+	Train       int                 `json:"train"`
+	Test        int                 `json:"test"`
+	Notes       []string            `json:"notes,omitempty"`
+	Degenerate  int                 `json:"degenerate"`
+	Unconverged int                 `json:"unconverged"`
+	Params      map[string]float64  `json:"params"`
+	Lambdas     []float64           `json:"lambdas,omitempty"`
+	Fusion      *classify.Fusion    `json:"fusion,omitempty"`
+	Chosen      string              `json:"chosen,omitempty"`
+	Items       *results.ItemScores `json:"items,omitempty"`
 }
 
 // TaskPart is what a shard measured of one task: for a task that draws
@@ -161,8 +163,8 @@ type TaskPart struct {
 	Notes      []string `json:"notes,omitempty"`
 	// Confusion holds, per method, the confusion counts of the shard's
 	// units (nil for a method without any).
-	Confusion [][][]int `json:"confusion,omitempty"`
-	Results   []Result  `json:"results,omitempty"`
+	Confusion [][][]int        `json:"confusion,omitempty"`
+	Results   []results.Result `json:"results,omitempty"`
 }
 
 // Partial is what one shard of a run measured (Options.Shard), for
@@ -225,13 +227,13 @@ func (e *engine) taskPart(ti int) *TaskPart {
 }
 
 // Merge joins the partial results of the shards of one run, given in any
-// order, into the Results the run would have made unsharded: the same
-// numbers, the same config, the tasks that combine others computed from
-// the merged results; timings are summed over the shards and the wall
+// order, into the results.Results the run would have made unsharded: the
+// same numbers, the same config, the tasks that combine others computed
+// from the merged results; timings are summed over the shards and the wall
 // time spans them all. It returns an error naming the shards for shards
 // of different runs (config, overrides, version), a shard missing or
 // given twice, and units that no shard or two shards ran.
-func Merge(parts []*Partial) (*Results, error) {
+func Merge(parts []*Partial) (*results.Results, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no shards")
 	}
@@ -329,12 +331,12 @@ func (p *Partial) addTask(tp TaskPart, methods int) error {
 }
 
 // results turns the records of every unit of plan, held by p, into the
-// run's Results: each task's results in the plan's order, the combining
-// tasks computed from the earlier ones. It returns an error for units
-// missing or recorded twice.
-func (p *Partial) results(plan *Plan) (*Results, error) {
+// run's results.Results: each task's results in the plan's order, the
+// combining tasks computed from the earlier ones. It returns an error for
+// units missing or recorded twice.
+func (p *Partial) results(plan *Plan) (*results.Results, error) {
 	cfg := plan.Config
-	res := &Results{
+	res := &results.Results{
 		Name: cfg.Name, Version: p.Version, Seed: cfg.Seed, Repeats: cfg.Repeats, Workers: p.Workers, Cores: p.Cores,
 		Started: p.Started, Seconds: p.Seconds, Timings: p.Timings, Config: cfg, DataRoot: p.DataRoot,
 	}
@@ -349,7 +351,7 @@ func (p *Partial) results(plan *Plan) (*Results, error) {
 	}
 	for ti, task := range plan.tasks {
 		name := cfg.Tasks[ti].Name
-		var rs []Result
+		var rs []results.Result
 		switch t := task.(type) {
 		case combiner:
 			var err error
@@ -389,10 +391,10 @@ func (p *Partial) results(plan *Plan) (*Results, error) {
 // records (rec(r, mi)) and its part tp: each method's accuracies, CMC
 // curves, parameters and scores in repeat order, its per-class accuracy
 // from the summed confusion counts.
-func aggregate(task string, cfg *Config, tp *TaskPart, rec func(r, mi int) *UnitRecord) []Result {
-	out := make([]Result, len(cfg.Methods))
+func aggregate(task string, cfg *config.Config, tp *TaskPart, rec func(r, mi int) *UnitRecord) []results.Result {
+	out := make([]results.Result, len(cfg.Methods))
 	for mi, m := range cfg.Methods {
-		res := Result{Task: task, Method: m.Name, Notes: slices.Clone(tp.Notes)}
+		res := results.Result{Task: task, Method: m.Name, Notes: slices.Clone(tp.Notes)}
 		var cmcRuns [][]float64
 		var lambdas []float64
 		for r := range cfg.Repeats {
@@ -427,13 +429,13 @@ func aggregate(task string, cfg *Config, tp *TaskPart, rec func(r, mi int) *Unit
 		if c := tp.Confusion[mi]; c != nil {
 			ev.confusion = c
 		}
-		res.AccuracyMean, res.AccuracyStd = meanStd(res.Runs)
-		res.Lambda = spreadOf(lambdas)
-		res.PerClass = percents(ev.perClass())
+		res.AccuracyMean, res.AccuracyStd = results.MeanStd(res.Runs)
+		res.Lambda = results.NewSpread(lambdas)
+		res.PerClass = results.Percents(ev.perClass())
 		res.Confusion = ev.confusion
 		res.Classes = tp.ClassNames
 		if len(cmcRuns) > 0 {
-			res.CMC, res.CMCStd = meanStdColumns(cmcRuns)
+			res.CMC, res.CMCStd = results.MeanStdColumns(cmcRuns)
 			res.CMCRuns = cmcRuns
 		}
 		out[mi] = res

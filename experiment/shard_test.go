@@ -7,16 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/store"
 )
 
 // untimed returns the JSON of res without its timings and start time,
 // which stay per shard.
-func untimed(t *testing.T, res *Results) string {
+func untimed(t *testing.T, res *results.Results) string {
 	t.Helper()
 	r := *res
 	r.Seconds, r.Timings, r.Started = 0, nil, time.Time{}
-	r.Results = append([]Result(nil), res.Results...)
+	r.Results = append([]results.Result(nil), res.Results...)
 	for k := range r.Results {
 		r.Results[k].Seconds = 0
 	}

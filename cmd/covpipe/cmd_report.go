@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
@@ -27,16 +27,16 @@ func reportCommand() *cli.Command {
 			}
 			if st.IsDir() {
 				dir := path
-				path = filepath.Join(dir, experiment.ResultsFile)
+				path = filepath.Join(dir, results.FileName)
 				if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-					return fmt.Errorf("report: %s holds no %s: give the output folder of a covpipe run", dir, experiment.ResultsFile)
+					return fmt.Errorf("report: %s holds no %s: give the output folder of a covpipe run", dir, results.FileName)
 				}
 			}
 			dir := c.String("out")
 			if dir == "" {
 				// Rewriting the folder replaces its set: only a run's.
-				if filepath.Base(path) != experiment.ResultsFile {
-					return fmt.Errorf("report: %s is not the %s of a run's folder: give --out DIR to write its report into a folder of its own", path, experiment.ResultsFile)
+				if filepath.Base(path) != results.FileName {
+					return fmt.Errorf("report: %s is not the %s of a run's folder: give --out DIR to write its report into a folder of its own", path, results.FileName)
 				}
 				dir = filepath.Dir(path)
 			}
@@ -44,7 +44,7 @@ func reportCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
 			}
-			res, err := experiment.DecodeResults(path, b)
+			res, err := results.Decode(path, b)
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
@@ -183,9 +184,9 @@ func wholeTasks(p *experiment.Partial) int {
 
 // printRun prints the table of res, where its results are, and its notes
 // and warnings.
-func printRun(c *cli.Context, res *experiment.Results, out string) error {
+func printRun(c *cli.Context, res *results.Results, out string) error {
 	fmt.Fprintf(c.App.Writer, "%s\nwall time %.1f s; results in %s\n",
-		report.Tables(res), res.Seconds, filepath.Join(out, experiment.ResultsFile))
+		report.Tables(res), res.Seconds, filepath.Join(out, results.FileName))
 	notes := report.Notes(res)
 	for i, n := range notes {
 		if i == maxNotes {
@@ -202,14 +203,14 @@ func printRun(c *cli.Context, res *experiment.Results, out string) error {
 
 // writeRun writes a run's output set into f and commits it: results.json
 // (resultsJSON, else res encoded), summary.md and the figures.
-func writeRun(f *store.Folder, res *experiment.Results, resultsJSON []byte) error {
+func writeRun(f *store.Folder, res *results.Results, resultsJSON []byte) error {
 	if resultsJSON == nil {
 		var err error
 		if resultsJSON, err = res.Encode(); err != nil {
 			return err
 		}
 	}
-	if err := f.WriteFile(experiment.ResultsFile, resultsJSON); err != nil {
+	if err := f.WriteFile(results.FileName, resultsJSON); err != nil {
 		return err
 	}
 	if err := report.Write(f, res); err != nil {

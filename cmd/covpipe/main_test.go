@@ -120,7 +120,7 @@ func TestReportCommand(t *testing.T) {
 		t.Errorf("summary.md rewritten as\n%s\nwritten by run as\n%s", second, first)
 	}
 	old := filepath.Join(dir, "old")
-	stdout, _, err = runCLI(t, "report", filepath.Join("..", "..", "experiment", "testdata", "results-v1-energy.json"), "--out", old)
+	stdout, _, err = runCLI(t, "report", filepath.Join("..", "..", "experiment", "results", "testdata", "results-v1-energy.json"), "--out", old)
 	if err != nil || !strings.Contains(stdout, "representation energy J (Eqn. 10)") || !strings.Contains(stdout, "| fig7 | 61.5 ± 0.71 |") {
 		t.Errorf("report of the first layout: %v\n%s", err, stdout)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/dictionary"
-	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/store"
 )
@@ -145,16 +145,16 @@ func TestReportRewritesRunSet(t *testing.T) {
 	for _, f := range set.Files {
 		names = append(names, f.Name)
 	}
-	if want := []string{experiment.ResultsFile, "summary.md"}; !slices.Equal(names, want) {
+	if want := []string{results.FileName, "summary.md"}; !slices.Equal(names, want) {
 		t.Errorf("run set %v, want %v", names, want)
 	}
-	results, _ := os.ReadFile(filepath.Join(out, experiment.ResultsFile))
+	written, _ := os.ReadFile(filepath.Join(out, results.FileName))
 	stale := filepath.Join(out, ".summary.md.tmp-12345")
 	foldertest.WriteFile(t, stale, []byte("killed"))
-	if _, stderr, err := runCLI(t, "report", filepath.Join(out, experiment.ResultsFile)); err != nil {
+	if _, stderr, err := runCLI(t, "report", filepath.Join(out, results.FileName)); err != nil {
 		t.Fatalf("report: %v\n%s", err, stderr)
 	}
-	if b, err := store.ReadFile(filepath.Join(out, experiment.ResultsFile)); err != nil || !bytes.Equal(b, results) {
+	if b, err := store.ReadFile(filepath.Join(out, results.FileName)); err != nil || !bytes.Equal(b, written) {
 		t.Errorf("results.json after report: %v", err)
 	}
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
@@ -162,7 +162,7 @@ func TestReportRewritesRunSet(t *testing.T) {
 	}
 
 	loose := filepath.Join(dir, "loose.json")
-	foldertest.WriteFile(t, loose, results)
+	foldertest.WriteFile(t, loose, written)
 	if _, _, err := runCLI(t, "report", loose); err == nil || !strings.Contains(err.Error(), "give --out DIR") {
 		t.Errorf("report of a loose results file: %v", err)
 	}
@@ -171,8 +171,8 @@ func TestReportRewritesRunSet(t *testing.T) {
 	}
 
 	foldertest.WriteFile(t, filepath.Join(out, "summary.md"), []byte("old"))
-	foldertest.WriteFile(t, filepath.Join(out, experiment.ResultsFile), append(results, ' '))
-	if _, _, err := runCLI(t, "report", filepath.Join(out, experiment.ResultsFile)); !errors.Is(err, store.ErrTorn) || !strings.Contains(err.Error(), "rerun covpipe run") {
+	foldertest.WriteFile(t, filepath.Join(out, results.FileName), append(written, ' '))
+	if _, _, err := runCLI(t, "report", filepath.Join(out, results.FileName)); !errors.Is(err, store.ErrTorn) || !strings.Contains(err.Error(), "rerun covpipe run") {
 		t.Errorf("report of a torn run folder: %v", err)
 	}
 }

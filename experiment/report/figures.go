@@ -7,31 +7,32 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/experiment/config"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/plots"
 	"github.com/covpipe/covpipe/store"
 )
 
 // writeFigures draws the figure r's config asks for into f and returns
 // the names of the files written.
-func writeFigures(f *store.Folder, r *experiment.Results) ([]string, error) {
+func writeFigures(f *store.Folder, r *results.Results) ([]string, error) {
 	if r.Config == nil {
 		return nil, nil
 	}
 	switch r.Config.Plot {
-	case experiment.PlotCMC:
-		return perTask(f, layoutOf(r.Results, experiment.KindAccuracy), "cmc",
-			func(x experiment.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.CMC, Err: x.CMCStd} },
+	case config.PlotCMC:
+		return perTask(f, layoutOf(r.Results, results.KindAccuracy), "cmc",
+			func(x results.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.CMC, Err: x.CMCStd} },
 			func(w io.Writer, name, task string, series []plots.Series) error {
 				return plots.CMCTo(w, name, fmt.Sprintf("%s: %s (mean over %d repeats)", r.Name, task, r.Repeats), series)
 			})
-	case experiment.PlotBars:
+	case config.PlotBars:
 		return barChart(f, r)
-	case experiment.PlotROC:
+	case config.PlotROC:
 		return rocFigures(f, r)
-	case experiment.PlotEnergy:
-		return perTask(f, layoutOf(r.Results, experiment.KindEnergy), "energy",
-			func(x experiment.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.Energy} },
+	case config.PlotEnergy:
+		return perTask(f, layoutOf(r.Results, results.KindEnergy), "energy",
+			func(x results.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.Energy} },
 			func(w io.Writer, name, task string, series []plots.Series) error {
 				title := fmt.Sprintf("%s: %s, representation energy J (Eqn. 10), mean over %d repeats", r.Name, task, r.Repeats)
 				return plots.LinesTo(w, name, title, "Iteration", "J", 0, markOffAxis(series))
@@ -68,7 +69,7 @@ func markOffAxis(series []plots.Series) []plots.Series {
 // perTask draws one figure per task of l, named prefix-TASK.png, with the
 // non-empty series that get makes of each method's result; tasks without
 // any are left out.
-func perTask(f *store.Folder, l layout, prefix string, get func(experiment.Result) plots.Series,
+func perTask(f *store.Folder, l layout, prefix string, get func(results.Result) plots.Series,
 	draw func(w io.Writer, name, task string, series []plots.Series) error) ([]string, error) {
 	var files []string
 	for _, t := range l.tasks {
@@ -98,8 +99,8 @@ func perTask(f *store.Folder, l layout, prefix string, get func(experiment.Resul
 
 // barChart draws accuracy.png: the accuracy of every method on every
 // task, with standard deviations, as the paper's Fig. 4.
-func barChart(f *store.Folder, r *experiment.Results) ([]string, error) {
-	l := layoutOf(r.Results, experiment.KindAccuracy)
+func barChart(f *store.Folder, r *results.Results) ([]string, error) {
+	l := layoutOf(r.Results, results.KindAccuracy)
 	b := plots.Bars{Title: fmt.Sprintf("%s: accuracy (mean ± std over %d repeats)", r.Name, r.Repeats), YLabel: "Recognition accuracy (%)", Groups: l.tasks}
 	for _, m := range l.methods {
 		s := plots.Series{Name: m}
@@ -133,14 +134,14 @@ func fileSafe(s string) string {
 
 // rocFigures draws roc-TASK.png for each open-set task of r: the mean ROC
 // over repeats of every method.
-func rocFigures(f *store.Folder, r *experiment.Results) ([]string, error) {
-	l := layoutOf(r.Results, experiment.KindOpenSet)
+func rocFigures(f *store.Folder, r *results.Results) ([]string, error) {
+	l := layoutOf(r.Results, results.KindOpenSet)
 	far := map[string][]float64{}
 	for _, x := range l.results {
 		far[x.Task] = x.ROCFAR
 	}
 	return perTask(f, l, "roc",
-		func(x experiment.Result) plots.Series {
+		func(x results.Result) plots.Series {
 			if x.ROC == nil {
 				return plots.Series{}
 			}

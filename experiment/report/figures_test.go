@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/experiment/report"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/store"
 )
 
@@ -15,8 +16,8 @@ import (
 // Write with plots' error, which names the figure, once: not "bar chart:
 // bar chart ...".
 func TestFigureErrorOnce(t *testing.T) {
-	r := &experiment.Results{Name: "x", Repeats: 1, Config: &experiment.Config{Plot: experiment.PlotBars},
-		Results: []experiment.Result{{Task: "a", Method: "m", AccuracyMean: math.NaN()}}}
+	r := &results.Results{Name: "x", Repeats: 1, Config: &config.Config{Plot: config.PlotBars},
+		Results: []results.Result{{Task: "a", Method: "m", AccuracyMean: math.NaN()}}}
 	f, err := store.CreateFolder(context.Background(), t.TempDir(), store.FormatRun)
 	if err != nil {
 		t.Fatal(err)

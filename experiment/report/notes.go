@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/experiment/results"
 )
 
 // zeroCodeShare is the share of all-zero sparse codes above which a
@@ -17,12 +17,12 @@ const zeroCodeShare = 0.01
 // by its label), or "task / method: note" for a note that not every
 // method of the task carries (the task a best: task chose for each
 // method), in the order of the results.
-func Notes(r *experiment.Results) []string {
-	results := map[string]int{} // per task
+func Notes(r *results.Results) []string {
+	perTask := map[string]int{} // results per task
 	carriers := map[[2]string][]string{}
 	var order [][2]string // task and note, as first seen
 	for _, x := range r.Results {
-		results[x.Task]++
+		perTask[x.Task]++
 		for _, n := range x.Notes {
 			k := [2]string{x.Task, n}
 			if _, seen := carriers[k]; !seen {
@@ -36,7 +36,7 @@ func Notes(r *experiment.Results) []string {
 	out := make([]string, len(order))
 	for i, k := range order {
 		task, note, methods := k[0], k[1], carriers[k]
-		if len(methods) < results[task] {
+		if len(methods) < perTask[task] {
 			task += " / " + strings.Join(methods, ", ")
 		}
 		out[i] = task + ": " + note
@@ -48,7 +48,7 @@ func Notes(r *experiment.Results) []string {
 // 1% of its test queries, naming the λ and σ in force and suggesting
 // lambda_ratio, for the terminal and summary.md: such codes leave their
 // predictions arbitrary.
-func Warnings(r *experiment.Results) []string {
+func Warnings(r *results.Results) []string {
 	var out []string
 	for _, x := range r.Results {
 		zero, total := sum(x.Degenerate), sum(x.TestItems)
@@ -89,7 +89,7 @@ func Warnings(r *experiment.Results) []string {
 // noteLines returns the notes list of summary.md: the warnings, fewer
 // all-zero codes than warrant one, sparse codes that hit the solver's
 // sweep cap, and the protocols' notes once per task.
-func noteLines(r *experiment.Results) []string {
+func noteLines(r *results.Results) []string {
 	var notes []string
 	for _, w := range Warnings(r) {
 		notes = append(notes, "- "+w)

@@ -1,5 +1,5 @@
-// Package report renders what an experiment run measured, an
-// experiment.Results, for people: the Markdown tables of the terminal and
+// Package report renders what an experiment run measured, a
+// results.Results, for people: the Markdown tables of the terminal and
 // of summary.md, laid out like the tables of Harandi, Sanderson, Hartley
 // and Lovell (ECCV 2012), the notes and warnings that go with them, and
 // the figure the experiment's plot setting asks for (package plots). It
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/store"
 )
 
@@ -24,7 +24,7 @@ const SummaryFile = "summary.md"
 // run's folder (of store.FormatRun) that the caller commits with r's
 // results.json. It returns an error when a file cannot be written, or
 // when the results cannot be drawn (a figure's values not finite, say).
-func Write(f *store.Folder, r *experiment.Results) error {
+func Write(f *store.Folder, r *results.Results) error {
 	figs, err := writeFigures(f, r)
 	if err != nil {
 		return err
@@ -36,15 +36,15 @@ func Write(f *store.Folder, r *experiment.Results) error {
 // (AccuracyTable, EnergyTable) and how they were made, the series of each
 // task (CMC and energy curves), the parameters cross-validation chose, run
 // times, and notes and warnings.
-func Summary(r *experiment.Results) string { return summary(r, nil) }
+func Summary(r *results.Results) string { return summary(r, nil) }
 
-func summary(r *experiment.Results, figs []string) string {
+func summary(r *results.Results, figs []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", r.Name)
 	if r.Config != nil && r.Config.Description != "" {
 		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(r.Config.Description))
 	}
-	acc, energy := layoutOf(r.Results, experiment.KindAccuracy), layoutOf(r.Results, experiment.KindEnergy)
+	acc, energy := layoutOf(r.Results, results.KindAccuracy), layoutOf(r.Results, results.KindEnergy)
 	if len(acc.tasks) > 0 {
 		fmt.Fprintf(&b, "Recognition accuracy in %% (mean ± sample standard deviation over %d repeats). "+
 			"Run time: seconds spent in each method (kernel matrices, sparse coding, classification), "+
@@ -76,12 +76,12 @@ func summary(r *experiment.Results, figs []string) string {
 	for _, t := range acc.tasks {
 		acc.seriesTable(&b, t, "rank", 1,
 			"cumulative matching characteristic\n\nRecognition rate in % at rank r (mean ± std over repeats).",
-			func(x experiment.Result) ([]float64, []float64) { return x.CMC, x.CMCStd }, "%.2f ± %.1f")
+			func(x results.Result) ([]float64, []float64) { return x.CMC, x.CMCStd }, "%.2f ± %.1f")
 	}
 	for _, t := range energy.tasks {
 		energy.seriesTable(&b, t, "iteration", 0,
 			"representation energy\n\nJ of Eqn. 10 after each iteration (0: the initial dictionary), mean ± std over repeats; the energy table above gives the last.",
-			func(x experiment.Result) ([]float64, []float64) { return x.Energy, x.EnergyStd }, "%.5g ± %.2g")
+			func(x results.Result) ([]float64, []float64) { return x.Energy, x.EnergyStd }, "%.5g ± %.2g")
 	}
 	if ps := paramSummary(r); ps != "" {
 		b.WriteString("\n## Parameters\n\n" + ps)

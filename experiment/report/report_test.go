@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
+	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/internal/foldertest"
 	"github.com/covpipe/covpipe/store"
 )
@@ -34,12 +34,12 @@ func TestWriteGolden(t *testing.T) {
 		{"testdata/accuracy.json", "testdata/accuracy.md", []string{"accuracy.png"}},
 		{"testdata/cmc.json", "testdata/cmc.md", []string{"cmc-reid.png", "cmc-reid_one_camera.png"}},
 		{"testdata/energy.json", "testdata/energy.md", []string{"energy-fig7.png"}},
-		{"../testdata/results-v1-energy.json", "testdata/energy.md", []string{"energy-fig7.png"}},
+		{"../results/testdata/results-v1-energy.json", "testdata/energy.md", []string{"energy-fig7.png"}},
 		{"testdata/mixed.json", "testdata/mixed.md", nil},
 		{"testdata/openset.json", "testdata/openset.md", []string{"roc-o.png"}},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
-			r, err := experiment.ReadResults(tc.fixture)
+			r, err := results.Read(tc.fixture)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/experiment/results"
 )
 
 // Tables returns the tables of r for the terminal, each under a line
@@ -14,7 +14,7 @@ import (
 // accuracy results, the energy table (EnergyTable) when it holds energy
 // curves and the open-set tables (OpenSetTable) when it holds open-set
 // results, separated by blank lines.
-func Tables(r *experiment.Results) string {
+func Tables(r *results.Results) string {
 	var parts []string
 	if t := AccuracyTable(r); t != "" {
 		parts = append(parts, fmt.Sprintf("%s: accuracy %% (mean ± std over %d repeats)\n\n%s", r.Name, r.Repeats, t))
@@ -32,8 +32,8 @@ func Tables(r *experiment.Results) string {
 // row per task and one column per method (the layout of the paper's
 // Tables 1 and 2), cells "mean ± std" in percent, and a final row of the
 // seconds each method ran. It returns "" when r holds no accuracy results.
-func AccuracyTable(r *experiment.Results) string {
-	return layoutOf(r.Results, experiment.KindAccuracy).table(accuracyCell)
+func AccuracyTable(r *results.Results) string {
+	return layoutOf(r.Results, results.KindAccuracy).table(accuracyCell)
 }
 
 // EnergyTable renders r's energy results as AccuracyTable renders
@@ -41,8 +41,8 @@ func AccuracyTable(r *experiment.Results) string {
 // sources as a reference column), cells the mean ± std over repeats of
 // the representation energy J (Eqn. 10) after the last iteration. It
 // returns "" when r holds no energy results.
-func EnergyTable(r *experiment.Results) string {
-	return layoutOf(r.Results, experiment.KindEnergy).table(energyCell)
+func EnergyTable(r *results.Results) string {
+	return layoutOf(r.Results, results.KindEnergy).table(energyCell)
 }
 
 // OpenSetTable renders r's open-set results as Markdown, one table per
@@ -53,8 +53,8 @@ func EnergyTable(r *experiment.Results) string {
 // confidence threshold, then the accuracy on known items without
 // rejection; cells "mean ± std" over repeats. It returns "" when r holds
 // no open-set results.
-func OpenSetTable(r *experiment.Results) string {
-	l := layoutOf(r.Results, experiment.KindOpenSet)
+func OpenSetTable(r *results.Results) string {
+	l := layoutOf(r.Results, results.KindOpenSet)
 	var b strings.Builder
 	for i, t := range l.tasks {
 		if i > 0 {
@@ -89,18 +89,18 @@ func OpenSetTable(r *experiment.Results) string {
 }
 
 // statCell formats s's mean and standard deviation, "–" for none.
-func statCell(s *experiment.Stat, format string) string {
+func statCell(s *results.Stat, format string) string {
 	if s == nil {
 		return "–"
 	}
 	return fmt.Sprintf(format, s.Mean, s.Std)
 }
 
-func accuracyCell(x experiment.Result) string {
+func accuracyCell(x results.Result) string {
 	return fmt.Sprintf("%.2f ± %.1f", x.AccuracyMean, x.AccuracyStd)
 }
 
-func energyCell(x experiment.Result) string {
+func energyCell(x results.Result) string {
 	return fmt.Sprintf("%.4g ± %.2g", x.FinalEnergy, x.FinalEnergyStd)
 }
 
@@ -108,13 +108,13 @@ func energyCell(x experiment.Result) string {
 // first appearance, and each task's result for each method.
 type layout struct {
 	tasks, methods []string
-	results        []experiment.Result
-	cell           map[[2]string]experiment.Result
+	results        []results.Result
+	cell           map[[2]string]results.Result
 }
 
 // layoutOf lays out the results of one kind.
-func layoutOf(rs []experiment.Result, kind experiment.Kind) layout {
-	l := layout{cell: map[[2]string]experiment.Result{}}
+func layoutOf(rs []results.Result, kind results.Kind) layout {
+	l := layout{cell: map[[2]string]results.Result{}}
 	for _, x := range rs {
 		if x.Kind != kind {
 			continue
@@ -134,7 +134,7 @@ func layoutOf(rs []experiment.Result, kind experiment.Kind) layout {
 // table renders the layout as a Markdown table of format(result) per task
 // and method ("–" where a method has no result) with a final row of the
 // seconds each method ran, summed over tasks; "" for no results.
-func (l layout) table(format func(experiment.Result) string) string {
+func (l layout) table(format func(results.Result) string) string {
 	if len(l.results) == 0 {
 		return ""
 	}
@@ -178,8 +178,8 @@ func (l layout) table(format func(experiment.Result) string) string {
 // per index from first, one column per method that has the series, cells
 // "mean ± std" in the format cellFmt.
 func (l layout) seriesTable(b *strings.Builder, t, index string, first int,
-	title string, get func(experiment.Result) (mean, std []float64), cellFmt string) {
-	var rows []experiment.Result
+	title string, get func(results.Result) (mean, std []float64), cellFmt string) {
+	var rows []results.Result
 	for _, m := range l.methods {
 		if x, ok := l.cell[[2]string{t, m}]; ok {
 			if mean, _ := get(x); len(mean) > 0 {
@@ -215,7 +215,7 @@ func (l layout) seriesTable(b *strings.Builder, t, index string, first int,
 
 // paramSummary lists, per method, the parameter values used and how often
 // cross-validation chose each (when it had a choice).
-func paramSummary(r *experiment.Results) string {
+func paramSummary(r *results.Results) string {
 	var b strings.Builder
 	var methods []string
 	for _, x := range r.Results {

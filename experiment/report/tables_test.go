@@ -3,8 +3,8 @@ package report_test
 import (
 	"testing"
 
-	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
+	"github.com/covpipe/covpipe/experiment/results"
 )
 
 // TestTables pins the terminal's tables: each kind under its own heading,
@@ -25,7 +25,7 @@ func TestTables(t *testing.T) {
 			"\nmixed: representation energy J (Eqn. 10) after the last iteration, mean ± std over 2 repeats\n\n" +
 			"| task | learned | sources |\n|---|---:|---:|\n| fig7 | 61.5 ± 0.71 | 313.5 ± 0.71 |\n| run time (s) | 0.2 | 0.0 |\n"},
 	} {
-		r, err := experiment.ReadResults(tc.fixture)
+		r, err := results.Read(tc.fixture)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +33,7 @@ func TestTables(t *testing.T) {
 			t.Errorf("%s: Tables =\n%s\nwant\n%s", tc.fixture, got, tc.want)
 		}
 	}
-	if got := report.EnergyTable(&experiment.Results{Results: []experiment.Result{{Task: "t", Method: "m"}}}); got != "" {
+	if got := report.EnergyTable(&results.Results{Results: []results.Result{{Task: "t", Method: "m"}}}); got != "" {
 		t.Errorf("energy table of accuracies: %q", got)
 	}
 }

@@ -183,7 +183,7 @@ func TestSizeBound(t *testing.T) {
 }
 
 // picky decodes itself, refusing any value but "ok" with a type error
-// naming the value's line, as experiment.Plot does.
+// naming the value's line, as config.Plot does.
 type picky string
 
 func (p *picky) UnmarshalYAML(n *yaml.Node) error {

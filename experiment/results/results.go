@@ -1,4 +1,4 @@
-package experiment
+package results
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/store"
 )
 
@@ -31,8 +32,8 @@ type Results struct {
 	// DataRoot is the folder dataset paths were resolved against.
 	DataRoot string `json:"data_root,omitempty"`
 	// Config is the experiment as run, flag overrides applied.
-	Config  *Config  `json:"config"`
-	Results []Result `json:"results"`
+	Config  *config.Config `json:"config"`
+	Results []Result       `json:"results"`
 }
 
 // Result holds one method's numbers on one task. Its Kind says what it
@@ -133,9 +134,10 @@ type ItemScores struct {
 // ScoreDecimals is the number of decimals of the scores of ItemScores.
 const ScoreDecimals = 4
 
-// itemScores returns the columns of the scores s of test items whose
-// true classes are truth; nil without scores.
-func itemScores(truth []int, s []classify.ItemScore) *ItemScores {
+// NewItemScores returns the columns of the scores s of test items whose
+// true classes are truth, scores rounded to ScoreDecimals decimals; nil
+// without scores. The ItemScores hold truth itself, not a copy.
+func NewItemScores(truth []int, s []classify.ItemScore) *ItemScores {
 	if s == nil {
 		return nil
 	}
@@ -157,7 +159,10 @@ func itemScores(truth []int, s []classify.ItemScore) *ItemScores {
 	return x
 }
 
-// OpenSet is what an open-set result measures (see openSetMeasure).
+// OpenSet is what an open-set result measures: the ROC of known against
+// unknown test items, its area, and the accept and identification rates
+// at one false accept rate (package experiment's open_set tasks define
+// them).
 type OpenSet struct {
 	// Rejection is what the method's answers are thresholded by: "sci"
 	// (the sparsity concentration index of SRC methods) or "score".
@@ -191,10 +196,11 @@ type Stat struct {
 	Runs []float64 `json:"runs"`
 }
 
-// statOf returns the Stat of runs.
-func statOf(runs []float64) *Stat {
+// NewStat returns the Stat of runs: their mean and sample standard
+// deviation (MeanStd). The Stat holds runs itself, not a copy.
+func NewStat(runs []float64) *Stat {
 	s := &Stat{Runs: runs}
-	s.Mean, s.Std = meanStd(runs)
+	s.Mean, s.Std = MeanStd(runs)
 	return s
 }
 
@@ -308,8 +314,10 @@ type Spread struct {
 	Mean   float64 `json:"mean"`
 }
 
-// spreadOf returns the Spread of v, nil when v is empty. It sorts v.
-func spreadOf(v []float64) *Spread {
+// NewSpread returns the Spread of the sample v, nil when v is empty: its
+// minimum, median (the mean of the two middle values of an even count),
+// maximum and mean. It sorts v in place.
+func NewSpread(v []float64) *Spread {
 	if len(v) == 0 {
 		return nil
 	}
@@ -325,8 +333,11 @@ func spreadOf(v []float64) *Spread {
 	return &Spread{Min: v[0], Median: med, Max: v[len(v)-1], Mean: mean}
 }
 
-// meanStd returns the mean and the sample standard deviation.
-func meanStd(v []float64) (mean, std float64) {
+// MeanStd returns the mean x̄ = Σ v_i / n of v and its sample standard
+// deviation s = √(Σ (v_i − x̄)² / (n − 1)), as AccuracyMean and
+// AccuracyStd summarise Runs: s is 0 for a single value, and both are NaN
+// for none.
+func MeanStd(v []float64) (mean, std float64) {
 	if len(v) == 0 {
 		return math.NaN(), math.NaN()
 	}
@@ -343,8 +354,62 @@ func meanStd(v []float64) (mean, std float64) {
 	return mean, math.Sqrt(std / float64(len(v)-1))
 }
 
-// ResultsFile is the name of the file of Results in a run's folder.
-const ResultsFile = "results.json"
+// MeanStdColumns returns the MeanStd of each column of rows, curves of
+// equal length (one per repeat): their pointwise mean and sample standard
+// deviation, as CMC and CMCStd, Energy and EnergyStd and Curves hold them;
+// nil for no rows.
+func MeanStdColumns(rows [][]float64) (mean, std []float64) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	for c := range rows[0] {
+		col := make([]float64, len(rows))
+		for r := range rows {
+			col[r] = rows[r][c]
+		}
+		m, s := MeanStd(col)
+		mean, std = append(mean, m), append(std, s)
+	}
+	return mean, std
+}
+
+// Percent is a percentage that encodes NaN (undefined) as JSON null.
+type Percent float64
+
+// MarshalJSON writes null for NaN.
+func (p Percent) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(p)) {
+		return []byte("null"), nil
+	}
+	return []byte(fmt.Sprintf("%g", float64(p))), nil
+}
+
+// UnmarshalJSON reads null as NaN.
+func (p *Percent) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*p = Percent(math.NaN())
+		return nil
+	}
+	var f float64
+	if _, err := fmt.Sscanf(string(b), "%g", &f); err != nil {
+		return err
+	}
+	*p = Percent(f)
+	return nil
+}
+
+// Percents returns v as Percents, so that its NaNs (a class never
+// tested) are recorded as null.
+func Percents(v []float64) []Percent {
+	out := make([]Percent, len(v))
+	for i, x := range v {
+		out[i] = Percent(x)
+	}
+	return out
+}
+
+// FileName is the name of the file of Results in a run's folder.
+const FileName = "results.json"
 
 // Encode returns the bytes of results.json: r as indented JSON, two
 // spaces a level, each array of numbers or strings on one line
@@ -477,28 +542,28 @@ func arrayEnd(b []byte, i int) (int, bool) {
 	return len(b), flat
 }
 
-// ReadResults reads a results.json written by covpipe run (Encode's
-// bytes), as DecodeResults decodes it. When its folder is a run's output
+// Read reads a results.json written by covpipe run (Encode's
+// bytes), as Decode decodes it. When its folder is a run's output
 // set, the file is checked against the set's meta.json (store.ReadFile):
 // one that is not the recorded one is an error naming the folder.
-func ReadResults(path string) (*Results, error) {
+func Read(path string) (*Results, error) {
 	b, err := store.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read results: %w", err)
 	}
-	return DecodeResults(path, b)
+	return Decode(path, b)
 }
 
-// DecodeResults decodes b, the content of the results.json at path. It
+// Decode decodes b, the content of the results.json at path. It
 // returns an error naming path when b does not parse, or when it holds
 // no results or a result without its task and method: JSON that parses
 // but is not covpipe's (`{}`, say) is refused rather than reported as an
 // empty table.
 //
 // The first layout of results.json recorded energy curves without a kind,
-// their final J in accuracy_mean and accuracy_std; DecodeResults reads
+// their final J in accuracy_mean and accuracy_std; Decode reads
 // such results as energy results, with FinalEnergy and FinalEnergyStd.
-func DecodeResults(path string, b []byte) (*Results, error) {
+func Decode(path string, b []byte) (*Results, error) {
 	var r Results
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -1,20 +1,23 @@
-package experiment
+package results
 
 import (
 	"encoding/json"
-	"github.com/covpipe/covpipe/internal/foldertest"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/covpipe/covpipe/experiment/config"
+	"github.com/covpipe/covpipe/internal/foldertest"
 )
 
 // TestReadResultsFirstLayout reads energy curves recorded in the first
 // layout of results.json (no kind; the final J in accuracy_mean and
 // accuracy_std) as energy results.
 func TestReadResultsFirstLayout(t *testing.T) {
-	r, err := ReadResults("testdata/results-v1-energy.json")
+	r, err := Read("testdata/results-v1-energy.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +34,7 @@ func TestReadResultsFirstLayout(t *testing.T) {
 	if x := r.Results[0]; x.Method != "learned" || x.FinalEnergy != 61.5 || !slices.Equal(x.EnergyRuns[1], []float64{70, 65, 62, 61}) {
 		t.Errorf("learned: %+v", x)
 	}
-	if r.Config.Plot != PlotEnergy {
+	if r.Config.Plot != config.PlotEnergy {
 		t.Errorf("plot %v, want energy", r.Config.Plot)
 	}
 }
@@ -57,7 +60,7 @@ func TestEnergyResultJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	foldertest.WriteFile(t, filepath.Join(dir, "results.json"), enc)
-	back, err := ReadResults(filepath.Join(dir, "results.json"))
+	back, err := Read(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +70,7 @@ func TestEnergyResultJSON(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"results": [{"task": "a", "method": "b", "kind": "speed"}]}`), 0o644)
-	if _, err := ReadResults(bad); err == nil || !strings.Contains(err.Error(), `result kind "speed", want accuracy, energy or open-set`) {
+	if _, err := Read(bad); err == nil || !strings.Contains(err.Error(), `result kind "speed", want accuracy, energy or open-set`) {
 		t.Errorf("unknown kind: %v", err)
 	}
 }
@@ -107,7 +110,7 @@ func TestLayout(t *testing.T) {
 		{Task: "open", Method: "nn", Kind: KindOpenSet, Runs: []float64{1}},
 		{Task: "fig7", Method: "codes", Kind: KindEnergy, Energy: []float64{3, 2}},
 	}} {
-		r := &Results{Name: "t", Timings: map[string]float64{"data": 1}, Config: &Config{Name: "t"}, Results: rs}
+		r := &Results{Name: "t", Timings: map[string]float64{"data": 1}, Config: &config.Config{Name: "t"}, Results: rs}
 		enc, err := r.Encode()
 		if err != nil {
 			t.Fatal(err)
@@ -160,4 +163,60 @@ func indentedFlat(b []byte) []byte {
 		}
 	}
 	return out
+}
+
+// TestMeanStd checks the summary of repeats against values worked by
+// hand: the sample standard deviation, 0 for one value, NaN for none.
+func TestMeanStd(t *testing.T) {
+	m, s := MeanStd([]float64{1, 2, 3, 4})
+	if m != 2.5 || math.Abs(s-math.Sqrt(5.0/3)) > 1e-15 {
+		t.Errorf("MeanStd = %v, %v", m, s)
+	}
+	if _, s := MeanStd([]float64{7}); s != 0 {
+		t.Errorf("single run std %v", s)
+	}
+	if m, s := MeanStd(nil); !math.IsNaN(m) || !math.IsNaN(s) {
+		t.Errorf("MeanStd(nil) = %v, %v", m, s)
+	}
+	mean, std := MeanStdColumns([][]float64{{1, 10}, {2, 20}, {3, 60}})
+	if !slices.Equal(mean, []float64{2, 30}) || std[0] != 1 || math.Abs(std[1]-math.Sqrt(700)) > 1e-12 {
+		t.Errorf("MeanStdColumns = %v, %v", mean, std)
+	}
+	if mean, std := MeanStdColumns(nil); mean != nil || std != nil {
+		t.Errorf("MeanStdColumns(nil) = %v, %v", mean, std)
+	}
+}
+
+func TestSpreadOf(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want Spread
+	}{
+		{[]float64{3}, Spread{3, 3, 3, 3}},
+		{[]float64{4, 1, 3}, Spread{1, 3, 4, 8.0 / 3}},
+		{[]float64{4, 1, 3, 2}, Spread{1, 2.5, 4, 2.5}},
+	} {
+		got := NewSpread(tc.in)
+		if got.Min != tc.want.Min || got.Median != tc.want.Median || got.Max != tc.want.Max || math.Abs(got.Mean-tc.want.Mean) > 1e-15 {
+			t.Errorf("NewSpread(%v) = %+v, want %+v", tc.in, *got, tc.want)
+		}
+	}
+	if NewSpread(nil) != nil {
+		t.Error("NewSpread(nil) != nil")
+	}
+}
+
+// TestReadRefusesForeignJSON checks that JSON which parses but is
+// not a covpipe results.json is an error naming the file.
+func TestReadRefusesForeignJSON(t *testing.T) {
+	dir := t.TempDir()
+	for _, body := range []string{`{}`, `{"results": []}`, `{"results": [{}]}`, `{"results": [{"task": "a"}]}`} {
+		path := filepath.Join(dir, "results.json")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a results.json") {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
 }
