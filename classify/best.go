@@ -33,9 +33,16 @@ type Best struct {
 }
 
 // Spec declares the first candidate's parameters; its other needs are
-// the candidates' own, which the engine meets for each of them.
+// the candidates' own, which the engine meets for each of them. It
+// declares class probabilities when every candidate gives them, so that
+// whichever is chosen answers with them (its own); a model, which knows
+// the chosen one, asks that one's Spec.
 func (b *Best) Spec() Spec {
-	return Spec{Params: map[string]any{"of": b.Names}, Candidates: len(b.Methods), Scores: b.Methods[0].Spec().Scores}
+	probs := true
+	for _, m := range b.Methods {
+		probs = probs && m.Spec().Probabilities
+	}
+	return Spec{Params: map[string]any{"of": b.Names}, Candidates: len(b.Methods), Scores: b.Methods[0].Spec().Scores, Probabilities: probs}
 }
 
 // Fit chooses the candidate (remembered per training set) and fits it on

@@ -136,6 +136,11 @@ type Spec struct {
 	// item and class, which the engine needs to classify items of several
 	// regions (Data.Parts) part by part and fuse the answers.
 	Costs bool
+	// Probabilities says that the method's Outcomes hold Probabilities,
+	// a probability per item and class, when the Query asks
+	// (Query.Probabilities); models write them (covpipe predict
+	// --probabilities).
+	Probabilities bool
 	// Warnings are notes on the method's configuration for the user, such
 	// as a deprecated spelling; the loader collects them
 	// (experiment.Plan.Warnings).

@@ -215,6 +215,9 @@ type Query struct {
 	Ranks int
 	// Costs asks methods that declare Spec.Costs for Outcome.Costs.
 	Costs bool
+	// Probabilities asks methods that declare Spec.Probabilities for
+	// Outcome.Probabilities.
+	Probabilities bool
 	// Workers bounds the method's parallelism.
 	Workers int
 }
@@ -250,7 +253,37 @@ type Outcome struct {
 	// SVM's class probability. Fusing the parts of multi-region items
 	// adds them up (see package experiment).
 	Costs [][]float64
-	// CostClasses lists, ascending, the class labels of Costs' columns.
+	// Probabilities holds, for methods that declare Spec.Probabilities
+	// when the Query asks, each test item's probability of every class of
+	// CostClasses: nonnegative, summing to 1 (to rounding), made of the
+	// quantities that the method ranks the classes by:
+	//
+	//   - SRC methods (rsr, logE-SR, pca-src, gsr): the classes' shares of
+	//     the query's energy (rsr.Classifier.Shares), which the scores are;
+	//   - stein-svm: the Platt probabilities coupled over the one-vs-one
+	//     machines (svm.Decision.Prob), which the scores are; the label is
+	//     the vote's, which need not be the most probable class;
+	//   - mdm, nn (but with the AIRM metric, whose ranking prunes classes),
+	//     rlpp, codes and tsc: the softmax of −d²,
+	//     p_c = exp(−d_c²) / Σ_k exp(−d_k²), d_c² the squared distance of
+	//     class c's mean (mdm) or nearest member in the method's space
+	//     (rlpp's projection, codes' sparse codes), or the divergence that
+	//     the method ranks by (the Stein divergence S for nn's and mdm's
+	//     stein, the class's Burg residual for tsc); mdm's scores are
+	//     these, nn's, rlpp's and codes' stay their distance ratios
+	//     (NearestScores);
+	//   - fused regions (Fused): the mean of the regions' probabilities,
+	//     weighted by the parts' weights under the weighted rule.
+	//
+	// The predicted class has the largest probability (ties included)
+	// for every method but stein-svm and fused regions, whose labels
+	// follow their votes and fused costs. Only stein-svm's are calibrated
+	// on held-out data (Platt's internal cross-validation); the others
+	// are on the scale of the method's energies or distances, unit
+	// variance for the softmax.
+	Probabilities [][]float64
+	// CostClasses lists, ascending, the class labels of Costs' and
+	// Probabilities' columns.
 	CostClasses []int
 	// Fusion records how the engine fused the parts of multi-region items
 	// into this outcome; nil when items have one descriptor.

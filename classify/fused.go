@@ -81,10 +81,11 @@ type fusedFit struct {
 }
 
 // partQuery is q with its Data (and every ridge variant) replaced by
-// their part r, asking for class costs.
+// their part r, asking for class costs, and for class probabilities when
+// q does.
 func partQuery(q *Query, r int) *Query {
 	vs := allVariants(q.Data, q.Variants)
-	sub := &Query{Data: vs[0].Parts[r], Items: q.Items, Workers: q.Workers, Costs: true}
+	sub := &Query{Data: vs[0].Parts[r], Items: q.Items, Workers: q.Workers, Costs: true, Probabilities: q.Probabilities}
 	if len(q.Variants) > 0 {
 		for _, v := range vs {
 			sub.Variants = append(sub.Variants, v.Parts[r])
@@ -99,6 +100,7 @@ func (f *fusedFit) Predict(ctx context.Context, q *Query) (*Outcome, error) {
 	}
 	regions := f.f.Fusing.Sets[f.choice.Set]
 	outs := make([]*Outcome, len(regions))
+	pool := q.Probabilities && f.f.Method.Spec().Probabilities
 	for k, r := range regions {
 		o, err := f.parts[k].Predict(ctx, partQuery(q, r))
 		if err != nil {
@@ -107,10 +109,65 @@ func (f *fusedFit) Predict(ctx context.Context, q *Query) (*Outcome, error) {
 		if err := checkCosts(o, r, len(q.Items)); err != nil {
 			return nil, err
 		}
+		if pool && len(o.Probabilities) != len(q.Items) {
+			return nil, fmt.Errorf("region %d: %d class probability rows for %d items", r, len(o.Probabilities), len(q.Items))
+		}
 		o.Params = f.parts[k].Chosen()
 		outs[k] = o
 	}
-	return fuseParts(outs, q.Data, q.Items, f.f.Fusing, f.choice), nil
+	out := fuseParts(outs, q.Data, q.Items, f.f.Fusing, f.choice)
+	if pool {
+		out.Probabilities, out.CostClasses = poolParts(outs, f.choice), outs[0].CostClasses
+	}
+	return out, nil
+}
+
+// poolParts returns the class probabilities of the items of outs, the
+// outcomes of a layout's parts, as the linear opinion pool of the parts'
+// (Genest and Zidek, Statistical Science 1, 1986):
+// p_c = Σ_r w_r p_rc / Σ_r w_r, over the columns of the parts' CostClasses,
+// with the choice's weights w_r under the weighted rule and equal weights
+// under the others. A mean rather than a normalised product, because an
+// SRC part gives the classes its code does not use probability 0, which
+// a product would make every region's veto. Each part holds a row per
+// item.
+func poolParts(outs []*Outcome, choice FusionChoice) [][]float64 {
+	n, k := len(outs[0].Probabilities), len(outs[0].CostClasses)
+	w := make([]float64, len(outs))
+	var total float64
+	for r := range outs {
+		w[r] = 1
+		if choice.Rule == FuseWeighted {
+			w[r] = choice.Weights[r]
+		}
+		total += w[r]
+	}
+	if !(total > 0) {
+		for r := range w {
+			w[r] = 1
+		}
+		total = float64(len(w))
+	}
+	out := Rows(n, k)
+	for q, row := range out {
+		for r, o := range outs {
+			for c, p := range o.Probabilities[q] {
+				row[c] += w[r] / total * p
+			}
+		}
+	}
+	return out
+}
+
+// Rows returns n rows of k zeros, made of one allocation: the per-item
+// rows of an Outcome's Costs or Probabilities.
+func Rows(n, k int) [][]float64 {
+	slab := make([]float64, n*k)
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = slab[i*k : (i+1)*k : (i+1)*k]
+	}
+	return out
 }
 
 // Chosen returns the first region's parameters, as the outcome records.

@@ -61,14 +61,17 @@ func TestParseFusionRules(t *testing.T) {
 
 // fakeCosts is a method whose class costs are fixed per part: on its part
 // p (Data) an item of class c costs scale[p]·(1 if right[p] else 2) for c
-// and scale[p]·(2 if right[p] else 1) for the other class.
+// and scale[p]·(2 if right[p] else 1) for the other class. With probs, it
+// gives class probabilities too: probs[p] for an item of class 0 on part
+// p, reversed for class 1.
 type fakeCosts struct {
 	parts []*Data
 	scale []float64
 	right []bool
+	probs [][]float64
 }
 
-func (f *fakeCosts) Spec() Spec { return Spec{Costs: true} }
+func (f *fakeCosts) Spec() Spec { return Spec{Costs: true, Probabilities: f.probs != nil} }
 
 func (f *fakeCosts) Fit(context.Context, *Train) (Fitted, error) { return fakeCostsFit{f}, nil }
 
@@ -98,6 +101,13 @@ func (ff fakeCostsFit) Predict(_ context.Context, q *Query) (*Outcome, error) {
 		}
 		out.Costs = append(out.Costs, c)
 		out.Pred = append(out.Pred, argmin(c))
+		if q.Probabilities && f.probs != nil {
+			pr := slices.Clone(f.probs[p])
+			if q.Data.Labels[i] == 1 {
+				slices.Reverse(pr)
+			}
+			out.Probabilities = append(out.Probabilities, pr)
+		}
 	}
 	return out, nil
 }

@@ -164,9 +164,9 @@ func nonZero(v float64) param.Floats {
 }
 
 // Spec declares the σ check against Theorem 1, the need for a dictionary
-// split and the energy tracer.
+// split, the energy tracer and class probabilities (predict).
 func (m *codes) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: 1, CheckDim: m.kernel.Check, Dictionary: true, Energy: m, Scores: true}
+	return classify.Spec{Params: m.p, Candidates: 1, CheckDim: m.kernel.Check, Dictionary: true, Energy: m, Scores: true, Probabilities: true}
 }
 
 func (m *codes) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
@@ -262,14 +262,15 @@ func (f *codesFit) encode(ctx context.Context, d *classify.Data, items []int, wo
 
 // predict codes the items of test and labels each by its nearest gallery
 // code (squared Euclidean distance; cosine distance orders as it does on
-// unit rows).
+// unit rows, 2(1 − cos)); the class probabilities are the softmax of
+// minus the squared distances of the classes' nearest gallery codes.
 func (f *codesFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
 	probes, certs, err := f.encode(ctx, d, test, a.workers)
 	if err != nil {
 		return nil, err
 	}
 	n, _ := probes.Dims()
-	out, err := nearest(ctx, f.labels, classify.Seq(0, len(f.labels)), classify.Seq(0, n), a.workers, false, func(_, q, j int) (float64, error) {
+	out, err := nearest(ctx, f.labels, classify.Seq(0, len(f.labels)), classify.Seq(0, n), a.workers, false, identitySquares(a), func(_, q, j int) (float64, error) {
 		p, g := probes.RawRowView(q), f.gallery.RawRowView(j)
 		var dist float64
 		for i, x := range p {

@@ -48,10 +48,12 @@ func (f *transformingFit) Transform(ctx context.Context, q *classify.Query) (*ma
 }
 
 // answer is what a prediction is asked for beside its items: the ranks
-// to order exactly, class costs, and the parallelism.
+// to order exactly, class costs, class probabilities, and the
+// parallelism.
 type answer struct {
 	ranks   int
 	costs   bool
+	probs   bool
 	workers int
 }
 
@@ -65,7 +67,7 @@ type fitted struct {
 }
 
 func (f *fitted) Predict(ctx context.Context, q *classify.Query) (*classify.Outcome, error) {
-	return f.p.predict(ctx, q.Variant(f.variant), q.Items, answer{ranks: q.Ranks, costs: q.Costs, workers: q.Workers})
+	return f.p.predict(ctx, q.Variant(f.variant), q.Items, answer{ranks: q.Ranks, costs: q.Costs, probs: q.Probabilities, workers: q.Workers})
 }
 
 func (f *fitted) Chosen() map[string]float64 { return maps.Clone(f.chosen) }

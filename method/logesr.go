@@ -36,7 +36,7 @@ func newLogESR(n *yaml.Node) (classify.Method, error) {
 // Spec declares the sparsity candidates and the items' log-Euclidean
 // cosines.
 func (m *logESR) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: len(m.cands), Quantities: []classify.Quantity{classify.LogCosine{}}, Scores: true, Costs: true}
+	return classify.Spec{Params: m.p, Candidates: len(m.cands), Quantities: []classify.Quantity{classify.LogCosine{}}, Scores: true, Costs: true, Probabilities: true}
 }
 
 func (m *logESR) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {

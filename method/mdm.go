@@ -100,10 +100,11 @@ func newMDM(n *yaml.Node) (classify.Method, error) {
 	return nil, fmt.Errorf("metric: %w: mdm has no mean for metric %v (want airm, log-euclidean or stein)", spd.ErrParameter, m.metric)
 }
 
-// Spec declares scores and class costs; the method needs no pairwise
+// Spec declares scores, class costs and class probabilities (the
+// scores' softmax over every class); the method needs no pairwise
 // quantities.
 func (m *mdm) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: 1, Warnings: m.warnings, Scores: true, Costs: true}
+	return classify.Spec{Params: m.p, Candidates: 1, Warnings: m.warnings, Scores: true, Costs: true, Probabilities: true}
 }
 
 func (m *mdm) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
@@ -265,6 +266,9 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 	if a.costs {
 		out.Costs, out.CostClasses = make([][]float64, len(test)), slices.Clone(f.classes)
 	}
+	if a.probs {
+		out.Probabilities, out.CostClasses = classify.Rows(len(test), k), slices.Clone(f.classes)
+	}
 	ws := make([]*spd.Workspace, pool.Workers(a.workers))
 	vecs, tmps := make([][]float64, len(ws)), make([]*mat.SymDense, len(ws))
 	sqs, probs := make([][]float64, len(ws)), make([][]float64, len(ws)) // per worker, reused item after item
@@ -311,7 +315,11 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 		}
 		r, _ := classify.RankCosts(f.classes, sq)
 		out.Ranking[q], out.Pred[q] = r, r[0]
-		out.Scores[q] = classify.RankedScore(r, f.classes, softmaxNegTo(probs[w], sq), math.NaN())
+		p := probs[w]
+		if out.Probabilities != nil {
+			p = out.Probabilities[q]
+		}
+		out.Scores[q] = classify.RankedScore(r, f.classes, softmaxNegTo(p, sq), math.NaN())
 		if a.costs {
 			out.Costs[q] = dist
 		}

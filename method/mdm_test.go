@@ -152,7 +152,8 @@ func logDistance(x, m []float64) float64 {
 
 // TestMDMCostsAreDistances checks MDM on full (non-commuting) matrices:
 // each class cost is spd's distance from the item to the saved class mean
-// (√S for stein), and the scores are the softmax of −d² over the classes;
+// (√S for stein), and the scores and class probabilities are the softmax
+// of −d² over the classes;
 // the log-Euclidean means are exp of the mean of spd.Log of the class's
 // items.
 func TestMDMCostsAreDistances(t *testing.T) {
@@ -165,7 +166,7 @@ func TestMDMCostsAreDistances(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := f.Predict(ctx, &classify.Query{Data: data, Items: test, Costs: true, Workers: 2})
+			out, err := f.Predict(ctx, &classify.Query{Data: data, Items: test, Costs: true, Probabilities: true, Workers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,6 +219,11 @@ func TestMDMCostsAreDistances(t *testing.T) {
 						t.Fatalf("query %d, class %d: cost %v, want %v", q, c, out.Costs[q][c], want)
 					}
 					sum += math.Exp(-sq[c])
+				}
+				for c := range 3 {
+					if p := math.Exp(-sq[c]) / sum; math.Abs(out.Probabilities[q][c]-p) > 1e-12 {
+						t.Fatalf("query %d: probabilities %v, want %v of class %d", q, out.Probabilities[q], p, c)
+					}
 				}
 				s := out.Scores[q]
 				if p := math.Exp(-sq[s.Label]) / sum; math.Abs(s.Score-p) > 1e-12 {

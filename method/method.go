@@ -300,8 +300,9 @@ func (s *srcFit) save(ctx context.Context, st *classify.State) (any, error) {
 
 // predict classifies the items test of d by the fitted SRC, scoring each
 // by its classes' shares of the explained energy and its code's
-// concentration (rsr.Classifier.Shares, rsr.Decision.SCI), the items in
-// blocks (classify.ForBlocks), each read only while it is classified.
+// concentration (rsr.Classifier.Shares, rsr.Decision.SCI), the shares
+// its class probabilities, the items in blocks (classify.ForBlocks),
+// each read only while it is classified.
 func (s *srcFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
 	p, err := s.pairs(d)
 	if err != nil {
@@ -312,6 +313,9 @@ func (s *srcFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 	classes := c.Labels()
 	if a.costs {
 		out.Costs, out.CostClasses = make([][]float64, len(test)), classes
+	}
+	if a.probs {
+		out.Probabilities, out.CostClasses = classify.Rows(len(test), len(classes)), classes
 	}
 	kxx := make([]float64, min(len(test), classify.BlockSize))
 	for i := range kxx {
@@ -328,7 +332,14 @@ func (s *srcFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 			out.Pred[i] = d.Label
 			out.Ranking[i] = c.Rank(d)
 			out.Lambdas[i] = d.Lambda
-			out.Scores[i] = classify.RankedScore(out.Ranking[i], classes, c.Shares(d), d.SCI)
+			var shares []float64
+			if out.Probabilities != nil {
+				shares = out.Probabilities[i]
+				c.SharesTo(shares, d)
+			} else {
+				shares = c.Shares(d)
+			}
+			out.Scores[i] = classify.RankedScore(out.Ranking[i], classes, shares, d.SCI)
 			if out.Costs != nil {
 				out.Costs[i] = c.Costs(d)
 			}

@@ -59,11 +59,14 @@ func parseMetric(name *string) (spd.Metric, []string, error) {
 }
 
 // Spec declares the split's Stein divergences, which the Stein and AIRM
-// rankings read.
+// rankings read. The class probabilities are the softmax of −d² over the
+// classes' nearest members (nearest), d² the Stein divergence itself for
+// stein (as mdm's).
 func (m *nn) Spec() classify.Spec {
 	// The AIRM ranking prunes classes that cannot be nearest, so it has no
-	// distance to every class to give as costs.
-	s := classify.Spec{Params: m.p, Candidates: 1, Warnings: m.warnings, Scores: true, Costs: m.metric != spd.AIRMMetric}
+	// distance to every class to give as costs or probabilities.
+	all := m.metric != spd.AIRMMetric
+	s := classify.Spec{Params: m.p, Candidates: 1, Warnings: m.warnings, Scores: true, Costs: all, Probabilities: all}
 	if m.metric == spd.SteinMetric || m.metric == spd.AIRMMetric {
 		s.Quantities = []classify.Quantity{classify.Stein{}}
 	}
@@ -106,12 +109,16 @@ func (f *nnFit) predict(ctx context.Context, d *classify.Data, test []int, a ans
 			return nil, err
 		}
 		out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
+		classes := classify.SortedKeys(classify.ByClass(d.Labels, train))
 		if a.costs {
-			out.Costs, out.CostClasses = make([][]float64, len(test)), classify.SortedKeys(classify.ByClass(d.Labels, train))
+			out.Costs, out.CostClasses = make([][]float64, len(test)), classes
+		}
+		if a.probs {
+			out.Probabilities, out.CostClasses = make([][]float64, len(test)), classes
 		}
 		err = classify.ForBlocks(ctx, p, test, train, classify.Identity, &m.blocks, func(off int, k *mat.Dense) error {
 			n, _ := k.Dims()
-			o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, a.costs, func(_, q, a int) (float64, error) { return k.At(q, a), nil })
+			o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, a.costs, m.squares(a), func(_, q, a int) (float64, error) { return k.At(q, a), nil })
 			if err != nil {
 				return err
 			}
@@ -121,12 +128,15 @@ func (f *nnFit) predict(ctx context.Context, d *classify.Data, test []int, a ans
 			if a.costs {
 				copy(out.Costs[off:], o.Costs)
 			}
+			if a.probs {
+				copy(out.Probabilities[off:], o.Probabilities)
+			}
 			return nil
 		})
 		return out, err
 	}
 	ws := make([]*spd.Workspace, pool.Workers(a.workers))
-	return nearest(ctx, d.Labels, train, test, a.workers, a.costs, func(w, q, a int) (float64, error) {
+	return nearest(ctx, d.Labels, train, test, a.workers, a.costs, m.squares(a), func(w, q, a int) (float64, error) {
 		if ws[w] == nil {
 			ws[w] = spd.NewWorkspace(d.Set.Dim())
 		}
@@ -134,13 +144,38 @@ func (f *nnFit) predict(ctx context.Context, d *classify.Data, test []int, a ans
 	})
 }
 
+// squares returns, when a asks for class probabilities, the squared
+// distance d² of a value of the metric (mdmSquares: S itself for
+// stein), which nearest takes the softmax of; nil otherwise.
+func (m *nn) squares(a answer) func(v float64) float64 {
+	if !a.probs {
+		return nil
+	}
+	return func(v float64) float64 {
+		sq, _ := mdmSquares(m.metric, v)
+		return sq
+	}
+}
+
+// identitySquares returns, when a asks for class probabilities, the
+// identity, for the values of a nearest's dist that are squared
+// distances already; nil otherwise.
+func identitySquares(a answer) func(v float64) float64 {
+	if !a.probs {
+		return nil
+	}
+	return func(v float64) float64 { return v }
+}
+
 // nearest ranks the classes of train for each test item by their nearest
 // member under dist(worker, q, a) between test[q] and train[a], ties by
 // label, on workers goroutines, and scores it by the distances of its two
 // nearest classes (classify.NearestScores); with costs, each class's cost
-// is its nearest member's distance. Once ctx is cancelled it starts no
-// more test items and returns ctx.Err().
-func nearest(ctx context.Context, labels, train, test []int, workers int, costs bool, dist func(w, i, j int) (float64, error)) (*classify.Outcome, error) {
+// is its nearest member's distance; with square, the squared distance d²
+// of a value of dist, the class probabilities are the softmax of −d² of
+// the classes' nearest members, exp(−d_c²) / Σ_k exp(−d_k²). Once ctx is
+// cancelled it starts no more test items and returns ctx.Err().
+func nearest(ctx context.Context, labels, train, test []int, workers int, costs bool, square func(v float64) float64, dist func(w, i, j int) (float64, error)) (*classify.Outcome, error) {
 	classes := classify.SortedKeys(classify.ByClass(labels, train))
 	class := make([]int, len(train)) // position in classes of each training item
 	for a, j := range train {
@@ -149,6 +184,9 @@ func nearest(ctx context.Context, labels, train, test []int, workers int, costs 
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
 	if costs {
 		out.Costs, out.CostClasses = make([][]float64, len(test)), classes
+	}
+	if square != nil {
+		out.Probabilities, out.CostClasses = classify.Rows(len(test), len(classes)), classes
 	}
 	bests := make([][]float64, pool.Workers(workers))
 	err := pool.ForCtx(ctx, len(test), workers, func(w, q int) error {
@@ -173,6 +211,13 @@ func nearest(ctx context.Context, labels, train, test []int, workers int, costs 
 		out.Scores[q] = score
 		if costs {
 			out.Costs[q] = slices.Clone(best)
+		}
+		if square != nil {
+			p := out.Probabilities[q]
+			for k, v := range best {
+				p[k] = square(v)
+			}
+			softmaxNegTo(p, p)
 		}
 		out.Ranking[q], out.Pred[q] = r, r[0]
 		return nil

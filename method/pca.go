@@ -129,7 +129,7 @@ func newPCA(n *yaml.Node, typ, spec string, step int, normalise string) (classif
 // Spec declares the sparsity candidates and asks for the method's
 // vectors.
 func (m *pcaSRC) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: len(m.cands), Vectors: m.vectors, Scores: true}
+	return classify.Spec{Params: m.p, Candidates: len(m.cands), Vectors: m.vectors, Scores: true, Probabilities: true}
 }
 
 func (m *pcaSRC) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {

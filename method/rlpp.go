@@ -117,9 +117,13 @@ func counts(f param.Floats, name string) ([]int, error) {
 }
 
 // Spec declares the parameter candidates, the σ check against Theorem 1
-// and the kernel's pairwise quantity.
+// and the kernel's pairwise quantity. The class probabilities are the
+// softmax of −d² over the classes' nearest members in the projection
+// (nearest).
 func (m *rlppMethod) Spec() classify.Spec {
-	return m.spec(m.p)
+	s := m.spec(m.p)
+	s.Probabilities = true
+	return s
 }
 
 func (m *rlppMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
@@ -184,7 +188,9 @@ func (m *rlppMethod) fit(ctx context.Context, t *classify.Train, d *classify.Dat
 	return &rlppFit{m: m, t: t, f: f, given: given, c: c, train: train, p: p, ytr: ytr}, nil
 }
 
-// predict classifies test by nearest neighbour in the projection.
+// predict classifies test by nearest neighbour in the projection, the
+// class probabilities the softmax of minus the squared Euclidean
+// distances of the classes' nearest members there.
 func (r *rlppFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
 	div, err := r.t.Pairs(d, r.m.kernel.kernel.Quantity)
 	if err != nil {
@@ -204,7 +210,7 @@ func (r *rlppFit) predict(ctx context.Context, d *classify.Data, test []int, a a
 	if err != nil {
 		return nil, err
 	}
-	return nearest(ctx, d.Labels, r.train, test, a.workers, false, func(_, q, j int) (float64, error) {
+	return nearest(ctx, d.Labels, r.train, test, a.workers, false, identitySquares(a), func(_, q, j int) (float64, error) {
 		u, v := yte.RawRowView(q), r.ytr.RawRowView(j)
 		var s float64
 		for k := range u {

@@ -58,6 +58,13 @@ func roundTripData(t *testing.T, m classify.Method, typ string) (d *classify.Dat
 	return all, n, learn, test
 }
 
+// roundTripTrain is the training part of roundTripData's items: the n
+// training items, and the items learn that a dictionary learns from.
+func roundTripTrain(d *classify.Data, n int, learn []int) *classify.Train {
+	return &classify.Train{Data: d, Items: classify.Seq(0, n), Workers: 2, Seed: 3, Folds: 3,
+		Dictionary: &classify.Dictionary{Learn: learn, Atoms: 6}}
+}
+
 // trainingPart returns the training items 0..n−1 of d as a Data of their
 // own, as a model folder holds them.
 func trainingPart(d *classify.Data, n int) *classify.Data {
@@ -79,24 +86,20 @@ func trainingPart(d *classify.Data, n int) *classify.Data {
 // training items, saved (its record through JSON), restored by its Load
 // on a Data of the training items alone, the restored method answers the
 // queries as the fitted one, and as the transductive Run, with the same
-// labels, rankings, scores and class costs, bit for bit, and the same
-// chosen parameters; damaged states are refused.
+// labels, rankings, scores, class costs and class probabilities, bit for
+// bit, and the same chosen parameters; damaged states are refused.
 func TestSaveLoadRoundTrip(t *testing.T) {
 	for _, typ := range Names() {
 		t.Run(typ, func(t *testing.T) {
 			ctx := context.Background()
 			m := newMethod(t, typ, Types()[typ].Example)
 			d, n, learn, test := roundTripData(t, m, typ)
-			costs := m.Spec().Costs
-			fit := func() *classify.Train {
-				return &classify.Train{Data: d, Items: classify.Seq(0, n), Workers: 2, Seed: 3, Folds: 3,
-					Dictionary: &classify.Dictionary{Learn: learn, Atoms: 6}}
-			}
-			f, err := m.Fit(ctx, fit())
+			costs, probs := m.Spec().Costs, m.Spec().Probabilities
+			f, err := m.Fit(ctx, roundTripTrain(d, n, learn))
 			if err != nil {
 				t.Fatal(err)
 			}
-			q := &classify.Query{Data: d, Items: test, Ranks: 3, Costs: costs, Workers: 2}
+			q := &classify.Query{Data: d, Items: test, Ranks: 3, Costs: costs, Probabilities: probs, Workers: 2}
 			want, err := f.Predict(ctx, q)
 			if err != nil {
 				t.Fatal(err)
@@ -108,7 +111,13 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameOutcome(t, "Run against Fit then Predict", run, want)
+			// A run asks for no probabilities, and gets the same answers.
+			plain := *want
+			plain.Probabilities = nil
+			sameOutcome(t, "Run against Fit then Predict", run, &plain)
+			if probs && len(want.Probabilities) != len(test) {
+				t.Fatalf("%d class probability rows for %d queries", len(want.Probabilities), len(test))
+			}
 
 			st, err := f.Save(ctx)
 			if err != nil {
@@ -167,7 +176,8 @@ func reread(t *testing.T, st *classify.State) *classify.State {
 }
 
 // sameOutcome fails unless two outcomes agree bit for bit on what an
-// answer holds: predictions, rankings, scores, costs and parameters.
+// answer holds: predictions, rankings, scores, costs, probabilities and
+// parameters.
 func sameOutcome(t *testing.T, what string, got, want *classify.Outcome) {
 	t.Helper()
 	if !slices.Equal(got.Pred, want.Pred) {
@@ -187,6 +197,14 @@ func sameOutcome(t *testing.T, what string, got, want *classify.Outcome) {
 	for q := range want.Costs {
 		if fmt.Sprint(bits(got.Costs[q])) != fmt.Sprint(bits(want.Costs[q])) {
 			t.Fatalf("%s: item %d's costs %v, want %v", what, q, got.Costs[q], want.Costs[q])
+		}
+	}
+	if len(got.Probabilities) != len(want.Probabilities) {
+		t.Fatalf("%s: %d class probability rows, want %d", what, len(got.Probabilities), len(want.Probabilities))
+	}
+	for q := range want.Probabilities {
+		if fmt.Sprint(bits(got.Probabilities[q])) != fmt.Sprint(bits(want.Probabilities[q])) {
+			t.Fatalf("%s: item %d's probabilities %v, want %v", what, q, got.Probabilities[q], want.Probabilities[q])
 		}
 	}
 	if !maps.Equal(got.Params, want.Params) {

@@ -65,10 +65,11 @@ func newRSR(n *yaml.Node) (classify.Method, error) {
 
 // Spec declares the parameter candidates, the σ check against Theorem 1
 // and the kernel's pairwise quantity (Stein divergences, or squared
-// log-Euclidean distances).
+// log-Euclidean distances); the class costs are the residuals and the
+// class probabilities the energy shares (srcFit.predict).
 func (m *rsrMethod) Spec() classify.Spec {
 	s := m.spec(m.p)
-	s.Costs = true
+	s.Costs, s.Probabilities = true, true
 	return s
 }
 

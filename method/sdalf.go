@@ -138,7 +138,7 @@ func (f *sdalfFit) predict(ctx context.Context, d *classify.Data, test []int, a 
 	if err != nil {
 		return nil, err
 	}
-	return nearest(ctx, d.Labels, f.train, test, a.workers, false, func(_, q, j int) (float64, error) {
+	return nearest(ctx, d.Labels, f.train, test, a.workers, false, nil, func(_, q, j int) (float64, error) {
 		return sdalf.Distance(sigs[test[q]], f.gallery[j], f.m.weights)
 	})
 }
@@ -200,7 +200,11 @@ func imageRequest(step *int) (classify.VectorRequest, error) {
 }
 
 // imageSpec is the Spec of a method on images with parameters p that
-// reads the vectors r.
+// reads the vectors r. SDALF and HPE give no scores and no class
+// probabilities: their distances add a histogram distance to a blob or
+// epitome matching cost under hand-set weights, which rank a gallery
+// (the CMC curves they are measured by) but are not squared distances of
+// any space, so a softmax of them would be a number without a model.
 func imageSpec(p any, r classify.VectorRequest) classify.Spec {
 	return classify.Spec{Params: p, Candidates: 1, Vectors: r}
 }

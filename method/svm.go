@@ -94,7 +94,8 @@ func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 // and the kernel's pairwise quantity.
 func (m *steinSVM) Spec() classify.Spec {
 	s := m.spec(m.p)
-	s.Costs = true // 1 − p_c of the calibrated final run
+	s.Costs = true         // 1 − p_c of the calibrated final run
+	s.Probabilities = true // p_c, svm.Decision.Prob
 	return s
 }
 
@@ -173,6 +174,9 @@ func (f *svmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 		if a.costs {
 			out.Costs, out.CostClasses = make([][]float64, len(test)), model.Classes
 		}
+		if a.probs {
+			out.Probabilities, out.CostClasses = classify.Rows(len(test), len(model.Classes)), model.Classes
+		}
 	}
 	err = classify.ForBlocks(ctx, div, test, f.train, f.f, &f.m.blocks, func(off int, kb *mat.Dense) error {
 		ds, err := model.PredictBatch(ctx, kb)
@@ -190,6 +194,9 @@ func (f *svmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 						c[k] = 1 - p
 					}
 					out.Costs[off+q] = c
+				}
+				if out.Probabilities != nil {
+					copy(out.Probabilities[off+q], dec.Prob)
 				}
 			}
 		}

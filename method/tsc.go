@@ -64,9 +64,10 @@ func newTSC(n *yaml.Node) (classify.Method, error) {
 	return m, nil
 }
 
-// Spec declares the λ candidates.
+// Spec declares the λ candidates and class probabilities: the softmax of
+// minus the Burg residuals (tscFit.predict).
 func (m *tscMethod) Spec() classify.Spec {
-	return classify.Spec{Params: m.p, Candidates: len(m.p.Lambda)}
+	return classify.Spec{Params: m.p, Candidates: len(m.p.Lambda), Probabilities: true}
 }
 
 func (m *tscMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
@@ -108,14 +109,24 @@ func fitTSC(d *classify.Data, train []int, o tsc.Options) (*tscFit, error) {
 
 // predict codes every item of test over the atoms on a.workers
 // goroutines, one tsc.Workspace each, and ranks the classes by their Burg
-// residuals (ties by label). Each item's result depends on that item only,
-// so the outcome does not depend on the worker count. Once ctx is
-// cancelled it starts no more items, stops the ones under way between
-// Newton steps, and returns an error wrapping ctx.Err().
+// residuals r_c, the Burg divergence of class c's part of the
+// reconstruction, Σ_{l(j)=c} x_j A_j, from the item X
+// (tsc.Coder.ClassResidualsTo), ties by label. The class
+// probabilities are their softmax, exp(−r_c) / Σ_k exp(−r_k), the Burg
+// divergence standing for a squared distance as the Stein divergence
+// does for nn and mdm (near X, D_B ≈ d_g²/2 and S ≈ d_g²/8 of the AIRM
+// distance d_g); every class has 1/k when no class has a finite residual
+// (a degenerate code). Each item's result depends on that item only, so
+// the outcome does not depend on the worker count. Once ctx is cancelled
+// it starts no more items, stops the ones under way between Newton
+// steps, and returns an error wrapping ctx.Err().
 func (f *tscFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
 	coder, classes, class, workers := f.coder, f.classes, f.class, a.workers
 	n := len(class)
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Lambdas: make([]float64, len(test))}
+	if a.probs {
+		out.Probabilities, out.CostClasses = classify.Rows(len(test), len(classes)), classes
+	}
 	nw := pool.Workers(workers)
 	type buffers struct {
 		ws  *tsc.Workspace
@@ -155,6 +166,15 @@ func (f *tscFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 			r[k] = classes[c]
 		}
 		out.Ranking[q], out.Pred[q], out.Lambdas[q] = r, r[0], f.lambda
+		if p := out.Probabilities; p != nil {
+			if degenerate[q] {
+				for k := range p[q] {
+					p[q][k] = 1 / float64(len(classes))
+				}
+			} else {
+				softmaxNegTo(p[q], b.res)
+			}
+		}
 		return nil
 	})
 	if err != nil {

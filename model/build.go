@@ -15,26 +15,20 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// newMethod constructs the method that r records for the training items
-// of data (their matrix size, their regions): its type with its
-// parameters (a best model's candidates each with theirs), fused by the
-// rules of r.Parts for items of several regions, and checks the
-// parameters against the items' matrices (Spec.CheckDim) and the
-// vectors the method reads against data's. It records the parameters as
-// resolved in r.
-func (r *record) newMethod(data *classify.Data) (classify.Method, classify.Spec, error) {
-	m, spec, _, err := r.newMethods(data)
-	return m, spec, err
-}
-
 // typeSpec is a method type's Spec.
 type typeSpec struct {
 	typ  string
 	spec classify.Spec
 }
 
-// newMethods is newMethod, with the Spec of each method it is made of:
-// the method's own, or a best model's candidates'.
+// newMethods constructs the method that r records for the training items
+// of data (their matrix size, their regions): its type with its
+// parameters (a best model's candidates each with theirs), fused by the
+// rules of r.Parts for items of several regions, and checks the
+// parameters against the items' matrices (Spec.CheckDim) and the
+// vectors the method reads against data's. It records the parameters as
+// resolved in r. It returns the method, its Spec, and the Spec of each
+// method it is made of: the method's own, or a best model's candidates'.
 func (r *record) newMethods(data *classify.Data) (classify.Method, classify.Spec, []typeSpec, error) {
 	if r.Method != bestType {
 		if len(r.Candidates) > 0 {

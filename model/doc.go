@@ -92,6 +92,19 @@
 //     second, d₁ ≤ d₂ the distances of the two nearest classes' nearest
 //     members (a form of Lowe's distance-ratio test, IJCV 2004).
 //
+// # Probabilities
+//
+// With PredictOptions.Probabilities, each answer also carries its
+// probability of every class (Prediction.Probabilities, in the order of
+// Model.Classes), made of the quantities the method ranks the classes by
+// (classify.Outcome.Probabilities says what they are per method): the
+// energy shares of the SRC methods and stein-svm's calibrated
+// probabilities, which are their scores; the softmax of −d² over the
+// classes' distances to the item for mdm, nn, rlpp and tsc; the mean of
+// the regions' for a model of several regions per image. A model whose
+// method gives none (sdalf, hpe, nn with the AIRM metric; for a best
+// model, the chosen candidate's: Model.Probabilities) refuses them.
+//
 // # Rejection
 //
 // An answer is rejected (Prediction.Rejected) when its confidence is

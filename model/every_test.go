@@ -99,7 +99,10 @@ func vectorOf(spec string, c int, rng *rand.Rand) []float64 {
 // parameters; a method that makes a dictionary makes it from the
 // training items, as a run's split whose dictionary part is its training
 // items, and a model of it codes as the fitted method does
-// (Model.TransformSet); without atoms it is refused.
+// (Model.TransformSet); without atoms it is refused; with probabilities
+// asked, the same answers and each class's probability that the run's
+// fitted method gives, bit for bit, or for a method that gives none a
+// refusal.
 func TestEveryMethodAsRun(t *testing.T) {
 	ctx := context.Background()
 	for _, typ := range model.Methods() {
@@ -173,6 +176,25 @@ func TestEveryMethodAsRun(t *testing.T) {
 			if dict {
 				checkTransform(t, ctx, m, meth, split, test)
 			}
+			withProbs, err := m.PredictOutput(ctx, test, model.PredictOptions{Workers: 2, Probabilities: true})
+			if m.Probabilities() != meth.Spec().Probabilities {
+				t.Fatalf("model gives probabilities %v, its method %v", m.Probabilities(), meth.Spec().Probabilities)
+			}
+			if !m.Probabilities() {
+				if err == nil || !strings.Contains(err.Error(), "gives no class probabilities") {
+					t.Fatalf("probabilities of a method without them: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range withProbs {
+				if plain := got[i]; p.Label != plain.Label || bits(p.Score) != bits(plain.Score) || plain.Probabilities != nil {
+					t.Fatalf("item %d: with probabilities %+v, without %+v", i, p, plain)
+				}
+			}
+			sameProbabilities(t, withProbs, meth, split)
 		})
 	}
 }
@@ -212,6 +234,34 @@ func checkTransform(t *testing.T, ctx context.Context, m *model.Model, meth clas
 	}
 }
 
+// sameProbabilities fails unless the answers ps carry, bit for bit, the
+// class probabilities of meth fitted on split's training items for its
+// test items, each answer a probability per class.
+func sameProbabilities(t *testing.T, ps []model.Prediction, meth classify.Method, split *classify.Split) {
+	t.Helper()
+	ctx := context.Background()
+	f, err := meth.Fit(ctx, split.Fitting())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := split.Query()
+	q.Probabilities = true
+	run, err := f.Predict(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range ps {
+		if len(p.Probabilities) != len(run.CostClasses) || len(run.Probabilities[i]) != len(run.CostClasses) {
+			t.Fatalf("item %d: %d probabilities, the run's %d over classes %v", i, len(p.Probabilities), len(run.Probabilities[i]), run.CostClasses)
+		}
+		for k, l := range run.CostClasses {
+			if math.Float64bits(p.Probabilities[l]) != math.Float64bits(run.Probabilities[i][k]) {
+				t.Fatalf("item %d: model probabilities %v, run %v over classes %v", i, p.Probabilities, run.Probabilities[i], run.CostClasses)
+			}
+		}
+	}
+}
+
 // runMethod constructs the method that a run would for o: its type with
 // its parameters, or a best method of the candidates.
 func runMethod(typ string, o model.Options) (classify.Method, error) {
@@ -227,4 +277,41 @@ func runMethod(typ string, o model.Options) (classify.Method, error) {
 		b.Names, b.Methods = append(b.Names, c.Name), append(b.Methods, m)
 	}
 	return b, nil
+}
+
+// TestBestChosenProbabilities checks that a best model gives class
+// probabilities when its chosen candidate does, whatever the others: of
+// nn with the Stein and the AIRM metrics (which gives none), the first
+// listed is chosen (one standard error), and with probabilities asked
+// the model answers, or refuses naming the chosen candidate.
+func TestBestChosenProbabilities(t *testing.T) {
+	ctx := context.Background()
+	train, test := syntheticOutputs(t, "", 0)
+	stein := model.Candidate{Name: "stein", Method: "nn", Params: map[string]any{"metric": "stein"}}
+	airm := model.Candidate{Name: "airm", Method: "nn", Params: map[string]any{"metric": "airm"}}
+	for _, tc := range []struct {
+		candidates []model.Candidate
+		gives      bool
+	}{
+		{[]model.Candidate{stein, airm}, true},
+		{[]model.Candidate{airm, stein}, false},
+	} {
+		m, err := model.FitOutput(ctx, train, model.Options{Method: "best", Candidates: tc.candidates, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m = saveLoad(t, m)
+		if m.ChosenMethod() != tc.candidates[0].Name {
+			t.Fatalf("chose %q, want the first listed, %q", m.ChosenMethod(), tc.candidates[0].Name)
+		}
+		ps, err := m.PredictOutput(ctx, test, model.PredictOptions{Probabilities: true})
+		switch {
+		case m.Probabilities() != tc.gives:
+			t.Errorf("chosen %s: Probabilities %v", m.ChosenMethod(), m.Probabilities())
+		case tc.gives && (err != nil || len(ps) != len(test.Rows) || len(ps[0].Probabilities) != 3):
+			t.Errorf("chosen %s: %d answers, %v", m.ChosenMethod(), len(ps), err)
+		case !tc.gives && (err == nil || !strings.Contains(err.Error(), `chosen candidate "airm" (nn) gives no class probabilities`)):
+			t.Errorf("chosen %s: %v, want a refusal naming it", m.ChosenMethod(), err)
+		}
+	}
 }

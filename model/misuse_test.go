@@ -58,7 +58,7 @@ func TestMisuse(t *testing.T) {
 		{"FitOutput nil", func(*testing.T) error { return errOf(model.FitOutput(ctx, nil, model.Options{Method: "nn"})) }, "nil *store.Output"},
 		{"nil Model accessors", func(*testing.T) error {
 			if nilModel.Method() != "" || nilModel.Classes() != nil || nilModel.Dim() != 0 || len(nilModel.Chosen()) != 0 ||
-				nilModel.Extraction() != nil || nilModel.Parts() != nil {
+				nilModel.Extraction() != nil || nilModel.Parts() != nil || nilModel.Probabilities() {
 				t.Error("a nil Model's accessors are not zero")
 			}
 			return errNone

@@ -101,6 +101,9 @@ type Model struct {
 	fitted classify.Fitted
 	train  *classify.Data // the training items, which queries join
 	dir    string         // the folder it was loaded from, "" for a fitted one
+	// probs says that the fitted method (a best model's chosen
+	// candidate) gives class probabilities (Spec.Probabilities).
+	probs bool
 }
 
 // record is model.json: everything but the arrays.
@@ -277,6 +280,7 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o O
 	model := &Model{rec: rec, method: m, fitted: f, train: data}
 	model.rec.Chosen, model.rec.ChosenMethod = f.Chosen(), classify.ChosenMethod(f)
 	model.keepVectors(specs)
+	model.probs = model.rec.chosenSpec(specs).Probabilities
 	if c, _, ok := classify.FusionOf(f); ok {
 		model.rec.Parts.Rule, model.rec.Parts.Weights = c.Rule.String(), c.Weights
 	}
@@ -294,14 +298,30 @@ func (r *record) training(data *classify.Data) *classify.Train {
 	return t
 }
 
+// chosenSpec returns the Spec of the method that answers, of specs, the
+// methods' own (newMethods): a best model's chosen candidate's, the
+// method's otherwise.
+func (r *record) chosenSpec(specs []typeSpec) classify.Spec {
+	if k := slices.Index(r.candidateNames(), r.ChosenMethod); k >= 0 {
+		return specs[k].spec
+	}
+	return specs[0].spec
+}
+
+// chosenType returns the type of the method that answers: a best model's
+// chosen candidate's, the method's otherwise.
+func (r *record) chosenType() string {
+	if k := slices.Index(r.candidateNames(), r.ChosenMethod); k >= 0 {
+		return r.Candidates[k].Method
+	}
+	return r.Method
+}
+
 // keepVectors keeps of the training items' vectors those that the fitted
 // method reads (a best model's chosen candidate's; specs are the
 // methods' own), which the record names for Predict to extract.
 func (m *Model) keepVectors(specs []typeSpec) {
-	req := specs[0].spec.Vectors
-	if k := slices.Index(m.rec.candidateNames(), m.rec.ChosenMethod); k >= 0 {
-		req = specs[k].spec.Vectors
-	}
+	req := m.rec.chosenSpec(specs).Vectors
 	x := m.train.Vectors[req]
 	m.train.Vectors = nil
 	if req.IsZero() || x == nil {

@@ -33,7 +33,8 @@ var allRules = []string{"sum", "normalized", "vote", "weighted"}
 // for each test image as covpipe run's data.parts does on a split whose
 // training items are the model's images: the same fusion rule and
 // weights chosen by cross-validation, the same labels and scores bit for
-// bit; and that the saved model answers as the fitted one.
+// bit, and the same pooled class probabilities when asked; and that the
+// saved model answers as the fitted one.
 func TestPartsAsRun(t *testing.T) {
 	trainDir, testDir := gratingFolders(t, 6, 4)
 	ctx := context.Background()
@@ -138,6 +139,11 @@ func TestPartsAsRun(t *testing.T) {
 					t.Errorf("PredictSet image %d: %+v, PredictOutput %+v", i, bySet[i], got[i])
 				}
 			}
+			withProbs, err := back.PredictSet(ctx, set, model.PredictOptions{Probabilities: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameProbabilities(t, withProbs, &classify.Fused{Method: meth, Fusing: f}, split)
 			if _, err := back.PredictSet(ctx, set.Subset(classify.Seq(0, 7)), model.PredictOptions{}); err == nil || !strings.Contains(err.Error(), "whole number") && !strings.Contains(err.Error(), "not whole images") {
 				t.Errorf("7 matrices for a model of 5 regions: %v", err)
 			}

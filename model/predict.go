@@ -32,16 +32,37 @@ type PredictOptions struct {
 	Reject float64
 	// Reporter, if not nil, receives the progress of extraction.
 	Reporter progress.Reporter
+	// Probabilities asks for each answer's class probabilities
+	// (Prediction.Probabilities); a model whose method gives none
+	// (Model.Probabilities) refuses it.
+	Probabilities bool
 }
 
-// ready returns an error for a nil or zero model, and for options that
-// Validate refuses.
+// ready returns an error for a nil or zero model, for options that
+// Validate refuses, and for probabilities asked of a model that gives
+// none, before anything is described.
 func (m *Model) ready(o PredictOptions) error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	return o.Validate()
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if o.Probabilities && !m.probs {
+		what := "method " + m.rec.Method
+		if m.rec.ChosenMethod != "" {
+			what = fmt.Sprintf("method best's chosen candidate %q (%s)", m.rec.ChosenMethod, m.rec.chosenType())
+		}
+		return fmt.Errorf("%s: %s gives no class probabilities (sdalf, hpe and nn with the AIRM metric give none; see covpipe predict --help)", m.name(), what)
+	}
+	return nil
 }
+
+// Probabilities reports whether the model's answers can carry class
+// probabilities (PredictOptions.Probabilities): whether its method, a
+// best model's chosen candidate, gives them (classify.Spec.Probabilities;
+// classify.Outcome.Probabilities says what they are for each method).
+func (m *Model) Probabilities() bool { return m != nil && m.probs }
 
 // Validate returns an error unless o.Reject is a confidence threshold in
 // [0, 1], where the SCI and the scores lie: a threshold above 1 would
@@ -76,6 +97,10 @@ type Prediction struct {
 	// SCI is the sparsity concentration index of an SRC method's code,
 	// NaN for other methods.
 	SCI float64
+	// Probabilities holds, when PredictOptions.Probabilities asks, the
+	// probability of each class of Model.Classes, in that order (see the
+	// package documentation); nil otherwise.
+	Probabilities []float64
 	// Rejected says that the answer's confidence is below
 	// PredictOptions.Reject.
 	Rejected bool
@@ -400,13 +425,27 @@ func (m *Model) predictSet(ctx context.Context, set *spd.Set, vecs []float64, ro
 		return nil, fmt.Errorf("%s: %w", m.name(), err)
 	}
 	n := len(m.train.Labels)
-	ans, err := m.fitted.Predict(ctx, &classify.Query{Data: data, Items: classify.Seq(n, n+len(rows)), Workers: o.Workers})
+	ans, err := m.fitted.Predict(ctx, &classify.Query{Data: data, Items: classify.Seq(n, n+len(rows)), Probabilities: o.Probabilities, Workers: o.Workers})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.name(), err)
 	}
+	if o.Probabilities && len(ans.Probabilities) != len(rows) {
+		return nil, fmt.Errorf("%s: %d class probability rows for %d answers", m.name(), len(ans.Probabilities), len(rows))
+	}
 	out := slices.Clone(rows)
+	var probs [][]float64
+	if o.Probabilities {
+		probs = classify.Rows(len(rows), len(m.rec.Classes))
+	}
 	for i := range out {
 		m.fill(&out[i], itemScore(ans, i), o)
+		if probs != nil {
+			// The outcome's columns are labels, which index the classes.
+			for k, l := range ans.CostClasses {
+				probs[i][l] = ans.Probabilities[i][k]
+			}
+			out[i].Probabilities = probs[i]
+		}
 	}
 	return out, nil
 }

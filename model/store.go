@@ -173,9 +173,11 @@ func Load(dir string) (*Model, error) {
 		}
 		m.train.Vectors = map[classify.VectorRequest]*mat.Dense{r.vectorRequest(): mat.NewDense(shape[0], shape[1], x)}
 	}
-	if m.method, _, err = r.newMethod(m.train); err != nil {
+	var specs []typeSpec
+	if m.method, _, specs, err = r.newMethods(m.train); err != nil {
 		return nil, invalid(dir, "%s: %v", recordFile, err)
 	}
+	m.probs = r.chosenSpec(specs).Probabilities
 	st := &classify.State{Record: r.State}
 	for _, name := range r.Arrays {
 		if !validArrayName(name) {

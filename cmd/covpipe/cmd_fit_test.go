@@ -34,8 +34,30 @@ func gratingClasses(t *testing.T, dir string, n int, seed uint64) {
 	}
 }
 
-// readPredictions reads predictions.csv, checking its header.
-func readPredictions(t *testing.T, path string) [][]string {
+// describeTexture describes the images of in with texture features
+// into the folder out.
+func describeTexture(t *testing.T, out, in string) {
+	t.Helper()
+	if _, stderr, err := runCLI(t, "describe", "--features", "texture", "--out", out, in); err != nil {
+		t.Fatalf("describe %s: %v\n%s", in, err, stderr)
+	}
+}
+
+// gratingFolders writes into a new folder dir the class folders train,
+// of n gratings per class, and test, of 3 (gratingClasses).
+func gratingFolders(t *testing.T, n int) (dir, train, test string) {
+	t.Helper()
+	dir = t.TempDir()
+	train, test = filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	gratingClasses(t, train, n, 1)
+	gratingClasses(t, test, 3, 2)
+	return dir, train, test
+}
+
+// readPredictions reads predictions.csv, checking its header: the
+// columns, then those of the probabilities of classes (none: no such
+// columns).
+func readPredictions(t *testing.T, path string, classes ...string) [][]string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -45,8 +67,12 @@ func readPredictions(t *testing.T, path string) [][]string {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if got := strings.Join(rows[0], ",") + "\n"; got != predictionsHeader {
-		t.Fatalf("header %q, want %q", got, predictionsHeader)
+	want := predictionsColumns
+	for _, c := range classes {
+		want += ",p:" + c
+	}
+	if got := strings.Join(rows[0], ","); got != want {
+		t.Fatalf("header %q, want %q", got, want)
 	}
 	return rows[1:]
 }
@@ -56,26 +82,19 @@ func readPredictions(t *testing.T, path string) [][]string {
 // images and their describe folder get the same rows, and --reject 1
 // rejects every answer that is not certain.
 func TestFitPredict(t *testing.T) {
-	dir := t.TempDir()
-	train, test := filepath.Join(dir, "train"), filepath.Join(dir, "test")
-	gratingClasses(t, train, 5, 1)
-	gratingClasses(t, test, 3, 2)
+	dir, train, test := gratingFolders(t, 5)
 	rsrModel, nnModel := filepath.Join(dir, "rsr"), filepath.Join(dir, "nn")
 	stdout, stderr, err := runCLI(t, "fit", "--method", "rsr", "--sigma", "0.5", "--lambda-ratio", "0.05,0.2", "--features", "texture", "--out", rsrModel, train)
 	if err != nil || !strings.Contains(stdout, "fitted rsr on 5x5 descriptors of 3 classes") || !strings.Contains(stdout, "lambda_ratio=") {
 		t.Fatalf("fit rsr: %v\n%s%s", err, stdout, stderr)
 	}
 	desc := filepath.Join(dir, "desc")
-	if _, stderr, err := runCLI(t, "describe", "--features", "texture", "--out", desc, train); err != nil {
-		t.Fatalf("describe: %v\n%s", err, stderr)
-	}
+	describeTexture(t, desc, train)
 	if _, stderr, err := runCLI(t, "fit", "--method", "nn", "--metric", "stein", "--out", nnModel, desc); err != nil {
 		t.Fatalf("fit nn: %v\n%s", err, stderr)
 	}
 	testDesc := filepath.Join(dir, "test-desc")
-	if _, stderr, err := runCLI(t, "describe", "--features", "texture", "--out", testDesc, test); err != nil {
-		t.Fatalf("describe: %v\n%s", err, stderr)
-	}
+	describeTexture(t, testDesc, test)
 	for _, m := range []string{rsrModel, nnModel} {
 		csvOut := filepath.Join(dir, filepath.Base(m)+".csv")
 		if _, stderr, err := runCLI(t, "predict", "--model", m, "--out", csvOut, test); err != nil {
@@ -204,14 +223,9 @@ func flat(rows [][]string) []string {
 // label every image. A dictionary of every class is refused, and so is a
 // class without descriptors.
 func TestFitLearnedDictionaries(t *testing.T) {
-	dir := t.TempDir()
-	train, test := filepath.Join(dir, "train"), filepath.Join(dir, "test")
-	gratingClasses(t, train, 6, 1)
-	gratingClasses(t, test, 3, 2)
+	dir, train, test := gratingFolders(t, 6)
 	desc := filepath.Join(dir, "desc")
-	if _, stderr, err := runCLI(t, "describe", "--features", "texture", "--out", desc, train); err != nil {
-		t.Fatalf("describe: %v\n%s", err, stderr)
-	}
+	describeTexture(t, desc, train)
 	// fitPredict fits rsr on inputs and returns its labels of test.
 	fitPredict := func(name string, inputs []string) []string {
 		t.Helper()
@@ -271,10 +285,7 @@ func TestFitLearnedDictionaries(t *testing.T) {
 // checks that predict answers once per image, its region the whole
 // image, and that fit says how it fused.
 func TestFitFusion(t *testing.T) {
-	dir := t.TempDir()
-	train, test := filepath.Join(dir, "train"), filepath.Join(dir, "test")
-	gratingClasses(t, train, 5, 1)
-	gratingClasses(t, test, 3, 2)
+	dir, train, test := gratingFolders(t, 5)
 	m := filepath.Join(dir, "model")
 	stdout, stderr, err := runCLI(t, "fit", "--method", "rsr", "--sigma", "0.5", "--lambda-ratio", "0.1", "--features", "texture",
 		"--regions", "whole+grid:2x2", "--fusion", "sum,weighted", "--out", m, train)

@@ -25,6 +25,7 @@ func predictCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model `DIR` that covpipe fit wrote (required)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write predictions.csv to `FILE` (a name ending in .csv) or into the folder DIR (default: standard output)"},
 			&cli.Float64Flag{Name: "reject", Usage: "reject answers whose confidence is below `T`, in [0, 1]: the sparsity concentration index for rsr and logE-SR, the score otherwise"},
+			switchFlag("probabilities", "add each class's probability, a column p:CLASS per class after the others (refused for a model whose method gives none: sdalf, hpe, nn with the AIRM metric)"),
 			&cli.IntFlag{Name: "workers", Usage: "number `N` of goroutines (0: all cores); the predictions do not depend on it"},
 			whereFlag,
 		},
@@ -78,7 +79,7 @@ func predictCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			o := model.PredictOptions{Workers: workers, Reject: c.Float64("reject")}
+			o := model.PredictOptions{Workers: workers, Reject: c.Float64("reject"), Probabilities: c.Bool("probabilities")}
 			start := time.Now()
 			var ps []model.Prediction
 			inputs := len(in.lists)
@@ -93,7 +94,11 @@ func predictCommand() *cli.Command {
 				return fmt.Errorf("predict: %w", err)
 			}
 			secs := time.Since(start).Seconds()
-			if err := writePredictions(dst, ps, inputs); err != nil {
+			var classes []string
+			if o.Probabilities {
+				classes = m.Classes()
+			}
+			if err := writePredictions(dst, ps, inputs, classes); err != nil {
 				return fmt.Errorf("predict: %w", err)
 			}
 			if commit != nil {
@@ -117,18 +122,32 @@ func predictCommand() *cli.Command {
 		}))
 }
 
-// predictionsHeader is the header of predictions.csv.
-const predictionsHeader = "path,region,label,score,second_label,second_score,rejected\n"
+// predictionsColumns are the columns of predictions.csv before the class
+// probabilities.
+const predictionsColumns = "path,region,label,score,second_label,second_score,rejected"
+
+// probabilityPrefix prefixes a class's name in the header of its
+// probability's column.
+const probabilityPrefix = "p:"
 
 // writePredictions writes predictions.csv: one row per prediction, its
 // image's path as manifest.csv writes it (with its input's number first
 // when there are several inputs), escaped as covpipe's CSV files are, the
-// region, the label and its score, the second label and its score, and
-// whether the answer was rejected. Scores are written in full precision.
-func writePredictions(w io.Writer, ps []model.Prediction, inputs int) error {
+// region, the label and its score, the second label and its score,
+// whether the answer was rejected, and with classes (the model's, in
+// the order of Prediction.Probabilities) a column p:CLASS per class, its
+// probability. Scores and probabilities are written in full precision.
+func writePredictions(w io.Writer, ps []model.Prediction, inputs int, classes []string) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString(predictionsHeader)
-	var b []byte
+	b := []byte(predictionsColumns)
+	for _, c := range classes {
+		b = append(b, ',')
+		b = store.AppendField(b, probabilityPrefix+c)
+	}
+	b = append(b, '\n')
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
 	for _, p := range ps {
 		b = store.AppendPathField(b[:0], p.Input, inputs, p.Path)
 		b = append(b, ',')
@@ -143,6 +162,13 @@ func writePredictions(w io.Writer, ps []model.Prediction, inputs int) error {
 		b = strconv.AppendFloat(b, p.SecondScore, 'g', -1, 64)
 		b = append(b, ',')
 		b = strconv.AppendBool(b, p.Rejected)
+		if classes != nil && len(p.Probabilities) != len(classes) {
+			return fmt.Errorf("%s: %d class probabilities for %d classes", p.Path, len(p.Probabilities), len(classes))
+		}
+		for _, v := range p.Probabilities {
+			b = append(b, ',')
+			b = strconv.AppendFloat(b, v, 'g', -1, 64)
+		}
 		b = append(b, '\n')
 		if _, err := bw.Write(b); err != nil {
 			return err
