@@ -1,7 +1,6 @@
 package spd
 
 import (
-	"errors"
 	"math"
 	"testing"
 
@@ -89,26 +88,5 @@ func TestLogEuclideanMeanMinimises(t *testing.T) {
 				t.Errorf("direction %d, step %g: cost %.17g <= the mean's %.17g", k, step, c, base)
 			}
 		}
-	}
-}
-
-func TestLogEuclideanMeanErrors(t *testing.T) {
-	set := mustSet(t, []*mat.SymDense{diag(1, 2), diag(3, 4)})
-	for _, tc := range []struct {
-		name string
-		set  *Set
-		idx  []int
-		want error
-	}{
-		{"nil set", nil, nil, ErrEmpty},
-		{"no indices", set, []int{}, ErrEmpty},
-		{"index out of range", set, []int{0, 2}, ErrParameter},
-		{"negative index", set, []int{-1}, ErrParameter},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if _, err := LogEuclideanMean(tc.set, tc.idx); !errors.Is(err, tc.want) {
-				t.Errorf("error %v, want %v", err, tc.want)
-			}
-		})
 	}
 }
