@@ -198,27 +198,7 @@ func (m *mdm) mean(ctx context.Context, set *spd.Set, idx []int) (*mat.SymDense,
 		mean, _, err := spd.SteinMean(ctx, set, idx, &spd.SteinMeanOptions{Tol: mdmSteinTol})
 		return mean, err
 	}
-	return logEuclideanMean(set, idx)
-}
-
-// logEuclideanMean returns exp((1/n) Σ_i log X_i) over the n matrices of
-// set at the indices idx, summed in their order.
-func logEuclideanMean(set *spd.Set, idx []int) (*mat.SymDense, error) {
-	dim := set.Dim()
-	w := spd.NewWorkspace(dim)
-	acc, tmp := mat.NewSymDense(dim, nil), mat.NewSymDense(dim, nil)
-	for _, i := range idx {
-		if err := w.LogTo(tmp, set.View(i)); err != nil {
-			return nil, fmt.Errorf("item %d: %w", i, err)
-		}
-		acc.AddSym(acc, tmp)
-	}
-	acc.ScaleSym(1/float64(len(idx)), acc)
-	mean := mat.NewSymDense(dim, nil)
-	if err := w.ExpTo(mean, acc); err != nil {
-		return nil, err
-	}
-	return mean, nil
+	return spd.LogEuclideanMean(set, idx)
 }
 
 // mdmRecord is the record of a fitted MDM's state: the class labels of the

@@ -632,6 +632,13 @@ func badInputTable(t *testing.T) map[string][]badCase {
 				}
 				return cs
 			}()),
+		"LogEuclideanMean": slices.Concat(
+			setCases(t, func(s *Set) error { _, err := LogEuclideanMean(s, nil); return err }),
+			[]badCase{
+				{"empty idx", func() error { _, err := LogEuclideanMean(set, []int{}); return err }, ErrEmpty, ""},
+				{"idx -1", func() error { _, err := LogEuclideanMean(set, []int{0, -1}); return err }, ErrParameter, ""},
+				{"idx Len", func() error { _, err := LogEuclideanMean(set, []int{2}); return err }, ErrParameter, ""},
+			}),
 		"FitSpectrum": {
 			{"nil set", func() error { _, err := FitSpectrum(nil); return err }, ErrEmpty, ""},
 			{"empty set", func() error { _, err := FitSpectrum(set.Subset(nil)); return err }, ErrEmpty, ""},

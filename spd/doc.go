@@ -2,7 +2,8 @@
 // matrices: validation and regularisation, log-determinants, the symmetric
 // Stein divergence and the Stein kernel, the affine-invariant Riemannian
 // metric (AIRM), the log-Euclidean and Thompson metrics, matrix functions,
-// exponential and logarithm maps, Karcher means, and parallel Gram matrices.
+// exponential and logarithm maps, Karcher, Stein and log-Euclidean means,
+// and parallel Gram matrices.
 // Metric and Distance choose among the distances and the divergence by name
 // ("airm", "stein", "log-euclidean", "thompson"), as pyRiemann's
 // distance(A, B, metric=...) does.
@@ -72,7 +73,7 @@
 // and method, and fails for one without cases):
 //
 //	ErrEmpty         nil or typed-nil matrix, empty (zero) matrix, nil slice element,
-//	                 nil or empty slice or Set, empty SteinMean idx
+//	                 nil or empty slice or Set, empty SteinMean or LogEuclideanMean idx
 //	ErrNotSquare     non-square mat.Matrix; mat.Symmetric whose SymmetricDim ≠ Dims
 //	ErrNotFinite     NaN or ±Inf entry; a result that would overflow (Exp, Pow,
 //	                 ExpMap, Geodesic, the ridges)
@@ -88,7 +89,7 @@
 //	                 (CheckSigma, LogEuclideanKernel), ridge eps, power p, geodesic t,
 //	                 tolerances (ValidateTol's tol < 0 or NaN, and those of the
 //	                 iterations), iteration cap, weights, K, Workers < 0 (KMeans),
-//	                 invalid Metric, SteinMean idx out of range, nil dst, nil or
+//	                 invalid Metric, SteinMean or LogEuclideanMean idx out of range, nil dst, nil or
 //	                 zero Workspace or Anchor, nil *Metric, nil context.Context
 //	ErrNoConvergence iteration cap reached (KarcherMean, SteinMean): the last
 //	                 iterate is returned with it
