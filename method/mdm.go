@@ -78,14 +78,14 @@ type mdm struct {
 	memo classify.Memo[struct{}]
 	// fits remembers the class means of recent training sets, which the
 	// tasks that share one (FERET's four test poses) share.
-	fits     once.Cache[mdmKey, *mdmFit]
+	fits     once.Cache[trainKey, *mdmFit]
 	metric   spd.Metric
 	warnings []string
 	p        mdmParams
 }
 
 func newMDM(n *yaml.Node) (classify.Method, error) {
-	m := &mdm{fits: once.Cache[mdmKey, *mdmFit]{Max: mdmFits}}
+	m := &mdm{fits: once.Cache[trainKey, *mdmFit]{Max: mdmFits}}
 	if err := decode(n, &m.p, "mdm"); err != nil {
 		return nil, err
 	}
@@ -108,16 +108,23 @@ func (m *mdm) Spec() classify.Spec {
 
 func (m *mdm) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
 	return fitRidge(ctx, t, &m.memo, func(d *classify.Data, train []int) (predictor, error) {
-		return m.fits.Do(mdmKey{weak.Make(d), hashkey.Ints(train)}, func() (*mdmFit, error) {
+		return m.fits.Do(newTrainKey(d, train), func() (*mdmFit, error) {
 			return m.fit(ctx, d, train, t.Workers)
 		})
 	})
 }
 
-// mdmKey identifies a training set: its Data, held weakly, and items.
-type mdmKey struct {
+// trainKey identifies a training set: its Data, held weakly, and items.
+// Methods that remember what they compute of a training set (mdm's class
+// means, tangent-space's reference and vectors) key it so, for the tasks
+// that share one (FERET's four test poses).
+type trainKey struct {
 	data  weak.Pointer[classify.Data]
 	train uint64
+}
+
+func newTrainKey(d *classify.Data, train []int) trainKey {
+	return trainKey{weak.Make(d), hashkey.Ints(train)}
 }
 
 // mdmFits bounds the training sets whose means an mdm keeps.

@@ -47,18 +47,19 @@ func (t Type) Parameters() []param.Decl { return param.Declare(t.Params) }
 // Types returns the method types by the name configs give them.
 func Types() map[string]Type {
 	return map[string]Type{
-		"rsr":       {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR, rsrParams{}},
-		"logE-SR":   {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR, sparse{}},
-		"mdm":       {"minimum distance to the class means under a metric (metric: airm, log-euclidean, stein; Barachant et al., IEEE TBME 2012)", newMDM, mdmParams{}},
-		"nn":        {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN, nnParams{}},
-		"rlpp":      {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP, rlppParams{}},
-		"stein-svm": {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM, steinSVMParams{}},
-		"tsc":       {"tensor sparse coding: MAXDET codes under the Burg divergence, class-wise Burg residuals (Sivalingam et al., ECCV 2010)", newTSC, tscParams{}},
-		"pca-src":   {"sparse representation of PCA-projected pixel intensities (Wright et al., PAMI 2009)", newPCASRC, pcaParams{}},
-		"gsr":       {"sparse representation of PCA-projected, downsampled Gabor magnitudes (Yang and Zhang, ECCV 2010)", newGSR, pcaParams{}},
-		"sdalf":     {"symmetry-driven accumulation of local features: weighted HSV histograms and MSCR blobs of the images, nearest identity (Farenzena et al., CVPR 2010)", newSDALF, sdalfParams{}},
-		"hpe":       {"histogram plus epitome: HSV histograms of torso and legs accumulated over an identity's images, generic and local epitomes of their patches, nearest identity (Bazzani et al., ICPR 2010)", newHPE, hpeParams{}},
-		"codes":     {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes, codesParams{}},
+		"rsr":           {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR, rsrParams{}},
+		"logE-SR":       {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR, sparse{}},
+		"mdm":           {"minimum distance to the class means under a metric (metric: airm, log-euclidean, stein; Barachant et al., IEEE TBME 2012)", newMDM, mdmParams{}},
+		"tangent-space": {"multinomial logistic regression on the tangent-space vectors at the training items' Karcher mean (reference: mean) or at the identity (Barachant et al., IEEE TBME 2012; pyRiemann's TangentSpace with LogisticRegression)", newTangentSpace, tangentParams{}},
+		"nn":            {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN, nnParams{}},
+		"rlpp":          {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP, rlppParams{}},
+		"stein-svm":     {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM, steinSVMParams{}},
+		"tsc":           {"tensor sparse coding: MAXDET codes under the Burg divergence, class-wise Burg residuals (Sivalingam et al., ECCV 2010)", newTSC, tscParams{}},
+		"pca-src":       {"sparse representation of PCA-projected pixel intensities (Wright et al., PAMI 2009)", newPCASRC, pcaParams{}},
+		"gsr":           {"sparse representation of PCA-projected, downsampled Gabor magnitudes (Yang and Zhang, ECCV 2010)", newGSR, pcaParams{}},
+		"sdalf":         {"symmetry-driven accumulation of local features: weighted HSV histograms and MSCR blobs of the images, nearest identity (Farenzena et al., CVPR 2010)", newSDALF, sdalfParams{}},
+		"hpe":           {"histogram plus epitome: HSV histograms of torso and legs accumulated over an identity's images, generic and local epitomes of their patches, nearest identity (Bazzani et al., ICPR 2010)", newHPE, hpeParams{}},
+		"codes":         {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes, codesParams{}},
 	}
 }
 

@@ -19,18 +19,19 @@ import (
 // candidates where it takes them, so that the saved state is a chosen
 // one's.
 var roundTripParams = map[string]string{
-	"rsr":       "{sigma: [0.5, 1], lambda_ratio: [0.05, 0.2]}",
-	"logE-SR":   "{lambda: [0.01, 0.1]}",
-	"mdm":       "{metric: stein}",
-	"nn":        "{metric: stein}",
-	"rlpp":      "{sigma: [0.5, 1]}",
-	"stein-svm": "{sigma: 1, c: [1, 10]}",
-	"tsc":       "{lambda: [0.01, 0.1]}",
-	"pca-src":   "{dims: 5, lambda: [0.01, 0.1]}",
-	"gsr":       "{dims: 5, lambda: 0.01}",
-	"codes":     "{dictionary: kmeans, sigma: 1, lambda_ratio: 0.05}",
-	"sdalf":     "{mask: border, step: 1}",
-	"hpe":       "{mask: border, step: 1, locals: 3}",
+	"rsr":           "{sigma: [0.5, 1], lambda_ratio: [0.05, 0.2]}",
+	"logE-SR":       "{lambda: [0.01, 0.1]}",
+	"mdm":           "{metric: stein}",
+	"tangent-space": "{c: [0.1, 10]}",
+	"nn":            "{metric: stein}",
+	"rlpp":          "{sigma: [0.5, 1]}",
+	"stein-svm":     "{sigma: 1, c: [1, 10]}",
+	"tsc":           "{lambda: [0.01, 0.1]}",
+	"pca-src":       "{dims: 5, lambda: [0.01, 0.1]}",
+	"gsr":           "{dims: 5, lambda: 0.01}",
+	"codes":         "{dictionary: kmeans, sigma: 1, lambda_ratio: 0.05}",
+	"sdalf":         "{mask: border, step: 1}",
+	"hpe":           "{mask: border, step: 1, locals: 3}",
 }
 
 // roundTripData returns items for method type typ, the n training items

@@ -20,18 +20,19 @@ import (
 // candidates where it takes them; TestEveryMethodAsRun requires one for
 // every type of the registry.
 var everyParams = map[string]map[string]any{
-	"rsr":       {"sigma": []float64{0.5, 1}, "lambda_ratio": []float64{0.05, 0.2}},
-	"logE-SR":   {"lambda": []float64{1e-3, 1e-2}},
-	"mdm":       {"metric": "airm"},
-	"nn":        {"metric": "airm"},
-	"rlpp":      {"sigma": []float64{0.5, 1}},
-	"stein-svm": {"sigma": 0.5, "c": []float64{1, 100}},
-	"tsc":       {"lambda": []float64{0.01, 0.1}},
-	"pca-src":   {"dims": 5, "lambda_ratio": []float64{0.05, 0.2}},
-	"gsr":       {"dims": 5, "lambda_ratio": 0.1},
-	"sdalf":     {"mask": "border", "step": 1},
-	"hpe":       {"mask": "border", "step": 1, "locals": 3},
-	"codes":     {"dictionary": "kmeans", "sigma": 1, "lambda_ratio": 0.05},
+	"rsr":           {"sigma": []float64{0.5, 1}, "lambda_ratio": []float64{0.05, 0.2}},
+	"logE-SR":       {"lambda": []float64{1e-3, 1e-2}},
+	"mdm":           {"metric": "airm"},
+	"tangent-space": {"c": []float64{0.5, 5}},
+	"nn":            {"metric": "airm"},
+	"rlpp":          {"sigma": []float64{0.5, 1}},
+	"stein-svm":     {"sigma": 0.5, "c": []float64{1, 100}},
+	"tsc":           {"lambda": []float64{0.01, 0.1}},
+	"pca-src":       {"dims": 5, "lambda_ratio": []float64{0.05, 0.2}},
+	"gsr":           {"dims": 5, "lambda_ratio": 0.1},
+	"sdalf":         {"mask": "border", "step": 1},
+	"hpe":           {"mask": "border", "step": 1, "locals": 3},
+	"codes":         {"dictionary": "kmeans", "sigma": 1, "lambda_ratio": 0.05},
 }
 
 // everyCandidates are the candidates of the best model of the test.

@@ -628,6 +628,16 @@ func badInputTable(t *testing.T) map[string][]badCase {
 				{"zero TangentSpace", func() error { return errOf(tsZero.Untangent(make([]float64, 3))) }, ErrParameter, ""},
 			}),
 
+		"TangentVectors": slices.Concat(
+			setCases(t, func(s *Set) error { return errOf(TangentVectors(context.Background(), s, nil, good, 1)) }),
+			matCases("P", needSPD|sized, func(p mat.Symmetric) (any, error) { return TangentVectors(context.Background(), set, nil, p, 1) }),
+			[]badCase{
+				{"empty idx", func() error { return errOf(TangentVectors(context.Background(), set, []int{}, good, 1)) }, ErrEmpty, ""},
+				{"idx -1", func() error { return errOf(TangentVectors(context.Background(), set, []int{0, -1}, good, 1)) }, ErrParameter, ""},
+				{"idx Len", func() error { return errOf(TangentVectors(context.Background(), set, []int{2}, good, 1)) }, ErrParameter, ""},
+				{"any workers", func() error { return errOf(TangentVectors(context.Background(), set, nil, good, -4)) }, nil, ""},
+			}),
+
 		"NewAnchor": matCases("X", needSPD, func(x mat.Symmetric) (any, error) {
 			a, err := NewAnchor(x)
 			if err != nil {
@@ -801,8 +811,9 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			_, _, err := KarcherMean(ctx, []*mat.SymDense{good, good}, nil)
 			return err
 		},
-		"SteinMean": func(ctx context.Context) error { _, _, err := SteinMean(ctx, set, nil, nil); return err },
-		"KMeans":    func(ctx context.Context) error { return errOf(KMeans(ctx, set, kmOK)) },
+		"SteinMean":      func(ctx context.Context) error { _, _, err := SteinMean(ctx, set, nil, nil); return err },
+		"TangentVectors": func(ctx context.Context) error { return errOf(TangentVectors(ctx, set, nil, good, 1)) },
+		"KMeans":         func(ctx context.Context) error { return errOf(KMeans(ctx, set, kmOK)) },
 	}
 	for name, call := range nilCtx {
 		table[name] = append(table[name], badCase{"nil ctx", func() error {

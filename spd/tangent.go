@@ -1,9 +1,11 @@
 package spd
 
 import (
+	"context"
 	"fmt"
 	"math"
 
+	"github.com/covpipe/covpipe/internal/pool"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -197,4 +199,66 @@ func (ts *TangentSpace) Untangent(v []float64) (*mat.SymDense, error) {
 		return nil, err
 	}
 	return dst, nil
+}
+
+// TangentVectors returns the tangent vectors t_P(X_i) (TangentSpace) of
+// the matrices of set at the indices idx (nil: all of them) at the
+// reference point p, as the rows of a len(idx)×d(d+1)/2 matrix, in the
+// order of idx: the features that tangent-space classifiers (Barachant et
+// al. 2012; pyRiemann's TangentSpace.transform) train on. The rows are
+// computed on workers goroutines (0: GOMAXPROCS), each with a
+// TangentSpace of its own, and do not depend on their number. It returns
+// an error wrapping ErrParameter for a nil ctx or an index out of range,
+// ErrEmpty for a nil or empty set or an empty (non-nil) idx, the errors
+// of NewTangentSpace for p and ErrDimension for a p of another size than
+// the set's, and one wrapping ctx.Err() once ctx is cancelled, looked at
+// between matrices.
+func TangentVectors(ctx context.Context, set *Set, idx []int, p mat.Symmetric, workers int) (*mat.Dense, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, err
+	}
+	if set == nil || set.n == 0 {
+		return nil, fmt.Errorf("tangent vectors: %w: no matrices", ErrEmpty)
+	}
+	if idx == nil {
+		idx = make([]int, set.n)
+		for i := range idx {
+			idx[i] = i
+		}
+	}
+	if len(idx) == 0 {
+		return nil, fmt.Errorf("tangent vectors: %w: no indices", ErrEmpty)
+	}
+	for k, i := range idx {
+		if i < 0 || i >= set.n {
+			return nil, fmt.Errorf("tangent vectors: %w: index %d (position %d) out of range [0, %d)", ErrParameter, i, k, set.n)
+		}
+	}
+	first, err := NewTangentSpace(p)
+	if err != nil {
+		return nil, fmt.Errorf("tangent vectors: %w", err)
+	}
+	if d := first.Dim(); d != set.d {
+		return nil, fmt.Errorf("tangent vectors: %w: P is %d×%d, the set's matrices %d×%d", ErrDimension, d, d, set.d, set.d)
+	}
+	n := VecLen(set.d)
+	out := mat.NewDense(len(idx), n, nil)
+	spaces := make([]*TangentSpace, pool.Workers(workers))
+	spaces[0] = first
+	err = pool.ForCtx(ctx, len(idx), workers, func(w, k int) error {
+		if spaces[w] == nil {
+			var err error
+			if spaces[w], err = NewTangentSpace(p); err != nil {
+				return err
+			}
+		}
+		if err := spaces[w].VectorTo(out.RawRowView(k), set.View(idx[k])); err != nil {
+			return fmt.Errorf("tangent vectors: matrix %d: %w", idx[k], err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -1,10 +1,12 @@
 package spd
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/canceltest"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -245,4 +247,40 @@ func BenchmarkTangentVectorTo(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestTangentVectors checks that the rows of TangentVectors are the
+// single vectors of the items, in the order of idx, whatever the number
+// of workers, and that a cancelled context stops it.
+func TestTangentVectors(t *testing.T) {
+	r := newRand(4)
+	ms := make([]*mat.SymDense, 30)
+	for i := range ms {
+		ms[i] = randSPD(r, 5, 1)
+	}
+	set := mustSet(t, ms)
+	p := randSPD(r, 5, 0.5)
+	ts, _ := NewTangentSpace(p)
+	idx := []int{7, 3, 29, 3, 0}
+	for _, workers := range []int{1, 3} {
+		got, err := TangentVectors(context.Background(), set, idx, p, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, i := range idx {
+			want, _ := ts.Vector(ms[i])
+			if !floats.Equal(got.RawRowView(k), want) {
+				t.Errorf("%d workers: row %d = %v, want the vector of matrix %d, %v", workers, k, got.RawRowView(k), i, want)
+			}
+		}
+	}
+	all, err := TangentVectors(context.Background(), set, nil, p, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := all.Dims(); n != 30 {
+		t.Errorf("nil idx: %d rows, want 30", n)
+	}
+	_, err = TangentVectors(canceltest.Cancelled(t), set, nil, p, 2)
+	canceltest.Check(t, "TangentVectors, cancelled", err)
 }
