@@ -171,12 +171,7 @@ func (m *mdm) fit(ctx context.Context, d *classify.Data, train []int, workers in
 		if err != nil {
 			return fmt.Errorf("mdm: the %v mean of class %d: %w", m.metric, classes[c], err)
 		}
-		block := data[c*dim*dim : (c+1)*dim*dim]
-		for i := range dim {
-			for j := range dim {
-				block[i*dim+j] = mean.At(i, j)
-			}
-		}
+		fullTo(data[c*dim*dim:(c+1)*dim*dim], mean)
 		return nil
 	})
 	if err != nil {
@@ -187,6 +182,17 @@ func (m *mdm) fit(ctx context.Context, d *classify.Data, train []int, workers in
 		return nil, fmt.Errorf("mdm: class means: %w", err)
 	}
 	return (&mdmFit{m: m, classes: classes, means: means}).withLogs()
+}
+
+// fullTo writes the d×d symmetric x into dst row by row, both triangles,
+// as spd.NewSetFromData and a state's arrays hold matrices.
+func fullTo(dst []float64, x mat.Symmetric) {
+	d := x.SymmetricDim()
+	for i := range d {
+		for j := range d {
+			dst[i*d+j] = x.At(i, j)
+		}
+	}
 }
 
 // mean returns the mean of the matrices of set at the indices idx under
@@ -247,22 +253,27 @@ func (f *mdmFit) save(_ context.Context, st *classify.State) (any, error) {
 // Load restores the class means of st; it refuses a state whose classes
 // are not those of t's training items or whose means are not of t's size.
 func (m *mdm) Load(_ context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
-	return restore(st, func(r mdmRecord) (predictor, error) {
-		want := classify.SortedKeys(classify.ByClass(t.Data.Labels, t.Items))
-		if !slices.Equal(r.Classes, want) {
-			return nil, fmt.Errorf("mdm: state has the means of classes %v; the training items have classes %v", r.Classes, want)
-		}
-		dim := t.Data.Set.Dim()
-		data, err := st.Get(meansArray, len(r.Classes), dim, dim)
-		if err != nil {
-			return nil, err
-		}
-		means, err := spd.NewSetFromData(dim, slices.Clone(data))
-		if err != nil {
-			return nil, fmt.Errorf("state array %q: %w", meansArray, err)
-		}
-		return (&mdmFit{m: m, classes: r.Classes, means: means}).withLogs()
-	})
+	return restore(st, func(r mdmRecord) (predictor, error) { return m.loadMeans(st, t, r) })
+}
+
+// loadMeans restores the class means of st whose record is r, refusing
+// classes other than those of t's training items and means of another
+// size.
+func (m *mdm) loadMeans(st *classify.State, t *classify.Train, r mdmRecord) (*mdmFit, error) {
+	want := classify.SortedKeys(classify.ByClass(t.Data.Labels, t.Items))
+	if !slices.Equal(r.Classes, want) {
+		return nil, fmt.Errorf("mdm: state has the means of classes %v; the training items have classes %v", r.Classes, want)
+	}
+	dim := t.Data.Set.Dim()
+	data, err := st.Get(meansArray, len(r.Classes), dim, dim)
+	if err != nil {
+		return nil, err
+	}
+	means, err := spd.NewSetFromData(dim, slices.Clone(data))
+	if err != nil {
+		return nil, fmt.Errorf("state array %q: %w", meansArray, err)
+	}
+	return (&mdmFit{m: m, classes: r.Classes, means: means}).withLogs()
 }
 
 // predict labels each item of test by its nearest class mean.

@@ -51,6 +51,7 @@ func Types() map[string]Type {
 		"logE-SR":       {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR, sparse{}},
 		"mdm":           {"minimum distance to the class means under a metric (metric: airm, log-euclidean, stein; Barachant et al., IEEE TBME 2012)", newMDM, mdmParams{}},
 		"tangent-space": {"multinomial logistic regression on the tangent-space vectors at the training items' Karcher mean (reference: mean) or at the identity (Barachant et al., IEEE TBME 2012; pyRiemann's TangentSpace with LogisticRegression)", newTangentSpace, tangentParams{}},
+		"fgmdm":         {"minimum distance to the class means (AIRM) after geodesic filtering: Fisher LDA with Ledoit–Wolf shrinkage on the tangent vectors at the training items' Karcher mean, projected onto the discriminant subspace and mapped back (Barachant et al., LVA/ICA 2010; pyRiemann's FgMDM)", newFgMDM, fgmdmParams{}},
 		"nn":            {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN, nnParams{}},
 		"rlpp":          {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP, rlppParams{}},
 		"stein-svm":     {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM, steinSVMParams{}},

@@ -596,6 +596,7 @@ var minimalParams = map[string]struct {
 	"logE-SR":       {params: "{lambda: 0.01}"},
 	"mdm":           {params: "{metric: airm}"},
 	"tangent-space": {params: "{c: 1}"},
+	"fgmdm":         {params: "{reference: mean}"},
 	"nn":            {params: "{metric: airm}"},
 	"rlpp":          {params: "{sigma: 1}"},
 	"stein-svm":     {params: "{sigma: 1, c: 10}"},

@@ -23,6 +23,7 @@ var roundTripParams = map[string]string{
 	"logE-SR":       "{lambda: [0.01, 0.1]}",
 	"mdm":           "{metric: stein}",
 	"tangent-space": "{c: [0.1, 10]}",
+	"fgmdm":         "{}",
 	"nn":            "{metric: stein}",
 	"rlpp":          "{sigma: [0.5, 1]}",
 	"stein-svm":     "{sigma: 1, c: [1, 10]}",

@@ -112,14 +112,23 @@ const tangentKarcherTol = mdmKarcherTol
 // weights and the intercepts.
 type tangentSpace struct {
 	memo classify.Memo[float64]
-	// bases remembers the reference and the training vectors of recent
-	// training sets, which the C candidates of a fold, and the tasks that
-	// share a training set, share; fits remembers the fitted models.
-	bases once.Cache[trainKey, *tangentBasis]
-	fits  once.Cache[tangentFitKey, *tangentFit]
+	tangentBases
+	// fits remembers the fitted models.
+	fits once.Cache[tangentFitKey, *tangentFit]
+	opts logistic.Options
+	p    tangentParams
+}
+
+// tangentBases remembers the reference point and the training vectors of
+// recent training sets, which the candidates of a fold, and the tasks
+// that share a training set, share.
+type tangentBases struct {
 	ref   TangentReference
-	opts  logistic.Options
-	p     tangentParams
+	bases once.Cache[trainKey, *tangentBasis]
+}
+
+func newTangentBases(ref TangentReference) tangentBases {
+	return tangentBases{ref: ref, bases: once.Cache[trainKey, *tangentBasis]{Max: tangentCacheSize}}
 }
 
 // tangentFitKey identifies a fit: its training set and C.
@@ -133,15 +142,15 @@ type tangentFitKey struct {
 const tangentCacheSize = 8
 
 func newTangentSpace(n *yaml.Node) (classify.Method, error) {
-	m := &tangentSpace{bases: once.Cache[trainKey, *tangentBasis]{Max: tangentCacheSize}, fits: once.Cache[tangentFitKey, *tangentFit]{Max: tangentCacheSize}}
+	m := &tangentSpace{fits: once.Cache[tangentFitKey, *tangentFit]{Max: tangentCacheSize}}
 	if err := decode(n, &m.p, "tangent-space"); err != nil {
 		return nil, err
 	}
-	var err error
-	if m.ref, err = ParseTangentReference(m.p.Reference); err != nil {
+	ref, err := ParseTangentReference(m.p.Reference)
+	if err != nil {
 		return nil, fmt.Errorf("reference: %w", err)
 	}
-	m.p.Reference = string(m.ref)
+	m.p.Reference, m.tangentBases = string(ref), newTangentBases(ref)
 	if len(m.p.C) == 0 {
 		m.p.C = param.Floats{1}
 	}
@@ -176,15 +185,15 @@ type tangentBasis struct {
 
 // basis returns the reference point and tangent vectors of the items
 // train of d, computed once per training set.
-func (m *tangentSpace) basis(ctx context.Context, d *classify.Data, train []int, workers int) (*tangentBasis, error) {
+func (m *tangentBases) basis(ctx context.Context, d *classify.Data, train []int, workers int) (*tangentBasis, error) {
 	return m.bases.Do(newTrainKey(d, train), func() (*tangentBasis, error) {
 		ref, err := TangentReferencePoint(ctx, m.ref, d.Set, train)
 		if err != nil {
-			return nil, fmt.Errorf("tangent-space: reference: %w", err)
+			return nil, fmt.Errorf("reference: %w", err)
 		}
 		v, err := spd.TangentVectors(ctx, d.Set, train, ref, workers)
 		if err != nil {
-			return nil, fmt.Errorf("tangent-space: %w", err)
+			return nil, err
 		}
 		return &tangentBasis{ref, v}, nil
 	})
@@ -204,7 +213,7 @@ func (m *tangentSpace) fit(ctx context.Context, d *classify.Data, train []int, c
 	return m.fits.Do(tangentFitKey{newTrainKey(d, train), c}, func() (*tangentFit, error) {
 		b, err := m.basis(ctx, d, train, workers)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("tangent-space: %w", err)
 		}
 		o := m.opts
 		o.C = c
@@ -283,14 +292,7 @@ const (
 )
 
 func (f *tangentFit) save(_ context.Context, st *classify.State) (any, error) {
-	d := f.ref.SymmetricDim()
-	ref := make([]float64, d*d)
-	for i := range d {
-		for j := range d {
-			ref[i*d+j] = f.ref.At(i, j)
-		}
-	}
-	st.Put(referenceArray, ref, d, d)
+	putReference(st, f.ref)
 	k, p := f.model.Weights.Dims()
 	st.Put(weightsArray, slices.Clone(f.model.Weights.RawMatrix().Data), k, p)
 	st.Put(interceptsArray, slices.Clone(f.model.Intercepts), k)
@@ -309,16 +311,11 @@ func (m *tangentSpace) Load(_ context.Context, st *classify.State, t *classify.T
 		if err := logistic.CheckC(r.C); err != nil {
 			return nil, fmt.Errorf("state record: %w", err)
 		}
-		d := t.Data.Set.Dim()
-		ref, err := st.Get(referenceArray, d, d)
+		p, err := getReference(st, t)
 		if err != nil {
 			return nil, err
 		}
-		p := mat.NewSymDense(d, slices.Clone(ref))
-		if _, err := spd.NewTangentSpace(p); err != nil {
-			return nil, fmt.Errorf("state array %q: %w", referenceArray, err)
-		}
-		k, n := len(r.Classes), spd.VecLen(d)
+		k, n := len(r.Classes), spd.VecLen(p.SymmetricDim())
 		w, err := st.Get(weightsArray, k, n)
 		if err != nil {
 			return nil, err
@@ -334,4 +331,27 @@ func (m *tangentSpace) Load(_ context.Context, st *classify.State, t *classify.T
 		model.Converged = r.Converged
 		return &tangentFit{ref: p, c: r.C, model: model}, nil
 	})
+}
+
+// putReference keeps the reference point ref in st.
+func putReference(st *classify.State, ref *mat.SymDense) {
+	d := ref.SymmetricDim()
+	data := make([]float64, d*d)
+	fullTo(data, ref)
+	st.Put(referenceArray, data, d, d)
+}
+
+// getReference returns the reference point that st keeps, refusing one
+// of another size than t's items or one that is not SPD.
+func getReference(st *classify.State, t *classify.Train) (*mat.SymDense, error) {
+	d := t.Data.Set.Dim()
+	data, err := st.Get(referenceArray, d, d)
+	if err != nil {
+		return nil, err
+	}
+	p := mat.NewSymDense(d, slices.Clone(data))
+	if _, err := spd.NewTangentSpace(p); err != nil {
+		return nil, fmt.Errorf("state array %q: %w", referenceArray, err)
+	}
+	return p, nil
 }

@@ -24,6 +24,7 @@ var everyParams = map[string]map[string]any{
 	"logE-SR":       {"lambda": []float64{1e-3, 1e-2}},
 	"mdm":           {"metric": "airm"},
 	"tangent-space": {"c": []float64{0.5, 5}},
+	"fgmdm":         {"reference": "mean"},
 	"nn":            {"metric": "airm"},
 	"rlpp":          {"sigma": []float64{0.5, 1}},
 	"stein-svm":     {"sigma": 0.5, "c": []float64{1, 100}},
