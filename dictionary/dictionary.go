@@ -1,11 +1,14 @@
 // Package dictionary is the on-disk form of the dictionaries that
 // covpipe learn makes by the paper's Algorithm 1 (rsr.FitDictionary) and
 // of the sparse codes that covpipe encode makes against them
-// (rsr.Encode): output sets of package store, a dictionary folder of
-// format store.FormatDictionary (dictionary.npy, learn.json) and a codes
-// folder of format store.FormatCodes (codes.npy, encode.json, the
-// manifest of the descriptors coded). Write and Read keep a dictionary,
-// WriteCodes keeps codes; the records say how they were made.
+// (rsr.Encode) or as tangent-space vectors (covpipe encode --tangent,
+// spd.TangentVectors): output sets of package store, a dictionary folder
+// of format store.FormatDictionary (dictionary.npy, learn.json) and a
+// codes folder of format store.FormatCodes (codes.npy, encode.json, the
+// manifest of the descriptors coded, and for tangent vectors the
+// reference point, reference.npy). Write and Read keep a dictionary,
+// WriteCodes and WriteTangent keep codes, ReadReference reads a reference
+// point back; the records say how they were made.
 package dictionary
 
 import (
@@ -27,6 +30,8 @@ const (
 	RecordFile = "learn.json"
 	CodesFile  = "codes.npy"
 	CodesLog   = "encode.json"
+	// ReferenceFile is the reference point P of tangent vectors, (d, d).
+	ReferenceFile = "reference.npy"
 )
 
 // Iteration is one iteration of Algorithm 1 in learn.json: J after the
@@ -194,6 +199,77 @@ func WriteCodes(f *store.Folder, codes *mat.Dense, rec any, manifest []byte) err
 		}
 	}
 	return writeJSON(f, CodesLog, rec)
+}
+
+// TangentRecord is the encode.json of tangent vectors: what they were
+// made from and at which reference point.
+type TangentRecord struct {
+	Version string `json:"covpipe_version"`
+	// Encoding is "tangent-space", telling these codes from sparse ones.
+	Encoding string `json:"encoding"`
+	Input    string `json:"input"`
+	// Reference names the reference point: "mean" (the Karcher mean of
+	// the input), "identity", or the file it was read from.
+	Reference string `json:"reference"`
+	Samples   int    `json:"samples"`
+	Dim       int    `json:"dim"`
+	// Length is d(d+1)/2, the length of each vector.
+	Length int `json:"length"`
+}
+
+// TangentEncoding is TangentRecord.Encoding.
+const TangentEncoding = "tangent-space"
+
+// WriteTangent writes the tangent vectors, one row per descriptor, the
+// reference point ref, their record and, when not nil, the manifest of
+// the descriptors (its bytes) into f, a folder of store.FormatCodes that
+// the caller created and commits: codes.npy of shape (n, d(d+1)/2),
+// reference.npy of shape (d, d), encode.json.
+func WriteTangent(f *store.Folder, vectors *mat.Dense, ref *mat.SymDense, rec *TangentRecord, manifest []byte) error {
+	d := ref.SymmetricDim()
+	p := make([]float64, d*d)
+	for i := range d {
+		for j := range d {
+			p[i*d+j] = ref.At(i, j)
+		}
+	}
+	if err := f.WriteNPY(ReferenceFile, []int{d, d}, p); err != nil {
+		return err
+	}
+	return WriteCodes(f, vectors, rec, manifest)
+}
+
+// ReadReference reads a reference point of tangent vectors: the
+// reference.npy of a codes folder that WriteTangent wrote (read as one
+// set with the folder's meta.json), or a .npy file of shape (d, d). It
+// returns the matrix and the file it came from; an array of another
+// shape, or one that is not SPD, is an error naming the file.
+func ReadReference(path string) (*mat.SymDense, string, error) {
+	var shape []int
+	var data []float64
+	var err error
+	file := path
+	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+		set, err := store.OpenSet(path, store.FormatCodes)
+		if err != nil {
+			return nil, "", err
+		}
+		file = filepath.Join(path, ReferenceFile)
+		shape, data, err = set.ReadNPY(ReferenceFile)
+		if err != nil {
+			return nil, "", err
+		}
+	} else if shape, data, err = store.ReadNPY(path); err != nil {
+		return nil, "", err
+	}
+	if len(shape) != 2 || shape[0] != shape[1] || shape[0] == 0 {
+		return nil, "", fmt.Errorf("%s: array of shape %v, want a reference point of shape (d, d)", file, shape)
+	}
+	d := shape[0]
+	if err := spd.Validate(mat.NewDense(d, d, data)); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", file, err)
+	}
+	return mat.NewSymDense(d, data), file, nil
 }
 
 // writeJSON writes v as indented JSON to the file name of f.

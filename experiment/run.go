@@ -389,7 +389,7 @@ func keysOf(m map[string]string) []string {
 // with the results (package experiment/report) once the run is over.
 func warn(log *slog.Logger, r results.Result) {
 	if n := sum(r.Unconverged); n > 0 {
-		log.Warn("sparse coding hit its sweep cap; codes used as they were", "task", r.Task, "method", r.Method, "queries", n)
+		log.Warn("the method's solver hit its iteration cap (sparse coding's sweeps, an SVM's or a logistic regression's iterations); answers used as they were", "task", r.Task, "method", r.Method, "queries", n)
 	}
 }
 

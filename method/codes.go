@@ -214,7 +214,7 @@ func (f *codesFit) save(_ context.Context, st *classify.State) (any, error) {
 }
 
 func (m *codes) Load(_ context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
-	f, err := restore(st, func(struct{}) (predictor, error) {
+	return restore(st, func(struct{}) (predictor, error) {
 		shape := st.Shape(atomsArray)
 		if len(shape) != 3 {
 			return nil, fmt.Errorf("state array %q has shape %v, want (atoms, d, d)", atomsArray, shape)
@@ -234,10 +234,6 @@ func (m *codes) Load(_ context.Context, st *classify.State, t *classify.Train) (
 		}
 		return &codesFit{m: m, atoms: atoms, gallery: mat.NewDense(len(t.Items), n, codes), labels: classify.Pick(t.Data.Labels, t.Items)}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return transforming(f), nil
 }
 
 // transform gives the sparse codes of the items against the atoms, as

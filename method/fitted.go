@@ -99,7 +99,24 @@ func fitRidge(ctx context.Context, t *classify.Train, memo *classify.Memo[struct
 	if err != nil {
 		return nil, err
 	}
-	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"ridge": d.Ridge}}, nil
+	return transforming(&fitted{p: p, variant: c.Variant, chosen: map[string]float64{"ridge": d.Ridge}}), nil
+}
+
+// fitChoosing fits a method of one parameter, recorded as key, given as
+// a list of candidates values: it chooses among them and t's ridge
+// variants by cross-validation of fit (classify.Choose, memo its memo)
+// and fits the chosen one on all of t's training items, recording it and
+// the ridge as chosen.
+func fitChoosing(ctx context.Context, t *classify.Train, key string, values []float64, memo *classify.Memo[float64], fit func(d *classify.Data, train []int, v float64) (predictor, error)) (classify.Fitted, error) {
+	c, d, err := classify.Choose(ctx, t, values, memo, folds(ctx, t, fit))
+	if err != nil {
+		return nil, err
+	}
+	p, err := fit(d, t.Items, c.Params)
+	if err != nil {
+		return nil, err
+	}
+	return transforming(&fitted{p: p, variant: c.Variant, chosen: map[string]float64{key: c.Params, "ridge": d.Ridge}}), nil
 }
 
 // savedFit is the record of a fitted method's State: the chosen
@@ -142,5 +159,5 @@ func restore[R any](st *classify.State, load func(rec R) (predictor, error)) (cl
 	if err != nil {
 		return nil, err
 	}
-	return &fitted{p: p, chosen: sf.Chosen}, nil
+	return transforming(&fitted{p: p, chosen: sf.Chosen}), nil
 }

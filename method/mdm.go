@@ -78,14 +78,14 @@ type mdm struct {
 	memo classify.Memo[struct{}]
 	// fits remembers the class means of recent training sets, which the
 	// tasks that share one (FERET's four test poses) share.
-	fits     once.Cache[mdmKey, *mdmFit]
+	fits     once.Cache[trainKey, *mdmFit]
 	metric   spd.Metric
 	warnings []string
 	p        mdmParams
 }
 
 func newMDM(n *yaml.Node) (classify.Method, error) {
-	m := &mdm{fits: once.Cache[mdmKey, *mdmFit]{Max: mdmFits}}
+	m := &mdm{fits: once.Cache[trainKey, *mdmFit]{Max: mdmFits}}
 	if err := decode(n, &m.p, "mdm"); err != nil {
 		return nil, err
 	}
@@ -109,16 +109,23 @@ func (m *mdm) Spec() classify.Spec {
 
 func (m *mdm) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
 	return fitRidge(ctx, t, &m.memo, func(d *classify.Data, train []int) (predictor, error) {
-		return m.fits.Do(mdmKey{weak.Make(d), hashkey.Ints(train)}, func() (*mdmFit, error) {
+		return m.fits.Do(newTrainKey(d, train), func() (*mdmFit, error) {
 			return m.fit(ctx, d, train, t.Workers)
 		})
 	})
 }
 
-// mdmKey identifies a training set: its Data, held weakly, and items.
-type mdmKey struct {
+// trainKey identifies a training set: its Data, held weakly, and items.
+// Methods that remember what they compute of a training set (mdm's class
+// means, tangent-space's reference and vectors) key it so, for the tasks
+// that share one (FERET's four test poses).
+type trainKey struct {
 	data  weak.Pointer[classify.Data]
 	train uint64
+}
+
+func newTrainKey(d *classify.Data, train []int) trainKey {
+	return trainKey{weak.Make(d), hashkey.Ints(train)}
 }
 
 // mdmFits bounds the training sets whose means an mdm keeps.
@@ -165,12 +172,7 @@ func (m *mdm) fit(ctx context.Context, d *classify.Data, train []int, workers in
 		if err != nil {
 			return fmt.Errorf("mdm: the %v mean of class %d: %w", m.metric, classes[c], err)
 		}
-		block := data[c*dim*dim : (c+1)*dim*dim]
-		for i := range dim {
-			for j := range dim {
-				block[i*dim+j] = mean.At(i, j)
-			}
-		}
+		fullTo(data[c*dim*dim:(c+1)*dim*dim], mean)
 		return nil
 	})
 	if err != nil {
@@ -181,6 +183,17 @@ func (m *mdm) fit(ctx context.Context, d *classify.Data, train []int, workers in
 		return nil, fmt.Errorf("mdm: class means: %w", err)
 	}
 	return (&mdmFit{m: m, classes: classes, means: means}).withLogs()
+}
+
+// fullTo writes the d×d symmetric x into dst row by row, both triangles,
+// as spd.NewSetFromData and a state's arrays hold matrices.
+func fullTo(dst []float64, x mat.Symmetric) {
+	d := x.SymmetricDim()
+	for i := range d {
+		for j := range d {
+			dst[i*d+j] = x.At(i, j)
+		}
+	}
 }
 
 // mean returns the mean of the matrices of set at the indices idx under
@@ -221,22 +234,27 @@ func (f *mdmFit) save(_ context.Context, st *classify.State) (any, error) {
 // Load restores the class means of st; it refuses a state whose classes
 // are not those of t's training items or whose means are not of t's size.
 func (m *mdm) Load(_ context.Context, st *classify.State, t *classify.Train) (classify.Fitted, error) {
-	return restore(st, func(r mdmRecord) (predictor, error) {
-		want := classify.SortedKeys(classify.ByClass(t.Data.Labels, t.Items))
-		if !slices.Equal(r.Classes, want) {
-			return nil, fmt.Errorf("mdm: state has the means of classes %v; the training items have classes %v", r.Classes, want)
-		}
-		dim := t.Data.Set.Dim()
-		data, err := st.Get(meansArray, len(r.Classes), dim, dim)
-		if err != nil {
-			return nil, err
-		}
-		means, err := spd.NewSetFromData(dim, slices.Clone(data))
-		if err != nil {
-			return nil, fmt.Errorf("state array %q: %w", meansArray, err)
-		}
-		return (&mdmFit{m: m, classes: r.Classes, means: means}).withLogs()
-	})
+	return restore(st, func(r mdmRecord) (predictor, error) { return m.loadMeans(st, t, r) })
+}
+
+// loadMeans restores the class means of st whose record is r, refusing
+// classes other than those of t's training items and means of another
+// size.
+func (m *mdm) loadMeans(st *classify.State, t *classify.Train, r mdmRecord) (*mdmFit, error) {
+	want := classify.SortedKeys(classify.ByClass(t.Data.Labels, t.Items))
+	if !slices.Equal(r.Classes, want) {
+		return nil, fmt.Errorf("mdm: state has the means of classes %v; the training items have classes %v", r.Classes, want)
+	}
+	dim := t.Data.Set.Dim()
+	data, err := st.Get(meansArray, len(r.Classes), dim, dim)
+	if err != nil {
+		return nil, err
+	}
+	means, err := spd.NewSetFromData(dim, slices.Clone(data))
+	if err != nil {
+		return nil, fmt.Errorf("state array %q: %w", meansArray, err)
+	}
+	return (&mdmFit{m: m, classes: r.Classes, means: means}).withLogs()
 }
 
 // predict labels each item of test by its nearest class mean.

@@ -85,14 +85,7 @@ func TestMDMTwoPointClasses(t *testing.T) {
 	for metric, distance := range dist {
 		t.Run(metric, func(t *testing.T) {
 			m := newMethod(t, "mdm", "{metric: "+metric+"}")
-			f, err := m.Fit(context.Background(), &classify.Train{Data: data, Items: train, Workers: 2, Folds: 2, Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := f.Predict(context.Background(), &classify.Query{Data: data, Items: test, Costs: true, Workers: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, out := fitPredict(t, m, data, train, test)
 			if !slices.Equal(out.CostClasses, []int{0, 1, 2, 3}) {
 				t.Fatalf("cost classes %v", out.CostClasses)
 			}
@@ -162,14 +155,7 @@ func TestMDMCostsAreDistances(t *testing.T) {
 		t.Run(metric.String(), func(t *testing.T) {
 			ctx := context.Background()
 			m := newMethod(t, "mdm", "{metric: "+metric.String()+"}")
-			f, err := m.Fit(ctx, &classify.Train{Data: data, Items: train, Workers: 2, Folds: 2, Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := f.Predict(ctx, &classify.Query{Data: data, Items: test, Costs: true, Probabilities: true, Workers: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, out := fitPredict(t, m, data, train, test)
 			st, err := f.Save(ctx)
 			if err != nil {
 				t.Fatal(err)

@@ -55,18 +55,20 @@ func (t Type) Parameters() []param.Decl { return param.Declare(t.Params) }
 // Types returns the method types by the name configs give them.
 func Types() map[string]Type {
 	return map[string]Type{
-		"rsr":       {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR, rsrParams{}, "{sigma: [0.5, 1], lambda_ratio: [0.05, 0.2]}"},
-		"logE-SR":   {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR, sparse{}, "{lambda: [0.01, 0.1]}"},
-		"mdm":       {"minimum distance to the class means under a metric (metric: airm, log-euclidean, stein; Barachant et al., IEEE TBME 2012)", newMDM, mdmParams{}, "{metric: airm}"},
-		"nn":        {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN, nnParams{}, "{metric: stein}"},
-		"rlpp":      {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP, rlppParams{}, "{sigma: [0.5, 1]}"},
-		"stein-svm": {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM, steinSVMParams{}, "{sigma: 1, c: [1, 10]}"},
-		"tsc":       {"tensor sparse coding: MAXDET codes under the Burg divergence, class-wise Burg residuals (Sivalingam et al., ECCV 2010)", newTSC, tscParams{}, "{lambda: [0.01, 0.1]}"},
-		"pca-src":   {"sparse representation of PCA-projected pixel intensities (Wright et al., PAMI 2009)", newPCASRC, pcaParams{}, "{dims: 5, lambda: [0.01, 0.1]}"},
-		"gsr":       {"sparse representation of PCA-projected, downsampled Gabor magnitudes (Yang and Zhang, ECCV 2010)", newGSR, pcaParams{}, "{dims: 5, lambda_ratio: 0.1}"},
-		"sdalf":     {"symmetry-driven accumulation of local features: weighted HSV histograms and MSCR blobs of the images, nearest identity (Farenzena et al., CVPR 2010)", newSDALF, sdalfParams{}, "{mask: border, step: 1}"},
-		"hpe":       {"histogram plus epitome: HSV histograms of torso and legs accumulated over an identity's images, generic and local epitomes of their patches, nearest identity (Bazzani et al., ICPR 2010)", newHPE, hpeParams{}, "{mask: border, step: 1, locals: 3}"},
-		"codes":     {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes, codesParams{}, "{dictionary: kmeans, sigma: 1, lambda_ratio: 0.05}"},
+		"rsr":           {"the paper's Riemannian sparse representation with the Stein kernel (Eqns. 5–9)", newRSR, rsrParams{}, "{sigma: [0.5, 1], lambda_ratio: [0.05, 0.2]}"},
+		"logE-SR":       {"log-Euclidean sparse representation (Guo et al. 2010; Yuan et al. 2010)", newLogESR, sparse{}, "{lambda: [0.01, 0.1]}"},
+		"mdm":           {"minimum distance to the class means under a metric (metric: airm, log-euclidean, stein; Barachant et al., IEEE TBME 2012)", newMDM, mdmParams{}, "{metric: airm}"},
+		"tangent-space": {"multinomial logistic regression on the tangent-space vectors at the training items' Karcher mean (reference: mean) or at the identity (Barachant et al., IEEE TBME 2012; pyRiemann's TangentSpace with LogisticRegression)", newTangentSpace, tangentParams{}, "{c: [0.1, 10]}"},
+		"fgmdm":         {"minimum distance to the class means (AIRM) after geodesic filtering: Fisher LDA with Ledoit–Wolf shrinkage on the tangent vectors at the training items' Karcher mean, projected onto the discriminant subspace and mapped back (Barachant et al., LVA/ICA 2010; pyRiemann's FgMDM)", newFgMDM, fgmdmParams{}, "{reference: mean}"},
+		"nn":            {"nearest neighbour under a metric of package spd (metric: airm, stein, ...)", newNN, nnParams{}, "{metric: stein}"},
+		"rlpp":          {"Riemannian locality preserving projection on the Stein kernel (Harandi et al., WACV 2012), nearest neighbour in the projection", newRLPP, rlppParams{}, "{sigma: [0.5, 1]}"},
+		"stein-svm":     {"one-vs-one C-SVM on the Stein kernel's Gram matrix (SMO with second-order working sets; sigma and c by cross-validation; the paper's future direction)", newSteinSVM, steinSVMParams{}, "{sigma: 1, c: [1, 10]}"},
+		"tsc":           {"tensor sparse coding: MAXDET codes under the Burg divergence, class-wise Burg residuals (Sivalingam et al., ECCV 2010)", newTSC, tscParams{}, "{lambda: [0.01, 0.1]}"},
+		"pca-src":       {"sparse representation of PCA-projected pixel intensities (Wright et al., PAMI 2009)", newPCASRC, pcaParams{}, "{dims: 5, lambda: [0.01, 0.1]}"},
+		"gsr":           {"sparse representation of PCA-projected, downsampled Gabor magnitudes (Yang and Zhang, ECCV 2010)", newGSR, pcaParams{}, "{dims: 5, lambda_ratio: 0.1}"},
+		"sdalf":         {"symmetry-driven accumulation of local features: weighted HSV histograms and MSCR blobs of the images, nearest identity (Farenzena et al., CVPR 2010)", newSDALF, sdalfParams{}, "{mask: border, step: 1}"},
+		"hpe":           {"histogram plus epitome: HSV histograms of torso and legs accumulated over an identity's images, generic and local epitomes of their patches, nearest identity (Bazzani et al., ICPR 2010)", newHPE, hpeParams{}, "{mask: border, step: 1, locals: 3}"},
+		"codes":         {"sparse codes against a random, k-means or learned dictionary as features, nearest neighbour (Section 6.2)", newCodes, codesParams{}, "{dictionary: kmeans, sigma: 1, lambda_ratio: 0.05}"},
 	}
 }
 

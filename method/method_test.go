@@ -41,6 +41,22 @@ func newMethod(t testing.TB, typ, params string) classify.Method {
 	return m
 }
 
+// fitPredict fits m on the items train of data (two workers, two folds,
+// seed 1) and predicts the items test with class costs, failing t on an
+// error.
+func fitPredict(t *testing.T, m classify.Method, data *classify.Data, train, test []int) (classify.Fitted, *classify.Outcome) {
+	t.Helper()
+	f, err := m.Fit(context.Background(), &classify.Train{Data: data, Items: train, Workers: 2, Folds: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.Predict(context.Background(), &classify.Query{Data: data, Items: test, Costs: true, Probabilities: true, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, out
+}
+
 func syntheticData(t testing.TB, classes, dim, samples int, variance float64, seed uint64) (*classify.Data, []int, []int) {
 	t.Helper()
 	o := synth.Options{Classes: classes, Dim: dim, Samples: samples, Train: 0.5, Spread: 1, Variance: variance}

@@ -36,8 +36,11 @@ var probabilityRules = map[string]probabilityRule{
 	"gsr":       {scores: true},
 	"stein-svm": {scores: true, vote: true},
 	"mdm":       {scores: true},
-	"sdalf":     {none: true},
-	"hpe":       {none: true},
+	"fgmdm":     {scores: true},
+	// the regression's probabilities, of which the scores are two
+	"tangent-space": {scores: true},
+	"sdalf":         {none: true},
+	"hpe":           {none: true},
 }
 
 // TestProbabilities checks every method type of the registry against

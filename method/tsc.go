@@ -71,18 +71,9 @@ func (m *tscMethod) Spec() classify.Spec {
 }
 
 func (m *tscMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
-	fit := func(d *classify.Data, train []int, lambda float64) (predictor, error) {
+	return fitChoosing(ctx, t, "lambda", m.p.Lambda, &m.memo, func(d *classify.Data, train []int, lambda float64) (predictor, error) {
 		return fitTSC(d, train, tsc.Options{Lambda: lambda, Tol: m.p.Tolerance, WorkingSet: m.p.WorkingSet})
-	}
-	c, d, err := classify.Choose(ctx, t, m.p.Lambda, &m.memo, folds(ctx, t, fit))
-	if err != nil {
-		return nil, err
-	}
-	p, err := fit(d, t.Items, c.Params)
-	if err != nil {
-		return nil, err
-	}
-	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"lambda": c.Params, "ridge": d.Ridge}}, nil
+	})
 }
 
 // tscFit is TSC's coder over training items: the atoms, and the class of

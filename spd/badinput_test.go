@@ -268,6 +268,24 @@ func hasNaN(x *mat.SymDense) bool { return !finite(x) }
 func badInputTable(t *testing.T) map[string][]badCase {
 	set := testSet(t)
 	set3 := mustSet(t, []*mat.SymDense{good3})
+	tangent := func() *TangentSpace {
+		ts, err := NewTangentSpace(good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	tsNil, tsZero := (*TangentSpace)(nil), &TangentSpace{}
+	vecCases := func(fn func(v []float64) error) []badCase {
+		return []badCase{
+			{"v nil", func() error { return fn(nil) }, ErrDimension, ""},
+			{"v short", func() error { return fn(make([]float64, 2)) }, ErrDimension, ""},
+			{"v NaN", func() error { return fn([]float64{0, math.NaN(), 0}) }, ErrNotFinite, ""},
+			{"v Inf", func() error { return fn([]float64{0, 0, math.Inf(-1)}) }, ErrNotFinite, ""},
+			{"exp overflows", func() error { return fn([]float64{1000, 0, 1}) }, ErrNotFinite, ""},
+			{"v zero", func() error { return fn(make([]float64, 3)) }, nil, ""},
+		}
+	}
 	anchor := func() *Anchor {
 		a, err := NewAnchor(good)
 		if err != nil {
@@ -567,6 +585,59 @@ func badInputTable(t *testing.T) map[string][]badCase {
 				{"tmp empty is sized", func() error { return NewWorkspace(2).LogVecTo(make([]float64, 3), good, &mat.SymDense{}) }, nil, ""},
 			}),
 
+		"NewTangentSpace": matCases("P", needSPD, func(p mat.Symmetric) (any, error) {
+			ts, err := NewTangentSpace(p)
+			if err != nil {
+				return nil, err
+			}
+			return ts.Vector(p)
+		}),
+		"TangentSpace.Dim": {
+			{"nil TangentSpace", func() error { return check(tsNil.Dim() == 0, "Dim %d", tsNil.Dim()) }, nil, ""},
+			{"zero TangentSpace", func() error { return check(tsZero.Dim() == 0, "Dim %d", tsZero.Dim()) }, nil, ""},
+		},
+		"TangentSpace.VectorTo": slices.Concat(
+			matCases("X", needSPD|sized, func(x mat.Symmetric) (any, error) {
+				dst := make([]float64, 3)
+				return dst, tangent().VectorTo(dst, x)
+			}),
+			[]badCase{
+				{"nil TangentSpace", func() error { return tsNil.VectorTo(make([]float64, 3), good) }, ErrParameter, ""},
+				{"zero TangentSpace", func() error { return tsZero.VectorTo(make([]float64, 3), good) }, ErrParameter, ""},
+				{"dst short", func() error { return tangent().VectorTo(make([]float64, 2), good) }, ErrDimension, ""},
+			}),
+		"TangentSpace.Vector": slices.Concat(
+			matCases("X", needSPD|sized, func(x mat.Symmetric) (any, error) { return tangent().Vector(x) }),
+			[]badCase{
+				{"nil TangentSpace", func() error { return errOf(tsNil.Vector(good)) }, ErrParameter, ""},
+				{"zero TangentSpace", func() error { return errOf(tsZero.Vector(good)) }, ErrParameter, ""},
+			}),
+		"TangentSpace.UntangentTo": slices.Concat(
+			vecCases(func(v []float64) error { return tangent().UntangentTo(mat.NewSymDense(2, nil), v) }),
+			[]badCase{
+				{"nil TangentSpace", func() error { return tsNil.UntangentTo(mat.NewSymDense(2, nil), make([]float64, 3)) }, ErrParameter, ""},
+				{"zero TangentSpace", func() error { return tsZero.UntangentTo(mat.NewSymDense(2, nil), make([]float64, 3)) }, ErrParameter, ""},
+				{"dst nil", func() error { return tangent().UntangentTo(nil, make([]float64, 3)) }, ErrParameter, ""},
+				{"dst 3×3", func() error { return tangent().UntangentTo(mat.NewSymDense(3, nil), make([]float64, 3)) }, ErrDimension, ""},
+				{"dst empty is sized", func() error { return tangent().UntangentTo(&mat.SymDense{}, make([]float64, 3)) }, nil, ""},
+			}),
+		"TangentSpace.Untangent": slices.Concat(
+			vecCases(func(v []float64) error { return errOf(tangent().Untangent(v)) }),
+			[]badCase{
+				{"nil TangentSpace", func() error { return errOf(tsNil.Untangent(make([]float64, 3))) }, ErrParameter, ""},
+				{"zero TangentSpace", func() error { return errOf(tsZero.Untangent(make([]float64, 3))) }, ErrParameter, ""},
+			}),
+
+		"TangentVectors": slices.Concat(
+			setCases(t, func(s *Set) error { return errOf(TangentVectors(context.Background(), s, nil, good, 1)) }),
+			matCases("P", needSPD|sized, func(p mat.Symmetric) (any, error) { return TangentVectors(context.Background(), set, nil, p, 1) }),
+			[]badCase{
+				{"empty idx", func() error { return errOf(TangentVectors(context.Background(), set, []int{}, good, 1)) }, ErrEmpty, ""},
+				{"idx -1", func() error { return errOf(TangentVectors(context.Background(), set, []int{0, -1}, good, 1)) }, ErrParameter, ""},
+				{"idx Len", func() error { return errOf(TangentVectors(context.Background(), set, []int{2}, good, 1)) }, ErrParameter, ""},
+				{"any workers", func() error { return errOf(TangentVectors(context.Background(), set, nil, good, -4)) }, nil, ""},
+			}),
+
 		"NewAnchor": matCases("X", needSPD, func(x mat.Symmetric) (any, error) {
 			a, err := NewAnchor(x)
 			if err != nil {
@@ -747,8 +818,9 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			_, _, err := KarcherMean(ctx, []*mat.SymDense{good, good}, nil)
 			return err
 		},
-		"SteinMean": func(ctx context.Context) error { _, _, err := SteinMean(ctx, set, nil, nil); return err },
-		"KMeans":    func(ctx context.Context) error { return errOf(KMeans(ctx, set, kmOK)) },
+		"SteinMean":      func(ctx context.Context) error { _, _, err := SteinMean(ctx, set, nil, nil); return err },
+		"TangentVectors": func(ctx context.Context) error { return errOf(TangentVectors(ctx, set, nil, good, 1)) },
+		"KMeans":         func(ctx context.Context) error { return errOf(KMeans(ctx, set, kmOK)) },
 	}
 	for name, call := range nilCtx {
 		table[name] = append(table[name], badCase{"nil ctx", func() error {

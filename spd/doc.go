@@ -2,8 +2,9 @@
 // matrices: validation and regularisation, log-determinants, the symmetric
 // Stein divergence and the Stein kernel, the affine-invariant Riemannian
 // metric (AIRM), the log-Euclidean and Thompson metrics, matrix functions,
-// exponential and logarithm maps, Karcher, Stein and log-Euclidean means,
-// and parallel Gram matrices.
+// exponential and logarithm maps, tangent-space vectors at a reference
+// point (TangentSpace), Karcher, Stein and log-Euclidean means, and
+// parallel Gram matrices.
 // Metric and Distance choose among the distances and the divergence by name
 // ("airm", "stein", "log-euclidean", "thompson"), as pyRiemann's
 // distance(A, B, metric=...) does.
@@ -76,7 +77,7 @@
 //	                 nil or empty slice or Set, empty SteinMean or LogEuclideanMean idx
 //	ErrNotSquare     non-square mat.Matrix; mat.Symmetric whose SymmetricDim ≠ Dims
 //	ErrNotFinite     NaN or ±Inf entry; a result that would overflow (Exp, Pow,
-//	                 ExpMap, Geodesic, the ridges)
+//	                 ExpMap, Geodesic, the ridges, TangentSpace.Untangent)
 //	ErrNotSymmetric  a mat.Matrix (not a mat.Symmetric) or a block of NewSetFromData
 //	                 asymmetric beyond DefaultSymmetryTol (ValidateTol: its tol)
 //	ErrNotSPD        not SPD enough (above)
@@ -90,7 +91,8 @@
 //	                 tolerances (ValidateTol's tol < 0 or NaN, and those of the
 //	                 iterations), iteration cap, weights, K, Workers < 0 (KMeans),
 //	                 invalid Metric, SteinMean or LogEuclideanMean idx out of range, nil dst, nil or
-//	                 zero Workspace or Anchor, nil *Metric, nil context.Context
+//	                 zero Workspace, Anchor or TangentSpace, nil *Metric, nil
+//	                 context.Context
 //	ErrNoConvergence iteration cap reached (KarcherMean, SteinMean): the last
 //	                 iterate is returned with it
 //
@@ -107,6 +109,7 @@
 // ValidateTol, FromMatrix) stands for its symmetric part (A + Aᵀ)/2.
 // Matrix arguments must be SPD enough except the argument of Exp and
 // ExpTo and the tangent vector V of ExpMap (finite), VecTo's (finite), the
+// vector of TangentSpace.Untangent (finite), the
 // ridges' x (finite, of any sign), and Anchor.AIRM's Y, which skips the
 // test to stay cheap: it is refused (ErrNotSPD) only when a generalised
 // eigenvalue is not positive, so a singular Y may give a large distance.
@@ -118,7 +121,7 @@
 // NaN out); Anchor.Reset reports false for a nil or zero Anchor or a bad x
 // and leaves the anchor as it was; an invalid Metric's String is
 // "Metric(n)"; a nil *Set has Len 0, Dim 0 and Data nil, a nil *Workspace
-// Dim 0; GramOptions.Workers <= 0 means GOMAXPROCS, and a Workers beyond
+// or *TangentSpace Dim 0; GramOptions.Workers <= 0 means GOMAXPROCS, and a Workers beyond
 // the work allocates no more. The ridges leave x unchanged when they fail.
 //
 // As in gonum's mat, an index out of range is a programming error and

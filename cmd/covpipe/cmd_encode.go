@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/dictionary"
 	"github.com/covpipe/covpipe/internal/version"
+	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/model"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
@@ -16,25 +18,33 @@ import (
 )
 
 func encodeCommand() *cli.Command {
-	return command("encode", "DESCRIPTORS", "sparse codes of descriptors against a dictionary, or a model's feature vectors",
+	return command("encode", "DESCRIPTORS", "sparse codes of descriptors against a dictionary, their tangent-space vectors, or a model's feature vectors",
 		append(codingFlags("the dictionary's learn.json, else learn's", "the dictionary's learn.json, else learn's"),
-			&cli.StringFlag{Name: "dict", Usage: "the dictionary: a learn output `DIR` or a .npy file (this or --model)"},
-			&cli.StringFlag{Name: "model", Usage: "a model `DIR` of covpipe fit whose method gives feature vectors (codes), which codes as the model classifies (this or --dict)"},
+			&cli.StringFlag{Name: "dict", Usage: "the dictionary: a learn output `DIR` or a .npy file (one of --dict, --tangent and --model)"},
+			switchFlag("tangent", "write tangent-space vectors vec(log(P^-1/2 X P^-1/2)) at a reference point P instead of sparse codes"),
+			&cli.StringFlag{Name: "reference", Usage: "with --tangent, the reference point `P`: mean (the Karcher mean of DESCRIPTORS), identity (log X), or an encode --tangent folder or .npy file of shape (d, d) whose P to reuse", DefaultText: "mean"},
+			&cli.StringFlag{Name: "model", Usage: "a model `DIR` of covpipe fit whose method gives feature vectors (codes, tangent-space), which it maps the descriptors to as it does to classify them"},
 		),
 		func(c *cli.Context) error {
 			out, dictPath, modelPath := c.String("out"), c.String("dict"), c.String("model")
+			tangent := c.Bool("tangent")
 			switch {
 			case out == "":
 				return errors.New("encode: --out DIR is required")
-			case dictPath != "" && modelPath != "":
-				return errors.New("encode: give --dict or --model, not both")
-			case dictPath == "" && modelPath == "":
-				return errors.New("encode: --dict DICT (a covpipe learn folder or a .npy file) or --model DIR (a covpipe fit folder) is required")
+			case dictPath != "" && modelPath != "" || tangent && (dictPath != "" || modelPath != ""):
+				return errors.New("encode: give one of --dict, --tangent and --model")
+			case dictPath == "" && modelPath == "" && !tangent:
+				return errors.New("encode: --dict DICT (a covpipe learn folder or a .npy file), --tangent (tangent-space vectors) or --model DIR (a covpipe fit folder) is required")
+			case c.IsSet("reference") && !tangent:
+				return errors.New("encode: --reference is for tangent vectors: give --tangent too")
 			case c.NArg() != 1:
 				return errors.New("encode: want one DESCRIPTORS folder or .npy file (see covpipe encode --help)")
 			}
-			if modelPath != "" {
+			if modelPath != "" || tangent {
 				for _, f := range []string{"sigma", "pseudo-kernel", "lambda", "lambda-ratio"} {
+					if c.IsSet(f) && tangent {
+						return fmt.Errorf("encode: --tangent takes no --%s (it is for sparse codes)", f)
+					}
 					if c.IsSet(f) {
 						return fmt.Errorf("encode: --%s with --model: the model codes as it was fitted", f)
 					}
@@ -43,6 +53,9 @@ func encodeCommand() *cli.Command {
 			workers, err := workersFlag(c)
 			if err != nil {
 				return err
+			}
+			if tangent {
+				return encodeTangent(c, out, workers)
 			}
 			var m *model.Model
 			if modelPath != "" {
@@ -75,18 +88,9 @@ func encodeCommand() *cli.Command {
 				} else if codes, log, summary, err = dictionaryCodes(c, input, queries, dictPath, workers); err != nil {
 					return err
 				}
-				var manifest []byte
-				if inputMeta != nil {
-					b, err := store.ReadFile(filepath.Join(input, store.ManifestFile))
-					if err != nil {
-						return fmt.Errorf("encode: %w", err)
-					}
-					// The manifest read again must be the one read with the
-					// descriptors, not one a describe wrote since.
-					if err := inputMeta.CheckFile(input, store.ManifestFile, b); err != nil {
-						return fmt.Errorf("encode: %w", err)
-					}
-					manifest = b
+				manifest, err := inputManifest(input, inputMeta)
+				if err != nil {
+					return err
 				}
 				if err := dictionary.WriteCodes(dst, codes, log, manifest); err != nil {
 					return fmt.Errorf("encode: %w", err)
@@ -151,4 +155,68 @@ func dictionaryCodes(c *cli.Context, input string, queries *spd.Set, dictPath st
 		}
 	}
 	return codes, log, fmt.Sprintf("encoded %d matrices against %d atoms: %.1f non-zeros per code, %d all-zero", n, natoms, log.NonZeros, log.AllZero), nil
+}
+
+// inputManifest returns the manifest of the describe folder input whose
+// meta.json is inputMeta, nil for a .npy input (inputMeta nil), to carry
+// over beside its codes.
+func inputManifest(input string, inputMeta *store.Meta) ([]byte, error) {
+	if inputMeta == nil {
+		return nil, nil
+	}
+	b, err := store.ReadFile(filepath.Join(input, store.ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	// The manifest read again must be the one read with the descriptors,
+	// not one a describe wrote since.
+	if err := inputMeta.CheckFile(input, store.ManifestFile, b); err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	return b, nil
+}
+
+// encodeTangent writes the tangent-space vectors of the descriptors of
+// c's argument at the reference point of --reference into the codes
+// folder out (dictionary.WriteTangent).
+func encodeTangent(c *cli.Context, out string, workers int) error {
+	return intoFolder(c, out, store.FormatCodes, func(dst *store.Folder) error {
+		input := c.Args().First()
+		set, inputMeta, err := readSPD(input)
+		if err != nil {
+			return fmt.Errorf("encode: %w", err)
+		}
+		name := c.String("reference")
+		var ref *mat.SymDense
+		if r, perr := method.ParseTangentReference(name); perr == nil {
+			name = string(r)
+			if ref, err = method.TangentReferencePoint(c.Context, r, set, classify.Seq(0, set.Len())); err != nil {
+				return fmt.Errorf("encode: reference %s of %s: %w", name, input, err)
+			}
+		} else if ref, name, err = dictionary.ReadReference(name); err != nil {
+			return fmt.Errorf("encode: --reference: %w (want mean, identity, an encode --tangent folder or a .npy file)", err)
+		}
+		if d := ref.SymmetricDim(); d != set.Dim() {
+			return fmt.Errorf("encode: the reference %s is %dx%d but %s holds %dx%d matrices", name, d, d, input, set.Dim(), set.Dim())
+		}
+		vectors, err := spd.TangentVectors(c.Context, set, nil, ref, workers)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", input, err)
+		}
+		manifest, err := inputManifest(input, inputMeta)
+		if err != nil {
+			return err
+		}
+		n, k := vectors.Dims()
+		rec := dictionary.TangentRecord{Version: version.String(), Encoding: dictionary.TangentEncoding, Input: input, Reference: name, Samples: n, Dim: set.Dim(), Length: k}
+		if err := dictionary.WriteTangent(dst, vectors, ref, &rec, manifest); err != nil {
+			return fmt.Errorf("encode: %w", err)
+		}
+		if err := dst.Commit(); err != nil {
+			return fmt.Errorf("encode: %w", err)
+		}
+		fmt.Fprintf(c.App.Writer, "encoded %d matrices as tangent vectors of length %d at the reference %s; %s\n",
+			n, k, name, filepath.Join(out, dictionary.CodesFile))
+		return nil
+	})
 }

@@ -194,6 +194,8 @@ func TestLearnEncodeErrors(t *testing.T) {
 	}
 	good := write("good.npy", []int{10, 2, 2}, randomSPD(10, 2, 1))
 	dict3 := write("dict3.npy", []int{2, 3, 3}, randomSPD(2, 3, 2))
+	ref3 := write("ref3.npy", []int{3, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
+	notSPDRef := write("notspd-ref.npy", []int{2, 2}, []float64{1, 2, 2, 1})
 	flat := write("flat.npy", []int{8}, make([]float64, 8))
 	nan := randomSPD(3, 2, 3)
 	nan[5] = math.NaN()
@@ -225,14 +227,26 @@ func TestLearnEncodeErrors(t *testing.T) {
 		{[]string{"learn", good, "--atoms", "2", "--lambda-ratio", "0", "--out", out}, "learn: --lambda-ratio 0: rsr: invalid input: lambda ratio = 0 must be in (0, 1); for λ = 0 (least squares) give --lambda 0"},
 		{[]string{"encode", good, "--dict", good, "--lambda-ratio", "0", "--out", out}, "encode: --lambda-ratio 0: rsr: invalid input: lambda ratio = 0 must be in (0, 1); for λ = 0"},
 		{[]string{"encode", good, "--dict", good, "--lambda-ratio", "1", "--out", out}, "encode: --lambda-ratio 1: "},
-		{[]string{"encode", good, "--out", out}, "--dict DICT (a covpipe learn folder or a .npy file) or --model DIR (a covpipe fit folder) is required"},
-		{[]string{"encode", good, "--dict", good, "--model", dir, "--out", out}, "give --dict or --model, not both"},
+		{[]string{"encode", good, "--out", out}, "--dict DICT (a covpipe learn folder or a .npy file), --tangent (tangent-space vectors) or --model DIR (a covpipe fit folder) is required"},
+		{[]string{"encode", good, "--dict", good, "--model", dir, "--out", out}, "give one of --dict, --tangent and --model"},
 		{[]string{"encode", good, "--model", dir, "--sigma", "1", "--out", out}, "--sigma with --model: the model codes as it was fitted"},
 		{[]string{"encode", good, "--model", filepath.Join(dir, "none"), "--out", out}, "none"},
 		{[]string{"encode", good, "--dict", dict3, "--out", out}, "holds 3x3 atoms but " + good + " holds 2x2 matrices"},
 		{[]string{"encode", nanFile, "--dict", good, "--out", out}, "nan.npy: matrix 1"},
 		{[]string{"learn", good, "--atoms", "2", "--workers", "-4", "--out", out}, "learn: --workers -4, want >= 0 (0: all cores)"},
 		{[]string{"encode", good, "--dict", good, "--workers", "-4", "--out", out}, "encode: --workers -4, want >= 0 (0: all cores)"},
+		// Tangent vectors.
+		{[]string{"encode", "--tangent", "--dict", good, "--out", out, good}, "give one of --dict, --tangent and --model"},
+		{[]string{"encode", "--tangent", "--sigma", "1", "--out", out, good}, "--tangent takes no --sigma"},
+		{[]string{"encode", "--reference", "mean", "--dict", good, "--out", out, good}, "--reference is for tangent vectors: give --tangent too"},
+		{[]string{"encode", "--tangent", "--out", out}, "want one DESCRIPTORS"},
+		{[]string{"encode", "--tangent", good}, "--out DIR is required"},
+		{[]string{"encode", "--tangent", "--reference", "riemann", "--out", out, good}, "--reference: store: invalid input: open riemann: no such file or directory (want mean, identity, an encode --tangent folder or a .npy file)"},
+		{[]string{"encode", "--tangent", "--reference", ref3, "--out", out, good}, "the reference " + ref3 + " is 3x3 but " + good + " holds 2x2 matrices"},
+		{[]string{"encode", "--tangent", "--reference", notSPDRef, "--out", out, good}, "notspd-ref.npy: spd: matrix is not positive definite"},
+		{[]string{"encode", "--tangent", "--reference", flat, "--out", out, good}, "flat.npy: array of shape [8], want a reference point of shape (d, d)"},
+		{[]string{"encode", "--tangent", nanFile, "--out", out}, "nan.npy: matrix 1"},
+		{[]string{"encode", "--tangent", "--workers", "-1", "--out", out, good}, "--workers -1"},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -239,7 +239,7 @@ func TestRunCommandErrors(t *testing.T) {
 		{[]string{"fit", "--method", "nn", "--sigma", "1", "--out", filepath.Join(dir, "o6"), desc}, "fit --method nn: --sigma is not a parameter of method type nn (the types that take it: codes, rlpp, rsr, stein-svm)"},
 		{[]string{"fit", "--method", "rsr", "--sigma", "0.5,x", "--out", filepath.Join(dir, "o6"), desc}, `fit --method rsr: --sigma "0.5,x": want a number or comma-separated numbers`},
 		{[]string{"fit", "--method", "tsc", "--lambda", "0.1", "--working-set", "2.5", "--out", filepath.Join(dir, "o6"), desc}, `--working-set "2.5": want an integer`},
-		{[]string{"fit", "--method", "no-such-method", "--out", filepath.Join(dir, "o6"), desc}, `fit: --method "no-such-method": want one of codes, gsr`},
+		{[]string{"fit", "--method", "no-such-method", "--out", filepath.Join(dir, "o6"), desc}, `fit: --method "no-such-method": want one of codes, fgmdm, gsr`},
 		{[]string{"fit", "--method", "rsr", "--config", good, "--sigma", "1", "--out", filepath.Join(dir, "o6"), desc}, "fit: --sigma with --config " + good},
 		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), desc}, "fit: --where selects images, not the descriptors of describe folders"},
 		{[]string{"fit", "--method", "nn", "--metric", "airm", "--where", "pose=ba", "--out", filepath.Join(dir, "o6"), filepath.Join(data, "d")}, `has no metadata "pose"`},

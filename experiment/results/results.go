@@ -59,7 +59,7 @@ type Result struct {
 	// Runs is the accuracy of every repeat.
 	Runs []float64 `json:"runs"`
 	// Degenerate and Unconverged count, per repeat, the test queries whose
-	// sparse code was all zeros or whose solver hit its sweep cap.
+	// sparse code was all zeros or whose solver hit its iteration cap.
 	Degenerate  []int `json:"degenerate_codes"`
 	Unconverged []int `json:"unconverged_codes"`
 	// Lambda summarises the λ that test queries were coded with, over all
