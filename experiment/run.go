@@ -14,6 +14,7 @@ import (
 	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/internal/once"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/progress"
@@ -325,7 +326,7 @@ func (e *engine) classifyRepeats(ti int, task string, dr *drawer, each func(r, m
 		return err
 	}
 	outer, inner := e.parallelism()
-	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", task, n, len(methods)), total)
+	e.rep.Begin(fmt.Sprintf("%s: %s × %s", task, plural.Of(n, "repeat"), plural.Of(len(methods), "method")), total)
 	err = pool.ForCtx(e.ctx, len(repeats), outer, func(_, k int) error {
 		r := repeats[k]
 		var in *instance

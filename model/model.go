@@ -12,6 +12,7 @@ import (
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/internal/memlimit"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/spd"
@@ -352,7 +353,7 @@ const foldBytes = 48
 func checkFolds(folds, n int, limit int64) error {
 	err := memlimit.Check(limit, "model.Options.MaxMemory, covpipe fit --max-memory", memlimit.Estimate{
 		Key:   "folds",
-		What:  fmt.Sprintf("%d cross-validation folds of %d training items keep their items' indices", folds, n),
+		What:  fmt.Sprintf("%s of %s keep their items' indices", plural.Of(folds, "cross-validation fold"), plural.Of(n, "training item")),
 		Bytes: float64(folds) * (foldBytes + 8*float64(n)),
 	})
 	if err != nil {

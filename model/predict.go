@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/covariance"
@@ -256,7 +257,10 @@ func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictO
 		return nil, fmt.Errorf("%s: a nil *store.Output", m.name())
 	}
 	what := "the descriptors"
-	if len(out.Meta.Inputs) > 0 {
+	switch {
+	case out.Dir != "":
+		what = "the descriptors of " + out.Dir
+	case len(out.Meta.Inputs) > 0:
 		what = "the descriptors of " + out.Meta.Inputs[0].Root
 	}
 	if m.rec.Extraction != nil || out.Meta.Dim != m.rec.Dim {
@@ -323,8 +327,12 @@ func (m *Model) checkMeta(meta *store.Meta, what string) error {
 	want := *m.rec.Extraction
 	want.Version, want.Inputs, want.ItemsSHA256, want.Vectors = meta.Version, meta.Inputs, meta.ItemsSHA256, meta.Vectors
 	want.SkipBad = meta.SkipBad
-	if d := meta.Diff(&want); d != "" {
-		return fmt.Errorf("%s was fitted on descriptors made otherwise than %s: %s (%s's vs the model's): describe them with the model's options, or give their images", m.name(), what, d, what)
+	if ds := meta.Differences(&want); len(ds) > 0 {
+		var diffs []string
+		for _, d := range ds {
+			diffs = append(diffs, fmt.Sprintf("%s %s, the model's %s", d.Field, d.This, d.Other))
+		}
+		return fmt.Errorf("%s was fitted on descriptors made otherwise than %s: %s: describe them with the model's options, or give their images", m.name(), what, strings.Join(diffs, "; "))
 	}
 	return nil
 }

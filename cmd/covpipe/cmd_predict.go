@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/covpipe/covpipe/internal/atomicfile"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/model"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
@@ -47,11 +49,15 @@ func predictCommand() *cli.Command {
 			// The output is taken before anything is computed: a folder
 			// by its lock, a file by its temporary file beside it.
 			out := c.String("out")
+			file, err := csvOut(out)
+			if err != nil {
+				return fmt.Errorf("predict: %w", err)
+			}
 			var dst io.Writer = c.App.Writer
 			var commit func() error
 			switch {
 			case out == "":
-			case !strings.HasSuffix(out, "/") && strings.EqualFold(filepath.Ext(out), ".csv"):
+			case file:
 				f, err := atomicfile.Create(out)
 				if err != nil {
 					return fmt.Errorf("predict: %w", err)
@@ -116,10 +122,28 @@ func predictCommand() *cli.Command {
 			if out != "" {
 				where = out
 			}
-			fmt.Fprintf(c.App.ErrWriter, "predicted %d descriptors with %s in %.2f s (%.3f ms each), %d rejected; predictions on %s\n",
-				len(ps), dir, secs, 1000*secs/float64(max(1, len(ps))), rejected, where)
+			fmt.Fprintf(c.App.ErrWriter, "predicted %s with %s in %.2f s (%.3f ms each), %d rejected; predictions on %s\n",
+				plural.Of(len(ps), "descriptor"), dir, secs, 1000*secs/float64(max(1, len(ps))), rejected, where)
 			return nil
 		}))
+}
+
+// csvOut says whether --out out names a CSV file (a name ending in
+// .csv) rather than a folder, and refuses a name with another extension
+// that is not an existing folder: pred.txt is a file name mistyped, which
+// would otherwise become a folder. A trailing / makes any name a folder.
+func csvOut(out string) (bool, error) {
+	ext := filepath.Ext(out)
+	switch {
+	case out == "" || strings.HasSuffix(out, "/") || ext == "":
+		return false, nil
+	case strings.EqualFold(ext, ".csv"):
+		return true, nil
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return false, nil
+	}
+	return false, fmt.Errorf("--out %s: want a FILE ending in .csv or a folder DIR (end it with / for a folder named so)", out)
 }
 
 // predictionsColumns are the columns of predictions.csv before the class
