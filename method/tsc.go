@@ -33,9 +33,15 @@ type tscParams struct {
 // items by the MAXDET problem of package tsc and given the class with the
 // least class-wise Burg residual.
 type tscMethod struct {
-	memo classify.Memo[float64]
+	memo classify.Memo[tscLambda]
 	p    tscParams
 }
+
+// tscLambda is a candidate λ.
+type tscLambda float64
+
+// String says the candidate as a cross-validation table names it.
+func (l tscLambda) String() string { return fmt.Sprintf("lambda=%g", float64(l)) }
 
 func newTSC(n *yaml.Node) (classify.Method, error) {
 	m := &tscMethod{}
@@ -71,10 +77,14 @@ func (m *tscMethod) Spec() classify.Spec {
 }
 
 func (m *tscMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
-	fit := func(d *classify.Data, train []int, lambda float64) (predictor, error) {
-		return fitTSC(d, train, tsc.Options{Lambda: lambda, Tol: m.p.Tolerance, WorkingSet: m.p.WorkingSet})
+	fit := func(d *classify.Data, train []int, lambda tscLambda) (predictor, error) {
+		return fitTSC(d, train, tsc.Options{Lambda: float64(lambda), Tol: m.p.Tolerance, WorkingSet: m.p.WorkingSet})
 	}
-	c, d, err := classify.Choose(ctx, t, m.p.Lambda, &m.memo, folds(ctx, t, fit))
+	lambdas := make([]tscLambda, len(m.p.Lambda))
+	for i, l := range m.p.Lambda {
+		lambdas[i] = tscLambda(l)
+	}
+	c, d, err := classify.Choose(ctx, t, lambdas, &m.memo, folds(ctx, t, fit))
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +92,7 @@ func (m *tscMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted
 	if err != nil {
 		return nil, err
 	}
-	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"lambda": c.Params, "ridge": d.Ridge}}, nil
+	return &fitted{p: p, variant: c.Variant, chosen: map[string]float64{"lambda": float64(c.Params), "ridge": d.Ridge}}, nil
 }
 
 // tscFit is TSC's coder over training items: the atoms, and the class of

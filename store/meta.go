@@ -322,7 +322,7 @@ func (m *Meta) Differences(o *Meta) []Difference {
 		if f.name == "features" || oneResized && (f.name == "filter" || f.name == "jpeg_scale") {
 			continue
 		}
-		out = append(out, Difference{Field: f.name, This: readable(f.a), Other: readable(f.b)})
+		out = append(out, Difference{Field: f.name, This: readable(f.name, f.a), Other: readable(f.name, f.b)})
 	}
 	return out
 }
@@ -353,13 +353,43 @@ func (m *Meta) differing(o *Meta) []field {
 	return out
 }
 
-// readable writes a field of a Meta for a reader: "none" for an empty
-// string or nil pointer, a ridge as "trace-ridge 0.0001", a size as
-// "32x64", vectors as "features I, step 2", others as JSON.
-func readable(v reflect.Value) string {
+// Setting is an extraction option of a Meta (Meta.Settings): its JSON
+// name and its value, readable.
+type Setting struct {
+	Field string
+	Value string
+}
+
+// Settings returns the extraction options of m, in the order of its
+// fields, each readable: every field but the format, the version, the
+// plane names, the inputs, their hash, the shard, the counts and the
+// files.
+func (m *Meta) Settings() []Setting {
+	v := reflect.ValueOf(*m)
+	t := v.Type()
+	var out []Setting
+	for i := range t.NumField() {
+		switch t.Field(i).Name {
+		case "Format", "Version", "Features", "Inputs", "ItemsSHA256", "Shard", "Counts", "Files":
+			continue
+		}
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, Setting{name, readable(name, v.Field(i))})
+	}
+	return out
+}
+
+// readable writes the field name of a Meta, of value v, for a reader:
+// "none" for an empty string (the sample covariance "scm" for the
+// estimator) or a nil pointer, a ridge as "trace-ridge 0.0001", a size
+// as "32x64", vectors as "features I, step 2", others as JSON.
+func readable(name string, v reflect.Value) string {
 	switch x := v.Interface().(type) {
 	case string:
-		if x == "" {
+		switch {
+		case x == "" && name == "estimator":
+			return "scm"
+		case x == "":
 			return "none"
 		}
 		return x

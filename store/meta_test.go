@@ -48,4 +48,10 @@ func TestDifferences(t *testing.T) {
 	if got, want := a.Differences(&b), []Difference{{"filter", "linear", "box"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("filters: %q, want %q", got, want)
 	}
+	// Settings lists every extraction option, readably.
+	want := []Setting{{"feature_spec", "I,Ix"}, {"dim", "2"}, {"gabor_border", "none"}, {"ridge", "trace-ridge 0.0001"}, {"estimator", "scm"},
+		{"normalize", "none"}, {"resize", "8x8"}, {"filter", "linear"}, {"jpeg_scale", "none"}, {"regions", "whole"}, {"seed", "0"}, {"skip_bad", "false"}, {"vectors", "none"}}
+	if got := a.Settings(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Settings %q, want %q", got, want)
+	}
 }

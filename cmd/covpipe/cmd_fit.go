@@ -105,7 +105,7 @@ func fitCommand() *cli.Command {
 				}
 				fmt.Fprintf(c.App.Writer, "fitted %s on %dx%d descriptors of %s in %.1f s (%s); model in %s\n",
 					m.Method(), m.Dim(), m.Dim(), plural.Of(len(m.Classes()), "class"), time.Since(start).Seconds(), chosen, out)
-				return nil
+				return writeCVTables(c.App.Writer, m.CV())
 			})
 		}))
 }

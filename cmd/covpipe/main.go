@@ -131,6 +131,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			mergeCommand(),
 			fitCommand(),
 			predictCommand(),
+			inspectCommand(),
 			learnCommand(),
 			encodeCommand(),
 			reportCommand(),
