@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -278,6 +279,9 @@ func TestReject(t *testing.T) {
 		for i, p := range all {
 			if p.Rejected {
 				t.Errorf("%s: %s rejected without a threshold", tc.method, p.Path)
+			}
+			if want := path.Dir(p.Path); p.Truth != want {
+				t.Errorf("%s: %s has true label %q, want its class folder's %q", tc.method, p.Path, p.Truth, want)
 			}
 			conf[i] = p.Score
 			if !math.IsNaN(p.SCI) {

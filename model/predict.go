@@ -98,6 +98,12 @@ type Prediction struct {
 	// SCI is the sparsity concentration index of an SRC method's code,
 	// NaN for other methods.
 	SCI float64
+	// Truth is the label of the image (or of the descriptor's manifest
+	// row) that the answer is for, its true class when the inputs are
+	// labelled (class folders, a manifest's label column, a dataset's
+	// naming scheme); "" for an unlabelled image and for PredictSet. It
+	// may be a class the model does not know.
+	Truth string
 	// Probabilities holds, when PredictOptions.Probabilities asks, the
 	// probability of each class of Model.Classes, in that order (see the
 	// package documentation); nil otherwise.
@@ -206,10 +212,10 @@ func (s *sink) Descriptors(input int, item *datasets.Item, regions []covariance.
 		if len(regions) != n {
 			return fmt.Errorf("%s fuses %d regions per image, %s gives %d: resize the images as the training images were", s.m.name(), n, item.Path, len(regions))
 		}
-		s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: bounds(regions)})
+		s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: bounds(regions), Truth: item.Label})
 	} else {
 		for _, r := range regions {
-			s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: r})
+			s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: r, Truth: item.Label})
 		}
 	}
 	s.data = append(s.data, data...)
@@ -274,7 +280,7 @@ func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictO
 	}
 	rows := make([]Prediction, len(out.Rows))
 	for i, r := range out.Rows {
-		rows[i] = Prediction{Input: r.Input, Path: r.Path, Region: r.Region}
+		rows[i] = Prediction{Input: r.Input, Path: r.Path, Region: r.Region, Truth: r.Label}
 	}
 	if m.rec.Vectors != nil && (out.Meta.Vectors == nil || !sameVectors(m.rec.vectorRequest(), *out.Meta.Vectors)) {
 		return nil, fmt.Errorf("%s reads the images' vectors (features %s, step %d), which %s lack: describe them with those vectors, or give the images", m.name(), m.rec.Vectors.FeatureSpec, m.rec.Vectors.Step, what)

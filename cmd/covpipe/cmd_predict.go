@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,7 +105,7 @@ func predictCommand() *cli.Command {
 			if o.Probabilities {
 				classes = m.Classes()
 			}
-			if err := writePredictions(dst, ps, inputs, classes); err != nil {
+			if err := writePredictions(dst, ps, inputs, labelled(ps), classes); err != nil {
 				return fmt.Errorf("predict: %w", err)
 			}
 			if commit != nil {
@@ -146,9 +147,19 @@ func csvOut(out string) (bool, error) {
 	return false, fmt.Errorf("--out %s: want a FILE ending in .csv or a folder DIR (end it with / for a folder named so)", out)
 }
 
-// predictionsColumns are the columns of predictions.csv before the class
+// predictionsColumns are the columns of predictions.csv that every one
+// has, in order; then true_label for labelled inputs, then the class
 // probabilities.
-const predictionsColumns = "path,region,label,score,second_label,second_score,rejected"
+const predictionsColumns = "path,region,label,score,second_label,second_score,rejected,confidence"
+
+// trueLabelColumn is the column of predictions.csv of the inputs' labels.
+const trueLabelColumn = "true_label"
+
+// labelled reports whether any answer of ps is for a labelled image (or
+// descriptor): whether predictions.csv has a true_label column.
+func labelled(ps []model.Prediction) bool {
+	return slices.ContainsFunc(ps, func(p model.Prediction) bool { return p.Truth != "" })
+}
 
 // probabilityPrefix prefixes a class's name in the header of its
 // probability's column.
@@ -158,12 +169,18 @@ const probabilityPrefix = "p:"
 // image's path as manifest.csv writes it (with its input's number first
 // when there are several inputs), escaped as covpipe's CSV files are, the
 // region, the label and its score, the second label and its score,
-// whether the answer was rejected, and with classes (the model's, in
-// the order of Prediction.Probabilities) a column p:CLASS per class, its
-// probability. Scores and probabilities are written in full precision.
-func writePredictions(w io.Writer, ps []model.Prediction, inputs int, classes []string) error {
+// whether the answer was rejected, its confidence (what --reject
+// compares: the SCI for SRC methods, the score otherwise), with
+// truth the image's label (true_label, empty for an unlabelled one), and
+// with classes (the model's, in the order of Prediction.Probabilities) a
+// column p:CLASS per class, its probability. Scores, confidences and
+// probabilities are written in full precision.
+func writePredictions(w io.Writer, ps []model.Prediction, inputs int, truth bool, classes []string) error {
 	bw := bufio.NewWriter(w)
 	b := []byte(predictionsColumns)
+	if truth {
+		b = append(append(b, ','), trueLabelColumn...)
+	}
 	for _, c := range classes {
 		b = append(b, ',')
 		b = store.AppendField(b, probabilityPrefix+c)
@@ -186,6 +203,12 @@ func writePredictions(w io.Writer, ps []model.Prediction, inputs int, classes []
 		b = strconv.AppendFloat(b, p.SecondScore, 'g', -1, 64)
 		b = append(b, ',')
 		b = strconv.AppendBool(b, p.Rejected)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, p.Confidence(), 'g', -1, 64)
+		if truth {
+			b = append(b, ',')
+			b = store.AppendField(b, p.Truth)
+		}
 		if classes != nil && len(p.Probabilities) != len(classes) {
 			return fmt.Errorf("%s: %d class probabilities for %d classes", p.Path, len(p.Probabilities), len(classes))
 		}
