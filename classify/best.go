@@ -29,7 +29,13 @@ type Best struct {
 	// accurate (pickBest).
 	OneSE bool
 
-	chosen once.Cache[choiceKey, int]
+	chosen once.Cache[choiceKey, bestChoice]
+}
+
+// bestChoice is the index of the candidate a Best chose and its table.
+type bestChoice struct {
+	k     int
+	table *CVTable
 }
 
 // Spec declares the first candidate's parameters; its other needs are
@@ -46,7 +52,8 @@ func (b *Best) Spec() Spec {
 }
 
 // Fit chooses the candidate (remembered per training set) and fits it on
-// all of t.
+// all of t. The choice's CVTable goes to t.CV, followed by the tables of
+// the chosen candidate's fit, scoped by its name.
 func (b *Best) Fit(ctx context.Context, t *Train) (Fitted, error) {
 	if len(b.Methods) < 2 || len(b.Names) != len(b.Methods) {
 		return nil, fmt.Errorf("best: %d names of %d methods: want two or more methods, each named", len(b.Names), len(b.Methods))
@@ -54,31 +61,55 @@ func (b *Best) Fit(ctx context.Context, t *Train) (Fitted, error) {
 	if t.Folds < 2 {
 		return nil, fmt.Errorf("best: choosing among %d methods needs folds >= 2, not %d", len(b.Methods), t.Folds)
 	}
-	k, err := b.chosen.Do(keyOf(t), func() (int, error) {
+	c, err := b.chosen.Do(keyOf(t), func() (bestChoice, error) {
 		correct := make([]int, len(b.Methods))
+		folds := Folds(t.Data.Labels, t.Items, t.Folds, t.Seed)
+		accs := make([][]float64, len(b.Methods)) // per candidate, per fold
 		// Folds outermost: the candidates share each fold's pairwise
 		// quantities, which a Data keeps for its latest training set.
-		for _, val := range Folds(t.Data.Labels, t.Items, t.Folds, t.Seed) {
+		for _, val := range folds {
 			sub := &Split{Data: t.Data, Variants: t.Variants, Train: Without(t.Items, val), Test: val, Workers: t.Workers, Seed: t.Seed, Folds: t.Folds}
 			truth := Pick(t.Data.Labels, val)
 			for k, c := range b.Methods {
 				out, err := Run(ctx, c, sub)
 				if err != nil {
-					return 0, fmt.Errorf("choosing among %d methods, %q: %w", len(b.Methods), b.Names[k], err)
+					return bestChoice{}, fmt.Errorf("choosing among %d methods, %q: %w", len(b.Methods), b.Names[k], err)
 				}
-				correct[k] += Correct(out.Pred, truth)
+				n := Correct(out.Pred, truth)
+				correct[k] += n
+				accs[k] = append(accs[k], Accuracy(out.Pred, truth))
 			}
 		}
-		return pickBest(correct, len(t.Items), b.OneSE), nil
+		k := pickBest(correct, len(t.Items), b.OneSE)
+		return bestChoice{k, b.table(correct, accs, k, len(t.Items))}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	f, err := b.Methods[k].Fit(ctx, t)
+	t.CV.add(c.table)
+	mark := t.CV.mark()
+	f, err := b.Methods[c.k].Fit(ctx, t)
 	if err != nil {
-		return nil, fmt.Errorf("%q, chosen: %w", b.Names[k], err)
+		return nil, fmt.Errorf("%q, chosen: %w", b.Names[c.k], err)
 	}
-	return &bestFit{name: b.Names[k], f: f}, nil
+	t.CV.scope(mark, fmt.Sprintf("candidate %q", b.Names[c.k]))
+	return &bestFit{name: b.Names[c.k], f: f}, nil
+}
+
+// table is the CVTable of the choice of candidate k by pickBest from
+// correct, each candidate's right answers on n items, and accs, each
+// candidate's accuracy on each fold.
+func (b *Best) table(correct []int, accs [][]float64, k, n int) *CVTable {
+	t := &CVTable{Choice: "methods", Items: n, Chosen: k, Rule: "max",
+		Why: "the highest accuracy over the cross-validated items (ties to the first listed)"}
+	if b.OneSE && n > 0 {
+		t.Rule, t.Threshold = "one-se", 100*oneSEFloor(correct, n)
+		t.Why = fmt.Sprintf("the one-standard-error rule: the first listed whose accuracy reaches %.4g%%, the most accurate's minus its binomial standard error √(a(1 − a)/n), n = %d", t.Threshold, n)
+	}
+	for i, name := range b.Names {
+		t.Candidates = append(t.Candidates, newCVRow(name, accs[i], 100*float64(correct[i])/float64(n)))
+	}
+	return t
 }
 
 // pickBest returns the candidate that correct, each candidate's count of
@@ -90,23 +121,37 @@ func (b *Best) Fit(ctx context.Context, t *Train) (Fitted, error) {
 // Learning, 2nd ed., Sec. 7.10), with the order of the candidates as the
 // order of preference.
 func pickBest(correct []int, n int, oneSE bool) int {
-	best := 0
-	for k := range correct {
-		if correct[k] > correct[best] {
-			best = k
-		}
-	}
+	best := mostAccurate(correct)
 	if !oneSE || n == 0 {
 		return best
 	}
-	a := float64(correct[best]) / float64(n)
-	floor := a - math.Sqrt(a*(1-a)/float64(n))
+	floor := oneSEFloor(correct, n)
 	for k, c := range correct {
 		if float64(c)/float64(n) >= floor {
 			return k
 		}
 	}
 	return best
+}
+
+// mostAccurate returns the candidate of most right answers, correct,
+// ties to the first listed.
+func mostAccurate(correct []int) int {
+	best := 0
+	for k := range correct {
+		if correct[k] > correct[best] {
+			best = k
+		}
+	}
+	return best
+}
+
+// oneSEFloor returns a − √(a(1 − a)/n), a the accuracy (a fraction) of
+// the most accurate of candidates whose right answers on n items correct
+// counts: what the one-standard-error rule asks of its choice.
+func oneSEFloor(correct []int, n int) float64 {
+	a := float64(correct[mostAccurate(correct)]) / float64(n)
+	return a - math.Sqrt(a*(1-a)/float64(n))
 }
 
 // bestFit is the chosen candidate fitted.

@@ -175,6 +175,10 @@ type Train struct {
 	// Folds is the number of cross-validation folds for parameter
 	// selection inside Items.
 	Folds int
+	// CV, when not nil, receives the tables of the choices that
+	// cross-validation makes in this fit (Choose, Best, Fused), not those
+	// of the fits inside its folds: what a model records of its fit.
+	CV *CVLog
 
 	init  sync.Once
 	pairs *pairsCache // shared with a Split's; made on first use otherwise

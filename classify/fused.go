@@ -24,7 +24,13 @@ type Fused struct {
 	Method Method
 	Fusing Fusing
 
-	chosen once.Cache[choiceKey, FusionChoice]
+	chosen once.Cache[choiceKey, fusionChoice]
+}
+
+// fusionChoice is a choice of ChooseFusion and its table.
+type fusionChoice struct {
+	c     FusionChoice
+	table *CVTable
 }
 
 // choiceKey identifies a choice made by cross-validation on a training
@@ -50,23 +56,36 @@ func splitOf(t *Train) *Split {
 }
 
 // Fit chooses the fusion on t (ChooseFusion) and fits the method on each
-// region of the layout of choice, asking for class costs.
+// region of the layout of choice, asking for class costs. The choice's
+// CVTable goes to t.CV, followed by the tables of each region's fit,
+// scoped by the region.
 func (f *Fused) Fit(ctx context.Context, t *Train) (Fitted, error) {
 	if t.Data.Parts == nil {
 		return f.Method.Fit(ctx, t)
 	}
 	s := splitOf(t)
-	choice, err := f.chosen.Do(keyOf(t), func() (FusionChoice, error) { return ChooseFusion(ctx, f.Method, s, f.Fusing) })
+	c, err := f.chosen.Do(keyOf(t), func() (fusionChoice, error) {
+		c, table, err := chooseFusion(ctx, f.Method, s, f.Fusing)
+		return fusionChoice{c, table}, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := &fusedFit{f: f, choice: choice}
-	for _, r := range f.Fusing.Sets[choice.Set] {
-		p := partSplit(s, r, t.Items, nil)
-		fit, err := f.Method.Fit(ctx, p.Fitting())
+	t.CV.add(c.table)
+	out := &fusedFit{f: f, choice: c.c}
+	for _, r := range f.Fusing.Sets[c.c.Set] {
+		p := partSplit(s, r, t.Items, nil).Fitting()
+		p.CV = t.CV
+		mark := t.CV.mark()
+		fit, err := f.Method.Fit(ctx, p)
 		if err != nil {
 			return nil, fmt.Errorf("region %d: %w", r, err)
 		}
+		scope := fmt.Sprintf("region %d", r)
+		if r < len(f.Fusing.Regions) {
+			scope += " (" + f.Fusing.Regions[r] + ")"
+		}
+		t.CV.scope(mark, scope)
 		out.parts = append(out.parts, fit)
 	}
 	return out, nil

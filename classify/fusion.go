@@ -228,6 +228,13 @@ func fuseParts(outs []*Outcome, d *Data, items []int, f Fusing, choice FusionCho
 // layout and rule of the best fused accuracy win, ties going to the first
 // listed (layouts outermost).
 func ChooseFusion(ctx context.Context, m Method, s *Split, f Fusing) (FusionChoice, error) {
+	c, _, err := chooseFusion(ctx, m, s, f)
+	return c, err
+}
+
+// chooseFusion is ChooseFusion, returning also the choice's CVTable (nil
+// without a choice): a row per layout and rule, layouts outermost.
+func chooseFusion(ctx context.Context, m Method, s *Split, f Fusing) (FusionChoice, *CVTable, error) {
 	ones := func(n int) []float64 {
 		w := make([]float64, n)
 		for r := range w {
@@ -236,7 +243,7 @@ func ChooseFusion(ctx context.Context, m Method, s *Split, f Fusing) (FusionChoi
 		return w
 	}
 	if !f.Chooses() {
-		return FusionChoice{0, f.Rules[0], ones(len(f.Sets[0]))}, nil
+		return FusionChoice{0, f.Rules[0], ones(len(f.Sets[0]))}, nil, nil
 	}
 	labels := s.Data.Labels
 	all := Seq(0, len(s.Data.Parts))
@@ -250,7 +257,7 @@ func ChooseFusion(ctx context.Context, m Method, s *Split, f Fusing) (FusionChoi
 	for _, val := range Folds(labels, s.Train, s.Folds, s.Seed) {
 		outs, err := partCosts(ctx, m, s, all, Without(s.Train, val), val)
 		if err != nil {
-			return FusionChoice{}, fmt.Errorf("fusion by cross-validation: %w", err)
+			return FusionChoice{}, nil, fmt.Errorf("fusion by cross-validation: %w", err)
 		}
 		h := held{classes: outs[0].CostClasses, truth: Pick(labels, val)}
 		for r, o := range outs {
@@ -259,6 +266,8 @@ func ChooseFusion(ctx context.Context, m Method, s *Split, f Fusing) (FusionChoi
 		}
 		folds = append(folds, h)
 	}
+	table := &CVTable{Choice: "fusion", Items: len(s.Train), Rule: "max",
+		Why: "the highest fused accuracy over the cross-validated items (ties to the first listed, layouts outermost)"}
 	best, bestCorrect := FusionChoice{}, -1
 	for k, set := range f.Sets {
 		weights := make([]float64, len(set))
@@ -274,8 +283,11 @@ func ChooseFusion(ctx context.Context, m Method, s *Split, f Fusing) (FusionChoi
 		}
 		for _, rule := range f.Rules {
 			correct := 0
+			accs := make([]float64, len(folds))
 			for j, h := range folds {
-				correct += Correct(fusedPred(costs[j], h.classes, rule, weights), h.truth)
+				pred := fusedPred(costs[j], h.classes, rule, weights)
+				correct += Correct(pred, h.truth)
+				accs[j] = Accuracy(pred, h.truth)
 			}
 			if correct > bestCorrect {
 				w := weights
@@ -283,10 +295,16 @@ func ChooseFusion(ctx context.Context, m Method, s *Split, f Fusing) (FusionChoi
 					w = ones(len(set))
 				}
 				best, bestCorrect = FusionChoice{k, rule, w}, correct
+				table.Chosen = len(table.Candidates)
 			}
+			name := "rule " + rule.String()
+			if k < len(f.Layouts) && len(f.Sets) > 1 {
+				name = "layout " + f.Layouts[k] + ", " + name
+			}
+			table.Candidates = append(table.Candidates, newCVRow(name, accs, 100*float64(correct)/float64(len(s.Train))))
 		}
 	}
-	return best, nil
+	return best, table, nil
 }
 
 // fusedPred returns the fused prediction of each item from its parts'

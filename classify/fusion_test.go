@@ -112,11 +112,11 @@ func (ff fakeCostsFit) Predict(_ context.Context, q *Query) (*Outcome, error) {
 	return out, nil
 }
 
-// TestChooseFusion checks the choice by cross-validation on parts built so
-// that the sum is wrong (a large-scale part that is always wrong) and the
-// other rules right: it must pick the first right rule listed, and the
-// weights must follow the parts' accuracies.
-func TestChooseFusion(t *testing.T) {
+// sumWrongParts returns 8 items of 2 classes in 3 parts and a method on
+// them whose first part, of costs a thousand times the others', is
+// always wrong and the others always right: the sum of the costs is
+// wrong, the normalised sum and the vote right.
+func sumWrongParts() (*Data, *fakeCosts) {
 	labels := []int{0, 0, 0, 0, 1, 1, 1, 1}
 	d := &Data{Labels: labels}
 	f := &fakeCosts{scale: []float64{1000, 1, 1}, right: []bool{false, true, true}}
@@ -125,6 +125,15 @@ func TestChooseFusion(t *testing.T) {
 		d.Parts = append(d.Parts, part)
 		f.parts = append(f.parts, part)
 	}
+	return d, f
+}
+
+// TestChooseFusion checks the choice by cross-validation on parts built so
+// that the sum is wrong (a large-scale part that is always wrong) and the
+// other rules right: it must pick the first right rule listed, and the
+// weights must follow the parts' accuracies.
+func TestChooseFusion(t *testing.T) {
+	d, f := sumWrongParts()
 	s := &Split{Data: d, Train: Seq(0, 8), Folds: 2, Seed: 1}
 	for _, tc := range []struct {
 		rules []FusionRule

@@ -27,7 +27,13 @@ type Candidate[P comparable] struct {
 // cross-validation, also when they run at the same time (once.Cache). The zero
 // value is ready; it is safe for concurrent use.
 type Memo[P comparable] struct {
-	chosen once.Cache[memoKey, Candidate[P]]
+	chosen once.Cache[memoKey, choice[P]]
+}
+
+// choice is a candidate that cross-validation chose and its table.
+type choice[P comparable] struct {
+	c     Candidate[P]
+	table *CVTable
 }
 
 // memoKey identifies a choice. It holds its Data weakly: a protocol that
@@ -56,8 +62,10 @@ type Runner[P comparable] func(d *Data, train, test []int, p P) (*Outcome, error
 // the training items, each fold's run fitting on the others (run; ties go
 // to the first candidate, the variants outermost). The folds depend on
 // the training set and t's seed only, so the choice is remembered in
-// memo. The method then fits the chosen candidate on all of t. Once ctx
-// is cancelled it starts no more runs and returns ctx.Err().
+// memo. The method then fits the chosen candidate on all of t. The
+// choice's CVTable (each candidate's fold accuracies, named by its
+// String when P has one) goes to t.CV. Once ctx is cancelled it starts
+// no more runs and returns ctx.Err().
 func Choose[P comparable](ctx context.Context, t *Train, params []P, memo *Memo[P], run Runner[P]) (Candidate[P], *Data, error) {
 	data := t.AllVariants()
 	var cands []Candidate[P]
@@ -72,13 +80,14 @@ func Choose[P comparable](ctx context.Context, t *Train, params []P, memo *Memo[
 	best := cands[0]
 	if len(cands) > 1 {
 		key := memoKey{weak.Make(data[0]), hashkey.Ints(t.Items), t.Folds, t.Seed}
-		c, err := memo.chosen.Do(key, func() (Candidate[P], error) {
+		c, err := memo.chosen.Do(key, func() (choice[P], error) {
 			return crossValidate(ctx, data, t.Items, t.Folds, t.Seed, t.Workers, cands, run)
 		})
 		if err != nil {
 			return best, nil, err
 		}
-		best = c
+		best = c.c
+		t.CV.add(c.table)
 	}
 	if err := ctx.Err(); err != nil {
 		return best, nil, err
@@ -87,19 +96,20 @@ func Choose[P comparable](ctx context.Context, t *Train, params []P, memo *Memo[
 }
 
 // crossValidate returns the candidate with the best mean accuracy over
-// stratified folds of train (ties go to the first candidate). The runs of
-// all candidates and folds are independent: they share out workers, so
-// that a method's serial parts (an eigendecomposition, SVM training) do
-// not leave cores idle; the accuracies are summed in a fixed order.
-func crossValidate[P comparable](ctx context.Context, data []*Data, train []int, nfolds int, seed uint64, workers int, cands []Candidate[P], run Runner[P]) (Candidate[P], error) {
+// stratified folds of train (ties go to the first candidate) and its
+// table. The runs of all candidates and folds are independent: they
+// share out workers, so that a method's serial parts (an
+// eigendecomposition, SVM training) do not leave cores idle; the
+// accuracies are summed in a fixed order.
+func crossValidate[P comparable](ctx context.Context, data []*Data, train []int, nfolds int, seed uint64, workers int, cands []Candidate[P], run Runner[P]) (choice[P], error) {
 	if nfolds < 2 {
-		return Candidate[P]{}, fmt.Errorf("%d parameter candidates but %d validation folds: want folds >= 2", len(cands), nfolds)
+		return choice[P]{}, fmt.Errorf("%d parameter candidates but %d validation folds: want folds >= 2", len(cands), nfolds)
 	}
 	fs := Folds(data[0].Labels, train, nfolds, seed)
 	trains := make([][]int, len(fs))
 	for k, f := range fs {
 		if len(f) == 0 {
-			return Candidate[P]{}, fmt.Errorf("%d validation folds of %d training items: a fold is empty; lower folds", nfolds, len(train))
+			return choice[P]{}, fmt.Errorf("%d validation folds of %d training items: a fold is empty; lower folds", nfolds, len(train))
 		}
 		trains[k] = Without(train, f)
 	}
@@ -114,19 +124,24 @@ func crossValidate[P comparable](ctx context.Context, data []*Data, train []int,
 		return nil
 	})
 	if err != nil {
-		return Candidate[P]{}, err
+		return choice[P]{}, err
 	}
-	best, bestAcc := cands[0], math.Inf(-1)
+	table := &CVTable{Choice: "parameters", Items: len(train), Rule: "max-mean",
+		Why: "the highest mean accuracy over the folds (ties to the first listed)"}
+	best, bestAcc := 0, math.Inf(-1)
 	for ci, c := range cands {
 		var acc float64
 		for k := range fs {
 			acc += accs[ci*len(fs)+k] / float64(len(fs))
 		}
 		if acc > bestAcc {
-			best, bestAcc = c, acc
+			best, bestAcc = ci, acc
 		}
+		folds := accs[ci*len(fs) : (ci+1)*len(fs) : (ci+1)*len(fs)]
+		table.Candidates = append(table.Candidates, newCVRow(candidateName(c.Params, data[c.Variant].Ridge, len(data)), folds, acc))
 	}
-	return best, nil
+	table.Chosen = best
+	return choice[P]{cands[best], table}, nil
 }
 
 // Accuracy returns the percentage of predictions equal to the truth (NaN
@@ -195,6 +210,21 @@ func ByClass(labels []int, items []int) map[int][]int {
 		g[labels[i]] = append(g[labels[i]], i)
 	}
 	return g
+}
+
+// SmallestClass returns the label of fewest items among items (the
+// first such label in ascending order) and its count; -1 and 0 for no
+// items. Folds deals each class round the folds, so a class of fewer
+// items than folds is missing from some folds' held-out items.
+func SmallestClass(labels, items []int) (label, count int) {
+	groups := ByClass(labels, items)
+	label = -1
+	for _, c := range SortedKeys(groups) {
+		if n := len(groups[c]); label < 0 || n < count {
+			label, count = c, n
+		}
+	}
+	return label, count
 }
 
 // SortedKeys returns the labels of a grouping in ascending order.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/covpipe/covpipe/internal/plural"
 )
 
 // ErrFormat reports a malformed input: a file name that does not follow a
@@ -71,10 +73,10 @@ type Skipped struct {
 func (s Skipped) String() string {
 	var parts []string
 	if s.NonImages > 0 {
-		parts = append(parts, plural(s.NonImages, "non-image file"))
+		parts = append(parts, plural.Of(s.NonImages, "non-image file"))
 	}
 	if s.EmptyFolders > 0 {
-		parts = append(parts, plural(s.EmptyFolders, "empty class folder"))
+		parts = append(parts, plural.Of(s.EmptyFolders, "empty class folder"))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -82,14 +84,6 @@ func (s Skipped) String() string {
 // Add returns the sum of s and t.
 func (s Skipped) Add(t Skipped) Skipped {
 	return Skipped{NonImages: s.NonImages + t.NonImages, EmptyFolders: s.EmptyFolders + t.EmptyFolders}
-}
-
-// plural returns "n thing" or "n things".
-func plural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // Len returns the number of items.

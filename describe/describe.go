@@ -17,6 +17,7 @@ import (
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/store"
 )
@@ -356,7 +357,7 @@ func (p *plan) run(ctx context.Context, jobs []job, sink Sink) (store.Counts, er
 	}
 	// A shard of failures is no error: Merge checks the whole run.
 	if c.Described == 0 && p.shard.Count <= 1 {
-		return c, fmt.Errorf("describe: all %d images failed, so no output was written; the first: %w", c.Failed, firstFailure)
+		return c, fmt.Errorf("describe: all %s failed, so no output was written; the first: %w", plural.Of(c.Failed, "image"), firstFailure)
 	}
 	return c, nil
 }

@@ -360,7 +360,7 @@ func TestCollectVectors(t *testing.T) {
 	if read.Meta.Vectors == nil || *read.Meta.Vectors != (store.Vectors{FeatureSpec: "I,Ix", Step: 2}) || out.Meta.Vectors == nil || *out.Meta.Vectors != *read.Meta.Vectors {
 		t.Errorf("meta.json vectors %+v, Collect's %+v", read.Meta.Vectors, out.Meta.Vectors)
 	}
-	read.Meta.Files = nil
+	read.Meta.Files, read.Dir = nil, ""
 	if !reflect.DeepEqual(read, out) {
 		t.Errorf("store.Read of Describe's folder differs from Collect's output")
 	}

@@ -480,3 +480,33 @@ func TestCacheNotWritable(t *testing.T) {
 		t.Errorf("runs %v, uncached %v", got.Results[0].Runs, want.Results[0].Runs)
 	}
 }
+
+// TestThinClassWarning checks that a run warns when a class has fewer
+// training items than the folds that choose among a method's
+// candidates, naming the task, the class, its count and the folds, and
+// that it does not when no method chooses.
+func TestThinClassWarning(t *testing.T) {
+	root := t.TempDir()
+	writeNoisePNGs(t, root, "d/cats/a.png", "d/cats/b.png", "d/cats/c.png", "d/dogs/a.png", "d/dogs/b.png", "d/dogs/c.png")
+	for _, tc := range []struct {
+		method string
+		warns  bool
+	}{
+		{"{name: rsr, type: rsr, sigma: 1, lambda: [0.05, 0.1]}", true},
+		{"{name: nn, type: nn, metric: stein}", false},
+	} {
+		p, err := Parse(fmt.Appendf(nil, "name: thin\nseed: 1\nrepeats: 1\nfolds: 3\ndata: {dataset: d, features: \"I,Ix,Iy\"}\n"+
+			"tasks:\n  - {name: t, split: {train_per_class: 2}}\nmethods:\n  - %s\n", tc.method))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log bytes.Buffer
+		if _, err := Run(context.Background(), p, Options{DataRoot: root, Logger: slog.New(slog.NewTextHandler(&log, nil))}); err != nil {
+			t.Fatal(err)
+		}
+		const want = "a class has fewer training items than cross-validation folds"
+		if got := strings.Contains(log.String(), want) && strings.Contains(log.String(), "task=t class=cats items=2 folds=3"); got != tc.warns {
+			t.Errorf("%s: warned %v, want %v:\n%s", tc.method, got, tc.warns, log.String())
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/covpipe/covpipe/internal/plural"
+
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/experiment/config"
@@ -69,7 +71,7 @@ func (p *Plan) memory() []estimate {
 			splits++
 		case *energyCurveTask:
 			add(estimate{"repeats", []any{"repeats"},
-				fmt.Sprintf("%s keep %s of %s each", plural(c.Repeats, "repeat"), plural(len(p.methods)+1, "energy curve"), plural(t.Energy.Iters, "iteration")),
+				fmt.Sprintf("%s keep %s of %s each", plural.Of(c.Repeats, "repeat"), plural.Of(len(p.methods)+1, "energy curve"), plural.Of(t.Energy.Iters, "iteration")),
 				reps * (methods + 1) * 16 * (float64(t.Energy.Iters) + 1)})
 		}
 		if s, ok := task.(sizer); ok {
@@ -80,20 +82,20 @@ func (p *Plan) memory() []estimate {
 	}
 	if splits > 0 {
 		add(estimate{"repeats", []any{"repeats"},
-			fmt.Sprintf("%s of %s keep the results of %s", plural(c.Repeats, "repeat"), plural(splits, "task"), plural(len(p.methods), "method")),
+			fmt.Sprintf("%s of %s keep the results of %s", plural.Of(c.Repeats, "repeat"), plural.Of(splits, "task"), plural.Of(len(p.methods), "method")),
 			float64(splits) * reps * (repeatBytes + methods*resultBytes)})
 		add(estimate{"cmc", []any{"cmc"},
-			fmt.Sprintf("%s of %s keep CMC curves of %s for %s", plural(c.Repeats, "repeat"), plural(splits, "task"), plural(c.CMC, "rank"), plural(len(p.methods), "method")),
+			fmt.Sprintf("%s of %s keep CMC curves of %s for %s", plural.Of(c.Repeats, "repeat"), plural.Of(splits, "task"), plural.Of(c.CMC, "rank"), plural.Of(len(p.methods), "method")),
 			float64(splits) * (reps + 2) * methods * 8 * float64(c.CMC)})
 		add(estimate{"folds", []any{"folds"},
-			fmt.Sprintf("%s in each of %s at once", plural(c.Folds, "cross-validation fold"), plural(int(parallel), "repeat")),
+			fmt.Sprintf("%s in each of %s at once", plural.Of(c.Folds, "cross-validation fold"), plural.Of(int(parallel), "repeat")),
 			parallel * foldBytes * float64(c.Folds)})
 	}
 	if d := p.data; d != nil {
 		dim := float64(d.features.Dim())
 		n := float64(d.layout.Count())
 		add(estimate{"data.regions", []any{"data", "regions"},
-			fmt.Sprintf("%s makes %s of %d×%d per image", d.layout, plural(d.layout.Count(), "descriptor"), d.features.Dim(), d.features.Dim()),
+			fmt.Sprintf("%s makes %s of %d×%d per image", d.layout, plural.Of(d.layout.Count(), "descriptor"), d.features.Dim(), d.features.Dim()),
 			n * (8*dim*dim + regionBytes)})
 		if d.w > 0 {
 			add(estimate{"data.resize", []any{"data", "resize"},
@@ -172,7 +174,7 @@ func (p *Plan) checkDataMemory(n int, limit int64) error {
 	dim := float64(d.features.Dim())
 	return p.checkEstimates(limit, estimate{"data.regions", []any{"data", "regions"},
 		fmt.Sprintf("%s of %s with %s make %s of %d×%d, for each of %s",
-			plural(n, "image"), d.dataset, d.layout, plural(n*d.layout.Count(), "descriptor"), d.features.Dim(), d.features.Dim(), plural(len(d.regs), "ridge candidate")),
+			plural.Of(n, "image"), d.dataset, d.layout, plural.Of(n*d.layout.Count(), "descriptor"), d.features.Dim(), d.features.Dim(), plural.Of(len(d.regs), "ridge candidate")),
 		float64(n) * float64(d.layout.Count()) * float64(len(d.regs)) * 8 * dim * dim})
 }
 
@@ -198,12 +200,4 @@ func matrices(n, d int) float64 {
 func pairwise(train, test int) float64 {
 	t := float64(train)
 	return 8 * t * (2*t + float64(test))
-}
-
-// plural returns "n thing" or "n things".
-func plural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }

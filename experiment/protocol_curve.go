@@ -6,6 +6,7 @@ import (
 
 	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/experiment/results"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/synth"
 )
@@ -57,7 +58,7 @@ func (p *energyCurveTask) run(e *engine, ti int) ([]results.Result, error) {
 		secs float64
 	}
 	byMethod := make([]curves, len(e.plan.methods)+1) // the last: the sources
-	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", p.Name, n, len(e.plan.methods)), n*len(e.plan.methods))
+	e.rep.Begin(fmt.Sprintf("%s: %s × %s", p.Name, plural.Of(n, "repeat"), plural.Of(len(e.plan.methods), "method")), n*len(e.plan.methods))
 	defer e.rep.End()
 	ref := e.plan.methods[0].spec.Energy
 	for r := range n {

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/covpipe/covpipe/internal/plural"
+
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/experiment/results"
@@ -92,7 +94,7 @@ func (p *openSetTask) gives() string { return "open-set ROCs" }
 // sizes estimates what the repeats keep: each method's ROC and measures.
 func (p *openSetTask) sizes(index int, s sizing) []estimate {
 	path, k := taskPath(index, "open_set")
-	return []estimate{{k, path, fmt.Sprintf("%s keep the ROCs of %s", plural(int(s.repeats), "repeat"), plural(int(s.methods), "method")),
+	return []estimate{{k, path, fmt.Sprintf("%s keep the ROCs of %s", plural.Of(int(s.repeats), "repeat"), plural.Of(int(s.methods), "method")),
 		s.repeats * s.methods * (8*float64(len(rocFAR())) + resultBytes)}}
 }
 

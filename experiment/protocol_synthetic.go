@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/covpipe/covpipe/internal/plural"
+
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/spd"
@@ -70,7 +72,7 @@ func (p *syntheticTask) sizes(index int, s sizing) []estimate {
 	path, key := taskPath(index, "synthetic", "samples")
 	cpath, ckey := taskPath(index, "synthetic", "classes")
 	return []estimate{
-		{key, path, fmt.Sprintf("%s of %d×%d (%d for training) in each of %s at once", plural(n, "sample"), o.Dim, o.Dim, train, plural(int(s.parallel), "repeat")), repeat * s.parallel},
-		{ckey, cpath, fmt.Sprintf("%d classes make a confusion matrix for each of %s", o.Classes, plural(int(s.methods), "method")), s.methods * 8 * float64(o.Classes) * float64(o.Classes)},
+		{key, path, fmt.Sprintf("%s of %d×%d (%d for training) in each of %s at once", plural.Of(n, "sample"), o.Dim, o.Dim, train, plural.Of(int(s.parallel), "repeat")), repeat * s.parallel},
+		{ckey, cpath, fmt.Sprintf("%d classes make a confusion matrix for each of %s", o.Classes, plural.Of(int(s.methods), "method")), s.methods * 8 * float64(o.Classes) * float64(o.Classes)},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/experiment/results"
 	"github.com/covpipe/covpipe/internal/once"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/progress"
@@ -324,8 +326,9 @@ func (e *engine) classifyRepeats(ti int, task string, dr *drawer, each func(r, m
 	if err != nil {
 		return err
 	}
+	e.warnThinClasses(task, first.split, methods)
 	outer, inner := e.parallelism()
-	e.rep.Begin(fmt.Sprintf("%s: %d repeats × %d methods", task, n, len(methods)), total)
+	e.rep.Begin(fmt.Sprintf("%s: %s × %s", task, plural.Of(n, "repeat"), plural.Of(len(methods), "method")), total)
 	err = pool.ForCtx(e.ctx, len(repeats), outer, func(_, k int) error {
 		r := repeats[k]
 		var in *instance
@@ -383,6 +386,33 @@ func keysOf(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// warnThinClasses logs a warning when a class of s, the first repeat's
+// split of task, has fewer training items than the cross-validation
+// folds that a method of methods chooses by (parameter candidates,
+// ridge variants, a best method, a chosen fusion): stratified folds
+// then leave it out of some folds' held-out items, so the choice sees
+// it less than the others. It changes nothing (covpipe fit refuses such
+// a training set instead).
+func (e *engine) warnThinClasses(task string, s *classify.Split, methods []plannedMethod) {
+	cv := len(s.Variants) > 1
+	if dp := e.plan.data; s.Data.Parts != nil && dp != nil && (classify.Fusing{Sets: dp.partSets, Rules: dp.fusion}).Chooses() {
+		cv = true
+	}
+	for _, m := range methods {
+		cv = cv || m.best != nil || m.spec.Candidates > 1
+	}
+	label, n := classify.SmallestClass(s.Data.Labels, s.Train)
+	if !cv || e.cfg.Folds < 2 || label < 0 || n >= e.cfg.Folds {
+		return
+	}
+	class := strconv.Itoa(label)
+	if label < len(s.Data.Classes) {
+		class = s.Data.Classes[label]
+	}
+	e.log.Warn("a class has fewer training items than cross-validation folds, so some folds hold none of it and the choice sees it less than the others: lower folds, or train on more of it",
+		"task", task, "class", class, "items", n, "folds", e.cfg.Folds)
 }
 
 // warn logs what the table does not show. All-zero codes are reported

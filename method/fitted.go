@@ -107,17 +107,31 @@ func fitRidge(ctx context.Context, t *classify.Train, memo *classify.Memo[struct
 // variants by cross-validation of fit (classify.Choose, memo its memo)
 // and fits the chosen one on all of t's training items, recording it and
 // the ridge as chosen.
-func fitChoosing(ctx context.Context, t *classify.Train, key string, values []float64, memo *classify.Memo[float64], fit func(d *classify.Data, train []int, v float64) (predictor, error)) (classify.Fitted, error) {
-	c, d, err := classify.Choose(ctx, t, values, memo, folds(ctx, t, fit))
+func fitChoosing(ctx context.Context, t *classify.Train, key string, values []float64, memo *classify.Memo[keyed], fit func(d *classify.Data, train []int, v float64) (predictor, error)) (classify.Fitted, error) {
+	cands := make([]keyed, len(values))
+	for i, v := range values {
+		cands[i] = keyed{key, v}
+	}
+	run := func(d *classify.Data, train []int, c keyed) (predictor, error) { return fit(d, train, c.value) }
+	c, d, err := classify.Choose(ctx, t, cands, memo, folds(ctx, t, run))
 	if err != nil {
 		return nil, err
 	}
-	p, err := fit(d, t.Items, c.Params)
+	p, err := fit(d, t.Items, c.Params.value)
 	if err != nil {
 		return nil, err
 	}
-	return transforming(&fitted{p: p, variant: c.Variant, chosen: map[string]float64{key: c.Params, "ridge": d.Ridge}}), nil
+	return transforming(&fitted{p: p, variant: c.Variant, chosen: map[string]float64{key: c.Params.value, "ridge": d.Ridge}}), nil
 }
+
+// keyed is a candidate value of the parameter key, which cross-validation
+// tables name key=value.
+type keyed struct {
+	key   string
+	value float64
+}
+
+func (k keyed) String() string { return fmt.Sprintf("%s=%g", k.key, k.value) }
 
 // savedFit is the record of a fitted method's State: the chosen
 // parameters, and the predictor's own record.

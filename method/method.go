@@ -191,6 +191,10 @@ func (w weight) key() string {
 	return "lambda"
 }
 
+// String says the weight as a cross-validation table names it,
+// "lambda=0.1" or "lambda_ratio=0.1".
+func (w weight) String() string { return fmt.Sprintf("%s=%g", w.key(), w.value) }
+
 // weightRecord is a weight as a saved state records it.
 type weightRecord struct {
 	Lambda      float64 `json:"lambda,omitempty"`

@@ -59,6 +59,23 @@ type rlppCandidate struct {
 	heat       float64
 }
 
+// String says the candidate as a cross-validation table names it,
+// leaving out the values that default (0) to what the fit
+// works out.
+func (c rlppCandidate) String() string {
+	s := fmt.Sprintf("sigma=%g", c.sigma)
+	if c.dims > 0 {
+		s += fmt.Sprintf(" dims=%d", c.dims)
+	}
+	if c.neighbours > 0 {
+		s += fmt.Sprintf(" neighbours=%d", c.neighbours)
+	}
+	if c.heat > 0 {
+		s += fmt.Sprintf(" heat=%g", c.heat)
+	}
+	return s
+}
+
 func newRLPP(n *yaml.Node) (classify.Method, error) {
 	m := &rlppMethod{}
 	if err := decode(n, &m.p, "rlpp"); err != nil {

@@ -2,6 +2,7 @@ package method
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/param"
@@ -37,6 +38,9 @@ type rsrCandidate struct {
 	sigma  float64
 	weight weight
 }
+
+// String says the candidate as a cross-validation table names it.
+func (c rsrCandidate) String() string { return fmt.Sprintf("sigma=%g %v", c.sigma, c.weight) }
 
 func newRSR(n *yaml.Node) (classify.Method, error) {
 	m := &rsrMethod{}

@@ -64,6 +64,9 @@ type steinSVMCandidate struct {
 	sigma, c float64
 }
 
+// String says the candidate as a cross-validation table names it.
+func (c steinSVMCandidate) String() string { return fmt.Sprintf("sigma=%g c=%g", c.sigma, c.c) }
+
 func newSteinSVM(n *yaml.Node) (classify.Method, error) {
 	m := &steinSVM{grams: once.Cache[svmGramKey, *mat.SymDense]{Max: svmGramCacheSize}}
 	if err := decode(n, &m.p, "stein-svm"); err != nil {

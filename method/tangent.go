@@ -111,7 +111,7 @@ const tangentKarcherTol = mdmKarcherTol
 // (Outcome.Unconverged). The state holds the reference point, the
 // weights and the intercepts.
 type tangentSpace struct {
-	memo classify.Memo[float64]
+	memo classify.Memo[keyed]
 	tangentBases
 	// fits remembers the fitted models.
 	fits once.Cache[tangentFitKey, *tangentFit]

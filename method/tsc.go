@@ -33,9 +33,10 @@ type tscParams struct {
 // items by the MAXDET problem of package tsc and given the class with the
 // least class-wise Burg residual.
 type tscMethod struct {
-	memo classify.Memo[float64]
+	memo classify.Memo[keyed]
 	p    tscParams
 }
+
 
 func newTSC(n *yaml.Node) (classify.Method, error) {
 	m := &tscMethod{}

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/internal/memlimit"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/spd"
@@ -141,6 +143,10 @@ type record struct {
 	// Parts, for a model of several regions per image, is how their
 	// answers are fused.
 	Parts *partsRecord `json:"parts,omitempty"`
+	// CV holds the tables of the choices that cross-validation made in
+	// the fit (classify.CVTable), in the order they were made; none for
+	// a fit without a choice.
+	CV []classify.CVTable `json:"cv,omitempty"`
 	// State is the fitted method's record (classify.State), whose arrays
 	// are the files Arrays lists.
 	State  json.RawMessage `json:"state"`
@@ -268,15 +274,22 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o O
 	if spec.Candidates > 1 && folds < 2 {
 		return nil, fmt.Errorf("model: %d parameter candidates but %d folds: want folds >= 2", spec.Candidates, folds)
 	}
-	if rec.Parts != nil && folds < 2 && (classify.Fusing{Sets: [][]int{nil}, Rules: rules}).Chooses() {
+	fusionChosen := rec.Parts != nil && (classify.Fusing{Sets: [][]int{nil}, Rules: rules}).Chooses()
+	if fusionChosen && folds < 2 {
 		return nil, fmt.Errorf("model: choosing among fusion rules %v needs folds >= 2, not %d", o.Fusion, folds)
 	}
+	if spec.Candidates > 1 || fusionChosen {
+		if err := checkClassFolds(data, folds); err != nil {
+			return nil, err
+		}
+	}
 	t := rec.training(data)
-	t.Workers = o.Workers
+	t.Workers, t.CV = o.Workers, &classify.CVLog{}
 	f, err := m.Fit(ctx, t)
 	if err != nil {
 		return nil, fmt.Errorf("model: method %s: %w", o.Method, err)
 	}
+	rec.CV = t.CV.Tables()
 	model := &Model{rec: rec, method: m, fitted: f, train: data}
 	model.rec.Chosen, model.rec.ChosenMethod = f.Chosen(), classify.ChosenMethod(f)
 	model.keepVectors(specs)
@@ -352,13 +365,33 @@ const foldBytes = 48
 func checkFolds(folds, n int, limit int64) error {
 	err := memlimit.Check(limit, "model.Options.MaxMemory, covpipe fit --max-memory", memlimit.Estimate{
 		Key:   "folds",
-		What:  fmt.Sprintf("%d cross-validation folds of %d training items keep their items' indices", folds, n),
+		What:  fmt.Sprintf("%s of %s keep their items' indices", plural.Of(folds, "cross-validation fold"), plural.Of(n, "training item")),
 		Bytes: float64(folds) * (foldBytes + 8*float64(n)),
 	})
 	if err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
 	return nil
+}
+
+// checkClassFolds returns an error naming the class of fewest training
+// items of data when it has fewer than folds: stratified
+// cross-validation deals each class round the folds, so such a class
+// would be missing from some folds' held-out items and the choice among
+// candidates would judge them on the other classes alone. covpipe run
+// warns of such a training set instead (its results stay those of the
+// configs it ran before).
+func checkClassFolds(data *classify.Data, folds int) error {
+	label, n := classify.SmallestClass(data.Labels, classify.Seq(0, len(data.Labels)))
+	if label < 0 || n >= folds {
+		return nil
+	}
+	remedy := fmt.Sprintf("lower the folds to %d (covpipe fit --folds, Options.Folds) or give more of its images", max(2, n))
+	if n < 2 {
+		remedy = "give more of its images, or a single candidate of each parameter (no cross-validation)"
+	}
+	return fmt.Errorf("model: class %q has %s, fewer than the %d cross-validation folds that choose among the candidates, so some folds would hold none of it: %s",
+		data.Classes[label], plural.Of(n, "training item"), folds, remedy)
 }
 
 // extractionOf is the metadata a model records of its training
@@ -429,6 +462,75 @@ func (m *Model) Chosen() map[string]float64 {
 		out[k] = v
 	}
 	return out
+}
+
+// Info is what a model holds but its arrays, as model.json records it
+// (covpipe inspect).
+type Info struct {
+	// Version is the covpipe version that fitted the model.
+	Version string
+	// Method is the method's type; Params its parameters as resolved
+	// (candidates as given), Chosen those that cross-validation chose; a
+	// best model's Candidates and ChosenMethod, the one it chose.
+	Method       string
+	Params       map[string]any
+	Candidates   []Candidate
+	Chosen       map[string]float64
+	ChosenMethod string
+	// Folds and Seed are those of the cross-validation; Atoms the size of
+	// a dictionary made from the training items (0: none).
+	Folds int
+	Seed  uint64
+	Atoms int
+	// Classes are the class names and Counts each one's training items;
+	// Trained their number, Dim the descriptors' d.
+	Classes []string
+	Counts  []int
+	Trained int
+	Dim     int
+	// Extraction is the training descriptors' metadata (nil when they
+	// had none), Vectors the per-image vectors the method reads (nil:
+	// none), Parts the fusion of a model of several regions per image.
+	Extraction *store.Meta
+	Vectors    *store.Vectors
+	Parts      *Parts
+	// CV are the cross-validation tables of the fit (Model.CV).
+	CV []classify.CVTable
+}
+
+// Info returns what the model holds (the zero Info for a nil Model).
+func (m *Model) Info() Info {
+	if m == nil {
+		return Info{}
+	}
+	r := &m.rec
+	counts := make([]int, len(r.Classes))
+	for _, l := range r.Labels {
+		counts[l]++
+	}
+	var vectors *store.Vectors
+	if r.Vectors != nil {
+		v := *r.Vectors
+		vectors = &v
+	}
+	return Info{Version: r.Version, Method: r.Method, Params: maps.Clone(r.Params), Candidates: slices.Clone(r.Candidates),
+		Chosen: m.Chosen(), ChosenMethod: r.ChosenMethod, Folds: r.Folds, Seed: r.Seed, Atoms: r.Atoms,
+		Classes: m.Classes(), Counts: counts, Trained: r.Trained, Dim: r.Dim,
+		Extraction: m.Extraction(), Vectors: vectors, Parts: m.Parts(), CV: m.CV()}
+}
+
+// CV returns the tables of the choices that cross-validation made when
+// the model was fitted (classify.CVTable: every candidate's accuracy on
+// each fold, the one chosen and why), in the order they were made: a
+// best model's choice of method, then its chosen candidate's; a fusion's
+// choice of rule, then each region's choice of parameters. It is empty
+// for a model fitted without a choice, and for one saved before models
+// recorded them.
+func (m *Model) CV() []classify.CVTable {
+	if m == nil {
+		return nil
+	}
+	return slices.Clone(m.rec.CV)
 }
 
 // ChosenMethod returns, for a best model, the name of the candidate that

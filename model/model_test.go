@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -279,6 +280,9 @@ func TestReject(t *testing.T) {
 			if p.Rejected {
 				t.Errorf("%s: %s rejected without a threshold", tc.method, p.Path)
 			}
+			if want := path.Dir(p.Path); p.Truth != want {
+				t.Errorf("%s: %s has true label %q, want its class folder's %q", tc.method, p.Path, p.Truth, want)
+			}
 			conf[i] = p.Score
 			if !math.IsNaN(p.SCI) {
 				conf[i] = p.SCI
@@ -367,14 +371,21 @@ func TestFitErrors(t *testing.T) {
 		{"negative limit", out, model.Options{Method: "nn", Params: airm, MaxMemory: -1}, "memory limit -1 bytes"},
 		{"no label", &unlabelled, model.Options{Method: "nn", Params: airm}, "has no label"},
 		{"one class", &one, model.Options{Method: "nn", Params: airm}, "want at least two classes"},
+		// Stratified folds need every class in every fold.
+		{"class thinner than folds", out, model.Options{Method: "rsr", Params: map[string]any{"sigma": 0.5, "lambda": []float64{0.1, 0.2}}, Folds: 4},
+			`model: class "a-flat" has 3 training items, fewer than the 4 cross-validation folds that choose among the candidates, so some folds would hold none of it: lower the folds to 3`},
 	} {
 		_, err := model.FitOutput(ctx, tc.out, tc.o)
 		if err == nil || !contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
 		}
-		if contains(tc.want, "cross-validation folds") && !errors.Is(err, describe.ErrMemory) {
+		if strings.HasPrefix(tc.want, "folds: ") && !errors.Is(err, describe.ErrMemory) {
 			t.Errorf("%s: %v, want describe.ErrMemory", tc.name, err)
 		}
+	}
+	// Without a choice to make, the folds do not matter.
+	if _, err := model.FitOutput(ctx, out, model.Options{Method: "nn", Params: airm, Folds: 4}); err != nil {
+		t.Errorf("nn with 4 folds of 3 items per class: %v", err)
 	}
 	// Fit refuses the folds before it extracts an image.
 	_, err = model.Fit(ctx, open(t, trainDir), model.Options{Method: "nn", Params: airm, Folds: 1e9, Describe: textureOptions(t)})

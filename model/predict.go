@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/covariance"
@@ -97,6 +98,12 @@ type Prediction struct {
 	// SCI is the sparsity concentration index of an SRC method's code,
 	// NaN for other methods.
 	SCI float64
+	// Truth is the label of the image (or of the descriptor's manifest
+	// row) that the answer is for, its true class when the inputs are
+	// labelled (class folders, a manifest's label column, a dataset's
+	// naming scheme); "" for an unlabelled image and for PredictSet. It
+	// may be a class the model does not know.
+	Truth string
 	// Probabilities holds, when PredictOptions.Probabilities asks, the
 	// probability of each class of Model.Classes, in that order (see the
 	// package documentation); nil otherwise.
@@ -205,10 +212,10 @@ func (s *sink) Descriptors(input int, item *datasets.Item, regions []covariance.
 		if len(regions) != n {
 			return fmt.Errorf("%s fuses %d regions per image, %s gives %d: resize the images as the training images were", s.m.name(), n, item.Path, len(regions))
 		}
-		s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: bounds(regions)})
+		s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: bounds(regions), Truth: item.Label})
 	} else {
 		for _, r := range regions {
-			s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: r})
+			s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: r, Truth: item.Label})
 		}
 	}
 	s.data = append(s.data, data...)
@@ -256,7 +263,10 @@ func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictO
 		return nil, fmt.Errorf("%s: a nil *store.Output", m.name())
 	}
 	what := "the descriptors"
-	if len(out.Meta.Inputs) > 0 {
+	switch {
+	case out.Dir != "":
+		what = "the descriptors of " + out.Dir
+	case len(out.Meta.Inputs) > 0:
 		what = "the descriptors of " + out.Meta.Inputs[0].Root
 	}
 	if m.rec.Extraction != nil || out.Meta.Dim != m.rec.Dim {
@@ -270,7 +280,7 @@ func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictO
 	}
 	rows := make([]Prediction, len(out.Rows))
 	for i, r := range out.Rows {
-		rows[i] = Prediction{Input: r.Input, Path: r.Path, Region: r.Region}
+		rows[i] = Prediction{Input: r.Input, Path: r.Path, Region: r.Region, Truth: r.Label}
 	}
 	if m.rec.Vectors != nil && (out.Meta.Vectors == nil || !sameVectors(m.rec.vectorRequest(), *out.Meta.Vectors)) {
 		return nil, fmt.Errorf("%s reads the images' vectors (features %s, step %d), which %s lack: describe them with those vectors, or give the images", m.name(), m.rec.Vectors.FeatureSpec, m.rec.Vectors.Step, what)
@@ -323,8 +333,12 @@ func (m *Model) checkMeta(meta *store.Meta, what string) error {
 	want := *m.rec.Extraction
 	want.Version, want.Inputs, want.ItemsSHA256, want.Vectors = meta.Version, meta.Inputs, meta.ItemsSHA256, meta.Vectors
 	want.SkipBad = meta.SkipBad
-	if d := meta.Diff(&want); d != "" {
-		return fmt.Errorf("%s was fitted on descriptors made otherwise than %s: %s (%s's vs the model's): describe them with the model's options, or give their images", m.name(), what, d, what)
+	if ds := meta.Differences(&want); len(ds) > 0 {
+		var diffs []string
+		for _, d := range ds {
+			diffs = append(diffs, fmt.Sprintf("%s %s, the model's %s", d.Field, d.This, d.Other))
+		}
+		return fmt.Errorf("%s was fitted on descriptors made otherwise than %s: %s: describe them with the model's options, or give their images", m.name(), what, strings.Join(diffs, "; "))
 	}
 	return nil
 }

@@ -3,16 +3,20 @@
 // Fig. 6 of Harandi et al., "Sparse Coding and Dictionary Learning for
 // Symmetric Positive Definite Matrices: A Kernel Approach", ECCV 2012, and
 // grouped bar charts with standard-deviation error bars, as in its Fig. 4,
-// and line plots such as the energy curves of its Fig. 7.
+// line plots such as the energy curves of its Fig. 7, and, for the
+// evaluation of a model, confusion matrices and montages of images with
+// captions.
 //
 // The package takes plain slices and imports nothing else from covpipe;
 // package experiment/report draws an experiment's figures with it.
 //
 // Figures are 800×600 pixels when written as PNG (600×450 pt for SVG and
 // PDF, the same physical size at 96 dpi). The format follows the file
-// extension: .png, .svg or .pdf. CMC, BarChart and Lines write a file
-// atomically, complete or not at all; CMCTo, BarChartTo and LinesTo write
-// to a writer, such as a file of an output set (package store).
+// extension: .png, .svg or .pdf. CMC, BarChart, Lines, ConfusionMatrix
+// and Montage write a file atomically, complete or not at all; CMCTo,
+// BarChartTo, LinesTo, ConfusionMatrixTo and MontageTo write to a writer,
+// such as a file of an output set (package store). A montage's size
+// follows its number of tiles.
 package plots
 
 import (
@@ -85,14 +89,18 @@ func format(path string) (string, error) {
 }
 
 // newCanvas returns an empty figure canvas for a format accepted by format.
-func newCanvas(format string) vg.CanvasWriterTo {
+func newCanvas(format string) vg.CanvasWriterTo { return newCanvasSized(format, figW, figH) }
+
+// newCanvasSized returns an empty canvas of w×h for a format accepted by
+// format, at the figures' resolution.
+func newCanvasSized(format string, w, h vg.Length) vg.CanvasWriterTo {
 	switch format {
 	case "svg":
-		return vgsvg.New(figW, figH)
+		return vgsvg.New(w, h)
 	case "pdf":
-		return vgpdf.New(figW, figH)
+		return vgpdf.New(w, h)
 	default:
-		return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(figW, figH), vgimg.UseDPI(dpi))}
+		return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))}
 	}
 }
 

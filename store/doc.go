@@ -87,6 +87,7 @@
 //	covpipe-run/1          run and report: results.json, the figures, summary.md
 //	covpipe-model/2        fit (package model): model.json, descriptors.npy, vectors.npy, state-NAME.npy
 //	covpipe-predictions/1  predict into a folder: predictions.csv
+//	covpipe-evaluation/1   evaluate (package evaluate): evaluation.json, predictions.csv, confusion.csv, the figures
 //
 // The generic marker holds "format", "covpipe_version" and "files"
 // (Folder.Commit); a descriptor folder's is its Meta, with the same

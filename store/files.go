@@ -179,6 +179,8 @@ func remedyOf(format string) string {
 		return "rerun covpipe fit"
 	case kind(FormatPredictions):
 		return "rerun covpipe predict"
+	case kind(FormatEvaluation):
+		return "rerun covpipe evaluate"
 	}
 	return "write it again"
 }

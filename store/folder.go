@@ -40,6 +40,7 @@ const (
 	FormatRunShard    = "covpipe-run-shard/1"   // covpipe run --shard
 	FormatModel       = "covpipe-model/2"       // covpipe fit (package model)
 	FormatPredictions = "covpipe-predictions/1" // covpipe predict into a folder
+	FormatEvaluation  = "covpipe-evaluation/1"  // covpipe evaluate (package evaluate)
 )
 
 // File is the record of one file of a folder in its marker: its name,

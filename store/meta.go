@@ -301,24 +301,128 @@ func (m *Meta) CheckFile(dir, name string, data []byte) error {
 	return m.records(dir).check(name, d)
 }
 
-// Diff returns the first JSON field, in order, whose value differs
-// between m and o, as "name VALUE vs VALUE", ignoring Shard, Counts and
-// Files (what differs between the shards of one run), or "" when none
-// does: whether m and o describe the same run.
-func (m *Meta) Diff(o *Meta) string {
+// Difference is a field of two Metas that differs (Meta.Differences):
+// its JSON name and each Meta's value, readable.
+type Difference struct {
+	Field string
+	This  string
+	Other string
+}
+
+// Differences returns every JSON field, in order, whose value differs
+// between m and o, ignoring those Diff ignores, Features (the plane
+// names that feature_spec gives) and, when only one of them resized its
+// images, the filter and JPEG scale that go with resizing, each value
+// written for a reader (readable): the extraction options that make two
+// folders' descriptors differ.
+func (m *Meta) Differences(o *Meta) []Difference {
+	oneResized := (m.Resize == nil) != (o.Resize == nil)
+	var out []Difference
+	for _, f := range m.differing(o) {
+		if f.name == "features" || oneResized && (f.name == "filter" || f.name == "jpeg_scale") {
+			continue
+		}
+		out = append(out, Difference{Field: f.name, This: readable(f.name, f.a), Other: readable(f.name, f.b)})
+	}
+	return out
+}
+
+// field is a field of two Metas: its JSON name and each one's value.
+type field struct {
+	name string
+	a, b reflect.Value
+}
+
+// differing returns the fields, in order, whose value differs between m
+// and o, but Shard, Counts and Files (what differs between the shards of
+// one run).
+func (m *Meta) differing(o *Meta) []field {
 	va, vb := reflect.ValueOf(*m), reflect.ValueOf(*o)
 	t := va.Type()
+	var out []field
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Name == "Shard" || f.Name == "Counts" || f.Name == "Files" {
 			continue
 		}
 		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
-			ja, _ := json.Marshal(va.Field(i).Interface())
-			jb, _ := json.Marshal(vb.Field(i).Interface())
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			return fmt.Sprintf("%s %s vs %s", name, ja, jb)
+			out = append(out, field{name, va.Field(i), vb.Field(i)})
 		}
 	}
-	return ""
+	return out
+}
+
+// Setting is an extraction option of a Meta (Meta.Settings): its JSON
+// name and its value, readable.
+type Setting struct {
+	Field string
+	Value string
+}
+
+// Settings returns the extraction options of m, in the order of its
+// fields, each readable: every field but the format, the version, the
+// plane names, the inputs, their hash, the shard, the counts and the
+// files.
+func (m *Meta) Settings() []Setting {
+	v := reflect.ValueOf(*m)
+	t := v.Type()
+	var out []Setting
+	for i := range t.NumField() {
+		switch t.Field(i).Name {
+		case "Format", "Version", "Features", "Inputs", "ItemsSHA256", "Shard", "Counts", "Files":
+			continue
+		}
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, Setting{name, readable(name, v.Field(i))})
+	}
+	return out
+}
+
+// readable writes the field name of a Meta, of value v, for a reader:
+// "none" for an empty string (the sample covariance "scm" for the
+// estimator) or a nil pointer, a ridge as "trace-ridge 0.0001", a size
+// as "32x64", vectors as "features I, step 2", others as JSON.
+func readable(name string, v reflect.Value) string {
+	switch x := v.Interface().(type) {
+	case string:
+		switch {
+		case x == "" && name == "estimator":
+			return "scm"
+		case x == "":
+			return "none"
+		}
+		return x
+	case Ridge:
+		if x.Kind == "none" || x.Kind == "" {
+			return "none"
+		}
+		return fmt.Sprintf("%s %g", x.Kind, x.Eps)
+	case *Size:
+		if x == nil {
+			return "none"
+		}
+		return fmt.Sprintf("%dx%d", x.Width, x.Height)
+	case *Vectors:
+		if x == nil {
+			return "none"
+		}
+		return fmt.Sprintf("features %s, step %d", x.FeatureSpec, x.Step)
+	}
+	b, _ := json.Marshal(v.Interface())
+	return string(b)
+}
+
+// Diff returns the first JSON field, in order, whose value differs
+// between m and o, as "name VALUE vs VALUE", ignoring Shard, Counts and
+// Files (what differs between the shards of one run), or "" when none
+// does: whether m and o describe the same run.
+func (m *Meta) Diff(o *Meta) string {
+	d := m.differing(o)
+	if len(d) == 0 {
+		return ""
+	}
+	ja, _ := json.Marshal(d[0].a.Interface())
+	jb, _ := json.Marshal(d[0].b.Interface())
+	return fmt.Sprintf("%s %s vs %s", d[0].name, ja, jb)
 }

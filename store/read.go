@@ -10,6 +10,9 @@ import (
 
 // Output is a descriptor folder read into memory.
 type Output struct {
+	// Dir is the folder Read read, which messages name; "" for
+	// descriptors made in memory (describe.Collect's).
+	Dir  string
 	Meta Meta
 	// Rows are the manifest rows, Rows[i] describing descriptor i.
 	Rows []Row
@@ -86,7 +89,7 @@ func readOutput(v *view) (*Output, error) {
 			return nil, rec.tornOr(FailuresFile, err)
 		}
 	}
-	out := &Output{Meta: *meta, Rows: rows}
+	out := &Output{Dir: dir, Meta: *meta, Rows: rows}
 	var info npyInfo
 	info, out.Data, err = readNPY(rec.path(DescriptorsFile), matrixShape, func(d *digest) error { return rec.check(DescriptorsFile, d) })
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/imageio"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
@@ -72,8 +73,8 @@ func describeCommand() *cli.Command {
 				}
 				secs := time.Since(start).Seconds()
 				n := meta.Counts
-				fmt.Fprintf(c.App.Writer, "described %d images: %d descriptors of %dx%d in %s (%.1f s, %.0f images/s)\n",
-					n.Described, n.Descriptors, meta.Dim, meta.Dim, filepath.Join(out, store.DescriptorsFile), secs, float64(n.Images)/secs)
+				fmt.Fprintf(c.App.Writer, "described %s: %s of %dx%d in %s (%.1f s, %.0f images/s)\n",
+					plural.Of(n.Described, "image"), plural.Of(n.Descriptors, "descriptor"), meta.Dim, meta.Dim, filepath.Join(out, store.DescriptorsFile), secs, float64(n.Images)/secs)
 				var skipped datasets.Skipped
 				for _, in := range meta.Inputs {
 					skipped = skipped.Add(in.Skipped)
@@ -83,12 +84,12 @@ func describeCommand() *cli.Command {
 				}
 				switch {
 				case n.Failed > 0:
-					fmt.Fprintf(c.App.Writer, "%d images failed, listed in %s\n", n.Failed, filepath.Join(out, store.FailuresFile))
+					fmt.Fprintf(c.App.Writer, "%s failed, listed in %s\n", plural.Of(n.Failed, "image"), filepath.Join(out, store.FailuresFile))
 				case meta.SkipBad:
 					fmt.Fprintln(c.App.Writer, "0 images failed")
 				}
 				if n.Grey > 0 {
-					fmt.Fprintf(c.App.Writer, "warning: %d of the %d images described are grey (R = G = B), so their colour features repeat one plane and their descriptors are singular but for the ridge; describe grey images with grey features (I, Ix, ...)\n", n.Grey, n.Described)
+					fmt.Fprintf(c.App.Writer, "warning: %d of the %s described are grey (R = G = B), so their colour features repeat one plane and their descriptors are singular but for the ridge; describe grey images with grey features (I, Ix, ...)\n", n.Grey, plural.Of(n.Described, "image"))
 				}
 				return nil
 			})

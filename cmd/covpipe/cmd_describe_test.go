@@ -211,7 +211,7 @@ func TestDescribeCommandErrors(t *testing.T) {
 		{[]string{"describe", src}, "--out DIR is required"},
 		{[]string{"describe", "--out", out}, "at least one INPUT"},
 		{[]string{"describe", src, "--out", out, "--bogus"}, "describe: flag provided but not defined: -bogus"},
-		{[]string{"describe", src, "--out", out, "--workers", "many"}, `invalid value "many" for flag -workers`},
+		{[]string{"describe", src, "--out", out, "--workers", "many"}, "describe: --workers many: want a whole number (see covpipe describe --help)"},
 		{[]string{"describe", src, "--out", out, "--workers", "-2"}, "--workers -2"},
 		{[]string{"describe", src, "--out", out, "--features", "I,Q"}, `unknown feature "Q"`},
 		{[]string{"describe", src, "--out", out, "--resize", "32"}, `--resize "32"`},
@@ -348,7 +348,7 @@ func TestDescribeNotes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("describe: %v\n%s", err, stderr)
 	}
-	if !strings.Contains(stdout, "skipped 2 non-image files, 1 empty class folder while listing the inputs") || !strings.Contains(stdout, "1 images failed") {
+	if !strings.Contains(stdout, "skipped 2 non-image files, 1 empty class folder while listing the inputs") || !strings.Contains(stdout, "1 image failed,") {
 		t.Errorf("stdout: %q", stdout)
 	}
 	b, _ := os.ReadFile(filepath.Join(out, store.FailuresFile))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/dictionary"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/model"
@@ -84,7 +85,7 @@ func encodeCommand() *cli.Command {
 					}
 					n, k := codes.Dims()
 					log = modelCodes{Version: version.String(), Input: input, Model: modelPath, Method: m.Method(), Samples: n, Columns: k}
-					summary = fmt.Sprintf("encoded %d matrices with the model %s: %d columns", n, modelPath, k)
+					summary = fmt.Sprintf("encoded %s with the model %s: %s", plural.Of(n, "matrix"), modelPath, plural.Of(k, "column"))
 				} else if codes, log, summary, err = dictionaryCodes(c, input, queries, dictPath, workers); err != nil {
 					return err
 				}
@@ -154,7 +155,7 @@ func dictionaryCodes(c *cli.Context, input string, queries *spd.Set, dictPath st
 			log.AllZero++
 		}
 	}
-	return codes, log, fmt.Sprintf("encoded %d matrices against %d atoms: %.1f non-zeros per code, %d all-zero", n, natoms, log.NonZeros, log.AllZero), nil
+	return codes, log, fmt.Sprintf("encoded %s against %s: %.1f non-zeros per code, %d all-zero", plural.Of(n, "matrix"), plural.Of(natoms, "atom"), log.NonZeros, log.AllZero), nil
 }
 
 // inputManifest returns the manifest of the describe folder input whose

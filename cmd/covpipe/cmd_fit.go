@@ -12,6 +12,7 @@ import (
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/dictionary"
 	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/model"
 	"github.com/covpipe/covpipe/store"
@@ -102,9 +103,9 @@ func fitCommand() *cli.Command {
 					}
 					chosen = fmt.Sprintf("%d regions fused by %s, weights %.3g; %s", len(p.Regions), p.Rule, p.Weights, strings.Join(per, "; "))
 				}
-				fmt.Fprintf(c.App.Writer, "fitted %s on %dx%d descriptors of %d classes in %.1f s (%s); model in %s\n",
-					m.Method(), m.Dim(), m.Dim(), len(m.Classes()), time.Since(start).Seconds(), chosen, out)
-				return nil
+				fmt.Fprintf(c.App.Writer, "fitted %s on %dx%d descriptors of %s in %.1f s (%s); model in %s\n",
+					m.Method(), m.Dim(), m.Dim(), plural.Of(len(m.Classes()), "class"), time.Since(start).Seconds(), chosen, out)
+				return writeCVTables(c.App.Writer, m.CV())
 			})
 		}))
 }
@@ -308,7 +309,7 @@ func dictionaryOutput(path string) (*store.Output, error) {
 	if learned.Class == "" || learned.Extraction == nil {
 		return nil, fmt.Errorf("%s was learned from every class: learn one dictionary per class (covpipe learn --class NAME)", path)
 	}
-	out := &store.Output{Meta: *learned.Extraction, Data: atoms.Data(), Rows: make([]store.Row, atoms.Len())}
+	out := &store.Output{Dir: path, Meta: *learned.Extraction, Data: atoms.Data(), Rows: make([]store.Row, atoms.Len())}
 	if out.Meta.Dim != atoms.Dim() {
 		return nil, fmt.Errorf("%s: %d×%d atoms learned from %d×%d descriptors", file, atoms.Dim(), atoms.Dim(), out.Meta.Dim, out.Meta.Dim)
 	}
@@ -356,9 +357,11 @@ func where(flag, spec string, l *datasets.List) (*datasets.List, error) {
 }
 
 // joinOutputs joins the descriptors of describe folders (specs) made
-// with the same options into one, their inputs one after another.
+// with the same options into one, their inputs one after another, its
+// Dir naming them all for messages.
 func joinOutputs(outs []*store.Output, specs []string) (*store.Output, error) {
 	all := *outs[0]
+	all.Dir = strings.Join(specs, ", ")
 	all.Rows, all.Data = slices.Clone(all.Rows), slices.Clone(all.Data)
 	for k, o := range outs[1:] {
 		want := o.Meta

@@ -54,9 +54,13 @@ func gratingFolders(t *testing.T, n int) (dir, train, test string) {
 	return dir, train, test
 }
 
-// readPredictions reads predictions.csv, checking its header: the
-// columns, then those of the probabilities of classes (none: no such
-// columns).
+// plainColumns is the number of columns of predictions.csv of labelled
+// images without probabilities: predictionsColumns and true_label.
+const plainColumns = 9
+
+// readPredictions reads predictions.csv of labelled images, checking its
+// header: the columns, true_label, then those of the probabilities of
+// classes (none: no such columns).
 func readPredictions(t *testing.T, path string, classes ...string) [][]string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -67,7 +71,7 @@ func readPredictions(t *testing.T, path string, classes ...string) [][]string {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	want := predictionsColumns
+	want := predictionsColumns + "," + trueLabelColumn
 	for _, c := range classes {
 		want += ",p:" + c
 	}
@@ -105,8 +109,14 @@ func TestFitPredict(t *testing.T) {
 		for _, r := range rows {
 			score, err1 := strconv.ParseFloat(r[3], 64)
 			second, err2 := strconv.ParseFloat(r[5], 64)
+			conf, err3 := strconv.ParseFloat(r[7], 64)
 			if err1 != nil || err2 != nil || r[1] != "16x16+0+0" || r[6] != "false" || !(score >= second) || r[2] == r[4] {
 				t.Errorf("%s: row %q", m, r)
+			}
+			// The confidence is the SCI for rsr, in [0, 1], the score for
+			// nn; the true label is the image's class folder.
+			if err3 != nil || !(conf >= 0 && conf <= 1) || m == nnModel && r[7] != r[3] || r[8] != filepath.Dir(r[0]) {
+				t.Errorf("%s: row %q: confidence %q (%v), true label %q", m, r, r[7], err3, r[8])
 			}
 			if filepath.Dir(r[0]) == r[2] {
 				right++
@@ -124,13 +134,30 @@ func TestFitPredict(t *testing.T) {
 			t.Errorf("%s: from descriptors %q, from images %q", m, got, rows)
 		}
 	}
-	stdout, stderr, err = runCLI(t, "predict", "--model", rsrModel, "--reject", "1", test)
+	rejectOut := filepath.Join(dir, "reject.csv")
+	_, stderr, err = runCLI(t, "predict", "--model", rsrModel, "--reject", "1", "--out", rejectOut, test)
 	if err != nil {
 		t.Fatalf("predict --reject: %v\n%s", err, stderr)
 	}
-	rejected := strings.Count(stdout, ",true\n")
+	rejected := 0
+	for _, r := range readPredictions(t, rejectOut) {
+		conf, _ := strconv.ParseFloat(r[7], 64)
+		if r[6] == "true" {
+			rejected++
+		}
+		if (r[6] == "true") != (conf < 1) {
+			t.Errorf("--reject 1: row %q rejected %s with confidence %v", r, r[6], conf)
+		}
+	}
 	if rejected == 0 || !strings.Contains(stderr, strconv.Itoa(rejected)+" rejected") {
 		t.Errorf("--reject 1: %d rows rejected, stderr %q", rejected, stderr)
+	}
+	// Images of a plain folder have no label: no true_label column.
+	plain := filepath.Join(dir, "plain")
+	imagetest.Write(t, filepath.Join(plain, "a.png"), imagetest.Grating(rand.New(rand.NewPCG(1, 2)), 16, 16, 0, 4, 0.15))
+	stdout, stderr, err = runCLI(t, "predict", "--model", nnModel, plain)
+	if header, _, _ := strings.Cut(stdout, "\n"); err != nil || header != predictionsColumns || !strings.Contains(stderr, "predicted 1 descriptor with ") {
+		t.Errorf("predict of an unlabelled image: %v\n%s%s", err, stdout, stderr)
 	}
 }
 

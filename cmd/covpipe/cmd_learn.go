@@ -9,6 +9,7 @@ import (
 
 	"github.com/covpipe/covpipe/dictionary"
 	"github.com/covpipe/covpipe/internal/memlimit"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/rsr"
 	"github.com/covpipe/covpipe/spd"
@@ -118,8 +119,8 @@ func learnCommand() *cli.Command {
 				for _, it := range dict.History {
 					kept += it.Kept()
 				}
-				fmt.Fprintf(c.App.Writer, "learned %d atoms of %dx%d from %d matrices in %d iterations (%.1f s): J %.6g -> %.6g, %d atom updates kept back; %s\n",
-					o.Atoms, d, d, set.Len(), len(dict.History), log.Seconds, firstJ(dict), dict.J, kept, filepath.Join(out, dictionary.AtomsFile))
+				fmt.Fprintf(c.App.Writer, "learned %s of %dx%d from %s in %s (%.1f s): J %.6g -> %.6g, %s kept back; %s\n",
+					plural.Of(o.Atoms, "atom"), d, d, plural.Of(set.Len(), "matrix"), plural.Of(len(dict.History), "iteration"), log.Seconds, firstJ(dict), dict.J, plural.Of(kept, "atom update"), filepath.Join(out, dictionary.AtomsFile))
 				if dict.J > firstJ(dict) && !o.KeepScale {
 					fmt.Fprintln(c.App.Writer, "warning: J rose: Algorithm 1 normalises every atom to unit spectral norm, which moves the atoms off the scale of these matrices (the Stein kernel is not invariant to scaling one argument); --keep-scale skips that step")
 				}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
@@ -23,8 +24,8 @@ func mergeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.App.Writer, "merged %d shards: %d descriptors of %dx%d from %d images (%d failed) into %s\n",
-				c.NArg(), meta.Counts.Descriptors, meta.Dim, meta.Dim, meta.Counts.Images, meta.Counts.Failed, out)
+			fmt.Fprintf(c.App.Writer, "merged %s: %s of %dx%d from %s (%d failed) into %s\n",
+				plural.Of(c.NArg(), "shard"), plural.Of(meta.Counts.Descriptors, "descriptor"), meta.Dim, meta.Dim, plural.Of(meta.Counts.Images, "image"), meta.Counts.Failed, out)
 			return nil
 		})
 }

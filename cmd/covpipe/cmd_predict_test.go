@@ -52,15 +52,15 @@ func TestPredictProbabilities(t *testing.T) {
 				t.Fatalf("%d rows with probabilities, %d without; want 9", len(rows), len(plain))
 			}
 			for i, r := range rows {
-				if len(r) != 7+len(classes) || !slices.Equal(r[:7], plain[i]) {
+				if len(r) != plainColumns+len(classes) || !slices.Equal(r[:plainColumns], plain[i]) {
 					t.Fatalf("row %q, without probabilities %q", r, plain[i])
 				}
 				p := make([]float64, len(classes))
 				var sum float64
 				for c := range p {
-					v, err := strconv.ParseFloat(r[7+c], 64)
+					v, err := strconv.ParseFloat(r[plainColumns+c], 64)
 					if err != nil || !(v >= 0) {
-						t.Fatalf("row %q: probability %q, %v", r, r[7+c], err)
+						t.Fatalf("row %q: probability %q, %v", r, r[plainColumns+c], err)
 					}
 					p[c] = v
 					sum += v
@@ -69,7 +69,7 @@ func TestPredictProbabilities(t *testing.T) {
 					t.Errorf("row %q: probabilities sum to 1%+.3g", r, sum-1)
 				}
 				label := slices.Index(classes, r[2])
-				if tc.scoreIsProbability && r[7+label] != r[3] {
+				if tc.scoreIsProbability && r[plainColumns+label] != r[3] {
 					t.Errorf("row %q: the label's probability is not its score", r)
 				}
 				if tc.argmax && p[label] != slices.Max(p) {

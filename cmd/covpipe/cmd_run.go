@@ -13,6 +13,7 @@ import (
 	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/experiment/report"
 	"github.com/covpipe/covpipe/experiment/results"
+	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
@@ -166,8 +167,8 @@ func runShard(c *cli.Context, dst *store.Folder, plan *experiment.Plan, src expe
 	if err := dst.Commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "shard %s: %d of the run's %d units in %.1f s; partial results in %s (join the shards with covpipe merge --out DIR SHARD_DIR...)\n",
-		p.Shard, len(p.Records)+wholeTasks(p), p.Units, p.Seconds, filepath.Join(out, experiment.PartialFile))
+	fmt.Fprintf(c.App.Writer, "shard %s: %d of the run's %s in %.1f s; partial results in %s (join the shards with covpipe merge --out DIR SHARD_DIR...)\n",
+		p.Shard, len(p.Records)+wholeTasks(p), plural.Of(p.Units, "unit"), p.Seconds, filepath.Join(out, experiment.PartialFile))
 	return nil
 }
 

@@ -3,6 +3,9 @@ package main
 import (
 	"embed"
 	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/covpipe/covpipe/describe"
@@ -40,12 +43,54 @@ func description(name string) string {
 }
 
 // oneLineErrors makes cmd report a flag error on one line, without the
-// help text that urfave/cli prints by default.
+// help text that urfave/cli prints by default, and a value that a
+// number flag cannot take as what the flag wants (flagValueError).
 func oneLineErrors(cmd *cli.Command) *cli.Command {
 	cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		return fmt.Errorf("%s: %w (see covpipe %s --help)", cmd.Name, err, cmd.Name)
+		return fmt.Errorf("%s: %w (see covpipe %s --help)", cmd.Name, flagValueError(err, cmd.Flags), cmd.Name)
 	}
 	return cmd
+}
+
+// badValue is the error of the standard flag package, under urfave/cli,
+// for a value that a flag's parser refuses: `invalid value "4.5" for
+// flag -atoms: parse error`.
+var badValue = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([^:]+): (.*)$`)
+
+// flagValueError returns err, a flag error, saying for a value that a
+// number flag of flags refuses what the flag wants, "--atoms 4.5: want a
+// whole number", instead of the flag package's "parse error"; any other
+// error as it is.
+func flagValueError(err error, flags []cli.Flag) error {
+	m := badValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	value, uerr := strconv.Unquote(m[1])
+	if uerr != nil {
+		return err
+	}
+	var want string
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), m[2]) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.IntFlag, *cli.Int64Flag, requiredInt:
+			want = "a whole number"
+		case *cli.UintFlag, *cli.Uint64Flag:
+			want = "a whole number >= 0"
+		case *cli.Float64Flag:
+			want = "a number"
+		}
+	}
+	switch {
+	case want == "":
+		return err
+	case m[3] == "value out of range":
+		return fmt.Errorf("--%s %s: out of range, want %s of 64 bits", m[2], value, want)
+	}
+	return fmt.Errorf("--%s %s: want %s", m[2], value, want)
 }
 
 // outFlag is the --out DIR (-o DIR) flag with its usage.

@@ -109,6 +109,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"   covpipe encode --dict dict --out codes desc\n" +
 			"   covpipe fit --config configs/feret.yaml --method rsr --where pose=ba,bj,bk --out model feret:../shared/datasets/feret-b-32\n" +
 			"   covpipe predict --model model --out predictions.csv photos/\n" +
+			"   covpipe evaluate --model model --out eval --where pose=bg,bf,be,bd feret:../shared/datasets/feret-b-32\n" +
 			"   covpipe report out/reid\n" +
 			"   covpipe version",
 		Writer:    stdout,
@@ -131,6 +132,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			mergeCommand(),
 			fitCommand(),
 			predictCommand(),
+			evaluateCommand(),
+			inspectCommand(),
 			learnCommand(),
 			encodeCommand(),
 			reportCommand(),

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -191,6 +192,12 @@ func TestRunCommandErrors(t *testing.T) {
 	}
 	grey := filepath.Join(dir, "grey", "g.png")
 	imagetest.Write(t, grey, imagetest.NoiseGray(rng, 8, 8))
+	// Descriptors of the model's features made with another ridge and
+	// another size.
+	otherwise := filepath.Join(dir, "otherwise")
+	if _, stderr, err := runCLI(t, "describe", "--features", "I,Ix,Iy", "--ridge", "0.5", "--ridge-kind", "ridge", "--resize", "8x12", "--out", otherwise, filepath.Join(data, "d")); err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
 	shard := filepath.Join(dir, "shard")
 	if _, stderr, err := runCLI(t, "describe", "--shard", "0/2", "--out", shard, filepath.Join(data, "d")); err != nil {
 		t.Fatalf("describe: %v\n%s", err, stderr)
@@ -251,7 +258,16 @@ func TestRunCommandErrors(t *testing.T) {
 		{[]string{"predict", "--model", fitted, "--reject", "NaN", desc}, "predict: --reject: model: rejection threshold NaN: want a confidence in [0, 1]"},
 		{[]string{"predict", "--model", fitted, "--reject", "1.5", desc}, "predict: --reject: model: rejection threshold 1.5: want a confidence in [0, 1]"},
 		{[]string{"predict", "--model", colour, filepath.Dir(grey)}, "predict: model " + colour + " takes colour features (R,G,B), but " + grey + " is a grey image"},
-		{[]string{"predict", "--model", fitted, desc}, "takes 3×3 descriptors (features I,Ix,Iy), the descriptors of " + filepath.Join(data, "d") + " are 5×5 (features I,Ix,Iy,Ixx,Iyy)"},
+		// Every option that differs is named, readably, and so is the
+		// folder given (not the images behind it).
+		{[]string{"predict", "--model", fitted, otherwise}, "predict: model " + fitted + " was fitted on descriptors made otherwise than the descriptors of " + otherwise + ": ridge ridge 0.5, the model's trace-ridge 0.0001; resize 8x12, the model's none: describe them with the model's options"},
+		{[]string{"predict", "--model", fitted, "--out", filepath.Join(dir, "pred.txt"), desc}, "predict: --out " + filepath.Join(dir, "pred.txt") + ": want a FILE ending in .csv or a folder DIR"},
+		// A number flag given what it does not take says what it wants.
+		{[]string{"fit", "--method", "codes", "--atoms", "4.5", "--out", filepath.Join(dir, "o6"), desc}, "fit: --atoms 4.5: want a whole number (see covpipe fit --help)"},
+		{[]string{"fit", "--method", "nn", "--seed", "-1", "--out", filepath.Join(dir, "o6"), desc}, "fit: --seed -1: want a whole number >= 0"},
+		{[]string{"predict", "--model", fitted, "--reject", "high", desc}, "predict: --reject high: want a number"},
+		{[]string{"version", "--bogus"}, "version: flag provided but not defined: -bogus (see covpipe version --help)"},
+		{[]string{"predict", "--model", fitted, desc}, "takes 3×3 descriptors (features I,Ix,Iy), the descriptors of " + desc + " are 5×5 (features I,Ix,Iy,Ixx,Iyy)"},
 	}
 	for _, tc := range tests {
 		_, stderr, err := runCLI(t, tc.args...)
@@ -309,6 +325,14 @@ func TestVersionAndHelp(t *testing.T) {
 		if got, _, err := runCLI(t, flag); err != nil || got != stdout {
 			t.Errorf("%s: %q, %v; want %q, as covpipe version", flag, got, err, stdout)
 		}
+	}
+	// --json gives the same version, with the Go release and the
+	// module, as JSON.
+	js, _, err := runCLI(t, "version", "--json")
+	var info struct{ Version, Go, Platform, Module string }
+	if err != nil || json.Unmarshal([]byte(js), &info) != nil || !strings.HasPrefix(stdout, "covpipe "+info.Version+" ") ||
+		!strings.HasSuffix(stdout, " "+info.Platform+" "+info.Go+"\n") || info.Module != "github.com/covpipe/covpipe" {
+		t.Errorf("version --json: %q, %v; want the version of %q", js, err, stdout)
 	}
 	stdout, _, err = runCLI(t, "run", "--help")
 	if err != nil || !strings.Contains(stdout, "--repeats") || !strings.Contains(stdout, "results.json") {
