@@ -233,8 +233,14 @@ EOF
       echo "# TMP/fit-predict.sh: $(sed "s#$tmp/covpipe#covpipe#g; s#$tmp/#TMP/#g" "$tmp/fit-predict.sh" | tr '\n' ' ')" >> "$f"
       py=(env PYTHONPATH=python /usr/bin/python3 docs/bench/feret_python.py)
       pair "$f" feret-cli sh "$tmp/fit-predict.sh" -- feret-python "${py[@]}" cli --data "$data/feret-b-32"
+      pair "$f" feret-cli sh "$tmp/fit-predict.sh" -- feret-python-core "${py[@]}" cli --core --data "$data/feret-b-32"
+      # One more run of each Python side, its accuracies and stage times.
+      "${py[@]}" cli --data "$data/feret-b-32" | sed 's/^/# feret-python: /' >> "$f"
+      "${py[@]}" cli --core --data "$data/feret-b-32" | sed 's/^/# feret-python-core: /' >> "$f"
       pair "$f" feret-rsr-python "${py[@]}" numpy --data "$data/feret-b-32" -- \
         feret-rsr-numpy /usr/bin/python3 docs/bench/feret_numpy.py --data "$data/feret-b-32" --threads 2
+      "${py[@]}" numpy --data "$data/feret-b-32" | sed 's/^/# feret-rsr-python: /' >> "$f"
+      /usr/bin/python3 docs/bench/feret_numpy.py --data "$data/feret-b-32" --threads 2 | sed 's/^/# feret-rsr-numpy: /' >> "$f"
       if [ -n "${PYRIEMANN:-}" ]; then
         echo "# command: PYTHONPATH=python:\$PYRIEMANN /usr/bin/python3 docs/bench/feret_python.py pyriemann --data $data/feret-b-32 --repeats $count" >> "$f"
         PYTHONPATH="python:$PYRIEMANN" /usr/bin/python3 docs/bench/feret_python.py pyriemann --data "$data/feret-b-32" --repeats "$count" | tee -a "$f" >&2
