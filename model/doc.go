@@ -105,6 +105,16 @@
 // method gives none (sdalf, hpe, nn with the AIRM metric; for a best
 // model, the chosen candidate's: Model.Probabilities) refuses them.
 //
+// With PredictOptions.Costs, each answer carries the cost of every class
+// instead (Prediction.Costs, lower meaning more likely; what
+// classify.Outcome.Costs holds): the class residuals ε_c of Eqn. 9 for
+// rsr and logE-SR, 1 − p_c of the calibrated probabilities for
+// stein-svm, the distance to the class's mean (mdm; √S for its stein
+// metric) or nearest member (nn with a metric but AIRM; S itself for
+// stein). Other methods, and models of several
+// regions per image, whose fused answer may be a vote of the regions',
+// refuse them (Model.Costs).
+//
 // # Rejection
 //
 // An answer is rejected (Prediction.Rejected) when its confidence is

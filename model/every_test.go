@@ -102,7 +102,7 @@ func vectorOf(spec string, c int, rng *rand.Rand) []float64 {
 // (Model.TransformSet); without atoms it is refused; with probabilities
 // asked, the same answers and each class's probability that the run's
 // fitted method gives, bit for bit, or for a method that gives none a
-// refusal.
+// refusal; likewise with class costs asked.
 func TestEveryMethodAsRun(t *testing.T) {
 	ctx := context.Background()
 	for _, typ := range model.Methods() {
@@ -175,25 +175,48 @@ func TestEveryMethodAsRun(t *testing.T) {
 			} else if dict || typ == "tangent-space" {
 				t.Errorf("a model of %s gives no feature vectors", typ)
 			}
-			withProbs, err := m.PredictOutput(ctx, test, model.PredictOptions{Workers: 2, Probabilities: true})
-			if m.Probabilities() != meth.Spec().Probabilities {
-				t.Fatalf("model gives probabilities %v, its method %v", m.Probabilities(), meth.Spec().Probabilities)
-			}
-			if !m.Probabilities() {
-				if err == nil || !strings.Contains(err.Error(), "gives no class probabilities") {
-					t.Fatalf("probabilities of a method without them: %v", err)
+			// Class probabilities and class costs, each asked alone: the
+			// same answers, and the run's fitted method's values bit for
+			// bit, or a refusal for a method that gives none (a best
+			// model's chosen candidate's Spec says).
+			answering := meth.Spec()
+			if typ == "best" {
+				c := everyCandidates[slices.IndexFunc(everyCandidates, func(c model.Candidate) bool { return c.Name == m.ChosenMethod() })]
+				chosen, err := runMethod(c.Method, model.Options{Method: c.Method, Params: c.Params})
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
+				answering = chosen.Spec()
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, p := range withProbs {
-				if plain := got[i]; p.Label != plain.Label || bits(p.Score) != bits(plain.Score) || plain.Probabilities != nil {
-					t.Fatalf("item %d: with probabilities %+v, without %+v", i, p, plain)
+			for _, kind := range []struct {
+				name     string
+				opts     model.PredictOptions
+				gives    bool
+				declared bool
+			}{
+				{"probabilities", model.PredictOptions{Workers: 2, Probabilities: true}, m.Probabilities(), answering.Probabilities},
+				{"costs", model.PredictOptions{Workers: 2, Costs: true}, m.Costs(), answering.Costs},
+			} {
+				with, err := m.PredictOutput(ctx, test, kind.opts)
+				if kind.gives != kind.declared {
+					t.Fatalf("model gives %s %v, its method %v", kind.name, kind.gives, kind.declared)
 				}
+				if !kind.gives {
+					if err == nil || !strings.Contains(err.Error(), "gives no class "+kind.name) {
+						t.Fatalf("%s of a method without them: %v", kind.name, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, p := range with {
+					if plain := got[i]; p.Label != plain.Label || bits(p.Score) != bits(plain.Score) || plain.Probabilities != nil || plain.Costs != nil {
+						t.Fatalf("item %d: with %s %+v, without %+v", i, kind.name, p, plain)
+					}
+				}
+				sameByClass(t, with, meth, split, kind.opts.Costs)
 			}
-			sameProbabilities(t, withProbs, meth, split)
 		})
 	}
 }
@@ -233,10 +256,11 @@ func checkTransform(t *testing.T, ctx context.Context, m *model.Model, meth clas
 	}
 }
 
-// sameProbabilities fails unless the answers ps carry, bit for bit, the
-// class probabilities of meth fitted on split's training items for its
-// test items, each answer a probability per class.
-func sameProbabilities(t *testing.T, ps []model.Prediction, meth classify.Method, split *classify.Split) {
+// sameByClass fails unless the answers ps carry, bit for bit, the class
+// probabilities (or with costs, the class costs) of meth fitted on
+// split's training items for its test items, each answer a value per
+// class.
+func sameByClass(t *testing.T, ps []model.Prediction, meth classify.Method, split *classify.Split, costs bool) {
 	t.Helper()
 	ctx := context.Background()
 	f, err := meth.Fit(ctx, split.Fitting())
@@ -244,18 +268,26 @@ func sameProbabilities(t *testing.T, ps []model.Prediction, meth classify.Method
 		t.Fatal(err)
 	}
 	q := split.Query()
-	q.Probabilities = true
+	q.Probabilities, q.Costs = !costs, costs
 	run, err := f.Predict(ctx, q)
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := run.Probabilities
+	if costs {
+		want = run.Costs
+	}
 	for i, p := range ps {
-		if len(p.Probabilities) != len(run.CostClasses) || len(run.Probabilities[i]) != len(run.CostClasses) {
-			t.Fatalf("item %d: %d probabilities, the run's %d over classes %v", i, len(p.Probabilities), len(run.Probabilities[i]), run.CostClasses)
+		got := p.Probabilities
+		if costs {
+			got = p.Costs
+		}
+		if len(got) != len(run.CostClasses) || len(want[i]) != len(run.CostClasses) {
+			t.Fatalf("item %d: %d values, the run's %d over classes %v", i, len(got), len(want[i]), run.CostClasses)
 		}
 		for k, l := range run.CostClasses {
-			if math.Float64bits(p.Probabilities[l]) != math.Float64bits(run.Probabilities[i][k]) {
-				t.Fatalf("item %d: model probabilities %v, run %v over classes %v", i, p.Probabilities, run.Probabilities[i], run.CostClasses)
+			if math.Float64bits(got[l]) != math.Float64bits(want[i][k]) {
+				t.Fatalf("item %d: model %v, run %v over classes %v", i, got, want[i], run.CostClasses)
 			}
 		}
 	}

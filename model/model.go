@@ -103,9 +103,11 @@ type Model struct {
 	fitted classify.Fitted
 	train  *classify.Data // the training items, which queries join
 	dir    string         // the folder it was loaded from, "" for a fitted one
-	// probs says that the fitted method (a best model's chosen
-	// candidate) gives class probabilities (Spec.Probabilities).
-	probs bool
+	// probs and costs say that the fitted method (a best model's
+	// chosen candidate) gives class probabilities (Spec.Probabilities)
+	// and class costs (Spec.Costs, which a model of several regions per
+	// image fuses into its answer rather than giving them).
+	probs, costs bool
 }
 
 // record is model.json: everything but the arrays.
@@ -293,7 +295,7 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o O
 	model := &Model{rec: rec, method: m, fitted: f, train: data}
 	model.rec.Chosen, model.rec.ChosenMethod = f.Chosen(), classify.ChosenMethod(f)
 	model.keepVectors(specs)
-	model.probs = model.rec.chosenSpec(specs).Probabilities
+	model.declare(model.rec.chosenSpec(specs))
 	if c, _, ok := classify.FusionOf(f); ok {
 		model.rec.Parts.Rule, model.rec.Parts.Weights = c.Rule.String(), c.Weights
 	}
@@ -550,6 +552,23 @@ func (m *Model) Extraction() *store.Meta {
 	}
 	meta := *m.rec.Extraction
 	return &meta
+}
+
+// declare records what the answers of the method whose Spec is spec
+// (the fitted method, a best model's chosen candidate) can carry.
+func (m *Model) declare(spec classify.Spec) {
+	m.probs, m.costs = spec.Probabilities, spec.Costs && m.rec.Parts == nil
+}
+
+// Vectors returns the per-image vectors that the model reads beside the
+// descriptors (their features and sampling step: a model of pca-src,
+// gsr, sdalf or hpe), nil for a model that reads none.
+func (m *Model) Vectors() *store.Vectors {
+	if m == nil || m.rec.Vectors == nil {
+		return nil
+	}
+	v := *m.rec.Vectors
+	return &v
 }
 
 // name names the model in errors: its folder, or "the model".

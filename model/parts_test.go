@@ -143,7 +143,10 @@ func TestPartsAsRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameProbabilities(t, withProbs, &classify.Fused{Method: meth, Fusing: f}, split)
+			sameByClass(t, withProbs, &classify.Fused{Method: meth, Fusing: f}, split, false)
+			if _, err := back.PredictSet(ctx, set, model.PredictOptions{Costs: true}); back.Costs() || err == nil || !strings.Contains(err.Error(), "a model of several regions per image gives no class costs") {
+				t.Errorf("class costs of a fused model (Costs %v): %v, want a refusal", back.Costs(), err)
+			}
 			if _, err := back.PredictSet(ctx, set.Subset(classify.Seq(0, 7)), model.PredictOptions{}); err == nil || !strings.Contains(err.Error(), "whole number") && !strings.Contains(err.Error(), "not whole images") {
 				t.Errorf("7 matrices for a model of 5 regions: %v", err)
 			}

@@ -37,6 +37,9 @@ type PredictOptions struct {
 	// (Prediction.Probabilities); a model whose method gives none
 	// (Model.Probabilities) refuses it.
 	Probabilities bool
+	// Costs asks for each answer's class costs (Prediction.Costs); a
+	// model whose method gives none (Model.Costs) refuses it.
+	Costs bool
 }
 
 // ready returns an error for a nil or zero model, for options that
@@ -50,13 +53,25 @@ func (m *Model) ready(o PredictOptions) error {
 		return err
 	}
 	if o.Probabilities && !m.probs {
-		what := "method " + m.rec.Method
-		if m.rec.ChosenMethod != "" {
-			what = fmt.Sprintf("method best's chosen candidate %q (%s)", m.rec.ChosenMethod, m.rec.chosenType())
+		return fmt.Errorf("%s: %s gives no class probabilities (sdalf, hpe and nn with the AIRM metric give none; see covpipe predict --help)", m.name(), m.answerer())
+	}
+	if o.Costs && !m.costs {
+		what := m.answerer()
+		if m.rec.Parts != nil {
+			what = "a model of several regions per image"
 		}
-		return fmt.Errorf("%s: %s gives no class probabilities (sdalf, hpe and nn with the AIRM metric give none; see covpipe predict --help)", m.name(), what)
+		return fmt.Errorf("%s: %s gives no class costs (rsr, logE-SR, stein-svm, mdm and nn with a metric but AIRM give them, on one descriptor per image)", m.name(), what)
 	}
 	return nil
+}
+
+// answerer names, in errors, the method that answers: the model's, or a
+// best model's chosen candidate.
+func (m *Model) answerer() string {
+	if m.rec.ChosenMethod != "" {
+		return fmt.Sprintf("method best's chosen candidate %q (%s)", m.rec.ChosenMethod, m.rec.chosenType())
+	}
+	return "method " + m.rec.Method
 }
 
 // Probabilities reports whether the model's answers can carry class
@@ -64,6 +79,14 @@ func (m *Model) ready(o PredictOptions) error {
 // best model's chosen candidate, gives them (classify.Spec.Probabilities;
 // classify.Outcome.Probabilities says what they are for each method).
 func (m *Model) Probabilities() bool { return m != nil && m.probs }
+
+// Costs reports whether the model's answers can carry class costs
+// (PredictOptions.Costs): whether its method, a best model's chosen
+// candidate, gives them (classify.Spec.Costs; classify.Outcome.Costs
+// says what they are for each method) and the model answers for one
+// descriptor per image (a model of several regions fuses its regions'
+// costs into its answer, by a rule that may vote).
+func (m *Model) Costs() bool { return m != nil && m.costs }
 
 // Validate returns an error unless o.Reject is a confidence threshold in
 // [0, 1], where the SCI and the scores lie: a threshold above 1 would
@@ -108,6 +131,10 @@ type Prediction struct {
 	// probability of each class of Model.Classes, in that order (see the
 	// package documentation); nil otherwise.
 	Probabilities []float64
+	// Costs holds, when PredictOptions.Costs asks, the cost of each class
+	// of Model.Classes, in that order, lower meaning more likely (see
+	// the package documentation); nil otherwise.
+	Costs []float64
 	// Rejected says that the answer's confidence is below
 	// PredictOptions.Reject.
 	Rejected bool
@@ -439,26 +466,50 @@ func (m *Model) predictSet(ctx context.Context, set *spd.Set, vecs []float64, ro
 		return nil, fmt.Errorf("%s: %w", m.name(), err)
 	}
 	n := len(m.train.Labels)
-	ans, err := m.fitted.Predict(ctx, &classify.Query{Data: data, Items: classify.Seq(n, n+len(rows)), Probabilities: o.Probabilities, Workers: o.Workers})
+	ans, err := m.fitted.Predict(ctx, &classify.Query{Data: data, Items: classify.Seq(n, n+len(rows)), Probabilities: o.Probabilities, Costs: o.Costs, Workers: o.Workers})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.name(), err)
 	}
-	if o.Probabilities && len(ans.Probabilities) != len(rows) {
-		return nil, fmt.Errorf("%s: %d class probability rows for %d answers", m.name(), len(ans.Probabilities), len(rows))
+	probs, err := m.byClass(ans.Probabilities, ans.CostClasses, o.Probabilities, len(rows), 0, "class probability")
+	if err != nil {
+		return nil, err
+	}
+	costs, err := m.byClass(ans.Costs, ans.CostClasses, o.Costs, len(rows), math.Inf(1), "class cost")
+	if err != nil {
+		return nil, err
 	}
 	out := slices.Clone(rows)
-	var probs [][]float64
-	if o.Probabilities {
-		probs = classify.Rows(len(rows), len(m.rec.Classes))
-	}
 	for i := range out {
 		m.fill(&out[i], itemScore(ans, i), o)
 		if probs != nil {
-			// The outcome's columns are labels, which index the classes.
-			for k, l := range ans.CostClasses {
-				probs[i][l] = ans.Probabilities[i][k]
-			}
 			out[i].Probabilities = probs[i]
+		}
+		if costs != nil {
+			out[i].Costs = costs[i]
+		}
+	}
+	return out, nil
+}
+
+// byClass returns, when asked, the rows of an outcome's values per class
+// (its Probabilities or Costs over columns) over the model's classes, a
+// row for each of n answers, absent for a class of no column (0 for a
+// probability, +Inf for a cost); what names them in errors.
+func (m *Model) byClass(values [][]float64, columns []int, asked bool, n int, absent float64, what string) ([][]float64, error) {
+	if !asked {
+		return nil, nil
+	}
+	if len(values) != n {
+		return nil, fmt.Errorf("%s: %d %s rows for %d answers", m.name(), len(values), what, n)
+	}
+	out := classify.Rows(n, len(m.rec.Classes))
+	for i := range out {
+		for c := range out[i] {
+			out[i][c] = absent
+		}
+		// The outcome's columns are labels, which index the classes.
+		for k, l := range columns {
+			out[i][l] = values[i][k]
 		}
 	}
 	return out, nil

@@ -177,7 +177,7 @@ func Load(dir string) (*Model, error) {
 	if m.method, _, specs, err = r.newMethods(m.train); err != nil {
 		return nil, invalid(dir, "%s: %v", recordFile, err)
 	}
-	m.probs = r.chosenSpec(specs).Probabilities
+	m.declare(r.chosenSpec(specs))
 	st := &classify.State{Record: r.State}
 	for _, name := range r.Arrays {
 		if !validArrayName(name) {

@@ -14,8 +14,10 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/internal/canceltest"
 	"github.com/covpipe/covpipe/spd"
+	"github.com/covpipe/covpipe/store"
 	"github.com/covpipe/covpipe/synth"
 	"gonum.org/v1/gonum/mat"
 )
@@ -224,7 +226,7 @@ func TestErrorsAreMessages(t *testing.T) {
 	fitWith := func(o fitOptions, n int64) *cchar {
 		b, _ := json.Marshal(o)
 		var h uintptr
-		msg := covpipe_fit(0, cs(t, string(b)), ptr(train), n, 3, &h)
+		msg := covpipe_fit(0, cs(t, string(b)), ptr(train), n, 3, nil, 0, &h)
 		if h != 0 {
 			t.Error("a failed fit set a handle")
 		}
@@ -277,6 +279,47 @@ func TestErrorsAreMessages(t *testing.T) {
 		}},
 		{"labels of other matrices", "v", "1 labels for 2 matrices", func() *cchar {
 			return fitWith(fitOptions{Method: "nn", Labels: labels[:1]}, 2)
+		}},
+		{"vectors of another length", "v", "vectors: 7 values for 2 matrices", func() *cchar {
+			b, _ := json.Marshal(fitOptions{Method: "nn", Labels: labels[:2], Vectors: &store.Vectors{FeatureSpec: "I", Step: 1}})
+			var h uintptr
+			return covpipe_fit(0, cs(t, string(b)), ptr(train), 2, 3, ptr(train), 7, &h)
+		}},
+		{"vectors without what they are", "v", "without what they are", func() *cchar {
+			b, _ := json.Marshal(fitOptions{Method: "nn", Labels: labels[:2]})
+			var h uintptr
+			return covpipe_fit(0, cs(t, string(b)), ptr(train), 2, 3, ptr(train), 8, &h)
+		}},
+		{"vectors for a model that reads none", "v", "reads none", func() *cchar {
+			b, _ := json.Marshal(fitOptions{Method: "nn", Labels: labels})
+			var h, r uintptr
+			mustOK(t, "fit", covpipe_fit(0, cs(t, string(b)), ptr(train), int64(len(labels)), 3, nil, 0, &h))
+			defer release(t, h)
+			return covpipe_predict(0, h, ptr(train), 2, 3, ptr(train), 4, nil, &r)
+		}},
+		{"costs of a method without them", "v", "gives no class costs", func() *cchar {
+			b, _ := json.Marshal(fitOptions{Method: "nn", Params: map[string]any{"metric": "airm"}, Labels: labels})
+			var h, r uintptr
+			mustOK(t, "fit", covpipe_fit(0, cs(t, string(b)), ptr(train), int64(len(labels)), 3, nil, 0, &h))
+			defer release(t, h)
+			return covpipe_predict(0, h, ptr(train), 2, 3, nil, 0, cs(t, `{"costs": true}`), &r)
+		}},
+		{"method spec of a refused parameter", "v", "sigmas", func() *cchar {
+			var p *cchar
+			return covpipe_method_spec(cs(t, "rsr"), cs(t, `{"sigmas": 1}`), &p)
+		}},
+		{"method spec of an unknown type", "v", `method type "svm"`, func() *cchar {
+			var p *cchar
+			return covpipe_method_spec(cs(t, "svm"), nil, &p)
+		}},
+		{"describe vectors of no features", "v", "vectors: features", func() *cchar {
+			var h uintptr
+			return covpipe_describe(0, cs(t, `["x.png"]`), cs(t, `{"vectors": {"feature_spec": "nope", "step": 1}}`), &h)
+		}},
+		{"negative fold position", "v", "position 1 is -2", func() *cchar {
+			pos := []int64{0, -2}
+			var seed uint64
+			return covpipe_fold_seed(1, &pos[0], 2, &seed)
 		}},
 		{"missing model folder", "v", "none: no meta.json", func() *cchar {
 			var h uintptr
@@ -354,5 +397,43 @@ func TestCancel(t *testing.T) {
 				t.Errorf("error %q, want a cancellation (c:)", msg)
 			}
 		})
+	}
+	t.Run("a fit, before the call", func(t *testing.T) {
+		tok := covpipe_cancel_new()
+		defer release(t, tok)
+		mustOK(t, "cancel", covpipe_cancel(tok))
+		labels := make([]string, n)
+		for i := range labels {
+			labels[i] = string(rune('a' + i%3))
+		}
+		b, _ := json.Marshal(fitOptions{Method: "nn", Labels: labels})
+		var h uintptr
+		msg := errorOf(covpipe_fit(tok, cs(t, string(b)), ptr(x), int64(n), int64(d), nil, 0, &h))
+		if !strings.HasPrefix(msg, "c:") || h != 0 {
+			t.Errorf("error %q (handle %d), want a cancellation (c:)", msg, h)
+		}
+	})
+}
+
+// TestFoldSeed checks covpipe_fold_seed against experiment.FoldSeed, the
+// seed of a run's folds, and that it depends on the positions.
+func TestFoldSeed(t *testing.T) {
+	for _, train := range [][]int{{}, {0}, {3, 1, 2}, {0, 1, 2, 3, 4, 5, 6}} {
+		pos := make([]int64, len(train)+1) // room for &pos[0] when empty
+		for i, p := range train {
+			pos[i] = int64(p)
+		}
+		var got uint64
+		mustOK(t, "fold seed", covpipe_fold_seed(7, &pos[0], int64(len(train)), &got))
+		if want := experiment.FoldSeed(7, train); got != want {
+			t.Errorf("positions %v: seed %d, want %d", train, got, want)
+		}
+	}
+	a, b := []int64{0, 1}, []int64{0, 2}
+	var sa, sb uint64
+	mustOK(t, "fold seed", covpipe_fold_seed(7, &a[0], 2, &sa))
+	mustOK(t, "fold seed", covpipe_fold_seed(7, &b[0], 2, &sb))
+	if sa == sb {
+		t.Errorf("positions %v and %v give the same seed %d", a, b, sa)
 	}
 }

@@ -20,22 +20,26 @@ import (
 
 // describeOptions are covpipe_describe's options, the settings of
 // covpipe describe's flags of the same names (with '_' for '-'); a
-// missing key takes the flag's default.
+// missing key takes the flag's default. Vectors asks for a vector per
+// image beside its descriptor (describe.Options.Vectors; covpipe
+// describe's --vectors-features and --vectors-step), those that a method
+// reads (covpipe_method_spec's vectors).
 type describeOptions struct {
-	Features    string   `json:"features"`
-	GaborBorder string   `json:"gabor_border"`
-	Resize      string   `json:"resize"`
-	Filter      string   `json:"filter"`
-	JPEGScale   string   `json:"jpeg_scale"`
-	Regions     string   `json:"regions"`
-	Seed        uint64   `json:"seed"`
-	Ridge       *float64 `json:"ridge"`
-	RidgeKind   string   `json:"ridge_kind"`
-	Estimator   string   `json:"estimator"`
-	Normalize   string   `json:"normalize"`
-	Workers     int      `json:"workers"`
-	SkipBad     bool     `json:"skip_bad"`
-	MaxMemory   string   `json:"max_memory"`
+	Features    string         `json:"features"`
+	GaborBorder string         `json:"gabor_border"`
+	Resize      string         `json:"resize"`
+	Filter      string         `json:"filter"`
+	JPEGScale   string         `json:"jpeg_scale"`
+	Regions     string         `json:"regions"`
+	Seed        uint64         `json:"seed"`
+	Ridge       *float64       `json:"ridge"`
+	RidgeKind   string         `json:"ridge_kind"`
+	Estimator   string         `json:"estimator"`
+	Normalize   string         `json:"normalize"`
+	Workers     int            `json:"workers"`
+	SkipBad     bool           `json:"skip_bad"`
+	MaxMemory   string         `json:"max_memory"`
+	Vectors     *store.Vectors `json:"vectors"`
 }
 
 // options parses o, once, into describe's typed options; the errors name
@@ -76,6 +80,14 @@ func (o describeOptions) options() (describe.Options, error) {
 	}
 	if out.Normalize, err = covariance.ParseNormalization(cmp.Or(o.Normalize, covariance.NormNone.String())); err != nil {
 		return out, fmt.Errorf("describe: normalize: %w", err)
+	}
+	if v := o.Vectors; v != nil {
+		if out.Vectors.Features, err = features.Parse(v.FeatureSpec); err != nil {
+			return out, fmt.Errorf("describe: vectors: features %q: %w", v.FeatureSpec, err)
+		}
+		if out.Vectors.Step = v.Step; v.Step < 1 {
+			return out, fmt.Errorf("describe: vectors: step %d, want >= 1", v.Step)
+		}
 	}
 	if o.MaxMemory != "" {
 		if out.MaxMemory, err = describe.ParseMemory(o.MaxMemory); err != nil {

@@ -8,10 +8,12 @@ import "C"
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"unsafe"
 
+	"github.com/covpipe/covpipe/experiment"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/model"
@@ -22,18 +24,53 @@ import (
 
 // methodInfo is a method type as covpipe_registry lists it: its name,
 // description and example parameters (method.Type), its declared
-// parameters (method.Type.Parameters), and what its Spec declares: scored
-// answers, class costs, per-image vectors beside the descriptors, and a
-// dictionary made from the training items (model.Options.Atoms).
+// parameters (method.Type.Parameters), and what its Spec declares with
+// the example's parameters (specInfo).
 type methodInfo struct {
-	Name       string      `json:"name"`
-	Doc        string      `json:"doc"`
-	Example    string      `json:"example"`
-	Params     []paramInfo `json:"params"`
-	Scores     bool        `json:"scores"`
-	Costs      bool        `json:"costs"`
-	Vectors    bool        `json:"vectors"`
-	Dictionary bool        `json:"dictionary"`
+	Name    string      `json:"name"`
+	Doc     string      `json:"doc"`
+	Example string      `json:"example"`
+	Params  []paramInfo `json:"params"`
+	specInfo
+}
+
+// specInfo is what a method's Spec declares (classify.Spec): scored
+// answers, class costs, class probabilities, the per-image vectors it
+// reads beside the descriptors (their features and step, which
+// covpipe_describe's option vectors asks for; null for none), and a
+// dictionary made from the training items (model.Options.Atoms).
+type specInfo struct {
+	Scores        bool           `json:"scores"`
+	Costs         bool           `json:"costs"`
+	Probabilities bool           `json:"probabilities"`
+	Vectors       *store.Vectors `json:"vectors"`
+	Dictionary    bool           `json:"dictionary"`
+}
+
+// specOf returns what method type typ declares with params, the
+// mapping of an experiment file's method entry, constructed as model
+// constructs it; it returns the type's refusal of the parameters.
+func specOf(typ string, params map[string]any) (specInfo, error) {
+	t, ok := method.Types()[typ]
+	if !ok {
+		return specInfo{}, fmt.Errorf("method type %q: want one of %v", typ, method.Names())
+	}
+	node := yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	if len(params) > 0 {
+		if err := node.Encode(params); err != nil {
+			return specInfo{}, fmt.Errorf("method %s: parameters: %w", typ, err)
+		}
+	}
+	m, err := t.New(&node)
+	if err != nil {
+		return specInfo{}, fmt.Errorf("method %s: %w", typ, err)
+	}
+	spec := m.Spec()
+	info := specInfo{Scores: spec.Scores, Costs: spec.Costs, Probabilities: spec.Probabilities, Dictionary: spec.Dictionary}
+	if v := spec.Vectors; !v.IsZero() {
+		info.Vectors = &store.Vectors{FeatureSpec: v.Features, Step: v.Step}
+	}
+	return info, nil
 }
 
 // paramInfo is a declared parameter (param.Decl): its key, help, kind
@@ -52,17 +89,15 @@ func registry() ([]methodInfo, error) {
 	var out []methodInfo
 	for _, name := range method.Names() {
 		t := types[name]
-		var doc yaml.Node
-		if err := yaml.Unmarshal([]byte(t.Example), &doc); err != nil || len(doc.Content) != 1 {
-			return nil, fmt.Errorf("registry: method %s: example %q: %v", name, t.Example, err)
-		}
-		m, err := t.New(doc.Content[0])
-		if err != nil {
+		var example map[string]any
+		if err := yaml.Unmarshal([]byte(t.Example), &example); err != nil {
 			return nil, fmt.Errorf("registry: method %s: example %q: %w", name, t.Example, err)
 		}
-		spec := m.Spec()
-		info := methodInfo{Name: name, Doc: t.Doc, Example: t.Example, Params: []paramInfo{},
-			Scores: spec.Scores, Costs: spec.Costs, Vectors: !spec.Vectors.IsZero(), Dictionary: spec.Dictionary}
+		spec, err := specOf(name, example)
+		if err != nil {
+			return nil, fmt.Errorf("registry: example %q: %w", t.Example, err)
+		}
+		info := methodInfo{Name: name, Doc: t.Doc, Example: t.Example, Params: []paramInfo{}, specInfo: spec}
 		for _, d := range t.Parameters() {
 			info.Params = append(info.Params, paramInfo{Key: d.Key, Help: d.Help, Kind: d.Kind.String(), Default: d.Default})
 		}
@@ -95,12 +130,71 @@ func covpipe_registry(out **C.char) *C.char {
 	})
 }
 
+// covpipe_method_spec sets *out to the JSON specInfo of method type typ
+// with params (a JSON object, an experiment file's method entry; NULL
+// for the type's defaults): what its answers carry and the vectors it
+// reads, which the caller frees. It returns the type's refusal of the
+// parameters, naming the key.
+//
+//export covpipe_method_spec
+func covpipe_method_spec(typ *C.char, params *C.char, out **C.char) *C.char {
+	return call(func() error {
+		var p map[string]any
+		if err := decodeJSON(params, "parameters", &p); err != nil {
+			return err
+		}
+		info, err := specOf(goString(typ), p)
+		if err != nil {
+			return err
+		}
+		b, err := json.Marshal(info)
+		if err != nil {
+			return err
+		}
+		return setText(out, string(b))
+	})
+}
+
+// covpipe_fold_seed sets *out to the seed of the cross-validation folds
+// that a run of seed draws on the training set whose images are at the n
+// positions train of its dataset's listing (experiment.FoldSeed), which
+// covpipe fit --config gives its model: a model fitted through covpipe_fit
+// with it chooses its parameters on the same folds as covpipe run and
+// covpipe fit --config on the same images.
+//
+//export covpipe_fold_seed
+func covpipe_fold_seed(seed uint64, train *int64, n int64, out *uint64) *C.char {
+	return call(func() error {
+		switch {
+		case n < 0 || n > maxValues:
+			return fmt.Errorf("fold seed: %d training positions", n)
+		case n > 0 && train == nil:
+			return errors.New("fold seed: a NULL pointer for the training positions")
+		case out == nil:
+			return errors.New("fold seed: a NULL pointer for the seed")
+		}
+		pos := make([]int, n)
+		if n > 0 {
+			for i, p := range unsafe.Slice(train, n) {
+				if p < 0 {
+					return fmt.Errorf("fold seed: position %d is %d, want >= 0", i, p)
+				}
+				pos[i] = int(p)
+			}
+		}
+		*out = experiment.FoldSeed(seed, pos)
+		return nil
+	})
+}
+
 // fitOptions are covpipe_fit's options: model.Options's fields, the
 // label of each descriptor, and optionally the extraction metadata of
 // the descriptors (covpipe_describe's meta), which lets the model
 // describe images itself (covpipe predict on images), and their rows
 // (covpipe_describe's), which a model of several regions per image
-// (fusion) groups by image.
+// (fusion) groups by image. Vectors says what the per-image vectors
+// given beside the matrices are (their features and step; by default,
+// those of Extraction), for a method that reads them.
 type fitOptions struct {
 	Method     string            `json:"method"`
 	Params     map[string]any    `json:"params"`
@@ -113,10 +207,12 @@ type fitOptions struct {
 	Labels     []string          `json:"labels"`
 	Extraction *store.Meta       `json:"extraction"`
 	Rows       []row             `json:"rows"`
+	Vectors    *store.Vectors    `json:"vectors"`
 }
 
-// output returns the labelled descriptors of set as FitOutput takes them.
-func (o *fitOptions) output(data []float64, n, d int) (*store.Output, error) {
+// output returns the labelled descriptors of set as FitOutput takes them,
+// with vecs the vectors of the items, one after another (nil for none).
+func (o *fitOptions) output(data []float64, n, d int, vecs []float64) (*store.Output, error) {
 	if len(o.Labels) != n {
 		return nil, fmt.Errorf("fit: %d labels for %d matrices", len(o.Labels), n)
 	}
@@ -139,11 +235,35 @@ func (o *fitOptions) output(data []float64, n, d int) (*store.Output, error) {
 		}
 		out.Rows[i] = r
 	}
+	if vecs != nil {
+		v := o.Vectors
+		if v == nil && o.Extraction != nil {
+			v = o.Extraction.Vectors
+		}
+		if v == nil {
+			return nil, fmt.Errorf("fit: vectors given without what they are: give their features and step (covpipe_describe's vectors)")
+		}
+		out.Meta.Vectors, out.Vectors, out.VectorLen = v, vecs, len(vecs)/n
+	}
 	return out, nil
 }
 
+// vectorsOf returns a copy of the vectors of n items at v, vlen values
+// in all (nil for a NULL v), refusing a length that is not n whole
+// vectors of at least one value.
+func vectorsOf(v unsafe.Pointer, vlen, n int64) ([]float64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if vlen < n || vlen%n != 0 || vlen > maxValues {
+		return nil, fmt.Errorf("vectors: %d values for %d matrices: want a vector of the same length for each", vlen, n)
+	}
+	return slices.Clone(unsafe.Slice((*float64)(v), vlen)), nil
+}
+
 // covpipe_fit fits a model (model.FitOutput) on the n labelled d×d
-// matrices at x with options, a JSON fitOptions: {"method": TYPE,
+// matrices at x, with the n vectors at v (vlen values in all; NULL for
+// none) for a method that reads images' vectors, with options, a JSON fitOptions: {"method": TYPE,
 // "params": {...}, "labels": [...], "seed", "folds", "atoms", "workers",
 // ...}, the parameters as an experiment file's method entry gives them
 // (a list gives candidates, chosen by cross-validation). *res is set to
@@ -154,7 +274,7 @@ func (o *fitOptions) output(data []float64, n, d int) (*store.Output, error) {
 // tok is cancelled.
 //
 //export covpipe_fit
-func covpipe_fit(tok uintptr, options *C.char, x unsafe.Pointer, n, d int64, res *uintptr) *C.char {
+func covpipe_fit(tok uintptr, options *C.char, x unsafe.Pointer, n, d int64, v unsafe.Pointer, vlen int64, res *uintptr) *C.char {
 	return call(func() error {
 		ctx, err := contextOf(tok)
 		if err != nil {
@@ -170,11 +290,17 @@ func covpipe_fit(tok uintptr, options *C.char, x unsafe.Pointer, n, d int64, res
 		if err != nil {
 			return err
 		}
-		out, err := o.output(set.Data(), int(n), int(d))
+		vecs, err := vectorsOf(v, vlen, n)
 		if err != nil {
 			return err
 		}
-		m, err := model.FitOutput(ctx, out, model.Options{Method: o.Method, Params: o.Params, Candidates: o.Candidates,
+		out, err := o.output(set.Data(), int(n), int(d), vecs)
+		if err != nil {
+			return err
+		}
+		fitCtx, detach := outliving(ctx)
+		defer detach()
+		m, err := model.FitOutput(fitCtx, out, model.Options{Method: o.Method, Params: o.Params, Candidates: o.Candidates,
 			Seed: o.Seed, Folds: o.Folds, Atoms: o.Atoms, Workers: o.Workers, Fusion: o.Fusion})
 		if err != nil {
 			return err
@@ -183,18 +309,35 @@ func covpipe_fit(tok uintptr, options *C.char, x unsafe.Pointer, n, d int64, res
 	})
 }
 
+// outliving returns a context that ctx's cancellation cancels until
+// detach is called, and that lives on after: a fitted model may keep the
+// context of its fit (pca-src and gsr project later queries with it),
+// and the caller's cancel token, cancelled when it is released after the
+// call, must not stop the model's later answers.
+func outliving(ctx context.Context) (c context.Context, detach func()) {
+	c, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	if ctx.Err() != nil {
+		cancel() // at once, not when AfterFunc's goroutine runs
+	}
+	return c, func() { stop() }
+}
+
 // predictOptions are covpipe_predict's options (model.PredictOptions).
 type predictOptions struct {
-	Reject  float64 `json:"reject"`
-	Workers int     `json:"workers"`
+	Reject        float64 `json:"reject"`
+	Workers       int     `json:"workers"`
+	Probabilities bool    `json:"probabilities"`
+	Costs         bool    `json:"costs"`
 }
 
 // predictionsResult returns the result of ps, answers of m: arrays
 // "label" and "second" (indices into the model's classes, as doubles;
 // −1 for no second class), "score", "second_score", "sci" and "rejected"
-// (1 or 0), and the text of their rows (input, path, region; index for
-// PredictSet's).
-func predictionsResult(m *model.Model, ps []model.Prediction) (*result, error) {
+// (1 or 0), when asked "probabilities" and "costs" of shape (n, classes)
+// (model.Prediction's, in the order of the model's classes), and the
+// text of their rows (input, path, region; index for PredictSet's).
+func predictionsResult(m *model.Model, ps []model.Prediction, o model.PredictOptions) (*result, error) {
 	classes := m.Classes()
 	class := func(name string) float64 {
 		if i, ok := slices.BinarySearch(classes, name); ok {
@@ -220,6 +363,26 @@ func predictionsResult(m *model.Model, ps []model.Prediction) (*result, error) {
 		g := p.Region
 		rows[i] = row{Index: p.Index, Input: p.Input, Path: p.Path, Label: p.Label, Region: [4]int{g.X, g.Y, g.W, g.H}}
 	}
+	for _, a := range []struct {
+		name  string
+		asked bool
+		of    func(p model.Prediction) []float64
+	}{
+		{"probabilities", o.Probabilities, func(p model.Prediction) []float64 { return p.Probabilities }},
+		{"costs", o.Costs, func(p model.Prediction) []float64 { return p.Costs }},
+	} {
+		if !a.asked {
+			continue
+		}
+		data := make([]float64, 0, n*len(classes))
+		for i, p := range ps {
+			if len(a.of(p)) != len(classes) {
+				return nil, fmt.Errorf("answer %d: %d %s for %d classes", i, len(a.of(p)), a.name, len(classes))
+			}
+			data = append(data, a.of(p)...)
+		}
+		r.arrays[a.name] = array{shape: []int{n, len(classes)}, data: data}
+	}
 	b, err := json.Marshal(rows)
 	if err != nil {
 		return nil, err
@@ -231,18 +394,57 @@ func predictionsResult(m *model.Model, ps []model.Prediction) (*result, error) {
 // covpipe_predict answers for the n d×d matrices at x with the model h
 // (model.Model.PredictSet; a model of several regions per image takes
 // each image's regions one after another), options a JSON
-// predictOptions or NULL. *res is set to a result (predictionsResult).
-// It returns PredictSet's errors and a "c:" error once tok is cancelled.
+// predictOptions or NULL. A model that reads the images' vectors
+// (model.Model.Vectors) takes the n vectors at v too, vlen values in all
+// (NULL for none), made as its training vectors were, and answers as
+// model.Model.PredictOutput does on descriptors with those vectors. *res
+// is set to a result (predictionsResult). It returns PredictSet's and
+// PredictOutput's errors, one for vectors given to a model that reads
+// none, and a "c:" error once tok is cancelled.
 //
 //export covpipe_predict
-func covpipe_predict(tok uintptr, h uintptr, x unsafe.Pointer, n, d int64, options *C.char, res *uintptr) *C.char {
+func covpipe_predict(tok uintptr, h uintptr, x unsafe.Pointer, n, d int64, v unsafe.Pointer, vlen int64, options *C.char, res *uintptr) *C.char {
 	return answer(tok, h, options, res, func(ctx context.Context, m *model.Model, o model.PredictOptions) ([]model.Prediction, error) {
 		set, err := matrices("X", x, n, d)
 		if err != nil {
 			return nil, err
 		}
-		return m.PredictSet(ctx, set, o)
+		vecs, err := vectorsOf(v, vlen, n)
+		if err != nil {
+			return nil, err
+		}
+		if vecs == nil {
+			return m.PredictSet(ctx, set, o)
+		}
+		return predictVectors(ctx, m, set, vecs, o)
 	})
+}
+
+// predictVectors answers for the matrices of set with their vectors vecs
+// (one after another) with the model m, which reads them: as
+// PredictOutput on descriptors made as the model's training descriptors
+// were, each answer's Index its matrix's.
+func predictVectors(ctx context.Context, m *model.Model, set *spd.Set, vecs []float64, o model.PredictOptions) ([]model.Prediction, error) {
+	v := m.Vectors()
+	if v == nil {
+		return nil, fmt.Errorf("predict: vectors given, but the model (method %s) reads none", m.Method())
+	}
+	out := &store.Output{Meta: store.Meta{Dim: m.Dim()}, Data: set.Data(), Rows: make([]store.Row, set.Len()), VectorLen: len(vecs) / set.Len(), Vectors: vecs}
+	if e := m.Extraction(); e != nil {
+		out.Meta = *e
+	}
+	out.Meta.Vectors = v
+	for i := range out.Rows {
+		out.Rows[i].Index = i
+	}
+	ps, err := m.PredictOutput(ctx, out, o)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ps {
+		ps[i].Index = i
+	}
+	return ps, nil
 }
 
 // covpipe_predict_paths describes the images that paths names (a JSON
@@ -271,11 +473,12 @@ func answer(tok, h uintptr, options *C.char, res *uintptr, predict func(context.
 		if err != nil {
 			return err
 		}
-		ps, err := predict(ctx, m, model.PredictOptions{Reject: o.Reject, Workers: o.Workers})
+		po := model.PredictOptions{Reject: o.Reject, Workers: o.Workers, Probabilities: o.Probabilities, Costs: o.Costs}
+		ps, err := predict(ctx, m, po)
 		if err != nil {
 			return err
 		}
-		r, err := predictionsResult(m, ps)
+		r, err := predictionsResult(m, ps, po)
 		if err != nil {
 			return err
 		}
@@ -339,16 +542,23 @@ type modelInfo struct {
 	Chosen       map[string]float64 `json:"chosen"`
 	ChosenMethod string             `json:"chosen_method"`
 	Transforms   bool               `json:"transforms"`
-	Parts        *model.Parts       `json:"parts"`
-	Extraction   *store.Meta        `json:"extraction"`
+	// Probabilities and Costs say whether its answers can carry class
+	// probabilities and class costs (model.Model.Probabilities, Costs).
+	Probabilities bool           `json:"probabilities"`
+	Costs         bool           `json:"costs"`
+	Vectors       *store.Vectors `json:"vectors"`
+	Parts         *model.Parts   `json:"parts"`
+	Extraction    *store.Meta    `json:"extraction"`
 }
 
 // covpipe_model_info sets *out to JSON of what the model h is: its
 // method type, class names (sorted), d, the parameters cross-validation
 // chose, a best model's chosen candidate, whether it maps matrices to
-// feature vectors (covpipe_transform), how a model of several regions
-// per image fuses them, and the extraction options of its training
-// descriptors (null for matrices given without them).
+// feature vectors (covpipe_transform), whether its answers can carry
+// class probabilities and costs, the per-image vectors it reads (null
+// for none), how a model of several regions per image fuses them, and
+// the extraction options of its training descriptors (null for matrices
+// given without them).
 //
 //export covpipe_model_info
 func covpipe_model_info(h uintptr, out **C.char) *C.char {
@@ -358,7 +568,8 @@ func covpipe_model_info(h uintptr, out **C.char) *C.char {
 			return err
 		}
 		b, err := json.Marshal(modelInfo{Method: m.Method(), Classes: m.Classes(), Dim: m.Dim(), Chosen: m.Chosen(),
-			ChosenMethod: m.ChosenMethod(), Transforms: m.Transforms(), Parts: m.Parts(), Extraction: m.Extraction()})
+			ChosenMethod: m.ChosenMethod(), Transforms: m.Transforms(), Probabilities: m.Probabilities(), Costs: m.Costs(),
+			Vectors: m.Vectors(), Parts: m.Parts(), Extraction: m.Extraction()})
 		if err != nil {
 			return err
 		}

@@ -5,10 +5,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
@@ -30,20 +34,41 @@ func fitABI(t *testing.T, o fitOptions, x []float64, d int) uintptr {
 		t.Fatal(err)
 	}
 	var h uintptr
-	mustOK(t, "fit", covpipe_fit(0, cs(t, string(b)), ptr(x), int64(len(x)/(d*d)), int64(d), &h))
+	mustOK(t, "fit", covpipe_fit(0, cs(t, string(b)), ptr(x), int64(len(x)/(d*d)), int64(d), nil, 0, &h))
 	t.Cleanup(func() { release(t, h) })
 	return h
 }
 
-// predictABI answers through covpipe_predict: the arrays of its result.
-func predictABI(t *testing.T, h uintptr, x []float64, d int) map[string][]float64 {
+// predictABI answers through covpipe_predict with the JSON options
+// (NULL for "") and the vectors v (nil for none): the arrays of its
+// result, the answers' and those options ask for.
+func predictABI(t *testing.T, h uintptr, x []float64, d int, v []float64, options string) map[string][]float64 {
 	t.Helper()
 	var r uintptr
-	mustOK(t, "predict", covpipe_predict(0, h, ptr(x), int64(len(x)/(d*d)), int64(d), nil, &r))
+	var opts *cchar
+	if options != "" {
+		opts = cs(t, options)
+	}
+	var vp unsafe.Pointer
+	if v != nil {
+		vp = ptr(v)
+	}
+	n := int64(len(x) / (d * d))
+	mustOK(t, "predict", covpipe_predict(0, h, ptr(x), n, int64(d), vp, int64(len(v)), opts, &r))
 	defer release(t, r)
 	out := map[string][]float64{}
-	for _, name := range []string{"label", "second", "score", "second_score", "sci", "rejected"} {
-		out[name], _ = resultArray(t, r, name)
+	names := []string{"label", "second", "score", "second_score", "sci", "rejected"}
+	for _, extra := range []string{"probabilities", "costs"} {
+		if strings.Contains(options, `"`+extra+`": true`) {
+			names = append(names, extra)
+		}
+	}
+	for _, name := range names {
+		var shape []int64
+		out[name], shape = resultArray(t, r, name)
+		if len(shape) != 1 && (len(shape) != 2 || shape[0] != n) {
+			t.Fatalf("%s: shape %v for %d answers", name, shape, n)
+		}
 	}
 	return out
 }
@@ -68,13 +93,27 @@ func answers(t *testing.T, m *model.Model, ps []model.Prediction) map[string][]f
 		for k, v := range map[string]float64{"label": float64(l), "second": second, "score": p.Score, "second_score": p.SecondScore, "sci": p.SCI, "rejected": rejected} {
 			out[k] = append(out[k], v)
 		}
+		if p.Probabilities != nil {
+			out["probabilities"] = append(out["probabilities"], p.Probabilities...)
+		}
+		if p.Costs != nil {
+			out["costs"] = append(out["costs"], p.Costs...)
+		}
 	}
 	return out
 }
 
+// extras returns the predict options that ask for what spec gives,
+// class probabilities and costs, as model and JSON options.
+func extras(spec specInfo) (model.PredictOptions, string) {
+	o := model.PredictOptions{Probabilities: spec.Probabilities, Costs: spec.Costs}
+	return o, fmt.Sprintf(`{"probabilities": %v, "costs": %v}`, o.Probabilities, o.Costs)
+}
+
 // TestEveryMethodAsLibrary fits every method type that takes matrices
 // alone with its registry Example through the ABI and through
-// model.FitOutput, and checks that their answers agree bit for bit, and
+// model.FitOutput, and checks that their answers agree bit for bit, with
+// the class probabilities and costs of the methods that give them, and
 // those of the model saved and loaded back through the ABI.
 func TestEveryMethodAsLibrary(t *testing.T) {
 	train, test, labels, _ := problem(t, 96)
@@ -83,8 +122,8 @@ func TestEveryMethodAsLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, info := range infos {
-		if info.Vectors {
-			continue // reads the images' vectors: fitted on images (covpipe fit)
+		if info.Vectors != nil {
+			continue // reads the images' vectors: TestVectorMethodsAsFit
 		}
 		t.Run(info.Name, func(t *testing.T) {
 			var params map[string]any
@@ -96,7 +135,8 @@ func TestEveryMethodAsLibrary(t *testing.T) {
 				o.Atoms = 8
 			}
 			h := fitABI(t, o, train, 3)
-			got := predictABI(t, h, test, 3)
+			po, options := extras(info.specInfo)
+			got := predictABI(t, h, test, 3, nil, options)
 
 			rows := make([]store.Row, len(labels))
 			for i, l := range labels {
@@ -108,11 +148,14 @@ func TestEveryMethodAsLibrary(t *testing.T) {
 				t.Fatal(err)
 			}
 			set, _ := spd.NewSetFromData(3, slices.Clone(test))
-			ps, err := m.PredictSet(context.Background(), set, model.PredictOptions{})
+			ps, err := m.PredictSet(context.Background(), set, po)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := answers(t, m, ps)
+			if len(got) != len(want) {
+				t.Fatalf("arrays %v, want those of %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+			}
 			for k := range want {
 				sameBits(t, k, got[k], want[k])
 			}
@@ -122,7 +165,7 @@ func TestEveryMethodAsLibrary(t *testing.T) {
 			var loaded uintptr
 			mustOK(t, "load", covpipe_model_load(cs(t, dir), &loaded))
 			defer release(t, loaded)
-			again := predictABI(t, loaded, test, 3)
+			again := predictABI(t, loaded, test, 3, nil, options)
 			for k := range want {
 				sameBits(t, "loaded "+k, again[k], want[k])
 			}
@@ -133,8 +176,9 @@ func TestEveryMethodAsLibrary(t *testing.T) {
 			if err := json.Unmarshal([]byte(text(t, p)), &mi); err != nil {
 				t.Fatal(err)
 			}
-			if mi.Method != info.Name || !slices.Equal(mi.Classes, m.Classes()) || mi.Dim != 3 || mi.Transforms != m.Transforms() {
-				t.Errorf("info %+v, want method %s, classes %v, d 3, transforms %v", mi, info.Name, m.Classes(), m.Transforms())
+			if mi.Method != info.Name || !slices.Equal(mi.Classes, m.Classes()) || mi.Dim != 3 || mi.Transforms != m.Transforms() ||
+				mi.Probabilities != info.Probabilities || mi.Costs != info.Costs || mi.Vectors != nil {
+				t.Errorf("info %+v, want method %s, classes %v, d 3, transforms %v, probabilities %v, costs %v", mi, info.Name, m.Classes(), m.Transforms(), info.Probabilities, info.Costs)
 			}
 			if !m.Transforms() {
 				return

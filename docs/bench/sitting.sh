@@ -13,7 +13,10 @@
 # dictionary sweep: about two CPU-hours) feret-tsc (FERET's TSC column
 # alone: about ten CPU-minutes) and numpy (covpipe against
 # docs/bench/feret_numpy.py, docs/bench/README.md) and regions (FERET
-# with one descriptor and with several per face). --count defaults to 3 (each table
+# with one descriptor and with several per face) and python (covpipe
+# from Python, docs/bench/feret_python.py, against the command, the NumPy
+# script and, with PYRIEMANN set to a folder that holds pyRiemann's
+# package, pyRiemann; docs/bench/README.md). --count defaults to 3 (each table
 # cell shows the range over the runs), --benchtime to go test's default.
 # Whole processes are timed with /usr/bin/time (wall, user + system CPU,
 # peak RSS) after one untimed run that fills the descriptor cache; the
@@ -72,10 +75,9 @@ bench() {
   "${cmd[@]}" | tee -a "$file" >&2
 }
 
-# proc FILE NAME COMMAND...: times COMMAND count times after one untimed
-# run, appending benchmark-format lines to FILE; with items set, each
-# line also gives the wall time per item in ms (unit ms/$item).
-proc() {
+# header FILE NAME COMMAND...: names the process NAME and its command in
+# FILE, and runs it once, untimed.
+header() {
   local file=$1 name=$2; shift 2
   local shown
   shown=$(quote "$@" | sed "s#$tmp/covpipe#covpipe#g; s#$tmp/#TMP/#g")
@@ -83,13 +85,56 @@ proc() {
   echo "sitting: $name: $shown" >&2
   rm -rf "$tmp/out"
   "$@" > /dev/null 2>&1
+}
+
+# timed FILE NAME COMMAND...: times one run of COMMAND, appending its
+# benchmark-format line to FILE and leaving its wall time in $wall; with
+# items set, the line also gives the wall time per item in ms (unit
+# ms/$item).
+timed() {
+  local file=$1 name=$2; shift 2
+  rm -rf "$tmp/out"
+  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/stderr" || { cat "$tmp/stderr" >&2; exit 1; }
+  local user sys rss per=""
+  read -r wall user sys rss < "$tmp/time"
+  [ -n "${items:-}" ] && per=" $(awk "BEGIN { print $wall * 1000 / $items }") ms/${item:-item}"
+  echo "BenchmarkProcess/$name 1 $wall wall-s $(awk "BEGIN { print $user + $sys }") cpu-s $rss peak-KB$per" >> "$file"
+}
+
+# proc FILE NAME COMMAND...: times COMMAND count times after one untimed
+# run, appending benchmark-format lines to FILE.
+proc() {
+  header "$@"
   for _ in $(seq "$count"); do
-    rm -rf "$tmp/out"
-    /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/stderr" || { cat "$tmp/stderr" >&2; exit 1; }
-    read -r wall user sys rss < "$tmp/time"
-    local per=""
-    [ -n "${items:-}" ] && per=" $(awk "BEGIN { print $wall * 1000 / $items }") ms/${item:-item}"
-    echo "BenchmarkProcess/$name 1 $wall wall-s $(awk "BEGIN { print $user + $sys }") cpu-s $rss peak-KB$per" >> "$file"
+    timed "$@"
+  done
+}
+
+# pair FILE NAME_A COMMAND_A... -- NAME_B COMMAND_B...: times the two
+# commands count times each, after an untimed run of each, alternating
+# A B, B A, A B, ..., and appends to FILE a line per pair with the ratio
+# of B's wall time to A's: BenchmarkRatio/NAME_B-vs-NAME_A 1 R ×.
+pair() {
+  local file=$1 a=() b=()
+  shift
+  while [ "$1" != "--" ]; do a+=("$1"); shift; done
+  shift
+  b=("$@")
+  header "$file" "${a[@]}"
+  header "$file" "${b[@]}"
+  local ratios=() i wa wb r
+  for i in $(seq "$count"); do
+    if [ $((i % 2)) -eq 1 ]; then
+      timed "$file" "${a[@]}"; wa=$wall
+      timed "$file" "${b[@]}"; wb=$wall
+    else
+      timed "$file" "${b[@]}"; wb=$wall
+      timed "$file" "${a[@]}"; wa=$wall
+    fi
+    ratios+=("$(awk "BEGIN { print $wb / $wa }")")
+  done
+  for r in "${ratios[@]}"; do
+    echo "BenchmarkRatio/${b[0]}-vs-${a[0]} 1 $r ×" >> "$file"
   done
 }
 
@@ -169,6 +214,39 @@ for g in "${groups[@]}"; do
       echo '  - {name: rsr, sigma: 0.5, lambda: 0.1, tolerance: 1e-4}' >> "$tmp/feret-rsr.yaml"
       proc "$f" feret-rsr-covpipe "$bin" run "$tmp/feret-rsr.yaml" --data "$data" --methods rsr --no-cache --out "$tmp/out"
       proc "$f" feret-rsr-numpy /usr/bin/python3 docs/bench/feret_numpy.py --data "$data/feret-b-32" --threads 2 ;;
+    python)
+      # covpipe's Python package on FERET-32 against the command (fit and
+      # predict of configs/feret.yaml's rsr) and against the NumPy script
+      # (fixed sigma and lambda), each pair alternating; then covpipe's
+      # classifiers against pyRiemann's on the same descriptors, timed in
+      # one process (docs/bench/README.md).
+      bin=$(covpipe)
+      python/build.sh >&2
+      echo "# command: docs/bench/sitting.sh --count $count python" >> "$f"
+      echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores" >> "$f"
+      feret="feret:$data/feret-b-32"
+      cat > "$tmp/fit-predict.sh" <<EOF
+rm -rf "$tmp/model" "$tmp/out" &&
+"$bin" fit --config configs/feret.yaml --method rsr --where pose=ba,bj,bk --out "$tmp/model" "$feret" &&
+"$bin" predict --model "$tmp/model" --where pose=bg,bf,be,bd --out "$tmp/out" "$feret"
+EOF
+      echo "# TMP/fit-predict.sh: $(sed "s#$tmp/covpipe#covpipe#g; s#$tmp/#TMP/#g" "$tmp/fit-predict.sh" | tr '\n' ' ')" >> "$f"
+      py=(env PYTHONPATH=python /usr/bin/python3 docs/bench/feret_python.py)
+      pair "$f" feret-cli sh "$tmp/fit-predict.sh" -- feret-python "${py[@]}" cli --data "$data/feret-b-32"
+      pair "$f" feret-cli sh "$tmp/fit-predict.sh" -- feret-python-core "${py[@]}" cli --core --data "$data/feret-b-32"
+      # One more run of each Python side, its accuracies and stage times.
+      "${py[@]}" cli --data "$data/feret-b-32" | sed 's/^/# feret-python: /' >> "$f"
+      "${py[@]}" cli --core --data "$data/feret-b-32" | sed 's/^/# feret-python-core: /' >> "$f"
+      pair "$f" feret-rsr-python "${py[@]}" numpy --data "$data/feret-b-32" -- \
+        feret-rsr-numpy /usr/bin/python3 docs/bench/feret_numpy.py --data "$data/feret-b-32" --threads 2
+      "${py[@]}" numpy --data "$data/feret-b-32" | sed 's/^/# feret-rsr-python: /' >> "$f"
+      /usr/bin/python3 docs/bench/feret_numpy.py --data "$data/feret-b-32" --threads 2 | sed 's/^/# feret-rsr-numpy: /' >> "$f"
+      if [ -n "${PYRIEMANN:-}" ]; then
+        echo "# command: PYTHONPATH=python:\$PYRIEMANN /usr/bin/python3 docs/bench/feret_python.py pyriemann --data $data/feret-b-32 --repeats $count" >> "$f"
+        PYTHONPATH="python:$PYRIEMANN" /usr/bin/python3 docs/bench/feret_python.py pyriemann --data "$data/feret-b-32" --repeats "$count" | tee -a "$f" >&2
+      else
+        echo "sitting: python: PYRIEMANN is not set: pyRiemann's comparison left out" >&2
+      fi ;;
     regions)
       # FERET-32 with one descriptor per face, with the nine 16×16 windows
       # of grid:3x3:16 fused by the sum rule alone, and configs/

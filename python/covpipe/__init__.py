@@ -14,9 +14,10 @@ covpipe.sklearn holds scikit-learn estimators of every method type.
 """
 
 from ._abi import Cancelled, CovpipeError, Token
-from ._core import Model, Predictions, describe, distance, fit, load_model, mean, registry, stein_kernel
+from ._core import (Model, Predictions, describe, distance, fit, fold_seed, load_model, mean, method_spec, registry,
+                    stein_kernel)
 
-__all__ = ["Cancelled", "CovpipeError", "Model", "Predictions", "Token", "describe", "distance", "fit", "load_model",
-           "mean", "registry", "stein_kernel"]
+__all__ = ["Cancelled", "CovpipeError", "Model", "Predictions", "Token", "describe", "distance", "fit", "fold_seed",
+           "load_model", "mean", "method_spec", "registry", "stein_kernel"]
 
 __version__ = registry()["version"]

@@ -38,8 +38,10 @@ _SIGNATURES = {
     "covpipe_cancel": [_U],
     "covpipe_release": [_U],
     "covpipe_registry": [_PS],
-    "covpipe_fit": [_U, _S, _P, _I, _I, _PU],
-    "covpipe_predict": [_U, _U, _P, _I, _I, _S, _PU],
+    "covpipe_method_spec": [_S, _S, _PS],
+    "covpipe_fold_seed": [ctypes.c_uint64, _PI, _I, ctypes.POINTER(ctypes.c_uint64)],
+    "covpipe_fit": [_U, _S, _P, _I, _I, _P, _I, _PU],
+    "covpipe_predict": [_U, _U, _P, _I, _I, _P, _I, _S, _PU],
     "covpipe_predict_paths": [_U, _U, _S, _S, _PU],
     "covpipe_transform": [_U, _U, _P, _I, _I, _I, _PU],
     "covpipe_model_info": [_U, _PS],
@@ -200,29 +202,51 @@ class Result(_Handle):
 
 
 
-def matrices(X, name="X"):
-    """Return X as an (n, d, d) float64 C-contiguous array without copying
-    an ndarray: a list is converted, an ndarray of another dtype, layout or
-    shape is refused with a ValueError saying how to convert it. A single
-    (d, d) matrix is returned as (1, d, d) when allowed."""
+def _float64(X, name, shape):
+    """X as a float64 C-contiguous aligned ndarray, without copying an
+    ndarray: a list is converted; another dtype, or a view or transpose,
+    is refused with a ValueError saying how to convert it. shape(X)
+    returns the error of a wrong shape, None for a right one."""
     if not isinstance(X, np.ndarray):
         try:
             X = np.asarray(X, dtype=np.float64)
         except (TypeError, ValueError) as e:
             raise ValueError("%s: not an array of numbers: %s" % (name, e)) from None
     if X.dtype != np.float64:
-        raise ValueError("%s: dtype %s, want float64 (native byte order): pass X.astype(np.float64)" % (name, X.dtype))
-    if X.ndim != 3 or X.shape[1] != X.shape[2]:
-        raise ValueError("%s: shape %s, want (n, d, d): n square d×d matrices" % (name, X.shape))
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError("%s: shape %s: want at least one matrix of d >= 1" % (name, X.shape))
+        raise ValueError("%s: dtype %s, want float64 (native byte order): pass %s.astype(np.float64)" % (name, X.dtype, name))
+    bad = shape(X)
+    if bad:
+        raise ValueError("%s: shape %s, %s" % (name, X.shape, bad))
     if not X.flags.c_contiguous or not X.flags.aligned:
         raise ValueError("%s: not a C-contiguous aligned array (a view or a transpose): pass np.ascontiguousarray(%s)" % (name, name))
     return X
 
 
+def matrices(X, name="X"):
+    """Return X as an (n, d, d) float64 C-contiguous array without copying
+    an ndarray (_float64)."""
+    def shape(X):
+        if X.ndim != 3 or X.shape[1] != X.shape[2]:
+            return "want (n, d, d): n square d×d matrices"
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            return "want at least one matrix of d >= 1"
+    return _float64(X, name, shape)
+
+
 def pointer(X):
     return ctypes.c_void_p(X.ctypes.data)
+
+
+def vectors(V, n, name="vectors"):
+    """Return V, the vectors of n items, as an (n, length) float64
+    C-contiguous array without copying an ndarray (_float64), and its
+    pointer and number of values for the library (None: a NULL pointer and
+    0)."""
+    if V is None:
+        return None, None, 0
+    V = _float64(V, name, lambda V: None if V.ndim == 2 and V.shape[0] == n and V.shape[1] > 0
+                 else "want (%d, length): a vector per matrix" % n)
+    return V, pointer(V), V.size
 
 
 def dumps(v):

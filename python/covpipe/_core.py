@@ -20,11 +20,23 @@ _registry = None
 def registry():
     """Return the Go library's registry: {"version", "metrics", "methods":
     [{"name", "doc", "example", "params": [{"key", "help", "kind",
-    "default"}], "scores", "costs", "vectors", "dictionary"}]}."""
+    "default"}], "scores", "costs", "probabilities", "vectors",
+    "dictionary"}]}, the flags those of the type with its example's
+    parameters (method_spec)."""
     global _registry
     if _registry is None:
         _registry = json.loads(_abi.text_out(lib.covpipe_registry))
     return _registry
+
+
+def method_spec(method, params=None):
+    """What method type method declares with params (an experiment file's
+    method entry, {"metric": "airm"}): {"scores", "costs",
+    "probabilities", "vectors", "dictionary"}, vectors the per-image
+    vectors the method reads beside the descriptors, {"feature_spec",
+    "step"} (describe(..., vectors=...) takes it), or None. Raises
+    ValueError for parameters the method refuses, naming the key."""
+    return json.loads(_abi.text_out(lib.covpipe_method_spec, method.encode(), _abi.dumps(_jsonable(params or {}))))
 
 
 def _pair(A, B, names):
@@ -111,9 +123,39 @@ def _paths(paths):
     return _abi.dumps([os.fspath(p) for p in paths])
 
 
+def fold_seed(seed, train):
+    """The seed of the cross-validation folds that covpipe run, with the
+    experiment seed seed, draws on the training set whose images are at
+    positions train of the dataset's listing (the rows' indices of
+    describe, one descriptor per image), which `covpipe fit --config`
+    gives its model: fit(..., seed=fold_seed(config_seed, train)) chooses
+    the parameters on the same folds as the command."""
+    pos = np.ascontiguousarray(train, dtype=np.int64)
+    if pos.ndim != 1:
+        raise ValueError("train: shape %s, want (n,): image positions" % (pos.shape,))
+    out = ctypes.c_uint64()
+    _abi.check(lib.covpipe_fold_seed(int(seed), pos.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), len(pos),
+                                     ctypes.byref(out)))
+    return out.value
+
+
+def _vector_spec(v):
+    """v, a {"feature_spec", "step"} dict or a (features, step) pair, as
+    the dict."""
+    if isinstance(v, dict):
+        if set(v) != {"feature_spec", "step"}:
+            raise ValueError("vectors: %r: want {'feature_spec': FEATURES, 'step': STEP} or (FEATURES, STEP)" % (v,))
+        return {"feature_spec": str(v["feature_spec"]), "step": int(v["step"])}
+    try:
+        features, step = v
+    except (TypeError, ValueError):
+        raise ValueError("vectors: %r: want {'feature_spec': FEATURES, 'step': STEP} or (FEATURES, STEP)" % (v,)) from None
+    return {"feature_spec": str(features), "step": int(step)}
+
+
 def describe(paths, features="texture", regions="whole", resize=None, ridge=None, ridge_kind=None, estimator=None,
              normalize=None, filter=None, jpeg_scale=None, gabor_border=None, seed=0, workers=0, skip_bad=False,
-             max_memory=None, meta=False, token=None):
+             max_memory=None, meta=False, vectors=None, token=None):
     """Covariance descriptors of images, as `covpipe describe` computes them
     (bit for bit its descriptors.npy). paths are image files, folders (of
     class folders: their names are the labels), .csv manifests or
@@ -123,12 +165,22 @@ def describe(paths, features="texture", regions="whole", resize=None, ridge=None
     resize ("WxH"), ridge and ridge_kind, estimator ("scm", "lwf", "oas"),
     normalize ("none", "trace", "det", "corr"), ...
 
+    vectors asks for a vector per image beside its descriptor: the planes
+    of a feature set sampled every step pixels, {"feature_spec": "I",
+    "step": 1} or ("I", 1), what the methods that read images' pixels
+    (pca-src, gsr, sdalf, hpe) take (covpipe describe --vectors-features
+    and --vectors-step; an estimator's vector_request() says which). They
+    need one descriptor per image (regions "whole") and images of one size.
+
     Returns (X, rows): X of shape (n, d, d) float64, rows a list of dicts
     {"index", "input", "path", "label", "region": (x, y, w, h)}; with
     meta=True, (X, rows, meta), meta the extraction metadata (meta.json),
     which fit(X, y, extraction=meta) records in a model so that it can
-    describe images itself."""
+    describe images itself; with vectors, the vectors V of shape (n,
+    length) come last: (X, rows, V) or (X, rows, meta, V)."""
     opts = {"features": features, "regions": regions, "seed": int(seed), "workers": int(workers), "skip_bad": bool(skip_bad)}
+    if vectors is not None:
+        opts["vectors"] = _vector_spec(vectors)
     for key, v in (("resize", resize), ("ridge_kind", ridge_kind), ("estimator", estimator), ("normalize", normalize),
                    ("filter", filter), ("jpeg_scale", jpeg_scale), ("gabor_border", gabor_border), ("max_memory", max_memory)):
         if v is not None:
@@ -139,20 +191,22 @@ def describe(paths, features="texture", regions="whole", resize=None, ridge=None
     _abi.run(lib.covpipe_describe, _paths(paths), _abi.dumps(opts), ctypes.byref(res), token=token)
     with _abi.Result(res.value) as r:
         X = r.array("X")
+        V = r.array("vectors") if vectors is not None else None
         text = r.json()
     rows = [dict(row, region=tuple(row["region"])) for row in text["rows"]]
-    if meta:
-        return X, rows, text["meta"]
-    return X, rows
+    return (X, rows) + ((text["meta"],) if meta else ()) + ((V,) if vectors is not None else ())
 
 
-Predictions = namedtuple("Predictions", "label second score second_score sci rejected rows")
+Predictions = namedtuple("Predictions", "label second score second_score sci rejected rows probabilities costs")
 Predictions.__doc__ = """A model's answers: label and second the class names of
 the predicted class and of the class ranked second ("" for none), score and
 second_score their scores in [0, 1] (NaN for methods that do not score), sci
 the sparsity concentration index of SRC methods (NaN otherwise), rejected
 whether the confidence is below the rejection threshold, rows the images
-and regions answered for (predict_paths) or the matrices' indices."""
+and regions answered for (predict_paths) or the matrices' indices; when
+asked, probabilities and costs of shape (n, classes), each answer's
+probability and cost of every class of Model.classes (model.Prediction's
+Probabilities and Costs; None when not asked)."""
 
 
 class Model:
@@ -193,6 +247,27 @@ class Model:
         return self._info["transforms"]
 
     @property
+    def probabilities(self):
+        """Whether answers can carry class probabilities (predict's
+        probabilities=True): whether the method, a best model's chosen
+        candidate, gives them (all but sdalf, hpe and nn with AIRM)."""
+        return self._info["probabilities"]
+
+    @property
+    def costs(self):
+        """Whether answers can carry class costs (predict's costs=True):
+        rsr, logE-SR, stein-svm, mdm and nn but with AIRM, on one
+        descriptor per image."""
+        return self._info["costs"]
+
+    @property
+    def vectors(self):
+        """The per-image vectors the model reads beside the descriptors,
+        {"feature_spec", "step"}, or None."""
+        v = self._info["vectors"]
+        return dict(v) if v else None
+
+    @property
     def extraction(self):
         """The extraction metadata of the training descriptors, or None."""
         return self._info["extraction"]
@@ -201,31 +276,45 @@ class Model:
     def info(self):
         return json.loads(json.dumps(self._info))
 
-    def _answers(self, res, n):
+    def _answers(self, res, extras):
         with _abi.Result(res) as r:
             a = {k: r.array(k) for k in ("label", "second", "score", "second_score", "sci", "rejected")}
+            more = {k: r.array(k) if extras[k] else None for k in ("probabilities", "costs")}
             rows = r.json()
         names = np.array(self.classes + [""], dtype=object)
         return Predictions(label=names[a["label"].astype(np.int64)], second=names[a["second"].astype(np.int64)],
                            score=a["score"], second_score=a["second_score"], sci=a["sci"],
-                           rejected=a["rejected"].astype(bool), rows=rows)
+                           rejected=a["rejected"].astype(bool), rows=rows, **more)
 
-    def predict(self, X, reject=0.0, workers=0, token=None):
+    @staticmethod
+    def _options(reject, workers, probabilities, costs):
+        return {"reject": float(reject), "workers": int(workers), "probabilities": bool(probabilities), "costs": bool(costs)}
+
+    def predict(self, X, vectors=None, reject=0.0, workers=0, probabilities=False, costs=False, token=None):
         """Answers for the matrices X (n, d, d), made as the training
-        descriptors were (model.Model.PredictSet): a Predictions."""
+        descriptors were (model.Model.PredictSet): a Predictions. A model
+        that reads images' vectors (Model.vectors) takes their vectors too,
+        an (n, length) array made as the training vectors were
+        (describe(..., vectors=model.vectors)). probabilities and costs
+        ask for each answer's class probabilities and costs (raising
+        ValueError for a model whose method gives none: Model.probabilities,
+        Model.costs)."""
         a = _abi.matrices(X, "X")
+        V, vp, vlen = _abi.vectors(vectors, a.shape[0])
+        opts = self._options(reject, workers, probabilities, costs)
         res = ctypes.c_size_t()
-        _abi.run(lib.covpipe_predict, self._handle, _abi.pointer(a), a.shape[0], a.shape[1],
-                 _abi.dumps({"reject": float(reject), "workers": int(workers)}), ctypes.byref(res), token=token)
-        return self._answers(res.value, a.shape[0])
+        _abi.run(lib.covpipe_predict, self._handle, _abi.pointer(a), a.shape[0], a.shape[1], vp, vlen,
+                 _abi.dumps(opts), ctypes.byref(res), token=token)
+        return self._answers(res.value, opts)
 
-    def predict_paths(self, paths, reject=0.0, workers=0, token=None):
+    def predict_paths(self, paths, reject=0.0, workers=0, probabilities=False, costs=False, token=None):
         """Describes the images of paths with the model's extraction options
         and answers for each, as `covpipe predict` does."""
+        opts = self._options(reject, workers, probabilities, costs)
         res = ctypes.c_size_t()
-        _abi.run(lib.covpipe_predict_paths, self._handle, _paths(paths),
-                 _abi.dumps({"reject": float(reject), "workers": int(workers)}), ctypes.byref(res), token=token)
-        return self._answers(res.value, None)
+        _abi.run(lib.covpipe_predict_paths, self._handle, _paths(paths), _abi.dumps(opts), ctypes.byref(res),
+                 token=token)
+        return self._answers(res.value, opts)
 
     def transform(self, X, workers=0, token=None):
         """The feature vectors of the matrices X, a row each (a codes
@@ -293,15 +382,21 @@ def _jsonable(v):
 
 
 def fit(X, labels, method, params=None, seed=0, folds=0, atoms=0, workers=0, extraction=None, rows=None,
-        candidates=None, fusion=None, token=None):
-    """Fits a model of method (a method type: rsr, nn, stein-svm, ...) on the
-    matrices X (n, d, d) labelled by labels (strings), as `covpipe fit` fits
-    one on a describe folder of the same descriptors (model.FitOutput):
-    params as an experiment file's method entry ({"sigma": [0.5, 1]}: a
-    list gives candidates chosen by folds-fold cross-validation inside the
-    training set, drawn from seed). extraction is describe(meta=True)'s
-    meta, rows its rows (for fusion)."""
+        candidates=None, fusion=None, vectors=None, vector_spec=None, token=None):
+    """Fits a model of method (a method type: rsr, nn, stein-svm, ...; best
+    with candidates) on the matrices X (n, d, d) labelled by labels
+    (strings), as `covpipe fit` fits one on a describe folder of the same
+    descriptors (model.FitOutput): params as an experiment file's method
+    entry ({"sigma": [0.5, 1]}: a list gives candidates chosen by
+    folds-fold cross-validation inside the training set, drawn from seed).
+    extraction is describe(meta=True)'s meta, rows its rows (fusion, a
+    list of rules such as ["sum"], groups them by image). candidates are
+    a best model's, [{"name", "method", "params"}], params {"rule":
+    "one-se" or "max"}. vectors are the images' vectors (n, length) for a
+    method that reads them, vector_spec what they are ({"feature_spec",
+    "step"}; by default extraction's)."""
     a = _abi.matrices(X, "X")
+    V, vp, vlen = _abi.vectors(vectors, a.shape[0])
     labels = [str(l) for l in labels]
     opts = {"method": method, "params": _jsonable(params or {}), "seed": int(seed), "folds": int(folds),
             "atoms": int(atoms), "workers": int(workers), "labels": labels}
@@ -313,6 +408,9 @@ def fit(X, labels, method, params=None, seed=0, folds=0, atoms=0, workers=0, ext
         opts["candidates"] = _jsonable(candidates)
     if fusion is not None:
         opts["fusion"] = list(fusion)
+    if vector_spec is not None:
+        opts["vectors"] = _vector_spec(vector_spec)
     res = ctypes.c_size_t()
-    _abi.run(lib.covpipe_fit, _abi.dumps(opts), _abi.pointer(a), a.shape[0], a.shape[1], ctypes.byref(res), token=token)
+    _abi.run(lib.covpipe_fit, _abi.dumps(opts), _abi.pointer(a), a.shape[0], a.shape[1], vp, vlen, ctypes.byref(res),
+             token=token)
     return Model(res.value)

@@ -82,8 +82,8 @@ def test_predict_proba_two_classes():
     first = np.searchsorted(clf.classes_, clf.predict(X))
     assert np.array_equal(p[np.arange(len(X)), first], a.score)
     X3, y3 = spd_data(6, classes=3)
-    assert not hasattr(cs.SteinSVC(c=1).fit(X3, y3), "predict_proba")
-    assert not hasattr(cs.TSC(lambda_=0.1), "predict_proba")  # tsc gives no scores
+    assert cs.SteinSVC(c=1).fit(X3, y3).predict_proba(X3).shape == (len(X3), 3)  # any number of classes
+    assert hasattr(cs.TSC(lambda_=0.1), "predict_proba")  # probabilities without scores
 
 
 def test_transform_of_coders(data):
