@@ -37,7 +37,6 @@ type tscMethod struct {
 	p    tscParams
 }
 
-
 func newTSC(n *yaml.Node) (classify.Method, error) {
 	m := &tscMethod{}
 	if err := decode(n, &m.p, "tsc"); err != nil {
