@@ -42,6 +42,8 @@ FRIENDLY = {
     "stein-svm": "SteinSVC",
     "nn": "NearestNeighbour",
     "mdm": "MDM",
+    "fgmdm": "FgMDM",
+    "tangent-space": "TangentSpace",
     "rlpp": "RLPP",
     "tsc": "TSC",
     "codes": "SparseCoder",

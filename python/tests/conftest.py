@@ -15,6 +15,8 @@ CASES = [
     ("rsr", ["--sigma", "0.5,1", "--lambda-ratio", "0.1"], lambda: cs.SteinSRC(sigma=[0.5, 1], lambda_ratio=0.1), "images"),
     ("logE-SR", ["--lambda", "0.01,0.1"], lambda: cs.LogESR(lambda_=[0.01, 0.1]), "images"),
     ("mdm", ["--metric", "airm"], lambda: cs.MDM(metric="airm"), "images"),
+    ("fgmdm", [], lambda: cs.FgMDM(), "images"),
+    ("tangent-space", ["-c", "0.5,5"], lambda: cs.TangentSpace(c=[0.5, 5]), "images"),
     ("nn", ["--metric", "stein"], lambda: cs.NearestNeighbour(metric="stein"), "images"),
     ("rlpp", ["--sigma", "0.5,1"], lambda: cs.RLPP(sigma=[0.5, 1]), "images"),
     ("stein-svm", ["--sigma", "1", "-c", "1,10"], lambda: cs.SteinSVC(sigma=1, c=[1, 10]), "images"),

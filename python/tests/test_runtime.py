@@ -30,6 +30,10 @@ def test_keyboard_interrupt_cancels_a_fit_within_a_second():
         sent["at"] = time.monotonic()
         os.kill(os.getpid(), signal.SIGINT)
 
+    # A shell that starts a job in the background ignores SIGINT for it,
+    # and Python then keeps ignoring it: install Python's own handler, as
+    # an interactive session has it.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, interrupt)
     timer.start()
     try:
@@ -38,6 +42,7 @@ def test_keyboard_interrupt_cancels_a_fit_within_a_second():
         returned = time.monotonic()
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert returned - sent["at"] < 1.0, "the fit returned %.2f s after SIGINT" % (returned - sent["at"])
     assert not hasattr(clf, "model_")
 
