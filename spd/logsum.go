@@ -128,6 +128,17 @@ func (e *eig) funcTo(dst []float64) {
 // triangle read) into dst (full), f = exp or log; log refuses an
 // eigenvalue that is not positive with an error wrapping ErrNotSPD.
 func (e *eig) symFuncTo(dst, a []float64, log bool) error {
+	if log {
+		return e.funcOf(dst, a, fnLog)
+	}
+	return e.funcOf(dst, a, fnExp)
+}
+
+// funcOf writes f(A) for the symmetric d×d matrix a (row-major, upper
+// triangle read) into dst (full), f = exp, log or sqrt; log and sqrt
+// refuse an eigenvalue that is not positive with an error wrapping
+// ErrNotSPD.
+func (e *eig) funcOf(dst, a []float64, fn eigenFunc) error {
 	d := e.d
 	for i := range d {
 		copy(e.a[i*d+i:i*d+d], a[i*d+i:i*d+d])
@@ -136,13 +147,20 @@ func (e *eig) symFuncTo(dst, a []float64, log bool) error {
 		return err
 	}
 	for j := range e.vals {
-		if log {
+		switch fn {
+		case fnLog:
 			v, ok := e.logAt(j)
 			if !ok {
 				return fmt.Errorf("%w: eigenvalue %g <= 0", ErrNotSPD, e.val(j))
 			}
 			e.fv[j] = v
-		} else {
+		case fnSqrt:
+			v := e.val(j)
+			if !(v > 0) {
+				return fmt.Errorf("%w: eigenvalue %g <= 0", ErrNotSPD, v)
+			}
+			e.fv[j] = math.Sqrt(v)
+		default:
 			v := e.val(j)
 			e.fv[j] = math.Exp(v)
 			if math.IsInf(e.fv[j], 0) {

@@ -223,21 +223,14 @@ func addUpper(acc []float64, w float64, x []float64, d int) {
 	}
 }
 
-// arithmetic writes Σ_i w_i X_i, full, into dst (d×d), summed in chunks
-// on in.o.Workers goroutines: ArithmeticMean, and the start of the
-// iterative means.
-func (in *meanInput) arithmetic(ctx context.Context, dst []float64) error {
-	d := in.d
-	sum := newChunkSum(len(in.xs), d*d)
-	err := sum.run(ctx, in.o.Workers, func(_, i int, acc []float64, _ *[2]float64) error {
+// weightedSum writes Σ_i w_i t_i, full, into dst (d×d), term(w, i, acc,
+// wi) adding w_i t_i (upper triangle) to acc on worker w for the matrices
+// of non-zero weight, in chunks on in.o.Workers goroutines.
+func (in *meanInput) weightedSum(ctx context.Context, dst []float64, term func(w, i int, acc []float64, wi float64) error) error {
+	sum := newChunkSum(len(in.xs), in.d*in.d)
+	err := sum.run(ctx, in.o.Workers, func(w, i int, acc []float64, _ *[2]float64) error {
 		if wi := in.weights[i]; wi != 0 {
-			raw := in.xs[i].RawSymmetric()
-			for r := range d {
-				row, a := raw.Data[r*raw.Stride+r:r*raw.Stride+d], acc[r*d+r:r*d+d]
-				for c, v := range row {
-					a[c] += wi * v
-				}
-			}
+			return term(w, i, acc, wi)
 		}
 		return nil
 	})
@@ -245,8 +238,43 @@ func (in *meanInput) arithmetic(ctx context.Context, dst []float64) error {
 		return err
 	}
 	sum.total(dst)
-	mirrorUpper(dst, d)
+	mirrorUpper(dst, in.d)
 	return nil
+}
+
+// arithmetic writes Σ_i w_i X_i, full, into dst (d×d): ArithmeticMean,
+// and the start of the iterative means.
+func (in *meanInput) arithmetic(ctx context.Context, dst []float64) error {
+	d := in.d
+	return in.weightedSum(ctx, dst, func(_, i int, acc []float64, wi float64) error {
+		raw := in.xs[i].RawSymmetric()
+		for r := range d {
+			row, a := raw.Data[r*raw.Stride+r:r*raw.Stride+d], acc[r*d+r:r*d+d]
+			for c, v := range row {
+				a[c] += wi * v
+			}
+		}
+		return nil
+	})
+}
+
+// inverseSum writes Σ_i w_i X_i⁻¹, full, into dst (d×d), the inverses by
+// Cholesky factorisation: HarmonicMean, and the start of KarcherMean.
+func (in *meanInput) inverseSum(ctx context.Context, dst []float64) error {
+	d := in.d
+	bufs := make([][]float64, pool.Workers(in.o.Workers))
+	return in.weightedSum(ctx, dst, func(w, i int, acc []float64, wi float64) error {
+		if bufs[w] == nil {
+			bufs[w] = make([]float64, d*d)
+		}
+		f := bufs[w]
+		loadUpperTo(f, d, in.xs[i])
+		if !invertUpper(f, d) {
+			return fmt.Errorf("matrix %d: %w: %s", i, ErrNotSPD, notSPDEnough(d))
+		}
+		addUpper(acc, wi, f, d)
+		return nil
+	})
 }
 
 // triCongruence replaces the full symmetric d×d y by op(T) y op(T)ᵀ,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/covpipe/covpipe/internal/pool"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -152,37 +151,17 @@ func HarmonicMean(ctx context.Context, xs []*mat.SymDense, opts *MeanOptions) (*
 	}
 	d := in.d
 	dd := d * d
-	bufs := make([][]float64, pool.Workers(in.o.Workers))
-	sum := newChunkSum(len(xs), dd)
-	err = sum.run(ctx, in.o.Workers, func(w, i int, acc []float64, _ *[2]float64) error {
-		wi := in.weights[i]
-		if wi == 0 {
-			return nil
-		}
-		if bufs[w] == nil {
-			bufs[w] = make([]float64, dd)
-		}
-		f := bufs[w]
-		loadUpperTo(f, d, in.xs[i])
-		if !invertUpper(f, d) {
-			return fmt.Errorf("matrix %d: %w: %s", i, ErrNotSPD, notSPDEnough(d))
-		}
-		addUpper(acc, wi, f, d)
-		return nil
-	})
 	info := MeanInfo{Evaluations: 1}
-	if err != nil {
+	h := make([]float64, dd)
+	if err := in.inverseSum(ctx, h); err != nil {
 		return nil, info, fmt.Errorf("%s: %w", name, err)
 	}
-	h := make([]float64, dd)
-	sum.total(h)
 	m := make([]float64, dd)
 	copy(m, h)
 	if !invertUpper(m, d) {
 		return nil, info, fmt.Errorf("%s: %w: Σ_i w_i X_i⁻¹ is not SPD enough", name, ErrNotSPD)
 	}
 	mirrorUpper(m, d)
-	mirrorUpper(h, d)
 	l := make([]float64, dd)
 	if !cholLowerTo(l, m, d) {
 		return nil, info, fmt.Errorf("%s: %w: %s", name, ErrNotSPD, notSPDEnough(d))
