@@ -24,7 +24,7 @@ func TestFgMDMAgainstPipeline(t *testing.T) {
 	for k, i := range train {
 		xs[k] = data.Set.At(i)
 	}
-	p, _, err := spd.KarcherMean(ctx, xs, &spd.KarcherOptions{Tol: 1e-10})
+	p, _, err := spd.KarcherMean(ctx, xs, &spd.MeanOptions{Tol: 1e-10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestFgMDMAgainstPipeline(t *testing.T) {
 		for _, i := range byClass[label] {
 			fs = append(fs, filter(data.Set.At(i)))
 		}
-		if means[c], _, err = spd.KarcherMean(ctx, fs, &spd.KarcherOptions{Tol: 1e-10}); err != nil {
+		if means[c], _, err = spd.KarcherMean(ctx, fs, &spd.MeanOptions{Tol: 1e-10}); err != nil {
 			t.Fatal(err)
 		}
 	}

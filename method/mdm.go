@@ -18,20 +18,17 @@ import (
 
 // mdmParams are the parameters of method type mdm.
 type mdmParams struct {
-	// Metric names the mean and the distance: airm, log-euclidean or
-	// stein, by spd.ParseMetric; default stein.
-	Metric string `yaml:"metric" json:"metric" help:"the mean and distance: airm, log-euclidean or stein" default:"stein"`
+	// Metric names the mean and the distance: airm, log-euclidean,
+	// stein, wasserstein or euclid, by spd.ParseMetric; default stein.
+	Metric string `yaml:"metric" json:"metric" help:"the mean and distance: airm, log-euclidean, stein, wasserstein or euclid" default:"stein"`
 }
 
-// Tolerances of the iterative means: the Karcher mean's Riemannian
-// gradient norm (spd.KarcherOptions.Tol) and the Stein mean's fixed-point
-// residual (spd.SteinMeanOptions.Tol), both invariant to congruence. They
-// are looser than spd's defaults (1e-10), which float64 cannot always
-// reach at the sizes of face descriptors (d = 43).
-const (
-	mdmKarcherTol = 1e-8
-	mdmSteinTol   = 1e-8
-)
+// mdmTol is the tolerance of the iterative means (spd.MeanOptions.Tol):
+// the Karcher mean's whitened gradient norm, the Stein mean's fixed-point
+// residual, the Wasserstein mean's relative gradient, all free of the
+// data's scale. It is looser than spd's default (1e-10), which float64
+// cannot always reach at the sizes of face descriptors (d = 43).
+const mdmTol = 1e-8
 
 // mdm is minimum distance to the class means (Barachant, Bonnet, Congedo
 // and Jutten, "Multiclass Brain–Computer Interface Classification by
@@ -45,13 +42,21 @@ const (
 //	               d_g(X, M) = ‖log(X^{−1/2} M X^{−1/2})‖_F;
 //	log-euclidean  M_c = exp((1/n_c) Σ_i log X_i), in closed form
 //	               (Arsigny, Fillard, Pennec and Ayache, SIAM J. Matrix
-//	               Anal. Appl. 2007), d_LE(X, M) = ‖log X − log M‖_F;
+//	               Anal. Appl. 2007; spd.LogEuclideanMean),
+//	               d_LE(X, M) = ‖log X − log M‖_F;
 //	stein          M_c = argmin_M Σ_i S(M, X_i), the Stein (S-) mean
 //	               (Sra 2012; Cherian, Sra, Banerjee and Papanikolopoulos,
 //	               IEEE PAMI 2013; spd.SteinMean), d(X, M) = √S(X, M) with
-//	               S(X, M) = log det((X+M)/2) − ½ log det(XM),
+//	               S(X, M) = log det((X+M)/2) − ½ log det(XM);
+//	wasserstein    M_c = argmin_M Σ_i d_BW²(M, X_i), the Bures–Wasserstein
+//	               barycentre (Agueh and Carlier 2011; Álvarez-Esteban et
+//	               al. 2016; spd.WassersteinMean),
+//	               d_BW(X, M) = (tr X + tr M − 2 tr (X^{1/2} M X^{1/2})^{1/2})^{1/2};
+//	euclid         M_c = (1/n_c) Σ_i X_i, the arithmetic mean
+//	               (spd.ArithmeticMean), d(X, M) = ‖X − M‖_F,
 //
-// the sums over the n_c training items X_i of class c. For stein the
+// the sums over the n_c training items X_i of class c (pyRiemann's MDM
+// with metric riemann, logeuclid, logdet, wasserstein and euclid). For stein the
 // distance is √S, the metric of Sra 2012, as pyRiemann's MDM with metric
 // "logdet" pairs distance_logdet (√S) with mean_logdet (the minimiser of
 // Σ_i S, the same mean as spd.SteinMean's); it ranks as S does.
@@ -67,9 +72,9 @@ const (
 // itself. An item's ItemScore holds p of the predicted class and of the
 // second, and a NaN SCI. Classes rank by d² (for stein S), ties by label.
 //
-// A Karcher or Stein mean that does not reach its tolerance (mdmKarcherTol,
-// mdmSteinTol) within spd's iteration cap is an error wrapping
-// spd.ErrNoConvergence naming the class, as is a mean or distance of
+// An iterative mean that does not reach its tolerance (mdmTol) within
+// spd's iteration cap is an error wrapping spd.ErrNoConvergence naming
+// the class, as is a mean or distance of
 // matrices that are not positive definite (spd.ErrNotSPD). The ridge of
 // the descriptors is chosen among the training set's variants by
 // cross-validation (classify.Choose), and the fitted state holds the
@@ -93,11 +98,10 @@ func newMDM(n *yaml.Node) (classify.Method, error) {
 	if m.metric, m.warnings, err = parseMetric(&m.p.Metric); err != nil {
 		return nil, fmt.Errorf("metric: %w", err)
 	}
-	switch m.metric {
-	case spd.AIRMMetric, spd.LogEuclideanMetric, spd.SteinMetric:
+	if spd.MeanOf(m.metric) != nil {
 		return m, nil
 	}
-	return nil, fmt.Errorf("metric: %w: mdm has no mean for metric %v (want airm, log-euclidean or stein)", spd.ErrParameter, m.metric)
+	return nil, fmt.Errorf("metric: %w: mdm has no mean for metric %v (want airm, log-euclidean, stein, wasserstein or euclid)", spd.ErrParameter, m.metric)
 }
 
 // Spec declares scores, class costs and class probabilities (the
@@ -197,21 +201,14 @@ func fullTo(dst []float64, x mat.Symmetric) {
 }
 
 // mean returns the mean of the matrices of set at the indices idx under
-// m's metric.
+// m's metric, on one worker (fit runs the classes in parallel).
 func (m *mdm) mean(ctx context.Context, set *spd.Set, idx []int) (*mat.SymDense, error) {
-	switch m.metric {
-	case spd.AIRMMetric:
-		xs := make([]*mat.SymDense, len(idx))
-		for k, i := range idx {
-			xs[k] = set.View(i)
-		}
-		mean, _, err := spd.KarcherMean(ctx, xs, &spd.KarcherOptions{Tol: mdmKarcherTol})
-		return mean, err
-	case spd.SteinMetric:
-		mean, _, err := spd.SteinMean(ctx, set, idx, &spd.SteinMeanOptions{Tol: mdmSteinTol})
-		return mean, err
+	xs := make([]*mat.SymDense, len(idx))
+	for k, i := range idx {
+		xs[k] = set.View(i)
 	}
-	return spd.LogEuclideanMean(set, idx)
+	mean, _, err := spd.MeanOf(m.metric)(ctx, xs, &spd.MeanOptions{Tol: mdmTol, Workers: 1})
+	return mean, err
 }
 
 // mdmRecord is the record of a fitted MDM's state: the class labels of the

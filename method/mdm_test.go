@@ -59,30 +59,52 @@ func diagonalItems(t *testing.T, classes, d, queries int, seed uint64) (*classif
 }
 
 // TestMDMTwoPointClasses checks MDM by brute force on classes of two
-// diagonal matrices A and B: under each metric the class mean is their
-// entrywise geometric mean √(a_j b_j) (exp of the mean of the logs for
-// airm and log-euclidean; for stein the root of x² = ab, which solves
-// x/(x+a) + x/(x+b) = 1), and the distances of a diagonal query X to it
-// are sqrt(Σ_j log²(x_j/m_j)) (airm, log-euclidean) and
-// sqrt(Σ_j log((x_j+m_j)/2) − ½ log(x_j m_j)) (stein). The costs are these
-// distances, the label their argmin, the ranking their order and the
-// scores the softmax of −d².
+// diagonal matrices A and B: under airm, log-euclidean and stein the class
+// mean is their entrywise geometric mean √(a_j b_j) (exp of the mean of
+// the logs for airm and log-euclidean; for stein the root of x² = ab,
+// which solves x/(x+a) + x/(x+b) = 1), under wasserstein ((√a_j + √b_j)/2)²
+// and under euclid (a_j + b_j)/2, and the distances of a diagonal query X
+// to it are sqrt(Σ_j log²(x_j/m_j)) (airm, log-euclidean),
+// sqrt(Σ_j log((x_j+m_j)/2) − ½ log(x_j m_j)) (stein),
+// sqrt(Σ_j (√x_j − √m_j)²) (wasserstein) and sqrt(Σ_j (x_j − m_j)²)
+// (euclid). The costs are these distances, the label their argmin, the
+// ranking their order and the scores the softmax of −d².
 func TestMDMTwoPointClasses(t *testing.T) {
 	const classes, d, queries = 4, 3, 24
 	data, diags := diagonalItems(t, classes, d, queries, 5)
 	train, test := classify.Seq(0, 2*classes), classify.Seq(2*classes, 2*classes+queries)
-	dist := map[string]func(x, m []float64) float64{
-		"airm":          logDistance,
-		"log-euclidean": logDistance,
-		"stein": func(x, m []float64) float64 {
+	geometric := func(a, b float64) float64 { return math.Sqrt(a * b) }
+	cases := map[string]struct {
+		mean     func(a, b float64) float64
+		distance func(x, m []float64) float64
+	}{
+		"airm":          {geometric, logDistance},
+		"log-euclidean": {geometric, logDistance},
+		"stein": {geometric, func(x, m []float64) float64 {
 			var s float64
 			for j := range x {
 				s += math.Log((x[j]+m[j])/2) - 0.5*math.Log(x[j]*m[j])
 			}
 			return math.Sqrt(s)
-		},
+		}},
+		"wasserstein": {func(a, b float64) float64 { return (math.Sqrt(a) + math.Sqrt(b)) * (math.Sqrt(a) + math.Sqrt(b)) / 4 },
+			func(x, m []float64) float64 {
+				var s float64
+				for j := range x {
+					s += (math.Sqrt(x[j]) - math.Sqrt(m[j])) * (math.Sqrt(x[j]) - math.Sqrt(m[j]))
+				}
+				return math.Sqrt(s)
+			}},
+		"euclid": {func(a, b float64) float64 { return (a + b) / 2 }, func(x, m []float64) float64 {
+			var s float64
+			for j := range x {
+				s += (x[j] - m[j]) * (x[j] - m[j])
+			}
+			return math.Sqrt(s)
+		}},
 	}
-	for metric, distance := range dist {
+	for metric, tc := range cases {
+		distance := tc.distance
 		t.Run(metric, func(t *testing.T) {
 			m := newMethod(t, "mdm", "{metric: "+metric+"}")
 			_, out := fitPredict(t, m, data, train, test)
@@ -94,7 +116,7 @@ func TestMDMTwoPointClasses(t *testing.T) {
 				a, b := diags[2*c], diags[2*c+1]
 				means[c] = make([]float64, d)
 				for j := range d {
-					means[c][j] = math.Sqrt(a[j] * b[j])
+					means[c][j] = tc.mean(a[j], b[j])
 				}
 			}
 			correct := 0
@@ -151,7 +173,7 @@ func logDistance(x, m []float64) float64 {
 // items.
 func TestMDMCostsAreDistances(t *testing.T) {
 	data, train, test := syntheticData(t, 3, 4, 60, 0.3, 8)
-	for _, metric := range []spd.Metric{spd.AIRMMetric, spd.LogEuclideanMetric, spd.SteinMetric} {
+	for _, metric := range []spd.Metric{spd.AIRMMetric, spd.LogEuclideanMetric, spd.SteinMetric, spd.WassersteinMetric, spd.EuclidMetric} {
 		t.Run(metric.String(), func(t *testing.T) {
 			ctx := context.Background()
 			m := newMethod(t, "mdm", "{metric: "+metric.String()+"}")
@@ -233,7 +255,7 @@ func TestMDMMetrics(t *testing.T) {
 	if s.Params.(mdmParams).Metric != "log-euclidean" || len(s.Warnings) != 1 {
 		t.Errorf("logeuclid: params %+v, warnings %q", s.Params, s.Warnings)
 	}
-	for _, bad := range []string{"thompson", "euclid"} {
+	for _, bad := range []string{"thompson", "euclidean"} {
 		if _, err := buildMethod(t, "mdm", "{metric: "+bad+"}"); !errors.Is(err, spd.ErrParameter) {
 			t.Errorf("metric %s: %v, want an error wrapping spd.ErrParameter", bad, err)
 		}

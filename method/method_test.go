@@ -269,7 +269,7 @@ func TestMethodParamErrors(t *testing.T) {
 		{"rsr", "{sigma: 1, lambda: 0.1, rule: vote}", `unknown classification rule "vote"`},
 		{"logE-SR", "{lambda: 0.1, sigma: 1}", `unknown key "sigma" in method type logE-SR`},
 		{"logE-SR", "{lambda_ratio: 1}", "lambda_ratio: rsr: invalid input: lambda ratio = 1 must be in (0, 1)"},
-		{"nn", "{metric: euclid}", `unknown metric "euclid"`},
+		{"nn", "{metric: euclidean}", `unknown metric "euclidean"`},
 		{"nn", "{metric: airm, sigma: 1}", `unknown key "sigma" in method type nn (allowed: metric)`},
 		{"rlpp", "{sigma: 1, dim: 2}", `unknown key "dim" in method type rlpp (allowed: sigma, dims, neighbours, heat, pseudo_kernel, kernel)`},
 		{"rlpp", "{dims: 2, kernel: log-euclidean}", "missing sigma"},

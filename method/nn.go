@@ -16,7 +16,7 @@ import (
 type nnParams struct {
 	// Metric names the distance: one of spd.Metrics, by spd.ParseMetric;
 	// default stein.
-	Metric string `yaml:"metric" json:"metric" help:"the distance: airm, stein, log-euclidean or thompson" default:"stein"`
+	Metric string `yaml:"metric" json:"metric" help:"the distance: airm, stein, log-euclidean, thompson, wasserstein or euclid" default:"stein"`
 }
 
 // nn is the nearest-neighbour classifier: classes rank by their nearest

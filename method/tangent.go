@@ -74,7 +74,7 @@ func TangentReferencePoint(ctx context.Context, r TangentReference, set *spd.Set
 	for k, i := range idx {
 		xs[k] = set.View(i)
 	}
-	mean, _, err := spd.KarcherMean(ctx, xs, &spd.KarcherOptions{Tol: tangentKarcherTol})
+	mean, _, err := spd.KarcherMean(ctx, xs, &spd.MeanOptions{Tol: tangentKarcherTol})
 	if err != nil {
 		return nil, fmt.Errorf("the Karcher mean of %d items: %w", len(idx), err)
 	}
@@ -82,7 +82,7 @@ func TangentReferencePoint(ctx context.Context, r TangentReference, set *spd.Set
 }
 
 // tangentKarcherTol is the Karcher mean's tolerance, mdm's.
-const tangentKarcherTol = mdmKarcherTol
+const tangentKarcherTol = mdmTol
 
 // tangentSpace is multinomial logistic regression on the tangent-space
 // vectors of the items (Barachant, Bonnet, Congedo and Jutten, IEEE TBME

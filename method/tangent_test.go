@@ -68,7 +68,7 @@ func TestTangentSpaceAgainstPipeline(t *testing.T) {
 					xs[k] = data.Set.At(i)
 				}
 				var err error
-				if p, _, err = spd.KarcherMean(context.Background(), xs, &spd.KarcherOptions{Tol: 1e-9}); err != nil {
+				if p, _, err = spd.KarcherMean(context.Background(), xs, &spd.MeanOptions{Tol: 1e-9}); err != nil {
 					t.Fatal(err)
 				}
 			}

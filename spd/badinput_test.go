@@ -317,16 +317,8 @@ func badInputTable(t *testing.T) map[string][]badCase {
 		}
 	}
 	big := diag(1000, 1) // exp overflows
-	karcher := func(xs []*mat.SymDense, o *KarcherOptions) error {
-		_, _, err := KarcherMean(context.Background(), xs, o)
-		return err
-	}
 	kmeans := func(s *Set, o KMeansOptions) error { _, err := KMeans(context.Background(), s, o); return err }
 	kmOK := KMeansOptions{K: 1, Metric: AIRMMetric}
-	steinMean := func(s *Set, idx []int, o *SteinMeanOptions) error {
-		_, _, err := SteinMean(context.Background(), s, idx, o)
-		return err
-	}
 	newSet := func(ms ...*mat.SymDense) error { _, err := NewSet(ms); return err }
 	fromData := func(d int, data ...float64) error { _, err := NewSetFromData(d, data); return err }
 	validate := func(name string, fn func(a mat.Matrix) error) []badCase {
@@ -363,6 +355,8 @@ func badInputTable(t *testing.T) map[string][]badCase {
 		"AIRM":         pairCases(func(x, y mat.Symmetric) (any, error) { return AIRM(x, y) }),
 		"Thompson":     pairCases(func(x, y mat.Symmetric) (any, error) { return Thompson(x, y) }),
 		"LogEuclidean": pairCases(func(x, y mat.Symmetric) (any, error) { return LogEuclidean(x, y) }),
+		"Wasserstein":  pairCases(func(x, y mat.Symmetric) (any, error) { return Wasserstein(x, y) }),
+		"Euclid":       pairCases(func(x, y mat.Symmetric) (any, error) { return Euclid(x, y) }),
 		"Distance": slices.Concat(
 			metricCases(func(m Metric) error { return errOf(Distance(m, good, good)) }),
 			pairCases(func(x, y mat.Symmetric) (any, error) { return Distance(AIRMMetric, x, y) }),
@@ -559,6 +553,10 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			pairCases(func(x, y mat.Symmetric) (any, error) { return NewWorkspace(2).Thompson(x, y) })),
 		"Workspace.LogEuclidean": wsCases(func(w *Workspace) error { return errOf(w.LogEuclidean(good, good)) },
 			pairCases(func(x, y mat.Symmetric) (any, error) { return NewWorkspace(2).LogEuclidean(x, y) })),
+		"Workspace.Wasserstein": wsCases(func(w *Workspace) error { return errOf(w.Wasserstein(good, good)) },
+			pairCases(func(x, y mat.Symmetric) (any, error) { return NewWorkspace(2).Wasserstein(x, y) })),
+		"Workspace.Euclid": wsCases(func(w *Workspace) error { return errOf(w.Euclid(good, good)) },
+			pairCases(func(x, y mat.Symmetric) (any, error) { return NewWorkspace(2).Euclid(x, y) })),
 		"Workspace.Distance": slices.Concat(
 			wsCases(func(w *Workspace) error { return errOf(w.Distance(SteinMetric, good, good)) }, nil),
 			metricCases(func(m Metric) error { return errOf(NewWorkspace(2).Distance(m, good, good)) }),
@@ -628,6 +626,12 @@ func badInputTable(t *testing.T) map[string][]badCase {
 				{"zero TangentSpace", func() error { return errOf(tsZero.Untangent(make([]float64, 3))) }, ErrParameter, ""},
 			}),
 
+		// MeanOf returns no error: a metric without a mean, or an
+		// invalid one, has none (nil).
+		"MeanOf": {
+			{"thompson", func() error { return nilMean(ThompsonMetric) }, nil, ""},
+			{"invalid metric", func() error { return nilMean(Metric(-1)) }, nil, ""},
+		},
 		"TangentVectors": slices.Concat(
 			setCases(t, func(s *Set) error { return errOf(TangentVectors(context.Background(), s, nil, good, 1)) }),
 			matCases("P", needSPD|sized, func(p mat.Symmetric) (any, error) { return TangentVectors(context.Background(), set, nil, p, 1) }),
@@ -668,48 +672,12 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			}, nil, ""},
 		},
 
-		"KarcherMean": slices.Concat([]badCase{
-			{"nil slice", func() error { return karcher(nil, nil) }, ErrEmpty, ""},
-			{"nil element", func() error { return karcher([]*mat.SymDense{good, nil}, nil) }, ErrEmpty, ""},
-			{"empty element", func() error { return karcher([]*mat.SymDense{&mat.SymDense{}}, nil) }, ErrEmpty, ""},
-			{"sizes differ", func() error { return karcher([]*mat.SymDense{good, good3}, nil) }, ErrDimension, ""},
-			{"NaN", func() error { return karcher([]*mat.SymDense{good, nanM}, nil) }, ErrNotFinite, ""},
-			{"Inf", func() error { return karcher([]*mat.SymDense{infM}, nil) }, ErrNotFinite, ""},
-			{"indefinite", func() error { return karcher([]*mat.SymDense{good, indef}, nil) }, ErrNotSPD, ""},
-			{"singular", func() error { return karcher([]*mat.SymDense{singular}, nil) }, ErrNotSPD, ""},
-			{"iteration cap", func() error {
-				return karcher([]*mat.SymDense{good, diag(1, 9)}, &KarcherOptions{MaxIter: 1, Tol: 1e-300})
-			}, ErrNoConvergence, ""},
-		}, func() []badCase {
-			var cs []badCase
-			for _, o := range []KarcherOptions{{Tol: -1}, {Tol: math.NaN()}, {Tol: math.Inf(1)}, {MaxIter: -1},
-				{Weights: []float64{1}}, {Weights: []float64{1, math.NaN()}}, {Weights: []float64{1, -1}}, {Weights: []float64{0, 0}}, {Weights: []float64{1, math.Inf(1)}}} {
-				cs = append(cs, badCase{fmt.Sprintf("options %+v", o), func() error { return karcher([]*mat.SymDense{good, good}, &o) }, ErrParameter, ""})
-			}
-			return cs
-		}()),
-		"SteinMean": slices.Concat(
-			setCases(t, func(s *Set) error { return steinMean(s, nil, nil) }),
-			[]badCase{
-				{"empty idx", func() error { return steinMean(set, []int{}, nil) }, ErrEmpty, ""},
-				{"idx -1", func() error { return steinMean(set, []int{0, -1}, nil) }, ErrParameter, ""},
-				{"idx Len", func() error { return steinMean(set, []int{2}, nil) }, ErrParameter, ""},
-				{"iteration cap", func() error { return steinMean(set, nil, &SteinMeanOptions{MaxIter: 1, Tol: 1e-300}) }, ErrNoConvergence, ""},
-			},
-			func() []badCase {
-				var cs []badCase
-				for _, o := range []SteinMeanOptions{{Tol: -1}, {Tol: math.NaN()}, {Tol: math.Inf(1)}, {MaxIter: -1}} {
-					cs = append(cs, badCase{fmt.Sprintf("options %+v", o), func() error { return steinMean(set, nil, &o) }, ErrParameter, ""})
-				}
-				return cs
-			}()),
-		"LogEuclideanMean": slices.Concat(
-			setCases(t, func(s *Set) error { _, err := LogEuclideanMean(s, nil); return err }),
-			[]badCase{
-				{"empty idx", func() error { _, err := LogEuclideanMean(set, []int{}); return err }, ErrEmpty, ""},
-				{"idx -1", func() error { _, err := LogEuclideanMean(set, []int{0, -1}); return err }, ErrParameter, ""},
-				{"idx Len", func() error { _, err := LogEuclideanMean(set, []int{2}); return err }, ErrParameter, ""},
-			}),
+		"KarcherMean":      badMeanCases(KarcherMean, true),
+		"SteinMean":        badMeanCases(SteinMean, true),
+		"WassersteinMean":  badMeanCases(WassersteinMean, true),
+		"LogEuclideanMean": badMeanCases(LogEuclideanMean, false),
+		"HarmonicMean":     badMeanCases(HarmonicMean, false),
+		"ArithmeticMean":   badMeanCases(ArithmeticMean, false),
 		"FitSpectrum": {
 			{"nil set", func() error { _, err := FitSpectrum(nil); return err }, ErrEmpty, ""},
 			{"empty set", func() error { _, err := FitSpectrum(set.Subset(nil)); return err }, ErrEmpty, ""},
@@ -794,7 +762,7 @@ func badInputTable(t *testing.T) map[string][]badCase {
 		"Metric.UnmarshalText": {
 			{"unknown name leaves m", func() error {
 				m := SteinMetric
-				err := m.UnmarshalText([]byte("euclid"))
+				err := m.UnmarshalText([]byte("logdet"))
 				if m != SteinMetric {
 					return fmt.Errorf("m changed to %v", m)
 				}
@@ -813,14 +781,15 @@ func badInputTable(t *testing.T) map[string][]badCase {
 		"SteinBlockTo": func(ctx context.Context) error {
 			return SteinBlockTo(ctx, mat.NewDense(1, 1, nil), set, []int{0}, set, []int{0}, nil)
 		},
-		"SteinSymBlock": func(ctx context.Context) error { return errOf(SteinSymBlock(ctx, set, []int{0, 1}, nil)) },
-		"KarcherMean": func(ctx context.Context) error {
-			_, _, err := KarcherMean(ctx, []*mat.SymDense{good, good}, nil)
-			return err
-		},
-		"SteinMean":      func(ctx context.Context) error { _, _, err := SteinMean(ctx, set, nil, nil); return err },
-		"TangentVectors": func(ctx context.Context) error { return errOf(TangentVectors(ctx, set, nil, good, 1)) },
-		"KMeans":         func(ctx context.Context) error { return errOf(KMeans(ctx, set, kmOK)) },
+		"SteinSymBlock":    func(ctx context.Context) error { return errOf(SteinSymBlock(ctx, set, []int{0, 1}, nil)) },
+		"KarcherMean":      nilCtxMean(KarcherMean, good),
+		"SteinMean":        nilCtxMean(SteinMean, good),
+		"WassersteinMean":  nilCtxMean(WassersteinMean, good),
+		"LogEuclideanMean": nilCtxMean(LogEuclideanMean, good),
+		"HarmonicMean":     nilCtxMean(HarmonicMean, good),
+		"ArithmeticMean":   nilCtxMean(ArithmeticMean, good),
+		"KMeans":           func(ctx context.Context) error { return errOf(KMeans(ctx, set, kmOK)) },
+		"TangentVectors":   func(ctx context.Context) error { return errOf(TangentVectors(ctx, set, nil, good, 1)) },
 	}
 	for name, call := range nilCtx {
 		table[name] = append(table[name], badCase{"nil ctx", func() error {
@@ -832,6 +801,54 @@ func badInputTable(t *testing.T) map[string][]badCase {
 		}, ErrParameter, ""})
 	}
 	return table
+}
+
+// meanFunc is the shape every mean shares.
+type meanFunc func(context.Context, []*mat.SymDense, *MeanOptions) (*mat.SymDense, MeanInfo, error)
+
+// badMeanCases returns the bad inputs of a mean: the matrices (an empty or
+// nil slice, a nil or empty element, sizes that differ, NaN, Inf, an
+// indefinite or a singular matrix), the options (tolerance, cap,
+// weights, workers) and, for an iterative mean, the iteration cap.
+func badMeanCases(mean meanFunc, iterative bool) []badCase {
+	good, good3 := diag(1, 2), diag(1, 2, 3)
+	nanM, infM := diag(1, math.NaN()), diag(math.Inf(1), 1)
+	indef, singular := diag(1, -2), mat.NewSymDense(2, []float64{1, 1, 1, 1})
+	call := func(xs []*mat.SymDense, o *MeanOptions) error {
+		_, _, err := mean(context.Background(), xs, o)
+		return err
+	}
+	cs := []badCase{
+		{"nil slice", func() error { return call(nil, nil) }, ErrEmpty, ""},
+		{"empty slice", func() error { return call([]*mat.SymDense{}, nil) }, ErrEmpty, ""},
+		{"nil element", func() error { return call([]*mat.SymDense{good, nil}, nil) }, ErrEmpty, ""},
+		{"empty element", func() error { return call([]*mat.SymDense{&mat.SymDense{}}, nil) }, ErrEmpty, ""},
+		{"sizes differ", func() error { return call([]*mat.SymDense{good, good3}, nil) }, ErrDimension, ""},
+		{"NaN", func() error { return call([]*mat.SymDense{good, nanM}, nil) }, ErrNotFinite, ""},
+		{"Inf", func() error { return call([]*mat.SymDense{infM}, nil) }, ErrNotFinite, ""},
+		{"indefinite", func() error { return call([]*mat.SymDense{good, indef}, nil) }, ErrNotSPD, ""},
+		{"singular", func() error { return call([]*mat.SymDense{singular}, nil) }, ErrNotSPD, ""},
+	}
+	if iterative {
+		cs = append(cs, badCase{"iteration cap", func() error {
+			// Not commuting: commuting matrices take one update.
+			return call([]*mat.SymDense{good, diag(1, 9), mat.NewSymDense(2, []float64{2, 1, 1, 2})}, &MeanOptions{MaxIter: 1, Tol: 1e-300})
+		}, ErrNoConvergence, ""})
+	}
+	for _, o := range []MeanOptions{{Tol: -1}, {Tol: math.NaN()}, {Tol: math.Inf(1)}, {MaxIter: -1}, {Workers: -1},
+		{Weights: []float64{1}}, {Weights: []float64{1, 1, 1}}, {Weights: []float64{1, math.NaN()}}, {Weights: []float64{1, -1}},
+		{Weights: []float64{0, 0}}, {Weights: []float64{1, math.Inf(1)}}} {
+		cs = append(cs, badCase{fmt.Sprintf("options %+v", o), func() error { return call([]*mat.SymDense{good, good}, &o) }, ErrParameter, ""})
+	}
+	return cs
+}
+
+// nilCtxMean calls mean with a nil context.
+func nilCtxMean(mean meanFunc, x *mat.SymDense) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		_, _, err := mean(ctx, []*mat.SymDense{x, x}, nil)
+		return err
+	}
 }
 
 // anchorAIRMCases returns the cases of Anchor.AIRM, which refuses an
@@ -927,6 +944,14 @@ func exportedSignatures(t *testing.T) ([]string, map[string]apiNeeds) {
 	}
 	slices.Sort(names)
 	return names, needs
+}
+
+// nilMean returns an error unless m has no mean (MeanOf gives nil).
+func nilMean(m Metric) error {
+	if MeanOf(m) != nil {
+		return fmt.Errorf("MeanOf(%v) is not nil", m)
+	}
+	return nil
 }
 
 // hasCase reports whether one of cases has a name containing sub.

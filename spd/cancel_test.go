@@ -48,14 +48,6 @@ func TestCancel(t *testing.T) {
 			return KMeans(ctx, s, KMeansOptions{K: min(s.Len(), 64), Metric: SteinMetric, Workers: 2})
 		}},
 		// A tolerance no iterate meets: the means run to their caps.
-		{"KarcherMean", func(ctx context.Context, _ *Set, ms []*mat.SymDense) (any, error) {
-			m, _, err := KarcherMean(ctx, ms, &KarcherOptions{Tol: 1e-300})
-			return m, err
-		}},
-		{"SteinMean", func(ctx context.Context, s *Set, _ []*mat.SymDense) (any, error) {
-			m, _, err := SteinMean(ctx, s, nil, &SteinMeanOptions{Tol: 1e-300})
-			return m, err
-		}},
 	}
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
@@ -88,5 +80,41 @@ func noResult(t *testing.T, res any) {
 		}
 	default:
 		t.Errorf("result of type %T", res)
+	}
+}
+
+// TestCancelMeans proves the cancellation contract for the means, on
+// one worker: cancelled before the call, on a tiny problem, or while it
+// runs, on 3000 matrices of 40×40, a tolerance no iterate meets taking
+// the iterative means to their caps. ArithmeticMean, one pass of
+// additions, ends before canceltest.Delay at any size a test holds in
+// memory: only the cancelled context is checked for it.
+func TestCancelMeans(t *testing.T) {
+	_, tiny := randSet(t, 73, 3, 2)
+	_, big := randSet(t, 74, 3000, 40)
+	for _, c := range []struct {
+		name  string
+		mean  func(context.Context, []*mat.SymDense, *MeanOptions) (*mat.SymDense, MeanInfo, error)
+		quick bool
+	}{
+		{"KarcherMean", KarcherMean, false},
+		{"SteinMean", SteinMean, false},
+		{"WassersteinMean", WassersteinMean, false},
+		{"LogEuclideanMean", LogEuclideanMean, false},
+		{"HarmonicMean", HarmonicMean, false},
+		{"ArithmeticMean", ArithmeticMean, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := &MeanOptions{Tol: 1e-300, Workers: 1}
+			m, _, err := c.mean(canceltest.Cancelled(t), tiny, o)
+			canceltest.Check(t, "cancelled before, tiny problem", err)
+			noResult(t, m)
+			if c.quick {
+				return
+			}
+			m, _, err = c.mean(canceltest.Soon(t), big, o)
+			canceltest.Check(t, "cancelled while running, large problem", err)
+			noResult(t, m)
+		})
 	}
 }

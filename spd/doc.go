@@ -1,13 +1,14 @@
 // Package spd holds the geometry of symmetric positive definite (SPD)
 // matrices: validation and regularisation, log-determinants, the symmetric
 // Stein divergence and the Stein kernel, the affine-invariant Riemannian
-// metric (AIRM), the log-Euclidean and Thompson metrics, matrix functions,
-// exponential and logarithm maps, tangent-space vectors at a reference
-// point (TangentSpace), Karcher, Stein and log-Euclidean means, and
-// parallel Gram matrices.
-// Metric and Distance choose among the distances and the divergence by name
-// ("airm", "stein", "log-euclidean", "thompson"), as pyRiemann's
-// distance(A, B, metric=...) does.
+// metric (AIRM), the log-Euclidean, Thompson, Bures–Wasserstein and
+// Euclidean metrics, matrix functions, exponential and logarithm maps,
+// tangent-space vectors at a reference point (TangentSpace), the means of
+// SPD matrices (Karcher, log-Euclidean, Stein, Wasserstein, harmonic and
+// arithmetic: MeanOptions, MeanInfo), and parallel Gram matrices. Metric
+// and Distance choose among the distances and the divergence by name
+// ("airm", "stein", "log-euclidean", "thompson", "wasserstein", "euclid"),
+// as pyRiemann's distance(A, B, metric=...) does.
 //
 // The notation follows Harandi, Sanderson, Hartley and Lovell, "Sparse Coding
 // and Dictionary Learning for Symmetric Positive Definite Matrices: A Kernel
@@ -62,8 +63,10 @@
 // every X that passes has det X > 0 with a finite log det. Matrix
 // functions then diagonalise X scaled exactly by a power of two, so that
 // neither entries near math.MaxFloat64 nor subnormal ones overflow, and
-// treat eigenvalues the eigensolver returns below λ_max·d·ε as round-off,
-// clamped up to that floor. A result that overflows (exp, a large power)
+// treat an eigenvalue the eigensolver returns <= 0 as round-off, replaced
+// by λ_max·d·ε, the size of the solver's error; positive eigenvalues are
+// kept as computed, however small, since graded and structured matrices
+// have them resolved far below that bound. A result that overflows (exp, a large power)
 // is an error wrapping ErrNotFinite, never an Inf, a NaN or a zero matrix.
 //
 // # Errors and panics
@@ -74,7 +77,7 @@
 // and method, and fails for one without cases):
 //
 //	ErrEmpty         nil or typed-nil matrix, empty (zero) matrix, nil slice element,
-//	                 nil or empty slice or Set, empty SteinMean or LogEuclideanMean idx
+//	                 nil or empty slice or Set
 //	ErrNotSquare     non-square mat.Matrix; mat.Symmetric whose SymmetricDim ≠ Dims
 //	ErrNotFinite     NaN or ±Inf entry; a result that would overflow (Exp, Pow,
 //	                 ExpMap, Geodesic, the ridges, TangentSpace.Untangent)
@@ -89,18 +92,18 @@
 //	ErrParameter     any other bad parameter: a kernel σ not finite and > 0
 //	                 (CheckSigma, LogEuclideanKernel), ridge eps, power p, geodesic t,
 //	                 tolerances (ValidateTol's tol < 0 or NaN, and those of the
-//	                 iterations), iteration cap, weights, K, Workers < 0 (KMeans),
-//	                 invalid Metric, SteinMean or LogEuclideanMean idx out of range, nil dst, nil or
-//	                 zero Workspace, Anchor or TangentSpace, nil *Metric, nil
+//	                 iterations), iteration cap, weights, K, Workers < 0 (KMeans,
+//	                 the means), invalid Metric, nil dst, nil or zero
+//	                 Workspace, Anchor or TangentSpace, nil *Metric, nil
 //	                 context.Context
-//	ErrNoConvergence iteration cap reached (KarcherMean, SteinMean): the last
-//	                 iterate is returned with it
+//	ErrNoConvergence iteration cap reached (KarcherMean, SteinMean,
+//	                 WassersteinMean): the last iterate is returned with it
 //
 // The calls that can run long take a context.Context first: the Gram and
 // divergence matrices (SteinKernel.Gram and GramSym, SteinDivergences,
 // SteinDivergencesSym, SteinBlockTo, SteinSymBlock) look at it between
-// rows, KMeans between elements and clusters, KarcherMean and SteinMean
-// between iterations, and once it is cancelled they return an error
+// rows, KMeans between elements and clusters, the means between chunks of
+// matrices and iterations, and once it is cancelled they return an error
 // wrapping ctx.Err() (errors.Is(err, context.Canceled)) and no result
 // (SteinBlockTo's dst is then partly written).
 //

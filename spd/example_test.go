@@ -86,13 +86,15 @@ func ExampleDistance() {
 		log.Fatal(err)
 	}
 	fmt.Println("riemann is", m)
-	_, err = spd.ParseMetric("euclid")
+	_, err = spd.ParseMetric("logdet")
 	fmt.Println(err)
 	// Output:
 	// airm          1.9605
 	// stein         0.4463
 	// log-euclidean 1.9605
 	// thompson      1.3863
+	// wasserstein   1.4142
+	// euclid        4.2426
 	// riemann is airm
-	// spd: invalid parameter: unknown metric "euclid" (valid: airm or riemann, stein, log-euclidean, thompson)
+	// spd: invalid parameter: unknown metric "logdet" (valid: airm or riemann, stein, log-euclidean, thompson, wasserstein, euclid)
 }

@@ -20,8 +20,9 @@ import (
 // (exactly) so that its largest entry is about 1 before it is
 // diagonalised, so entries near math.MaxFloat64 or in the subnormal range
 // neither overflow nor underflow inside the eigensolver. Eigenvalues that
-// the solver returns below λ_max·d·ε (ε the float64 machine epsilon) are
-// round-off and are clamped up to that floor. A result that is not finite
+// the solver returns <= 0 are round-off and are replaced by λ_max·d·ε (ε
+// the float64 machine epsilon), the size of the solver's error; positive
+// ones are kept as computed (clampEigen). A result that is not finite
 // (exp or a power overflowing) is an error wrapping ErrNotFinite.
 
 type eigenFunc int
@@ -125,9 +126,17 @@ func (w *Workspace) f(fn eigenFunc, l, p float64) float64 {
 	}
 }
 
-// clampEigen lifts round-off eigenvalues to the floor λ_max·d·ε, or reports
-// an indefinite matrix. The caller has checked that the matrix is SPD
-// enough, so an eigenvalue below the floor is the eigensolver's round-off.
+// clampEigen replaces the eigenvalues that are not positive by the floor
+// λ_max·d·ε, or reports an indefinite matrix (λ_max <= 0). The caller has
+// checked that the matrix is SPD enough, so all its eigenvalues are
+// positive: one the solver returns <= 0 is round-off, within the solver's
+// absolute error (of order d·ε·λ_max) of zero, and the floor, that
+// error's size, stands for it, so that log and the negative powers stay
+// finite. A positive eigenvalue is kept as computed, however far below
+// the floor: the error bound is a worst case, and where the matrix is
+// graded or structured (a whitened pair that nearly commutes, diagonal
+// blocks) the solver resolves eigenvalues many orders below it, which a
+// floor would replace by up to λ_max·d·ε/λ times their value.
 func (w *Workspace) clampEigen(name string) error {
 	lmax := w.vals[w.d-1]
 	if !(lmax > 0) {
@@ -135,7 +144,7 @@ func (w *Workspace) clampEigen(name string) error {
 	}
 	floor := lmax * float64(w.d) * 0x1p-52
 	for i, l := range w.vals {
-		if l >= floor {
+		if l > 0 {
 			break
 		}
 		w.vals[i] = floor

@@ -1,7 +1,6 @@
 package spd
 
 import (
-	"context"
 	"errors"
 	"math"
 	"testing"
@@ -210,99 +209,6 @@ func TestExpLogMaps(t *testing.T) {
 	}
 }
 
-func TestKarcherMean(t *testing.T) {
-	r := newRand(16)
-	t.Run("two points give the geodesic midpoint", func(t *testing.T) {
-		for _, d := range []int{2, 3, 8} {
-			x, y := randSPD(r, d, 2), randSPD(r, d, 2)
-			m, info, err := KarcherMean(context.Background(), []*mat.SymDense{x, y}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !info.Converged {
-				t.Fatalf("not converged: %+v", info)
-			}
-			mid, _ := Geodesic(x, y, 0.5)
-			assertSymClose(t, "Karcher(X,Y)", m, mid, 1e-9)
-		}
-	})
-	t.Run("commuting matrices give the geometric mean", func(t *testing.T) {
-		q := randOrthogonal(r, 4)
-		var xs []*mat.SymDense
-		logs := make([]float64, 4)
-		for range 5 {
-			v := []float64{math.Exp(r.NormFloat64()), math.Exp(r.NormFloat64()), math.Exp(r.NormFloat64()), math.Exp(r.NormFloat64())}
-			for i := range v {
-				logs[i] += math.Log(v[i]) / 5
-			}
-			xs = append(xs, withEigen(q, v))
-		}
-		for i := range logs {
-			logs[i] = math.Exp(logs[i])
-		}
-		m, _, err := KarcherMean(context.Background(), xs, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		assertSymClose(t, "Karcher(commuting)", m, withEigen(q, logs), 1e-9)
-	})
-	t.Run("affine equivariance and first-order condition", func(t *testing.T) {
-		var xs, axs []*mat.SymDense
-		a := randInvertible(r, 3)
-		for range 7 {
-			x := randSPD(r, 3, 1.5)
-			xs = append(xs, x)
-			axs = append(axs, congr(a, x))
-		}
-		m, _, err := KarcherMean(context.Background(), xs, &KarcherOptions{Tol: 1e-12})
-		if err != nil {
-			t.Fatal(err)
-		}
-		am, _, err := KarcherMean(context.Background(), axs, &KarcherOptions{Tol: 1e-12})
-		if err != nil {
-			t.Fatal(err)
-		}
-		assertSymClose(t, "Karcher(AXAᵀ)", am, congr(a, m), 1e-8)
-		// Σ Log_M(X_i) = 0 at the mean.
-		sum := mat.NewSymDense(3, nil)
-		for _, x := range xs {
-			l, _ := LogMap(m, x)
-			sum.AddSym(sum, l)
-		}
-		if n := mat.Norm(sum, 2); n > 1e-9 {
-			t.Errorf("‖Σ Log_M(X_i)‖ = %g, want 0", n)
-		}
-	})
-	t.Run("weights", func(t *testing.T) {
-		x, y := randSPD(r, 3, 1), randSPD(r, 3, 1)
-		m, _, err := KarcherMean(context.Background(), []*mat.SymDense{x, y}, &KarcherOptions{Weights: []float64{3, 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, _ := Geodesic(x, y, 0.25)
-		assertSymClose(t, "weighted mean", m, g, 1e-9)
-	})
-	t.Run("errors", func(t *testing.T) {
-		x := randSPD(r, 3, 3)
-		if _, _, err := KarcherMean(context.Background(), nil, nil); !errors.Is(err, ErrEmpty) {
-			t.Errorf("empty: %v", err)
-		}
-		if _, _, err := KarcherMean(context.Background(), []*mat.SymDense{x, diag(1, 2)}, nil); !errors.Is(err, ErrDimension) {
-			t.Errorf("mixed sizes: %v", err)
-		}
-		if _, _, err := KarcherMean(context.Background(), []*mat.SymDense{x, diag(1, -2, 3)}, nil); !errors.Is(err, ErrNotSPD) {
-			t.Errorf("indefinite: %v", err)
-		}
-		if _, _, err := KarcherMean(context.Background(), []*mat.SymDense{x, x}, &KarcherOptions{Weights: []float64{1, -1}}); !errors.Is(err, ErrParameter) {
-			t.Errorf("negative weight: %v", err)
-		}
-		far := []*mat.SymDense{randSPD(r, 3, 4), randSPD(r, 3, 4), randSPD(r, 3, 4)}
-		if _, _, err := KarcherMean(context.Background(), far, &KarcherOptions{MaxIter: 1, Tol: 1e-15}); !errors.Is(err, ErrNoConvergence) {
-			t.Errorf("iteration cap: %v", err)
-		}
-	})
-}
-
 func TestGeometryErrors(t *testing.T) {
 	x := diag(1, 2, 3)
 	bad := mat.NewSymDense(3, []float64{1, 2, 0, 2, 1, 0, 0, 0, 1})
@@ -333,5 +239,52 @@ func TestGeometryErrors(t *testing.T) {
 		if err := tc.fn(); !errors.Is(err, tc.want) {
 			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestLogMapGeodesicCond1e8 checks LogMap and Geodesic where the whitened
+// matrix P^{−1/2} X P^{−1/2} has eigenvalues far below λ_max·d·ε but
+// exactly representable: P = diag(p_i), X = diag(x_i) at d = 43, each of
+// condition 1e8, p_i = 10^{8i/42} and x_i = 10^{8(42−i)/42}, so that the
+// whitened eigenvalues x_i/p_i run from 1e8 down to 1e-8 (condition
+// 1e16; λ_max·d·ε ≈ 9.5e-7). The reference, exact to a few ulps, is
+// Log_P(X) = diag(p_i log(x_i/p_i)) and γ(t) = diag(p_i^{1−t} x_i^t); the
+// eigenvalues below the floor are the ones a clamp to λ_max·d·ε would
+// replace (by up to 95 times their value, 4.5 in their logarithm).
+func TestLogMapGeodesicCond1e8(t *testing.T) {
+	const d = 43
+	p, x := make([]float64, d), make([]float64, d)
+	for i := range d {
+		p[i] = math.Pow(10, 8*float64(i)/(d-1))
+		x[i] = math.Pow(10, 8*float64(d-1-i)/(d-1))
+	}
+	pm, xm := diag(p...), diag(x...)
+	for _, tc := range []struct {
+		name string
+		got  func() (*mat.SymDense, error)
+		want func(i int) float64
+	}{
+		{"LogMap", func() (*mat.SymDense, error) { return LogMap(pm, xm) }, func(i int) float64 { return p[i] * math.Log(x[i]/p[i]) }},
+		{"Geodesic t=0.5", func() (*mat.SymDense, error) { return Geodesic(pm, xm, 0.5) }, func(i int) float64 { return math.Sqrt(p[i] * x[i]) }},
+		{"Geodesic t=0.9", func() (*mat.SymDense, error) { return Geodesic(pm, xm, 0.9) }, func(i int) float64 { return math.Pow(p[i], 0.1) * math.Pow(x[i], 0.9) }},
+		{"Geodesic t=2", func() (*mat.SymDense, error) { return Geodesic(pm, xm, 2) }, func(i int) float64 { return x[i] * x[i] / p[i] }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.got()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range d {
+				for j := range d {
+					want := 0.0
+					if i == j {
+						want = tc.want(i)
+					}
+					if diff := math.Abs(got.At(i, j) - want); diff > 1e-13*math.Max(math.Abs(want), 1e-300) && diff > 1e-300 {
+						t.Fatalf("[%d][%d] = %.17g, want %.17g (relative error %.3g)", i, j, got.At(i, j), want, diff/math.Abs(want))
+					}
+				}
+			}
+		})
 	}
 }

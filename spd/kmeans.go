@@ -425,7 +425,7 @@ func (s *kmeansState) update(ctx context.Context, assign []int, members [][]int)
 		members[c] = append(members[c], i)
 	}
 	dd := s.d * s.d
-	tol, maxIter, _ := SteinMeanOptions{}.resolve() // the defaults
+	def, _ := (*MeanOptions)(nil).resolve(200) // SteinMean's defaults
 	return pool.ForCtx(ctx, s.k, s.workers, func(w, c int) error {
 		idx := members[c]
 		if s.metric == SteinMetric {
@@ -433,7 +433,7 @@ func (s *kmeansState) update(ctx context.Context, assign []int, members [][]int)
 				s.means[w] = newSteinMeanWork(s.d)
 			}
 			m := s.means[w]
-			if _, err := m.mean(ctx, s.set, idx, tol, maxIter); errors.Is(err, ErrNoConvergence) {
+			if _, err := m.mean(ctx, s.set.data, idx, nil, def.Tol, def.MaxIter, 1); errors.Is(err, ErrNoConvergence) {
 				s.unconverged.Add(1)
 			} else if err != nil {
 				return fmt.Errorf("Stein mean of cluster %d: %w", c, err)
@@ -444,7 +444,7 @@ func (s *kmeansState) update(ctx context.Context, assign []int, members [][]int)
 		for j, i := range idx {
 			xs[j] = s.set.View(i)
 		}
-		m, _, err := KarcherMean(ctx, xs, nil)
+		m, _, err := KarcherMean(ctx, xs, &MeanOptions{Workers: 1})
 		if errors.Is(err, ErrNoConvergence) {
 			s.unconverged.Add(1)
 		} else if err != nil {

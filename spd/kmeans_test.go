@@ -211,7 +211,7 @@ func TestKMeansSteinCentroidsAreSteinMeans(t *testing.T) {
 			for _, i := range idx {
 				xs = append(xs, ms[i])
 			}
-			if gap := steinGradientGap(t, cen, xs); gap > 1e-9 {
+			if gap := steinGradientGap(t, cen, xs, nil); gap > 1e-9 {
 				t.Errorf("MaxIter %d, centroid %d: Stein mean condition off by %.3g", iter, c, gap)
 			}
 		}
@@ -336,7 +336,7 @@ func TestKMeansEdgeCases(t *testing.T) {
 		if m == AIRMMetric {
 			want, _, err = KarcherMean(context.Background(), ms, nil)
 		} else {
-			want, _, err = SteinMean(context.Background(), set, nil, nil)
+			want, _, err = SteinMean(context.Background(), ms, nil)
 		}
 		if err != nil {
 			t.Fatal(err)

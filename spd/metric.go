@@ -36,6 +36,15 @@ const (
 	// ThompsonMetric ("thompson") is the Thompson metric of Property 1,
 	// δ_T(X, Y) = max_i |log λ_i(X Y⁻¹)|; see Workspace.Thompson.
 	ThompsonMetric
+	// WassersteinMetric ("wasserstein", pyRiemann's name) is the
+	// Bures–Wasserstein distance, the Wasserstein-2 distance of the
+	// centred Gaussians N(0, X) and N(0, Y),
+	// d_BW(X, Y) = (tr X + tr Y − 2 tr (X^{1/2} Y X^{1/2})^{1/2})^{1/2};
+	// see Workspace.Wasserstein.
+	WassersteinMetric
+	// EuclidMetric ("euclid", pyRiemann's name) is the Euclidean
+	// (Frobenius) distance ‖X − Y‖_F; see Workspace.Euclid.
+	EuclidMetric
 )
 
 // metricNames gives each metric's names, the canonical one first, and
@@ -50,6 +59,8 @@ var metricNames = [...]struct {
 	{SteinMetric, []string{"stein"}, nil},
 	{LogEuclideanMetric, []string{"log-euclidean"}, []string{"logeuclid"}},
 	{ThompsonMetric, []string{"thompson"}, nil},
+	{WassersteinMetric, []string{"wasserstein"}, nil},
+	{EuclidMetric, []string{"euclid"}, nil},
 }
 
 // Metrics returns every Metric in documentation order.
@@ -62,7 +73,8 @@ func Metrics() []Metric {
 }
 
 // String returns the metric's canonical name ("airm", "stein",
-// "log-euclidean", "thompson"), or "Metric(n)" for an invalid value.
+// "log-euclidean", "thompson", "wasserstein", "euclid"), or "Metric(n)"
+// for an invalid value.
 func (m Metric) String() string {
 	for _, e := range metricNames {
 		if e.m == m {
@@ -73,7 +85,8 @@ func (m Metric) String() string {
 }
 
 // ParseMetric returns the metric with the given name: "airm" or "riemann",
-// "stein", "log-euclidean" or "thompson" (exact, lower case), or a
+// "stein", "log-euclidean", "thompson", "wasserstein" or "euclid" (exact,
+// lower case), or a
 // deprecated name that DeprecatedMetricName reports ("logeuclid"). For
 // any other name it returns an error wrapping ErrParameter that lists the
 // valid names. pyRiemann's "logdet" is deliberately not accepted: it is
@@ -130,7 +143,7 @@ func (m *Metric) UnmarshalText(text []byte) error {
 	return nil
 }
 
-func (m Metric) valid() bool { return m >= AIRMMetric && m <= ThompsonMetric }
+func (m Metric) valid() bool { return m >= AIRMMetric && m <= EuclidMetric }
 
 // Distance returns m(X, Y) for SPD matrices X and Y of the workspace's
 // size, allocating nothing (on success):
@@ -143,11 +156,16 @@ func (m Metric) valid() bool { return m >= AIRMMetric && m <= ThompsonMetric }
 //	               (Arsigny et al. 2007; Workspace.LogEuclidean)
 //	thompson       δ_T(X, Y)  = max_i |log λ_i(X Y⁻¹)|
 //	               (Thompson 1963; the paper's Property 1, Eqn. 4; Workspace.Thompson)
+//	wasserstein    d_BW(X, Y) = (tr X + tr Y − 2 tr (X^{1/2} Y X^{1/2})^{1/2})^{1/2}
+//	               (Bhatia, Jain and Lim, Expo. Math. 2019; Workspace.Wasserstein)
+//	euclid         d_F(X, Y)  = ‖X − Y‖_F (Workspace.Euclid)
 //
-// λ_i(X⁻¹Y) are the generalised eigenvalues of the pair. All four are
-// symmetric and zero exactly when X = Y; airm, stein and thompson are
-// invariant to congruence, m(AXAᵀ, AYAᵀ) = m(X, Y) for invertible A, and
-// log-euclidean only to orthogonal A and scaling. By Eqn. 4,
+// λ_i(X⁻¹Y) are the generalised eigenvalues of the pair. All six are
+// symmetric and zero exactly when X = Y (wasserstein to its round-off,
+// see Workspace.Wasserstein); airm, stein and thompson are invariant to
+// congruence, m(AXAᵀ, AYAᵀ) = m(X, Y) for invertible A, log-euclidean only
+// to orthogonal A and scaling, and wasserstein and euclid to orthogonal
+// A, scaling both arguments by c scaling them by √c and c. By Eqn. 4,
 // S ≤ d_g²/8 ≤ δ_T (S + d log d)/4.
 //
 // For stein Distance returns the divergence S itself, not √S. S is not a
@@ -162,9 +180,10 @@ func (m Metric) valid() bool { return m >= AIRMMetric && m <= ThompsonMetric }
 // rounding √ can merge neighbouring values of S into ties. Callers that
 // need a metric take math.Sqrt of the result.
 //
-// airm, stein and thompson accept only matrices whose Cholesky
-// factorisation succeeds. log-euclidean, like LogTo, clamps eigenvalues below
-// λ_max·d·ε (round-off) up to that floor and refuses clearly negative ones.
+// All accept only matrices that are SPD enough (their Cholesky
+// factorisation succeeds; euclid too, so that the six refuse the same
+// matrices); log-euclidean, like LogTo, replaces an eigenvalue the
+// solver returns <= 0 (round-off) by λ_max·d·ε.
 //
 // Distance returns an error wrapping ErrParameter for an invalid Metric,
 // ErrNotSPD for a matrix that is not positive definite, ErrNotFinite for
@@ -185,6 +204,10 @@ func (w *Workspace) Distance(m Metric, x, y mat.Symmetric) (float64, error) {
 		d, err = w.LogEuclidean(x, y)
 	case ThompsonMetric:
 		d, err = w.Thompson(x, y)
+	case WassersteinMetric:
+		d, err = w.Wasserstein(x, y)
+	case EuclidMetric:
+		d, err = w.Euclid(x, y)
 	default:
 		return 0, fmt.Errorf("%w: unknown metric %v", ErrParameter, m)
 	}

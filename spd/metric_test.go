@@ -46,6 +46,21 @@ func TestDistanceDiagonalClosedForms(t *testing.T) {
 			}
 			return m
 		},
+		WassersteinMetric: func(a, b []float64) float64 {
+			var s float64
+			for i := range a {
+				v := math.Sqrt(a[i]) - math.Sqrt(b[i])
+				s += v * v
+			}
+			return math.Sqrt(s)
+		},
+		EuclidMetric: func(a, b []float64) float64 {
+			var s float64
+			for i := range a {
+				s += (a[i] - b[i]) * (a[i] - b[i])
+			}
+			return math.Sqrt(s)
+		},
 	}
 	cases := []struct {
 		name string
@@ -54,10 +69,10 @@ func TestDistanceDiagonalClosedForms(t *testing.T) {
 		// Metrics(); nil to rely on closed only.
 		want []float64
 	}{
-		{"1×1", []float64{1}, []float64{math.E * math.E}, []float64{2, math.Log(math.Cosh(1)), 2, 2}},
-		{"swap 1,4", []float64{1, 4}, []float64{4, 1}, []float64{math.Sqrt2 * math.Log(4), math.Log(6.25 / 4), math.Sqrt2 * math.Log(4), math.Log(4)}},
-		{"identical", []float64{2, 3, 5}, []float64{2, 3, 5}, []float64{0, 0, 0, 0}},
-		{"scaled identity", []float64{1, 1, 1}, []float64{8, 8, 8}, []float64{math.Sqrt(3) * math.Log(8), 3 * math.Log(4.5/math.Sqrt(8)), math.Sqrt(3) * math.Log(8), math.Log(8)}},
+		{"1×1", []float64{1}, []float64{math.E * math.E}, []float64{2, math.Log(math.Cosh(1)), 2, 2, math.E - 1, math.E*math.E - 1}},
+		{"swap 1,4", []float64{1, 4}, []float64{4, 1}, []float64{math.Sqrt2 * math.Log(4), math.Log(6.25 / 4), math.Sqrt2 * math.Log(4), math.Log(4), math.Sqrt2, 3 * math.Sqrt2}},
+		{"identical", []float64{2, 3, 5}, []float64{2, 3, 5}, []float64{0, 0, 0, 0, 0, 0}},
+		{"scaled identity", []float64{1, 1, 1}, []float64{8, 8, 8}, []float64{math.Sqrt(3) * math.Log(8), 3 * math.Log(4.5/math.Sqrt(8)), math.Sqrt(3) * math.Log(8), math.Log(8), math.Sqrt(3) * (math.Sqrt(8) - 1), 7 * math.Sqrt(3)}},
 		{"wide range", []float64{1e-6, 1, 1e6, 3, 0.25}, []float64{1e6, 1, 1e-6, 0.5, 7}, nil},
 	}
 	if len(closed) != len(Metrics()) {
@@ -109,18 +124,26 @@ func TestDistanceProperties(t *testing.T) {
 				dyx, _ := w.Distance(m, y, x)
 				assertClose(t, name+" symmetry", dyx, dxy, 1e-12)
 				dxx, _ := w.Distance(m, x, x)
-				if math.Abs(dxx) > 1e-10 {
+				// The Bures–Wasserstein distance is a difference of traces:
+				// its round-off at X = Y is (ε d tr X)^{1/2}.
+				if tol := map[bool]float64{false: 1e-10, true: 1e-6}[m == WassersteinMetric]; math.Abs(dxx) > tol {
 					t.Errorf("d=%d %s(X, X) = %g, want 0", d, name, dxx)
 				}
-				// All four are invariant to rotations and to scaling both
-				// arguments.
+				// All six are invariant to rotations; scaling both
+				// arguments by c leaves four unchanged and scales the
+				// Wasserstein distance by √c and the Euclidean by c.
 				dq, _ := w.Distance(m, congr(q, x), congr(q, y))
 				assertClose(t, name+" rotation invariance", dq, dxy, 1e-9)
+				const c = 3.5
 				var xs, ys mat.SymDense
-				xs.ScaleSym(3.5, x)
-				ys.ScaleSym(3.5, y)
+				xs.ScaleSym(c, x)
+				ys.ScaleSym(c, y)
 				ds, _ := w.Distance(m, &xs, &ys)
-				assertClose(t, name+" scale invariance", ds, dxy, 1e-9)
+				scale := map[Metric]float64{WassersteinMetric: math.Sqrt(c), EuclidMetric: c}[m]
+				if scale == 0 {
+					scale = 1
+				}
+				assertClose(t, name+" scale invariance", ds, scale*dxy, 1e-9)
 				da, err := w.Distance(m, congr(a, x), congr(a, y))
 				if err != nil {
 					t.Fatal(err)
@@ -183,12 +206,24 @@ func TestDistanceMatchesDefinitions(t *testing.T) {
 			SteinMetric:        func() (float64, error) { return Stein(x, y) },
 			LogEuclideanMetric: func() (float64, error) { return LogEuclidean(x, y) },
 			ThompsonMetric:     func() (float64, error) { return Thompson(x, y) },
+			WassersteinMetric:  func() (float64, error) { return Wasserstein(x, y) },
+			EuclidMetric:       func() (float64, error) { return Euclid(x, y) },
 		}
+		xs := eigenFn(x, math.Sqrt)
+		var root float64
+		sq := eigenFn(congruence(xs, y), math.Sqrt)
+		for i := range d {
+			root += sq.At(i, i)
+		}
+		var xy mat.Dense
+		xy.Sub(x, y)
 		independent := map[Metric]float64{
 			AIRMMetric:         airm,
 			SteinMetric:        stein,
 			LogEuclideanMetric: mat.Norm(&diff, 2), // Frobenius
 			ThompsonMetric:     thompson,
+			WassersteinMetric:  math.Sqrt(mat.Trace(x) + mat.Trace(y) - 2*root),
+			EuclidMetric:       mat.Norm(&xy, 2),
 		}
 		for _, m := range Metrics() {
 			got, err := w.Distance(m, x, y)
@@ -265,7 +300,7 @@ func TestDistanceSteinIsDivergence(t *testing.T) {
 
 func TestParseMetric(t *testing.T) {
 	all := Metrics()
-	want := []Metric{AIRMMetric, SteinMetric, LogEuclideanMetric, ThompsonMetric}
+	want := []Metric{AIRMMetric, SteinMetric, LogEuclideanMetric, ThompsonMetric, WassersteinMetric, EuclidMetric}
 	if !slices.Equal(all, want) {
 		t.Fatalf("Metrics() = %v, want %v", all, want)
 	}
@@ -286,6 +321,7 @@ func TestParseMetric(t *testing.T) {
 	names := map[string]Metric{
 		"airm": AIRMMetric, "riemann": AIRMMetric, "stein": SteinMetric,
 		"log-euclidean": LogEuclideanMetric, "thompson": ThompsonMetric,
+		"wasserstein": WassersteinMetric, "euclid": EuclidMetric,
 	}
 	for name, m := range names {
 		if got, err := ParseMetric(name); err != nil || got != m {
@@ -306,7 +342,7 @@ func TestParseMetric(t *testing.T) {
 			t.Errorf("DeprecatedMetricName(%q) = %q, %v; want %q, true", name, c, dep, m.String())
 		}
 	}
-	for _, bad := range []string{"", "AIRM", "Riemann", " stein", "logdet", "euclid", "log-Euclidean", "logeuclidean", "Metric(1)"} {
+	for _, bad := range []string{"", "AIRM", "Riemann", " stein", "logdet", "euclidean", "Wasserstein", "log-Euclidean", "logeuclidean", "Metric(1)"} {
 		_, err := ParseMetric(bad)
 		if !errors.Is(err, ErrParameter) {
 			t.Errorf("ParseMetric(%q): error %v, want ErrParameter", bad, err)
@@ -327,7 +363,7 @@ func TestParseMetric(t *testing.T) {
 			t.Errorf("UnmarshalText(%q) = %v, %v; want an error and no change", bad, m, err)
 		}
 	}
-	for _, m := range []Metric{0, -1, ThompsonMetric + 1} {
+	for _, m := range []Metric{0, -1, EuclidMetric + 1} {
 		if s := m.String(); !strings.HasPrefix(s, "Metric(") {
 			t.Errorf("invalid %d prints as %q", int(m), s)
 		}
@@ -396,7 +432,7 @@ func TestDistanceErrors(t *testing.T) {
 			t.Errorf("%v on a 2×2 workspace: %v, want ErrDimension", m, err)
 		}
 	}
-	for _, m := range []Metric{0, ThompsonMetric + 1} {
+	for _, m := range []Metric{0, EuclidMetric + 1} {
 		if _, err := Distance(m, x, x); !errors.Is(err, ErrParameter) {
 			t.Errorf("Distance(%d): %v, want ErrParameter", int(m), err)
 		}

@@ -7,101 +7,86 @@ import (
 	"math"
 
 	"github.com/covpipe/covpipe/internal/dense"
+	"github.com/covpipe/covpipe/internal/pool"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
-// SteinMeanOptions configure SteinMean. The zero value is usable.
-type SteinMeanOptions struct {
-	// Tol stops the iteration when the fixed-point residual
-	// ‖X^{1/2} G(X) X^{1/2} − I‖_F (see SteinMean) falls below it.
-	// Default 1e-10.
-	Tol float64
-	// MaxIter caps the number of fixed-point updates. Default 200.
-	MaxIter int
-}
-
-// SteinMeanInfo reports how a Stein mean iteration ended.
-type SteinMeanInfo struct {
-	Iterations int     // fixed-point updates performed
-	Residual   float64 // final ‖X^{1/2} G(X) X^{1/2} − I‖_F
-	Converged  bool    // Residual < Tol
-}
-
 // SteinMean returns the Stein mean (the Jensen–Bregman LogDet mean, Sra's
-// S-mean) of the matrices of set at the indices idx (nil: all of them),
-// the minimiser of the summed Stein divergences of Eqn. 3,
+// S-mean) of the matrices X_i with weights w_i (MeanOptions.Weights,
+// normalised), the minimiser of the weighted Stein divergences of Eqn. 3,
 //
-//	X* = argmin_X Σ_i S(X, X_i)
+//	X* = argmin_X Σ_i w_i S(X, X_i),  S(X, Y) = log det((X+Y)/2) − ½ log det(XY)
 //
 // (Cherian, Sra, Banerjee and Papanikolopoulos, "Jensen-Bregman LogDet
 // Divergence with Application to Efficient Similarity Search for Covariance
 // Matrices", IEEE PAMI 2013; Sra 2012). Setting the gradient
-// ½ Σ_i ((X+X_i)/2)^{−1} − (n/2) X^{−1} to zero gives the fixed-point
+// ½ Σ_i w_i ((X+X_i)/2)^{−1} − ½ X^{−1} to zero gives the fixed-point
 // iteration of Cherian et al.,
 //
-//	X ← G(X)^{−1},  G(X) = (1/n) Σ_i ((X+X_i)/2)^{−1},
+//	X ← G(X)^{−1},  G(X) = Σ_i w_i ((X+X_i)/2)^{−1},
 //
-// which never increases Σ_i S(X, X_i). It is run from the arithmetic mean
-// and accelerated (an extrapolation along the AIRM geodesic and Anderson
-// mixing of past updates), falling back to the plain update whenever an
-// accelerated one would not lower Σ_i S; widely spread matrices then take
-// tens of updates rather than hundreds. It stops when the residual
-// ‖X^{1/2} G(X) X^{1/2} − I‖_F, which is zero exactly at the mean, is
-// twice the Riemannian (AIRM) gradient norm of (1/n) Σ_i S(·, X_i) and is
-// invariant to congruence, falls below opts.Tol; where Σ_i S is flat (very
-// spread matrices) the error of the mean is larger than the residual. The
-// mean of two matrices is their geometric mean, the AIRM
-// geodesic midpoint γ(½) of Property 2; for commuting matrices each
-// eigenvalue x solves Σ_i x/(x+x_i) = n/2. The mean is equivariant to
-// congruence, as S is invariant to it. Repeated indices weigh a matrix
-// more.
+// which never increases Σ_i w_i S(X, X_i). It is run from the arithmetic
+// mean Σ_i w_i X_i and accelerated (an extrapolation along the AIRM
+// geodesic and Anderson mixing of past updates), falling back to the plain
+// update whenever an accelerated one would not lower the cost; widely
+// spread matrices then take tens of updates rather than hundreds. It
+// stops when the residual
 //
-// It returns an error wrapping ErrEmpty for a nil or empty set or an empty
-// (non-nil) idx, ErrParameter for an index out of range or invalid
-// options, and ErrNotSPD when a factorisation fails; the last iterate
-// with an error wrapping ErrNoConvergence when MaxIter is reached; and an
-// error wrapping ctx.Err() between iterations once ctx is cancelled.
-func SteinMean(ctx context.Context, set *Set, idx []int, opts *SteinMeanOptions) (*mat.SymDense, SteinMeanInfo, error) {
-	if err := checkCtx(ctx); err != nil {
-		return nil, SteinMeanInfo{}, err
-	}
-	var o SteinMeanOptions
-	if opts != nil {
-		o = *opts
-	}
-	tol, maxIter, err := o.resolve()
+//	‖X^{1/2} G(X) X^{1/2} − I‖_F
+//
+// (MeanInfo.Residual), which is zero exactly at the mean, is twice the
+// Riemannian (AIRM) gradient norm of Σ_i w_i S(·, X_i) and is invariant
+// to congruence, falls below Tol (default 1e-10); MeanInfo.Gradient is
+// half of it. Where the cost is flat (very spread matrices) the error of
+// the mean is larger than the residual. The mean of two matrices is their
+// geometric mean, the AIRM geodesic midpoint A # B of Property 2; for
+// commuting matrices each eigenvalue x solves Σ_i w_i x/(x+x_i) = 1/2.
+// The mean is equivariant to congruence, as S is invariant to it. The
+// sums over the matrices run on Workers goroutines in fixed chunks.
+//
+// pyRiemann's mean_logdet iterates the same plain update, without
+// acceleration, from the same start, and stops when the change
+// ‖X_new − X‖_F <= tol (10e-5, i.e. 1e-4, in the data's units, so that
+// the stopping point depends on their scale), after 50 updates at most.
+//
+// It returns an error naming the offending matrix for bad input (see
+// MeanOptions for the weights), ErrNotSPD when a factorisation fails, the
+// last iterate with an error wrapping ErrNoConvergence when MaxIter
+// (default 200) is reached, and an error wrapping ctx.Err() between
+// iterations once ctx is cancelled.
+func SteinMean(ctx context.Context, xs []*mat.SymDense, opts *MeanOptions) (*mat.SymDense, MeanInfo, error) {
+	in, err := newMeanInput(ctx, "Stein mean", xs, opts, 200)
 	if err != nil {
-		return nil, SteinMeanInfo{}, fmt.Errorf("Stein mean: %w", err)
+		return nil, MeanInfo{}, err
 	}
-	if set == nil || set.n == 0 {
-		return nil, SteinMeanInfo{}, fmt.Errorf("Stein mean: %w: no matrices", ErrEmpty)
+	d := in.d
+	dd := d * d
+	data := make([]float64, len(xs)*dd)
+	idx := make([]int, 0, len(xs))
+	var w []float64
+	if in.o.Weights != nil {
+		w = make([]float64, 0, len(xs))
 	}
-	if idx == nil {
-		idx = make([]int, set.n)
-		for i := range idx {
-			idx[i] = i
+	for i, x := range xs {
+		loadFull(data[i*dd:(i+1)*dd], d, x)
+		if in.weights[i] != 0 {
+			idx = append(idx, i)
+			if w != nil {
+				w = append(w, in.weights[i])
+			}
 		}
 	}
-	if len(idx) == 0 {
-		return nil, SteinMeanInfo{}, fmt.Errorf("Stein mean: %w: no indices", ErrEmpty)
-	}
-	for k, i := range idx {
-		if i < 0 || i >= set.n {
-			return nil, SteinMeanInfo{}, fmt.Errorf("Stein mean: %w: index %d (position %d) out of range [0, %d)", ErrParameter, i, k, set.n)
-		}
-	}
-	s := newSteinMeanWork(set.d)
-	info, err := s.mean(ctx, set, idx, tol, maxIter)
+	s := newSteinMeanWork(d)
+	info, err := s.mean(ctx, data, idx, w, in.o.Tol, in.o.MaxIter, in.o.Workers)
 	if err != nil && !errors.Is(err, ErrNoConvergence) {
 		return nil, info, fmt.Errorf("Stein mean: %w", err)
 	}
-	m := mat.NewSymDense(set.d, nil)
-	for i := range set.d {
-		for j := i; j < set.d; j++ {
-			m.SetSym(i, j, s.x[i*set.d+j])
+	m := mat.NewSymDense(d, nil)
+	for i := range d {
+		for j := i; j < d; j++ {
+			m.SetSym(i, j, s.x[i*d+j])
 		}
 	}
 	if err != nil {
@@ -109,23 +94,6 @@ func SteinMean(ctx context.Context, set *Set, idx []int, opts *SteinMeanOptions)
 	}
 	return m, info, nil
 }
-
-func (o SteinMeanOptions) resolve() (tol float64, maxIter int, err error) {
-	tol, maxIter = o.Tol, o.MaxIter
-	if tol == 0 {
-		tol = 1e-10
-	}
-	if maxIter == 0 {
-		maxIter = 200
-	}
-	if !(tol > 0) || math.IsInf(tol, 0) || maxIter < 0 {
-		return 0, 0, fmt.Errorf("%w: tolerance %v and iteration cap %d must be positive", ErrParameter, o.Tol, o.MaxIter)
-	}
-	return tol, maxIter, nil
-}
-
-// andersonDepth is the number of past updates Anderson mixing combines.
-const andersonDepth = 5
 
 // steinMeanWork holds the buffers of one Stein mean computation, reused
 // across calls (one per worker in KMeans).
@@ -137,34 +105,25 @@ type steinMeanWork struct {
 	p []float64 // the plain update G(X)^{−1} from the last accepted iterate, full
 	f []float64 // factorisation scratch (upper triangle)
 	t []float64 // product scratch, full
+	r []float64 // the residual E(X) − X, full
 
-	// Anderson mixing: the last andersonDepth+1 accepted iterates X_j and
-	// their residuals R_j = E(X_j) − X_j, in a ring starting at hStart;
-	// the consecutive differences; the small least-squares system.
-	hx, hr         [andersonDepth + 1][]float64
-	hStart, hLen   int
-	dx, dr         [andersonDepth][]float64
-	gram, rhs, gam []float64
+	// Anderson mixing of the accepted iterates X_j and their residuals
+	// R_j = E(X_j) − X_j.
+	and *anderson
+	// The per-worker factorisation scratch of eval's chunked sums.
+	fs  [][]float64
+	sum *chunkSum
 }
 
 func newSteinMeanWork(d int) *steinMeanWork {
 	dd := d * d
-	const m = andersonDepth
-	buf := make([]float64, (6+2*(m+1)+2*m)*dd)
+	buf := make([]float64, 7*dd)
 	next := func() []float64 {
 		b := buf[:dd:dd]
 		buf = buf[dd:]
 		return b
 	}
-	s := &steinMeanWork{d: d, x: next(), u: next(), g: next(), p: next(), f: next(), t: next(),
-		gram: make([]float64, m*m), rhs: make([]float64, m), gam: make([]float64, m)}
-	for j := range s.hx {
-		s.hx[j], s.hr[j] = next(), next()
-	}
-	for j := range s.dx {
-		s.dx[j], s.dr[j] = next(), next()
-	}
-	return s
+	return &steinMeanWork{d: d, x: next(), u: next(), g: next(), p: next(), f: next(), t: next(), r: next(), and: newAnderson(dd)}
 }
 
 // invertUpper replaces the upper triangle of the SPD matrix in f by that of
@@ -188,40 +147,51 @@ func mirrorUpper(a []float64, d int) {
 
 // eval computes at the iterate s.x the matrix G(X) (s.g), the Cholesky
 // factor of X (s.u), the residual ‖U G Uᵀ − I‖_F and the objective
-// (1/n) Σ_i log det((X+X_i)/2) − ½ log det X, which is (1/n) Σ_i S(X, X_i)
-// up to a constant.
-func (s *steinMeanWork) eval(set *Set, idx []int) (res, obj float64, err error) {
+// Σ_i w_i log det((X+X_i)/2) − ½ log det X, which is Σ_i w_i S(X, X_i)
+// up to a constant, for the matrices at idx of the d×d blocks of data
+// with weights w (nil: 1/len(idx) each). The sums over the matrices run
+// in chunks of meanChunk on workers goroutines.
+func (s *steinMeanWork) eval(ctx context.Context, data []float64, idx []int, w []float64, workers int) (res, obj float64, err error) {
 	d := s.d
 	dd := d * d
 	inv := 1 / float64(len(idx))
-	clear(s.g)
-	var ldSum float64
-	for _, i := range idx {
-		xi := set.data[i*dd : (i+1)*dd]
+	if s.sum == nil || s.sum.n != len(idx) {
+		s.sum = newChunkSum(len(idx), dd)
+	}
+	if nw := pool.Workers(workers); len(s.fs) < nw {
+		s.fs = append(s.fs, make([][]float64, nw-len(s.fs))...)
+	}
+	err = s.sum.run(ctx, workers, func(wk, k int, acc []float64, ld *[2]float64) error {
+		if s.fs[wk] == nil {
+			s.fs[wk] = make([]float64, dd)
+		}
+		f := s.fs[wk]
+		i := idx[k]
+		xi := data[i*dd : (i+1)*dd]
 		for r := range d {
 			for c := r; c < d; c++ {
-				s.f[r*d+c] = 0.5 * (s.x[r*d+c] + xi[r*d+c])
+				f[r*d+c] = 0.5 * (s.x[r*d+c] + xi[r*d+c])
 			}
 		}
-		ld, ok := dense.CholLogDet(s.f, d)
+		l, ok := dense.CholLogDet(f, d)
 		if !ok {
-			return 0, 0, fmt.Errorf("%w: Cholesky factorisation of (X+X_%d)/2 failed", ErrNotSPD, i)
+			return fmt.Errorf("%w: Cholesky factorisation of (X+X_%d)/2 failed", ErrNotSPD, i)
 		}
-		ldSum += ld
-		if !dense.InverseFromUpper(s.f, d) {
-			return 0, 0, fmt.Errorf("%w: inverse of (X+X_%d)/2 failed", ErrNotSPD, i)
+		if !dense.InverseFromUpper(f, d) {
+			return fmt.Errorf("%w: inverse of (X+X_%d)/2 failed", ErrNotSPD, i)
 		}
-		for r := range d {
-			for c := r; c < d; c++ {
-				s.g[r*d+c] += s.f[r*d+c]
-			}
+		wi := inv
+		if w != nil {
+			wi = w[k]
 		}
+		ld[0] += wi * l
+		addUpper(acc, wi, f, d)
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
 	}
-	for r := range d {
-		for c := r; c < d; c++ {
-			s.g[r*d+c] *= inv
-		}
-	}
+	ldSum := s.sum.total(s.g)[0]
 	mirrorUpper(s.g, d)
 	copy(s.u, s.x)
 	ldx, ok := dense.CholLogDet(s.u, d)
@@ -230,30 +200,18 @@ func (s *steinMeanWork) eval(set *Set, idx []int) (res, obj float64, err error) 
 	}
 	// U G Uᵀ has the eigenvalues of G X, as X^{1/2} G X^{1/2} does.
 	copy(s.t, s.g)
-	u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: d, Stride: d, Data: s.u}
-	t := blas64.General{Rows: d, Cols: d, Stride: d, Data: s.t}
-	blas64.Trmm(blas.Left, blas.NoTrans, 1, u, t)
-	blas64.Trmm(blas.Right, blas.Trans, 1, u, t)
-	var r2 float64
-	for r := range d {
-		for c := range d {
-			v := s.t[r*d+c]
-			if r == c {
-				v--
-			}
-			r2 += v * v
-		}
-	}
-	res, obj = math.Sqrt(r2), ldSum*inv-0.5*ldx
+	triCongruence(s.t, s.u, d, blas.Upper, false, false)
+	res, obj = normMinusI(s.t, d), ldSum-0.5*ldx
 	if math.IsNaN(res) || math.IsInf(res, 0) || math.IsNaN(obj) || math.IsInf(obj, 0) {
 		return 0, 0, fmt.Errorf("%w: residual %v, objective %v", ErrNotFinite, res, obj)
 	}
 	return res, obj, nil
 }
 
-// mean leaves in s.x the Stein mean of the matrices of set at idx (valid,
-// non-empty); see SteinMean. When the error wraps ErrNoConvergence, s.x
-// holds the last iterate.
+// mean leaves in s.x the Stein mean of the matrices at idx (valid,
+// non-empty) of the d×d blocks of data with weights w (normalised, one
+// per index; nil: equal), the sums on workers goroutines; see SteinMean.
+// When the error wraps ErrNoConvergence, s.x holds the last iterate.
 //
 // The plain update P = G(X)^{−1} is a concave–convex procedure: it never
 // increases the objective (Cherian et al. 2013), but it converges only
@@ -264,48 +222,57 @@ func (s *steinMeanWork) eval(set *Set, idx []int) (res, obj float64, err error) 
 //     geodesic from X through P, contracts by a factor in [0, 1) instead
 //     (for commuting matrices the factor ρ of the plain update becomes
 //     2ρ − 1; 0 when the matrices coincide);
-//   - Anderson mixing (Anderson, J. ACM 1965; Walker and Ni, SIAM J.
-//     Numer. Anal. 2011) of the last andersonDepth updates of E: the
-//     candidate X + R − Σ_j γ_j (ΔX_j + ΔR_j), with R = E(X) − X and γ
-//     minimising ‖R − Σ_j γ_j ΔR_j‖_F.
+//   - Anderson mixing (anderson) of the last andersonDepth updates of E.
 //
 // A candidate that is not positive definite, or raises the objective, is
 // replaced by P and the mixing history restarts, so the objective falls
 // at every accepted update, as in the plain iteration. On random sets of
 // 5×5 matrices the 30 plain updates of tightly grouped sets become 4–5,
 // and the over 200 of widely spread ones 15–30.
-func (s *steinMeanWork) mean(ctx context.Context, set *Set, idx []int, tol float64, maxIter int) (SteinMeanInfo, error) {
+func (s *steinMeanWork) mean(ctx context.Context, data []float64, idx []int, w []float64, tol float64, maxIter, workers int) (MeanInfo, error) {
 	d := s.d
 	dd := d * d
-	var info SteinMeanInfo
+	var info MeanInfo
 	inv := 1 / float64(len(idx))
 	clear(s.x)
-	for _, i := range idx {
-		for k, v := range set.data[i*dd : (i+1)*dd] {
-			s.x[k] += v
+	for k, i := range idx {
+		if w != nil {
+			for j, v := range data[i*dd : (i+1)*dd] {
+				s.x[j] += w[k] * v
+			}
+			continue
+		}
+		for j, v := range data[i*dd : (i+1)*dd] {
+			s.x[j] += v
 		}
 	}
-	for k := range s.x {
-		s.x[k] *= inv
+	if w == nil {
+		for j := range s.x {
+			s.x[j] *= inv
+		}
 	}
-	s.hStart, s.hLen = 0, 0
+	s.and.reset()
 	var prevObj float64
 	trial := false // s.x is a candidate not accepted yet
 	for {
 		if err := ctx.Err(); err != nil {
 			return info, err
 		}
-		res, obj, err := s.eval(set, idx)
+		res, obj, err := s.eval(ctx, data, idx, w, workers)
+		info.Evaluations++
+		if err != nil && ctx.Err() != nil {
+			return info, err
+		}
 		if trial && (err != nil || obj > prevObj) {
 			copy(s.x, s.p)
 			trial = false
-			s.hStart, s.hLen = 0, 0
+			s.and.reset()
 			continue
 		}
 		if err != nil {
 			return info, fmt.Errorf("%w at iteration %d", err, info.Iterations)
 		}
-		info.Residual = res
+		info.Residual, info.Gradient = res, res/2
 		if res < tol {
 			info.Converged = true
 			return info, nil
@@ -338,56 +305,7 @@ func (s *steinMeanWork) extrapolate() {
 	blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: d, Cols: d, Stride: d, Data: s.t},
 		0, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: s.f})
 	mirrorUpper(s.f, d)
-
-	const ring = andersonDepth + 1
-	if s.hLen == ring {
-		s.hStart = (s.hStart + 1) % ring
-		s.hLen--
-	}
-	last := (s.hStart + s.hLen) % ring
-	s.hLen++
-	hx, hr := s.hx[last], s.hr[last]
-	copy(hx, s.x)
-	for k, e := range s.f {
-		hr[k] = e - s.x[k]
-	}
-	copy(s.x, s.f)
-	m := s.hLen - 1
-	if m == 0 {
-		return
-	}
-	for j := range m {
-		a, b := (s.hStart+j)%ring, (s.hStart+j+1)%ring
-		for k := range s.dx[j] {
-			s.dx[j][k] = s.hx[b][k] - s.hx[a][k]
-			s.dr[j][k] = s.hr[b][k] - s.hr[a][k]
-		}
-	}
-	// Normal equations (ΔRᵀΔR + ridge) γ = ΔRᵀ R, by Cholesky; the ridge
-	// keeps them solvable as the differences shrink and align.
-	var trace float64
-	for i := range m {
-		for j := i; j < m; j++ {
-			s.gram[i*m+j] = floats.Dot(s.dr[i], s.dr[j])
-		}
-		trace += s.gram[i*m+i]
-		s.rhs[i] = floats.Dot(s.dr[i], hr)
-	}
-	for i := range m {
-		s.gram[i*m+i] += 1e-12 * trace
-	}
-	if !dense.CholSmall(s.gram[:m*m], m) {
-		return
-	}
-	ut := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: s.gram[:m*m]}
-	gam := blas64.Vector{N: m, Inc: 1, Data: s.gam[:m]}
-	copy(s.gam, s.rhs[:m])
-	blas64.Trsv(blas.Trans, ut, gam)
-	blas64.Trsv(blas.NoTrans, ut, gam)
-	for j := range m {
-		g := s.gam[j]
-		for k := range s.x {
-			s.x[k] -= g * (s.dx[j][k] + s.dr[j][k])
-		}
+	if !s.and.step(s.x, s.x, s.f, s.r) {
+		copy(s.x, s.f)
 	}
 }

@@ -23,7 +23,7 @@ func TestTangentNormIsAIRM(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := NewTangentSpace(eye(d))
+		id, err := NewTangentSpace(symEye(d))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestTangentNormIsAIRM(t *testing.T) {
 	}
 }
 
-func eye(d int) *mat.SymDense {
+func symEye(d int) *mat.SymDense {
 	vals := make([]float64, d)
 	for i := range vals {
 		vals[i] = 1
@@ -83,7 +83,7 @@ func TestTangentDiagonal(t *testing.T) {
 	c, s := math.Cos(th), math.Sin(th)
 	q := mat.NewDense(2, 2, []float64{c, -s, s, c})
 	x := withEigen(q, []float64{math.Exp(a), math.Exp(b)})
-	id, _ := NewTangentSpace(eye(2))
+	id, _ := NewTangentSpace(symEye(2))
 	v, err = id.Vector(x)
 	if err != nil {
 		t.Fatal(err)

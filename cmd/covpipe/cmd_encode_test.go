@@ -45,7 +45,7 @@ func TestEncodeTangent(t *testing.T) {
 	for i := range xs {
 		xs[i] = set.At(i)
 	}
-	mean, _, err := spd.KarcherMean(context.Background(), xs, &spd.KarcherOptions{Tol: 1e-8})
+	mean, _, err := spd.KarcherMean(context.Background(), xs, &spd.MeanOptions{Tol: 1e-8})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,8 +175,8 @@ func TestMeanMatchesLibrary(t *testing.T) {
 		views = append(views, set.View(i))
 	}
 	karcher, _, _ := spd.KarcherMean(context.Background(), views, nil)
-	stein, _, _ := spd.SteinMean(context.Background(), set, nil, nil)
-	logE, _ := spd.LogEuclideanMean(set, nil)
+	stein, _, _ := spd.SteinMean(context.Background(), views, nil)
+	logE, _, _ := spd.LogEuclideanMean(context.Background(), views, nil)
 	for _, tc := range []struct {
 		metric string
 		want   *mat.SymDense

@@ -175,24 +175,19 @@ func covpipe_mean(tok uintptr, metric *C.char, x unsafe.Pointer, n, d int64, opt
 	})
 }
 
-// meanOf returns the mean of set under m, with how its iteration ended.
+// meanOf returns the mean of set under m, with how its iteration ended
+// (its certificate: the gradient norm, or the fixed-point residual).
 func meanOf(ctx context.Context, m spd.Metric, set *spd.Set, o meanOptions) (*mat.SymDense, meanInfo, error) {
-	switch m {
-	case spd.AIRMMetric:
-		xs := make([]*mat.SymDense, set.Len())
-		for i := range xs {
-			xs[i] = set.View(i)
-		}
-		mean, in, err := spd.KarcherMean(ctx, xs, &spd.KarcherOptions{Tol: o.Tol, MaxIter: o.MaxIter})
-		return mean, meanInfo{Iterations: in.Iterations, Residual: in.GradNorm, Converged: in.Converged}, err
-	case spd.SteinMetric:
-		mean, in, err := spd.SteinMean(ctx, set, nil, &spd.SteinMeanOptions{Tol: o.Tol, MaxIter: o.MaxIter})
-		return mean, meanInfo{Iterations: in.Iterations, Residual: in.Residual, Converged: in.Converged}, err
-	case spd.LogEuclideanMetric:
-		mean, err := spd.LogEuclideanMean(set, nil)
-		return mean, meanInfo{Converged: true}, err
+	mean := spd.MeanOf(m)
+	if mean == nil {
+		return nil, meanInfo{}, fmt.Errorf("mean: %w: no mean for metric %v (want airm, stein, log-euclidean, wasserstein or euclid)", spd.ErrParameter, m)
 	}
-	return nil, meanInfo{}, fmt.Errorf("mean: %w: no mean for metric %v (want airm, stein or log-euclidean)", spd.ErrParameter, m)
+	xs := make([]*mat.SymDense, set.Len())
+	for i := range xs {
+		xs[i] = set.View(i)
+	}
+	x, in, err := mean(ctx, xs, &spd.MeanOptions{Tol: o.Tol, MaxIter: o.MaxIter})
+	return x, meanInfo{Iterations: in.Iterations, Residual: max(in.Gradient, in.Residual), Converged: in.Converged}, err
 }
 
 // covpipe_stein_kernel writes into out (na·nb doubles, row-major) the

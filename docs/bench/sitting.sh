@@ -12,11 +12,13 @@
 # all of these) and slow (the shipped configs with TSC and the full
 # dictionary sweep: about two CPU-hours) feret-tsc (FERET's TSC column
 # alone: about ten CPU-minutes) and numpy (covpipe against
-# docs/bench/feret_numpy.py, docs/bench/README.md) and regions (FERET
-# with one descriptor and with several per face) and python (covpipe
-# from Python, docs/bench/feret_python.py, against the command, the NumPy
-# script and, with PYRIEMANN set to a folder that holds pyRiemann's
-# package, pyRiemann; docs/bench/README.md). --count defaults to 3 (each table
+# docs/bench/feret_numpy.py, docs/bench/README.md) and means (spd's means
+# against docs/bench/means_numpy.py on FERET's 600 training descriptors,
+# the two sides alternating) and regions (FERET with one descriptor and
+# with several per face) and python (covpipe from Python,
+# docs/bench/feret_python.py, against the command, the NumPy script and,
+# with PYRIEMANN set to a folder that holds pyRiemann's package,
+# pyRiemann; docs/bench/README.md). --count defaults to 3 (each table
 # cell shows the range over the runs), --benchtime to go test's default.
 # Whole processes are timed with /usr/bin/time (wall, user + system CPU,
 # peak RSS) after one untimed run that fills the descriptor cache; the
@@ -247,6 +249,28 @@ EOF
       else
         echo "sitting: python: PYRIEMANN is not set: pyRiemann's comparison left out" >&2
       fi ;;
+    means)
+      # spd's six means (BenchmarkMean, on FERET-32's training
+      # descriptors through COVPIPE_SHARED_DATA) against
+      # docs/bench/means_numpy.py on the same descriptors, described by
+      # covpipe into a .npy, in one sitting: the two sides alternate,
+      # count times each (docs/bench/README.md). Needs Debian's
+      # python3-numpy, -scipy and -sklearn under /usr/bin/python3.
+      bin=$(covpipe)
+      echo "# command: docs/bench/sitting.sh --count $count means" >> "$f"
+      echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores" >> "$f"
+      { echo path,label; for p in "$data"/feret-b-32/*b[ajk].png; do echo "$p,$(basename "$p" | cut -c1-5)"; done; } > "$tmp/train.csv"
+      "$bin" describe --features face --ridge 1e-4 --ridge-kind trace-ridge --out "$tmp/feret-train" "csv:$tmp/train.csv" > /dev/null 2>&1
+      gocmd=(go test -run '^$' -count 1 "${bt[@]}" -bench '^BenchmarkMean$' -cpu 2 ./spd)
+      pycmd=(/usr/bin/python3 docs/bench/means_numpy.py --npy "$tmp/feret-train/descriptors.npy" --threads 2 --repeat 1)
+      for _ in $(seq "$count"); do
+        echo "# command: $(quote "${gocmd[@]}")" >> "$f"
+        echo "sitting: $(quote "${gocmd[@]}")" >&2
+        "${gocmd[@]}" | tee -a "$f" >&2
+        echo "# command: /usr/bin/python3 docs/bench/means_numpy.py --npy TMP/feret-train/descriptors.npy --threads 2 --repeat 1" >> "$f"
+        echo "sitting: ${pycmd[*]}" >&2
+        "${pycmd[@]}" | tee -a "$f" >&2
+      done ;;
     regions)
       # FERET-32 with one descriptor per face, with the nine 16×16 windows
       # of grid:3x3:16 fused by the sum rule alone, and configs/

@@ -1,7 +1,5 @@
 package dense
 
-import ()
-
 // cholLowerVec is cholLowerOn's assembly path, the dot products in
 // dot2AVX: for each pair of columns i, i+1, one call computes the sums
 // Σ_{k<i} L_jk L_ik and Σ_{k<i} L_jk L_{i+1,k} of every row j >= i, the

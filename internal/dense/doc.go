@@ -36,13 +36,16 @@
 // whose eigenvalues are the generalised eigenvalues of LLᵀ and MMᵀ;
 // Tridiagonalize reduces a symmetric matrix to tridiagonal form and
 // TridiagEigen finds the eigenvalues of that by the root-free QL/QR
-// iteration.
+// iteration. SymEigen adds the eigenvectors (Qᵀ accumulated from the
+// reduction's reflections, the implicit QL iteration's rotations applied
+// to its rows), and AddOuter rebuilds a matrix function V diag(c) Vᵀ from
+// them, summed into an accumulator.
 //
 // # Paths and bits
 //
 // On amd64 CPUs with AVX2 and FMA, and d >= 13, CholLower, Chol4,
-// SolveLowerT, GramUpperT and Tridiagonalize run their inner products in
-// assembly; the purego build tag, other architectures and other CPUs take
+// SolveLowerT, GramUpperT, Tridiagonalize, SymEigen (its reflections and
+// rotations) and AddOuter run their inner loops in assembly; the purego build tag, other architectures and other CPUs take
 // the plain Go loops. The two paths round differently (within a few ulps
 // of each other); each is deterministic, and a function that must agree
 // with another to the last bit (Chol4 with CholLower, CholLogDet with

@@ -43,3 +43,20 @@ func tridiagPairsAVX(a *float64, n, m int, v, w, nv, q *float64) (qv float64)
 //
 //go:noescape
 func chol4PairAVX(l, x, h *float64, d, i int, c, qs *[3][4]float64)
+
+// rotRowsAVX applies the plane rotation of SymEigen's QL sweeps to the
+// rows x and y of length n, y ← s x + c y and x ← c x − s y, four columns
+// a vector, the last n mod 4 one at a time; with FMA the products are
+// rounded once with their sums, not twice as in the plain loop.
+//
+//go:noescape
+func rotRowsAVX(x, y *float64, n int, c, s float64)
+
+// reflRowsAVX applies the reflection I − τvvᵀ from the right to the m
+// rows of length n of the strided matrix at a, row ← row − τ(row·v)vᵀ,
+// as accumulateQT does: each dot product four lanes wide (the lanes
+// summed pairwise at the end), the last n mod 4 columns by masked loads
+// and stores, which touch nothing beyond a row.
+//
+//go:noescape
+func reflRowsAVX(a *float64, stride, m, n int, v *float64, tau float64)

@@ -294,3 +294,122 @@ pdone:
 	VMOVSD X15, qv+56(FP)
 	VZEROUPPER
 	RET
+
+// func rotRowsAVX(x, y *float64, n int, c, s float64)
+TEXT ·rotRowsAVX(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), DI
+	MOVQ y+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSD c+24(FP), Y14
+	VBROADCASTSD s+32(FP), Y15
+	MOVQ CX, DX
+	ANDQ $-4, DX
+	SHLQ $3, DX // bytes of whole vectors
+	SHLQ $3, CX // bytes of the rows
+	XORQ AX, AX
+
+rot4:
+	CMPQ AX, DX
+	JGE  rot1
+	VMOVUPD (DI)(AX*1), Y0
+	VMOVUPD (SI)(AX*1), Y1
+	VMULPD Y1, Y14, Y2
+	VFMADD231PD Y0, Y15, Y2  // y' = s x + c y
+	VMULPD Y0, Y14, Y3
+	VFNMADD231PD Y1, Y15, Y3 // x' = c x − s y
+	VMOVUPD Y3, (DI)(AX*1)
+	VMOVUPD Y2, (SI)(AX*1)
+	ADDQ $32, AX
+	JMP  rot4
+
+rot1:
+	CMPQ AX, CX
+	JGE  rotdone
+	VMOVSD (DI)(AX*1), X0
+	VMOVSD (SI)(AX*1), X1
+	VMULSD X1, X14, X2
+	VFMADD231SD X0, X15, X2
+	VMULSD X0, X14, X3
+	VFNMADD231SD X1, X15, X3
+	VMOVSD X3, (DI)(AX*1)
+	VMOVSD X2, (SI)(AX*1)
+	ADDQ $8, AX
+	JMP  rot1
+
+rotdone:
+	VZEROUPPER
+	RET
+
+// func reflRowsAVX(a *float64, stride, m, n int, v *float64, tau float64)
+TEXT ·reflRowsAVX(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), DI
+	MOVQ stride+8(FP), BX
+	SHLQ $3, BX
+	MOVQ m+16(FP), CX
+	MOVQ n+24(FP), R8
+	MOVQ v+32(FP), SI
+	VMOVSD tau+40(FP), X13
+	MOVQ R8, R9
+	ANDQ $3, R9
+	SHLQ $5, R9
+	LEAQ tailmask<>(SB), R10
+	VMOVDQU (R10)(R9*1), Y15
+	MOVQ R8, DX
+	ANDQ $-4, DX
+	SHLQ $3, DX // bytes of whole vectors
+
+rrow:
+	CMPQ CX, $0
+	JLE  rdone
+	VXORPD Y0, Y0, Y0
+	XORQ AX, AX
+
+rdot:
+	CMPQ AX, DX
+	JGE  rdottail
+	VMOVUPD (DI)(AX*1), Y2
+	VFMADD231PD (SI)(AX*1), Y2, Y0
+	ADDQ $32, AX
+	JMP  rdot
+
+rdottail:
+	TESTQ $3, R8
+	JEQ  rsum
+	VMASKMOVPD (DI)(AX*1), Y15, Y2
+	VMASKMOVPD (SI)(AX*1), Y15, Y3
+	VFMADD231PD Y3, Y2, Y0
+
+rsum:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VHADDPD X0, X0, X0
+	VMULSD X13, X0, X0 // τ (row·v)
+	VBROADCASTSD X0, Y4
+	XORQ AX, AX
+
+raxpy:
+	CMPQ AX, DX
+	JGE  raxpytail
+	VMOVUPD (SI)(AX*1), Y2
+	VMOVUPD (DI)(AX*1), Y3
+	VFNMADD231PD Y2, Y4, Y3
+	VMOVUPD Y3, (DI)(AX*1)
+	ADDQ $32, AX
+	JMP  raxpy
+
+raxpytail:
+	TESTQ $3, R8
+	JEQ  rnext
+	VMASKMOVPD (SI)(AX*1), Y15, Y2
+	VMASKMOVPD (DI)(AX*1), Y15, Y3
+	VFNMADD231PD Y2, Y4, Y3
+	VMASKMOVPD Y3, Y15, (DI)(AX*1)
+
+rnext:
+	ADDQ BX, DI
+	DECQ CX
+	JMP  rrow
+
+rdone:
+	VZEROUPPER
+	RET

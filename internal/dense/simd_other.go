@@ -20,3 +20,13 @@ func tridiagPairsAVX(a *float64, n, m int, v, w, nv, q *float64) (qv float64) {
 func chol4PairAVX(l, x, h *float64, d, i int, c, qs *[3][4]float64) {
 	panic("dense: chol4PairAVX without amd64 assembly")
 }
+
+// rotRowsAVX is never called without the amd64 assembly.
+func rotRowsAVX(x, y *float64, n int, c, s float64) {
+	panic("dense: rotRowsAVX without amd64 assembly")
+}
+
+// reflRowsAVX is never called without the amd64 assembly.
+func reflRowsAVX(a *float64, stride, m, n int, v *float64, tau float64) {
+	panic("dense: reflRowsAVX without amd64 assembly")
+}

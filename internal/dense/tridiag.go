@@ -28,13 +28,15 @@ import "math"
 // small n the steps' serial chain (the norm, the reflection's square root
 // and divisions, the product's sums) dominates instead.
 func Tridiagonalize(a []float64, n int, diag, off, p, q []float64) {
-	tridiagonalizeOn(a, n, diag, off, p, q, haveFMA && n >= vecMinD)
+	tridiagonalizeOn(a, n, diag, off, p, q, nil, haveFMA && n >= vecMinD)
 }
 
 // tridiagonalizeOn is Tridiagonalize with the row pairs in
 // tridiagPairsAVX when vec is set (which needs a CPU with AVX2 and FMA),
-// else in plain Go.
-func tridiagonalizeOn(a []float64, n int, diag, off, p, q []float64, vec bool) {
+// else in plain Go. When taus is not nil it receives, at index k, the τ
+// of step k's reflection H_k = I − τvvᵀ, whose v (v₀ = 1) is left in row
+// k of a from column k+1 on, for k < n−2: Q = H_0 H_1 ⋯ H_{n−3}.
+func tridiagonalizeOn(a []float64, n int, diag, off, p, q, taus []float64, vec bool) {
 	a = a[:n*n]
 	if n < 3 {
 		if n == 2 {
@@ -51,6 +53,9 @@ func tridiagonalizeOn(a []float64, n int, diag, off, p, q []float64, vec bool) {
 		xn += x * x
 	}
 	tau := house(a[1:n], xn, off)
+	if taus != nil {
+		taus[0] = tau
+	}
 	var qv float64 // qᵀv for the product q = A₂₂v in p
 	{
 		m := n - 1
@@ -123,6 +128,9 @@ func tridiagonalizeOn(a []float64, n int, diag, off, p, q []float64, vec bool) {
 			return
 		}
 		tau = house(a[o+1:o+m], xn, off[k+1:])
+		if taus != nil {
+			taus[k+1] = tau
+		}
 		// nv[j] = v'_{j−1} for j >= 1: v' indexed as A₂₂'s columns.
 		nv := a[o : o+m]
 		qk := q[:m] // qk[j] accumulates q'_{j−1}, j >= 1

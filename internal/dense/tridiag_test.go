@@ -47,7 +47,7 @@ func TestTridiagonalizeEigenvalues(t *testing.T) {
 			}
 			diag, off := make([]float64, n), make([]float64, n)
 			scratch := make([]float64, 3*n)
-			tridiagonalizeOn(a, n, diag, off, scratch[:n], scratch[n:2*n], vec)
+			tridiagonalizeOn(a, n, diag, off, scratch[:n], scratch[n:2*n], nil, vec)
 			if n > 1 && !TridiagEigen(diag, off[:n-1], scratch[n:]) {
 				t.Fatalf("n=%d kind %d vec %v: no convergence", n, kind, vec)
 			}
