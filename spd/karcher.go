@@ -152,7 +152,7 @@ func newKarcher(ctx context.Context, in *meanInput) (*karcher, error) {
 		return nil, err
 	}
 	la := make([]float64, dd)
-	if !cholLowerTo(la, k.t1, d) {
+	if !dense.CholLowerTo(la, k.t1, d) {
 		return nil, fmt.Errorf("the arithmetic mean: %w: %s", ErrNotSPD, notSPDEnough(d))
 	}
 	if err := in.inverseSum(ctx, k.t2); err != nil {
@@ -168,7 +168,7 @@ func newKarcher(ctx context.Context, in *meanInput) (*karcher, error) {
 		return nil, fmt.Errorf("the start: %w", err)
 	}
 	triCongruence(k.t1, la, d, blas.Lower, false, false)
-	if !cholLowerTo(k.cur.l, k.t1, d) {
+	if !dense.CholLowerTo(k.cur.l, k.t1, d) {
 		return nil, fmt.Errorf("the start: %w: %s", ErrNotSPD, notSPDEnough(d))
 	}
 	copy(k.lb0, k.cur.l)
@@ -291,7 +291,7 @@ func (k *karcher) plain(q, p *karcherPoint, t float64) error {
 	if err := k.e.symFuncTo(k.t2, k.t1, false); err != nil {
 		return fmt.Errorf("step: %w", err)
 	}
-	if !cholLowerTo(k.t1, k.t2, k.d) {
+	if !dense.CholLowerTo(k.t1, k.t2, k.d) {
 		return fmt.Errorf("step: %w: exp(tJ) is not SPD enough", ErrNotSPD)
 	}
 	lowerMul(q.l, p.l, k.t1, k.d)
@@ -324,7 +324,7 @@ func (k *karcher) fromChart(p *karcherPoint) error {
 	if err := k.e.symFuncTo(k.t2, p.x, false); err != nil {
 		return fmt.Errorf("chart: %w", err)
 	}
-	if !cholLowerTo(k.t1, k.t2, d) {
+	if !dense.CholLowerTo(k.t1, k.t2, d) {
 		return fmt.Errorf("chart: %w: exp(S) is not SPD enough", ErrNotSPD)
 	}
 	lowerMul(p.l, k.lb0, k.t1, d)
@@ -347,32 +347,6 @@ func (k *karcher) mean() *mat.SymDense {
 		}
 	}
 	return m
-}
-
-// cholLowerTo writes the lower Cholesky factor of the SPD matrix in the
-// upper triangle of src (row-major d×d) into dst, zeros above the
-// diagonal, and reports false when it is not SPD enough.
-func cholLowerTo(dst, src []float64, d int) bool {
-	if d <= dense.PlainMaxD {
-		copy(dst, src)
-		if _, ok := dense.CholLower(dst, dst, nil, d); !ok {
-			return false
-		}
-	} else {
-		copy(dst, src)
-		if _, ok := dense.CholLogDet(dst, d); !ok {
-			return false
-		}
-		for r := range d { // U in the upper triangle: L = Uᵀ
-			for c := r + 1; c < d; c++ {
-				dst[c*d+r] = dst[r*d+c]
-			}
-		}
-	}
-	for r := range d {
-		clear(dst[r*d+r+1 : r*d+d])
-	}
-	return true
 }
 
 // lowerMul writes the product AB of the lower triangular a and b

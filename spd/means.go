@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -112,7 +113,7 @@ func ArithmeticMean(ctx context.Context, xs []*mat.SymDense, opts *MeanOptions) 
 		return nil, info, fmt.Errorf("%s: %w", name, err)
 	}
 	l := make([]float64, d*d)
-	if !cholLowerTo(l, m, d) {
+	if !dense.CholLowerTo(l, m, d) {
 		return nil, info, fmt.Errorf("%s: %w: %s", name, ErrNotSPD, notSPDEnough(d))
 	}
 	y := make([]float64, d*d)
@@ -163,7 +164,7 @@ func HarmonicMean(ctx context.Context, xs []*mat.SymDense, opts *MeanOptions) (*
 	}
 	mirrorUpper(m, d)
 	l := make([]float64, dd)
-	if !cholLowerTo(l, m, d) {
+	if !dense.CholLowerTo(l, m, d) {
 		return nil, info, fmt.Errorf("%s: %w: %s", name, ErrNotSPD, notSPDEnough(d))
 	}
 	triCongruence(h, l, d, blas.Lower, true, false)
@@ -361,7 +362,7 @@ func (w *wasserstein) run(ctx context.Context) (*mat.SymDense, MeanInfo, error) 
 // and no error, when M is not SPD enough.
 func (w *wasserstein) eval(ctx context.Context, p *wassersteinPoint) (bool, error) {
 	d, wh := w.d, w.wh
-	if !cholLowerTo(p.l, p.m, d) {
+	if !dense.CholLowerTo(p.l, p.m, d) {
 		return false, nil
 	}
 	err := wh.sum.run(ctx, w.in.o.Workers, func(wk, i int, acc []float64, _ *[2]float64) error {

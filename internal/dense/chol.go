@@ -274,3 +274,29 @@ func (l *logProd) log() float64 {
 	fm, k := math.Frexp(l.m)
 	return math.Log(fm) + float64(l.e+k)*math.Ln2
 }
+
+// CholLowerTo writes the lower Cholesky factor of the SPD matrix in the
+// upper triangle of src (row-major d×d) into dst, zeros above the
+// diagonal, and reports false when it is not SPD enough.
+func CholLowerTo(dst, src []float64, d int) bool {
+	if d <= PlainMaxD {
+		copy(dst, src)
+		if _, ok := CholLower(dst, dst, nil, d); !ok {
+			return false
+		}
+	} else {
+		copy(dst, src)
+		if _, ok := CholLogDet(dst, d); !ok {
+			return false
+		}
+		for r := range d { // U in the upper triangle: L = Uᵀ
+			for c := r + 1; c < d; c++ {
+				dst[c*d+r] = dst[r*d+c]
+			}
+		}
+	}
+	for r := range d {
+		clear(dst[r*d+r+1 : r*d+d])
+	}
+	return true
+}
