@@ -177,8 +177,12 @@ func (m *pcaSRC) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, e
 // Data's items, the fit on t's training items of its vectors: a Data
 // that holds the training items at t's indices and other items beside
 // them (a model's queries) gets its own fit, the same as the training
-// Data's on the training items.
+// Data's on the training items. That fit runs when the fitted method
+// answers, after Fit or Load has returned, so it keeps ctx's values but
+// not its cancellation: a caller that cancels the context of a finished
+// Fit must still be able to predict with its result.
 func (m *pcaSRC) projections(ctx context.Context, t *classify.Train) func(d *classify.Data) (classify.Pairs, error) {
+	ctx = context.WithoutCancel(ctx)
 	return func(d *classify.Data) (classify.Pairs, error) {
 		fit, err := m.fit(ctx, d, t.Items, nil, t.Workers)
 		return fit.g, err

@@ -191,3 +191,24 @@ func TestGramUpper(t *testing.T) {
 		}
 	}
 }
+
+// TestPCAPredictAfterFitCancelled checks that cancelling the context of
+// a finished Fit leaves the fitted method able to answer new items,
+// whose projections are fitted when it answers.
+func TestPCAPredictAfterFitCancelled(t *testing.T) {
+	for _, typ := range []string{"pca-src", "gsr"} {
+		t.Run(typ, func(t *testing.T) {
+			m := newMethod(t, typ, Types()[typ].Example)
+			d, n, _, test := roundTripData(t, m, typ)
+			ctx, cancel := context.WithCancel(context.Background())
+			f, err := m.Fit(ctx, &classify.Train{Data: trainingPart(d, n), Items: classify.Seq(0, n), Workers: 2, Seed: 3, Folds: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			if _, err := f.Predict(context.Background(), &classify.Query{Data: d, Items: test, Workers: 2}); err != nil {
+				t.Fatalf("predict after the fit's context was cancelled: %v", err)
+			}
+		})
+	}
+}
