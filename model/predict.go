@@ -406,6 +406,28 @@ func (m *Model) PredictSet(ctx context.Context, set *spd.Set, o PredictOptions) 
 	return m.predictSet(ctx, set, nil, rows, o)
 }
 
+// FittedOn reports whether the images of lists are those the model was
+// fitted on: the same relative paths and labels, in the same order
+// (store.Meta.ItemsSHA256 of the training descriptors' listing). Its
+// answers on them measure nothing about new images, and a model of random
+// blocks redraws its training blocks, so covpipe predict warns. A model
+// fitted on descriptors without that record answers false.
+func (m *Model) FittedOn(lists []*datasets.List) bool {
+	e := m.rec.Extraction
+	if e == nil || e.ItemsSHA256 == "" {
+		return false
+	}
+	_, sum := store.Inputs(lists)
+	return sum == e.ItemsSHA256
+}
+
+// FittedOnOutput is FittedOn for descriptors: whether out was described
+// from the images the model was fitted on.
+func (m *Model) FittedOnOutput(out *store.Output) bool {
+	e := m.rec.Extraction
+	return e != nil && e.ItemsSHA256 != "" && out != nil && out.Meta.ItemsSHA256 == e.ItemsSHA256
+}
+
 // checkSet checks that the model answers for the matrices of set alone.
 func (m *Model) checkSet(set *spd.Set) error {
 	switch {

@@ -387,3 +387,33 @@ func TestFitDefaults(t *testing.T) {
 		t.Fatalf("fit rsr without parameters: %v\n%s%s", err, stdout, stderr)
 	}
 }
+
+// TestPredictWarnsOnTrainingImages checks that predict warns when it is
+// given the images the model was fitted on, from the images or from
+// their descriptors, and not for other images.
+func TestPredictWarnsOnTrainingImages(t *testing.T) {
+	dir := t.TempDir()
+	train, test := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	gratingClasses(t, train, 4, 1)
+	gratingClasses(t, test, 2, 2)
+	m := filepath.Join(dir, "model")
+	if _, stderr, err := runCLI(t, "fit", "--method", "nn", "--features", "texture", "--out", m, train); err != nil {
+		t.Fatalf("fit: %v\n%s", err, stderr)
+	}
+	desc := filepath.Join(dir, "desc")
+	if _, stderr, err := runCLI(t, "describe", "--features", "texture", "--out", desc, train); err != nil {
+		t.Fatalf("describe: %v\n%s", err, stderr)
+	}
+	for _, tc := range []struct {
+		input string
+		warns bool
+	}{{train, true}, {desc, true}, {test, false}} {
+		_, stderr, err := runCLI(t, "predict", "--model", m, tc.input)
+		if err != nil {
+			t.Fatalf("predict %s: %v\n%s", tc.input, err, stderr)
+		}
+		if got := strings.Contains(stderr, "the images the model "+m+" was fitted on"); got != tc.warns {
+			t.Errorf("predict %s: warned %v, want %v\n%s", tc.input, got, tc.warns, stderr)
+		}
+	}
+}

@@ -153,6 +153,9 @@ func answer(c *cli.Context, o model.PredictOptions) (*answers, error) {
 		return nil, err
 	}
 	a := &answers{m: m, in: in, inputs: len(in.lists)}
+	if in.descriptors != nil && m.FittedOnOutput(in.descriptors) || in.descriptors == nil && m.FittedOn(in.lists) {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s: these are the images the model %s was fitted on (the same files and labels), so its answers say nothing of new images\n", cmd, c.String("model"))
+	}
 	start := time.Now()
 	if in.descriptors != nil {
 		a.ps, err = m.PredictOutput(c.Context, in.descriptors, o)
