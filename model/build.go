@@ -183,6 +183,13 @@ func trainingData(out *store.Output, set *spd.Set, r *record, workers int) (*cla
 		for _, row := range out.Rows[:regions] {
 			r.Parts.Regions = append(r.Parts.Regions, row.Region.String())
 		}
+		r.Parts.Uniform = true
+		for i, row := range out.Rows {
+			if row.Region != out.Rows[i%regions].Region {
+				r.Parts.Uniform = false
+				break
+			}
+		}
 	}
 	classes, labels, err := classesOf(rows)
 	if err != nil {

@@ -19,6 +19,10 @@ type partsRecord struct {
 	// Regions are the regions of the first training image, "WxH+X+Y",
 	// in the order of each image's descriptors.
 	Regions []string `json:"regions"`
+	// Uniform says that every training image had those regions (images
+	// of one size), so that Predict refuses an image whose regions
+	// differ: its cells would not be the cells the model compares.
+	Uniform bool `json:"uniform,omitempty"`
 }
 
 // Parts is how a model of several regions per image answers: it codes

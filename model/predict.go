@@ -239,6 +239,9 @@ func (s *sink) Descriptors(input int, item *datasets.Item, regions []covariance.
 		if len(regions) != n {
 			return fmt.Errorf("%s fuses %d regions per image, %s gives %d: resize the images as the training images were", s.m.name(), n, item.Path, len(regions))
 		}
+		if err := s.m.checkRegions(regions, item.Path); err != nil {
+			return err
+		}
 		s.rows = append(s.rows, Prediction{Input: input, Path: item.Rel, Region: bounds(regions), Truth: item.Label})
 	} else {
 		for _, r := range regions {
@@ -325,6 +328,9 @@ func (m *Model) PredictOutput(ctx context.Context, out *store.Output, o PredictO
 			for r := range rs {
 				rs[r] = rows[i*n+r].Region
 			}
+			if err := m.checkRegions(rs, rows[i*n].Path); err != nil {
+				return nil, err
+			}
 			rows[i] = rows[i*n]
 			rows[i].Region = bounds(rs)
 		}
@@ -406,28 +412,6 @@ func (m *Model) PredictSet(ctx context.Context, set *spd.Set, o PredictOptions) 
 	return m.predictSet(ctx, set, nil, rows, o)
 }
 
-// FittedOn reports whether the images of lists are those the model was
-// fitted on: the same relative paths and labels, in the same order
-// (store.Meta.ItemsSHA256 of the training descriptors' listing). Its
-// answers on them measure nothing about new images, and a model of random
-// blocks redraws its training blocks, so covpipe predict warns. A model
-// fitted on descriptors without that record answers false.
-func (m *Model) FittedOn(lists []*datasets.List) bool {
-	e := m.rec.Extraction
-	if e == nil || e.ItemsSHA256 == "" {
-		return false
-	}
-	_, sum := store.Inputs(lists)
-	return sum == e.ItemsSHA256
-}
-
-// FittedOnOutput is FittedOn for descriptors: whether out was described
-// from the images the model was fitted on.
-func (m *Model) FittedOnOutput(out *store.Output) bool {
-	e := m.rec.Extraction
-	return e != nil && e.ItemsSHA256 != "" && out != nil && out.Meta.ItemsSHA256 == e.ItemsSHA256
-}
-
 // checkSet checks that the model answers for the matrices of set alone.
 func (m *Model) checkSet(set *spd.Set) error {
 	switch {
@@ -439,40 +423,6 @@ func (m *Model) checkSet(set *spd.Set) error {
 		return fmt.Errorf("%s reads the images' vectors beside their descriptors: predict from the images or from descriptors described with vectors", m.name())
 	}
 	return nil
-}
-
-// Transforms reports whether the model's method maps descriptors to
-// feature vectors (classify.Transformer), which TransformSet gives.
-func (m *Model) Transforms() bool {
-	_, ok := m.fitted.(classify.Transformer)
-	return ok
-}
-
-// TransformSet returns the feature vectors that the model's method maps
-// the matrices of set to, a row per matrix (classify.Transformer): the
-// sparse codes against the dictionary of a codes model, with the same
-// coder and on the same scale as the model classifies them. It returns
-// an error for a model whose method gives no vectors (Transforms), for
-// matrices of another size, and for a model that reads the images'
-// vectors beside the descriptors.
-func (m *Model) TransformSet(ctx context.Context, set *spd.Set, workers int) (*mat.Dense, error) {
-	tf, ok := m.fitted.(classify.Transformer)
-	if !ok {
-		return nil, fmt.Errorf("%s gives no feature vectors, only answers (a model of method codes gives its sparse codes)", m.name())
-	}
-	if err := m.checkSet(set); err != nil {
-		return nil, err
-	}
-	data, err := m.queries(set, nil, set.Len(), workers)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.name(), err)
-	}
-	n := len(m.train.Labels)
-	x, err := tf.Transform(ctx, &classify.Query{Data: data, Items: classify.Seq(n, n+set.Len()), Workers: workers})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.name(), err)
-	}
-	return x, nil
 }
 
 // predictSet fills in rows, one per item of set (a matrix, or an

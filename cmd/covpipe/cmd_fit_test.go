@@ -336,6 +336,22 @@ func TestFitFusion(t *testing.T) {
 	if len(rows) != 9 || right < 7 {
 		t.Errorf("%d rows, %d right; want 9 rows (one per image), 7 or more right", len(rows), right)
 	}
+	// An image of another size has other cells than the training
+	// images', 16×16 ones: refused, naming it.
+	big := filepath.Join(dir, "big")
+	if err := os.MkdirAll(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pgm := append([]byte("P5\n32 32\n255\n"), make([]byte, 32*32)...)
+	for i := range 32 * 32 {
+		pgm[len(pgm)-32*32+i] = byte((i % 32) * 8)
+	}
+	if err := os.WriteFile(filepath.Join(big, "x.pgm"), pgm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(t, "predict", "--model", m, big); err == nil || !strings.Contains(err.Error(), "fuses the regions of its training images, whose region 0 is 16x16+0+0, but "+filepath.Join(big, "x.pgm")+"'s is 32x32+0+0") {
+		t.Errorf("predict on a 32×32 image: %v, want a refusal naming its regions", err)
+	}
 	if _, _, err := runCLI(t, "fit", "--method", "nn", "--metric", "airm", "--features", "texture", "--regions", "whole+grid:2x2", "--fusion", "sum", "--out", filepath.Join(dir, "airm"), train); err == nil || !strings.Contains(err.Error(), "no class costs") {
 		t.Errorf("fit --fusion with nn-airm: %v", err)
 	}
