@@ -39,7 +39,7 @@ type OpenSet struct {
 // threshold t.
 func openSet(items []Item, known map[string]bool, t float64) *OpenSet {
 	o := &OpenSet{Threshold: t}
-	var knownAccepted, unknownAccepted, identified int
+	var knownAccepted, unknownAccepted int
 	for _, it := range items {
 		k := known[it.Truth]
 		if k {
@@ -55,7 +55,6 @@ func openSet(items []Item, known map[string]bool, t float64) *OpenSet {
 		switch right := it.Label == it.Truth; {
 		case right:
 			o.AcceptedCorrect++
-			identified++
 			knownAccepted++
 		case k:
 			knownAccepted++
@@ -66,7 +65,7 @@ func openSet(items []Item, known map[string]bool, t float64) *OpenSet {
 	o.RejectionRate = percent(o.Rejected, len(items))
 	o.AcceptedAccuracy, o.AcceptedCI = percent(o.AcceptedCorrect, o.Accepted), percentCI(o.AcceptedCorrect, o.Accepted)
 	o.KnownAccepted, o.UnknownAccepted = percent(knownAccepted, o.Known), percent(unknownAccepted, o.Unknown)
-	o.Identification = percent(identified, o.Known)
+	o.Identification = percent(o.AcceptedCorrect, o.Known) // a right answer is a known class
 	return o
 }
 

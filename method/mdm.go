@@ -203,11 +203,18 @@ func fullTo(dst []float64, x mat.Symmetric) {
 // mean returns the mean of the matrices of set at the indices idx under
 // m's metric, on one worker (fit runs the classes in parallel).
 func (m *mdm) mean(ctx context.Context, set *spd.Set, idx []int) (*mat.SymDense, error) {
+	return meanOfItems(ctx, m.metric, set, idx, 1)
+}
+
+// meanOfItems returns the mean under metric (spd.MeanOf) of the matrices
+// of set at the indices idx, to mdmTol, on workers goroutines (0: all
+// cores; the mean does not depend on it).
+func meanOfItems(ctx context.Context, metric spd.Metric, set *spd.Set, idx []int, workers int) (*mat.SymDense, error) {
 	xs := make([]*mat.SymDense, len(idx))
 	for k, i := range idx {
 		xs[k] = set.View(i)
 	}
-	mean, _, err := spd.MeanOf(m.metric)(ctx, xs, &spd.MeanOptions{Tol: mdmTol, Workers: 1})
+	mean, _, err := spd.MeanOf(metric)(ctx, xs, &spd.MeanOptions{Tol: mdmTol, Workers: workers})
 	return mean, err
 }
 

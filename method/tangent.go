@@ -57,7 +57,7 @@ func ParseTangentReference(name string) (TangentReference, error) {
 
 // TangentReferencePoint returns the reference point r of the matrices of
 // set at the indices idx: their Karcher mean under the AIRM (to the
-// Riemannian gradient norm tangentKarcherTol, as pyRiemann's
+// Riemannian gradient norm mdmTol, as pyRiemann's
 // mean_riemann) for TangentMean, the d×d identity for TangentIdentity. A
 // Karcher mean that does not converge within spd's iteration cap is an
 // error wrapping spd.ErrNoConvergence.
@@ -70,19 +70,12 @@ func TangentReferencePoint(ctx context.Context, r TangentReference, set *spd.Set
 		}
 		return p, nil
 	}
-	xs := make([]*mat.SymDense, len(idx))
-	for k, i := range idx {
-		xs[k] = set.View(i)
-	}
-	mean, _, err := spd.KarcherMean(ctx, xs, &spd.MeanOptions{Tol: tangentKarcherTol})
+	mean, err := meanOfItems(ctx, spd.AIRMMetric, set, idx, 0)
 	if err != nil {
 		return nil, fmt.Errorf("the Karcher mean of %d items: %w", len(idx), err)
 	}
 	return mean, nil
 }
-
-// tangentKarcherTol is the Karcher mean's tolerance, mdm's.
-const tangentKarcherTol = mdmTol
 
 // tangentSpace is multinomial logistic regression on the tangent-space
 // vectors of the items (Barachant, Bonnet, Congedo and Jutten, IEEE TBME

@@ -317,7 +317,7 @@ func (r *record) training(data *classify.Data) *classify.Train {
 // methods' own (newMethods): a best model's chosen candidate's, the
 // method's otherwise.
 func (r *record) chosenSpec(specs []typeSpec) classify.Spec {
-	if k := slices.Index(r.candidateNames(), r.ChosenMethod); k >= 0 {
+	if k := r.chosenIndex(); k >= 0 {
 		return specs[k].spec
 	}
 	return specs[0].spec
@@ -326,10 +326,16 @@ func (r *record) chosenSpec(specs []typeSpec) classify.Spec {
 // chosenType returns the type of the method that answers: a best model's
 // chosen candidate's, the method's otherwise.
 func (r *record) chosenType() string {
-	if k := slices.Index(r.candidateNames(), r.ChosenMethod); k >= 0 {
+	if k := r.chosenIndex(); k >= 0 {
 		return r.Candidates[k].Method
 	}
 	return r.Method
+}
+
+// chosenIndex returns the index of a best model's chosen candidate, −1
+// for a model of one method.
+func (r *record) chosenIndex() int {
+	return slices.IndexFunc(r.Candidates, func(c Candidate) bool { return c.Name == r.ChosenMethod })
 }
 
 // keepVectors keeps of the training items' vectors those that the fitted
@@ -510,15 +516,10 @@ func (m *Model) Info() Info {
 	for _, l := range r.Labels {
 		counts[l]++
 	}
-	var vectors *store.Vectors
-	if r.Vectors != nil {
-		v := *r.Vectors
-		vectors = &v
-	}
 	return Info{Version: r.Version, Method: r.Method, Params: maps.Clone(r.Params), Candidates: slices.Clone(r.Candidates),
 		Chosen: m.Chosen(), ChosenMethod: r.ChosenMethod, Folds: r.Folds, Seed: r.Seed, Atoms: r.Atoms,
 		Classes: m.Classes(), Counts: counts, Trained: r.Trained, Dim: r.Dim,
-		Extraction: m.Extraction(), Vectors: vectors, Parts: m.Parts(), CV: m.CV()}
+		Extraction: m.Extraction(), Vectors: m.Vectors(), Parts: m.Parts(), CV: m.CV()}
 }
 
 // CV returns the tables of the choices that cross-validation made when

@@ -275,7 +275,7 @@ func (k *karcher) eval(ctx context.Context, p *karcherPoint) error {
 	tot := wh.sum.total(k.acc)
 	wh.unreverse(p.j, k.acc, wh.flipped())
 	p.f, p.eta = tot[0], eps*tot[1]
-	p.g = math.Sqrt(floatsDot(p.j, p.j))
+	p.g = math.Sqrt(dense.Dot(p.j, p.j))
 	if math.IsNaN(p.g) || math.IsInf(p.g, 0) {
 		return fmt.Errorf("%w: gradient norm %v", ErrNotFinite, p.g)
 	}
@@ -366,13 +366,4 @@ func lowerMul(dst, a, b []float64, d int) {
 			}
 		}
 	}
-}
-
-// floatsDot returns Σ_i a_i b_i.
-func floatsDot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
 }

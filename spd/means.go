@@ -404,10 +404,10 @@ func (w *wasserstein) eval(ctx context.Context, p *wassersteinPoint) (bool, erro
 			}
 			w.tmp[r*d+c] -= v
 		}
-		ll += floatsDot(p.l[r*d:r*d+r+1], p.l[r*d:r*d+r+1])
+		ll += dense.Dot(p.l[r*d:r*d+r+1], p.l[r*d:r*d+r+1])
 	}
 	blas64.Trsm(blas.Left, blas.Trans, 1, lt, blas64.General{Rows: d, Cols: d, Stride: d, Data: w.tmp})
-	p.grad = 2 * math.Sqrt(floatsDot(w.tmp, w.tmp)/ll)
+	p.grad = 2 * math.Sqrt(dense.Dot(w.tmp, w.tmp)/ll)
 	copy(w.tmp, p.s)
 	triCongruence(w.tmp, p.l, d, blas.Lower, true, true) // T = L⁻ᵀ S L⁻¹
 	p.res = normMinusI(w.tmp, d)
@@ -415,13 +415,6 @@ func (w *wasserstein) eval(ctx context.Context, p *wassersteinPoint) (bool, erro
 		return false, fmt.Errorf("%w: gradient %v, residual %v", ErrNotFinite, p.grad, p.res)
 	}
 	return true, nil
-}
-
-// mulTo writes the product AB of row-major d×d matrices into dst, which
-// must be neither.
-func mulTo(dst, a, b []float64, d int) {
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: d, Cols: d, Stride: d, Data: a},
-		blas64.General{Rows: d, Cols: d, Stride: d, Data: b}, 0, blas64.General{Rows: d, Cols: d, Stride: d, Data: dst})
 }
 
 // symFrom returns the upper triangle of the row-major d×d a as a SymDense.

@@ -53,7 +53,7 @@ func AppendField(b []byte, s string) []byte { return appendField(b, appendEscape
 // item with relative path rel of input number input of inputs: rel itself
 // for a single input, else "input:rel".
 func AppendPathField(b []byte, input, inputs int, rel string) []byte {
-	return appendField(b, appendPath(nil, input, inputs, rel))
+	return appendField(b, AppendPath(nil, input, inputs, rel))
 }
 
 // appendRegion appends the string form of r, r.String() ("WxH+X+Y"),
@@ -68,10 +68,10 @@ func appendRegion(b []byte, r covariance.Region) []byte {
 	return strconv.AppendInt(b, int64(r.Y), 10)
 }
 
-// appendPath appends the manifest path of the item with relative path rel
+// AppendPath appends the manifest path of the item with relative path rel
 // of input k of inputs: rel itself (escaped: appendEscaped) for a single
 // input, else "k:rel".
-func appendPath(b []byte, k, inputs int, rel string) []byte {
+func AppendPath(b []byte, k, inputs int, rel string) []byte {
 	if inputs > 1 {
 		b = strconv.AppendInt(b, int64(k), 10)
 		b = append(b, ':')
@@ -79,7 +79,7 @@ func appendPath(b []byte, k, inputs int, rel string) []byte {
 	return appendEscaped(b, rel)
 }
 
-// splitPath reverses appendPath: it returns the input index and the
+// splitPath reverses AppendPath: it returns the input index and the
 // relative path, unescaped, of a manifest path.
 func splitPath(p string, inputs int) (int, string, error) {
 	if inputs <= 1 {

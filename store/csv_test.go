@@ -76,9 +76,9 @@ func TestPaths(t *testing.T) {
 		{0, 2, "a/b.png", "0:a/b.png"},
 		{11, 12, "/abs/x:y.png", "11:/abs/x:y.png"},
 	} {
-		p := string(appendPath(nil, tc.k, tc.inputs, tc.rel))
+		p := string(AppendPath(nil, tc.k, tc.inputs, tc.rel))
 		if p != tc.path {
-			t.Errorf("appendPath(%d, %d, %q) = %q, want %q", tc.k, tc.inputs, tc.rel, p, tc.path)
+			t.Errorf("AppendPath(%d, %d, %q) = %q, want %q", tc.k, tc.inputs, tc.rel, p, tc.path)
 		}
 		k, rel, err := splitPath(p, tc.inputs)
 		if err != nil || k != tc.k || rel != tc.rel {

@@ -123,7 +123,7 @@ func (w *Writer) Add(input int, rel, label string, regions []covariance.Region, 
 	if err := w.npy.Append(data); err != nil {
 		return err
 	}
-	w.path = appendPath(w.path[:0], input, w.inputs, rel)
+	w.path = AppendPath(w.path[:0], input, w.inputs, rel)
 	w.lbl = appendEscaped(w.lbl[:0], label)
 	for _, r := range regions {
 		w.regionText = appendRegion(w.regionText[:0], r)
@@ -173,7 +173,7 @@ func (w *Writer) AddFailure(input int, rel string, err error) error {
 	if w.fail == nil {
 		return fmt.Errorf("store: %s: a failure without SkipBad", w.f.Dir())
 	}
-	w.path = appendPath(w.path[:0], input, w.inputs, rel)
+	w.path = AppendPath(w.path[:0], input, w.inputs, rel)
 	return failure(w, w.path, string(appendEscaped(nil, oneLine(err.Error()))))
 }
 

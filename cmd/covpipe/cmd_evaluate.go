@@ -82,20 +82,24 @@ func evaluateCommand() *cli.Command {
 // answers), with its image's file for images, and its true label. It
 // returns an error naming the first answer for an unlabelled image.
 func (a *answers) items() ([]evaluate.Item, error) {
-	files := map[[2]string]string{} // (input, relative path) → file
+	type image struct {
+		input int
+		path  string
+	}
+	files := map[image]string{} // the file of each image, for images
 	for k, l := range a.in.lists {
 		for _, it := range l.Items {
-			files[[2]string{fmt.Sprint(k), it.Rel}] = it.Path
+			files[image{k, it.Rel}] = it.Path
 		}
 	}
-	perImage := map[[2]string]int{}
+	perImage := map[image]int{}
 	for _, p := range a.ps {
-		perImage[[2]string{fmt.Sprint(p.Input), p.Path}]++
+		perImage[image{p.Input, p.Path}]++
 	}
 	items := make([]evaluate.Item, len(a.ps))
 	for i, p := range a.ps {
-		key := [2]string{fmt.Sprint(p.Input), p.Path}
-		name := string(store.AppendPathField(nil, p.Input, a.inputs, p.Path))
+		key := image{p.Input, p.Path}
+		name := string(store.AppendPath(nil, p.Input, a.inputs, p.Path))
 		if perImage[key] > 1 {
 			name += " " + p.Region.String()
 		}
