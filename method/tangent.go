@@ -230,24 +230,20 @@ func (f *tangentFit) predict(ctx context.Context, d *classify.Data, test []int, 
 	if a.probs {
 		out.Probabilities, out.CostClasses = classify.Rows(len(test), k), slices.Clone(classes)
 	}
-	ws := make([]*spd.TangentSpace, pool.Workers(a.workers))
-	vecs, costs, probs := make([][]float64, len(ws)), make([][]float64, len(ws)), make([][]float64, len(ws))
-	err := pool.ForCtx(ctx, len(test), a.workers, func(w, q int) error {
-		if ws[w] == nil {
-			var err error
-			if ws[w], err = spd.NewTangentSpace(f.ref); err != nil {
-				return fmt.Errorf("tangent-space: reference: %w", err)
-			}
-			vecs[w], costs[w], probs[w] = make([]float64, f.model.Features()), make([]float64, k), make([]float64, k)
-		}
-		if err := ws[w].VectorTo(vecs[w], d.Set.View(test[q])); err != nil {
-			return fmt.Errorf("tangent-space: item %d: %w", test[q], err)
+	vecs, err := f.transform(ctx, d, test, a.workers)
+	if err != nil {
+		return nil, err
+	}
+	costs, probs := make([][]float64, pool.Workers(a.workers)), make([][]float64, pool.Workers(a.workers))
+	err = pool.ForCtx(ctx, len(test), a.workers, func(w, q int) error {
+		if costs[w] == nil {
+			costs[w], probs[w] = make([]float64, k), make([]float64, k)
 		}
 		cost := costs[w]
 		if a.costs {
 			cost = make([]float64, k) // kept in the outcome
 		}
-		if err := f.model.LogProbabilitiesTo(cost, vecs[w]); err != nil {
+		if err := f.model.LogProbabilitiesTo(cost, vecs.RawRowView(q)); err != nil {
 			return fmt.Errorf("tangent-space: item %d: %w", test[q], err)
 		}
 		for c, lp := range cost {
