@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 )
@@ -124,7 +122,13 @@ const (
 // form is one of
 //
 //	whole        the whole image (Whole)
-//	grid:RxC     R rows × C columns of equal regions (Grid), e.g. grid:8x8
+//	grid:RxC     R rows × C columns of equal regions (Grid), e.g. grid:8x8;
+//	             the grid must divide the image
+//	grid:RxC:P   the same with the remainder policy P (Remainder) for
+//	             sizes the grid does not divide: crop (equal cells,
+//	             the leftover pixels cropped evenly from both sides),
+//	             spread (cells whose sizes differ by at most one pixel,
+//	             covering the image) or fail (as grid:RxC)
 //	grid:RxC:S   R rows × C columns of S×S windows spread evenly over the
 //	             image, overlapping when they do not tile it (Windows),
 //	             e.g. grid:3x3:16, nine 16×16 windows at stride 8 in 32×32
@@ -146,6 +150,9 @@ type Layout struct {
 	// N is the block count of LayoutBlocks; Side is the side of its
 	// blocks and, when nonzero, of LayoutGrid's windows (Windows).
 	N, Side int
+	// Remainder says what a grid of cells (Side 0) does with an image
+	// size it does not divide; the zero value fails.
+	Remainder Remainder
 	// Whole puts the whole image first, before the regions of a grid or
 	// blocks.
 	Whole bool
@@ -153,10 +160,10 @@ type Layout struct {
 	Then *Layout
 }
 
-// ParseLayout parses a layout specification "whole", "grid:RxC" or
-// "blocks:N:S" (see Layout). It returns an error wrapping ErrRegion for
-// malformed text, R or C < 1, N < 1, S < 2 or more than MaxRegions
-// regions.
+// ParseLayout parses a layout specification such as "whole", "grid:RxC",
+// "grid:RxC:crop" or "blocks:N:S" (see Layout). It returns an error
+// wrapping ErrRegion for malformed text, R or C < 1, N < 1, S < 2 or more
+// than MaxRegions regions.
 func ParseLayout(s string) (Layout, error) {
 	if first, rest, ok := strings.Cut(s, ","); ok {
 		l, err := ParseLayout(first)
@@ -174,7 +181,7 @@ func ParseLayout(s string) (Layout, error) {
 		return l, nil
 	}
 	bad := func(why string) (Layout, error) {
-		return Layout{}, fmt.Errorf("%w: region layout %q: %s; want whole, grid:RxC (e.g. grid:8x8), grid:RxC:S (e.g. grid:3x3:16), blocks:N:S (e.g. blocks:50:32), or whole+ before one of the last three", ErrRegion, s, why)
+		return Layout{}, fmt.Errorf("%w: region layout %q: %s; want whole, grid:RxC (e.g. grid:8x8), grid:RxC:crop or grid:RxC:spread (e.g. grid:3x3:crop), grid:RxC:S (e.g. grid:3x3:16), blocks:N:S (e.g. blocks:50:32), or whole+ before one of the last three", ErrRegion, s, why)
 	}
 	var l Layout
 	rest, whole := strings.CutPrefix(s, "whole+")
@@ -190,10 +197,12 @@ func ParseLayout(s string) (Layout, error) {
 		l.Kind = LayoutGrid
 		counts, side, windows := strings.Cut(args, ":")
 		l.Rows, l.Cols, why = parseCounts(counts, "x", "grid needs rows x columns", "grid rows", "grid columns")
-		if why == "" && windows {
+		if r, ok := remainders[side]; why == "" && windows && ok {
+			l.Remainder = r
+		} else if why == "" && windows {
 			var err error
 			if l.Side, err = parseCount(side); err != nil {
-				why = fmt.Sprintf("window side %q: %v", side, err)
+				why = fmt.Sprintf("window side %q: %v (or a remainder policy: crop, spread or fail)", side, err)
 			} else if l.Side < 2 {
 				why = "window side must be >= 2"
 			}
@@ -305,6 +314,12 @@ func (l Layout) Check() error {
 		if l.Rows < 1 || l.Cols < 1 {
 			return fmt.Errorf("%w: grid %dx%d: rows and columns must be >= 1", ErrRegion, l.Rows, l.Cols)
 		}
+		if _, ok := remainderNames[l.Remainder]; !ok {
+			return fmt.Errorf("%w: grid %dx%d: unknown remainder policy %d", ErrRegion, l.Rows, l.Cols, int(l.Remainder))
+		}
+		if l.Side > 0 && l.Remainder != RemainderFail {
+			return fmt.Errorf("%w: grid %dx%d of %dx%d windows: a remainder policy is for grids of cells; windows spread over the image by themselves", ErrRegion, l.Rows, l.Cols, l.Side, l.Side)
+		}
 		if l.Count() > MaxRegions {
 			return fmt.Errorf("%w: grid %dx%d: more than %d regions per image", ErrRegion, l.Rows, l.Cols, MaxRegions)
 		}
@@ -341,6 +356,8 @@ func (l Layout) String() string {
 		s = fmt.Sprintf("grid:%dx%d", l.Rows, l.Cols)
 		if l.Side > 0 {
 			s += fmt.Sprintf(":%d", l.Side)
+		} else if l.Remainder != RemainderFail {
+			s += ":" + l.Remainder.String()
 		}
 	case LayoutBlocks:
 		s = fmt.Sprintf("blocks:%d:%d", l.N, l.Side)
@@ -395,7 +412,7 @@ func (l Layout) AppendRegions(dst []Region, w, h int, seed uint64) ([]Region, er
 		if l.Side > 0 {
 			out, err = appendWindows(out, w, h, l.Rows, l.Cols, l.Side)
 		} else {
-			out, err = appendGrid(out, w, h, l.Rows, l.Cols)
+			out, err = appendGrid(out, w, h, l.Rows, l.Cols, l.Remainder)
 		}
 	case LayoutBlocks:
 		out, err = appendBlocks(out, w, h, l.N, l.Side, seed)
@@ -406,133 +423,4 @@ func (l Layout) AppendRegions(dst []Region, w, h int, seed uint64) ([]Region, er
 		return dst, err
 	}
 	return out, nil
-}
-
-// Windows returns rows×cols windows of side×side pixels spread evenly
-// over a w×h image, listed row by row: window (i, j) has its top-left
-// corner at column ⌊j·(w−side)/(cols−1)⌉ and row ⌊i·(h−side)/(rows−1)⌉
-// (rounded to nearest; a single column or row is centred, rounding
-// down). Windows overlap when they do not tile the image: grid:3x3:16 in
-// a 32×32 face gives nine 16×16 windows at stride 8, the layout of the
-// part-based region covariances of Pang et al. (IEEE TCSVT 2008). The
-// error wraps ErrRegion when a window does not fit the image.
-func Windows(w, h, rows, cols, side int) ([]Region, error) {
-	if err := (Layout{Kind: LayoutGrid, Rows: rows, Cols: cols, Side: side}).Check(); err != nil {
-		return nil, err
-	}
-	if side < 2 {
-		return nil, fmt.Errorf("%w: window side %d: must be >= 2", ErrRegion, side)
-	}
-	return appendWindows(nil, w, h, rows, cols, side)
-}
-
-func appendWindows(dst []Region, w, h, rows, cols, side int) ([]Region, error) {
-	if side > w || side > h {
-		return dst, fmt.Errorf("%w: %dx%d windows do not fit the %dx%d image", ErrRegion, side, side, w, h)
-	}
-	at := func(k, n, free int) int {
-		if n == 1 {
-			return free / 2
-		}
-		return (2*k*free + n - 1) / (2 * (n - 1))
-	}
-	for i := range rows {
-		for j := range cols {
-			dst = append(dst, Region{X: at(j, cols, w-side), Y: at(i, rows, h-side), W: side, H: side})
-		}
-	}
-	return dst, nil
-}
-
-// Grid splits a w×h image into rows×cols regions of equal size
-// (w/cols)×(h/rows), listed row by row (region k is in grid row k/cols and
-// column k%cols). Sizes that are not multiples are rejected, not rounded:
-// equal regions keep every descriptor's sample size n the same, as in the
-// paper's 256×256 images split into 64 regions of 32×32 (Sec. 5.1.3); resize
-// the image to a multiple instead. The error wraps ErrRegion and also
-// reports rows or cols < 1, more than MaxRegions cells, cells of fewer
-// than 2 pixels and an image of more than MaxRegions pixels (larger than
-// any image covpipe reads, imageio.MaxPixels), whose grid could hold
-// more regions than memory.
-func Grid(w, h, rows, cols int) ([]Region, error) {
-	if err := (Layout{Kind: LayoutGrid, Rows: rows, Cols: cols}).Check(); err != nil {
-		return nil, err
-	}
-	return appendGrid(nil, w, h, rows, cols)
-}
-
-func appendGrid(dst []Region, w, h, rows, cols int) ([]Region, error) {
-	if w > MaxRegions/max(h, 1) {
-		return dst, fmt.Errorf("%w: grid %dx%d of a %dx%d image: more than %d pixels, the largest image (imageio.MaxPixels)", ErrRegion, rows, cols, w, h, MaxRegions)
-	}
-	if w < 1 || h < 1 || w%cols != 0 || h%rows != 0 {
-		return dst, fmt.Errorf("%w: grid %dx%d does not divide the %dx%d image into equal regions (width must be a multiple of %d columns, height of %d rows)",
-			ErrRegion, rows, cols, w, h, cols, rows)
-	}
-	cw, ch := w/cols, h/rows
-	if cw*ch < 2 {
-		return dst, fmt.Errorf("%w: grid %dx%d of the %dx%d image gives %dx%d regions; a covariance needs at least 2 pixels", ErrRegion, rows, cols, w, h, cw, ch)
-	}
-	for i := range rows {
-		for j := range cols {
-			dst = append(dst, Region{X: j * cw, Y: i * ch, W: cw, H: ch})
-		}
-	}
-	return dst, nil
-}
-
-// blockStream is the second PCG seed (the stream) of RandomBlocks: the
-// bytes of "covpipe".
-const blockStream = 0x636f7670697065
-
-// RandomBlocks returns n square blocks of side×side pixels placed
-// independently and uniformly over the (w−side+1)·(h−side+1) valid top-left
-// corners of a w×h image, as the paper's 50 random 32×32 blocks per Brodatz
-// image (Sec. 5.2.2). Blocks may overlap. The positions are a deterministic
-// function of seed, the same on every platform: block k takes the
-// (2k+1)-th and (2k+2)-th draws of rand.NewPCG(seed, 0x636f7670697065),
-// mapped to [0, w−side] and [0, h−side] as rand.Rand.IntN does on 64-bit
-// platforms, for its X and Y. Use
-// a different seed per image, derived from the run's seed and the image's
-// index, so that results do not depend on the order images are processed.
-// The error wraps ErrRegion and reports n < 1, n > MaxRegions, side < 2
-// and a side larger than the image.
-func RandomBlocks(w, h, n, side int, seed uint64) ([]Region, error) {
-	if err := (Layout{Kind: LayoutBlocks, N: n, Side: side}).Check(); err != nil {
-		return nil, err
-	}
-	return appendBlocks(make([]Region, 0, n), w, h, n, side, seed)
-}
-
-func appendBlocks(dst []Region, w, h, n, side int, seed uint64) ([]Region, error) {
-	if side > w || side > h {
-		return dst, fmt.Errorf("%w: %dx%d blocks do not fit in the %dx%d image", ErrRegion, side, side, w, h)
-	}
-	var src rand.PCG
-	src.Seed(seed, blockStream)
-	for range n {
-		x := uniform(&src, uint64(w-side+1))
-		y := uniform(&src, uint64(h-side+1))
-		dst = append(dst, Region{X: int(x), Y: int(y), W: side, H: side})
-	}
-	return dst, nil
-}
-
-// uniform returns an integer uniform in [0, n), n ≥ 1, from the 64-bit
-// outputs of src by Lemire's multiply-and-reject method ("Fast random
-// integer generation in an interval", ACM TOMACS 2019). It is the algorithm
-// of rand.Rand.IntN on 64-bit platforms, written out so that block
-// positions are the same on every platform and need no allocation.
-func uniform(src *rand.PCG, n uint64) uint64 {
-	if n&(n-1) == 0 {
-		return src.Uint64() & (n - 1)
-	}
-	hi, lo := bits.Mul64(src.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(src.Uint64(), n)
-		}
-	}
-	return hi
 }

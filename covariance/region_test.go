@@ -142,6 +142,8 @@ func TestLayout(t *testing.T) {
 		{"grid:2x3", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 3}, 30, 20, 6},
 		{"blocks:50:32", covariance.Layout{Kind: covariance.LayoutBlocks, N: 50, Side: 32}, 640, 640, 50},
 		{"grid:3x3:16", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 3, Cols: 3, Side: 16}, 32, 32, 9},
+		{"grid:3x3:crop", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 3, Cols: 3, Remainder: covariance.RemainderCrop}, 64, 64, 9},
+		{"whole+grid:3x2:spread", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 3, Cols: 2, Remainder: covariance.RemainderSpread, Whole: true}, 33, 64, 7},
 		{"whole+grid:2x2", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 2, Cols: 2, Whole: true}, 32, 32, 5},
 		{"whole+grid:3x3:16", covariance.Layout{Kind: covariance.LayoutGrid, Rows: 3, Cols: 3, Side: 16, Whole: true}, 32, 32, 10},
 		{"whole+blocks:4:8", covariance.Layout{Kind: covariance.LayoutBlocks, N: 4, Side: 8, Whole: true}, 32, 32, 5},
@@ -180,8 +182,6 @@ func TestLayout(t *testing.T) {
 	}
 }
 
-// TestLayoutErrors: malformed specifications and layouts that do not fit
-// the image give errors that say what is wrong.
 // TestWindows checks the window corners against the formula worked by
 // hand: nine 16×16 windows of a 32×32 image at stride 8, a single column
 // centred, and the whole image first with whole+.
@@ -217,6 +217,8 @@ func TestWindows(t *testing.T) {
 	}
 }
 
+// TestLayoutErrors: malformed specifications and layouts that do not fit
+// the image give errors that say what is wrong.
 func TestLayoutErrors(t *testing.T) {
 	for _, tc := range []struct{ spec, msg string }{
 		{"", `unknown kind ""`},
@@ -238,6 +240,8 @@ func TestLayoutErrors(t *testing.T) {
 		{"grid:9223372036854775807x2", "more than 67108864 regions per image"},
 		{"grid:3x3:1", "window side must be >= 2"},
 		{"grid:3x3:", "window side"},
+		{"grid:3x3:cropped", "or a remainder policy: crop, spread or fail"},
+		{"grid:3x3:16:crop", "window side"},
 		{"whole+whole", "no parameters"},
 		{"whole+", "unknown kind"},
 		{"grid:2x2,", `unknown kind ""`},
@@ -256,6 +260,8 @@ func TestLayoutErrors(t *testing.T) {
 		{"grid:8x8", 250, 256, "does not divide the 250x256 image"},
 		{"grid:3x1", 10, 10, "does not divide"},
 		{"grid:4x4", 4, 4, "gives 1x1 regions"},
+		{"grid:3x3:crop", 2, 64, "gives 0x21 regions; a covariance needs at least 2 pixels"},
+		{"grid:3x3:spread", 64, 2, "gives 21x0 regions"},
 		{"blocks:50:32", 31, 640, "do not fit in the 31x640 image"},
 		{"blocks:50:32", 640, 16, "do not fit"},
 		{"whole", 1, 1, "at least 2"},
@@ -344,6 +350,84 @@ func TestLayoutCount(t *testing.T) {
 		rs, err := l.Regions(480, 480, 1)
 		if err != nil || len(rs) != l.Count() {
 			t.Errorf("%s: Count %d, %d regions placed (%v)", spec, l.Count(), len(rs), err)
+		}
+	}
+}
+
+// TestGridRemainder checks GridCrop and GridSpread against corners worked
+// by hand, and on every size up to 40×40 against their definitions by
+// brute force: spread cells cover each pixel once and differ by a pixel
+// at most; crop cells are equal and centred; on sizes the grid divides
+// both are Grid's cells.
+func TestGridRemainder(t *testing.T) {
+	rect := func(x, y, w, h int) covariance.Region { return covariance.Region{X: x, Y: y, W: w, H: h} }
+	for _, tc := range []struct {
+		name string
+		got  func() ([]covariance.Region, error)
+		want []covariance.Region
+	}{
+		// 11 = 3·3 + 2: one column of margin each side; 7 = 2·3 + 1: the odd row at the bottom.
+		{"crop 11x7 by 2x3", func() ([]covariance.Region, error) { return covariance.GridCrop(11, 7, 2, 3) },
+			[]covariance.Region{rect(1, 0, 3, 3), rect(4, 0, 3, 3), rect(7, 0, 3, 3), rect(1, 3, 3, 3), rect(4, 3, 3, 3), rect(7, 3, 3, 3)}},
+		// Column bounds 0, 3.33, 6.67, 10 round to 0, 3, 7, 10; row bounds 0, 3.5, 7 to 0, 4, 7.
+		{"spread 10x7 by 2x3", func() ([]covariance.Region, error) { return covariance.GridSpread(10, 7, 2, 3) },
+			[]covariance.Region{rect(0, 0, 3, 4), rect(3, 0, 4, 4), rect(7, 0, 3, 4), rect(0, 4, 3, 3), rect(3, 4, 4, 3), rect(7, 4, 3, 3)}},
+	} {
+		got, err := tc.got()
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+	const rows, cols = 3, 4
+	for w := 2 * cols; w <= 40; w++ {
+		for h := rows; h <= 40; h++ {
+			spread, err := covariance.GridSpread(w, h, rows, cols)
+			if err != nil {
+				t.Fatalf("spread %dx%d: %v", w, h, err)
+			}
+			covered := make([]int, w*h)
+			minW, maxW, minH, maxH := w, 0, h, 0
+			for _, r := range spread {
+				for y := r.Y; y < r.Y+r.H; y++ {
+					for x := r.X; x < r.X+r.W; x++ {
+						covered[y*w+x]++
+					}
+				}
+				minW, maxW, minH, maxH = min(minW, r.W), max(maxW, r.W), min(minH, r.H), max(maxH, r.H)
+			}
+			if slices.ContainsFunc(covered, func(n int) bool { return n != 1 }) || maxW-minW > 1 || maxH-minH > 1 {
+				t.Errorf("spread %dx%d: cells %v do not tile the image with sizes a pixel apart", w, h, spread)
+			}
+			crop, err := covariance.GridCrop(w, h, rows, cols)
+			if err != nil {
+				t.Fatalf("crop %dx%d: %v", w, h, err)
+			}
+			first, last := crop[0], crop[len(crop)-1]
+			left, right := first.X, w-(last.X+last.W)
+			top, bottom := first.Y, h-(last.Y+last.H)
+			for k, r := range crop {
+				i, j := k/cols, k%cols
+				if r != rect(first.X+j*first.W, first.Y+i*first.H, w/cols, h/rows) {
+					t.Errorf("crop %dx%d: cell %d is %v, want %dx%d cells in a row", w, h, k, r, w/cols, h/rows)
+				}
+			}
+			if right-left < 0 || right-left > 1 || bottom-top < 0 || bottom-top > 1 {
+				t.Errorf("crop %dx%d: margins left %d right %d top %d bottom %d, want centred (the odd one right, bottom)", w, h, left, right, top, bottom)
+			}
+			if w%cols == 0 && h%rows == 0 {
+				exact, _ := covariance.Grid(w, h, rows, cols)
+				if !slices.Equal(crop, exact) || !slices.Equal(spread, exact) {
+					t.Errorf("%dx%d: crop %v, spread %v, want Grid's %v", w, h, crop, spread, exact)
+				}
+			}
+		}
+	}
+	for _, l := range []covariance.Layout{
+		{Kind: covariance.LayoutGrid, Rows: 2, Cols: 2, Side: 8, Remainder: covariance.RemainderCrop},
+		{Kind: covariance.LayoutGrid, Rows: 2, Cols: 2, Remainder: covariance.Remainder(7)},
+	} {
+		if err := l.Check(); !errors.Is(err, covariance.ErrRegion) {
+			t.Errorf("%+v: Check %v, want an ErrRegion", l, err)
 		}
 	}
 }

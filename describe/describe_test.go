@@ -293,12 +293,29 @@ func TestBadImage(t *testing.T) {
 	}
 
 	// A grid that does not divide an image: the error suggests a size it
-	// divides.
+	// divides and the remainder policies.
 	grid := Options{Regions: covariance.Layout{Kind: covariance.LayoutGrid, Rows: 3, Cols: 3}}
 	_, err := Collect(ctx, []*datasets.List{openFolders(t, writeImages(t, testImages[:1], 3))}, grid)
 	if err == nil || !strings.Contains(err.Error(), "does not divide the 16x12 image") ||
-		!strings.HasSuffix(err.Error(), "; resize the images to a size the grid divides, such as 15x12 (--resize 15x12, data.resize: 15x12, Options.Width and Height)") {
+		!strings.HasSuffix(err.Error(), "; resize the images to a size the grid divides, such as 15x12 (--resize 15x12, data.resize: 15x12, Options.Width and Height), or give the grid a remainder policy: grid:3x3:crop (equal cells, the remainder cropped) or grid:3x3:spread (cells differing by a pixel at most)") {
 		t.Errorf("grid 3x3 of a 16x12 image: %v", err)
+	}
+	// With a remainder policy the same image is described, and its
+	// regions are the policy's.
+	for _, r := range []covariance.Remainder{covariance.RemainderCrop, covariance.RemainderSpread} {
+		grid.Regions.Remainder = r
+		set, err := Collect(ctx, []*datasets.List{openFolders(t, writeImages(t, testImages[:1], 3))}, grid)
+		if err != nil {
+			t.Fatalf("%s: %v", grid.Regions, err)
+		}
+		want, _ := grid.Regions.Regions(16, 12, 0)
+		var got []covariance.Region
+		for _, row := range set.Rows {
+			got = append(got, row.Region)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s of a 16x12 image: regions %v, want %v", grid.Regions, got, want)
+		}
 	}
 
 	// Without the corrupt file, the flat image is singular without a ridge:

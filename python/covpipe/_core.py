@@ -161,8 +161,8 @@ def describe(paths, features="texture", regions="whole", resize=None, ridge=None
     class folders: their names are the labels), .csv manifests or
     KIND:PATH specs, one or a list. The options are covpipe describe's
     flags of the same names: features ("texture", "face", "reid" or a list
-    such as "I,Ix,Iy"), regions ("whole", "grid:RxC", "blocks:N:S", ...),
-    resize ("WxH"), ridge and ridge_kind, estimator ("scm", "lwf", "oas"),
+    such as "I,Ix,Iy"), regions ("whole", "grid:RxC", "grid:RxC:crop",
+    "blocks:N:S", ...), resize ("WxH"), ridge and ridge_kind, estimator ("scm", "lwf", "oas"),
     normalize ("none", "trace", "det", "corr"), ...
 
     vectors asks for a vector per image beside its descriptor: the planes
