@@ -63,12 +63,15 @@ func (b *Best) Fit(ctx context.Context, t *Train) (Fitted, error) {
 	}
 	c, err := b.chosen.Do(keyOf(t), func() (bestChoice, error) {
 		correct := make([]int, len(b.Methods))
-		folds := Folds(t.Data.Labels, t.Items, t.Folds, t.Seed)
+		folds, err := t.Data.ValidationFolds(t.Items, t.Folds, t.Seed, t.FoldsBy)
+		if err != nil {
+			return bestChoice{}, fmt.Errorf("best: %w", err)
+		}
 		accs := make([][]float64, len(b.Methods)) // per candidate, per fold
 		// Folds outermost: the candidates share each fold's pairwise
 		// quantities, which a Data keeps for its latest training set.
 		for _, val := range folds {
-			sub := &Split{Data: t.Data, Variants: t.Variants, Train: Without(t.Items, val), Test: val, Workers: t.Workers, Seed: t.Seed, Folds: t.Folds}
+			sub := &Split{Data: t.Data, Variants: t.Variants, Train: Without(t.Items, val), Test: val, Workers: t.Workers, Seed: t.Seed, Folds: t.Folds, FoldsBy: t.FoldsBy}
 			truth := Pick(t.Data.Labels, val)
 			for k, c := range b.Methods {
 				out, err := Run(ctx, c, sub)

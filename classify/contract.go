@@ -87,7 +87,9 @@ type Transformer interface {
 // test items' divergences to the training items are computed once, as a
 // cache, not as part of the contract.
 func Run(ctx context.Context, m Method, s *Split) (*Outcome, error) {
-	f, err := m.Fit(ctx, s.Fitting())
+	t := s.Fitting()
+	t.CV = new(CVLog)
+	f, err := m.Fit(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +98,7 @@ func Run(ctx context.Context, m Method, s *Split) (*Outcome, error) {
 		return nil, err
 	}
 	o.Params = f.Chosen()
+	o.CV = t.CV.Tables()
 	return o, nil
 }
 

@@ -40,6 +40,21 @@ type CVTable struct {
 	Threshold float64 `json:"threshold,omitempty"`
 }
 
+// Estimate returns the cross-validated accuracy (%) of what a fit chose,
+// from the tables of its choices (Outcome.CV, CVLog.Tables): the chosen
+// row's Mean in the last of tables that the fit made itself (Scope ""),
+// which is its outermost choice (a best method's among methods, a fused
+// method's among layouts and rules, otherwise the parameters'). ok is
+// false when the fit made no choice.
+func Estimate(tables []CVTable) (acc float64, ok bool) {
+	for i := len(tables) - 1; i >= 0; i-- {
+		if t := tables[i]; t.Scope == "" && t.Chosen >= 0 && t.Chosen < len(t.Candidates) {
+			return t.Candidates[t.Chosen].Mean, true
+		}
+	}
+	return 0, false
+}
+
 // CVRow is one candidate of a CVTable.
 type CVRow struct {
 	// Name says the candidate: its parameters ("sigma=0.5

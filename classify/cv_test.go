@@ -219,3 +219,30 @@ func TestFusionTable(t *testing.T) {
 		{Name: "rule normalized", Folds: []float64{100, 100}, Mean: 100},
 	})
 }
+
+// TestEstimate: the estimate is the chosen row's mean of the fit's own
+// last table, whatever tables of inner choices (scoped) come after it.
+func TestEstimate(t *testing.T) {
+	row := func(mean float64) CVRow { return CVRow{Mean: mean} }
+	params := CVTable{Choice: "parameters", Candidates: []CVRow{row(60), row(70)}, Chosen: 1}
+	inner := CVTable{Choice: "parameters", Scope: `candidate "rsr"`, Candidates: []CVRow{row(10), row(20)}, Chosen: 0}
+	methods := CVTable{Choice: "methods", Candidates: []CVRow{row(75), row(80), row(65)}, Chosen: 1}
+	for _, tc := range []struct {
+		name   string
+		tables []CVTable
+		want   float64
+		ok     bool
+	}{
+		{"no choice", nil, 0, false},
+		{"parameters", []CVTable{params}, 70, true},
+		{"only inner choices", []CVTable{inner}, 0, false},
+		{"best over candidates that chose", []CVTable{inner, methods}, 80, true},
+		{"an inner table after the fit's", []CVTable{params, inner}, 70, true},
+		{"the fit's last choice", []CVTable{params, methods}, 80, true},
+	} {
+		got, ok := Estimate(tc.tables)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: %v, %v; want %v, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -120,6 +120,9 @@ type Split struct {
 	// Folds is the number of cross-validation folds for parameter
 	// selection inside Train.
 	Folds int
+	// FoldsBy, when not empty, is the metadata key whose groups the
+	// folds keep whole (Data.ValidationFolds); empty: stratified folds.
+	FoldsBy string
 	// Ranks is how many top classes must be ranked exactly (CMC length);
 	// 0 means the prediction alone.
 	Ranks int
@@ -147,7 +150,7 @@ func allVariants(d *Data, variants []*Data) []*Data {
 // are the split's.
 func (s *Split) Fitting() *Train {
 	return &Train{Data: s.Data, Variants: s.Variants, Items: s.Train, Dictionary: s.Dictionary,
-		Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, pairs: &s.pairs}
+		Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, FoldsBy: s.FoldsBy, pairs: &s.pairs}
 }
 
 // Query returns the split's test part, what Predict answers.
@@ -175,6 +178,9 @@ type Train struct {
 	// Folds is the number of cross-validation folds for parameter
 	// selection inside Items.
 	Folds int
+	// FoldsBy is Split.FoldsBy: the metadata key whose groups the folds
+	// keep whole, or empty for stratified folds.
+	FoldsBy string
 	// CV, when not nil, receives the tables of the choices that
 	// cross-validation makes in this fit (Choose, Best, Fused), not those
 	// of the fits inside its folds: what a model records of its fit.
@@ -295,6 +301,9 @@ type Outcome struct {
 	// Chosen names the method whose outcome this is when a best method
 	// chose it by cross-validation.
 	Chosen string
+	// CV holds the tables of the choices that cross-validation made in
+	// the fit (Train.CV; Run fills it); nil when the fit chose nothing.
+	CV []CVTable
 }
 
 // Fusion is how an outcome over items of several regions came about: the

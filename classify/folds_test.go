@@ -1,33 +1,138 @@
 package classify
 
 import (
-	"reflect"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 )
 
-func TestFolds(t *testing.T) {
-	labels := []int{0, 0, 0, 1, 1, 1, 2, 2, 2, 2}
-	fs := Folds(labels, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 3, 1)
-	seen := map[int]bool{}
-	for _, f := range fs {
-		classes := map[int]int{}
+// TestGroupFolds checks group folds against their definition by brute
+// force: every item held out exactly once, every group within one fold,
+// folds balanced greedily, one group per fold when there are no more
+// groups than folds, and the same folds for the same seed.
+func TestGroupFolds(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		sizes []int // items per group
+		n     int
+		folds int // want
+	}{
+		{"leave one pose out", []int{5, 5, 5}, 3, 3},
+		{"fewer groups than folds", []int{4, 6}, 5, 2},
+		{"more groups than folds", []int{9, 1, 4, 4, 3, 2, 2, 1}, 3, 3},
+		{"one group", []int{7}, 3, 1},
+	} {
+		var items []int
+		group := map[int]string{}
+		for g, size := range tc.sizes {
+			for range size {
+				group[len(items)] = fmt.Sprintf("g%d", g)
+				items = append(items, len(items))
+			}
+		}
+		g := func(i int) string { return group[i] }
+		folds, names := GroupFolds(items, tc.n, 7, g)
+		if len(folds) != tc.folds || len(names) != tc.folds {
+			t.Errorf("%s: %d folds, %d name lists, want %d", tc.name, len(folds), len(names), tc.folds)
+			continue
+		}
+		held := map[int]int{}
+		foldOf := map[string]int{}
+		for k, f := range folds {
+			if !slices.IsSorted(f) {
+				t.Errorf("%s: fold %d not ascending: %v", tc.name, k, f)
+			}
+			for _, i := range f {
+				held[i]++
+				if prev, ok := foldOf[g(i)]; ok && prev != k {
+					t.Errorf("%s: group %s split between folds %d and %d", tc.name, g(i), prev, k)
+				}
+				foldOf[g(i)] = k
+				if !slices.Contains(names[k], g(i)) {
+					t.Errorf("%s: fold %d holds %s but names %v", tc.name, k, g(i), names[k])
+				}
+			}
+		}
+		for _, i := range items {
+			if held[i] != 1 {
+				t.Errorf("%s: item %d held out %d times", tc.name, i, held[i])
+			}
+		}
+		// Greedy balance: no fold exceeds another by more than its
+		// smallest group (the largest-first greedy bound).
+		lo, hi := len(items), 0
+		for _, f := range folds {
+			lo, hi = min(lo, len(f)), max(hi, len(f))
+		}
+		if tc.folds == len(tc.sizes) {
+			continue
+		}
+		if hi-lo > slices.Max(tc.sizes) {
+			t.Errorf("%s: fold sizes from %d to %d", tc.name, lo, hi)
+		}
+		if again, _ := GroupFolds(items, tc.n, 7, g); !slices.EqualFunc(again, folds, slices.Equal[[]int]) {
+			t.Errorf("%s: the same seed gave other folds", tc.name)
+		}
+	}
+	// 9, 4, 4, 3, 2, 2, 1, 1 into 3 folds, largest first to the emptiest:
+	// 9 | 4+3+1+1 | 4+2+2, sizes 9, 9, 8.
+	items := make([]int, 26)
+	sizes := []int{9, 1, 4, 4, 3, 2, 2, 1}
+	group := map[int]string{}
+	k := 0
+	for gi, s := range sizes {
+		for range s {
+			items[k], group[k] = k, fmt.Sprintf("g%d", gi)
+			k++
+		}
+	}
+	folds, _ := GroupFolds(items, 3, 1, func(i int) string { return group[i] })
+	var got []int
+	for _, f := range folds {
+		got = append(got, len(f))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []int{8, 9, 9}) {
+		t.Errorf("fold sizes %v, want the greedy's 8, 9, 9", got)
+	}
+}
+
+// TestValidationFolds: without a key, the stratified folds; with one,
+// group folds of the items' metadata, and errors that name the key.
+func TestValidationFolds(t *testing.T) {
+	poses := []string{"ba", "bj", "bk"}
+	d := &Data{}
+	for i := range 12 {
+		d.Labels = append(d.Labels, i/3)
+		d.Meta = append(d.Meta, map[string]string{"pose": poses[i%3]})
+	}
+	items := Seq(0, 12)
+	strat, err := d.ValidationFolds(items, 3, 5, "")
+	if err != nil || !slices.EqualFunc(strat, Folds(d.Labels, items, 3, 5), slices.Equal[[]int]) {
+		t.Errorf("no key: %v, %v; want the stratified folds", strat, err)
+	}
+	byPose, err := d.ValidationFolds(items, 3, 5, "pose")
+	if err != nil || len(byPose) != 3 {
+		t.Fatalf("by pose: %v, %v", byPose, err)
+	}
+	for _, f := range byPose {
 		for _, i := range f {
-			if seen[i] {
-				t.Fatalf("item %d in two folds", i)
-			}
-			seen[i] = true
-			classes[labels[i]]++
-		}
-		for c, n := range classes {
-			if n > 2 {
-				t.Errorf("fold holds %d items of class %d", n, c)
+			if d.Meta[i]["pose"] != d.Meta[f[0]]["pose"] {
+				t.Errorf("fold %v mixes poses", f)
 			}
 		}
 	}
-	if len(seen) != 10 {
-		t.Errorf("folds cover %d items", len(seen))
-	}
-	if got := Without([]int{1, 2, 3, 5, 8}, []int{2, 5, 9}); !reflect.DeepEqual(got, []int{1, 3, 8}) {
-		t.Errorf("without = %v", got)
+	for _, tc := range []struct {
+		items []int
+		by    string
+		msg   string
+	}{
+		{items, "camera", `folds by "camera": item 0 has no "camera" (its metadata: pose)`},
+		{[]int{0, 3, 6}, "pose", `form 1 groups (ba): want two or more`},
+	} {
+		if _, err := d.ValidationFolds(tc.items, 3, 5, tc.by); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: %v, want an error saying %q", tc.by, err, tc.msg)
+		}
 	}
 }

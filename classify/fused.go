@@ -39,11 +39,12 @@ type choiceKey struct {
 	data  weak.Pointer[Data]
 	train uint64
 	folds int
+	by    string
 	seed  uint64
 }
 
 func keyOf(t *Train) choiceKey {
-	return choiceKey{weak.Make(t.Data), hashkey.Ints(t.Items), t.Folds, t.Seed}
+	return choiceKey{weak.Make(t.Data), hashkey.Ints(t.Items), t.Folds, t.FoldsBy, t.Seed}
 }
 
 // Spec is the method's.
@@ -52,7 +53,7 @@ func (f *Fused) Spec() Spec { return f.Method.Spec() }
 // splitOf is the split of t's training items without test items, on
 // which ChooseFusion cross-validates.
 func splitOf(t *Train) *Split {
-	return &Split{Data: t.Data, Variants: t.Variants, Train: t.Items, Workers: t.Workers, Seed: t.Seed, Folds: t.Folds}
+	return &Split{Data: t.Data, Variants: t.Variants, Train: t.Items, Workers: t.Workers, Seed: t.Seed, Folds: t.Folds, FoldsBy: t.FoldsBy}
 }
 
 // Fit chooses the fusion on t (ChooseFusion) and fits the method on each

@@ -114,7 +114,7 @@ func argmin(v []float64) int {
 // their part r, over train and test, asking for class costs.
 func partSplit(s *Split, r int, train, test []int) *Split {
 	vs := s.AllVariants()
-	sub := &Split{Data: vs[0].Parts[r], Train: train, Test: test, Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, Costs: true}
+	sub := &Split{Data: vs[0].Parts[r], Train: train, Test: test, Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, FoldsBy: s.FoldsBy, Costs: true}
 	if len(s.Variants) > 0 {
 		for _, v := range vs {
 			sub.Variants = append(sub.Variants, v.Parts[r])
@@ -254,7 +254,11 @@ func chooseFusion(ctx context.Context, m Method, s *Split, f Fusing) (FusionChoi
 		truth   []int
 	}
 	var folds []held
-	for _, val := range Folds(labels, s.Train, s.Folds, s.Seed) {
+	vals, err := s.Data.ValidationFolds(s.Train, s.Folds, s.Seed, s.FoldsBy)
+	if err != nil {
+		return FusionChoice{}, nil, fmt.Errorf("fusion by cross-validation: %w", err)
+	}
+	for _, val := range vals {
 		outs, err := partCosts(ctx, m, s, all, Without(s.Train, val), val)
 		if err != nil {
 			return FusionChoice{}, nil, fmt.Errorf("fusion by cross-validation: %w", err)

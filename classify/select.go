@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"slices"
 	"sort"
 	"weak"
 
@@ -44,6 +42,7 @@ type memoKey struct {
 	data  weak.Pointer[Data]
 	train uint64 // HashInts of the training indices
 	folds int
+	by    string
 	seed  uint64
 }
 
@@ -79,9 +78,9 @@ func Choose[P comparable](ctx context.Context, t *Train, params []P, memo *Memo[
 	}
 	best := cands[0]
 	if len(cands) > 1 {
-		key := memoKey{weak.Make(data[0]), hashkey.Ints(t.Items), t.Folds, t.Seed}
+		key := memoKey{weak.Make(data[0]), hashkey.Ints(t.Items), t.Folds, t.FoldsBy, t.Seed}
 		c, err := memo.chosen.Do(key, func() (choice[P], error) {
-			return crossValidate(ctx, data, t.Items, t.Folds, t.Seed, t.Workers, cands, run)
+			return crossValidate(ctx, data, t, cands, run)
 		})
 		if err != nil {
 			return best, nil, err
@@ -101,11 +100,15 @@ func Choose[P comparable](ctx context.Context, t *Train, params []P, memo *Memo[
 // share out workers, so that a method's serial parts (an
 // eigendecomposition, SVM training) do not leave cores idle; the
 // accuracies are summed in a fixed order.
-func crossValidate[P comparable](ctx context.Context, data []*Data, train []int, nfolds int, seed uint64, workers int, cands []Candidate[P], run Runner[P]) (choice[P], error) {
+func crossValidate[P comparable](ctx context.Context, data []*Data, t *Train, cands []Candidate[P], run Runner[P]) (choice[P], error) {
+	train, nfolds, workers := t.Items, t.Folds, t.Workers
 	if nfolds < 2 {
 		return choice[P]{}, fmt.Errorf("%d parameter candidates but %d validation folds: want folds >= 2", len(cands), nfolds)
 	}
-	fs := Folds(data[0].Labels, train, nfolds, seed)
+	fs, err := data[0].ValidationFolds(train, nfolds, t.Seed, t.FoldsBy)
+	if err != nil {
+		return choice[P]{}, err
+	}
 	trains := make([][]int, len(fs))
 	for k, f := range fs {
 		if len(f) == 0 {
@@ -114,7 +117,7 @@ func crossValidate[P comparable](ctx context.Context, data []*Data, train []int,
 		trains[k] = Without(train, f)
 	}
 	accs := make([]float64, len(cands)*len(fs))
-	err := pool.ForCtx(ctx, len(accs), workers, func(_, r int) error {
+	err = pool.ForCtx(ctx, len(accs), workers, func(_, r int) error {
 		c, k := cands[r/len(fs)], r%len(fs)
 		o, err := run(data[c.Variant], trains[k], fs[k], c.Params)
 		if err != nil {
@@ -162,29 +165,6 @@ func Correct(pred, truth []int) int {
 		}
 	}
 	return c
-}
-
-// Folds splits items into n stratified folds: each class's items, shuffled
-// by the seed, are dealt round-robin, so every fold holds about 1/n of each
-// class. It returns the test indices of each fold.
-func Folds(labels, items []int, n int, seed uint64) [][]int {
-	rng := rand.New(rand.NewPCG(seed, 0x464f4c44)) // "FOLD"
-	out := make([][]int, n)
-	groups := ByClass(labels, items)
-	offset := 0
-	for _, c := range SortedKeys(groups) {
-		g := groups[c]
-		perm := rng.Perm(len(g))
-		for p, j := range perm {
-			f := (offset + p) % n
-			out[f] = append(out[f], g[j])
-		}
-		offset += len(g)
-	}
-	for _, f := range out {
-		slices.Sort(f)
-	}
-	return out
 }
 
 // Without returns the items not in drop (both ascending).

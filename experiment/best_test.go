@@ -40,6 +40,16 @@ methods:
 	if len(best.Chosen) != 3 {
 		t.Fatalf("best chose %v, want one method per repeat", best.Chosen)
 	}
+	// best records the cross-validated accuracy of each repeat's choice;
+	// the methods that choose nothing record none.
+	if len(best.CVEstimate) != 3 || slices.ContainsFunc(best.CVEstimate, func(a float64) bool { return a < 0 || a > 100 }) {
+		t.Errorf("best's estimates %v, want one accuracy per repeat", best.CVEstimate)
+	}
+	for _, x := range res.Results {
+		if x.Method != "best" && x.CVEstimate != nil {
+			t.Errorf("%s chose nothing but records estimates %v", x.Method, x.CVEstimate)
+		}
+	}
 	for r, name := range best.Chosen {
 		if !slices.Contains([]string{"rsr", "nn-stein"}, name) {
 			t.Fatalf("repeat %d: chose %q", r, name)

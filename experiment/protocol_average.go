@@ -2,13 +2,15 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/experiment/results"
 )
 
 // averageTask reports, for each method, the mean of earlier tasks'
-// accuracies repeat by repeat (FERET's "average" column).
+// accuracies repeat by repeat (FERET's "average" column), and of their
+// cross-validated estimates when every task has them.
 type averageTask struct {
 	combinerTask `yaml:",inline"`
 	Average      []string `yaml:"average" json:"average"`
@@ -38,6 +40,17 @@ func (p *averageTask) combine(done []results.Result, m config.MethodSpec) (resul
 	}
 	for _, q := range parts {
 		res.Seconds += q.Seconds
+	}
+	// The estimates average as the accuracies do; tasks sharing a
+	// training set (FERET's poses) share their choice and its estimate.
+	if !slices.ContainsFunc(parts, func(q results.Result) bool { return len(q.CVEstimate) != len(q.Runs) }) {
+		for r := range parts[0].Runs {
+			var s float64
+			for _, q := range parts {
+				s += q.CVEstimate[r]
+			}
+			res.CVEstimate = append(res.CVEstimate, s/float64(len(parts)))
+		}
 	}
 	res.AccuracyMean, res.AccuracyStd = results.MeanStd(res.Runs)
 	return res, nil

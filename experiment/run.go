@@ -266,12 +266,16 @@ func (e *engine) repeat(ti int, task string, dr *drawer) error {
 		if namesFrom < 0 || r < namesFrom {
 			namesFrom, tp.ClassNames = r, in.split.Data.Classes
 		}
-		e.partial.Records = append(e.partial.Records, UnitRecord{
+		rec := UnitRecord{
 			Task: ti, Repeat: r, Method: mi, Accuracy: acc, CMC: cmc, Seconds: secs,
 			Train: len(in.split.Train), Test: len(in.split.Test), Notes: in.notes,
 			Degenerate: out.Degenerate, Unconverged: out.Unconverged, Params: out.Params, Lambdas: out.Lambdas,
 			Fusion: out.Fusion, Chosen: out.Chosen, Items: results.NewItemScores(truth, out.Scores),
-		})
+		}
+		if est, ok := classify.Estimate(out.CV); ok {
+			rec.CVEstimate = &est
+		}
+		e.partial.Records = append(e.partial.Records, rec)
 		e.timings["methods"] += secs
 		return nil
 	})
@@ -343,7 +347,7 @@ func (e *engine) classifyRepeats(ti int, task string, dr *drawer, each func(r, m
 			}
 		}
 		in.split.Workers = inner
-		in.split.Folds = e.cfg.Folds
+		in.split.Folds, in.split.FoldsBy = e.cfg.Folds, e.cfg.FoldsBy
 		// Validation folds depend on the run seed and the training set
 		// only, so tasks sharing a training set share the selection.
 		in.split.Seed = FoldSeed(e.cfg.Seed, in.split.Train)
@@ -404,7 +408,7 @@ func (e *engine) warnThinClasses(task string, s *classify.Split, methods []plann
 		cv = cv || m.best != nil || m.spec.Candidates > 1
 	}
 	label, n := classify.SmallestClass(s.Data.Labels, s.Train)
-	if !cv || e.cfg.Folds < 2 || label < 0 || n >= e.cfg.Folds {
+	if !cv || e.cfg.Folds < 2 || e.cfg.FoldsBy != "" || label < 0 || n >= e.cfg.Folds {
 		return
 	}
 	class := strconv.Itoa(label)

@@ -150,6 +150,7 @@ type UnitRecord struct {
 	Lambdas     []float64           `json:"lambdas,omitempty"`
 	Fusion      *classify.Fusion    `json:"fusion,omitempty"`
 	Chosen      string              `json:"chosen,omitempty"`
+	CVEstimate  *float64            `json:"cv_estimate,omitempty"`
 	Items       *results.ItemScores `json:"items,omitempty"`
 }
 
@@ -409,6 +410,9 @@ func aggregate(task string, cfg *config.Config, tp *TaskPart, rec func(r, mi int
 			}
 			if u.Chosen != "" {
 				res.Chosen = append(res.Chosen, u.Chosen)
+			}
+			if u.CVEstimate != nil {
+				res.CVEstimate = append(res.CVEstimate, *u.CVEstimate)
 			}
 			if u.Items != nil {
 				res.Items = append(res.Items, u.Items)

@@ -218,6 +218,10 @@ func configOptions(c *cli.Context, path string, o model.Options) (model.Options,
 	if !c.IsSet("folds") {
 		o.Folds = plan.Config.Folds
 	}
+	if by := plan.Config.FoldsBy; by != "" {
+		// A model's descriptors keep no item metadata to group by.
+		return o, fmt.Errorf("fit: --config %s: folds_by %s: a model cross-validates on stratified folds of its training images; delete folds_by from a copy of the file to fit the model (covpipe run uses it)", path, by)
+	}
 	return o, nil
 }
 

@@ -40,6 +40,13 @@ type Config struct {
 	// sigma, lambda or ridge): 3 when the file leaves it out, which is not
 	// the same as folds: 0, an error.
 	Folds int `yaml:"folds,omitempty" json:"folds,omitempty"`
+	// FoldsBy, when set, makes the folds group folds of this item
+	// metadata key instead of stratified ones: each fold holds out whole
+	// groups, e.g. one of FERET's training poses (pose), so that a choice
+	// is judged on groups its fit has not seen, as the test items are
+	// (classify.Data.ValidationFolds). With fewer groups than folds there
+	// is one fold per group.
+	FoldsBy string `yaml:"folds_by,omitempty" json:"folds_by,omitempty"`
 	// CMC is the length of the cumulative matching characteristic to
 	// report (ranks 1..CMC); 0 reports accuracy only.
 	CMC int `yaml:"cmc,omitempty" json:"cmc,omitempty"`

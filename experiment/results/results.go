@@ -110,6 +110,12 @@ type Result struct {
 	// Chosen names, for a best method, the method it chose in each
 	// repeat.
 	Chosen []string `json:"chosen,omitempty"`
+	// CVEstimate is, for a method that chooses by cross-validation on
+	// the training items (parameter lists, ridge variants, best, a
+	// chosen fusion), each repeat's cross-validated accuracy (%) of the
+	// setting it chose (classify.Estimate), to set beside Runs, the
+	// test accuracy it reached: their difference is the estimate's bias.
+	CVEstimate []float64 `json:"cv_estimate,omitempty"`
 	// Notes records what the protocol had to adapt (dropped classes or
 	// regions, short classes).
 	Notes []string `json:"notes,omitempty"`

@@ -495,44 +495,53 @@ func TestLoadManifestTooLarge(t *testing.T) {
 	}
 }
 
-// TestOpenSetCells checks the cells of an open-set result (auc, tar,
-// identified) against the extract's numbers, and that asking them of an
-// accuracy result is an error naming the run, method and task.
-func TestOpenSetCells(t *testing.T) {
-	root := fixture(t)
-	e, err := ReadExtract(ExtractPath(root, "tiny"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Results = append(e.Results, ExtractResult{Task: "open", Method: "rsr", Mean: f64(65.7), Std: f64(1.76), Runs: []float64{1, 2},
-		Curves: Curves{AUC: &Stat{0.73693, 0.01597}, TAR: &Stat{44.9, 3.01}, Identified: &Stat{40.7, 1.46}}})
-	if err := e.Write(ExtractPath(root, "tiny")); err != nil {
-		t.Fatal(err)
-	}
-	manifest := fixtureManifest + `  - name: open
-    corner: method
-    run: tiny
-    method: rsr
-    columns:
+// TestResultCells checks cells of one result against numbers worked by
+// hand, and that asking them of an accuracy result (task easy) is an
+// error naming the run, method and task: an open-set result's auc, tar
+// and identified; and the cross-validated estimate (70 and 80: mean 75,
+// std 7.07) and the test's bias from it (60 − 70 and 78 − 80: mean −6,
+// std 5.66).
+func TestResultCells(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		result  ExtractResult
+		columns string
+		want    string
+		refusal string
+	}{
+		{"open", ExtractResult{Mean: f64(65.7), Std: f64(1.76), Runs: []float64{1, 2},
+			Curves: Curves{AUC: &Stat{0.73693, 0.01597}, TAR: &Stat{44.9, 3.01}, Identified: &Stat{40.7, 1.46}}},
+			`
       - {header: AUC, value: auc, decimals: 3, std_decimals: 3}
       - {header: TAR, value: tar}
       - {header: identified, value: identified}
-      - {header: known}
-    rows:
-      - {label: rsr, task: open}
-`
-	write(t, root, "docs/runs/runs.yaml", manifest)
-	write(t, root, "docs/open.md", "<!-- table:open -->\n<!-- /table -->\n")
-	if out, err := doctables(t, root, "render"); err != nil {
-		t.Fatalf("render: %v\n%s", err, out)
-	}
-	want := "| rsr | 0.737 ± 0.016 | 44.90 ± 3.0 | 40.70 ± 1.5 | 65.70 ± 1.8 |\n"
-	if got := read(t, root, "docs/open.md"); !strings.Contains(got, want) {
-		t.Errorf("rendered:\n%s\nwant the row\n%s", got, want)
-	}
-	write(t, root, "docs/runs/runs.yaml", strings.Replace(manifest, "task: open", "task: easy", 1))
-	if out, err := doctables(t, root, "render"); err == nil || !strings.Contains(out+err.Error(), "run tiny: rsr on easy has no auc (not an open-set result)") {
-		t.Errorf("auc of an accuracy result: %v\n%s", err, out)
+      - {header: known}`,
+			"| rsr | 0.737 ± 0.016 | 44.90 ± 3.0 | 40.70 ± 1.5 | 65.70 ± 1.8 |\n",
+			"run tiny: rsr on easy has no auc (not an open-set result)"},
+		{"cv", ExtractResult{Mean: f64(69), Std: f64(12.73), Runs: []float64{60, 78}, CVEstimate: []float64{70, 80}},
+			`
+      - {header: estimate, value: cv}
+      - {header: test}
+      - {header: bias, value: bias}`,
+			"| rsr | 75.00 ± 7.1 | 69.00 ± 12.7 | -6.00 ± 5.7 |\n",
+			"run tiny: rsr on easy records 0 cross-validated estimates"},
+	} {
+		tc.result.Task, tc.result.Method = tc.name, "rsr"
+		root := fixtureWith(t, tc.result)
+		manifest := fixtureManifest + "  - name: " + tc.name + "\n    corner: method\n    run: tiny\n    method: rsr\n    columns:" + tc.columns +
+			"\n    rows:\n      - {label: rsr, task: " + tc.name + "}\n"
+		write(t, root, "docs/runs/runs.yaml", manifest)
+		write(t, root, "docs/t.md", "<!-- table:"+tc.name+" -->\n<!-- /table -->\n")
+		if out, err := doctables(t, root, "render"); err != nil {
+			t.Fatalf("%s: render: %v\n%s", tc.name, err, out)
+		}
+		if got := read(t, root, "docs/t.md"); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: rendered:\n%s\nwant the row\n%s", tc.name, got, tc.want)
+		}
+		write(t, root, "docs/runs/runs.yaml", strings.Replace(manifest, "task: "+tc.name, "task: easy", 1))
+		if out, err := doctables(t, root, "render"); err == nil || !strings.Contains(out+err.Error(), tc.refusal) {
+			t.Errorf("%s of an accuracy result: %v\n%s", tc.name, err, out)
+		}
 	}
 }
 
@@ -547,4 +556,19 @@ func TestChoiceCounts(t *testing.T) {
 	if choiceCounts(nil) != nil {
 		t.Error("no choices: want nil")
 	}
+}
+
+// fixtureWith is fixture with r among the results of its run tiny.
+func fixtureWith(t *testing.T, r ExtractResult) string {
+	t.Helper()
+	root := fixture(t)
+	e, err := ReadExtract(ExtractPath(root, "tiny"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Results = append(e.Results, r)
+	if err := e.Write(ExtractPath(root, "tiny")); err != nil {
+		t.Fatal(err)
+	}
+	return root
 }

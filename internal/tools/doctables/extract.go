@@ -59,6 +59,9 @@ type ExtractResult struct {
 	// Chosen counts, for a best method, the repeats that chose each
 	// method, the most chosen first.
 	Chosen []ChoiceCount `json:"chosen,omitempty"`
+	// CVEstimate is, for a method that chooses by cross-validation, each
+	// repeat's cross-validated accuracy of its choice, beside Runs.
+	CVEstimate []float64 `json:"cv_estimate,omitempty"`
 	// Unconverged and Degenerate count sparse codes over all repeats.
 	Unconverged int `json:"unconverged_codes,omitempty"`
 	Degenerate  int `json:"degenerate_codes,omitempty"`
@@ -138,6 +141,7 @@ type results struct {
 		Params       []map[string]float64 `json:"params"`
 		Notes        []string             `json:"notes"`
 		Chosen       []string             `json:"chosen"`
+		CVEstimate   []float64            `json:"cv_estimate"`
 		Curves
 	} `json:"results"`
 }
@@ -171,7 +175,7 @@ func NewExtract(root string, r *Run, resultsPath string) (*Extract, error) {
 	for _, x := range res.Results {
 		out := ExtractResult{Task: x.Task, Method: x.Method, Seconds: x.Seconds, Curves: x.Curves,
 			Unconverged: sum(x.Unconverged), Degenerate: sum(x.Degenerate),
-			Params: paramCounts(x.Params), Chosen: choiceCounts(x.Chosen)}
+			Params: paramCounts(x.Params), Chosen: choiceCounts(x.Chosen), CVEstimate: x.CVEstimate}
 		if len(x.Energy) == 0 {
 			// Energy curves hold J, not an accuracy, in accuracy_mean.
 			out.Mean, out.Std, out.Runs = x.AccuracyMean, x.AccuracyStd, x.Runs

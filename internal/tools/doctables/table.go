@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	runresults "github.com/covpipe/covpipe/experiment/results"
 )
 
 // Table is a Markdown table made from extracts and benchmark output. Each
@@ -95,7 +97,7 @@ type Cell struct {
 	Bold   *bool `yaml:"bold"`
 }
 
-var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "chosen", "seconds", "unconverged", "degenerate", "auc", "tar", "identified", "bench"}
+var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "chosen", "cv", "bias", "seconds", "unconverged", "degenerate", "auc", "tar", "identified", "bench"}
 
 // kind returns what c shows.
 func (c *Cell) kind() (string, error) {
@@ -435,6 +437,20 @@ func (st *store) cellValue(c Cell, missing string, src *sources) (string, error)
 			parts = append(parts, fmt.Sprintf("%s %d", ch.Method, ch.Repeats))
 		}
 		return strings.Join(parts, ", "), nil
+	case "cv", "bias":
+		if len(r.CVEstimate) == 0 || len(r.CVEstimate) != len(r.Runs) {
+			return "", fmt.Errorf("run %s: %s on %s records %d cross-validated estimates for %d repeats (a method that chooses nothing?)", c.Run, c.Method, c.Task, len(r.CVEstimate), len(r.Runs))
+		}
+		xs := slices.Clone(r.CVEstimate)
+		if k == "bias" {
+			// What the test shows beyond the estimate: negative when
+			// cross-validation promised more than the test gave.
+			for i := range xs {
+				xs[i] = r.Runs[i] - xs[i]
+			}
+		}
+		mean, std := runresults.MeanStd(xs)
+		return meanStd(c, mean, &std, len(xs)), nil
 	case "seconds":
 		return fixed(r.Seconds, intOr(c.Decimals, 1)) + " s", nil
 	case "unconverged":
