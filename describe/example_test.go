@@ -62,7 +62,7 @@ func ExampleDescribe() {
 // covariance descriptors: open each file as a list of one image, describe
 // both into memory with the default options (the texture features
 // I, |Ix|, |Iy|, |Ixx|, |Iyy| over the whole image, trace ridge), and
-// compare them. README.md shows the same lines.
+// compare them. docs/library.md shows the same lines.
 func Example_steinDivergence() {
 	dir, err := os.MkdirTemp("", "stein-example")
 	if err != nil {

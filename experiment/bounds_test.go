@@ -269,7 +269,7 @@ func TestYAMLBounds(t *testing.T) {
 
 // TestAbsoluteMosaicPaths checks that a mosaic's absolute image and
 // labels paths are read where they point, outside the data root, as the
-// README says and as data.dataset's are.
+// docs/experiments.md says and as data.dataset's are.
 func TestAbsoluteMosaicPaths(t *testing.T) {
 	outside := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))

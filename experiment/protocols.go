@@ -185,6 +185,31 @@ var (
 	combinerKinds  = []string{"average", "best"}
 )
 
+// TaskKind is a task kind of experiment files as the reference of the
+// format lists it (covpipe help-markdown, docs/experiments.md).
+type TaskKind struct {
+	// Kind names the protocol as results.json and errors name it.
+	Kind string
+	// Keys says what a task of the kind looks like.
+	Keys string
+	// Parts reports whether its items may be several regions per image
+	// (data.parts), which is also where method best runs.
+	Parts bool
+	// Combines reports whether it combines earlier tasks' results, so
+	// that no method runs on it.
+	Combines bool
+}
+
+// TaskKinds lists the task kinds in the order a task is matched against
+// them: the first kind whose keys the task has decodes it.
+func TaskKinds() []TaskKind {
+	out := make([]TaskKind, len(protocolTypes))
+	for i, pt := range protocolTypes {
+		out[i] = TaskKind{Kind: pt.kind, Keys: pt.keys, Parts: slices.Contains(partsProtocols, pt.kind), Combines: slices.Contains(combinerKinds, pt.kind)}
+	}
+	return out
+}
+
 // has claims mappings with any of the keys.
 func has(keys ...string) func(map[string]*yaml.Node) bool {
 	return func(m map[string]*yaml.Node) bool {

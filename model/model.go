@@ -55,8 +55,8 @@ type Options struct {
 	// default, or max).
 	Candidates []Candidate
 	// Params are the method's parameters, as the method's entry of an
-	// experiment file gives them (see covpipe's README, "Experiment
-	// files"), such as {"sigma": 0.5, "lambda_ratio": []float64{0.05,
+	// experiment file gives them (docs/experiments.md, "Methods"),
+	// such as {"sigma": 0.5, "lambda_ratio": []float64{0.05,
 	// 0.1}}: a list gives candidates, chosen by cross-validation.
 	Params map[string]any
 	// Folds is the number of stratified cross-validation folds inside the

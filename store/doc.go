@@ -123,9 +123,10 @@
 // sees the set meta.json records whenever the folder holds no pending
 // marker; while one is there, the files renamed so far belong to the new
 // set and the others to the old one, so such a program should refuse the
-// folder then (and check each file's size and SHA-256, as the README's
-// NumPy snippet does) until a covpipe completes the commit. A reader that finds files changed under it while a
-// writer commits reads again. Descriptor folders of the format before
+// folder then (and check each file's size and SHA-256, as the NumPy
+// snippet of docs/cli.md, "Descriptor folders", does) until a covpipe
+// completes the commit. A reader that finds files changed under it while
+// a writer commits reads again. Descriptor folders of the format before
 // the marker (covpipe-descriptors/1) are refused, asking to rerun
 // describe.
 //

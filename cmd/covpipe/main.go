@@ -138,6 +138,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			encodeCommand(),
 			reportCommand(),
 			versionCommand(),
+			helpMarkdownCommand(),
 		},
 		// Errors are printed once, on one line, by main.
 		ExitErrHandler: func(*cli.Context, error) {},

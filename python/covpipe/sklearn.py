@@ -8,7 +8,7 @@ registry appears here without a class written for it.
     clf.predict(X_test)
 
 Parameters are the keys of the method's entry in an experiment file (see
-covpipe's README), "lambda" spelt lambda_; None leaves the method's own
+covpipe's docs/experiments.md, "Methods"), "lambda" spelt lambda_; None leaves the method's own
 default (the class documentation says which). A list of numbers is a list
 of candidates, which the method chooses among by `folds`-fold
 cross-validation inside the training set, as covpipe run does; GridSearchCV

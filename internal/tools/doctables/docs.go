@@ -19,6 +19,7 @@ type store struct {
 	manifest *Manifest
 	extracts map[string]*Extract
 	benches  map[string]*BenchFile
+	gen      *generated // covpipe help-markdown's blocks, once read
 }
 
 func newStore(root string, m *Manifest) *store {
@@ -104,8 +105,8 @@ var (
 	inlineVal  = regexp.MustCompile(`<!-- value ([^>]*?) -->(.*?)<!-- /value -->`)
 )
 
-// docFiles lists the Markdown files that may hold generated tables:
-// docs/*.md and README.md.
+// docFiles lists the Markdown files that may hold generated tables and
+// blocks: docs/*.md and README.md.
 func docFiles(root string) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
@@ -118,11 +119,13 @@ func docFiles(root string) ([]string, error) {
 	return files, nil
 }
 
-// block is one generated part of a doc: a table or an inline value.
+// block is one generated part of a doc: a table, an inline value or a
+// block of covpipe help-markdown.
 type block struct {
 	name      string // the table's name, or the inline value's spec
 	line      int
 	old, want string
+	source    string // what the block is made from, for check's message
 }
 
 // renderDoc returns text with every table and inline value rendered
@@ -133,6 +136,18 @@ func (st *store) renderDoc(text string, placed map[string]string, file string) (
 	var blocks []block
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
+		if g := generatedStart.FindStringSubmatch(strings.TrimRight(line, "\n")); g != nil {
+			end, bl, err := st.renderGenerated(lines, i, g[1], placed, file)
+			if err != nil {
+				return "", nil, err
+			}
+			blocks = append(blocks, bl)
+			out.WriteString(line)
+			out.WriteString(bl.want)
+			out.WriteString(lines[end])
+			i = end
+			continue
+		}
 		m := tableStart.FindStringSubmatch(strings.TrimRight(line, "\n"))
 		if m == nil {
 			r, bs, err := st.renderInline(line, i+1)
@@ -152,17 +167,7 @@ func (st *store) renderDoc(text string, placed map[string]string, file string) (
 			return "", nil, fmt.Errorf("%s:%d: table %s is placed twice (also at %s)", file, i+1, name, prev)
 		}
 		placed[name] = fmt.Sprintf("%s:%d", file, i+1)
-		end := -1
-		for j := i + 1; j < len(lines); j++ {
-			l := strings.TrimRight(lines[j], "\n")
-			if l == tableEnd {
-				end = j
-				break
-			}
-			if tableStart.MatchString(l) {
-				break
-			}
-		}
+		end := blockEnd(lines, i, tableEnd, tableStart)
 		if end < 0 {
 			return "", nil, fmt.Errorf("%s:%d: table %s has no %s", file, i+1, name, tableEnd)
 		}
@@ -171,13 +176,34 @@ func (st *store) renderDoc(text string, placed map[string]string, file string) (
 			return "", nil, fmt.Errorf("%s:%d: table %s: %w", file, i+1, name, err)
 		}
 		old := strings.Join(lines[i+1:end], "")
-		blocks = append(blocks, block{name: "table " + name, line: i + 1, old: old, want: want})
+		blocks = append(blocks, block{name: "table " + name, line: i + 1, old: old, want: want, source: "the extracts give"})
 		out.WriteString(line)
 		out.WriteString(want)
 		out.WriteString(lines[end])
 		i = end
 	}
 	return out.String(), blocks, nil
+}
+
+// renderGenerated renders the generated block name whose start marker
+// is lines[i], placed in file: it returns the index of its end marker
+// and the block.
+func (st *store) renderGenerated(lines []string, i int, name string, placed map[string]string, file string) (int, block, error) {
+	key := "generated:" + name
+	if prev, ok := placed[key]; ok {
+		return 0, block{}, fmt.Errorf("%s:%d: generated block %s is placed twice (also at %s)", file, i+1, name, prev)
+	}
+	placed[key] = fmt.Sprintf("%s:%d", file, i+1)
+	end := blockEnd(lines, i, generatedEnd, generatedStart)
+	if end < 0 {
+		return 0, block{}, fmt.Errorf("%s:%d: generated block %s has no %s", file, i+1, name, generatedEnd)
+	}
+	want, err := st.generatedBlock(name)
+	if err != nil {
+		return 0, block{}, fmt.Errorf("%s:%d: %w", file, i+1, err)
+	}
+	old := strings.Join(lines[i+1:end], "")
+	return end, block{name: "generated block " + name, line: i + 1, old: old, want: want, source: "`" + generatorCommand + "` prints (the code's flags and registries)"}, nil
 }
 
 // renderInline renders the inline values of one line:
@@ -204,7 +230,7 @@ func (st *store) renderInline(line string, n int) (string, []block, error) {
 			err = fmt.Errorf("value %q: %w", m[1], err)
 			return s
 		}
-		blocks = append(blocks, block{name: "value " + m[1], line: n, old: m[2], want: text})
+		blocks = append(blocks, block{name: "value " + m[1], line: n, old: m[2], want: text, source: "the extracts give"})
 		return "<!-- value " + m[1] + " -->" + text + "<!-- /value -->"
 	})
 	return out, blocks, err
@@ -265,7 +291,7 @@ func (st *store) renderAll() (map[string]string, []string, error) {
 		texts[f] = text
 		for _, bl := range blocks {
 			if bl.old != bl.want {
-				diffs = append(diffs, fmt.Sprintf("%s:%d: %s differs from what the extracts give:\n%s", name, bl.line, bl.name, lineDiff(bl.old, bl.want)))
+				diffs = append(diffs, fmt.Sprintf("%s:%d: %s differs from what %s:\n%s", name, bl.line, bl.name, bl.source, lineDiff(bl.old, bl.want)))
 			}
 		}
 	}
@@ -277,6 +303,12 @@ func (st *store) renderAll() (map[string]string, []string, error) {
 	}
 	if len(unplaced) > 0 {
 		return nil, nil, fmt.Errorf("tables in no doc (add <!-- table:NAME --> ... %s): %s", tableEnd, strings.Join(unplaced, ", "))
+	}
+	if unplaced, err = st.unplacedGenerated(placed); err != nil {
+		return nil, nil, err
+	}
+	if len(unplaced) > 0 {
+		return nil, nil, fmt.Errorf("blocks of %s in no doc (add <!-- generated:NAME --> %s where each belongs, docs/cli.md for cli.*, docs/experiments.md for experiment.*, then run %s render): %s", generatorCommand, generatedEnd, toolCommand, strings.Join(unplaced, ", "))
 	}
 	return texts, diffs, nil
 }

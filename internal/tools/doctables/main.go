@@ -13,7 +13,11 @@
 //	<!-- /table -->
 //
 // and numbers in prose between <!-- value run=ID task=T method=M -->
-// and <!-- /value -->.
+// and <!-- /value -->. The reference blocks of docs/cli.md and
+// docs/experiments.md, between <!-- generated:NAME --> and
+// <!-- /generated -->, are what `go run ./cmd/covpipe help-markdown`
+// prints: each command's usage, description and flags, the task kinds
+// and the method types with their parameters (generated.go).
 //
 // The manifest is strict YAML (an unknown key is an error):
 //
@@ -66,10 +70,11 @@
 // exists unless --force, and writes their extracts; import makes a run's
 // extract from a results.json made with the run's config and flags; config
 // prints a run's config with its overrides applied; list shows each run and
-// the state of its extract; render rewrites every generated table and
-// value; check exits 1, naming each table that rendering would change and
-// showing the difference, or each extract that is missing or was made
-// from another config.
+// the state of its extract; render rewrites every generated table, value
+// and block; check exits 1, naming each table, value or block that
+// rendering would change and showing the difference, each block of
+// help-markdown that no doc holds, or each extract that is missing or was
+// made from another config.
 package main
 
 import (
@@ -97,7 +102,7 @@ commands:
   import ID RESULTS.json                                            make run ID's extract from a results.json
   config ID                                                         print run ID's config, overrides applied
   list                                                              list the runs and their extracts
-  render                                                            rewrite the generated tables in the docs
+  render                                                            rewrite the generated tables and blocks in the docs
   check                                                             fail when a doc or extract is out of date
 
 flags of every command: --root DIR (the repository; default: found from the
@@ -191,7 +196,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 			for _, p := range problems {
 				fmt.Fprintln(stderr, p)
 			}
-			return fmt.Errorf("docs out of date: %d problem(s); run `%s render` after refreshing extracts", len(problems), toolCommand)
+			return fmt.Errorf("docs out of date: %d problem(s); run `%s render` (after rerunning the stale extracts named above, if any), which rewrites every table and every generated block", len(problems), toolCommand)
 		}
 		return nil
 	}

@@ -6,7 +6,7 @@
 // as exactly the old set or the new one, never torn or unreadable; then
 // that covpipe run once more into the folder completes with the new set.
 // Before covpipe reads it, the folder is read as a program other than
-// covpipe that follows the README's NumPy snippet reads it (no pending
+// covpipe that follows the NumPy snippet of docs/cli.md reads it (no pending
 // marker, every file of meta.json of its size and SHA-256): it must find
 // the old set, the new one, or refuse the folder, never accept a mix. It
 // prints a tally per command.
@@ -87,7 +87,7 @@ type scenario struct {
 // tally counts the outcomes of a command's kills.
 type tally struct {
 	old, new, torn, unreadable, rerunFailed int
-	plainOld, plainNew, plainRefused        int           // as a plain reader of the README's snippet finds the folder
+	plainOld, plainNew, plainRefused        int           // as a plain reader of docs/cli.md's snippet finds the folder
 	plainMixed                              int           // accepted by that reader, yet neither set
 	pending, temps                          int           // folders found with a pending marker, with temporary files
 	finished                                int           // writers that finished before the kill
@@ -326,7 +326,7 @@ func (c *campaign) classify(s scenario, dir, refOld, refNew string) string {
 }
 
 // plain reads the folder dir as a program other than covpipe that
-// follows the README's snippet: it refuses a folder with a pending
+// follows docs/cli.md's NumPy snippet: it refuses a folder with a pending
 // marker, and one whose files are not those meta.json records (size and
 // SHA-256); it says whether what it accepts is the set of refOld ("old"),
 // that of refNew ("new") or neither ("mixed"), or that it refused it.
