@@ -1,6 +1,7 @@
 package evaluate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/covpipe/covpipe/htmlreport"
 	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/plots"
@@ -59,6 +61,8 @@ type WriteOptions struct {
 	// Montage bounds the misclassified images of the montage, the most
 	// confident mistakes first; 0 leaves it out.
 	Montage int
+	// HTML writes report.html too (WriteHTML).
+	HTML bool
 }
 
 // thumbSide is the side, in pixels, that the montage's images are
@@ -70,8 +74,9 @@ const thumbSide = 128
 // column per answer), confusion.png, roc.png when the report has an
 // ROC, and misclassified.png, a montage of up to o.Montage misclassified
 // items with an image (its thumbnail, true class, answer and score),
-// when any. It returns the names of the files written, and the errors
-// of writing and of reading an image of the montage (naming it).
+// when any, and with o.HTML report.html (WriteHTML). It returns the
+// names of the files written, and the errors of writing and of reading
+// an image of the montage (naming it).
 func Write(f *store.Folder, d Document, items []Item, o WriteOptions) ([]string, error) {
 	mistakes := Misclassified(items)
 	d.Misclassified = []Mistake{}
@@ -93,8 +98,17 @@ func Write(f *store.Folder, d Document, items []Item, o WriteOptions) ([]string,
 	if err := f.WriteFile(ConfusionFile, confusionCSV(d.Confusion)); err != nil {
 		return nil, err
 	}
+	figs := map[string][]byte{}
+	figure := func(name string, draw func(w io.Writer) error) error {
+		var b bytes.Buffer
+		if err := draw(&b); err != nil {
+			return err
+		}
+		figs[name] = b.Bytes()
+		return f.WriteFile(name, b.Bytes())
+	}
 	c := d.Confusion
-	if err := figure(f, ConfusionPlot, func(w *store.Pending) error {
+	if err := figure(ConfusionPlot, func(w io.Writer) error {
 		return plots.ConfusionMatrixTo(w, ConfusionPlot, plots.Confusion{Title: o.Title, Rows: c.True, Cols: c.Predicted, Counts: c.Counts})
 	}); err != nil {
 		return nil, err
@@ -107,7 +121,7 @@ func Write(f *store.Folder, d Document, items []Item, o WriteOptions) ([]string,
 			tar[i] = r.At(far[i])
 		}
 		title := fmt.Sprintf("%s: known against unknown classes, AUC %.3f", o.Title, r.AUC)
-		if err := figure(f, ROCPlot, func(w *store.Pending) error {
+		if err := figure(ROCPlot, func(w io.Writer) error {
 			return plots.ROCTo(w, ROCPlot, title, far, []plots.Series{{Name: d.Method, Y: tar}})
 		}); err != nil {
 			return nil, err
@@ -134,21 +148,18 @@ func Write(f *store.Folder, d Document, items []Item, o WriteOptions) ([]string,
 	}
 	if len(tiles) > 0 {
 		title := fmt.Sprintf("%s: %d of %d misclassified, most confident first", o.Title, len(tiles), len(mistakes))
-		if err := figure(f, MontagePlot, func(w *store.Pending) error { return plots.MontageTo(w, MontagePlot, title, tiles) }); err != nil {
+		if err := figure(MontagePlot, func(w io.Writer) error { return plots.MontageTo(w, MontagePlot, title, tiles) }); err != nil {
 			return nil, err
 		}
 		files = append(files, MontagePlot)
 	}
-	return files, nil
-}
-
-// figure writes the file name of f with draw.
-func figure(f *store.Folder, name string, draw func(w *store.Pending) error) error {
-	w, err := f.Create(name)
-	if err != nil {
-		return err
+	if o.HTML {
+		if err := WriteHTML(f, &d, figs); err != nil {
+			return nil, err
+		}
+		files = append(files, htmlreport.FileName)
 	}
-	return draw(w)
+	return files, nil
 }
 
 // confusionCSV is confusion.csv: a header of "true" and the answers'

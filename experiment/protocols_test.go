@@ -129,7 +129,7 @@ func TestProtocolsEndToEnd(t *testing.T) {
 				err = f.WriteFile(results.FileName, b)
 			}
 			if err == nil {
-				err = report.Write(f, res)
+				err = report.Write(f, res, report.Options{})
 			}
 			if err == nil {
 				err = f.Commit()

@@ -22,6 +22,7 @@ func evaluateCommand() *cli.Command {
 			outFlag("the evaluation's output `DIR` (required; created if needed)"),
 			rejectFlag(),
 			&cli.IntFlag{Name: "montage", Value: defaultMontage, Usage: "show at most `N` misclassified images in misclassified.png, the most confident first (0: none)"},
+			htmlFlag("write report.html too: the evaluation as one self-contained page (tables that sort on a click, the figures inline)"),
 			predictWorkersFlag(),
 			whereFlag,
 		},
@@ -60,7 +61,7 @@ func evaluateCommand() *cli.Command {
 				dir, specs := c.String("model"), c.Args().Slice()
 				doc := evaluate.Document{Version: version.String(), Model: dir, Method: a.m.Method(), Inputs: specs, Report: r}
 				title := fmt.Sprintf("%s on %s", filepath.Base(dir), strings.Join(specs, ", "))
-				files, err := evaluate.Write(f, doc, items, evaluate.WriteOptions{Title: title, Montage: c.Int("montage")})
+				files, err := evaluate.Write(f, doc, items, evaluate.WriteOptions{Title: title, Montage: c.Int("montage"), HTML: c.Bool("html")})
 				if err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/covpipe/covpipe/experiment"
+	"github.com/covpipe/covpipe/experiment/report"
 	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
@@ -54,7 +55,7 @@ func mergeRun(c *cli.Context, out string) error {
 		return err
 	}
 	return intoFolder(c, out, store.FormatRun, func(dst *store.Folder) error {
-		if err := writeRun(dst, res, nil); err != nil {
+		if err := writeRun(dst, res, nil, report.Options{}); err != nil {
 			return err
 		}
 		return printRun(c, res, out)

@@ -32,6 +32,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "methods", Usage: "run only the methods `NAMES` of the config (comma-separated), e.g. --methods rsr,nn-stein"},
 			maxMemoryFlag("what the config's settings make the run hold (repeats, samples, regions per image, ...), estimated before anything is allocated, and on the image planes of descriptor extraction: a config over it fails naming the setting"),
 			&cli.StringFlag{Name: "shard", Usage: "run only share `I/N` of the run's units (task, repeat, method), writing partial results that covpipe merge joins; auto (or auto/N) reads I and N from a Slurm array job's or a Kubernetes Indexed Job's environment"},
+			htmlFlag("write report.html too: the report as one self-contained page (tables that sort on a click, figures inline)"),
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile to `FILE` (for go tool pprof)"},
 			&cli.StringFlag{Name: "memprofile", Usage: "write a heap profile of all allocations to `FILE` when the run ends (go tool pprof -sample_index=alloc_space)"},
 		},
@@ -76,6 +77,9 @@ func runCommand() *cli.Command {
 			cfg := plan.Config
 			var shard store.Shard
 			sharded := c.IsSet("shard")
+			if sharded && c.Bool("html") {
+				return fmt.Errorf("run: --html with --shard: a shard writes partial results and no report; covpipe report --html OUT writes the merged run's")
+			}
 			if s := c.String("shard"); sharded {
 				if shard, err = store.AutoShard(s, os.Getenv); err != nil {
 					return fmt.Errorf("run: --shard: %w", err)
@@ -142,7 +146,7 @@ func runCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				if err := writeRun(dst, res, nil); err != nil {
+				if err := writeRun(dst, res, nil, report.Options{HTML: c.Bool("html")}); err != nil {
 					return err
 				}
 				return printRun(c, res, out)
@@ -203,8 +207,9 @@ func printRun(c *cli.Context, res *results.Results, out string) error {
 }
 
 // writeRun writes a run's output set into f and commits it: results.json
-// (resultsJSON, else res encoded), summary.md and the figures.
-func writeRun(f *store.Folder, res *results.Results, resultsJSON []byte) error {
+// (resultsJSON, else res encoded), summary.md, the figures and, as o
+// asks, report.html.
+func writeRun(f *store.Folder, res *results.Results, resultsJSON []byte, o report.Options) error {
 	if resultsJSON == nil {
 		var err error
 		if resultsJSON, err = res.Encode(); err != nil {
@@ -214,7 +219,7 @@ func writeRun(f *store.Folder, res *results.Results, resultsJSON []byte) error {
 	if err := f.WriteFile(results.FileName, resultsJSON); err != nil {
 		return err
 	}
-	if err := report.Write(f, res); err != nil {
+	if err := report.Write(f, res, o); err != nil {
 		return err
 	}
 	return f.Commit()

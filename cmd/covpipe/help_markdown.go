@@ -82,8 +82,8 @@ func anchor(heading string) string {
 	return b.String()
 }
 
-// cell escapes text for a cell of a Markdown table.
-func cell(text string) string {
+// mdCell escapes text for a cell of a Markdown table.
+func mdCell(text string) string {
 	return strings.NewReplacer("|", `\|`, "*", `\*`, "\n", " ").Replace(text)
 }
 
@@ -92,7 +92,7 @@ func commandsTable(app *cli.App, cmds []*cli.Command) string {
 	b.WriteString("| command | what it does |\n|---|---|\n")
 	for _, cmd := range cmds {
 		h := app.Name + " " + cmd.Name
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s |\n", h, anchor(h), cell(cmd.Usage))
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s |\n", h, anchor(h), mdCell(cmd.Usage))
 	}
 	b.WriteString("\nEvery command takes `--help` (`-h`), which prints what its section here says; `" + app.Name + " --version` is `" + app.Name + " version`.\n")
 	return b.String()
@@ -165,10 +165,10 @@ func flagRow(f cli.DocGenerationFlag) string {
 	if _, shown, ok := strings.Cut(fmt.Sprint(f), "\t"); ok {
 		rest := strings.TrimPrefix(shown, usage)
 		if t, ok := strings.CutPrefix(rest, " (default: "); ok && rest != shown {
-			def = cell(strings.TrimSuffix(t, ")"))
+			def = mdCell(strings.TrimSuffix(t, ")"))
 		}
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s |\n", strings.Join(names, ", "), flagType(f), def, cell(usage))
+	return fmt.Sprintf("| %s | %s | %s | %s |\n", strings.Join(names, ", "), flagType(f), def, mdCell(usage))
 }
 
 // unquoteUsage returns the placeholder of a flag's usage, its first
@@ -214,7 +214,7 @@ func tasksTable() string {
 		case k.Combines:
 			parts = "combines the tasks' results"
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s |\n", k.Kind, cell(k.Keys), parts)
+		fmt.Fprintf(&b, "| %s | `%s` | %s |\n", k.Kind, mdCell(k.Keys), parts)
 	}
 	return b.String()
 }
@@ -224,7 +224,7 @@ func methodsTable() string {
 	b.WriteString("| type | what it is | example parameters |\n|---|---|---|\n")
 	for _, name := range method.Names() {
 		t := method.Types()[name]
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | `%s` |\n", name, anchor(name), cell(t.Doc), cell(t.Example))
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | `%s` |\n", name, anchor(name), mdCell(t.Doc), mdCell(t.Example))
 	}
 	return b.String()
 }
@@ -250,9 +250,9 @@ func methodReference(name string, t method.Type) string {
 		for _, p := range ps {
 			def := ""
 			if p.Default != "" {
-				def = cell(p.Default)
+				def = mdCell(p.Default)
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", p.Key, kindText[p.Kind], def, cell(p.Help))
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", p.Key, kindText[p.Kind], def, mdCell(p.Help))
 		}
 		b.WriteString("\n")
 	}

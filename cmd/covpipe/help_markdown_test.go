@@ -40,7 +40,7 @@ func referenceBlocks(t *testing.T) map[string]string {
 }
 
 // cells splits a Markdown table row into its cells, undoing the escapes
-// of cell.
+// of mdCell.
 func cells(row string) []string {
 	row = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(row), "|"), "|")
 	var out []string

@@ -235,7 +235,7 @@ func TestRunCommandErrors(t *testing.T) {
 		// that allows it.
 		{[]string{"learn", "--out", filepath.Join(dir, "o5"), desc}, "learn: --atoms N, the dictionary size, is required"},
 		{[]string{"learn", "--atoms", "2", "--sigma", "0.7", "--out", filepath.Join(dir, "o5"), desc}, "or allow a pseudo-kernel (--pseudo-kernel)"},
-		{[]string{"report", dir}, "report: " + dir + " holds no results.json: give the output folder of a covpipe run"},
+		{[]string{"report", dir}, "report: " + dir + " holds neither a results.json nor an evaluation.json: give the output folder of covpipe run or of covpipe evaluate"},
 		// fit and predict: what is required, what does not go together,
 		// and a model refusing descriptors made otherwise, naming both.
 		{[]string{"fit", "--out", filepath.Join(dir, "o6"), desc}, "fit: --method NAME is required"},

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -9,29 +10,29 @@ import (
 
 	"github.com/covpipe/covpipe/experiment/config"
 	"github.com/covpipe/covpipe/experiment/results"
+	"github.com/covpipe/covpipe/htmlreport"
 	"github.com/covpipe/covpipe/plots"
-	"github.com/covpipe/covpipe/store"
 )
 
-// writeFigures draws the figure r's config asks for into f and returns
-// the names of the files written.
-func writeFigures(f *store.Folder, r *results.Results) ([]string, error) {
+// figures draws the figures r's config asks for, as PNG files named as
+// in a run's folder.
+func figures(r *results.Results) ([]htmlreport.Figure, error) {
 	if r.Config == nil {
 		return nil, nil
 	}
 	switch r.Config.Plot {
 	case config.PlotCMC:
-		return perTask(f, layoutOf(r.Results, results.KindAccuracy), "cmc",
+		return perTask(layoutOf(r.Results, results.KindAccuracy), "cmc",
 			func(x results.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.CMC, Err: x.CMCStd} },
 			func(w io.Writer, name, task string, series []plots.Series) error {
 				return plots.CMCTo(w, name, fmt.Sprintf("%s: %s (mean over %d repeats)", r.Name, task, r.Repeats), series)
 			})
 	case config.PlotBars:
-		return barChart(f, r)
+		return barChart(r)
 	case config.PlotROC:
-		return rocFigures(f, r)
+		return rocFigures(r)
 	case config.PlotEnergy:
-		return perTask(f, layoutOf(r.Results, results.KindEnergy), "energy",
+		return perTask(layoutOf(r.Results, results.KindEnergy), "energy",
 			func(x results.Result) plots.Series { return plots.Series{Name: x.Method, Y: x.Energy} },
 			func(w io.Writer, name, task string, series []plots.Series) error {
 				title := fmt.Sprintf("%s: %s, representation energy J (Eqn. 10), mean over %d repeats", r.Name, task, r.Repeats)
@@ -69,9 +70,9 @@ func markOffAxis(series []plots.Series) []plots.Series {
 // perTask draws one figure per task of l, named prefix-TASK.png, with the
 // non-empty series that get makes of each method's result; tasks without
 // any are left out.
-func perTask(f *store.Folder, l layout, prefix string, get func(results.Result) plots.Series,
-	draw func(w io.Writer, name, task string, series []plots.Series) error) ([]string, error) {
-	var files []string
+func perTask(l layout, prefix string, get func(results.Result) plots.Series,
+	draw func(w io.Writer, name, task string, series []plots.Series) error) ([]htmlreport.Figure, error) {
+	var figs []htmlreport.Figure
 	for _, t := range l.tasks {
 		var series []plots.Series
 		for _, m := range l.methods {
@@ -85,21 +86,18 @@ func perTask(f *store.Folder, l layout, prefix string, get func(results.Result) 
 			continue
 		}
 		name := prefix + "-" + fileSafe(t) + ".png"
-		w, err := f.Create(name)
-		if err != nil {
-			return nil, err
-		}
-		if err := draw(w, name, t, series); err != nil {
+		var b bytes.Buffer
+		if err := draw(&b, name, t, series); err != nil {
 			return nil, fmt.Errorf("task %q: %w", t, err)
 		}
-		files = append(files, name)
+		figs = append(figs, htmlreport.Figure{Name: name, PNG: b.Bytes()})
 	}
-	return files, nil
+	return figs, nil
 }
 
 // barChart draws accuracy.png: the accuracy of every method on every
 // task, with standard deviations, as the paper's Fig. 4.
-func barChart(f *store.Folder, r *results.Results) ([]string, error) {
+func barChart(r *results.Results) ([]htmlreport.Figure, error) {
 	l := layoutOf(r.Results, results.KindAccuracy)
 	b := plots.Bars{Title: fmt.Sprintf("%s: accuracy (mean ± std over %d repeats)", r.Name, r.Repeats), YLabel: "Recognition accuracy (%)", Groups: l.tasks}
 	for _, m := range l.methods {
@@ -111,14 +109,11 @@ func barChart(f *store.Folder, r *results.Results) ([]string, error) {
 		}
 		b.Series = append(b.Series, s)
 	}
-	w, err := f.Create("accuracy.png")
-	if err != nil {
-		return nil, err
-	}
-	if err := plots.BarChartTo(w, "accuracy.png", b); err != nil {
+	var w bytes.Buffer
+	if err := plots.BarChartTo(&w, "accuracy.png", b); err != nil {
 		return nil, err // plots names the figure
 	}
-	return []string{"accuracy.png"}, nil
+	return []htmlreport.Figure{{Name: "accuracy.png", PNG: w.Bytes()}}, nil
 }
 
 // fileSafe replaces the characters of a task name that file systems
@@ -134,13 +129,13 @@ func fileSafe(s string) string {
 
 // rocFigures draws roc-TASK.png for each open-set task of r: the mean ROC
 // over repeats of every method.
-func rocFigures(f *store.Folder, r *results.Results) ([]string, error) {
+func rocFigures(r *results.Results) ([]htmlreport.Figure, error) {
 	l := layoutOf(r.Results, results.KindOpenSet)
 	far := map[string][]float64{}
 	for _, x := range l.results {
 		far[x.Task] = x.ROCFAR
 	}
-	return perTask(f, l, "roc",
+	return perTask(l, "roc",
 		func(x results.Result) plots.Series {
 			if x.ROC == nil {
 				return plots.Series{}

@@ -23,7 +23,7 @@ func TestFigureErrorOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Abort()
-	err = report.Write(f, r)
+	err = report.Write(f, r, report.Options{})
 	if err == nil || strings.Count(err.Error(), "bar chart") != 1 || !strings.Contains(err.Error(), "accuracy.png: series 0 (\"m\"): Y[0] is NaN") {
 		t.Errorf("Write: %v, want the bar chart's error once", err)
 	}

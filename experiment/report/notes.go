@@ -86,24 +86,24 @@ func Warnings(r *results.Results) []string {
 	return out
 }
 
-// noteLines returns the notes list of summary.md: the warnings, fewer
+// noteLines returns the notes of summary.md's list: the warnings, fewer
 // all-zero codes than warrant one, sparse codes that hit the solver's
 // sweep cap, and the protocols' notes once per task.
 func noteLines(r *results.Results) []string {
 	var notes []string
 	for _, w := range Warnings(r) {
-		notes = append(notes, "- "+w)
+		notes = append(notes, w)
 	}
 	for _, x := range r.Results {
 		if n := sum(x.Degenerate); n > 0 && float64(n) <= zeroCodeShare*float64(sum(x.TestItems)) {
-			notes = append(notes, fmt.Sprintf("- %s / %s: %d test queries had all-zero sparse codes (arbitrary predictions).", x.Task, x.Method, n))
+			notes = append(notes, fmt.Sprintf("%s / %s: %d test queries had all-zero sparse codes (arbitrary predictions).", x.Task, x.Method, n))
 		}
 		if n := sum(x.Unconverged); n > 0 {
-			notes = append(notes, fmt.Sprintf("- %s / %s: %d sparse codes hit the solver's sweep cap.", x.Task, x.Method, n))
+			notes = append(notes, fmt.Sprintf("%s / %s: %d sparse codes hit the solver's sweep cap.", x.Task, x.Method, n))
 		}
 	}
 	for _, n := range Notes(r) {
-		notes = append(notes, "- "+n+".")
+		notes = append(notes, n+".")
 	}
 	return notes
 }

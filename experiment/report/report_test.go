@@ -48,7 +48,7 @@ func TestWriteGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := report.Write(f, r); err != nil {
+			if err := report.Write(f, r, report.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := f.Commit(); err != nil {
@@ -114,4 +114,40 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestWriteHTML checks that Write with HTML adds report.html to the set,
+// beside summary.md and the figures, with a table per table of
+// summary.md, keyed by what it holds, and every figure.
+func TestWriteHTML(t *testing.T) {
+	r, err := results.Read("testdata/cmc.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f, err := store.CreateFolder(context.Background(), dir, store.FormatRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	if err := report.Write(f, r, report.Options{HTML: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	set, err := store.OpenSet(dir, store.FormatRun)
+	if err != nil || !set.Has("report.html") || !set.Has("summary.md") {
+		t.Fatalf("set %+v, %v", set, err)
+	}
+	page, err := set.ReadFile("report.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`data-key="accuracy"`, `data-key="cmc:reid"`, `data-key="cmc:reid/one camera"`,
+		`alt="cmc-reid.png"`, `alt="cmc-reid_one_camera.png"`, "<th scope=\"row\">rsr</th><td class=\"num\">62.50 ± 3.5</td><td class=\"num\">41.67 ± 11.8</td><td class=\"num\">1.3</td>"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/covpipe/covpipe/experiment/results"
@@ -53,13 +54,29 @@ func EnergyTable(r *results.Results) string {
 // confidence threshold, then the accuracy on known items without
 // rejection; cells "mean ± std" over repeats. It returns "" when r holds
 // no open-set results.
-func OpenSetTable(r *results.Results) string {
-	l := layoutOf(r.Results, results.KindOpenSet)
+func OpenSetTable(r *results.Results) string { return gridsMarkdown(openSetGrids(r)) }
+
+// gridsMarkdown renders grids as Markdown tables separated by blank
+// lines, each under "Task T:" when they are several.
+func gridsMarkdown(gs []grid) string {
 	var b strings.Builder
-	for i, t := range l.tasks {
+	for i, g := range gs {
 		if i > 0 {
 			b.WriteString("\n")
 		}
+		if len(gs) > 1 {
+			fmt.Fprintf(&b, "Task %s:\n\n", g.task)
+		}
+		b.WriteString(g.markdown())
+	}
+	return b.String()
+}
+
+// openSetGrids are the tables of OpenSetTable, one per task.
+func openSetGrids(r *results.Results) []grid {
+	l := layoutOf(r.Results, results.KindOpenSet)
+	var gs []grid
+	for _, t := range l.tasks {
 		var far float64
 		for _, m := range l.methods {
 			if x, ok := l.cell[[2]string{t, m}]; ok {
@@ -67,11 +84,9 @@ func OpenSetTable(r *results.Results) string {
 				break
 			}
 		}
-		if len(l.tasks) > 1 {
-			fmt.Fprintf(&b, "Task %s:\n\n", t)
-		}
-		fmt.Fprintf(&b, "| method | rejects by | AUC | TAR at %g%% FAR | identified at %g%% FAR | threshold | accuracy, known items |\n", far, far)
-		b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
+		g := grid{task: t, key: "open-set:" + t,
+			header: []string{"method", "rejects by", "AUC", fmt.Sprintf("TAR at %g%% FAR", far), fmt.Sprintf("identified at %g%% FAR", far), "threshold", "accuracy, known items"},
+			right:  []bool{false, false, true, true, true, true, true}}
 		for _, m := range l.methods {
 			x, ok := l.cell[[2]string{t, m}]
 			if !ok {
@@ -81,11 +96,12 @@ func OpenSetTable(r *results.Results) string {
 			for _, v := range x.Thresholds {
 				th += v / float64(len(x.Thresholds))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.3f | %.2f ± %.1f |\n", m, x.Rejection,
-				statCell(x.AUC, "%.3f ± %.3f"), statCell(x.TAR, "%.1f ± %.1f"), statCell(x.Identification, "%.1f ± %.1f"), th, x.AccuracyMean, x.AccuracyStd)
+			g.rows = append(g.rows, []string{m, x.Rejection, statCell(x.AUC, "%.3f ± %.3f"), statCell(x.TAR, "%.1f ± %.1f"),
+				statCell(x.Identification, "%.1f ± %.1f"), fmt.Sprintf("%.3f", th), fmt.Sprintf("%.2f ± %.1f", x.AccuracyMean, x.AccuracyStd)})
 		}
+		gs = append(gs, g)
 	}
-	return b.String()
+	return gs
 }
 
 // statCell formats s's mean and standard deviation, "–" for none.
@@ -131,35 +147,79 @@ func layoutOf(rs []results.Result, kind results.Kind) layout {
 	return l
 }
 
-// table renders the layout as a Markdown table of format(result) per task
-// and method ("–" where a method has no result) with a final row of the
-// seconds each method ran, summed over tasks; "" for no results.
-func (l layout) table(format func(results.Result) string) string {
-	if len(l.results) == 0 {
+// grid is a table of text cells, rendered as Markdown (markdown) for
+// the terminal and summary.md and as HTML for report.html: a header,
+// the columns aligned right (numbers), the rows and the rows of totals
+// below them. task is the task it is of, for tables of one task, and key
+// says what it holds to readers of report.html (htmlreport.Table.Key).
+type grid struct {
+	task, key    string
+	header       []string
+	right        []bool
+	rows, totals [][]string
+}
+
+// markdown renders g as a Markdown table, "" for a grid without a
+// header.
+func (g grid) markdown() string {
+	if len(g.header) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| task |")
-	for _, m := range l.methods {
-		fmt.Fprintf(&b, " %s |", m)
-	}
-	b.WriteString("\n|---|")
-	for range l.methods {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
-	for _, t := range l.tasks {
-		fmt.Fprintf(&b, "| %s |", t)
-		for _, m := range l.methods {
-			if x, ok := l.cell[[2]string{t, m}]; ok {
-				fmt.Fprintf(&b, " %s |", format(x))
-			} else {
-				b.WriteString(" – |")
-			}
+	line := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			fmt.Fprintf(&b, " %s |", c)
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("| run time (s) |")
+	line(g.header)
+	b.WriteString("|")
+	for _, r := range g.right {
+		if r {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range g.rows {
+		line(row)
+	}
+	for _, row := range g.totals {
+		line(row)
+	}
+	return b.String()
+}
+
+// table renders the layout as a Markdown table (grid).
+func (l layout) table(format func(results.Result) string) string {
+	return l.grid(format).markdown()
+}
+
+// grid lays out format(result) per task and method ("–" where a method
+// has no result) with a final row of the seconds each method ran, summed
+// over tasks; an empty grid for no results.
+func (l layout) grid(format func(results.Result) string) grid {
+	if len(l.results) == 0 {
+		return grid{}
+	}
+	g := grid{header: append([]string{"task"}, l.methods...), right: make([]bool, len(l.methods)+1)}
+	for j := range l.methods {
+		g.right[j+1] = true
+	}
+	for _, t := range l.tasks {
+		row := []string{t}
+		for _, m := range l.methods {
+			if x, ok := l.cell[[2]string{t, m}]; ok {
+				row = append(row, format(x))
+			} else {
+				row = append(row, "–")
+			}
+		}
+		g.rows = append(g.rows, row)
+	}
+	total := []string{"run time (s)"}
 	for _, m := range l.methods {
 		var s float64
 		for _, x := range l.results {
@@ -167,56 +227,64 @@ func (l layout) table(format func(results.Result) string) string {
 				s += x.Seconds
 			}
 		}
-		fmt.Fprintf(&b, " %.1f |", s)
+		total = append(total, fmt.Sprintf("%.1f", s))
 	}
-	b.WriteString("\n")
-	return b.String()
+	g.totals = [][]string{total}
+	return g
 }
 
-// seriesTable writes, for task t, a section titled title with a table of
-// the series that get gives each method (CMC or energy curves): one row
-// per index from first, one column per method that has the series, cells
-// "mean ± std" in the format cellFmt.
-func (l layout) seriesTable(b *strings.Builder, t, index string, first int,
-	title string, get func(results.Result) (mean, std []float64), cellFmt string) {
-	var rows []results.Result
-	for _, m := range l.methods {
-		if x, ok := l.cell[[2]string{t, m}]; ok {
-			if mean, _ := get(x); len(mean) > 0 {
-				rows = append(rows, x)
+// series is a table of one task's series (CMC or energy curves): its
+// title and the paragraph under it in summary.md, and its grid.
+type series struct {
+	title, text string
+	grid        grid
+}
+
+// seriesGrids returns, for each task of l that has any, the table of the
+// series that get gives each method: one row per index from first, one
+// column per method that has the series, cells "mean ± std" in the
+// format cellFmt; title and text head it, and its key is "kind:TASK".
+func (l layout) seriesGrids(kind, index string, first int, title, text string,
+	get func(results.Result) (mean, std []float64), cellFmt string) []series {
+	var out []series
+	for _, t := range l.tasks {
+		var rows []results.Result
+		for _, m := range l.methods {
+			if x, ok := l.cell[[2]string{t, m}]; ok {
+				if mean, _ := get(x); len(mean) > 0 {
+					rows = append(rows, x)
+				}
 			}
 		}
-	}
-	if len(rows) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "\n## %s: %s\n\n| %s |", t, title, index)
-	for _, x := range rows {
-		fmt.Fprintf(b, " %s |", x.Method)
-	}
-	b.WriteString("\n|---:|")
-	for range rows {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
-	n, _ := get(rows[0])
-	for k := range n {
-		fmt.Fprintf(b, "| %d |", k+first)
+		if len(rows) == 0 {
+			continue
+		}
+		g := grid{task: t, key: kind + ":" + t, header: []string{index}, right: []bool{true}}
 		for _, x := range rows {
-			if mean, std := get(x); k < len(mean) {
-				fmt.Fprintf(b, " "+cellFmt+" |", mean[k], std[k])
-			} else {
-				b.WriteString(" – |")
-			}
+			g.header = append(g.header, x.Method)
+			g.right = append(g.right, true)
 		}
-		b.WriteString("\n")
+		n, _ := get(rows[0])
+		for k := range n {
+			row := []string{strconv.Itoa(k + first)}
+			for _, x := range rows {
+				if mean, std := get(x); k < len(mean) {
+					row = append(row, fmt.Sprintf(cellFmt, mean[k], std[k]))
+				} else {
+					row = append(row, "–")
+				}
+			}
+			g.rows = append(g.rows, row)
+		}
+		out = append(out, series{title: t + ": " + title, text: text, grid: g})
 	}
+	return out
 }
 
-// paramSummary lists, per method, the parameter values used and how often
-// cross-validation chose each (when it had a choice).
-func paramSummary(r *results.Results) string {
-	var b strings.Builder
+// paramLines lists, per method, the parameter values used and how often
+// cross-validation chose each (when it had a choice), "METHOD: VALUES".
+func paramLines(r *results.Results) []string {
+	var lines []string
 	var methods []string
 	for _, x := range r.Results {
 		if !slices.Contains(methods, x.Method) {
@@ -268,7 +336,7 @@ func paramSummary(r *results.Results) string {
 		for _, x := range list {
 			parts = append(parts, fmt.Sprintf("%s (%d of %d)", x.p, x.n, total))
 		}
-		fmt.Fprintf(&b, "- %s: %s\n", m, strings.Join(parts, "; "))
+		lines = append(lines, m+": "+strings.Join(parts, "; "))
 	}
-	return b.String()
+	return lines
 }
