@@ -120,9 +120,9 @@ type Split struct {
 	// Folds is the number of cross-validation folds for parameter
 	// selection inside Train.
 	Folds int
-	// FoldsBy, when not empty, is the metadata key whose groups the
-	// folds keep whole (Data.ValidationFolds); empty: stratified folds.
-	FoldsBy string
+	// FoldsBy says which items the validation folds keep together
+	// (Data.ValidationFolds); the zero value: stratified folds.
+	FoldsBy FoldGroups
 	// Ranks is how many top classes must be ranked exactly (CMC length);
 	// 0 means the prediction alone.
 	Ranks int
@@ -178,9 +178,8 @@ type Train struct {
 	// Folds is the number of cross-validation folds for parameter
 	// selection inside Items.
 	Folds int
-	// FoldsBy is Split.FoldsBy: the metadata key whose groups the folds
-	// keep whole, or empty for stratified folds.
-	FoldsBy string
+	// FoldsBy is Split.FoldsBy: which items the folds keep together.
+	FoldsBy FoldGroups
 	// CV, when not nil, receives the tables of the choices that
 	// cross-validation makes in this fit (Choose, Best, Fused), not those
 	// of the fits inside its folds: what a model records of its fit.

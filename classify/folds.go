@@ -70,28 +70,103 @@ func GroupFolds(items []int, n int, seed uint64, g func(i int) string) (folds []
 	return folds, names
 }
 
-// ValidationFolds returns the n validation folds of items of d that
-// cross-validation holds out in turn: stratified by class (Folds) when by
-// is empty, otherwise the groups of the metadata key by (GroupFolds;
-// Split.FoldsBy, a config's folds_by), n of them or one per group when
-// there are fewer. It returns an error naming the key when an item lacks
-// it or when the items form a single group.
-func (d *Data) ValidationFolds(items []int, n int, seed uint64, by string) ([][]int, error) {
-	if by == "" {
-		return Folds(d.Labels, items, n, seed), nil
+// FoldGroups says which items validation folds keep together
+// (Data.ValidationFolds): the zero value none, stratified folds by class.
+type FoldGroups struct {
+	// Key is the item metadata key (Data.Meta) whose values are the
+	// groups: FERET's pose, a re-identification camera or tracklet, a
+	// manifest column; "" for stratified folds.
+	Key string
+	// WithinClass makes the groups those of Key inside each class (a
+	// person's tracklets), dealt class by class, so that a class keeps
+	// some of its groups in every fold's training part; otherwise the
+	// groups are Key's values across classes (a pose held out of every
+	// subject: GroupFolds).
+	WithinClass bool
+}
+
+// String returns the groups as an experiment file gives them:
+// "folds_by: KEY" or "folds_within: KEY", "" for none.
+func (g FoldGroups) String() string {
+	switch {
+	case g.Key == "":
+		return ""
+	case g.WithinClass:
+		return "folds_within: " + g.Key
 	}
-	for _, i := range items {
-		if _, ok := d.ItemMeta(i)[by]; !ok {
-			return nil, fmt.Errorf("folds by %q: item %d has no %q (its metadata: %s); give folds_by a key that every item has (a manifest column, FERET's pose, a re-id camera)", by, i, by, metaKeys(d.ItemMeta(i)))
+	return "folds_by: " + g.Key
+}
+
+// ClassGroupFolds splits items into n folds by class and, inside each
+// class, by group g(i) (a person's tracklets): each class's groups, in an
+// order shuffled by seed, are dealt round the folds, continuing from the
+// fold where the previous class stopped, so that a class with k groups is
+// held out, one group at a time, in min(k, n) folds and keeps its other
+// groups for training. A class whose items form one group is never held
+// out: with no other group to train on, its validation would measure a
+// class missing from training. It returns the test indices of each fold.
+func ClassGroupFolds(labels, items []int, n int, seed uint64, g func(i int) string) [][]int {
+	rng := rand.New(rand.NewPCG(seed, 0x43475250)) // "CGRP"
+	out := make([][]int, n)
+	classes := ByClass(labels, items)
+	next := 0
+	for _, c := range SortedKeys(classes) {
+		byGroup := map[string][]int{}
+		for _, i := range classes[c] {
+			byGroup[g(i)] = append(byGroup[g(i)], i)
+		}
+		if len(byGroup) < 2 {
+			continue
+		}
+		keys := make([]string, 0, len(byGroup))
+		for k := range byGroup {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		for _, k := range keys {
+			out[next] = append(out[next], byGroup[k]...)
+			next = (next + 1) % n
 		}
 	}
-	folds, names := GroupFolds(items, n, seed, func(i int) string { return d.ItemMeta(i)[by] })
+	for _, f := range out {
+		slices.Sort(f)
+	}
+	return out
+}
+
+// ValidationFolds returns the n validation folds of items of d that
+// cross-validation holds out in turn: stratified by class (Folds) for the
+// zero FoldGroups, otherwise the groups of the metadata key by.Key
+// (Split.FoldsBy, a config's folds_by or folds_within): across classes
+// (GroupFolds), n folds or one per group when there are fewer, or within
+// each class (ClassGroupFolds). It returns an error naming the key when
+// an item lacks it, when the items form a single group, or, within
+// classes, when no class has two groups.
+func (d *Data) ValidationFolds(items []int, n int, seed uint64, by FoldGroups) ([][]int, error) {
+	if by.Key == "" {
+		return Folds(d.Labels, items, n, seed), nil
+	}
+	key := by.Key
+	for _, i := range items {
+		if _, ok := d.ItemMeta(i)[key]; !ok {
+			return nil, fmt.Errorf("%s: item %d has no %q (its metadata: %s); give a key that every item has (a manifest column, FERET's pose, a re-id camera or tracklet)", by, i, key, metaKeys(d.ItemMeta(i)))
+		}
+	}
+	group := func(i int) string { return d.ItemMeta(i)[key] }
+	if by.WithinClass {
+		folds := ClassGroupFolds(d.Labels, items, n, seed, group)
+		if !slices.ContainsFunc(folds, func(f []int) bool { return len(f) > 0 }) {
+			return nil, fmt.Errorf("%s: no class of the %d training items has two %s groups, so none can be held out: want classes of several groups", by, len(items), key)
+		}
+		return folds, nil
+	}
+	folds, names := GroupFolds(items, n, seed, group)
 	if len(folds) < 2 {
-		return nil, fmt.Errorf("folds by %q: the %d training items form %d groups (%s): want two or more to hold one out", by, len(items), len(folds), strings.Join(slices.Concat(names...), ", "))
+		return nil, fmt.Errorf("%s: the %d training items form %d groups (%s): want two or more to hold one out", by, len(items), len(folds), strings.Join(slices.Concat(names...), ", "))
 	}
 	return folds, nil
 }
-
 func metaKeys(m map[string]string) string {
 	if len(m) == 0 {
 		return "none"

@@ -108,11 +108,11 @@ func TestValidationFolds(t *testing.T) {
 		d.Meta = append(d.Meta, map[string]string{"pose": poses[i%3]})
 	}
 	items := Seq(0, 12)
-	strat, err := d.ValidationFolds(items, 3, 5, "")
+	strat, err := d.ValidationFolds(items, 3, 5, FoldGroups{})
 	if err != nil || !slices.EqualFunc(strat, Folds(d.Labels, items, 3, 5), slices.Equal[[]int]) {
 		t.Errorf("no key: %v, %v; want the stratified folds", strat, err)
 	}
-	byPose, err := d.ValidationFolds(items, 3, 5, "pose")
+	byPose, err := d.ValidationFolds(items, 3, 5, FoldGroups{Key: "pose"})
 	if err != nil || len(byPose) != 3 {
 		t.Fatalf("by pose: %v, %v", byPose, err)
 	}
@@ -125,14 +125,79 @@ func TestValidationFolds(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		items []int
-		by    string
+		by    FoldGroups
 		msg   string
 	}{
-		{items, "camera", `folds by "camera": item 0 has no "camera" (its metadata: pose)`},
-		{[]int{0, 3, 6}, "pose", `form 1 groups (ba): want two or more`},
+		{items, FoldGroups{Key: "camera"}, `folds_by: camera: item 0 has no "camera" (its metadata: pose)`},
+		{[]int{0, 3, 6}, FoldGroups{Key: "pose"}, `form 1 groups (ba): want two or more`},
+		{[]int{0, 3, 6}, FoldGroups{Key: "pose", WithinClass: true}, `folds_within: pose: no class of the 3 training items has two pose groups`},
 	} {
 		if _, err := d.ValidationFolds(tc.items, 3, 5, tc.by); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: %v, want an error saying %q", tc.by, err, tc.msg)
+		}
+	}
+}
+
+// TestClassGroupFolds checks folds within classes by brute force: every
+// group of a class of two or more groups held out in exactly one fold and
+// whole, no fold holding out two groups of a class that has no more
+// groups than folds, single-group classes never held out, and every
+// class keeping a group in every fold's training part.
+func TestClassGroupFolds(t *testing.T) {
+	// Per class, the sizes of its groups (a person's tracklets).
+	classes := [][]int{{5, 3}, {4}, {2, 2, 2}, {1, 6, 1, 1, 2}}
+	var labels, items []int
+	group := map[int]string{}
+	for c, sizes := range classes {
+		for g, n := range sizes {
+			for range n {
+				group[len(items)] = fmt.Sprintf("T%d", g) // the same names in every class
+				labels = append(labels, c)
+				items = append(items, len(items))
+			}
+		}
+	}
+	const n = 3
+	folds := ClassGroupFolds(labels, items, n, 9, func(i int) string { return group[i] })
+	if len(folds) != n {
+		t.Fatalf("%d folds, want %d", len(folds), n)
+	}
+	type cg struct {
+		class int
+		group string
+	}
+	foldOf := map[cg]int{}
+	held := map[int]int{}
+	for k, f := range folds {
+		perClass := map[int]map[string]bool{}
+		for _, i := range f {
+			held[i]++
+			key := cg{labels[i], group[i]}
+			if prev, ok := foldOf[key]; ok && prev != k {
+				t.Errorf("class %d's group %s split between folds %d and %d", key.class, key.group, prev, k)
+			}
+			foldOf[key] = k
+			if perClass[labels[i]] == nil {
+				perClass[labels[i]] = map[string]bool{}
+			}
+			perClass[labels[i]][group[i]] = true
+		}
+		for c, gs := range perClass {
+			if len(gs) > 1 && len(classes[c]) <= n {
+				t.Errorf("fold %d holds out %d groups of class %d, which has %d", k, len(gs), c, len(classes[c]))
+			}
+			if len(gs) == len(classes[c]) {
+				t.Errorf("fold %d holds out every group of class %d", k, c)
+			}
+		}
+	}
+	for _, i := range items {
+		want := 1
+		if len(classes[labels[i]]) < 2 {
+			want = 0
+		}
+		if held[i] != want {
+			t.Errorf("item %d (class %d) held out %d times, want %d", i, labels[i], held[i], want)
 		}
 	}
 }

@@ -39,7 +39,7 @@ type choiceKey struct {
 	data  weak.Pointer[Data]
 	train uint64
 	folds int
-	by    string
+	by    FoldGroups
 	seed  uint64
 }
 

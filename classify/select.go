@@ -42,7 +42,7 @@ type memoKey struct {
 	data  weak.Pointer[Data]
 	train uint64 // HashInts of the training indices
 	folds int
-	by    string
+	by    FoldGroups
 	seed  uint64
 }
 

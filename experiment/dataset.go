@@ -72,6 +72,9 @@ func (e *engine) listData() ([]*classify.Data, error) {
 			}
 			data.Meta[i] = m
 		}
+		if k == 0 {
+			e.noteCopies(out.Data, out.Meta.Dim, data.Labels, func(i int) string { return out.Rows[i].Path })
+		}
 		if dp.fusion != nil {
 			if data, e.partRegions, err = partsOf(data, dp.layout.Count()); err != nil {
 				return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)

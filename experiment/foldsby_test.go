@@ -68,7 +68,7 @@ methods:
 	if !slices.Equal(est["bg"], est["bf"]) || !slices.Equal(est["average"], est["bg"]) {
 		t.Errorf("estimates by task %v, want bg's in bf and average", est)
 	}
-	if _, err := run(strings.Replace(config, "folds_by: pose", "folds_by: camera", 1)); err == nil || !strings.Contains(err.Error(), `folds by "camera": item`) {
+	if _, err := run(strings.Replace(config, "folds_by: pose", "folds_by: camera", 1)); err == nil || !strings.Contains(err.Error(), `folds_by: camera: item`) {
 		t.Errorf("folds_by camera on faces: %v, want an error naming the key", err)
 	}
 }

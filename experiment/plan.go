@@ -94,6 +94,9 @@ func newPlan(c *config.Config, root *yaml.Node) (*Plan, error) {
 	if c.Folds < 0 {
 		return nil, fail([]any{"folds"}, "folds = %d, want >= 2", c.Folds)
 	}
+	if c.FoldsBy != "" && c.FoldsWithin != "" {
+		return nil, fail([]any{"folds_within"}, "folds_by %s and folds_within %s: give one (folds_by holds groups out of every class, folds_within within each class)", c.FoldsBy, c.FoldsWithin)
+	}
 	if c.CMC < 0 {
 		return nil, fail([]any{"cmc"}, "cmc = %d, want >= 0", c.CMC)
 	}

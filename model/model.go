@@ -12,8 +12,6 @@ import (
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
-	"github.com/covpipe/covpipe/internal/memlimit"
-	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/spd"
@@ -62,6 +60,13 @@ type Options struct {
 	// Folds is the number of stratified cross-validation folds inside the
 	// training set that choose among candidates (0: DefaultFolds).
 	Folds int
+	// FoldsBy, when its Key is set, makes the folds group folds of that
+	// metadata key of the input images (datasets.Item.Meta: FERET's
+	// pose, a re-id tracklet), across or within classes
+	// (classify.Data.ValidationFolds), as an experiment file's folds_by
+	// and folds_within do. Only Fit takes it: FitOutput's descriptors
+	// carry no metadata.
+	FoldsBy classify.FoldGroups
 	// Seed fixes the folds, and the SVM's calibration folds.
 	Seed uint64
 	// Workers bounds the goroutines of fitting, and of extraction unless
@@ -124,6 +129,8 @@ type record struct {
 	Chosen       map[string]float64 `json:"chosen"`
 	ChosenMethod string             `json:"chosen_method,omitempty"`
 	Folds        int                `json:"folds"`
+	FoldsBy      string             `json:"folds_by,omitempty"`
+	FoldsWithin  string             `json:"folds_within,omitempty"`
 	Seed         uint64             `json:"seed"`
 	// Atoms is the size of the dictionary made from the training items
 	// (Options.Atoms), 0 for a method that makes none.
@@ -196,7 +203,13 @@ func Fit(ctx context.Context, inputs []*datasets.List, o Options) (*Model, error
 		}
 		more = append(more, mo)
 	}
-	return fitOutput(ctx, out, more, o)
+	var meta []map[string]string
+	if o.FoldsBy.Key != "" {
+		if meta, err = rowMeta(inputs, out.Rows); err != nil {
+			return nil, err
+		}
+	}
+	return fitOutput(ctx, out, more, meta, o)
 }
 
 // FitOutput fits a model of method o.Method on the labelled descriptors
@@ -218,14 +231,18 @@ func Fit(ctx context.Context, inputs []*datasets.List, o Options) (*Model, error
 // descriptor without a label, fewer than two classes, and, once ctx is
 // cancelled, an error wrapping ctx.Err().
 func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error) {
-	return fitOutput(ctx, out, nil, o)
+	return fitOutput(ctx, out, nil, nil, o)
 }
 
 // fitOutput is FitOutput with more, the vectors of other features of the
-// same images, for a best model's candidates.
-func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o Options) (*Model, error) {
+// same images, for a best model's candidates, and meta, each row's image
+// metadata, which o.FoldsBy groups.
+func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, meta []map[string]string, o Options) (*Model, error) {
 	if out == nil {
 		return nil, errors.New("model: fit on a nil *store.Output")
+	}
+	if o.FoldsBy.Key != "" && meta == nil {
+		return nil, fmt.Errorf("model: %s: descriptors carry no image metadata to group by; fit from the images (model.Fit, covpipe fit on image inputs)", o.FoldsBy)
 	}
 	folds := cmp.Or(o.Folds, DefaultFolds)
 	if folds < 0 {
@@ -239,6 +256,11 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o O
 		return nil, fmt.Errorf("model: %d values of descriptors for %d rows of %d×%d", len(out.Data), len(out.Rows), d, d)
 	}
 	rec := record{Version: version.String(), Method: o.Method, Params: o.Params, Candidates: o.Candidates, Folds: folds, Seed: o.Seed, Atoms: o.Atoms, Dim: d, Extraction: extractionOf(out)}
+	if o.FoldsBy.WithinClass {
+		rec.FoldsWithin = o.FoldsBy.Key
+	} else {
+		rec.FoldsBy = o.FoldsBy.Key
+	}
 	rules, err := classify.ParseFusionRules(o.Fusion)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
@@ -256,6 +278,14 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o O
 	data, err := trainingData(out, set, &rec, o.Workers)
 	if err != nil {
 		return nil, err
+	}
+	if meta != nil {
+		// One item per image: its first row's.
+		regions := len(out.Rows) / len(data.Labels)
+		data.Meta = make([]map[string]string, len(data.Labels))
+		for i := range data.Meta {
+			data.Meta[i] = meta[i*regions]
+		}
 	}
 	m, spec, specs, err := rec.newMethods(data)
 	if err != nil {
@@ -280,7 +310,7 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o O
 	if fusionChosen && folds < 2 {
 		return nil, fmt.Errorf("model: choosing among fusion rules %v needs folds >= 2, not %d", o.Fusion, folds)
 	}
-	if spec.Candidates > 1 || fusionChosen {
+	if (spec.Candidates > 1 || fusionChosen) && o.FoldsBy.Key == "" {
 		if err := checkClassFolds(data, folds); err != nil {
 			return nil, err
 		}
@@ -306,7 +336,7 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, o O
 // records: its folds and seed, and a dictionary made of all its items
 // for a method that makes one.
 func (r *record) training(data *classify.Data) *classify.Train {
-	t := &classify.Train{Data: data, Items: classify.Seq(0, r.Trained), Seed: r.Seed, Folds: r.Folds}
+	t := &classify.Train{Data: data, Items: classify.Seq(0, r.Trained), Seed: r.Seed, Folds: r.Folds, FoldsBy: r.foldGroups()}
 	if r.Atoms > 0 {
 		t.Dictionary = &classify.Dictionary{Learn: t.Items, Atoms: r.Atoms}
 	}
@@ -365,42 +395,6 @@ func (r *record) candidateNames() []string {
 // its training items: its test items' slice header and its training
 // items' one.
 const foldBytes = 48
-
-// checkFolds returns an error wrapping describe.ErrMemory, naming folds,
-// when folds cross-validation folds of n training items would hold more
-// than limit bytes (0: the default): each keeps its training items'
-// indices.
-func checkFolds(folds, n int, limit int64) error {
-	err := memlimit.Check(limit, "model.Options.MaxMemory, covpipe fit --max-memory", memlimit.Estimate{
-		Key:   "folds",
-		What:  fmt.Sprintf("%s of %s keep their items' indices", plural.Of(folds, "cross-validation fold"), plural.Of(n, "training item")),
-		Bytes: float64(folds) * (foldBytes + 8*float64(n)),
-	})
-	if err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	return nil
-}
-
-// checkClassFolds returns an error naming the class of fewest training
-// items of data when it has fewer than folds: stratified
-// cross-validation deals each class round the folds, so such a class
-// would be missing from some folds' held-out items and the choice among
-// candidates would judge them on the other classes alone. covpipe run
-// warns of such a training set instead (its results stay those of the
-// configs it ran before).
-func checkClassFolds(data *classify.Data, folds int) error {
-	label, n := classify.SmallestClass(data.Labels, classify.Seq(0, len(data.Labels)))
-	if label < 0 || n >= folds {
-		return nil
-	}
-	remedy := fmt.Sprintf("lower the folds to %d (covpipe fit --folds, Options.Folds) or give more of its images", max(2, n))
-	if n < 2 {
-		remedy = "give more of its images, or a single candidate of each parameter (no cross-validation)"
-	}
-	return fmt.Errorf("model: class %q has %s, fewer than the %d cross-validation folds that choose among the candidates, so some folds would hold none of it: %s",
-		data.Classes[label], plural.Of(n, "training item"), folds, remedy)
-}
 
 // extractionOf is the metadata a model records of its training
 // descriptors out: nil for descriptors without extraction options.
@@ -485,11 +479,12 @@ type Info struct {
 	Candidates   []Candidate
 	Chosen       map[string]float64
 	ChosenMethod string
-	// Folds and Seed are those of the cross-validation; Atoms the size of
-	// a dictionary made from the training items (0: none).
-	Folds int
-	Seed  uint64
-	Atoms int
+	// Folds, FoldsBy and Seed are those of the cross-validation; Atoms
+	// the size of a dictionary made from the training items (0: none).
+	Folds   int
+	FoldsBy classify.FoldGroups
+	Seed    uint64
+	Atoms   int
 	// Classes are the class names and Counts each one's training items;
 	// Trained their number, Dim the descriptors' d.
 	Classes []string
@@ -517,7 +512,7 @@ func (m *Model) Info() Info {
 		counts[l]++
 	}
 	return Info{Version: r.Version, Method: r.Method, Params: maps.Clone(r.Params), Candidates: slices.Clone(r.Candidates),
-		Chosen: m.Chosen(), ChosenMethod: r.ChosenMethod, Folds: r.Folds, Seed: r.Seed, Atoms: r.Atoms,
+		Chosen: m.Chosen(), ChosenMethod: r.ChosenMethod, Folds: r.Folds, FoldsBy: r.foldGroups(), Seed: r.Seed, Atoms: r.Atoms,
 		Classes: m.Classes(), Counts: counts, Trained: r.Trained, Dim: r.Dim,
 		Extraction: m.Extraction(), Vectors: m.Vectors(), Parts: m.Parts(), CV: m.CV()}
 }

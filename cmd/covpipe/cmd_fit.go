@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/dictionary"
 	"github.com/covpipe/covpipe/experiment"
@@ -30,6 +31,8 @@ func fitOwnFlags() []cli.Flag {
 		&cli.StringFlag{Name: "method", Usage: "the method `NAME`: " + strings.Join(model.Methods(), ", ") + "; with --config, a method of the config, best ones too (required)"},
 		&cli.StringFlag{Name: "config", Usage: "take the method's parameters, the extraction options (data:), seed and folds from the experiment `FILE`"},
 		&cli.IntFlag{Name: "folds", Usage: "cross-validation folds `N` that choose among candidates", DefaultText: "the config's, else 3"},
+		&cli.StringFlag{Name: "folds-by", Usage: "draw group folds of the images' metadata `KEY` (FERET's pose, a re-id camera), each holding out whole groups of every class, instead of stratified folds", DefaultText: "the config's folds_by, else none"},
+		&cli.StringFlag{Name: "folds-within", Usage: "draw group folds of the images' metadata `KEY` within each class (a person's tracklets), holding out one group of a class at a time", DefaultText: "the config's folds_within, else none"},
 		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of every random choice: the cross-validation folds, the SVM's calibration, random blocks", DefaultText: "with --config, the folds a run of the config draws on the same images, else 0"},
 		&cli.IntFlag{Name: "workers", Usage: "number `N` of goroutines (0: all cores); the model does not depend on it"},
 		whereFlag,
@@ -141,6 +144,14 @@ func fitOptions(c *cli.Context) (model.Options, error) {
 		return model.Options{}, fmt.Errorf("fit: --method NAME is required (one of %s, or a method of --config)", strings.Join(method.Names(), ", "))
 	}
 	o := model.Options{Method: name, Folds: c.Int("folds"), Seed: c.Uint64("seed"), Atoms: c.Int("atoms")}
+	switch by, within := c.String("folds-by"), c.String("folds-within"); {
+	case by != "" && within != "":
+		return o, fmt.Errorf("fit: --folds-by %s and --folds-within %s: give one", by, within)
+	case within != "":
+		o.FoldsBy = classify.FoldGroups{Key: within, WithinClass: true}
+	case by != "":
+		o.FoldsBy = classify.FoldGroups{Key: by}
+	}
 	if f := c.String("fusion"); f != "" {
 		o.Fusion = strings.Split(f, ",")
 	}
@@ -218,9 +229,8 @@ func configOptions(c *cli.Context, path string, o model.Options) (model.Options,
 	if !c.IsSet("folds") {
 		o.Folds = plan.Config.Folds
 	}
-	if by := plan.Config.FoldsBy; by != "" {
-		// A model's descriptors keep no item metadata to group by.
-		return o, fmt.Errorf("fit: --config %s: folds_by %s: a model cross-validates on stratified folds of its training images; delete folds_by from a copy of the file to fit the model (covpipe run uses it)", path, by)
+	if !c.IsSet("folds-by") && !c.IsSet("folds-within") {
+		o.FoldsBy = plan.Config.FoldGroups()
 	}
 	return o, nil
 }

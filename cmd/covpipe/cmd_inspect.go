@@ -53,7 +53,11 @@ func writeInspection(w io.Writer, dir string, info model.Info) error {
 		row("candidate", "%s: %s %s%s", c.Name, c.Method, anyParams(c.Params), mark)
 	}
 	row("chosen", "%s", params(info.Chosen))
-	row("cross-validation", "%s, seed %d", plural.Of(info.Folds, "fold"), info.Seed)
+	if info.FoldsBy.Key != "" {
+		row("cross-validation", "%s (%s), seed %d", plural.Of(info.Folds, "fold"), info.FoldsBy, info.Seed)
+	} else {
+		row("cross-validation", "%s, seed %d", plural.Of(info.Folds, "fold"), info.Seed)
+	}
 	if info.Atoms > 0 {
 		row("atoms", "%d", info.Atoms)
 	}

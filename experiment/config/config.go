@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/internal/strictyaml"
 	"go.yaml.in/yaml/v3"
 )
@@ -47,6 +48,13 @@ type Config struct {
 	// (classify.Data.ValidationFolds). With fewer groups than folds there
 	// is one fold per group.
 	FoldsBy string `yaml:"folds_by,omitempty" json:"folds_by,omitempty"`
+	// FoldsWithin, when set, makes the folds group folds of this item
+	// metadata key within each class: each class's groups (a person's
+	// tracklets) are held out in turn while its other groups stay in
+	// training, so that near copies (frames of one tracklet) never sit
+	// on both sides of a fold (classify.ClassGroupFolds). It excludes
+	// FoldsBy.
+	FoldsWithin string `yaml:"folds_within,omitempty" json:"folds_within,omitempty"`
 	// CMC is the length of the cumulative matching characteristic to
 	// report (ranks 1..CMC); 0 reports accuracy only.
 	CMC int `yaml:"cmc,omitempty" json:"cmc,omitempty"`
@@ -317,4 +325,13 @@ func Sets(root *yaml.Node, key string) bool {
 		}
 	}
 	return false
+}
+
+// FoldGroups returns the groups that the validation folds keep together:
+// FoldsBy's across classes, FoldsWithin's within each class, or none.
+func (c *Config) FoldGroups() classify.FoldGroups {
+	if c.FoldsWithin != "" {
+		return classify.FoldGroups{Key: c.FoldsWithin, WithinClass: true}
+	}
+	return classify.FoldGroups{Key: c.FoldsBy}
 }

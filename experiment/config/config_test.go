@@ -18,7 +18,7 @@ const base = "name: t\nseed: 1\nrepeats: 1\n"
 func TestDecodeUnknownKeys(t *testing.T) {
 	for _, tc := range []struct{ name, yaml, want string }{
 		{"experiment", base + "repeat: 4\n",
-			`line 4: unknown key "repeat" in the experiment (allowed: name, description, seed, repeats, workers, folds, folds_by, cmc, plot, quick, data, tasks, methods)`},
+			`line 4: unknown key "repeat" in the experiment (allowed: name, description, seed, repeats, workers, folds, folds_by, folds_within, cmc, plot, quick, data, tasks, methods)`},
 		{"data", base + "data:\n  features: face\n  featurs: x\n",
 			`line 6: unknown key "featurs" in data (allowed: dataset, features, gabor_border, resize, filter, jpeg_scale, regions, ridge, ridge_kind, skip_bad, estimator, normalize, parts)`},
 		{"quick", base + "quick: {repeat: 2}\n",

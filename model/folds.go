@@ -1,0 +1,75 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/internal/memlimit"
+	"github.com/covpipe/covpipe/internal/plural"
+	"github.com/covpipe/covpipe/store"
+)
+
+// rowMeta returns the metadata of the image of each row, from the
+// inputs' listings.
+func rowMeta(inputs []*datasets.List, rows []store.Row) ([]map[string]string, error) {
+	byRel := make([]map[string]map[string]string, len(inputs))
+	for k, l := range inputs {
+		byRel[k] = make(map[string]map[string]string, len(l.Items))
+		for _, it := range l.Items {
+			byRel[k][it.Rel] = it.Meta
+		}
+	}
+	meta := make([]map[string]string, len(rows))
+	for i, r := range rows {
+		if r.Input < 0 || r.Input >= len(inputs) {
+			return nil, fmt.Errorf("model: descriptor %d names input %d of %d", i, r.Input, len(inputs))
+		}
+		meta[i] = byRel[r.Input][r.Path]
+	}
+	return meta, nil
+}
+
+// checkFolds returns an error wrapping describe.ErrMemory, naming folds,
+// when folds cross-validation folds of n training items would hold more
+// than limit bytes (0: the default): each keeps its training items'
+// indices.
+func checkFolds(folds, n int, limit int64) error {
+	err := memlimit.Check(limit, "model.Options.MaxMemory, covpipe fit --max-memory", memlimit.Estimate{
+		Key:   "folds",
+		What:  fmt.Sprintf("%s of %s keep their items' indices", plural.Of(folds, "cross-validation fold"), plural.Of(n, "training item")),
+		Bytes: float64(folds) * (foldBytes + 8*float64(n)),
+	})
+	if err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}
+
+// checkClassFolds returns an error naming the class of fewest training
+// items of data when it has fewer than folds: stratified
+// cross-validation deals each class round the folds, so such a class
+// would be missing from some folds' held-out items and the choice among
+// candidates would judge them on the other classes alone. covpipe run
+// warns of such a training set instead (its results stay those of the
+// configs it ran before).
+func checkClassFolds(data *classify.Data, folds int) error {
+	label, n := classify.SmallestClass(data.Labels, classify.Seq(0, len(data.Labels)))
+	if label < 0 || n >= folds {
+		return nil
+	}
+	remedy := fmt.Sprintf("lower the folds to %d (covpipe fit --folds, Options.Folds) or give more of its images", max(2, n))
+	if n < 2 {
+		remedy = "give more of its images, or a single candidate of each parameter (no cross-validation)"
+	}
+	return fmt.Errorf("model: class %q has %s, fewer than the %d cross-validation folds that choose among the candidates, so some folds would hold none of it: %s",
+		data.Classes[label], plural.Of(n, "training item"), folds, remedy)
+}
+
+// foldGroups returns the groups that r's folds kept together.
+func (r *record) foldGroups() classify.FoldGroups {
+	if r.FoldsWithin != "" {
+		return classify.FoldGroups{Key: r.FoldsWithin, WithinClass: true}
+	}
+	return classify.FoldGroups{Key: r.FoldsBy}
+}

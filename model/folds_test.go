@@ -1,0 +1,46 @@
+package model_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/covpipe/covpipe/classify"
+	"github.com/covpipe/covpipe/describe"
+	"github.com/covpipe/covpipe/model"
+)
+
+// TestFitFoldsBy fits with folds by a metadata key of the images: three
+// images per class, one per pose, so five stratified folds are refused,
+// while folds by pose hold out each pose in turn (three folds), which
+// model.json records; descriptors without their images' metadata cannot
+// be grouped.
+func TestFitFoldsBy(t *testing.T) {
+	train, _ := gratingFolders(t, 3, 0)
+	inputs := open(t, train)
+	poses := []string{"ba", "bj", "bk"}
+	for i := range inputs[0].Items {
+		inputs[0].Items[i].Meta = map[string]string{"pose": poses[i%3]}
+	}
+	o := model.Options{Method: "rsr", Params: map[string]any{"sigma": 2, "lambda_ratio": []float64{0.05, 0.1}}, Folds: 5, Describe: textureOptions(t)}
+	ctx := context.Background()
+	if _, err := model.Fit(ctx, inputs, o); err == nil || !strings.Contains(err.Error(), "lower the folds") {
+		t.Fatalf("five stratified folds of three images per class: %v", err)
+	}
+	o.FoldsBy = classify.FoldGroups{Key: "pose"}
+	m, err := model.Fit(ctx, inputs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := m.CV()
+	if info := m.Info(); info.FoldsBy.Key != "pose" || len(cv) != 1 || len(cv[0].Candidates[0].Folds) != 3 {
+		t.Errorf("folds by pose: info %+v, CV %+v; want three folds, one per pose", info, cv)
+	}
+	out, err := describe.Collect(ctx, inputs, o.Describe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = model.FitOutput(ctx, out, o); err == nil || !strings.Contains(err.Error(), `folds_by: pose: descriptors carry no image metadata`) {
+		t.Errorf("FitOutput with FoldsBy: %v", err)
+	}
+}
