@@ -83,8 +83,9 @@ func (b *Best) Fit(ctx context.Context, t *Train) (Fitted, error) {
 				accs[k] = append(accs[k], Accuracy(out.Pred, truth))
 			}
 		}
-		k := pickBest(correct, len(t.Items), b.OneSE)
-		return bestChoice{k, b.table(correct, accs, k, len(t.Items))}, nil
+		n := heldOut(folds)
+		k := pickBest(correct, n, b.OneSE)
+		return bestChoice{k, b.table(correct, accs, k, n)}, nil
 	})
 	if err != nil {
 		return nil, err

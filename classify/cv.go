@@ -21,7 +21,8 @@ type CVTable struct {
 	// candidate, "region K (WxH+X+Y)" inside a fused method's region.
 	Scope string `json:"scope,omitempty"`
 	// Items is the number of cross-validated training items, dealt into
-	// the folds of each row.
+	// the folds of each row: the training items that the folds hold out,
+	// all of them but with folds within classes.
 	Items int `json:"items"`
 	// Candidates are the rows, in the order of the candidates (ties go to
 	// the first).

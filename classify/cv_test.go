@@ -246,3 +246,37 @@ func TestEstimate(t *testing.T) {
 		}
 	}
 }
+
+// TestBestTableWithinClasses: with folds within classes, a class of one
+// group is never held out, and Best's accuracies are over the items that
+// are: 12 items of 2 classes, class 0 in groups T0, T1, T1 ... (two
+// groups), class 1 all in T0 (one group, never held out), so 6 items are
+// cross-validated; a candidate wrong on one of them scores 5/6.
+func TestBestTableWithinClasses(t *testing.T) {
+	data := alternating(12)
+	for i := range data.Labels {
+		g := "T0"
+		if data.Labels[i] == 0 && i%4 == 0 {
+			g = "T1"
+		}
+		data.Meta = append(data.Meta, map[string]string{"tracklet": g})
+	}
+	items := Seq(0, 12)
+	by := FoldGroups{Key: "tracklet", WithinClass: true}
+	folds, err := data.ValidationFolds(items, 2, 3, by)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Best{Names: []string{"A", "B"}, Methods: []Method{
+		&fixedMethod{wrong: []int{folds[0][0]}},
+		&fixedMethod{wrong: []int{folds[0][0], folds[1][0]}},
+	}}
+	tr := &Train{Data: data, Items: items, Folds: 2, Seed: 3, FoldsBy: by, CV: &CVLog{}}
+	if _, err := b.Fit(context.Background(), tr); err != nil {
+		t.Fatal(err)
+	}
+	tb := tr.CV.Tables()[0]
+	if tb.Items != 6 || tb.Chosen != 0 || !closeTo(tb.Candidates[0].Mean, 100*5.0/6) || !closeTo(tb.Candidates[1].Mean, 100*4.0/6) {
+		t.Errorf("table %+v: want 6 items cross-validated, A at 5/6, B at 4/6", tb)
+	}
+}

@@ -140,9 +140,10 @@ func ClassGroupFolds(labels, items []int, n int, seed uint64, g func(i int) stri
 // zero FoldGroups, otherwise the groups of the metadata key by.Key
 // (Split.FoldsBy, a config's folds_by or folds_within): across classes
 // (GroupFolds), n folds or one per group when there are fewer, or within
-// each class (ClassGroupFolds). It returns an error naming the key when
-// an item lacks it, when the items form a single group, or, within
-// classes, when no class has two groups.
+// each class (ClassGroupFolds), or, when no class has two groups (a
+// choice nested in a fold that held out each class's other group), the
+// stratified folds. It returns an error naming the key when an item
+// lacks it or, across classes, when the items form a single group.
 func (d *Data) ValidationFolds(items []int, n int, seed uint64, by FoldGroups) ([][]int, error) {
 	if by.Key == "" {
 		return Folds(d.Labels, items, n, seed), nil
@@ -157,7 +158,7 @@ func (d *Data) ValidationFolds(items []int, n int, seed uint64, by FoldGroups) (
 	if by.WithinClass {
 		folds := ClassGroupFolds(d.Labels, items, n, seed, group)
 		if !slices.ContainsFunc(folds, func(f []int) bool { return len(f) > 0 }) {
-			return nil, fmt.Errorf("%s: no class of the %d training items has two %s groups, so none can be held out: want classes of several groups", by, len(items), key)
+			return Folds(d.Labels, items, n, seed), nil
 		}
 		return folds, nil
 	}
@@ -167,6 +168,17 @@ func (d *Data) ValidationFolds(items []int, n int, seed uint64, by FoldGroups) (
 	}
 	return folds, nil
 }
+// heldOut returns the number of items that folds hold out: every
+// training item once for stratified and group folds, fewer within
+// classes (ClassGroupFolds never holds out a class of one group).
+func heldOut(folds [][]int) int {
+	n := 0
+	for _, f := range folds {
+		n += len(f)
+	}
+	return n
+}
+
 func metaKeys(m map[string]string) string {
 	if len(m) == 0 {
 		return "none"

@@ -270,7 +270,8 @@ func chooseFusion(ctx context.Context, m Method, s *Split, f Fusing) (FusionChoi
 		}
 		folds = append(folds, h)
 	}
-	table := &CVTable{Choice: "fusion", Items: len(s.Train), Rule: "max",
+	n := heldOut(vals)
+	table := &CVTable{Choice: "fusion", Items: n, Rule: "max",
 		Why: "the highest fused accuracy over the cross-validated items (ties to the first listed, layouts outermost)"}
 	best, bestCorrect := FusionChoice{}, -1
 	for k, set := range f.Sets {
@@ -305,7 +306,7 @@ func chooseFusion(ctx context.Context, m Method, s *Split, f Fusing) (FusionChoi
 			if k < len(f.Layouts) && len(f.Sets) > 1 {
 				name = "layout " + f.Layouts[k] + ", " + name
 			}
-			table.Candidates = append(table.Candidates, newCVRow(name, accs, 100*float64(correct)/float64(len(s.Train))))
+			table.Candidates = append(table.Candidates, newCVRow(name, accs, 100*float64(correct)/float64(n)))
 		}
 	}
 	return best, table, nil

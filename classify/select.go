@@ -129,7 +129,7 @@ func crossValidate[P comparable](ctx context.Context, data []*Data, t *Train, ca
 	if err != nil {
 		return choice[P]{}, err
 	}
-	table := &CVTable{Choice: "parameters", Items: len(train), Rule: "max-mean",
+	table := &CVTable{Choice: "parameters", Items: heldOut(fs), Rule: "max-mean",
 		Why: "the highest mean accuracy over the folds (ties to the first listed)"}
 	best, bestAcc := 0, math.Inf(-1)
 	for ci, c := range cands {
