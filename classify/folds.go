@@ -168,6 +168,7 @@ func (d *Data) ValidationFolds(items []int, n int, seed uint64, by FoldGroups) (
 	}
 	return folds, nil
 }
+
 // heldOut returns the number of items that folds hold out: every
 // training item once for stratified and group folds, fewer within
 // classes (ClassGroupFolds never holds out a class of one group).
