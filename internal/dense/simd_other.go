@@ -16,9 +16,14 @@ func tridiagPairsAVX(a *float64, n, m int, v, w, nv, q *float64) (qv float64) {
 	panic("dense: tridiagPairsAVX without amd64 assembly")
 }
 
-// chol4PairAVX is never called without the amd64 assembly.
-func chol4PairAVX(l, x, h *float64, d, i int, c, qs *[3][4]float64) {
-	panic("dense: chol4PairAVX without amd64 assembly")
+// chol4AVX is never called without the amd64 assembly.
+func chol4AVX(l, x, h *float64, d int, st *chol4State) int {
+	panic("dense: chol4AVX without amd64 assembly")
+}
+
+// packHalf4AVX is never called without the amd64 assembly.
+func packHalf4AVX(h, y0, y1, y2, y3 *float64, d int) {
+	panic("dense: packHalf4AVX without amd64 assembly")
 }
 
 // rotRowsAVX is never called without the amd64 assembly.
