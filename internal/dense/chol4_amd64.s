@@ -569,3 +569,98 @@ pnext:
 pdone:
 	VZEROUPPER
 	RET
+
+// func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64)
+//
+// cholLowerVec's rows below a column pair i, i+1, four at a time: for
+// r < m, L_ji = (A_ij − t0_r)·c0 and L_{j,i+1} = ((A_{i+1,j} − t1_r) −
+// L_ji·c2)·c1 into l + r·d and the entry after it, with A_ij =
+// ½a0_r + ½b0_r (a0_r alone when b0 is nil), A_{i+1,j} likewise from a1
+// and b1. Registers: R12 the offset 8r, DI row j of l, BX its stride.
+TEXT ·cholRowsAVX(SB), NOSPLIT, $0-80
+	MOVQ l+0(FP), DI
+	MOVQ d+8(FP), BX
+	SHLQ $3, BX
+	MOVQ m+16(FP), CX
+	MOVQ a0+24(FP), SI
+	MOVQ a1+32(FP), DX
+	MOVQ b0+40(FP), R8
+	MOVQ b1+48(FP), R9
+	MOVQ t0+56(FP), R10
+	MOVQ t1+64(FP), R11
+	MOVQ c+72(FP), AX
+	VBROADCASTSD (AX), Y12
+	VBROADCASTSD 8(AX), Y13
+	VBROADCASTSD 16(AX), Y14
+	VBROADCASTSD c4k<>+0(SB), Y15
+	XORQ R12, R12
+
+crows4:
+	CMPQ CX, $4
+	JLT  crows1
+	VMOVUPD (SI)(R12*1), Y0
+	VMOVUPD (DX)(R12*1), Y2
+	TESTQ R8, R8
+	JZ   cone4
+	VMULPD Y15, Y0, Y0
+	VMULPD (R8)(R12*1), Y15, Y1
+	VADDPD Y1, Y0, Y0
+	VMULPD Y15, Y2, Y2
+	VMULPD (R9)(R12*1), Y15, Y3
+	VADDPD Y3, Y2, Y2
+
+cone4:
+	VSUBPD (R10)(R12*1), Y0, Y0
+	VMULPD Y12, Y0, Y0
+	VSUBPD (R11)(R12*1), Y2, Y2
+	VMULPD Y14, Y0, Y3
+	VSUBPD Y3, Y2, Y2
+	VMULPD Y13, Y2, Y2
+	// Rows j..j+3: (u0, v0), (u1, v1), (u2, v2), (u3, v3).
+	VUNPCKLPD Y2, Y0, Y4
+	VUNPCKHPD Y2, Y0, Y5
+	VMOVUPD X4, (DI)
+	LEAQ (DI)(BX*1), R13
+	VMOVUPD X5, (R13)
+	ADDQ BX, R13
+	VEXTRACTF128 $1, Y4, X6
+	VMOVUPD X6, (R13)
+	ADDQ BX, R13
+	VEXTRACTF128 $1, Y5, X7
+	VMOVUPD X7, (R13)
+	LEAQ (R13)(BX*1), DI
+	ADDQ $32, R12
+	SUBQ $4, CX
+	JMP  crows4
+
+crows1:
+	CMPQ CX, $0
+	JLE  crowsdone
+	VMOVSD (SI)(R12*1), X0
+	VMOVSD (DX)(R12*1), X2
+	TESTQ R8, R8
+	JZ   cone1
+	VMULSD X15, X0, X0
+	VMULSD (R8)(R12*1), X15, X1
+	VADDSD X1, X0, X0
+	VMULSD X15, X2, X2
+	VMULSD (R9)(R12*1), X15, X3
+	VADDSD X3, X2, X2
+
+cone1:
+	VSUBSD (R10)(R12*1), X0, X0
+	VMULSD X12, X0, X0
+	VSUBSD (R11)(R12*1), X2, X2
+	VMULSD X14, X0, X3
+	VSUBSD X3, X2, X2
+	VMULSD X13, X2, X2
+	VMOVSD X0, (DI)
+	VMOVSD X2, 8(DI)
+	ADDQ BX, DI
+	ADDQ $8, R12
+	DECQ CX
+	JMP  crows1
+
+crowsdone:
+	VZEROUPPER
+	RET

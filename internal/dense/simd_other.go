@@ -21,6 +21,11 @@ func chol4AVX(l, x, h *float64, d int, st *chol4State) int {
 	panic("dense: chol4AVX without amd64 assembly")
 }
 
+// cholRowsAVX is never called without the amd64 assembly.
+func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64) {
+	panic("dense: cholRowsAVX without amd64 assembly")
+}
+
 // packHalf4AVX is never called without the amd64 assembly.
 func packHalf4AVX(h, y0, y1, y2, y3 *float64, d int) {
 	panic("dense: packHalf4AVX without amd64 assembly")
