@@ -570,14 +570,16 @@ pdone:
 	VZEROUPPER
 	RET
 
-// func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64)
+// func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64, solve bool)
 //
 // cholLowerVec's rows below a column pair i, i+1, four at a time: for
 // r < m, L_ji = (A_ij − t0_r)·c0 and L_{j,i+1} = ((A_{i+1,j} − t1_r) −
 // L_ji·c2)·c1 into l + r·d and the entry after it, with A_ij =
 // ½a0_r + ½b0_r (a0_r alone when b0 is nil), A_{i+1,j} likewise from a1
-// and b1. Registers: R12 the offset 8r, DI row j of l, BX its stride.
-TEXT ·cholRowsAVX(SB), NOSPLIT, $0-80
+// and b1; with solve, solveLowerTVec's columns j of rows i, i+1 of Z
+// instead, the second (A_{i+1,j} − (t1_r + L_ji·c2))·c1. Registers: R12
+// the offset 8r, DI row j of l, BX its stride.
+TEXT ·cholRowsAVX(SB), NOSPLIT, $0-81
 	MOVQ l+0(FP), DI
 	MOVQ d+8(FP), BX
 	SHLQ $3, BX
@@ -612,9 +614,18 @@ crows4:
 cone4:
 	VSUBPD (R10)(R12*1), Y0, Y0
 	VMULPD Y12, Y0, Y0
-	VSUBPD (R11)(R12*1), Y2, Y2
 	VMULPD Y14, Y0, Y3
+	CMPB solve+80(FP), $0
+	JNE  csolve4
+	VSUBPD (R11)(R12*1), Y2, Y2
 	VSUBPD Y3, Y2, Y2
+	JMP  cstore4
+
+csolve4:
+	VADDPD (R11)(R12*1), Y3, Y3
+	VSUBPD Y3, Y2, Y2
+
+cstore4:
 	VMULPD Y13, Y2, Y2
 	// Rows j..j+3: (u0, v0), (u1, v1), (u2, v2), (u3, v3).
 	VUNPCKLPD Y2, Y0, Y4
@@ -650,9 +661,18 @@ crows1:
 cone1:
 	VSUBSD (R10)(R12*1), X0, X0
 	VMULSD X12, X0, X0
-	VSUBSD (R11)(R12*1), X2, X2
 	VMULSD X14, X0, X3
+	CMPB solve+80(FP), $0
+	JNE  csolve1
+	VSUBSD (R11)(R12*1), X2, X2
 	VSUBSD X3, X2, X2
+	JMP  cstore1
+
+csolve1:
+	VADDSD (R11)(R12*1), X3, X3
+	VSUBSD X3, X2, X2
+
+cstore1:
 	VMULSD X13, X2, X2
 	VMOVSD X0, (DI)
 	VMOVSD X2, 8(DI)

@@ -44,11 +44,12 @@ func tridiagPairsAVX(a *float64, n, m int, v, w, nv, q *float64) (qv float64)
 func chol4AVX(l, x, h *float64, d int, st *chol4State) int
 
 // cholRowsAVX computes cholLowerVec's rows below a column pair from
-// their sums t0, t1, four rows a vector (see chol4_amd64.s), with
-// cholLowerVec's operations in its order. Only called when haveFMA.
+// their sums t0, t1, or with solve solveLowerTVec's columns of a pair of
+// rows of Z, four a vector (see chol4_amd64.s), with the operations of
+// the Go code it replaces in their order. Only called when haveFMA.
 //
 //go:noescape
-func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64)
+func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64, solve bool)
 
 // packHalf4AVX is PackHalf4 in AVX2, four entries of a row at a time.
 //

@@ -22,7 +22,7 @@ func chol4AVX(l, x, h *float64, d int, st *chol4State) int {
 }
 
 // cholRowsAVX is never called without the amd64 assembly.
-func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64) {
+func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64, solve bool) {
 	panic("dense: cholRowsAVX without amd64 assembly")
 }
 
