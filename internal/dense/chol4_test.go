@@ -219,3 +219,23 @@ func TestPackHalf4(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelsAllocateNothing checks that the factorisations of a Stein
+// entry and of a Stein block's four lanes, and the packing of the lanes,
+// allocate nothing, at sizes on both sides of vecMinD.
+func TestKernelsAllocateNothing(t *testing.T) {
+	for _, d := range []int{5, 17, 43} {
+		r := newRand(uint64(d))
+		x, y := spdOf(r, d, 1), spdOf(r, d, 1)
+		l, h, l4 := make([]float64, d*d), make([]float64, 4*d*d), make([]float64, 4*d*d)
+		for name, f := range map[string]func(){
+			"CholLower": func() { CholLower(l, x, y, d) },
+			"PackHalf4": func() { PackHalf4(h, y, y, y, y, d) },
+			"Chol4":     func() { Chol4(l4, x, h, d) },
+		} {
+			if n := testing.AllocsPerRun(20, f); n != 0 {
+				t.Errorf("d=%d %s: %v allocations per call, want 0", d, name, n)
+			}
+		}
+	}
+}
