@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/covpipe/covpipe/internal/roofline"
 )
 
 func TestAnchorMatchesAIRM(t *testing.T) {
@@ -43,6 +45,7 @@ func BenchmarkAnchorAIRM(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			roofline.Report(b, airmFlops(d)-cholFlops(d)) // X's factor cached
 		})
 	}
 }

@@ -5,11 +5,23 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/covpipe/covpipe/internal/dense"
+	"github.com/covpipe/covpipe/internal/roofline"
 	"gonum.org/v1/gonum/mat"
 )
 
+// cholFlops is the FLOP count of a d×d Cholesky factorisation, d³/3.
+func cholFlops(d int) float64 { return float64(d*d*d) / 3 }
+
+// airmFlops is the FLOP count of Workspace.AIRM's d×d route: two
+// Cholesky factorisations (2d³/3), Z = L⁻¹M and G = ZᵀZ for triangular L,
+// M, Z (d³/3 each) and the tridiagonalisation of G (4d³/3); the
+// eigenvalues of the tridiagonal matrix add O(d²).
+func airmFlops(d int) float64 { return 8 * float64(d*d*d) / 3 }
+
 // BenchmarkSteinEntry measures one Stein kernel entry with cached
-// log-determinants, as inside a Gram matrix: one Cholesky of (X+Y)/2.
+// log-determinants, as inside a Gram matrix: one Cholesky of (X+Y)/2
+// (its rate against the peak above the closed form's sizes).
 func BenchmarkSteinEntry(b *testing.B) {
 	for _, d := range []int{3, 5, 17, 43} {
 		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
@@ -22,6 +34,9 @@ func BenchmarkSteinEntry(b *testing.B) {
 				sum += k.FromDivergence(v)
 			}
 			_ = sum
+			if d > dense.TinyMaxD {
+				roofline.Report(b, cholFlops(d))
+			}
 		})
 	}
 }
@@ -60,6 +75,7 @@ func BenchmarkAIRM(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			roofline.Report(b, airmFlops(d))
 		})
 	}
 }
@@ -72,11 +88,13 @@ func BenchmarkLogDet43(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	roofline.Report(b, cholFlops(43))
 }
 
 // benchSteinBlock measures, on one worker, the r×c block of Stein
 // divergences of the items c, ..., c+r−1 of s against its items 0, ...,
-// c−1, and reports the time per entry.
+// c−1, and reports the time per entry and, above the closed form's sizes,
+// the rate of its factorisations against the peak.
 func benchSteinBlock(b *testing.B, s *Set, r, c int) {
 	rows := make([]int, r)
 	for i := range rows {
@@ -90,6 +108,9 @@ func benchSteinBlock(b *testing.B, s *Set, r, c int) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(r*c), "ns/entry")
+	if s.d > dense.TinyMaxD {
+		roofline.Report(b, float64(r*c)*cholFlops(s.d))
+	}
 }
 
 // BenchmarkSteinBlock measures a FERET-sized block of Stein divergences:

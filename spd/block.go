@@ -158,9 +158,10 @@ func stein4(b *stein4Buf, x []float64, d int, ldx float64, ldy *[4]float64) ([4]
 
 // SteinSymBlock returns the symmetric |items|×|items| matrix of Stein
 // divergences S(X_i, X_j) between the items of a, computing one triangle
-// (the diagonal is exactly 0) with rows handed out dynamically so that the
-// triangle's uneven rows balance across workers; each row's entries are
-// computed four at a time by stein4 as in SteinBlockTo. It returns an
+// (the diagonal is exactly 0) in tiles of rowTile rows handed out
+// dynamically, so that the triangle's uneven rows balance across workers;
+// each tile's entries are computed four columns at a time by stein4, the
+// columns' halves packed once per tile, as in SteinBlockTo. It returns an
 // error wrapping ErrEmpty for an empty set or no items, and the errors of
 // SteinBlockTo, ctx.Err() once ctx is cancelled among them.
 func SteinSymBlock(ctx context.Context, a *Set, items []int, opts *GramOptions) (*mat.SymDense, error) {
@@ -177,55 +178,91 @@ func SteinSymBlock(ctx context.Context, a *Set, items []int, opts *GramOptions) 
 	out := mat.NewSymDense(m, nil)
 	raw := out.RawSymmetric()
 	d := a.d
-	bufs := make([]*stein4Buf, min(pool.Workers(opts.workers()), m))
+	tiles := (m + rowTile - 1) / rowTile
+	bufs := make([]*stein4Buf, min(pool.Workers(opts.workers()), tiles))
 	four := d >= stein4MinD && d <= stein4MaxD
-	err := pool.ForCtx(ctx, m, opts.workers(), func(w, r int) error {
+	err := pool.ForCtx(ctx, tiles, opts.workers(), func(w, t int) error {
 		if bufs[w] == nil {
 			bufs[w] = newStein4Buf(d)
 		}
 		buf := bufs[w]
-		i := items[r]
-		xi, ldi := a.block(i), a.logdet[i]
-		row := raw.Data[r*raw.Stride : r*raw.Stride+m]
-		// single computes the row's entries from column c0 on one at a time.
-		single := func(c0 int) error {
-			for c := c0; c < m; c++ {
-				j := items[c]
-				s, ok := steinEntry(buf.one, xi, a.block(j), d, ldi, a.logdet[j])
-				if !ok {
-					return fmt.Errorf("Stein divergence of a[%d] and a[%d]: %w: Cholesky factorisation of (X+Y)/2 failed", i, j, ErrNotSPD)
+		r0, r1 := t*rowTile, min(m, (t+1)*rowTile)
+		// single computes the tile's entries one at a time, row by row.
+		single := func() error {
+			for r := r0; r < r1; r++ {
+				i := items[r]
+				xi, ldi := a.block(i), a.logdet[i]
+				for c := r + 1; c < m; c++ {
+					j := items[c]
+					s, ok := steinEntry(buf.one, xi, a.block(j), d, ldi, a.logdet[j])
+					if !ok {
+						return fmt.Errorf("Stein divergence of a[%d] and a[%d]: %w: Cholesky factorisation of (X+Y)/2 failed", i, j, ErrNotSPD)
+					}
+					raw.Data[r*raw.Stride+c] = s
 				}
-				row[c] = s
 			}
 			return nil
 		}
-		c := r + 1
-		if four {
-			// Columns four at a time (stein4).
-			for ; c+3 < m; c += 4 {
-				js := (*[4]int)(items[c : c+4])
-				dense.PackHalf4(buf.h, a.block(js[0]), a.block(js[1]), a.block(js[2]), a.block(js[3]), d)
-				ldy := [4]float64{a.logdet[js[0]], a.logdet[js[1]], a.logdet[js[2]], a.logdet[js[3]]}
-				s, ok := stein4(buf, xi, d, ldi, &ldy)
+		if !four {
+			if err := single(); err != nil {
+				return err
+			}
+			opts.progress(entriesFrom(m, r0, r1))
+			return nil
+		}
+		// Columns four at a time (stein4) from r0+1, each group's halves
+		// packed once for the tile's rows, which take the group's columns
+		// right of their diagonal; each row's last columns that make no
+		// group of four, one at a time.
+		c := r0 + 1
+		for ; c+3 < m; c += 4 {
+			js := (*[4]int)(items[c : c+4])
+			dense.PackHalf4(buf.h, a.block(js[0]), a.block(js[1]), a.block(js[2]), a.block(js[3]), d)
+			ldy := [4]float64{a.logdet[js[0]], a.logdet[js[1]], a.logdet[js[2]], a.logdet[js[3]]}
+			for r := r0; r < min(r1, c+3); r++ {
+				i := items[r]
+				s, ok := stein4(buf, a.block(i), d, a.logdet[i], &ldy)
 				if !ok {
-					// A pivot failed: the row one entry at a time, for
+					// A pivot failed: the tile one entry at a time, for
 					// steinEntry's error.
-					c = r + 1
-					break
+					return single()
 				}
-				copy(row[c:c+4], s[:])
+				for q, v := range s {
+					if c+q > r {
+						raw.Data[r*raw.Stride+c+q] = v
+					}
+				}
 			}
 		}
-		if err := single(c); err != nil {
-			return err
+		for r := r0; r < r1; r++ {
+			i := items[r]
+			xi, ldi := a.block(i), a.logdet[i]
+			for cc := max(c, r+1); cc < m; cc++ {
+				j := items[cc]
+				s, ok := steinEntry(buf.one, xi, a.block(j), d, ldi, a.logdet[j])
+				if !ok {
+					return single()
+				}
+				raw.Data[r*raw.Stride+cc] = s
+			}
 		}
-		opts.progress(m - r)
+		opts.progress(entriesFrom(m, r0, r1))
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// entriesFrom returns the entries of rows r0, ..., r1−1 of the upper
+// triangle of an m×m matrix, diagonal included: Σ_r (m − r).
+func entriesFrom(m, r0, r1 int) int {
+	n := 0
+	for r := r0; r < r1; r++ {
+		n += m - r
+	}
+	return n
 }
 
 // inRange reports an error wrapping ErrParameter for the first index of

@@ -6,7 +6,7 @@
 # render` makes the tables. Run it from the repository root on a machine
 # otherwise idle:
 #
-#   docs/bench/sitting.sh [--count N] [--benchtime T] [--data DIR] [GROUP...]
+#   docs/bench/sitting.sh [--count N] [--benchtime T] [--data DIR] [--before REV] [GROUP...]
 #
 # GROUPs: spd rsr svm lpp tsc method gabor describe processes model (the default:
 # all of these) and slow (the shipped configs with TSC and the full
@@ -30,12 +30,14 @@ cd "$(dirname "$0")/../.."
 count=3
 benchtime=""
 data=../shared/datasets
+before=main
 groups=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --count) count=$2; shift 2 ;;
     --benchtime) benchtime=$2; shift 2 ;;
     --data) data=$2; shift 2 ;;
+    --before) before=$2; shift 2 ;;
     -*) echo "sitting: unknown flag $1" >&2; exit 2 ;;
     *) groups+=("$1"); shift ;;
   esac
@@ -154,6 +156,39 @@ for g in "${groups[@]}"; do
     spd)
       bench "$f" -bench 'SteinEntry|^BenchmarkAIRM$|AnchorAIRM|LogDet43|SteinBlockSmall|^BenchmarkSteinBlock$|^BenchmarkDistance$' -cpu 1 ./spd
       bench "$f" -bench 'GramSym600|SteinSymBlock|KMeans|SteinMean' -cpu 2 ./spd ;;
+    kernels)
+      # Both sides' test binaries, built once; then count rounds of one
+      # run of each, alternating which goes first, so that both see the
+      # same load.
+      rev=$(git rev-parse --short "$before")
+      mkdir -p "$tmp/before" "$tmp/bin"
+      git archive "$rev" | tar -x -C "$tmp/before"
+      pkgs=(spd internal/dense internal/roofline)
+      res=('SteinEntry|SteinBlockSmall|^BenchmarkSteinBlock$|^BenchmarkAIRM$|AnchorAIRM|LogDet43' 'AIRMStages' 'PeakFMA')
+      for side in before after; do
+        dir=.
+        [ "$side" = before ] && dir=$tmp/before
+        for pkg in "${pkgs[@]}"; do
+          if [ -d "$dir/$pkg" ]; then
+            (cd "$dir" && go test -c -o "$tmp/bin/$side-${pkg//\//-}" "./$pkg")
+          fi
+        done
+      done
+      echo "# command: docs/bench/sitting.sh --count $count${benchtime:+ --benchtime $benchtime} --before $rev kernels" >> "$f"
+      echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores" >> "$f"
+      for i in $(seq "$count"); do
+        order=(before after)
+        [ $((i % 2)) -eq 0 ] && order=(after before)
+        for side in "${order[@]}"; do
+          for k in "${!pkgs[@]}"; do
+            b=$tmp/bin/$side-${pkgs[$k]//\//-}
+            [ -x "$b" ] || continue
+            echo "sitting: kernels: $side ${pkgs[$k]} round $i" >&2
+            (cd "${pkgs[$k]}" && "$b" -test.run '^$' -test.bench "${res[$k]}" -test.cpu 1 -test.count 1 ${benchtime:+-test.benchtime "$benchtime"}) |
+              sed -E "s#^(Benchmark[^ \t]+)#\1/$side#" | tee -a "$f" >&2
+          done
+        done
+      done ;;
     rsr)
       bench "$f" -bench Lasso -cpu 1 ./rsr
       bench "$f" -bench LearnIteration -cpu 2 ./rsr ;;

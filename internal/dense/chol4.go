@@ -23,11 +23,16 @@ import "math"
 // PackHalf4 writes ½Y_q, q < 4, into h lane-interleaved: h[4(i·d+j)+q] =
 // ½·y_q[i·d+j] for the upper triangle j >= i of the row-major d×d y_q
 // (h has 4·d·d float64s). The halving is CholLower's, so that ½x + h_q is
-// its A = (X+Y_q)/2 exactly.
+// its A = (X+Y_q)/2 exactly. On a CPU with AVX2 it takes four entries of
+// a row at a time in assembly (packHalf4AVX).
 func PackHalf4(h, y0, y1, y2, y3 []float64, d int) {
 	n := d * d
 	h = h[:4*n]
 	y0, y1, y2, y3 = y0[:n], y1[:n], y2[:n], y3[:n]
+	if haveFMA && n > 0 {
+		packHalf4AVX(&h[0], &y0[0], &y1[0], &y2[0], &y3[0], d)
+		return
+	}
 	for i := range d {
 		for o := i*d + i; o < i*d+d; o++ {
 			v := (*[4]float64)(h[4*o : 4*o+4])
@@ -47,21 +52,67 @@ func PackHalf4(h, y0, y1, y2, y3 []float64, d int) {
 // CPU with AVX2 and FMA). It returns false when a pivot of any of the
 // four fails CholLower's SPD-enough test. d <= PlainMaxD.
 func Chol4(l, x, h []float64, d int) ([4]float64, bool) {
-	return chol4On(l, x, h, d, haveFMA && d >= vecMinD, true)
+	if haveFMA && d >= vecMinD {
+		return chol4Vec(l, x, h, d)
+	}
+	return chol4On(l, x, h, d, false)
 }
 
-// chol4On is Chol4 on the path of cholLowerOn's for vec, and with vec the
-// rows below each column pair in chol4PairAVX when asm is set (which
-// needs a CPU with AVX2 and FMA), else in chol4PairGo.
+// chol4Vec is Chol4's assembly path: the whole factorisation in one call
+// of chol4AVX, the pivots of the four lanes as vectors too (square roots
+// and divisions are correctly rounded, lane by lane as one by one, and
+// every other operation is pivotPair's, unfused, in its order), and each
+// pair's next pivots computed as soon as their two rows are, so that
+// their serial chain of square roots and divisions overlaps the rows
+// below. A subnormal pivot, whose mantissa and exponent logProd takes
+// from math.Frexp, hands the factorisation to chol4On's Go model.
+func chol4Vec(l, x, h []float64, d int) ([4]float64, bool) {
+	n := d * d
+	l, x, h = l[:4*n], x[:n], h[:4*n]
+	st := chol4State{m: [4]float64{1, 1, 1, 1}, tol: PivotTol(d)}
+	switch chol4AVX(&l[0], &x[0], &h[0], d, &st) {
+	case 0:
+	case 1:
+		return [4]float64{}, false
+	default:
+		return chol4On(l, x, h, d, true)
+	}
+	var out [4]float64
+	for q := range out {
+		ld := logProd{m: st.m[q], e: int(st.e[q])}
+		out[q] = ld.log()
+	}
+	return out, true
+}
+
+// chol4State is chol4AVX's working state; chol4_amd64.s names its
+// offsets (TestChol4StateLayout checks them).
+type chol4State struct {
+	c, cn [3][4]float64 // 1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i} of the current and the next pair
+	s, qs [3][4]float64 // the next pivots' sums over k < i+2, and over k < i
+	m     [4]float64    // the lanes' logProd: mantissas,
+	e     [4]int64      // exponents
+	n     int           // and factors since the last renormalisation
+	tol   float64       // PivotTol(d)
+	i, p  int           // the current pair; the column whose pivots are taken
+	cont  int           // where the pivots return: 0 the start, 1 the rows
+	done  int           // the current pair's next pivots are taken
+	rows  int           // rows below the current pair
+	save  [6]int        // the loop's registers while the pivots run
+}
+
+// chol4On is Chol4 in Go on the path of cholLowerOn's for vec: the plain
+// path or, with vec, the lanes of the assembly path's arithmetic, the rows
+// below each column pair in chol4PairGo (math.FMA for the fused
+// multiply-adds).
 //
 // The plain path performs, lane by lane, the operations of cholLowerOn's
 // plain path for each column pair, in the same order (chol4GoPair); the
 // lanes' column pairs are independent, so the processor overlaps one
-// lane's pivots with another's dot products. The assembly path takes the
-// pivots lane by lane in Go, written as cholLowerVec writes them, and the
-// rows below in one call of chol4PairAVX, which keeps dot2AVX's summation
-// order in each lane.
-func chol4On(l, x, h []float64, d int, vec, asm bool) ([4]float64, bool) {
+// lane's pivots with another's dot products. The vec path takes the
+// pivots lane by lane, written as cholLowerVec writes them, and keeps
+// dot2AVX's summation order in each lane.
+func chol4On(l, x, h []float64, d int, vec bool) ([4]float64, bool) {
 	n := d * d
 	l, x, h = l[:4*n], x[:n], h[:4*n]
 	tol := PivotTol(d)
@@ -102,11 +153,7 @@ func chol4On(l, x, h []float64, d int, vec, asm bool) ([4]float64, bool) {
 		if m <= 0 {
 			continue
 		}
-		if asm {
-			chol4PairAVX(&l[0], &x[0], &h[0], d, i, &c, &qs)
-		} else {
-			chol4PairGo(l, x, h, d, i, &c, &qs)
-		}
+		chol4PairGo(l, x, h, d, i, &c, &qs)
 		o2 := 4 * (oi + 2*d)
 		for q := range 4 {
 			lj0, lj1 := l[o2+4*i+q], l[o2+4*i1+q]
@@ -219,15 +266,15 @@ func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00,
 	return true
 }
 
-// chol4PairGo is chol4PairAVX in plain Go, math.FMA for its fused
-// multiply-adds: for the column pair i, i+1 it sets qs to the lanes'
+// chol4PairGo is a column pair of chol4AVX's rows in plain Go, math.FMA
+// for its fused multiply-adds: for the column pair i, i+1 it sets qs to the lanes'
 // sums Σ_{k<i} L_{i+2,k}², L_{i+2,k}L_{i+3,k} and L_{i+3,k}² (those rows
 // that exist), then computes L_ji and L_{j,i+1} for the rows j >= i+2 from
 // c = (1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}). Each sum Σ_{k<i} u_k v_k is
 // dot2AVX's: four partial sums s_r over k ≡ r (mod 4), fused, added as
 // (s_0+s_1) + (s_2+s_3). It is the readable model of the kernel: the
 // tests check the kernel's lanes against it and both against CholLower;
-// Chol4 itself always takes the kernel.
+// Chol4 takes it only after a subnormal pivot.
 func chol4PairGo(l, x, h []float64, d, i int, c, qs *[3][4]float64) {
 	dot := func(u, v int) (s [4]float64) {
 		var p [4][4]float64

@@ -4,7 +4,10 @@ package dense
 // dot2AVX: for each pair of columns i, i+1, one call computes the sums
 // Σ_{k<i} L_jk L_ik and Σ_{k<i} L_jk L_{i+1,k} of every row j >= i, the
 // pair's own pivots' sums included, so the call overhead is paid d/2
-// times per factorisation. Only used when haveFMA.
+// times per factorisation; the rows below i+3 are then finished four a
+// vector in cholRowsAVX. (Taking the next pair's pivots before those
+// rows, as chol4AVX does, costs more in Go than the overlap saves.) Only
+// used when haveFMA.
 func cholLowerVec(l, x, y []float64, d int) (float64, bool) {
 	n := d * d
 	l, x = l[:n], x[:n]
@@ -84,8 +87,14 @@ func cholLowerVec(l, x, y []float64, d int) (float64, bool) {
 			s00 = q0[0] + lj0*lj0 + lj1*lj1
 			r = 1
 		}
-		for ; r < m; r++ {
-			finish(r)
+		if r < m {
+			j := i + 2 + r
+			var b0, b1 *float64
+			if two {
+				b0, b1 = &y[oi+j], &y[o1+j]
+			}
+			c := [3]float64{inv0, inv1, l10}
+			cholRowsAVX(&l[j*d+i], d, m-r, &x[oi+j], &x[o1+j], b0, b1, &t0[r], &t1[r], &c, false)
 		}
 	}
 	if i < d { // s00 holds the last column's sum

@@ -43,9 +43,10 @@
 //
 // # Paths and bits
 //
-// On amd64 CPUs with AVX2 and FMA, and d >= 13, CholLower, Chol4,
-// SolveLowerT, GramUpperT, Tridiagonalize, SymEigen (its reflections and
-// rotations) and AddOuter run their inner loops in assembly; the purego build tag, other architectures and other CPUs take
+// On amd64 CPUs with AVX2 and FMA, and d >= 13, CholLower, Chol4 (the
+// whole factorisation, pivots included), SolveLowerT, GramUpperT,
+// Tridiagonalize, SymEigen (its reflections and rotations) and AddOuter
+// run their inner loops in assembly, and PackHalf4 at every d; the purego build tag, other architectures and other CPUs take
 // the plain Go loops. The two paths round differently (within a few ulps
 // of each other); each is deterministic, and a function that must agree
 // with another to the last bit (Chol4 with CholLower, CholLogDet with

@@ -35,14 +35,26 @@ func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64, tri bool)
 //go:noescape
 func tridiagPairsAVX(a *float64, n, m int, v, w, nv, q *float64) (qv float64)
 
-// chol4PairAVX is chol4PairGo in AVX2 with FMA, each of the four lanes
-// one lane of a vector: for the column pair i, i+1 of the lane-interleaved
-// factor at l it sets qs to the next pivots' sums and computes the rows
-// j >= i+2, four partial sums per dot product in eight accumulators, rows
-// one at a time. Only called when haveFMA.
+// chol4AVX is the whole of chol4Vec's factorisation of four lanes (see
+// chol4Vec): 0 when it succeeded, the lanes' log-determinants left in st
+// as logProd's mantissas and exponents; 1 when a pivot failed the
+// SPD-enough test; 2 when a pivot is subnormal. Only called when haveFMA.
 //
 //go:noescape
-func chol4PairAVX(l, x, h *float64, d, i int, c, qs *[3][4]float64)
+func chol4AVX(l, x, h *float64, d int, st *chol4State) int
+
+// cholRowsAVX computes cholLowerVec's rows below a column pair from
+// their sums t0, t1, or with solve solveLowerTVec's columns of a pair of
+// rows of Z, four a vector (see chol4_amd64.s), with the operations of
+// the Go code it replaces in their order. Only called when haveFMA.
+//
+//go:noescape
+func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64, solve bool)
+
+// packHalf4AVX is PackHalf4 in AVX2, four entries of a row at a time.
+//
+//go:noescape
+func packHalf4AVX(h, y0, y1, y2, y3 *float64, d int)
 
 // rotRowsAVX applies the plane rotation of SymEigen's QL sweeps to the
 // rows x and y of length n, y ← s x + c y and x ← c x − s y, four columns

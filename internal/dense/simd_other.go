@@ -16,9 +16,19 @@ func tridiagPairsAVX(a *float64, n, m int, v, w, nv, q *float64) (qv float64) {
 	panic("dense: tridiagPairsAVX without amd64 assembly")
 }
 
-// chol4PairAVX is never called without the amd64 assembly.
-func chol4PairAVX(l, x, h *float64, d, i int, c, qs *[3][4]float64) {
-	panic("dense: chol4PairAVX without amd64 assembly")
+// chol4AVX is never called without the amd64 assembly.
+func chol4AVX(l, x, h *float64, d int, st *chol4State) int {
+	panic("dense: chol4AVX without amd64 assembly")
+}
+
+// cholRowsAVX is never called without the amd64 assembly.
+func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64, solve bool) {
+	panic("dense: cholRowsAVX without amd64 assembly")
+}
+
+// packHalf4AVX is never called without the amd64 assembly.
+func packHalf4AVX(h, y0, y1, y2, y3 *float64, d int) {
+	panic("dense: packHalf4AVX without amd64 assembly")
 }
 
 // rotRowsAVX is never called without the amd64 assembly.

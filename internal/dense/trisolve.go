@@ -217,7 +217,8 @@ func gramUpperTOn(g, zt []float64, d int, vec bool) {
 // Z_kj and Σ_k L_{i+1,k} Z_kj for every column j < i, as products of the
 // rows of Zᵀ found so far with the rows of L (tri: Zᵀ's zeros below the
 // diagonal are skipped four at a time). The quotients are as in the plain
-// path, so Z = L⁻¹L is still exactly I. Only used when haveFMA.
+// path, four columns a vector in cholRowsAVX, so Z = L⁻¹L is still
+// exactly I. Only used when haveFMA.
 func solveLowerTVec(z, l, m, rl []float64, d int) {
 	n := d * d
 	z, l, m, rl = z[:n], l[:n], m[:n], rl[:d]
@@ -236,14 +237,9 @@ func solveLowerTVec(z, l, m, rl []float64, d int) {
 		}
 		c := l[o1+i]
 		r0, r1 := rl[i], rl[i1]
-		u0, u1 := t0[:i], t1[:i]
-		u1 = u1[:len(u0)]
-		mi, m1 := m[oi:oi+i], m[o1:o1+i]
-		mi, m1 = mi[:len(u0)], m1[:len(u0)]
-		for j, s := range u0 {
-			v := (mi[j] - s) * r0
-			z[j*d+i] = v
-			z[j*d+i1] = (m1[j] - (u1[j] + c*v)) * r1
+		if i > 0 {
+			cs := [3]float64{r0, r1, c}
+			cholRowsAVX(&z[i], d, i, &m[oi], &m[o1], nil, nil, &t0[0], &t1[0], &cs, true)
 		}
 		v := m[oi+i] / l[oi+i]
 		z[oi+i] = v
