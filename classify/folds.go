@@ -85,6 +85,20 @@ type FoldGroups struct {
 	WithinClass bool
 }
 
+// NewFoldGroups returns the groups of an experiment file's folds_by and
+// folds_within keys (covpipe fit's --folds-by and --folds-within): by's
+// across classes, within's within each class, none for both empty. It
+// returns an error naming both when both are set.
+func NewFoldGroups(by, within string) (FoldGroups, error) {
+	switch {
+	case by != "" && within != "":
+		return FoldGroups{}, fmt.Errorf("folds_by %s and folds_within %s: give one (folds_by holds groups out of every class, folds_within within each class)", by, within)
+	case within != "":
+		return FoldGroups{Key: within, WithinClass: true}, nil
+	}
+	return FoldGroups{Key: by}, nil
+}
+
 // String returns the groups as an experiment file gives them:
 // "folds_by: KEY" or "folds_within: KEY", "" for none.
 func (g FoldGroups) String() string {

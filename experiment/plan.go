@@ -26,8 +26,13 @@ type Plan struct {
 	// vectors holds the feature planes of the methods' vector requests,
 	// parsed once.
 	vectors  map[classify.VectorRequest]*features.Set
+	folds    classify.FoldGroups // folds_by or folds_within, parsed once
 	warnings []string
 }
+
+// FoldGroups returns the groups that the config's validation folds keep
+// together (folds_by, folds_within), none for stratified folds.
+func (p *Plan) FoldGroups() classify.FoldGroups { return p.folds }
 
 // Warnings returns what the config should change although it loads, such
 // as deprecated spellings, one message each, naming the method.
@@ -94,8 +99,9 @@ func newPlan(c *config.Config, root *yaml.Node) (*Plan, error) {
 	if c.Folds < 0 {
 		return nil, fail([]any{"folds"}, "folds = %d, want >= 2", c.Folds)
 	}
-	if c.FoldsBy != "" && c.FoldsWithin != "" {
-		return nil, fail([]any{"folds_within"}, "folds_by %s and folds_within %s: give one (folds_by holds groups out of every class, folds_within within each class)", c.FoldsBy, c.FoldsWithin)
+	folds, err := c.FoldGroups()
+	if err != nil {
+		return nil, fail([]any{"folds_within"}, "%v", err)
 	}
 	if c.CMC < 0 {
 		return nil, fail([]any{"cmc"}, "cmc = %d, want >= 0", c.CMC)
@@ -103,7 +109,7 @@ func newPlan(c *config.Config, root *yaml.Node) (*Plan, error) {
 	if c.Plot == config.PlotCMC && c.CMC == 0 {
 		return nil, fail([]any{"plot"}, "plot: cmc needs cmc: R (the number of ranks)")
 	}
-	p := &Plan{Config: c, root: root}
+	p := &Plan{Config: c, root: root, folds: folds}
 	if c.Data != nil {
 		var err error
 		if p.data, err = resolveData(c.Data); err != nil {

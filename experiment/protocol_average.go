@@ -31,27 +31,28 @@ func (p *averageTask) combine(done []results.Result, m config.MethodSpec) (resul
 		return results.Result{}, fmt.Errorf("average: method %q lacks results for some of %v", m.Name, p.Average)
 	}
 	res := results.Result{Task: p.Name, Method: m.Name, Notes: []string{fmt.Sprintf("mean of %v", p.Average)}}
-	for r := range parts[0].Runs {
-		var s float64
-		for _, q := range parts {
-			s += q.Runs[r]
-		}
-		res.Runs = append(res.Runs, s/float64(len(parts)))
-	}
+	res.Runs = repeatMeans(parts, func(q results.Result) []float64 { return q.Runs })
 	for _, q := range parts {
 		res.Seconds += q.Seconds
 	}
 	// The estimates average as the accuracies do; tasks sharing a
 	// training set (FERET's poses) share their choice and its estimate.
 	if !slices.ContainsFunc(parts, func(q results.Result) bool { return len(q.CVEstimate) != len(q.Runs) }) {
-		for r := range parts[0].Runs {
-			var s float64
-			for _, q := range parts {
-				s += q.CVEstimate[r]
-			}
-			res.CVEstimate = append(res.CVEstimate, s/float64(len(parts)))
-		}
+		res.CVEstimate = repeatMeans(parts, func(q results.Result) []float64 { return q.CVEstimate })
 	}
 	res.AccuracyMean, res.AccuracyStd = results.MeanStd(res.Runs)
 	return res, nil
+}
+
+// repeatMeans returns, repeat by repeat, the mean over parts of the
+// values that get reads, one per repeat of parts[0].Runs.
+func repeatMeans(parts []results.Result, get func(results.Result) []float64) []float64 {
+	out := make([]float64, len(parts[0].Runs))
+	for r := range out {
+		for _, q := range parts {
+			out[r] += get(q)[r]
+		}
+		out[r] /= float64(len(parts))
+	}
+	return out
 }

@@ -347,7 +347,7 @@ func (e *engine) classifyRepeats(ti int, task string, dr *drawer, each func(r, m
 			}
 		}
 		in.split.Workers = inner
-		in.split.Folds, in.split.FoldsBy = e.cfg.Folds, e.cfg.FoldGroups()
+		in.split.Folds, in.split.FoldsBy = e.cfg.Folds, e.plan.FoldGroups()
 		// Validation folds depend on the run seed and the training set
 		// only, so tasks sharing a training set share the selection.
 		in.split.Seed = FoldSeed(e.cfg.Seed, in.split.Train)
@@ -408,7 +408,7 @@ func (e *engine) warnThinClasses(task string, s *classify.Split, methods []plann
 		cv = cv || m.best != nil || m.spec.Candidates > 1
 	}
 	label, n := classify.SmallestClass(s.Data.Labels, s.Train)
-	if !cv || e.cfg.Folds < 2 || e.cfg.FoldGroups().Key != "" || label < 0 || n >= e.cfg.Folds {
+	if !cv || e.cfg.Folds < 2 || e.plan.FoldGroups().Key != "" || label < 0 || n >= e.cfg.Folds {
 		return
 	}
 	class := strconv.Itoa(label)

@@ -68,8 +68,6 @@ func checkClassFolds(data *classify.Data, folds int) error {
 
 // foldGroups returns the groups that r's folds kept together.
 func (r *record) foldGroups() classify.FoldGroups {
-	if r.FoldsWithin != "" {
-		return classify.FoldGroups{Key: r.FoldsWithin, WithinClass: true}
-	}
-	return classify.FoldGroups{Key: r.FoldsBy}
+	g, _ := classify.NewFoldGroups(r.FoldsBy, r.FoldsWithin) // Fit records one of them
+	return g
 }

@@ -144,18 +144,13 @@ func fitOptions(c *cli.Context) (model.Options, error) {
 		return model.Options{}, fmt.Errorf("fit: --method NAME is required (one of %s, or a method of --config)", strings.Join(method.Names(), ", "))
 	}
 	o := model.Options{Method: name, Folds: c.Int("folds"), Seed: c.Uint64("seed"), Atoms: c.Int("atoms")}
-	switch by, within := c.String("folds-by"), c.String("folds-within"); {
-	case by != "" && within != "":
-		return o, fmt.Errorf("fit: --folds-by %s and --folds-within %s: give one", by, within)
-	case within != "":
-		o.FoldsBy = classify.FoldGroups{Key: within, WithinClass: true}
-	case by != "":
-		o.FoldsBy = classify.FoldGroups{Key: by}
+	var err error
+	if o.FoldsBy, err = classify.NewFoldGroups(c.String("folds-by"), c.String("folds-within")); err != nil {
+		return o, fmt.Errorf("fit: --folds-by, --folds-within: %w", err)
 	}
 	if f := c.String("fusion"); f != "" {
 		o.Fusion = strings.Split(f, ",")
 	}
-	var err error
 	if o.Workers, err = workersFlag(c); err != nil {
 		return o, err
 	}
@@ -230,7 +225,7 @@ func configOptions(c *cli.Context, path string, o model.Options) (model.Options,
 		o.Folds = plan.Config.Folds
 	}
 	if !c.IsSet("folds-by") && !c.IsSet("folds-within") {
-		o.FoldsBy = plan.Config.FoldGroups()
+		o.FoldsBy = plan.FoldGroups()
 	}
 	return o, nil
 }

@@ -327,11 +327,9 @@ func Sets(root *yaml.Node, key string) bool {
 	return false
 }
 
-// FoldGroups returns the groups that the validation folds keep together:
-// FoldsBy's across classes, FoldsWithin's within each class, or none.
-func (c *Config) FoldGroups() classify.FoldGroups {
-	if c.FoldsWithin != "" {
-		return classify.FoldGroups{Key: c.FoldsWithin, WithinClass: true}
-	}
-	return classify.FoldGroups{Key: c.FoldsBy}
+// FoldGroups returns the groups that the validation folds keep together
+// (classify.NewFoldGroups): FoldsBy's across classes, FoldsWithin's
+// within each class, or none; an error when both are set.
+func (c *Config) FoldGroups() (classify.FoldGroups, error) {
+	return classify.NewFoldGroups(c.FoldsBy, c.FoldsWithin)
 }
