@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/covpipe/covpipe/classify"
@@ -26,6 +27,26 @@ func rowMeta(inputs []*datasets.List, rows []store.Row) ([]map[string]string, er
 			return nil, fmt.Errorf("model: descriptor %d names input %d of %d", i, r.Input, len(inputs))
 		}
 		meta[i] = byRel[r.Input][r.Path]
+	}
+	return meta, nil
+}
+
+// groupMeta returns the metadata of n descriptors whose values of key
+// are groups (Options.Groups). It returns an error for groups without a
+// key, a count that is not n, or an empty group, naming the descriptor.
+func groupMeta(key string, groups []string, n int) ([]map[string]string, error) {
+	if key == "" {
+		return nil, errors.New("model: groups of the descriptors given without folds_by or folds_within (Options.FoldsBy) to say how the folds use them")
+	}
+	if len(groups) != n {
+		return nil, fmt.Errorf("model: %s for %s: want one per descriptor", plural.Of(len(groups), "group"), plural.Of(n, "descriptor"))
+	}
+	meta := make([]map[string]string, n)
+	for i, g := range groups {
+		if g == "" {
+			return nil, fmt.Errorf("model: descriptor %d has an empty group", i)
+		}
+		meta[i] = map[string]string{key: g}
 	}
 	return meta, nil
 }

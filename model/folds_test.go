@@ -2,6 +2,9 @@ package model_test
 
 import (
 	"context"
+	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,5 +45,37 @@ func TestFitFoldsBy(t *testing.T) {
 	}
 	if _, err = model.FitOutput(ctx, out, o); err == nil || !strings.Contains(err.Error(), `folds_by: pose: descriptors carry no image metadata`) {
 		t.Errorf("FitOutput with FoldsBy: %v", err)
+	}
+	// The same descriptors with their poses as groups fold as Fit does.
+	pose := map[string]string{}
+	for _, it := range inputs[0].Items {
+		pose[it.Rel] = it.Meta["pose"]
+	}
+	for _, r := range out.Rows {
+		o.Groups = append(o.Groups, pose[r.Path])
+	}
+	g, err := model.FitOutput(ctx, out, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g.CV(), cv) || g.Info().FoldsBy != o.FoldsBy {
+		t.Errorf("FitOutput with the poses as groups: CV %+v, folds %v; want Fit's %+v, %v", g.CV(), g.Info().FoldsBy, cv, o.FoldsBy)
+	}
+	n := len(o.Groups)
+	for _, c := range []struct {
+		name   string
+		key    string
+		groups []string
+		want   string
+	}{
+		{"no key", "", o.Groups, "without folds_by or folds_within"},
+		{"short", "pose", o.Groups[:n-1], fmt.Sprintf("%d groups for %d descriptors", n-1, n)},
+		{"empty", "pose", append(slices.Clone(o.Groups[:n-1]), ""), fmt.Sprintf("descriptor %d has an empty group", n-1)},
+	} {
+		p := o
+		p.FoldsBy.Key, p.Groups = c.key, c.groups
+		if _, err := model.FitOutput(ctx, out, p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
 	}
 }

@@ -64,9 +64,14 @@ type Options struct {
 	// metadata key of the input images (datasets.Item.Meta: FERET's
 	// pose, a re-id tracklet), across or within classes
 	// (classify.Data.ValidationFolds), as an experiment file's folds_by
-	// and folds_within do. Only Fit takes it: FitOutput's descriptors
-	// carry no metadata.
+	// and folds_within do. Fit reads the groups from the images'
+	// metadata; FitOutput, whose descriptors carry none, from Groups.
 	FoldsBy classify.FoldGroups
+	// Groups are, for FitOutput, each descriptor's value of FoldsBy.Key
+	// (one per row of its out, the same for the rows of one image), as
+	// scikit-learn's GroupKFold takes groups beside the labels. Fit
+	// ignores them.
+	Groups []string
 	// Seed fixes the folds, and the SVM's calibration folds.
 	Seed uint64
 	// Workers bounds the goroutines of fitting, and of extraction unless
@@ -217,7 +222,8 @@ func Fit(ctx context.Context, inputs []*datasets.List, o Options) (*Model, error
 // with the per-image vectors of a method that reads them): the method's
 // Fit chooses among the candidates of o.Params by o.Folds-fold stratified
 // cross-validation inside the training set, as covpipe run does (folds
-// drawn from o.Seed), and fits the method with the chosen parameters on
+// drawn from o.Seed; group folds of o.FoldsBy when o.Groups gives each
+// descriptor's group), and fits the method with the chosen parameters on
 // all of out. The model records out.Meta's extraction options, so that
 // Predict extracts images as out's were (a Meta without features leaves
 // the model to PredictSet). o.Describe is not used.
@@ -228,7 +234,9 @@ func Fit(ctx context.Context, inputs []*datasets.List, o Options) (*Model, error
 // folds whose training items' indices would take more than o.MaxMemory
 // (wrapping describe.ErrMemory), descriptors that do not match out's
 // rows or are not SPD, missing vectors for a method that reads them, a
-// descriptor without a label, fewer than two classes, and, once ctx is
+// descriptor without a label, fewer than two classes, o.Groups without
+// o.FoldsBy's key, not one per descriptor, empty, or different among an
+// image's regions, o.FoldsBy without o.Groups, and, once ctx is
 // cancelled, an error wrapping ctx.Err().
 func FitOutput(ctx context.Context, out *store.Output, o Options) (*Model, error) {
 	return fitOutput(ctx, out, nil, nil, o)
@@ -241,8 +249,14 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, met
 	if out == nil {
 		return nil, errors.New("model: fit on a nil *store.Output")
 	}
+	if meta == nil && o.Groups != nil {
+		var err error
+		if meta, err = groupMeta(o.FoldsBy.Key, o.Groups, len(out.Rows)); err != nil {
+			return nil, err
+		}
+	}
 	if o.FoldsBy.Key != "" && meta == nil {
-		return nil, fmt.Errorf("model: %s: descriptors carry no image metadata to group by; fit from the images (model.Fit, covpipe fit on image inputs)", o.FoldsBy)
+		return nil, fmt.Errorf("model: %s: descriptors carry no image metadata to group by; give each descriptor's group (Options.Groups) or fit from the images (model.Fit, covpipe fit on image inputs)", o.FoldsBy)
 	}
 	folds := cmp.Or(o.Folds, DefaultFolds)
 	if folds < 0 {
@@ -285,6 +299,11 @@ func fitOutput(ctx context.Context, out *store.Output, more []*store.Output, met
 		data.Meta = make([]map[string]string, len(data.Labels))
 		for i := range data.Meta {
 			data.Meta[i] = meta[i*regions]
+			for r := 1; r < regions && o.Groups != nil; r++ {
+				if g := o.Groups[i*regions+r]; g != o.Groups[i*regions] {
+					return nil, fmt.Errorf("model: descriptor %d has group %q but descriptor %d of the same image %q: an image's regions share its group", i*regions+r, g, i*regions, o.Groups[i*regions])
+				}
+			}
 		}
 	}
 	m, spec, specs, err := rec.newMethods(data)

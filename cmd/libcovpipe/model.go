@@ -12,6 +12,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/model"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
@@ -38,6 +39,26 @@ type fitOptions struct {
 	Extraction *store.Meta       `json:"extraction"`
 	Rows       []row             `json:"rows"`
 	Vectors    *store.Vectors    `json:"vectors"`
+	// Groups are each matrix's group (scikit-learn's groups), which make
+	// the folds that choose among candidates group folds: across classes
+	// (folds_by), or within each class when GroupsWithin is set
+	// (folds_within). model.json records the key "group".
+	Groups       []string `json:"groups"`
+	GroupsWithin bool     `json:"groups_within"`
+}
+
+// groupKey is the metadata key under which covpipe_fit's groups fold.
+const groupKey = "group"
+
+// foldGroups returns the fold groups of o's groups (none without them).
+func (o *fitOptions) foldGroups() (classify.FoldGroups, error) {
+	if o.Groups == nil {
+		if o.GroupsWithin {
+			return classify.FoldGroups{}, fmt.Errorf("fit: groups_within without groups")
+		}
+		return classify.FoldGroups{}, nil
+	}
+	return classify.FoldGroups{Key: groupKey, WithinClass: o.GroupsWithin}, nil
 }
 
 // output returns the labelled descriptors of set as FitOutput takes them,
@@ -95,7 +116,7 @@ func vectorsOf(v unsafe.Pointer, vlen, n int64) ([]float64, error) {
 // matrices at x, with the n vectors at v (vlen values in all; NULL for
 // none) for a method that reads images' vectors, with options, a JSON fitOptions: {"method": TYPE,
 // "params": {...}, "labels": [...], "seed", "folds", "atoms", "workers",
-// ...}, the parameters as an experiment file's method entry gives them
+// "groups", "groups_within", ...}, the parameters as an experiment file's method entry gives them
 // (a list gives candidates, chosen by cross-validation). *res is set to
 // the model's handle. The model is bit for bit covpipe fit's on a
 // describe folder of the same descriptors, labels, seed and folds. It
@@ -128,10 +149,14 @@ func covpipe_fit(tok uintptr, options *C.char, x unsafe.Pointer, n, d int64, v u
 		if err != nil {
 			return err
 		}
+		groups, err := o.foldGroups()
+		if err != nil {
+			return err
+		}
 		fitCtx, detach := outliving(ctx)
 		defer detach()
 		m, err := model.FitOutput(fitCtx, out, model.Options{Method: o.Method, Params: o.Params, Candidates: o.Candidates,
-			Seed: o.Seed, Folds: o.Folds, Atoms: o.Atoms, Workers: o.Workers, Fusion: o.Fusion})
+			Seed: o.Seed, Folds: o.Folds, FoldsBy: groups, Groups: o.Groups, Atoms: o.Atoms, Workers: o.Workers, Fusion: o.Fusion})
 		if err != nil {
 			return err
 		}
@@ -379,6 +404,11 @@ type modelInfo struct {
 	Vectors       *store.Vectors `json:"vectors"`
 	Parts         *model.Parts   `json:"parts"`
 	Extraction    *store.Meta    `json:"extraction"`
+	// Folds and FoldsBy are the cross-validation's folds and their groups
+	// ("folds_by: group", "" for stratified folds), CV its tables.
+	Folds   int                `json:"folds"`
+	FoldsBy string             `json:"folds_by"`
+	CV      []classify.CVTable `json:"cv"`
 }
 
 // covpipe_model_info sets *out to JSON of what the model h is: its
@@ -388,7 +418,8 @@ type modelInfo struct {
 // class probabilities and costs, the per-image vectors it reads (null
 // for none), how a model of several regions per image fuses them, and
 // the extraction options of its training descriptors (null for matrices
-// given without them).
+// given without them), its cross-validation folds, their groups and the
+// tables of the choices they made.
 //
 //export covpipe_model_info
 func covpipe_model_info(h uintptr, out **C.char) *C.char {
@@ -397,9 +428,10 @@ func covpipe_model_info(h uintptr, out **C.char) *C.char {
 		if err != nil {
 			return err
 		}
+		info := m.Info()
 		b, err := json.Marshal(modelInfo{Method: m.Method(), Classes: m.Classes(), Dim: m.Dim(), Chosen: m.Chosen(),
 			ChosenMethod: m.ChosenMethod(), Transforms: m.Transforms(), Probabilities: m.Probabilities(), Costs: m.Costs(),
-			Vectors: m.Vectors(), Parts: m.Parts(), Extraction: m.Extraction()})
+			Vectors: m.Vectors(), Parts: m.Parts(), Extraction: m.Extraction(), Folds: info.Folds, FoldsBy: info.FoldsBy.String(), CV: m.CV()})
 		if err != nil {
 			return err
 		}

@@ -382,7 +382,7 @@ def _jsonable(v):
 
 
 def fit(X, labels, method, params=None, seed=0, folds=0, atoms=0, workers=0, extraction=None, rows=None,
-        candidates=None, fusion=None, vectors=None, vector_spec=None, token=None):
+        candidates=None, fusion=None, vectors=None, vector_spec=None, groups=None, groups_within=False, token=None):
     """Fits a model of method (a method type: rsr, nn, stein-svm, ...; best
     with candidates) on the matrices X (n, d, d) labelled by labels
     (strings), as `covpipe fit` fits one on a describe folder of the same
@@ -394,7 +394,11 @@ def fit(X, labels, method, params=None, seed=0, folds=0, atoms=0, workers=0, ext
     a best model's, [{"name", "method", "params"}], params {"rule":
     "one-se" or "max"}. vectors are the images' vectors (n, length) for a
     method that reads them, vector_spec what they are ({"feature_spec",
-    "step"}; by default extraction's)."""
+    "step"}; by default extraction's). groups, one per matrix (as
+    scikit-learn's GroupKFold takes them), make the folds group folds: a
+    group held out of every class, or, with groups_within, each class's
+    groups dealt round the folds (an experiment file's folds_by and
+    folds_within)."""
     a = _abi.matrices(X, "X")
     V, vp, vlen = _abi.vectors(vectors, a.shape[0])
     labels = [str(l) for l in labels]
@@ -410,6 +414,13 @@ def fit(X, labels, method, params=None, seed=0, folds=0, atoms=0, workers=0, ext
         opts["fusion"] = list(fusion)
     if vector_spec is not None:
         opts["vectors"] = _vector_spec(vector_spec)
+    if groups is not None:
+        groups = np.asarray(groups)
+        if groups.ndim != 1 or len(groups) != a.shape[0]:
+            raise ValueError("groups: shape %s, want (%d,): a group per matrix" % (groups.shape, a.shape[0]))
+        opts["groups"] = [str(g) for g in groups]
+    if groups_within:
+        opts["groups_within"] = True
     res = ctypes.c_size_t()
     _abi.run(lib.covpipe_fit, _abi.dumps(opts), _abi.pointer(a), a.shape[0], a.shape[1], vp, vlen, ctypes.byref(res),
              token=token)

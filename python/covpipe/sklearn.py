@@ -143,14 +143,20 @@ class CovpipeClassifier(ClassifierMixin, BaseEstimator):
         this estimator."""
         return {"method": self._method, "params": self._options(), "atoms": getattr(self, "atoms", None) or 0}
 
-    def fit(self, X, y, vectors=None, extraction=None, rows=None):
+    def fit(self, X, y, vectors=None, extraction=None, rows=None, groups=None, groups_within=False):
         """Fits the method on the matrices X labelled by y (model.FitOutput,
         as `covpipe fit` on a describe folder). Methods that read images'
         pixels (pca-src, gsr, sdalf, hpe: vector_request() is not None)
         take vectors, the (n, length) vectors that covpipe.describe(...,
         vectors=est.vector_request()) gives beside X. extraction and rows
         are covpipe.describe(meta=True)'s meta and rows, which let the
-        saved model describe images itself (covpipe predict on images)."""
+        saved model describe images itself (covpipe predict on images).
+        groups (one per matrix: FERET's pose, a person's tracklet) make
+        the folds that choose among candidates group folds, as
+        scikit-learn's GroupKFold: each group held out of every class, or
+        with groups_within each class's groups dealt round the folds so
+        that a class keeps some in training (covpipe fit --folds-by,
+        --folds-within)."""
         X = _abi.matrices(X, "X")
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != len(X):
@@ -165,7 +171,8 @@ class CovpipeClassifier(ClassifierMixin, BaseEstimator):
         if len(set(names)) != len(names):
             raise ValueError("y: classes %r are not distinct as strings, which name covpipe's classes" % (list(self.classes_),))
         self.model_ = fit(X, [str(v) for v in y], seed=self.seed, folds=self.folds or 0, workers=self.workers,
-                          extraction=extraction, rows=rows, vectors=vectors, vector_spec=request, **self._fit_options())
+                          extraction=extraction, rows=rows, vectors=vectors, vector_spec=request, groups=groups,
+                          groups_within=groups_within, **self._fit_options())
         self._index_classes()
         return self
 
@@ -433,10 +440,10 @@ class Best(CovpipeClassifier, _BaseComposition):
                              "covpipe fit" % ", ".join("features %s, step %d" % (v["feature_spec"], v["step"]) for v in requests))
         return requests[0] if requests else None
 
-    def fit(self, X, y, vectors=None, extraction=None, rows=None):
+    def fit(self, X, y, vectors=None, extraction=None, rows=None, groups=None, groups_within=False):
         """Chooses among the candidates and fits the chosen one (see
         CovpipeClassifier.fit)."""
-        super().fit(X, y, vectors=vectors, extraction=extraction, rows=rows)
+        super().fit(X, y, vectors=vectors, extraction=extraction, rows=rows, groups=groups, groups_within=groups_within)
         self.chosen_method_ = self.model_.info["chosen_method"]
         return self
 
@@ -493,12 +500,13 @@ class Fused(CovpipeClassifier):
     def vector_request(self):
         return None
 
-    def fit(self, X, y, rows=None, extraction=None):
+    def fit(self, X, y, rows=None, extraction=None, groups=None, groups_within=False):
         """Fits the method on each region (see the class documentation);
-        rows, covpipe.describe's, are required."""
+        rows, covpipe.describe's, are required; groups as
+        CovpipeClassifier.fit's, one per descriptor."""
         if rows is None:
             raise ValueError("rows: Fused needs covpipe.describe's rows, which group each image's regions")
-        return super().fit(X, y, extraction=extraction, rows=rows)
+        return super().fit(X, y, extraction=extraction, rows=rows, groups=groups, groups_within=groups_within)
 
 
 __all__ = ["Best", "CovpipeClassifier", "CovpipeTransformer", "Fused", "by_method", "class_name", "from_model"] + sorted(

@@ -118,3 +118,27 @@ def test_parameters_refused_by_covpipe(data):
         cs.SteinSVC().fit(X, y)
     with pytest.raises(ValueError, match="y: shape"):
         cs.SteinSRC().fit(X, y[:-1])
+
+
+def test_groups_make_group_folds():
+    # Three groups cut across the classes: folds by group hold out one
+    # group each (GroupKFold), which five stratified folds of three items
+    # per class cannot; within classes each class's groups are dealt
+    # round the folds, so each fold holds every class out.
+    X, y = spd_data(3, classes=3, seed=4)
+    groups = np.tile(["ba", "bj", "bk"], 3)
+    with pytest.raises(ValueError, match="lower the folds"):
+        cs.SteinSRC(lambda_ratio=[0.05, 0.2], folds=5).fit(X, y)
+    clf = cs.SteinSRC(lambda_ratio=[0.05, 0.2], folds=5).fit(X, y, groups=groups)
+    info = clf.model_.info
+    assert info["folds_by"] == "folds_by: group"
+    (table,) = info["cv"]
+    assert table["items"] == 9 and all(len(r["folds"]) == 3 for r in table["candidates"])
+    # A fold's accuracy is a share of its held-out group's three items.
+    assert all(round(a * 3 / 100) * 100 / 3 == pytest.approx(a) for r in table["candidates"] for a in r["folds"])
+    within = cs.SteinSRC(lambda_ratio=[0.05, 0.2], folds=3).fit(X, y, groups=groups, groups_within=True)
+    assert within.model_.info["folds_by"] == "folds_within: group"
+    with pytest.raises(ValueError, match="a group per matrix"):
+        cs.SteinSRC(lambda_ratio=[0.05, 0.2]).fit(X, y, groups=groups[:-1])
+    with pytest.raises(ValueError, match="groups_within without groups"):
+        cs.SteinSRC(lambda_ratio=[0.05, 0.2]).fit(X, y, groups_within=True)
