@@ -89,6 +89,6 @@ func checkClassFolds(data *classify.Data, folds int) error {
 
 // foldGroups returns the groups that r's folds kept together.
 func (r *record) foldGroups() classify.FoldGroups {
-	g, _ := classify.NewFoldGroups(r.FoldsBy, r.FoldsWithin) // Fit records one of them
+	g, _ := classify.NewFoldGroups(r.FoldsBy, r.FoldsWithin) // Fit records one of them, Load refuses both
 	return g
 }

@@ -148,6 +148,9 @@ func TestLoadDamaged(t *testing.T) {
 				return b
 			})
 		}, store.ErrInvalid, "is not a class"},
+		{"both fold groups", func(t *testing.T, dir string) string {
+			return resave(t, dir, replace(`"method":`, `"folds_by": "pose", "folds_within": "tracklet", "method":`))
+		}, store.ErrInvalid, "folds_by pose and folds_within tracklet: give one"},
 		{"unknown key", func(t *testing.T, dir string) string {
 			return resave(t, dir, replace(`"method":`, `"methods": "x", "method":`))
 		}, store.ErrInvalid, "methods"},

@@ -242,6 +242,9 @@ func (r *record) check(train *spd.Set) error {
 	case r.Extraction != nil && r.Extraction.Dim != r.Dim:
 		return fmt.Errorf("%s: extraction of %d×%d descriptors for a model of %d×%d", recordFile, r.Extraction.Dim, r.Extraction.Dim, r.Dim, r.Dim)
 	}
+	if _, err := classify.NewFoldGroups(r.FoldsBy, r.FoldsWithin); err != nil {
+		return fmt.Errorf("%s: %w", recordFile, err)
+	}
 	for i, l := range r.Labels {
 		if l < 0 || l >= len(r.Classes) {
 			return fmt.Errorf("%s: label %d of training item %d is not a class (0..%d)", recordFile, l, i, len(r.Classes)-1)
