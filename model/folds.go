@@ -92,3 +92,32 @@ func (r *record) foldGroups() classify.FoldGroups {
 	g, _ := classify.NewFoldGroups(r.FoldsBy, r.FoldsWithin) // Fit records one of them, Load refuses both
 	return g
 }
+
+// copiesNotes returns a note on the descriptors of out that are bit for
+// bit the same under different labels (classify.MislabelledCopies), none
+// when there are none.
+func copiesNotes(out *store.Output) []string {
+	index := map[string]int{}
+	labels := make([]int, len(out.Rows))
+	for i, r := range out.Rows {
+		l, ok := index[r.Label]
+		if !ok {
+			l = len(index)
+			index[r.Label] = l
+		}
+		labels[i] = l
+	}
+	pairs, n := classify.MislabelledCopies(out.Data, out.Meta.Dim, labels, 1)
+	if n == 0 {
+		return nil
+	}
+	name := func(i int) string {
+		if r := out.Rows[i]; r.Path != "" {
+			return fmt.Sprintf("%s (%s)", r.Path, r.Label)
+		}
+		return fmt.Sprintf("descriptor %d (%s)", i, out.Rows[i].Label)
+	}
+	p := pairs[0]
+	return []string{fmt.Sprintf("%s of the training descriptors are bit for bit the same under different labels (e.g. %s and %s): the same image under two classes, which no method can tell apart",
+		plural.Of(n, "pair"), name(p[0]), name(p[1]))}
+}

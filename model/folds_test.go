@@ -11,6 +11,7 @@ import (
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/model"
+	"github.com/covpipe/covpipe/store"
 )
 
 // TestFitFoldsBy fits with folds by a metadata key of the images: three
@@ -76,6 +77,38 @@ func TestFitFoldsBy(t *testing.T) {
 		p.FoldsBy.Key, p.Groups = c.key, c.groups
 		if _, err := model.FitOutput(ctx, out, p); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestFitNotesCopies fits on descriptors of which one has a copy under
+// another label and one under its own: the model notes the two pairs
+// across labels, recorded and read back, and none without the copies.
+func TestFitNotesCopies(t *testing.T) {
+	ctx := context.Background()
+	o := model.Options{Method: "nn", Params: map[string]any{"metric": "stein"}}
+	out := synthOutput(t, 8, 3)
+	m, err := model.FitOutput(ctx, out, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := m.Notes(); n != nil {
+		t.Errorf("no copies: notes %q", n)
+	}
+	size := 9
+	other := slices.IndexFunc(out.Rows, func(r store.Row) bool { return r.Label != out.Rows[0].Label })
+	same := slices.IndexFunc(out.Rows[1:], func(r store.Row) bool { return r.Label == out.Rows[0].Label }) + 1
+	copy(out.Data[other*size:(other+1)*size], out.Data[:size])
+	copy(out.Data[same*size:(same+1)*size], out.Data[:size])
+	if m, err = model.FitOutput(ctx, out, o); err != nil {
+		t.Fatal(err)
+	}
+	// Row 0, its copy under its label and the copy under another label
+	// make two pairs across labels, the first found (0, other).
+	want := fmt.Sprintf("2 pairs of the training descriptors are bit for bit the same under different labels (e.g. descriptor 0 (%s) and descriptor %d (%s))", out.Rows[0].Label, other, out.Rows[other].Label)
+	for _, notes := range [][]string{m.Notes(), saveLoad(t, m).Info().Notes} {
+		if len(notes) != 1 || !strings.HasPrefix(notes[0], want) {
+			t.Errorf("notes %q, want one starting %q", notes, want)
 		}
 	}
 }

@@ -95,6 +95,9 @@ func fitCommand() *cli.Command {
 				if err := m.Write(f); err != nil {
 					return fmt.Errorf("fit: %w", err)
 				}
+				for _, note := range m.Notes() {
+					newLogger(c.App.ErrWriter).Warn(note)
+				}
 				chosen := params(m.Chosen())
 				if name := m.ChosenMethod(); name != "" {
 					chosen = "chose " + name + ": " + chosen

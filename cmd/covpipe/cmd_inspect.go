@@ -62,6 +62,9 @@ func writeInspection(w io.Writer, dir string, info model.Info) error {
 		row("atoms", "%d", info.Atoms)
 	}
 	row("classes", "%s", classCounts(info.Classes, info.Counts))
+	for _, note := range info.Notes {
+		row("note", "%s", note)
+	}
 	row("training items", "%d, descriptors %dx%d", info.Trained, info.Dim, info.Dim)
 	if e := info.Extraction; e != nil {
 		for i, s := range e.Settings() {

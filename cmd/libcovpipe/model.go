@@ -409,6 +409,8 @@ type modelInfo struct {
 	Folds   int                `json:"folds"`
 	FoldsBy string             `json:"folds_by"`
 	CV      []classify.CVTable `json:"cv"`
+	// Notes are what the fit found wrong with the training data.
+	Notes []string `json:"notes"`
 }
 
 // covpipe_model_info sets *out to JSON of what the model h is: its
@@ -419,7 +421,8 @@ type modelInfo struct {
 // for none), how a model of several regions per image fuses them, and
 // the extraction options of its training descriptors (null for matrices
 // given without them), its cross-validation folds, their groups and the
-// tables of the choices they made.
+// tables of the choices they made, and notes on the training data (the
+// same descriptor under two labels).
 //
 //export covpipe_model_info
 func covpipe_model_info(h uintptr, out **C.char) *C.char {
@@ -431,7 +434,7 @@ func covpipe_model_info(h uintptr, out **C.char) *C.char {
 		info := m.Info()
 		b, err := json.Marshal(modelInfo{Method: m.Method(), Classes: m.Classes(), Dim: m.Dim(), Chosen: m.Chosen(),
 			ChosenMethod: m.ChosenMethod(), Transforms: m.Transforms(), Probabilities: m.Probabilities(), Costs: m.Costs(),
-			Vectors: m.Vectors(), Parts: m.Parts(), Extraction: m.Extraction(), Folds: info.Folds, FoldsBy: info.FoldsBy.String(), CV: m.CV()})
+			Vectors: m.Vectors(), Parts: m.Parts(), Extraction: m.Extraction(), Folds: info.Folds, FoldsBy: info.FoldsBy.String(), CV: m.CV(), Notes: m.Notes()})
 		if err != nil {
 			return err
 		}

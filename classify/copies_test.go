@@ -1,4 +1,4 @@
-package experiment
+package classify
 
 import (
 	"slices"
@@ -31,12 +31,12 @@ func TestMislabelledCopies(t *testing.T) {
 			}
 		}
 	}
-	got, n := mislabelledCopies(data, d, labels, -1)
+	got, n := MislabelledCopies(data, d, labels, -1)
 	slices.SortFunc(got, func(a, b [2]int) int { return (a[0]-b[0])*100 + a[1] - b[1] })
 	if !slices.Equal(got, want) || n != len(want) || n != 3 {
 		t.Errorf("pairs %v (%d), want %v", got, n, want)
 	}
-	if got, n := mislabelledCopies(data, d, labels, 1); len(got) != 1 || n != 3 {
+	if got, n := MislabelledCopies(data, d, labels, 1); len(got) != 1 || n != 3 {
 		t.Errorf("at most 1: %v, %d", got, n)
 	}
 }
