@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
-	"github.com/covpipe/covpipe/features"
-	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/internal/plural"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
@@ -99,53 +98,15 @@ func describeCommand() *cli.Command {
 // describeOptions reads the options of `covpipe describe` from its flags,
 // parsing each once into the typed value describe takes.
 func describeOptions(c *cli.Context) (describe.Options, error) {
-	o := describe.Options{
-		Seed:    c.Uint64("seed"),
-		SkipBad: c.Bool("skip-bad"),
+	ridge := c.Float64("ridge")
+	settings := describe.Settings{Features: c.String("features"), GaborBorder: c.String("gabor-border"),
+		Resize: c.String("resize"), Filter: c.String("filter"), JPEGScale: c.String("jpeg-scale"), Regions: c.String("regions"),
+		Ridge: &ridge, RidgeKind: c.String("ridge-kind"), Estimator: c.String("estimator"), Normalize: c.String("normalize")}
+	o, err := settings.Options(func(key string) string { return "--" + strings.ReplaceAll(key, "_", "-") })
+	if err != nil {
+		return o, err
 	}
-	var err error
-	spec, border := c.String("features"), c.String("gabor-border")
-	if o.Features, err = features.ParseWithGaborBorder(spec, border); err != nil {
-		if border != "" {
-			return o, fmt.Errorf("describe: --features %q --gabor-border %q: %w", spec, border, err)
-		}
-		return o, fmt.Errorf("describe: --features %q: %w", spec, err)
-	}
-	if s := c.String("resize"); s != "" {
-		if o.Width, o.Height, err = imageio.ParseSize(s); err != nil {
-			return o, fmt.Errorf("describe: --resize %w", err)
-		}
-	}
-	if c.IsSet("filter") {
-		if o.Width == 0 {
-			return o, fmt.Errorf("describe: --filter %s has no effect without --resize", c.String("filter"))
-		}
-		if o.Filter, err = imageio.ParseFilter(c.String("filter")); err != nil {
-			return o, fmt.Errorf("describe: --filter %w", err)
-		}
-	}
-	if c.IsSet("jpeg-scale") {
-		if o.Width == 0 {
-			return o, fmt.Errorf("describe: --jpeg-scale %s has no effect without --resize", c.String("jpeg-scale"))
-		}
-		if o.JPEGScale, err = imageio.ParseJPEGScale(c.String("jpeg-scale")); err != nil {
-			return o, fmt.Errorf("describe: --jpeg-scale %w", err)
-		}
-	}
-	if o.Regions, err = covariance.ParseLayout(c.String("regions")); err != nil {
-		return o, fmt.Errorf("describe: --regions: %w", err)
-	}
-	// The flags' defaults are the default ridge, trace-ridge of strength
-	// covariance.DefaultEps; --ridge 0 is none.
-	if o.Reg, err = covariance.NewRegularization(c.String("ridge-kind"), c.Float64("ridge")); err != nil {
-		return o, fmt.Errorf("describe: --ridge %v --ridge-kind %s: %w", c.Float64("ridge"), c.String("ridge-kind"), err)
-	}
-	if o.Estimator, err = covariance.ParseEstimator(c.String("estimator")); err != nil {
-		return o, fmt.Errorf("describe: --estimator: %w", err)
-	}
-	if o.Normalize, err = covariance.ParseNormalization(c.String("normalize")); err != nil {
-		return o, fmt.Errorf("describe: --normalize: %w", err)
-	}
+	o.Seed, o.SkipBad = c.Uint64("seed"), c.Bool("skip-bad")
 	if o.MaxMemory, err = maxMemory(c); err != nil {
 		return o, err
 	}

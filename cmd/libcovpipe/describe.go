@@ -6,15 +6,12 @@ package main
 import "C"
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 
-	"github.com/covpipe/covpipe/covariance"
 	"github.com/covpipe/covpipe/datasets"
 	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/features"
-	"github.com/covpipe/covpipe/imageio"
 	"github.com/covpipe/covpipe/store"
 )
 
@@ -25,73 +22,27 @@ import (
 // describe's --vectors-features and --vectors-step), those that a method
 // reads (covpipe_method_spec's vectors).
 type describeOptions struct {
-	Features    string         `json:"features"`
-	GaborBorder string         `json:"gabor_border"`
-	Resize      string         `json:"resize"`
-	Filter      string         `json:"filter"`
-	JPEGScale   string         `json:"jpeg_scale"`
-	Regions     string         `json:"regions"`
-	Seed        uint64         `json:"seed"`
-	Ridge       *float64       `json:"ridge"`
-	RidgeKind   string         `json:"ridge_kind"`
-	Estimator   string         `json:"estimator"`
-	Normalize   string         `json:"normalize"`
-	Workers     int            `json:"workers"`
-	SkipBad     bool           `json:"skip_bad"`
-	MaxMemory   string         `json:"max_memory"`
-	Vectors     *store.Vectors `json:"vectors"`
+	describe.Settings
+	Seed    uint64         `json:"seed"`
+	Workers int            `json:"workers"`
+	SkipBad bool           `json:"skip_bad"`
+	Vectors *store.Vectors `json:"vectors"`
 }
 
 // options parses o, once, into describe's typed options; the errors name
 // the key.
 func (o describeOptions) options() (describe.Options, error) {
-	out := describe.Options{Seed: o.Seed, SkipBad: o.SkipBad, Workers: o.Workers}
-	var err error
-	if out.Features, err = features.ParseWithGaborBorder(cmp.Or(o.Features, describe.DefaultFeatures), o.GaborBorder); err != nil {
-		return out, fmt.Errorf("describe: features %q: %w", o.Features, err)
+	out, err := o.Settings.Options(func(key string) string { return key })
+	if err != nil {
+		return out, err
 	}
-	if o.Resize != "" {
-		if out.Width, out.Height, err = imageio.ParseSize(o.Resize); err != nil {
-			return out, fmt.Errorf("describe: resize: %w", err)
-		}
-	}
-	if o.Filter != "" {
-		if out.Filter, err = imageio.ParseFilter(o.Filter); err != nil {
-			return out, fmt.Errorf("describe: filter: %w", err)
-		}
-	}
-	if o.JPEGScale != "" {
-		if out.JPEGScale, err = imageio.ParseJPEGScale(o.JPEGScale); err != nil {
-			return out, fmt.Errorf("describe: jpeg_scale: %w", err)
-		}
-	}
-	if out.Regions, err = covariance.ParseLayout(cmp.Or(o.Regions, "whole")); err != nil {
-		return out, fmt.Errorf("describe: regions: %w", err)
-	}
-	ridge := covariance.DefaultEps
-	if o.Ridge != nil {
-		ridge = *o.Ridge
-	}
-	if out.Reg, err = covariance.NewRegularization(cmp.Or(o.RidgeKind, covariance.TraceRidge.String()), ridge); err != nil {
-		return out, fmt.Errorf("describe: ridge %v, ridge_kind %q: %w", ridge, o.RidgeKind, err)
-	}
-	if out.Estimator, err = covariance.ParseEstimator(cmp.Or(o.Estimator, covariance.SCM.String())); err != nil {
-		return out, fmt.Errorf("describe: estimator: %w", err)
-	}
-	if out.Normalize, err = covariance.ParseNormalization(cmp.Or(o.Normalize, covariance.NormNone.String())); err != nil {
-		return out, fmt.Errorf("describe: normalize: %w", err)
-	}
+	out.Seed, out.SkipBad, out.Workers = o.Seed, o.SkipBad, o.Workers
 	if v := o.Vectors; v != nil {
 		if out.Vectors.Features, err = features.Parse(v.FeatureSpec); err != nil {
 			return out, fmt.Errorf("describe: vectors: features %q: %w", v.FeatureSpec, err)
 		}
 		if out.Vectors.Step = v.Step; v.Step < 1 {
 			return out, fmt.Errorf("describe: vectors: step %d, want >= 1", v.Step)
-		}
-	}
-	if o.MaxMemory != "" {
-		if out.MaxMemory, err = describe.ParseMemory(o.MaxMemory); err != nil {
-			return out, fmt.Errorf("describe: max_memory: %w", err)
 		}
 	}
 	return out, nil

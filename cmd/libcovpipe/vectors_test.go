@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/covpipe/covpipe/datasets"
+	"github.com/covpipe/covpipe/describe"
 	"github.com/covpipe/covpipe/features"
 	"github.com/covpipe/covpipe/internal/imagetest"
 	"github.com/covpipe/covpipe/model"
@@ -136,7 +137,7 @@ func TestVectorMethodsAsFit(t *testing.T) {
 			defer release(t, h)
 			release(t, tok)
 
-			do, err := describeOptions{Features: "I,Ix,Iy"}.options()
+			do, err := describeOptions{Settings: describe.Settings{Features: "I,Ix,Iy"}}.options()
 			if err != nil {
 				t.Fatal(err)
 			}
