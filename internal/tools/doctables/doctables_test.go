@@ -500,7 +500,7 @@ func TestLoadManifestTooLarge(t *testing.T) {
 // error naming the run, method and task: an open-set result's auc, tar
 // and identified; and the cross-validated estimate (70 and 80: mean 75,
 // std 7.07) and the test's bias from it (60 − 70 and 78 − 80: mean −6,
-// std 5.66).
+// std 5.66); and a method's difference from another, repeat by repeat.
 func TestResultCells(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -525,9 +525,18 @@ func TestResultCells(t *testing.T) {
       - {header: bias, value: bias}`,
 			"| rsr | 75.00 ± 7.1 | 69.00 ± 12.7 | -6.00 ± 5.7 |\n",
 			"run tiny: rsr on easy records 0 cross-validated estimates"},
+		{"vs", ExtractResult{Mean: f64(69), Std: f64(12.73), Runs: []float64{60, 78}},
+			`
+      - {header: rsr − svm, value: vs, against: svm}`,
+			"| rsr | -3.00 ± 7.1 |\n",
+			`run tiny: no result of "svm" on easy with rsr's`},
 	} {
 		tc.result.Task, tc.result.Method = tc.name, "rsr"
 		root := fixtureWith(t, tc.result)
+		if tc.name == "vs" {
+			// 60 − 68 and 78 − 76: mean −3, std 7.07.
+			root = fixtureWith(t, tc.result, ExtractResult{Task: "vs", Method: "svm", Mean: f64(72), Runs: []float64{68, 76}})
+		}
 		manifest := fixtureManifest + "  - name: " + tc.name + "\n    corner: method\n    run: tiny\n    method: rsr\n    columns:" + tc.columns +
 			"\n    rows:\n      - {label: rsr, task: " + tc.name + "}\n"
 		write(t, root, "docs/runs/runs.yaml", manifest)
@@ -559,14 +568,14 @@ func TestChoiceCounts(t *testing.T) {
 }
 
 // fixtureWith is fixture with r among the results of its run tiny.
-func fixtureWith(t *testing.T, r ExtractResult) string {
+func fixtureWith(t *testing.T, rs ...ExtractResult) string {
 	t.Helper()
 	root := fixture(t)
 	e, err := ReadExtract(ExtractPath(root, "tiny"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Results = append(e.Results, r)
+	e.Results = append(e.Results, rs...)
 	if err := e.Write(ExtractPath(root, "tiny")); err != nil {
 		t.Fatal(err)
 	}

@@ -67,6 +67,8 @@ type Row struct {
 //   - auc, tar, identified: an open-set result's area under the ROC, true
 //     accept rate at the task's false accept rate, and known items
 //     accepted and right at that rate (mean ± std);
+//   - vs: Method's accuracy minus Against's on Task, repeat by repeat
+//     (mean ± std of the differences);
 //   - bench: benchmark Benchmark (+ "/" + Sub) of the file Bench, its Unit
 //     summarised by Stat (range, median or min) over the -count runs.
 type Cell struct {
@@ -79,6 +81,8 @@ type Cell struct {
 	Iter   *int     `yaml:"iter"`
 	MeanOf []string `yaml:"mean_of"`
 	Param  string   `yaml:"param"`
+	// Against is the method that a vs cell subtracts.
+	Against string `yaml:"against"`
 
 	Bench     string `yaml:"bench"`
 	Benchmark string `yaml:"benchmark"`
@@ -97,7 +101,7 @@ type Cell struct {
 	Bold   *bool `yaml:"bold"`
 }
 
-var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "chosen", "cv", "bias", "seconds", "unconverged", "degenerate", "auc", "tar", "identified", "bench"}
+var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "chosen", "cv", "bias", "vs", "seconds", "unconverged", "degenerate", "auc", "tar", "identified", "bench"}
 
 // kind returns what c shows.
 func (c *Cell) kind() (string, error) {
@@ -448,6 +452,17 @@ func (st *store) cellValue(c Cell, missing string, src *sources) (string, error)
 			for i := range xs {
 				xs[i] = r.Runs[i] - xs[i]
 			}
+		}
+		mean, std := runresults.MeanStd(xs)
+		return meanStd(c, mean, &std, len(xs)), nil
+	case "vs":
+		o := e.Result(c.Task, c.Against)
+		if o == nil || len(o.Runs) != len(r.Runs) || len(r.Runs) == 0 {
+			return "", fmt.Errorf("run %s: no result of %q on %s with %s's %d repeats to compare %s with (value vs needs against: METHOD)", c.Run, c.Against, c.Task, c.Method, len(r.Runs), c.Method)
+		}
+		xs := make([]float64, len(r.Runs))
+		for i := range xs {
+			xs[i] = r.Runs[i] - o.Runs[i]
 		}
 		mean, std := runresults.MeanStd(xs)
 		return meanStd(c, mean, &std, len(xs)), nil
