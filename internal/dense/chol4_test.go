@@ -261,33 +261,35 @@ func TestChol4StateLayout(t *testing.T) {
 	}
 }
 
-// TestPackHalf4 checks PackHalf4 against its definition for d = 1..20:
-// h[4(i·d+j)+q] = ½·y_q[i·d+j] on the upper triangle, nothing written
-// below it.
+// TestPackHalf4 checks PackHalf4 and PackHalf8 against their definition
+// for d = 1..20: h[w(i·d+j)+q] = ½·y_q[i·d+j] on the upper triangle,
+// nothing written below it.
 func TestPackHalf4(t *testing.T) {
 	for d := 1; d <= 20; d++ {
-		r := newRand(uint64(d))
-		var ys [4][]float64
-		for q := range ys {
-			ys[q] = make([]float64, d*d)
-			for k := range ys[q] {
-				ys[q][k] = r.NormFloat64()
+		for _, w := range []int{4, 8} {
+			r := newRand(uint64(d))
+			ys := make([][]float64, w)
+			for q := range ys {
+				ys[q] = make([]float64, d*d)
+				for k := range ys[q] {
+					ys[q][k] = r.NormFloat64()
+				}
 			}
-		}
-		h := make([]float64, 4*d*d)
-		for k := range h {
-			h[k] = 42
-		}
-		PackHalf4(h, ys[0], ys[1], ys[2], ys[3], d)
-		for i := range d {
-			for j := range d {
-				for q := range 4 {
-					want := 42.0
-					if j >= i {
-						want = 0.5 * ys[q][i*d+j]
-					}
-					if got := h[4*(i*d+j)+q]; got != want {
-						t.Fatalf("d=%d: h[4(%d·d+%d)+%d] = %v, want %v", d, i, j, q, got, want)
+			h := make([]float64, w*d*d)
+			for k := range h {
+				h[k] = 42
+			}
+			packLanes(h, ys, d)
+			for i := range d {
+				for j := range d {
+					for q := range w {
+						want := 42.0
+						if j >= i {
+							want = 0.5 * ys[q][i*d+j]
+						}
+						if got := h[w*(i*d+j)+q]; got != want {
+							t.Fatalf("d=%d w=%d: h[%d(%d·d+%d)+%d] = %v, want %v", d, w, w, i, j, q, got, want)
+						}
 					}
 				}
 			}
@@ -296,17 +298,21 @@ func TestPackHalf4(t *testing.T) {
 }
 
 // TestKernelsAllocateNothing checks that the factorisations of a Stein
-// entry and of a Stein block's four lanes, and the packing of the lanes,
-// allocate nothing, at sizes on both sides of vecMinD.
+// entry and of a Stein block's four and eight lanes, and the packing of
+// the lanes, allocate nothing, at sizes on both sides of vecMinD.
 func TestKernelsAllocateNothing(t *testing.T) {
 	for _, d := range []int{5, 17, 43} {
 		r := newRand(uint64(d))
 		x, y := spdOf(r, d, 1), spdOf(r, d, 1)
 		l, h, l4 := make([]float64, d*d), make([]float64, 4*d*d), make([]float64, 4*d*d)
+		h8, l8 := make([]float64, 8*d*d), make([]float64, 8*d*d)
+		ys := [8][]float64{y, y, y, y, y, y, y, y}
 		for name, f := range map[string]func(){
 			"CholLower": func() { CholLower(l, x, y, d) },
 			"PackHalf4": func() { PackHalf4(h, y, y, y, y, d) },
 			"Chol4":     func() { Chol4(l4, x, h, d) },
+			"PackHalf8": func() { PackHalf8(h8, &ys, d) },
+			"Chol8":     func() { Chol8(l8, x, h8, d) },
 		} {
 			if n := testing.AllocsPerRun(20, f); n != 0 {
 				t.Errorf("d=%d %s: %v allocations per call, want 0", d, name, n)
