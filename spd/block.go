@@ -18,11 +18,12 @@ import (
 // entry costs one Cholesky factorisation thanks to the sets' cached
 // log-determinants, and the pool allocates one buffer per worker.
 //
-// For 4 <= d <= 128, each row's entries are computed four columns at a
-// time by stein4, the four factorisations lane-interleaved so that their
-// serial pivot chains (square roots, divisions) overlap: bit for bit
-// steinEntry's values. The entries do not depend on the number of
-// workers.
+// For 4 <= d <= 128, each row's entries are computed dense.Lanes(d)
+// columns at a time (eight with AVX-512, else four; then a group of four
+// and single columns for the rest) by steinLanes, the factorisations
+// lane-interleaved so that their serial pivot chains (square roots,
+// divisions) overlap: bit for bit steinEntry's values. The entries do not
+// depend on the number of workers.
 //
 // It returns an error wrapping ErrDimension for sets of different matrix
 // sizes or a dst of the wrong shape, ErrEmpty for an empty set,
@@ -60,11 +61,11 @@ func SteinBlockTo(ctx context.Context, dst *mat.Dense, a *Set, rows []int, b *Se
 	// once the column set outgrows the caches (600 matrices of 43×43 are
 	// 8.9 MB).
 	tiles := (len(rows) + rowTile - 1) / rowTile
-	bufs := make([]*stein4Buf, min(pool.Workers(opts.workers()), tiles))
-	four := d >= stein4MinD && d <= stein4MaxD
+	bufs := make([]*steinBuf, min(pool.Workers(opts.workers()), tiles))
+	lanes := groupLanes(d)
 	return pool.ForCtx(ctx, tiles, opts.workers(), func(w, t int) error {
 		if bufs[w] == nil {
-			bufs[w] = newStein4Buf(d)
+			bufs[w] = newSteinBuf(d)
 		}
 		buf := bufs[w]
 		r0, r1 := t*rowTile, min(len(rows), (t+1)*rowTile)
@@ -84,26 +85,23 @@ func SteinBlockTo(ctx context.Context, dst *mat.Dense, a *Set, rows []int, b *Se
 			}
 			return nil
 		}
+		// Columns in groups (steinLanes), each group's halves packed
+		// once for the tile's rows.
 		c := 0
-		if four {
-			// Columns four at a time (stein4), each group's halves
-			// packed once for the tile's rows.
-		groups:
-			for ; c+3 < len(cols); c += 4 {
-				js := (*[4]int)(cols[c : c+4])
-				dense.PackHalf4(buf.h, b.block(js[0]), b.block(js[1]), b.block(js[2]), b.block(js[3]), d)
-				ldy := [4]float64{b.logdet[js[0]], b.logdet[js[1]], b.logdet[js[2]], b.logdet[js[3]]}
+	groups:
+		for _, g := range lanes {
+			for ; c+g <= len(cols); c += g {
+				ldy := buf.pack(b, cols[c:c+g], d)
 				for r := r0; r < r1; r++ {
 					i := rows[r]
-					x := a.block(i)
-					s, ok := stein4(buf, x, d, a.logdet[i], &ldy)
-					if !ok {
+					var s [8]float64
+					if !steinLanes(buf, a.block(i), d, a.logdet[i], ldy[:g], s[:g]) {
 						// A pivot failed: the tile one entry at a time,
 						// in today's order, for today's error.
 						c = 0
 						break groups
 					}
-					copy(raw.Data[r*raw.Stride+c:r*raw.Stride+c+4], s[:])
+					copy(raw.Data[r*raw.Stride+c:r*raw.Stride+c+g], s[:g])
 				}
 			}
 		}
@@ -118,50 +116,83 @@ func SteinBlockTo(ctx context.Context, dst *mat.Dense, a *Set, rows []int, b *Se
 // rowTile is the number of rows that SteinBlockTo computes together.
 const rowTile = 8
 
-// stein4MinD and stein4MaxD bound the matrix sizes d for which the Stein
-// blocks compute four entries at once; outside them, and for the last
-// columns of a block that do not make a group of four, each entry is
-// steinEntry. Up to dense.TinyMaxD, steinEntry's closed form is cheaper.
-const (
-	stein4MinD = dense.TinyMaxD + 1
-	stein4MaxD = dense.PlainMaxD
-)
-
-// stein4Buf is a worker's scratch for stein4: the four factors and the
-// packed halves of the four column matrices, lane-interleaved, 4·d·d
-// float64s each, and a d×d buffer for steinEntry.
-type stein4Buf struct {
-	l, h, one []float64
-}
-
-// newStein4Buf returns scratch for stein4 at matrix size d.
-func newStein4Buf(d int) *stein4Buf {
-	return &stein4Buf{l: make([]float64, 4*d*d), h: make([]float64, 4*d*d), one: make([]float64, d*d)}
-}
-
-// stein4 returns S(X, Y_q) for the four column matrices whose halves
-// dense.PackHalf4 left in b.h, given the cached log-determinants ldx of X
-// and ldy of the Y_q, from one dense.Chol4: bit for bit steinEntry's
-// values, as Distance promises, and S(X, X) = 0 exactly for
-// byte-identical matrices, since the cached log-determinants come from
-// the same arithmetic. It returns false when a pivot of any of the four
-// fails the SPD-enough test; the caller then computes each entry with
-// steinEntry, for its error.
-func stein4(b *stein4Buf, x []float64, d int, ldx float64, ldy *[4]float64) ([4]float64, bool) {
-	ld, ok := dense.Chol4(b.l, x, b.h, d)
-	var s [4]float64
-	for q := range s {
-		s[q] = nonNegative(ld[q] - 0.5*(ldx+ldy[q]))
+// groupLanes returns the widths of the column groups that the Stein
+// blocks factorise at once at matrix size d, widest first: dense.Lanes(d)
+// and four, or none outside 4 <= d <= dense.PlainMaxD. The last columns
+// of a block that make no group, and every column outside those sizes,
+// take steinEntry; up to dense.TinyMaxD its closed form is cheaper.
+func groupLanes(d int) []int {
+	if d <= dense.TinyMaxD || d > dense.PlainMaxD {
+		return nil
 	}
-	return s, ok
+	if dense.Lanes(d) == 8 {
+		return []int{8, 4}
+	}
+	return []int{4}
+}
+
+// steinBuf is a worker's scratch for steinLanes: the factors and the
+// packed halves of a group's column matrices, lane-interleaved
+// (dense.Lanes(d)·d·d float64s each), the group's matrices and
+// log-determinants, and a d×d buffer for steinEntry.
+type steinBuf struct {
+	l, h, one []float64
+	ys        [8][]float64
+	ldy       [8]float64
+}
+
+// newSteinBuf returns scratch for steinLanes at matrix size d.
+func newSteinBuf(d int) *steinBuf {
+	n := dense.Lanes(d) * d * d
+	return &steinBuf{l: make([]float64, n), h: make([]float64, n), one: make([]float64, d*d)}
+}
+
+// pack packs into b.h the halves of the column matrices js of s, four or
+// eight of them (dense.PackHalf4, dense.PackHalf8), and returns their
+// cached log-determinants.
+func (b *steinBuf) pack(s *Set, js []int, d int) *[8]float64 {
+	for q, j := range js {
+		b.ys[q] = s.block(j)
+		b.ldy[q] = s.logdet[j]
+	}
+	if len(js) == 8 {
+		dense.PackHalf8(b.h, &b.ys, d)
+	} else {
+		dense.PackHalf4(b.h, b.ys[0], b.ys[1], b.ys[2], b.ys[3], d)
+	}
+	return &b.ldy
+}
+
+// steinLanes sets out[q] = S(X, Y_q) for the len(out) column matrices,
+// four or eight, whose halves b.pack left in b.h, given the cached
+// log-determinants ldx of X and ldy of the Y_q, from one dense.Chol4 or
+// dense.Chol8: bit for bit steinEntry's values, as Distance promises, and
+// S(X, X) = 0 exactly for byte-identical matrices, since the cached
+// log-determinants come from the same arithmetic. It returns false when a
+// pivot of any of them fails the SPD-enough test; the caller then
+// computes each entry with steinEntry, for its error.
+func steinLanes(b *steinBuf, x []float64, d int, ldx float64, ldy, out []float64) bool {
+	var ld [8]float64
+	var ok bool
+	if len(out) == 8 {
+		ld, ok = dense.Chol8(b.l, x, b.h, d)
+	} else {
+		var ld4 [4]float64
+		ld4, ok = dense.Chol4(b.l, x, b.h, d)
+		copy(ld[:], ld4[:])
+	}
+	for q := range out {
+		out[q] = nonNegative(ld[q] - 0.5*(ldx+ldy[q]))
+	}
+	return ok
 }
 
 // SteinSymBlock returns the symmetric |items|×|items| matrix of Stein
 // divergences S(X_i, X_j) between the items of a, computing one triangle
 // (the diagonal is exactly 0) in tiles of rowTile rows handed out
 // dynamically, so that the triangle's uneven rows balance across workers;
-// each tile's entries are computed four columns at a time by stein4, the
-// columns' halves packed once per tile, as in SteinBlockTo. It returns an
+// each tile's entries are computed in groups of columns by steinLanes,
+// the columns' halves packed once per tile, as in SteinBlockTo. It returns an
 // error wrapping ErrEmpty for an empty set or no items, and the errors of
 // SteinBlockTo, ctx.Err() once ctx is cancelled among them.
 func SteinSymBlock(ctx context.Context, a *Set, items []int, opts *GramOptions) (*mat.SymDense, error) {
@@ -179,11 +210,11 @@ func SteinSymBlock(ctx context.Context, a *Set, items []int, opts *GramOptions) 
 	raw := out.RawSymmetric()
 	d := a.d
 	tiles := (m + rowTile - 1) / rowTile
-	bufs := make([]*stein4Buf, min(pool.Workers(opts.workers()), tiles))
-	four := d >= stein4MinD && d <= stein4MaxD
+	bufs := make([]*steinBuf, min(pool.Workers(opts.workers()), tiles))
+	lanes := groupLanes(d)
 	err := pool.ForCtx(ctx, tiles, opts.workers(), func(w, t int) error {
 		if bufs[w] == nil {
-			bufs[w] = newStein4Buf(d)
+			bufs[w] = newSteinBuf(d)
 		}
 		buf := bufs[w]
 		r0, r1 := t*rowTile, min(m, (t+1)*rowTile)
@@ -203,33 +234,33 @@ func SteinSymBlock(ctx context.Context, a *Set, items []int, opts *GramOptions) 
 			}
 			return nil
 		}
-		if !four {
+		if lanes == nil {
 			if err := single(); err != nil {
 				return err
 			}
 			opts.progress(entriesFrom(m, r0, r1))
 			return nil
 		}
-		// Columns four at a time (stein4) from r0+1, each group's halves
+		// Columns in groups (steinLanes) from r0+1, each group's halves
 		// packed once for the tile's rows, which take the group's columns
 		// right of their diagonal; each row's last columns that make no
-		// group of four, one at a time.
+		// group, one at a time.
 		c := r0 + 1
-		for ; c+3 < m; c += 4 {
-			js := (*[4]int)(items[c : c+4])
-			dense.PackHalf4(buf.h, a.block(js[0]), a.block(js[1]), a.block(js[2]), a.block(js[3]), d)
-			ldy := [4]float64{a.logdet[js[0]], a.logdet[js[1]], a.logdet[js[2]], a.logdet[js[3]]}
-			for r := r0; r < min(r1, c+3); r++ {
-				i := items[r]
-				s, ok := stein4(buf, a.block(i), d, a.logdet[i], &ldy)
-				if !ok {
-					// A pivot failed: the tile one entry at a time, for
-					// steinEntry's error.
-					return single()
-				}
-				for q, v := range s {
-					if c+q > r {
-						raw.Data[r*raw.Stride+c+q] = v
+		for _, g := range lanes {
+			for ; c+g <= m; c += g {
+				ldy := buf.pack(a, items[c:c+g], d)
+				for r := r0; r < min(r1, c+g-1); r++ {
+					i := items[r]
+					var s [8]float64
+					if !steinLanes(buf, a.block(i), d, a.logdet[i], ldy[:g], s[:g]) {
+						// A pivot failed: the tile one entry at a time,
+						// for steinEntry's error.
+						return single()
+					}
+					for q, v := range s[:g] {
+						if c+q > r {
+							raw.Data[r*raw.Stride+c+q] = v
+						}
 					}
 				}
 			}

@@ -61,13 +61,14 @@ func TestSteinBlocks(t *testing.T) {
 	}
 }
 
-// TestSteinBlocksFourAtOnce checks that the blocks, which compute four
-// columns at a time with stein4, give bit for bit the entries of
-// steinEntry for d = 1..50 (d < 4 and the last columns of a group of
-// fewer than four take steinEntry itself) on random, condition 1e10 and
-// badly scaled matrices, for 1 and 3 workers; that S(X, X) is exactly 0
-// for byte-identical matrices at different indices; and that a
-// factorisation failing in one lane of four gives steinEntry's error,
+// TestSteinBlocksFourAtOnce checks that the blocks, which compute groups
+// of eight (with AVX-512) and four columns at a time with steinLanes,
+// give bit for bit the entries of steinEntry for d = 1..50 (d < 4 and
+// the last columns that make no group take steinEntry itself) on random,
+// condition 1e10 and badly scaled matrices, for 1 and 3 workers, on
+// blocks with groups of both widths and a tail; that S(X, X) is exactly
+// 0 for byte-identical matrices at different indices; and that a
+// factorisation failing in one lane of a group gives steinEntry's error,
 // naming the items.
 func TestSteinBlocksFourAtOnce(t *testing.T) {
 	for d := 1; d <= 50; d++ {
@@ -87,7 +88,7 @@ func TestSteinBlocksFourAtOnce(t *testing.T) {
 				}
 				return v
 			}
-			rows, cols := []int{9, 0, 3, 2, 7, 10}, []int{5, 2, 0, 9, 8, 1, 2, 4, 3, 6} // 10 columns: two groups and a tail
+			rows, cols := []int{9, 0, 3, 2, 7, 10}, []int{5, 2, 0, 9, 8, 1, 2, 4, 3, 6, 10, 7, 1, 0, 9} // 15 columns: 8 + 4 + 3 or 4 + 4 + 4 + 3
 			for _, workers := range []int{1, 3} {
 				opts := &GramOptions{Workers: workers}
 				dst := steinBlock(t, s, rows, cols, opts)
@@ -102,7 +103,7 @@ func TestSteinBlocksFourAtOnce(t *testing.T) {
 						}
 					}
 				}
-				items := []int{4, 2, 0, 9, 1, 3, 10, 5, 6, 7, 8}
+				items := []int{4, 2, 0, 9, 1, 3, 10, 5, 6, 7, 8, 0, 5, 3, 1, 6} // rows 0..2: 8 + 4 + a tail
 				sym, err := SteinSymBlock(context.Background(), s, items, opts)
 				if err != nil {
 					t.Fatal(err)

@@ -53,6 +53,21 @@ func BenchmarkAIRMStages(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(4*b.N), "ns/matrix")
 		roofline.Report(b, 4*n3/3)
 	})
+	b.Run(fmt.Sprintf("d=%d/cholesky8", d), func(b *testing.B) {
+		r := newRand(2)
+		var ys [8][]float64
+		for q := range ys {
+			ys[q] = spdOf(r, d, 1.5)
+		}
+		h := make([]float64, 16*d*d)
+		h, buf := h[:8*d*d], h[8*d*d:]
+		PackHalf8(h, &ys, d)
+		for b.Loop() {
+			Chol8(buf, x, h, d)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(8*b.N), "ns/matrix")
+		roofline.Report(b, 8*n3/3)
+	})
 	b.Run(fmt.Sprintf("d=%d/solve", d), func(b *testing.B) {
 		buf := make([]float64, d*d)
 		for b.Loop() {

@@ -184,8 +184,8 @@ func cholLowerOn(l, x, y []float64, d int, vec bool) (float64, bool) {
 // a11 = A_{i+1,i+1} and s11 = Σ_{k<i} L_{i+1,k}²: it returns L_ii, L_{i+1,i},
 // L_{i+1,i+1}, their reciprocal diagonal and the pivot p1 = L_{i+1,i+1}²,
 // or false when either pivot fails pivotOK. Every left-looking
-// factorisation of the package (both paths of cholLowerOn, the four lanes
-// of Chol4) takes its pivots here, so that their results agree to the
+// factorisation of the package (both paths of cholLowerOn, the lanes of
+// Chol4 and Chol8) takes its pivots here, so that their results agree to the
 // last bit. The callers store the factor and accumulate the pivots
 // themselves: passing the factor and the log-determinant in would add
 // arguments and keep more values live across the calls, once per column

@@ -2,7 +2,7 @@ package dense
 
 import "math"
 
-// Four Cholesky factorisations at once.
+// Four or eight Cholesky factorisations at once.
 //
 // At d = 17 a single CholLower is bound by latency, not arithmetic: each
 // column pair's pivots need square roots and divisions that wait for the
@@ -11,10 +11,13 @@ import "math"
 // lane-interleaved: element (i, j) of the four matrices is stored as four
 // consecutive float64s. The four pivot chains then overlap, and with AVX2
 // each step of the factorisation is one vector operation on the four
-// lanes.
+// lanes. Chol8 does the same for eight matrices in AVX-512's registers:
+// the same floating-point rate on a core that executes them in two
+// halves, for half the instructions per matrix, and twice the registers,
+// which hold a tile of three rows' dot products.
 //
 // Each lane performs exactly the floating-point operations of CholLower on
-// its matrix, in the same order: chol4On's plain path those of
+// its matrix, in the same order: cholLanesOn's plain path those of
 // cholLowerOn's, its assembly path those of cholLowerVec (dot2AVX's four
 // partial sums per dot product, added pairwise, become four accumulators
 // per lane). The log-determinants are therefore CholLower's bit for bit,
@@ -24,22 +27,45 @@ import "math"
 // ½·y_q[i·d+j] for the upper triangle j >= i of the row-major d×d y_q
 // (h has 4·d·d float64s). The halving is CholLower's, so that ½x + h_q is
 // its A = (X+Y_q)/2 exactly. On a CPU with AVX2 it takes four entries of
-// a row at a time in assembly (packHalf4AVX).
+// a row at a time in assembly (packHalfAVX).
 func PackHalf4(h, y0, y1, y2, y3 []float64, d int) {
 	n := d * d
 	h = h[:4*n]
 	y0, y1, y2, y3 = y0[:n], y1[:n], y2[:n], y3[:n]
 	if haveFMA && n > 0 {
-		packHalf4AVX(&h[0], &y0[0], &y1[0], &y2[0], &y3[0], d)
+		packHalfAVX(&h[0], &y0[0], &y1[0], &y2[0], &y3[0], d, 32)
 		return
 	}
+	ys := [...][]float64{y0, y1, y2, y3}
+	packHalfGo(h, ys[:], d)
+}
+
+// PackHalf8 is PackHalf4 for eight lanes, the halves of Chol8's
+// matrices: h[8(i·d+j)+q] = ½·y[q][i·d+j] for j >= i, q < 8 (h has
+// 8·d·d float64s).
+func PackHalf8(h []float64, y *[8][]float64, d int) {
+	n := d * d
+	h = h[:8*n]
+	var ys [8][]float64
+	for q := range ys {
+		ys[q] = y[q][:n]
+	}
+	if haveFMA && n > 0 {
+		packHalfAVX(&h[0], &ys[0][0], &ys[1][0], &ys[2][0], &ys[3][0], d, 64)
+		packHalfAVX(&h[4], &ys[4][0], &ys[5][0], &ys[6][0], &ys[7][0], d, 64)
+		return
+	}
+	packHalfGo(h, ys[:], d)
+}
+
+// packHalfGo is PackHalf4's and PackHalf8's loop for len(ys) lanes.
+func packHalfGo(h []float64, ys [][]float64, d int) {
+	w := len(ys)
 	for i := range d {
 		for o := i*d + i; o < i*d+d; o++ {
-			v := (*[4]float64)(h[4*o : 4*o+4])
-			v[0] = 0.5 * y0[o]
-			v[1] = 0.5 * y1[o]
-			v[2] = 0.5 * y2[o]
-			v[3] = 0.5 * y3[o]
+			for q, y := range ys {
+				h[w*o+q] = 0.5 * y[o]
+			}
 		}
 	}
 }
@@ -52,10 +78,40 @@ func PackHalf4(h, y0, y1, y2, y3 []float64, d int) {
 // CPU with AVX2 and FMA). It returns false when a pivot of any of the
 // four fails CholLower's SPD-enough test. d <= PlainMaxD.
 func Chol4(l, x, h []float64, d int) ([4]float64, bool) {
+	var out [4]float64
+	var ok bool
 	if haveFMA && d >= vecMinD {
-		return chol4Vec(l, x, h, d)
+		ok = chol4Vec(l, x, h, d, out[:])
+	} else {
+		ok = cholLanesOn(l, x, h, d, false, out[:])
 	}
-	return chol4On(l, x, h, d, false)
+	return out, ok
+}
+
+// Chol8 is Chol4 for eight matrices, h as PackHalf8 leaves it and l
+// lane-interleaved by eight (8·d·d float64s): bit for bit
+// CholLower(·, x, y_q, d)'s log-determinants, on the path CholLower
+// takes. Its assembly kernel needs AVX-512; elsewhere it runs the Go
+// model, and Lanes tells callers to take Chol4.
+func Chol8(l, x, h []float64, d int) ([8]float64, bool) {
+	var out [8]float64
+	var ok bool
+	if have512 && d >= vecMinD {
+		ok = chol8Vec(l, x, h, d, &out)
+	} else {
+		ok = cholLanesOn(l, x, h, d, haveFMA && d >= vecMinD, out[:])
+	}
+	return out, ok
+}
+
+// Lanes returns how many matrices a caller should factorise at once at
+// size d: 8 where Chol8 runs its AVX-512 kernel (d >= vecMinD on a CPU
+// with AVX-512 F), 4 elsewhere.
+func Lanes(d int) int {
+	if have512 && d >= vecMinD {
+		return 8
+	}
+	return 4
 }
 
 // chol4Vec is Chol4's assembly path: the whole factorisation in one call
@@ -65,24 +121,46 @@ func Chol4(l, x, h []float64, d int) ([4]float64, bool) {
 // pair's next pivots computed as soon as their two rows are, so that
 // their serial chain of square roots and divisions overlaps the rows
 // below. A subnormal pivot, whose mantissa and exponent logProd takes
-// from math.Frexp, hands the factorisation to chol4On's Go model.
-func chol4Vec(l, x, h []float64, d int) ([4]float64, bool) {
+// from math.Frexp, hands the factorisation to cholLanesOn's Go model.
+func chol4Vec(l, x, h []float64, d int, out []float64) bool {
 	n := d * d
 	l, x, h = l[:4*n], x[:n], h[:4*n]
 	st := chol4State{m: [4]float64{1, 1, 1, 1}, tol: PivotTol(d)}
 	switch chol4AVX(&l[0], &x[0], &h[0], d, &st) {
 	case 0:
 	case 1:
-		return [4]float64{}, false
+		return false
 	default:
-		return chol4On(l, x, h, d, true)
+		return cholLanesOn(l, x, h, d, true, out)
 	}
-	var out [4]float64
+	logDets(st.m[:], st.e[:], out)
+	return true
+}
+
+// chol8Vec is Chol8's assembly path, chol4Vec's on eight lanes in
+// chol8AVX512.
+func chol8Vec(l, x, h []float64, d int, out *[8]float64) bool {
+	n := d * d
+	l, x, h = l[:8*n], x[:n], h[:8*n]
+	st := chol8State{m: [8]float64{1, 1, 1, 1, 1, 1, 1, 1}, tol: PivotTol(d)}
+	switch chol8AVX512(&l[0], &x[0], &h[0], d, &st) {
+	case 0:
+	case 1:
+		return false
+	default:
+		return cholLanesOn(l, x, h, d, true, out[:])
+	}
+	logDets(st.m[:], st.e[:], out[:])
+	return true
+}
+
+// logDets sets out[q] to the logarithm of the logProd of mantissa m[q]
+// and exponent e[q] that the kernels leave in their states.
+func logDets(m []float64, e []int64, out []float64) {
 	for q := range out {
-		ld := logProd{m: st.m[q], e: int(st.e[q])}
+		ld := logProd{m: m[q], e: int(e[q])}
 		out[q] = ld.log()
 	}
-	return out, true
 }
 
 // chol4State is chol4AVX's working state; chol4_amd64.s names its
@@ -101,50 +179,73 @@ type chol4State struct {
 	save  [6]int        // the loop's registers while the pivots run
 }
 
-// chol4On is Chol4 in Go on the path of cholLowerOn's for vec: the plain
-// path or, with vec, the lanes of the assembly path's arithmetic, the rows
-// below each column pair in chol4PairGo (math.FMA for the fused
+// chol8State is chol8AVX512's, chol4State on eight lanes; chol8_amd64.s
+// names its offsets (TestChol4StateLayout checks them).
+type chol8State struct {
+	cn, s, qs [3][8]float64
+	m         [8]float64
+	e         [8]int64
+	n         int
+	tol       float64
+	i, p      int
+	cont      int
+	done      int
+	rows      int
+	save      [4]int
+}
+
+// maxLanes is the most lanes of the Go model.
+const maxLanes = 8
+
+// cholLanesOn is Chol4 and Chol8 in Go for w = len(out) lanes (L_jk of
+// lane q at w(j·d+k)+q), on the path of cholLowerOn's for vec: the plain
+// path or, with vec, the lanes of the assembly paths' arithmetic, the
+// rows below each column pair in cholLanesPairGo (math.FMA for the fused
 // multiply-adds).
 //
 // The plain path performs, lane by lane, the operations of cholLowerOn's
-// plain path for each column pair, in the same order (chol4GoPair); the
-// lanes' column pairs are independent, so the processor overlaps one
+// plain path for each column pair, in the same order (cholLanesGoPair);
+// the lanes' column pairs are independent, so the processor overlaps one
 // lane's pivots with another's dot products. The vec path takes the
 // pivots lane by lane, written as cholLowerVec writes them, and keeps
 // dot2AVX's summation order in each lane.
-func chol4On(l, x, h []float64, d int, vec bool) ([4]float64, bool) {
+func cholLanesOn(l, x, h []float64, d int, vec bool, out []float64) bool {
+	w := len(out)
 	n := d * d
-	l, x, h = l[:4*n], x[:n], h[:4*n]
+	l, x, h = l[:w*n], x[:n], h[:w*n]
 	tol := PivotTol(d)
-	ld := [4]logProd{{m: 1}, {m: 1}, {m: 1}, {m: 1}}
-	var s00, s01, s11 [4]float64 // Σ_{k<i} of L_ik², L_ik L_{i+1,k}, L_{i+1,k}², per lane
+	var ld [maxLanes]logProd
+	for q := range w {
+		ld[q].m = 1
+	}
+	var s00, s01, s11 [maxLanes]float64 // Σ_{k<i} of L_ik², L_ik L_{i+1,k}, L_{i+1,k}², per lane
 	i := 0
 	if !vec {
 		for ; i+1 < d; i += 2 {
-			for q := range 4 {
-				if !chol4GoPair(l, x, h, d, i, q, tol, &ld[q], &s00[q], &s01[q], &s11[q]) {
-					return [4]float64{}, false
+			for q := range w {
+				if !cholLanesGoPair(l, x, h, d, w, i, q, tol, &ld[q], &s00[q], &s01[q], &s11[q]) {
+					return false
 				}
 			}
 		}
-		return chol4Finish(l, x, h, d, i, tol, &ld, &s00)
+		return cholLanesFinish(l, x, h, d, i, tol, &ld, &s00, out)
 	}
-	var c, qs [3][4]float64 // 1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}; the next pivots' dot products
+	var c, qs [3][maxLanes]float64 // 1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}; the next pivots' dot products
 	for ; i+1 < d; i += 2 {
 		i1 := i + 1
 		oi, o1 := i*d, i1*d
-		for q := range 4 {
-			a00 := 0.5*x[oi+i] + h[4*(oi+i)+q]
+		for q := range w {
+			a00 := 0.5*x[oi+i] + h[w*(oi+i)+q]
 			p0 := a00 - s00[q]
-			b := 0.5*x[oi+i1] + h[4*(oi+i1)+q] - s01[q]
-			a11 := 0.5*x[o1+i1] + h[4*(o1+i1)+q]
+			b := 0.5*x[oi+i1] + h[w*(oi+i1)+q] - s01[q]
+			a11 := 0.5*x[o1+i1] + h[w*(o1+i1)+q]
 			l00, l10, l11, inv0, inv1, p1, ok := pivotPair(a00, p0, b, a11, s11[q], tol)
 			if !ok {
-				return [4]float64{}, false
+				return false
 			}
-			l[4*(oi+i)+q] = l00
-			l[4*(o1+i)+q] = l10
-			l[4*(o1+i1)+q] = l11
+			l[w*(oi+i)+q] = l00
+			l[w*(o1+i)+q] = l10
+			l[w*(o1+i1)+q] = l11
 			ld[q].mul(p0)
 			ld[q].mul(p1)
 			c[0][q], c[1][q], c[2][q] = inv0, inv1, l10
@@ -153,28 +254,28 @@ func chol4On(l, x, h []float64, d int, vec bool) ([4]float64, bool) {
 		if m <= 0 {
 			continue
 		}
-		chol4PairGo(l, x, h, d, i, &c, &qs)
-		o2 := 4 * (oi + 2*d)
-		for q := range 4 {
-			lj0, lj1 := l[o2+4*i+q], l[o2+4*i1+q]
+		cholLanesPairGo(l, x, h, d, w, i, &c, &qs)
+		o2 := w * (oi + 2*d)
+		for q := range w {
+			lj0, lj1 := l[o2+w*i+q], l[o2+w*i1+q]
 			s00[q] = qs[0][q] + lj0*lj0 + lj1*lj1
 			if m >= 2 {
-				lk0, lk1 := l[o2+4*d+4*i+q], l[o2+4*d+4*i1+q]
+				lk0, lk1 := l[o2+w*d+w*i+q], l[o2+w*d+w*i1+q]
 				s01[q] = qs[1][q] + lj0*lk0 + lj1*lk1
 				s11[q] = qs[2][q] + lk0*lk0 + lk1*lk1
 			}
 		}
 	}
-	return chol4Finish(l, x, h, d, i, tol, &ld, &s00)
+	return cholLanesFinish(l, x, h, d, i, tol, &ld, &s00, out)
 }
 
-// chol4GoPair is one column pair i, i+1 of the plain path for lane q of
-// chol4On, the sums of the pair's pivots in s00, s01, s11 on entry and
-// the next pair's on return.
-func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00, ps01, ps11 *float64) bool {
-	at := func(o int) float64 { return 0.5*x[o] + h[4*o+q] }
+// cholLanesGoPair is one column pair i, i+1 of the plain path for lane q
+// of cholLanesOn's w, the sums of the pair's pivots in s00, s01, s11 on
+// entry and the next pair's on return.
+func cholLanesGoPair(l, x, h []float64, d, w, i, q int, tol float64, ld *logProd, ps00, ps01, ps11 *float64) bool {
+	at := func(o int) float64 { return 0.5*x[o] + h[w*o+q] }
 	// L(j, k) is the index of L_jk of lane q.
-	L := func(j, k int) int { return 4*(j*d+k) + q }
+	L := func(j, k int) int { return w*(j*d+k) + q }
 	s00, s01, s11 := *ps00, *ps01, *ps11
 	i1 := i + 1
 	oi, o1 := i*d, i1*d
@@ -204,12 +305,12 @@ func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00,
 	case j+1 < d:
 		rj, rk := L(j, 0), L(j+1, 0)
 		var t00, t01, t10, t11, q00, q01, q11 float64
-		for k := 0; k < 4*i; k += 4 {
-			v, w, x, y := l[ri+k], l[r1+k], l[rj+k], l[rk+k]
+		for k := 0; k < w*i; k += w {
+			v, u, x, y := l[ri+k], l[r1+k], l[rj+k], l[rk+k]
 			t00 += x * v
-			t01 += x * w
+			t01 += x * u
 			t10 += y * v
-			t11 += y * w
+			t11 += y * u
 			q00 += x * x
 			q01 += x * y
 			q11 += y * y
@@ -223,7 +324,7 @@ func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00,
 	case j < d:
 		rj := L(j, 0)
 		var t00, t01, q00 float64
-		for k := 0; k < 4*i; k += 4 {
+		for k := 0; k < w*i; k += w {
 			x := l[rj+k]
 			t00 += x * l[ri+k]
 			t01 += x * l[r1+k]
@@ -236,17 +337,17 @@ func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00,
 	for ; j+2 < d; j += 3 {
 		r0, r1_, r2 := L(j, 0), L(j+1, 0), L(j+2, 0)
 		var t00, t01, t10, t11, t20, t21 float64
-		for k := 0; k < 4*i; k += 4 {
-			v, w := l[ri+k], l[r1+k]
+		for k := 0; k < w*i; k += w {
+			v, u := l[ri+k], l[r1+k]
 			x := l[r0+k]
 			t00 += x * v
-			t01 += x * w
+			t01 += x * u
 			x = l[r1_+k]
 			t10 += x * v
-			t11 += x * w
+			t11 += x * u
 			x = l[r2+k]
 			t20 += x * v
-			t21 += x * w
+			t21 += x * u
 		}
 		finish(j, t00, t01)
 		finish(j+1, t10, t11)
@@ -255,7 +356,7 @@ func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00,
 	for ; j < d; j++ {
 		rj := L(j, 0)
 		var t00, t01 float64
-		for k := 0; k < 4*i; k += 4 {
+		for k := 0; k < w*i; k += w {
 			x := l[rj+k]
 			t00 += x * l[ri+k]
 			t01 += x * l[r1+k]
@@ -266,62 +367,66 @@ func chol4GoPair(l, x, h []float64, d, i, q int, tol float64, ld *logProd, ps00,
 	return true
 }
 
-// chol4PairGo is a column pair of chol4AVX's rows in plain Go, math.FMA
-// for its fused multiply-adds: for the column pair i, i+1 it sets qs to the lanes'
-// sums Σ_{k<i} L_{i+2,k}², L_{i+2,k}L_{i+3,k} and L_{i+3,k}² (those rows
-// that exist), then computes L_ji and L_{j,i+1} for the rows j >= i+2 from
-// c = (1/L_ii, 1/L_{i+1,i+1}, L_{i+1,i}). Each sum Σ_{k<i} u_k v_k is
-// dot2AVX's: four partial sums s_r over k ≡ r (mod 4), fused, added as
-// (s_0+s_1) + (s_2+s_3). It is the readable model of the kernel: the
-// tests check the kernel's lanes against it and both against CholLower;
-// Chol4 takes it only after a subnormal pivot.
-func chol4PairGo(l, x, h []float64, d, i int, c, qs *[3][4]float64) {
-	dot := func(u, v int) (s [4]float64) {
-		var p [4][4]float64
+// cholLanesPairGo is a column pair of the assembly kernels' rows in plain
+// Go for w lanes, math.FMA for their fused multiply-adds: for the column
+// pair i, i+1 it sets qs to the lanes' sums Σ_{k<i} L_{i+2,k}²,
+// L_{i+2,k}L_{i+3,k} and L_{i+3,k}² (those rows that exist), then
+// computes L_ji and L_{j,i+1} for the rows j >= i+2 from c = (1/L_ii,
+// 1/L_{i+1,i+1}, L_{i+1,i}). Each sum Σ_{k<i} u_k v_k is dot2AVX's: four
+// partial sums s_r over k ≡ r (mod 4), fused, added as (s_0+s_1) +
+// (s_2+s_3). It is the readable model of chol4AVX and chol8AVX512, which
+// compute the same partial sums for three rows at a time: the tests
+// check the kernels' lanes against it and both against CholLower; Chol4
+// and Chol8 take it only after a subnormal pivot.
+func cholLanesPairGo(l, x, h []float64, d, w, i int, c, qs *[3][maxLanes]float64) {
+	dot := func(u, v int) (s [maxLanes]float64) {
+		var p [4][maxLanes]float64
 		for k := range i {
-			for q := range 4 {
-				p[k&3][q] = math.FMA(l[u+4*k+q], l[v+4*k+q], p[k&3][q])
+			for q := range w {
+				p[k&3][q] = math.FMA(l[u+w*k+q], l[v+w*k+q], p[k&3][q])
 			}
 		}
-		for q := range 4 {
+		for q := range w {
 			s[q] = (p[0][q] + p[1][q]) + (p[2][q] + p[3][q])
 		}
 		return s
 	}
 	i1 := i + 1
 	oi, o1 := i*d, i1*d
-	rj := 4 * (i + 2) * d
+	rj := w * (i + 2) * d
 	qs[0] = dot(rj, rj)
 	if i+3 < d {
-		qs[1] = dot(rj, rj+4*d)
-		qs[2] = dot(rj+4*d, rj+4*d)
+		qs[1] = dot(rj, rj+w*d)
+		qs[2] = dot(rj+w*d, rj+w*d)
 	}
 	for j := i + 2; j < d; j++ {
-		r := 4 * j * d
-		t0, t1 := dot(r, 4*oi), dot(r, 4*o1)
-		for q := range 4 {
-			lj0 := (0.5*x[oi+j] + h[4*(oi+j)+q] - t0[q]) * c[0][q]
-			lj1 := (0.5*x[o1+j] + h[4*(o1+j)+q] - t1[q] - lj0*c[2][q]) * c[1][q]
-			l[r+4*i+q] = lj0
-			l[r+4*i1+q] = lj1
+		r := w * j * d
+		t0, t1 := dot(r, w*oi), dot(r, w*o1)
+		for q := range w {
+			lj0 := (0.5*x[oi+j] + h[w*(oi+j)+q] - t0[q]) * c[0][q]
+			lj1 := (0.5*x[o1+j] + h[w*(o1+j)+q] - t1[q] - lj0*c[2][q]) * c[1][q]
+			l[r+w*i+q] = lj0
+			l[r+w*i1+q] = lj1
 		}
 	}
 }
 
-// chol4Finish ends both paths of chol4On after their column pairs, at
-// column i: the last column of an odd d (s00 holds the lanes' sums of its
-// squares), then each lane's log-determinant.
-func chol4Finish(l, x, h []float64, d, i int, tol float64, ld *[4]logProd, s00 *[4]float64) ([4]float64, bool) {
-	var out [4]float64
-	for q := range 4 {
+// cholLanesFinish ends both paths of cholLanesOn after their column
+// pairs, at column i: the last column of an odd d (s00 holds the lanes'
+// sums of its squares), then each lane's log-determinant into out.
+func cholLanesFinish(l, x, h []float64, d, i int, tol float64, ld *[maxLanes]logProd, s00 *[maxLanes]float64, out []float64) bool {
+	w := len(out)
+	for q := range w {
 		if o := i*d + i; i < d {
-			p, ok := lastPivot(l, 4*o+q, 0.5*x[o]+h[4*o+q], s00[q], tol)
+			p, ok := lastPivot(l, w*o+q, 0.5*x[o]+h[w*o+q], s00[q], tol)
 			if !ok {
-				return [4]float64{}, false
+				return false
 			}
 			ld[q].mul(p)
 		}
+	}
+	for q := range w {
 		out[q] = ld[q].log()
 	}
-	return out, true
+	return true
 }

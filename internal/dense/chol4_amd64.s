@@ -1,18 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
-
-// Constants of chol4AVX: ½, 1, math.MaxFloat64, the mantissa mask, the
-// exponent fields of 1 and of ½, and the exponent biases 1023 and 1022.
-DATA c4k<>+0(SB)/8, $0.5
-DATA c4k<>+8(SB)/8, $1.0
-DATA c4k<>+16(SB)/8, $0x7fefffffffffffff
-DATA c4k<>+24(SB)/8, $0x000fffffffffffff
-DATA c4k<>+32(SB)/8, $0x3ff0000000000000
-DATA c4k<>+40(SB)/8, $0x3fe0000000000000
-DATA c4k<>+48(SB)/8, $1023
-DATA c4k<>+56(SB)/8, $1022
-GLOBL c4k<>(SB), RODATA|NOPTR, $64
+#include "lanes_amd64.h"
 
 // Offsets in chol4State (checked by TestChol4StateLayout).
 #define ST_C 0
@@ -41,32 +30,7 @@ GLOBL c4k<>(SB), RODATA|NOPTR, $64
 	VMOVMSKPD Y2, R10; \
 	TESTQ R10, R10; \
 	JNZ unusual; \
-	VPBROADCASTQ c4k<>+24(SB), Y2; \
-	VPAND Y2, P, Y3; \
-	VPBROADCASTQ c4k<>+32(SB), Y2; \
-	VPOR Y2, Y3, Y3; \
-	VMULPD ST_M(R15), Y3, Y3; \
-	VMOVUPD Y3, ST_M(R15); \
-	VPBROADCASTQ c4k<>+48(SB), Y2; \
-	VPSUBQ Y2, Y1, Y1; \
-	VPADDQ ST_E(R15), Y1, Y1; \
-	VMOVDQU Y1, ST_E(R15); \
-	MOVQ ST_N(R15), R10; \
-	INCQ R10; \
-	MOVQ R10, ST_N(R15); \
-	CMPQ R10, $63; \
-	JNE NORMLABEL; \
-	VPSRLQ $52, Y3, Y1; \
-	VPBROADCASTQ c4k<>+56(SB), Y2; \
-	VPSUBQ Y2, Y1, Y1; \
-	VPADDQ ST_E(R15), Y1, Y1; \
-	VMOVDQU Y1, ST_E(R15); \
-	VPBROADCASTQ c4k<>+24(SB), Y2; \
-	VPAND Y2, Y3, Y3; \
-	VPBROADCASTQ c4k<>+40(SB), Y2; \
-	VPOR Y2, Y3, Y3; \
-	VMOVUPD Y3, ST_M(R15); \
-	MOVQ $0, ST_N(R15)
+	LOGPROD(P, Y1, Y2, Y3, VPAND, VPOR, NORMLABEL)
 
 // PIVOTOK sets M to the lanes where the pivot P passes pivotOK against
 // the diagonal entries' tol·a_jj in TA: P > 0, P <= MaxFloat64 (Y13),
@@ -100,17 +64,6 @@ GLOBL c4k<>(SB), RODATA|NOPTR, $64
 	VFMADD231PD (RB0)(R9*1), Y8, A; \
 	VFMADD231PD (RB1)(R9*1), Y8, B
 
-// PAIRREGS sets, from the pair's column i in CX, SI and DX to rows i and
-// i+1, CX to 32·i and R8 to its whole groups of four.
-#define PAIRREGS \
-	MOVQ CX, SI; \
-	IMULQ BX, SI; \
-	ADDQ DI, SI; \
-	LEAQ (SI)(BX*1), DX; \
-	SHLQ $5, CX; \
-	MOVQ CX, R8; \
-	ANDQ $-128, R8
-
 // ZERO8 clears the eight partial sums.
 #define ZERO8 \
 	VXORPD Y0, Y0, Y0; \
@@ -134,7 +87,7 @@ GLOBL c4k<>(SB), RODATA|NOPTR, $64
 
 // func chol4AVX(l, x, h *float64, d int, st *chol4State) int
 //
-// The whole factorisation of chol4On's assembly path, column pair by
+// The whole factorisation of cholLanesOn's assembly path, column pair by
 // column pair. Registers in the loops over rows: BX the bytes of a
 // lane-interleaved row (32·d), CX those of a dot product (32·i, also the
 // offset of column i in a row), R8 those of its whole groups of four, R9
@@ -170,7 +123,7 @@ pair:
 	SUBQ $2, R15 // m = d − i − 2 rows below the pair
 	JLE  finish
 	MOVQ R15, ST_ROWS(R12)
-	PAIRREGS
+	PAIRREGS(5, -128)
 	ADDQ $ST_QS, R12
 
 	// The next pivots' sums over k < i: rows i+2 and i+3 with themselves
@@ -245,7 +198,7 @@ rowsinit:
 	VMOVUPD ST_C(R9), Y12
 	VMOVUPD ST_C+32(R9), Y13
 	VMOVUPD ST_C+64(R9), Y14
-	VBROADCASTSD c4k<>+0(SB), Y15
+	VBROADCASTSD cholk<>+0(SB), Y15
 	// R11 = &x[i·d+i+2], R12 = &x[(i+1)·d+i+2]; R13, R14 the same in h.
 	MOVQ ST_I(R9), R11
 	MOVQ d+24(FP), AX
@@ -330,39 +283,10 @@ rsum:
 	MOVQ R13, ST_SAVE+24(R9)
 	MOVQ R14, ST_SAVE+32(R9)
 	MOVQ R15, ST_SAVE+40(R9)
-	// The next pivots' sums over k < i+2: s00 = (q00 + lj0²) + lj1²,
-	// s01 = (q01 + lj0·lk0) + lj1·lk1, s11 = (q11 + lk0²) + lk1² for
-	// rows j = i+2, k = i+3.
-	LEAQ (DX)(BX*1), R10
-	VMOVUPD (R10)(CX*1), Y0
-	VMOVUPD 32(R10)(CX*1), Y1
-	VMULPD Y0, Y0, Y4
-	VADDPD ST_QS(R9), Y4, Y4
-	VMULPD Y1, Y1, Y5
-	VADDPD Y5, Y4, Y4
-	VMOVUPD Y4, ST_S(R9)
-	CMPQ ST_ROWS(R9), $2
-	JLT  snext
-	LEAQ (R10)(BX*1), R11
-	VMOVUPD (R11)(CX*1), Y2
-	VMOVUPD 32(R11)(CX*1), Y3
-	VMULPD Y2, Y0, Y4
-	VADDPD ST_QS+32(R9), Y4, Y4
-	VMULPD Y3, Y1, Y5
-	VADDPD Y5, Y4, Y4
-	VMOVUPD Y4, ST_S+32(R9)
-	VMULPD Y2, Y2, Y4
-	VADDPD ST_QS+64(R9), Y4, Y4
-	VMULPD Y3, Y3, Y5
-	VADDPD Y5, Y4, Y4
-	VMOVUPD Y4, ST_S+64(R9)
+	NEXTSUMS(32, Y0, Y1, Y2, Y3, Y4, Y5, snext)
 
 snext:
-	MOVQ ST_I(R9), R10
-	ADDQ $2, R10
-	MOVQ R10, ST_P(R9)
-	MOVQ $1, ST_CONT(R9)
-	JMP  pivots
+	TOPIVOTS(pivots)
 
 resume:
 	MOVQ st+32(FP), R9
@@ -373,23 +297,17 @@ resume:
 	MOVQ ST_SAVE+32(R9), R14
 	MOVQ ST_SAVE+40(R9), R15
 	MOVQ ST_I(R9), CX
-	PAIRREGS
+	PAIRREGS(5, -128)
 	VMOVUPD ST_C(R9), Y12
 	VMOVUPD ST_C+32(R9), Y13
 	VMOVUPD ST_C+64(R9), Y14
-	VBROADCASTSD c4k<>+0(SB), Y15
+	VBROADCASTSD cholk<>+0(SB), Y15
 	XORQ AX, AX
 	CMPQ R15, $0
 	JG   rows
 
 pairend:
-	MOVQ st+32(FP), R9
-	MOVQ ST_I(R9), R10
-	ADDQ $2, R10
-	MOVQ R10, ST_I(R9)
-	INCQ R10
-	CMPQ R10, d+24(FP)
-	JLT  pair
+	NEXTPAIR(pair)
 
 finish:
 	VZEROUPPER
@@ -401,50 +319,17 @@ finish:
 	// factor entries, their 1/L_PP, 1/L_{P+1,P+1}, L_{P+1,P} in st.cn, and
 	// the pivots multiplied into the log-determinants.
 pivots:
-	MOVQ st+32(FP), R15
-	MOVQ d+24(FP), AX
-	MOVQ ST_P(R15), R9
-	MOVQ R9, R11
-	IMULQ AX, R11
-	ADDQ R9, R11
-	MOVQ x+8(FP), R12
-	LEAQ (R12)(R11*8), R12 // &x[P·d+P]
-	SHLQ $5, R11
-	MOVQ h+16(FP), R13
-	ADDQ R11, R13          // &h[4(P·d+P)]
-	LEAQ (DI)(R11*1), R14  // &l[4(P·d+P)]
-	VBROADCASTSD c4k<>+0(SB), Y15
+	PIVOTREGS(5)
+	VBROADCASTSD cholk<>+0(SB), Y15
 	VXORPD Y12, Y12, Y12
-	VBROADCASTSD c4k<>+16(SB), Y13
+	VBROADCASTSD cholk<>+16(SB), Y13
 	VBROADCASTSD ST_TOL(R15), Y14
-	// a00 = ½x + h, p0 = a00 − s00
-	VBROADCASTSD (R12), Y0
-	VMULPD Y15, Y0, Y0
-	VADDPD (R13), Y0, Y0
-	VSUBPD ST_S(R15), Y0, Y4
-	VMULPD Y14, Y0, Y6
+	PIVOTA(Y15, Y14, Y0, Y4, Y6)
 	PIVOTOK(Y4, Y6, Y5, Y7)
 	LEAQ 1(R9), R10
 	CMPQ R10, AX
 	JGE  lastcol
-	// b = ½x + h − s01, a11 = ½x + h, t = a11 − s11
-	VBROADCASTSD 8(R12), Y1
-	VMULPD Y15, Y1, Y1
-	VADDPD 32(R13), Y1, Y1
-	VSUBPD ST_S+32(R15), Y1, Y1
-	VBROADCASTSD 8(R12)(AX*8), Y2
-	VMULPD Y15, Y2, Y2
-	VADDPD 32(R13)(BX*1), Y2, Y2
-	VSUBPD ST_S+64(R15), Y2, Y6
-	// p1 = t − b·(b/p0)
-	VDIVPD Y4, Y1, Y7
-	VMULPD Y7, Y1, Y7
-	VSUBPD Y7, Y6, Y7
-	// L_PP = √p0, its reciprocal, L_{P+1,P} = b/L_PP
-	VSQRTPD Y4, Y8
-	VBROADCASTSD c4k<>+8(SB), Y9
-	VDIVPD Y8, Y9, Y10
-	VMULPD Y10, Y1, Y11
+	PIVOTB(32, Y15, Y4, Y1, Y2, Y6, Y7, Y8, Y10, Y9, Y11)
 	// tol·a11 in Y1; Y3: p1 passes; else p1 = t − L_{P+1,P}², Y0: that passes
 	VMULPD Y14, Y2, Y1
 	PIVOTOK(Y7, Y1, Y3, Y0)
@@ -458,7 +343,7 @@ pivots:
 	CMPQ R10, $15
 	JNE  notspd
 	VSQRTPD Y7, Y9
-	VBROADCASTSD c4k<>+8(SB), Y0
+	VBROADCASTSD cholk<>+8(SB), Y0
 	VDIVPD Y9, Y0, Y0
 	VMOVUPD Y8, (R14)
 	VMOVUPD Y11, (R14)(BX*1)
@@ -496,20 +381,22 @@ unusual:
 	MOVQ $2, ret+40(FP)
 	RET
 
-// func packHalf4AVX(h, y0, y1, y2, y3 *float64, d int)
+// func packHalfAVX(h, y0, y1, y2, y3 *float64, d, stride int)
 //
-// PackHalf4's rows four columns at a time: the four rows' entries loaded,
-// halved and transposed into four lane-interleaved entries; the last
-// d − i mod 4 entries of row i one at a time. Registers: R10 the row,
-// R11 the offset i·d+j, R12 the row's end, R13 its whole groups' end.
-TEXT ·packHalf4AVX(SB), NOSPLIT, $0-48
+// PackHalf4's and PackHalf8's rows four columns at a time: the four
+// rows' entries loaded, halved and transposed into four lanes of four
+// entries, stride bytes apart; the last d − i mod 4 entries of row i one
+// at a time. Registers: R10 the row, R11 the offset i·d+j, R12 the row's
+// end, R13 its whole groups' end, R14 the stride.
+TEXT ·packHalfAVX(SB), NOSPLIT, $0-56
 	MOVQ h+0(FP), DI
 	MOVQ y0+8(FP), SI
 	MOVQ y1+16(FP), DX
 	MOVQ y2+24(FP), R8
 	MOVQ y3+32(FP), R9
 	MOVQ d+40(FP), CX
-	VBROADCASTSD c4k<>+0(SB), Y15
+	MOVQ stride+48(FP), R14
+	VBROADCASTSD cholk<>+0(SB), Y15
 	XORQ R10, R10
 
 prow:
@@ -534,15 +421,18 @@ pgroup:
 	VUNPCKLPD Y3, Y2, Y6
 	VUNPCKHPD Y3, Y2, Y7
 	MOVQ R11, AX
-	SHLQ $5, AX
+	IMULQ R14, AX
 	VPERM2F128 $0x20, Y6, Y4, Y8
 	VMOVUPD Y8, (DI)(AX*1)
+	ADDQ R14, AX
 	VPERM2F128 $0x20, Y7, Y5, Y8
-	VMOVUPD Y8, 32(DI)(AX*1)
+	VMOVUPD Y8, (DI)(AX*1)
+	ADDQ R14, AX
 	VPERM2F128 $0x31, Y6, Y4, Y8
-	VMOVUPD Y8, 64(DI)(AX*1)
+	VMOVUPD Y8, (DI)(AX*1)
+	ADDQ R14, AX
 	VPERM2F128 $0x31, Y7, Y5, Y8
-	VMOVUPD Y8, 96(DI)(AX*1)
+	VMOVUPD Y8, (DI)(AX*1)
 	ADDQ $4, R11
 	JMP  pgroup
 
@@ -550,7 +440,7 @@ psingle:
 	CMPQ R11, R12
 	JGE  pnext
 	MOVQ R11, AX
-	SHLQ $5, AX
+	IMULQ R14, AX
 	VMULSD (SI)(R11*8), X15, X0
 	VMOVSD X0, (DI)(AX*1)
 	VMULSD (DX)(R11*8), X15, X0
@@ -594,7 +484,7 @@ TEXT ·cholRowsAVX(SB), NOSPLIT, $0-81
 	VBROADCASTSD (AX), Y12
 	VBROADCASTSD 8(AX), Y13
 	VBROADCASTSD 16(AX), Y14
-	VBROADCASTSD c4k<>+0(SB), Y15
+	VBROADCASTSD cholk<>+0(SB), Y15
 	XORQ R12, R12
 
 crows4:

@@ -9,6 +9,11 @@ import "golang.org/x/sys/cpu"
 // only read after.
 var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// have512 reports whether chol8_amd64.s's AVX-512 kernel may be used
+// (AVX-512 F with the operating system's support for its registers, which
+// x/sys/cpu checks); set once, like haveFMA.
+var have512 = haveFMA && cpu.X86.HasAVX512F
+
 // dot2AVX sets t0[r] = Σ_{k<n} R_rk x0[k] and t1[r] = Σ_{k<n} R_rk x1[k]
 // for the m rows R_r = a[r·stride : r·stride+n]: a product of an m×n
 // strided matrix with two vectors, in AVX2 with FMA, four rows at a time
@@ -43,6 +48,12 @@ func tridiagPairsAVX(a *float64, n, m int, v, w, nv, q *float64) (qv float64)
 //go:noescape
 func chol4AVX(l, x, h *float64, d int, st *chol4State) int
 
+// chol8AVX512 is chol8Vec's factorisation of eight lanes in AVX-512 (see
+// chol8_amd64.s), its results as chol4AVX's. Only called when have512.
+//
+//go:noescape
+func chol8AVX512(l, x, h *float64, d int, st *chol8State) int
+
 // cholRowsAVX computes cholLowerVec's rows below a column pair from
 // their sums t0, t1, or with solve solveLowerTVec's columns of a pair of
 // rows of Z, four a vector (see chol4_amd64.s), with the operations of
@@ -51,10 +62,12 @@ func chol4AVX(l, x, h *float64, d int, st *chol4State) int
 //go:noescape
 func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64, solve bool)
 
-// packHalf4AVX is PackHalf4 in AVX2, four entries of a row at a time.
+// packHalfAVX is PackHalf4 in AVX2, four entries of a row at a time,
+// the four lanes of an entry stride bytes after the previous entry's (32
+// for PackHalf4, 64 for each half of PackHalf8).
 //
 //go:noescape
-func packHalf4AVX(h, y0, y1, y2, y3 *float64, d int)
+func packHalfAVX(h, y0, y1, y2, y3 *float64, d, stride int)
 
 // rotRowsAVX applies the plane rotation of SymEigen's QL sweeps to the
 // rows x and y of length n, y ← s x + c y and x ← c x − s y, four columns

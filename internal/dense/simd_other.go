@@ -6,6 +6,9 @@ package dense
 // are used.
 const haveFMA = false
 
+// have512 is false without the amd64 assembly kernels.
+const have512 = false
+
 // dot2AVX is never called without the amd64 assembly.
 func dot2AVX(a *float64, stride, m, n int, x0, x1, t0, t1 *float64, tri bool) {
 	panic("dense: dot2AVX without amd64 assembly")
@@ -21,14 +24,19 @@ func chol4AVX(l, x, h *float64, d int, st *chol4State) int {
 	panic("dense: chol4AVX without amd64 assembly")
 }
 
+// chol8AVX512 is never called without the amd64 assembly.
+func chol8AVX512(l, x, h *float64, d int, st *chol8State) int {
+	panic("dense: chol8AVX512 without amd64 assembly")
+}
+
 // cholRowsAVX is never called without the amd64 assembly.
 func cholRowsAVX(l *float64, d, m int, a0, a1, b0, b1, t0, t1 *float64, c *[3]float64, solve bool) {
 	panic("dense: cholRowsAVX without amd64 assembly")
 }
 
-// packHalf4AVX is never called without the amd64 assembly.
-func packHalf4AVX(h, y0, y1, y2, y3 *float64, d int) {
-	panic("dense: packHalf4AVX without amd64 assembly")
+// packHalfAVX is never called without the amd64 assembly.
+func packHalfAVX(h, y0, y1, y2, y3 *float64, d, stride int) {
+	panic("dense: packHalfAVX without amd64 assembly")
 }
 
 // rotRowsAVX is never called without the amd64 assembly.
