@@ -20,6 +20,13 @@ import (
 // queries.
 func roundTripData(t *testing.T, m classify.Method, typ string) (d *classify.Data, n int, learn, test []int) {
 	t.Helper()
+	return spreadData(t, m, 0.3)
+}
+
+// spreadData is roundTripData with the synthetic classes' variance in
+// the tangent space (synth.Options.Variance).
+func spreadData(t *testing.T, m classify.Method, variance float64) (d *classify.Data, n int, learn, test []int) {
+	t.Helper()
 	r := m.Spec().Vectors
 	if r.Features == sdalfFeatures {
 		x, labels := drawnPeople()
@@ -42,7 +49,7 @@ func roundTripData(t *testing.T, m classify.Method, typ string) (d *classify.Dat
 		d = &classify.Data{Labels: classify.Pick(labels, order), Vectors: map[classify.VectorRequest]*mat.Dense{r: y}, Workers: 2}
 		return d, n, nil, classify.Seq(n, len(order))
 	}
-	all, train, rest := syntheticData(t, 3, 3, 90, 0.3, 5)
+	all, train, rest := syntheticData(t, 3, 3, 90, variance, 5)
 	n = len(train)
 	learn, test = rest[:15], rest[15:]
 	if !r.IsZero() {
@@ -67,20 +74,7 @@ func roundTripTrain(d *classify.Data, n int, learn []int) *classify.Train {
 
 // trainingPart returns the training items 0..n−1 of d as a Data of their
 // own, as a model folder holds them.
-func trainingPart(d *classify.Data, n int) *classify.Data {
-	idx := classify.Seq(0, n)
-	out := &classify.Data{Labels: d.Labels[:n], Workers: d.Workers}
-	if d.Set != nil {
-		out.Set = d.Set.Subset(idx)
-	}
-	for r, x := range d.Vectors {
-		if out.Vectors == nil {
-			out.Vectors = map[classify.VectorRequest]*mat.Dense{}
-		}
-		out.Vectors[r] = mat.DenseCopyOf(x.Slice(0, n, 0, x.RawMatrix().Cols))
-	}
-	return out
-}
+func trainingPart(d *classify.Data, n int) *classify.Data { return itemsOf(d, classify.Seq(0, n)) }
 
 // TestSaveLoadRoundTrip checks every registered method type: fitted on
 // training items, saved (its record through JSON), restored by its Load
