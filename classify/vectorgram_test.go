@@ -73,3 +73,31 @@ func TestTrainGramBitForBit(t *testing.T) {
 		}
 	}
 }
+
+// TestBlocksWithinAllocateNothing checks that the blocks a fold takes
+// from its training set's quantities, once computed, allocate nothing:
+// a Stein view's, and log-Euclidean products' into a caller's matrix.
+func TestBlocksWithinAllocateNothing(t *testing.T) {
+	ctx := context.Background()
+	data := pairsData(t, 300)
+	outer := &Split{Data: data, Train: Seq(0, 280)}
+	fold := Seq(0, 200)
+	inner := (&Split{Data: data, Train: fold, within: outer}).Fitting()
+	for _, q := range []Quantity{Stein{}, LogCosine{}} {
+		p, err := inner.Pairs(data, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := mat.NewDense(len(fold), len(fold), nil)
+		if err := p.BlockTo(ctx, dst, fold, fold, Exp(0.5)); err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(5, func() {
+			if err := p.BlockTo(ctx, dst, fold, fold, Exp(0.5)); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%v: %v allocations per block", q, n)
+		}
+	}
+}
