@@ -43,6 +43,10 @@ type Data struct {
 	// divergences of recent training sets, the items' log-vectors), each
 	// under a key of the quantity's own type (dataState).
 	state once.Cache[any, any]
+	// same, when not nil, is the Data of the same descriptors whose state
+	// this one uses (SetParts: the first part's), so that what either
+	// computes the other reuses.
+	same *Data
 }
 
 // NewData wraps a validated set and its labels.
@@ -72,9 +76,45 @@ func PartSets(set *spd.Set, regions int) ([]*spd.Set, error) {
 	return out, nil
 }
 
+// SetParts makes d's items items of several regions (Parts): set holds
+// each item's regions, regions per item, item after item (the order of
+// a layout's extraction), and Parts[r] gets every item's region r,
+// sharing d's Labels, Classes, Meta, Ridge and Workers; d.Set becomes
+// Parts[0].Set. set is regrouped in place (spd.Regroup), with its cached
+// log-determinants, so that no matrix is copied or factorised again, and
+// must not be used afterwards. Regions whose descriptors are identical
+// bit for bit (the whole image, which every candidate layout of
+// data.parts may start with) share one part Data, and d shares the
+// pairwise quantities of Parts[0]: what is computed on one of them is
+// never computed again on another. It returns an error when set's
+// length is not a multiple of regions.
+func (d *Data) SetParts(set *spd.Set, regions int) error {
+	sets, err := spd.Regroup(set, regions)
+	if err != nil {
+		return fmt.Errorf("%d descriptors are not %d regions per item: %w", set.Len(), regions, err)
+	}
+	d.Parts = make([]*Data, len(sets))
+	for r, s := range sets {
+		for q := range r {
+			if spd.Equal(s, sets[q]) {
+				d.Parts[r] = d.Parts[q]
+				break
+			}
+		}
+		if d.Parts[r] == nil {
+			d.Parts[r] = &Data{Set: s, Labels: d.Labels, Classes: d.Classes, Meta: d.Meta, Ridge: d.Ridge, Workers: d.Workers}
+		}
+	}
+	d.Set, d.same = d.Parts[0].Set, d.Parts[0]
+	return nil
+}
+
 // dataState returns the state that d keeps under key, made by f on first
 // use; concurrent first uses wait for one f.
 func dataState[T any](d *Data, key any, f func() (T, error)) (T, error) {
+	if d.same != nil {
+		d = d.same
+	}
 	v, err := d.state.Do(key, func() (any, error) { return f() })
 	if err != nil {
 		var zero T
@@ -130,6 +170,10 @@ type Split struct {
 	Costs bool
 
 	pairs pairsCache // Pairs in use by the split's methods
+	// within, when not nil, is a split over the same Data whose training
+	// set holds this one's (the training set of which this one is a
+	// cross-validation fold): Pairs are views of its (pairsWithin).
+	within *Split
 }
 
 // pairsCache holds a training set's Pairs, one per ridge variant and
@@ -150,7 +194,7 @@ func allVariants(d *Data, variants []*Data) []*Data {
 // are the split's.
 func (s *Split) Fitting() *Train {
 	return &Train{Data: s.Data, Variants: s.Variants, Items: s.Train, Dictionary: s.Dictionary,
-		Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, FoldsBy: s.FoldsBy, pairs: &s.pairs}
+		Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, FoldsBy: s.FoldsBy, pairs: &s.pairs, within: s.within}
 }
 
 // Query returns the split's test part, what Predict answers.
@@ -185,8 +229,9 @@ type Train struct {
 	// of the fits inside its folds: what a model records of its fit.
 	CV *CVLog
 
-	init  sync.Once
-	pairs *pairsCache // shared with a Split's; made on first use otherwise
+	init   sync.Once
+	pairs  *pairsCache // shared with a Split's; made on first use otherwise
+	within *Split      // the Split's within
 }
 
 // AllVariants returns the ridge variants: Variants, or Data alone.
@@ -203,7 +248,30 @@ func (t *Train) Pairs(d *Data, q Quantity) (Pairs, error) {
 			t.pairs = new(pairsCache)
 		}
 	})
-	return t.pairs.Do(splitPairsKey{d, q}, func() (Pairs, error) { return d.Pairs(q, t.Items) })
+	return t.pairs.Do(splitPairsKey{d, q}, func() (Pairs, error) { return pairsWithin(t.within, d, q, t.Items) })
+}
+
+// restrictable is a Pairs whose training set's subsets' Pairs are views
+// of it: the same values, computed once for all of them.
+type restrictable interface {
+	restrict(train []int) (Pairs, error)
+}
+
+// pairsWithin returns d.Pairs(q, train), as a view of w's Pairs when w,
+// a split over d whose training set holds train, has restrictable ones:
+// the cross-validation folds of a training set then compute no pairwise
+// quantity that the training set's own Pairs do not hold.
+func pairsWithin(w *Split, d *Data, q Quantity, train []int) (Pairs, error) {
+	if w != nil {
+		p, err := w.Pairs(d, q)
+		if err != nil {
+			return nil, err
+		}
+		if r, ok := p.(restrictable); ok {
+			return r.restrict(train)
+		}
+	}
+	return d.Pairs(q, train)
 }
 
 // Query is what a Fitted's Predict answers: items of a Data that holds

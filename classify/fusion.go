@@ -134,11 +134,23 @@ func checkCosts(o *Outcome, r, n int) error {
 
 // partCosts runs m on the parts of s's items over train and test and
 // returns each part's outcome, in the order of parts. The classes of every
-// part are those of train, so the cost columns agree.
-func partCosts(ctx context.Context, m Method, s *Split, parts, train, test []int) ([]*Outcome, error) {
+// part are those of train, so the cost columns agree. A part that is an
+// earlier one's Data in every ridge variant (Data.SetParts) takes its
+// outcome, the same run's. Each run's Pairs are views of those of s's
+// training set, within[k] for parts[k] (Split.within).
+func partCosts(ctx context.Context, m Method, s *Split, within []*Split, parts, train, test []int) ([]*Outcome, error) {
 	outs := make([]*Outcome, len(parts))
+next:
 	for k, r := range parts {
-		o, err := Run(ctx, m, partSplit(s, r, train, test))
+		for q := range k {
+			if samePart(s, parts[q], r) {
+				outs[k] = outs[q]
+				continue next
+			}
+		}
+		ps := partSplit(s, r, train, test)
+		ps.within = within[k]
+		o, err := Run(ctx, m, ps)
 		if err != nil {
 			return nil, fmt.Errorf("region %d: %w", r, err)
 		}
@@ -148,6 +160,17 @@ func partCosts(ctx context.Context, m Method, s *Split, parts, train, test []int
 		outs[k] = o
 	}
 	return outs, nil
+}
+
+// samePart reports whether parts q and r of s's items are one Data in
+// every ridge variant.
+func samePart(s *Split, q, r int) bool {
+	for _, v := range s.AllVariants() {
+		if v.Parts[q] != v.Parts[r] {
+			return false
+		}
+	}
+	return true
 }
 
 // Fusing is how the parts of items (Data.Parts) are fused: the candidate
@@ -258,8 +281,13 @@ func chooseFusion(ctx context.Context, m Method, s *Split, f Fusing) (FusionChoi
 	if err != nil {
 		return FusionChoice{}, nil, fmt.Errorf("fusion by cross-validation: %w", err)
 	}
+	// Each part's training set, whose Pairs its folds' are views of.
+	within := make([]*Split, len(all))
+	for k, r := range all {
+		within[k] = partSplit(s, r, s.Train, nil)
+	}
 	for _, val := range vals {
-		outs, err := partCosts(ctx, m, s, all, Without(s.Train, val), val)
+		outs, err := partCosts(ctx, m, s, within, all, Without(s.Train, val), val)
 		if err != nil {
 			return FusionChoice{}, nil, fmt.Errorf("fusion by cross-validation: %w", err)
 		}

@@ -22,8 +22,8 @@ type LogEuclideanSq struct{}
 func (LogEuclideanSq) String() string { return "squared log-Euclidean distance" }
 
 // NewPairs returns the squared distances to train.
-func (q LogEuclideanSq) NewPairs(d *Data, _ []int) (Pairs, error) {
-	return logPairs(d, vectorPairs{name: q.String(), distance: true})
+func (q LogEuclideanSq) NewPairs(d *Data, train []int) (Pairs, error) {
+	return logPairs(d, train, vectorPairs{name: q.String(), distance: true})
 }
 
 // LogCosine is the cosine v_iᵀv_j / (‖v_i‖‖v_j‖) of the isometric
@@ -37,17 +37,21 @@ type LogCosine struct{}
 func (LogCosine) String() string { return "log-Euclidean cosine" }
 
 // NewPairs returns the cosines to train.
-func (q LogCosine) NewPairs(d *Data, _ []int) (Pairs, error) {
-	return logPairs(d, vectorPairs{name: q.String(), unit: true})
+func (q LogCosine) NewPairs(d *Data, train []int) (Pairs, error) {
+	return logPairs(d, train, vectorPairs{name: q.String(), unit: true})
 }
 
-// logPairs returns p over d's log-vectors.
-func logPairs(d *Data, p vectorPairs) (Pairs, error) {
+// logPairs returns p over d's log-vectors, with the products of train's
+// that d keeps.
+func logPairs(d *Data, train []int, p vectorPairs) (Pairs, error) {
 	lv, err := d.logVecs()
 	if err != nil {
 		return nil, err
 	}
-	p.lv = lv
+	if p.gram, err = gramOf(d, p.unit, train); err != nil {
+		return nil, err
+	}
+	p.lv, p.workers = lv, d.Workers
 	return &p, nil
 }
 

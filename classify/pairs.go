@@ -115,5 +115,5 @@ type splitPairsKey struct {
 // variants d, kept for the split's lifetime; it is the Pairs of the
 // split's Fitting.
 func (s *Split) Pairs(d *Data, q Quantity) (Pairs, error) {
-	return s.pairs.Do(splitPairsKey{d, q}, func() (Pairs, error) { return d.Pairs(q, s.Train) })
+	return s.pairs.Do(splitPairsKey{d, q}, func() (Pairs, error) { return pairsWithin(s.within, d, q, s.Train) })
 }

@@ -186,8 +186,16 @@ func (p *steinPairs) trainKernel(ctx context.Context, f Map) ([]float64, error) 
 // of copying out a fold's block (Block) that it only reads. It returns an
 // error wrapping ctx.Err() when ctx is cancelled while it computes them.
 func TrainKernel(ctx context.Context, p Pairs, items []int, f Map) (*mat.SymDense, []int, error) {
-	sp, ok := p.(*steinPairs)
-	if !ok {
+	var sp *steinPairs
+	switch p := p.(type) {
+	case *steinPairs:
+		sp = p
+	case *steinView:
+		if err := p.columns(items); err != nil {
+			return nil, nil, err
+		}
+		sp = p.p
+	default:
 		return nil, nil, nil
 	}
 	pos := make([]int, len(items))

@@ -40,6 +40,11 @@ type vectorPairs struct {
 	// (LogCosine); distance turns the products into squared distances
 	// ‖v_i‖² + ‖v_j‖² − 2 v_iᵀv_j (LogEuclideanSq).
 	unit, distance bool
+	// gram holds the products of the training set's vectors, from which
+	// blocks within it are taken; nil for LinearPairs, whose blocks are
+	// each a product.
+	gram    *trainGram
+	workers int
 }
 
 // Prepare does nothing: blocks are computed when asked for.
@@ -74,9 +79,25 @@ func (p *vectorPairs) BlockTo(ctx context.Context, dst *mat.Dense, rows, cols []
 			}
 		}
 	}
-	a, b := p.gather(rows), p.gather(cols)
 	raw := dst.RawMatrix()
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, raw)
+	if g := p.gram; g != nil && gemmBlocked(len(rows), len(cols)) && g.within(rows, cols) {
+		tri, err := g.products(ctx, p, p.workers)
+		if err != nil {
+			return err
+		}
+		m := len(g.train)
+		for r, i := range rows {
+			out := raw.Data[r*raw.Stride : r*raw.Stride+len(cols)]
+			a := int(g.pos[i])
+			for c, j := range cols {
+				b := int(g.pos[j])
+				out[c] = tri[triIndex(m, min(a, b), max(a, b))]
+			}
+		}
+	} else {
+		a, b := p.gather(rows), p.gather(cols)
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, raw)
+	}
 	for r, i := range rows {
 		out := raw.Data[r*raw.Stride : r*raw.Stride+len(cols)]
 		if p.distance {

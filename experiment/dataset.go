@@ -89,7 +89,9 @@ func (e *engine) listData() ([]*classify.Data, error) {
 // (n per image, image after image), into one item per image with a Data
 // per region (classify.Data.Parts): the items' labels and metadata are
 // their first region's, less the region, and Set is the first region's
-// descriptors. It also returns the first image's regions, in part order.
+// descriptors (classify.Data.SetParts, which takes d's descriptors over,
+// reordered in place). It also returns the first image's regions, in
+// part order.
 func partsOf(d *classify.Data, n int) (*classify.Data, []string, error) {
 	rows := d.Set.Len()
 	if rows%n != 0 {
@@ -113,14 +115,9 @@ func partsOf(d *classify.Data, n int) (*classify.Data, []string, error) {
 		delete(meta, "region")
 		out.Meta[i] = meta
 	}
-	sets, err := classify.PartSets(d.Set, n)
-	if err != nil {
+	if err := out.SetParts(d.Set, n); err != nil {
 		return nil, nil, err
 	}
-	for _, set := range sets {
-		out.Parts = append(out.Parts, &classify.Data{Set: set, Labels: out.Labels, Classes: out.Classes, Meta: out.Meta, Ridge: out.Ridge})
-	}
-	out.Set = out.Parts[0].Set
 	return out, regions, nil
 }
 

@@ -515,6 +515,15 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			{"indefinite", func() error { return fromData(2, 1, 2, 2, 1) }, ErrNotSPD, ""},
 			{"singular", func() error { return fromData(2, 1, 1, 1, 1) }, ErrNotSPD, ""},
 		},
+		"Regroup": {
+			{"nil set", func() error { _, err := Regroup(nil, 1); return err }, ErrDimension, ""},
+			{"no groups", func() error { _, err := Regroup(set.Subset(seq(set.Len())), 0); return err }, ErrDimension, ""},
+			{"not whole groups", func() error { _, err := Regroup(set.Subset(seq(set.Len())), set.Len()+1); return err }, ErrDimension, ""},
+		},
+		"Equal": {
+			{"two nil sets", func() error { return check(Equal(nil, nil), "not Equal") }, nil, ""},
+			{"a nil set", func() error { return check(!Equal(set, nil) && !Equal(nil, set), "Equal") }, nil, ""},
+		},
 		"Concat": {
 			{"different sizes", func() error { _, err := Concat(set, set3); return err }, ErrDimension, ""},
 			{"two nil sets", func() error {

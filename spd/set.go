@@ -203,3 +203,64 @@ func (s *Set) block(i int) []float64 {
 	dd := s.d * s.d
 	return s.data[i*dd : (i+1)*dd]
 }
+
+// Regroup returns the matrices of s, groups of k consecutive matrices
+// (the k regions of each image, image after image), as k Sets: Sets[r]
+// holds matrix r of every group, in group order, with its cached
+// log-determinant. It reorders s's storage in place (the transpose of a
+// groups×k array of matrices, by following the permutation's cycles with
+// one matrix of scratch) and the k Sets share it, so that regrouping
+// needs no second copy of the matrices: s itself must not be used
+// afterwards. It returns an error wrapping ErrDimension when s's length
+// is not a positive multiple of k.
+func Regroup(s *Set, k int) ([]*Set, error) {
+	n := s.Len()
+	if k < 1 || n == 0 || n%k != 0 {
+		return nil, fmt.Errorf("%w: %d matrices are not groups of %d", ErrDimension, n, k)
+	}
+	groups, dd := n/k, s.d*s.d
+	// The matrix at position p = g·k + r goes to r·groups + g.
+	to := func(p int) int { return (p%k)*groups + p/k }
+	done := make([]bool, n)
+	buf := make([]float64, dd)
+	for start := range n {
+		if done[start] {
+			continue
+		}
+		// Carry the matrix of start along its cycle, each step placing
+		// the carried matrix and picking up the one it displaces.
+		copy(buf, s.block(start))
+		ld := s.logdet[start]
+		for p := to(start); ; p = to(p) {
+			blk := s.data[p*dd : (p+1)*dd]
+			for i := range buf {
+				buf[i], blk[i] = blk[i], buf[i]
+			}
+			ld, s.logdet[p] = s.logdet[p], ld
+			done[p] = true
+			if p == start {
+				break
+			}
+		}
+	}
+	out := make([]*Set, k)
+	for r := range out {
+		a, b := r*groups, (r+1)*groups
+		out[r] = &Set{d: s.d, n: groups, data: s.data[a*dd : b*dd : b*dd], logdet: s.logdet[a:b:b]}
+	}
+	return out, nil
+}
+
+// Equal reports whether s and t hold the same matrices bit for bit, in
+// the same order.
+func Equal(s, t *Set) bool {
+	if s.Len() != t.Len() || s.Dim() != t.Dim() {
+		return false
+	}
+	for i, v := range s.Data() {
+		if math.Float64bits(v) != math.Float64bits(t.data[i]) {
+			return false
+		}
+	}
+	return true
+}
