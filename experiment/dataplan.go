@@ -45,6 +45,8 @@ func (p *dataPlan) resolveParts(d *config.DataConfig) error {
 	if len(d.Parts.Regions) == 0 {
 		return fmt.Errorf("parts: regions is required (e.g. whole+grid:3x3:16)")
 	}
+	// all holds the single layouts of every candidate in turn (a
+	// candidate joined by commas gives several), which one chain places.
 	var all []covariance.Layout
 	next := 0
 	for _, spec := range d.Parts.Regions {
@@ -52,8 +54,10 @@ func (p *dataPlan) resolveParts(d *config.DataConfig) error {
 		if err != nil {
 			return fmt.Errorf("parts: %w", err)
 		}
-		if l.Then != nil || (l.Kind != covariance.LayoutGrid && l.Kind != covariance.LayoutWhole) {
-			return fmt.Errorf("parts: regions %s: want regions at the same place in every image: grid:RxC or grid:RxC:S, optionally after whole+, or whole (a list gives candidates)", l)
+		for _, one := range l.Layouts() {
+			if one.Kind != covariance.LayoutGrid && one.Kind != covariance.LayoutWhole {
+				return fmt.Errorf("parts: regions %s: want regions at the same place in every image: grid:RxC or grid:RxC:S, optionally after whole+, or whole, or several of these joined by commas (a list gives candidates)", l)
+			}
 		}
 		if slices.Contains(p.layouts, l.String()) {
 			return fmt.Errorf("parts: regions %s listed twice", l)
@@ -61,7 +65,7 @@ func (p *dataPlan) resolveParts(d *config.DataConfig) error {
 		p.layouts = append(p.layouts, l.String())
 		p.partSets = append(p.partSets, classify.Seq(next, next+l.Count()))
 		next += l.Count()
-		all = append(all, l)
+		all = append(all, l.Layouts()...)
 	}
 	if next < 2 {
 		return fmt.Errorf("parts: regions %s: want at least two regions per image", p.layouts[0])

@@ -66,14 +66,16 @@ methods:
 		{parts, "  regions: grid:2x2\n  parts: {regions: grid:2x2}\n", "exclude each other"},
 		{parts, "  parts: {regions: [grid:2x2, grid:2x2]}\n", "listed twice"},
 		{parts, "  parts: {regions: [grid:2x2, blocks:3:4]}\n", "same place in every image"},
+		{parts, "  parts: {regions: \"grid:2x2,blocks:3:4\"}\n", "same place in every image"},
 		{"folds: 2", "folds: 1", "data.parts' layout and fusion rule"},
 		{"  - {name: r, split: {train_per_class: 4}}", "  - {name: o, split: {train_per_class: 4}, open_set: {unknown: 0.5}}", "open set tasks classify one descriptor per item"},
 	})
 }
 
-// TestPartsLayouts runs a split task choosing between two layouts and
-// checks that every repeat records one of them with its own regions, in
-// the order the layout places them.
+// TestPartsLayouts runs a split task choosing among three layouts, one
+// the other two joined, and the joined one alone, and checks that
+// every repeat records one of them with its own regions, in the order the
+// layout places them.
 func TestPartsLayouts(t *testing.T) {
 	const config = `
 name: layouts
@@ -83,16 +85,31 @@ folds: 2
 data:
   dataset: g
   features: I,Ix,Iy
-  parts: {regions: [whole, grid:2x2:12], fusion: [sum, vote]}
+  parts: {regions: [whole, "whole,grid:2x2:12", grid:2x2:12], fusion: [sum, vote]}
 tasks:
   - {name: r, split: {train_per_class: 4}}
 methods:
   - {name: rsr, sigma: 1, lambda_ratio: 0.02}
 `
-	res := runGratings(t, config)
+	// A candidate joined by commas, alone, so that it is the one chosen.
+	joined := strings.Replace(config, `[whole, "whole,grid:2x2:12", grid:2x2:12]`, `"whole,grid:2x2:12"`, 1)
+	checkLayouts(t, runGratings(t, config))
+	res := runGratings(t, joined)
+	checkLayouts(t, res)
+	if got := res.Results[0].Parts[0].Layout; got != "whole,grid:2x2:12" {
+		t.Errorf("layout %q, want the joined candidate", got)
+	}
+}
+
+// checkLayouts checks that each repeat of res's first result records one
+// of TestPartsLayouts' candidates with its regions in order.
+func checkLayouts(t *testing.T, res *results.Results) {
+	t.Helper()
 	want := map[string][]string{
 		"whole":       {"16x16+0+0"},
 		"grid:2x2:12": {"12x12+0+0", "12x12+4+0", "12x12+0+4", "12x12+4+4"},
+		// a candidate joined by commas: the regions of both in turn
+		"whole,grid:2x2:12": {"16x16+0+0", "12x12+0+0", "12x12+4+0", "12x12+0+4", "12x12+4+4"},
 	}
 	for _, f := range res.Results[0].Parts {
 		if w, ok := want[f.Layout]; !ok || !slices.Equal(f.Regions, w) || len(f.PartAccuracy) != len(w) || len(f.Weights) != len(w) {

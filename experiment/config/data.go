@@ -74,7 +74,8 @@ type DataConfig struct {
 type PartsConfig struct {
 	// Regions is a layout of regions at the same place in every image, or
 	// a list of candidates: grid:RxC, grid:RxC:S, either after whole+, or
-	// whole (covariance.Layout), e.g. whole+grid:3x3:16.
+	// whole (covariance.Layout), e.g. whole+grid:3x3:16, or several of
+	// these joined by commas as one layout (whole+grid:3x3:16,grid:4x4:16).
 	Regions layoutList `yaml:"regions" json:"regions"`
 	// Fusion lists the rules to choose among: sum (of class residuals or
 	// distances), normalized (each region's costs divided by its
