@@ -128,8 +128,16 @@ type Split struct {
 	Ranks int
 	// Costs asks methods that declare Spec.Costs for Outcome.Costs.
 	Costs bool
+	// Share lists the methods whose outcome on the split Run keeps for
+	// the split's later methods: the candidates of a Best, whose chosen
+	// one then answers the split's test items with the outcome it gave
+	// when it ran on the split itself, rather than predicting them again
+	// (a method answers a split the same whenever it runs: the
+	// reproducibility the contract asks of it). Nil keeps none.
+	Share []Method
 
-	pairs pairsCache // Pairs in use by the split's methods
+	pairs pairsCache  // Pairs in use by the split's methods
+	ran   ranOutcomes // the outcomes of the methods of Share
 }
 
 // pairsCache holds a training set's Pairs, one per ridge variant and
@@ -150,12 +158,12 @@ func allVariants(d *Data, variants []*Data) []*Data {
 // are the split's.
 func (s *Split) Fitting() *Train {
 	return &Train{Data: s.Data, Variants: s.Variants, Items: s.Train, Dictionary: s.Dictionary,
-		Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, FoldsBy: s.FoldsBy, pairs: &s.pairs}
+		Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, FoldsBy: s.FoldsBy, pairs: &s.pairs, ran: &s.ran}
 }
 
 // Query returns the split's test part, what Predict answers.
 func (s *Split) Query() *Query {
-	return &Query{Data: s.Data, Variants: s.Variants, Items: s.Test, Ranks: s.Ranks, Costs: s.Costs, Workers: s.Workers}
+	return &Query{Data: s.Data, Variants: s.Variants, Items: s.Test, Ranks: s.Ranks, Costs: s.Costs, Workers: s.Workers, ran: &s.ran}
 }
 
 // Train is what a method's Fit sees: the training items of a Data, never
@@ -186,7 +194,8 @@ type Train struct {
 	CV *CVLog
 
 	init  sync.Once
-	pairs *pairsCache // shared with a Split's; made on first use otherwise
+	pairs *pairsCache  // shared with a Split's; made on first use otherwise
+	ran   *ranOutcomes // a Split's, when t is its Fitting; nil otherwise
 }
 
 // AllVariants returns the ridge variants: Variants, or Data alone.
@@ -229,6 +238,8 @@ type Query struct {
 	Probabilities bool
 	// Workers bounds the method's parallelism.
 	Workers int
+
+	ran *ranOutcomes // a Split's, when q is its Query (its test items as asked); nil otherwise
 }
 
 // Variant returns the query's items of ridge variant v, the one a
