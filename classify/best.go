@@ -71,7 +71,7 @@ func (b *Best) Fit(ctx context.Context, t *Train) (Fitted, error) {
 		// Folds outermost: the candidates share each fold's pairwise
 		// quantities, which a Data keeps for its latest training set.
 		for _, val := range folds {
-			sub := &Split{Data: t.Data, Variants: t.Variants, Train: Without(t.Items, val), Test: val, Workers: t.Workers, Seed: t.Seed, Folds: t.Folds, FoldsBy: t.FoldsBy}
+			sub := &Split{Data: t.Data, Variants: t.Variants, Train: Without(t.Items, val), Test: val, Workers: t.Workers, Seed: t.Seed, Folds: t.Folds, FoldsBy: t.FoldsBy, Scratch: t.Scratch}
 			truth := Pick(t.Data.Labels, val)
 			for k, c := range b.Methods {
 				out, err := Run(ctx, c, sub)

@@ -135,6 +135,11 @@ type Split struct {
 	// (a method answers a split the same whenever it runs: the
 	// reproducibility the contract asks of it). Nil keeps none.
 	Share []Method
+	// Scratch, when set, lends the kernel blocks of all the split's
+	// methods (Train.Scratch, Query.Scratch), so that the methods of a
+	// run hold one set of block buffers rather than a set each; nil: each
+	// method its own.
+	Scratch *Scratch
 
 	pairs pairsCache  // Pairs in use by the split's methods
 	ran   ranOutcomes // the outcomes of the methods of Share
@@ -158,12 +163,12 @@ func allVariants(d *Data, variants []*Data) []*Data {
 // are the split's.
 func (s *Split) Fitting() *Train {
 	return &Train{Data: s.Data, Variants: s.Variants, Items: s.Train, Dictionary: s.Dictionary,
-		Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, FoldsBy: s.FoldsBy, pairs: &s.pairs, ran: &s.ran}
+		Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, FoldsBy: s.FoldsBy, Scratch: s.Scratch, pairs: &s.pairs, ran: &s.ran}
 }
 
 // Query returns the split's test part, what Predict answers.
 func (s *Split) Query() *Query {
-	return &Query{Data: s.Data, Variants: s.Variants, Items: s.Test, Ranks: s.Ranks, Costs: s.Costs, Workers: s.Workers, ran: &s.ran}
+	return &Query{Data: s.Data, Variants: s.Variants, Items: s.Test, Ranks: s.Ranks, Costs: s.Costs, Workers: s.Workers, Scratch: s.Scratch, ran: &s.ran}
 }
 
 // Train is what a method's Fit sees: the training items of a Data, never
@@ -192,6 +197,9 @@ type Train struct {
 	// cross-validation makes in this fit (Choose, Best, Fused), not those
 	// of the fits inside its folds: what a model records of its fit.
 	CV *CVLog
+	// Scratch is Split.Scratch: the block buffers the methods share; nil:
+	// each method its own.
+	Scratch *Scratch
 
 	init  sync.Once
 	pairs *pairsCache  // shared with a Split's; made on first use otherwise
@@ -238,6 +246,9 @@ type Query struct {
 	Probabilities bool
 	// Workers bounds the method's parallelism.
 	Workers int
+	// Scratch is Split.Scratch: the block buffers the methods share; nil:
+	// each method its own.
+	Scratch *Scratch
 
 	ran *ranOutcomes // a Split's, when q is its Query (its test items as asked); nil otherwise
 }

@@ -52,6 +52,7 @@ type Options struct {
 // engine carries a run's shared state.
 type engine struct {
 	ctx     context.Context
+	scratch classify.Scratch // the block buffers of every method and split of the run
 	plan    *Plan
 	cfg     *config.Config
 	opts    Options
@@ -356,6 +357,7 @@ func (e *engine) classifyRepeats(ti int, task string, dr *drawer, each func(r, m
 		in.split.Seed = FoldSeed(e.cfg.Seed, in.split.Train)
 		in.split.Ranks = e.cfg.CMC
 		in.split.Share = e.shared(in.split.Data.Parts != nil)
+		in.split.Scratch = &e.scratch
 		if err := e.prepareSplit(in.split); err != nil {
 			return fmt.Errorf("repeat %d: %w", r, err)
 		}
