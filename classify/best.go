@@ -71,7 +71,7 @@ func (b *Best) Fit(ctx context.Context, t *Train) (Fitted, error) {
 		// Folds outermost: the candidates share each fold's pairwise
 		// quantities, which a Data keeps for its latest training set.
 		for _, val := range folds {
-			sub := &Split{Data: t.Data, Variants: t.Variants, Train: Without(t.Items, val), Test: val, Workers: t.Workers, Seed: t.Seed, Folds: t.Folds, FoldsBy: t.FoldsBy}
+			sub := &Split{Data: t.Data, Variants: t.Variants, Train: Without(t.Items, val), Test: val, Workers: t.Workers, Seed: t.Seed, Folds: t.Folds, FoldsBy: t.FoldsBy, Scratch: t.Scratch}
 			truth := Pick(t.Data.Labels, val)
 			for k, c := range b.Methods {
 				out, err := Run(ctx, c, sub)
@@ -97,7 +97,7 @@ func (b *Best) Fit(ctx context.Context, t *Train) (Fitted, error) {
 		return nil, fmt.Errorf("%q, chosen: %w", b.Names[c.k], err)
 	}
 	t.CV.scope(mark, fmt.Sprintf("candidate %q", b.Names[c.k]))
-	return &bestFit{name: b.Names[c.k], f: f}, nil
+	return &bestFit{name: b.Names[c.k], f: f, m: b.Methods[c.k], ran: t.ran}, nil
 }
 
 // table is the CVTable of the choice of candidate k by pickBest from
@@ -158,13 +158,26 @@ func oneSEFloor(correct []int, n int) float64 {
 	return a - math.Sqrt(a*(1-a)/float64(n))
 }
 
-// bestFit is the chosen candidate fitted.
+// bestFit is the chosen candidate m fitted, and the outcomes that the
+// candidates gave on the split it was fitted on (Split.Share), if any.
 type bestFit struct {
 	name string
 	f    Fitted
+	m    Method
+	ran  *ranOutcomes
 }
 
+// Predict answers with the chosen candidate's own outcome on the split's
+// test items when q asks for them and the candidate ran there (Run on
+// the same split, the same fit): the same answers, not computed again.
 func (b *bestFit) Predict(ctx context.Context, q *Query) (*Outcome, error) {
+	if b.ran != nil && q.ran == b.ran {
+		if o := b.ran.get(b.m); o != nil {
+			out := *o
+			out.Chosen = b.name
+			return &out, nil
+		}
+	}
 	out, err := b.f.Predict(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("%q, chosen: %w", b.name, err)

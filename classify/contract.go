@@ -99,6 +99,7 @@ func Run(ctx context.Context, m Method, s *Split) (*Outcome, error) {
 	}
 	o.Params = f.Chosen()
 	o.CV = t.CV.Tables()
+	s.ran.put(s.Share, m, o)
 	return o, nil
 }
 

@@ -114,8 +114,9 @@ func TestChooseTable(t *testing.T) {
 // chooses between two parameters that answer alike (Choose), so that
 // its fit makes a table of its own.
 type fixedMethod struct {
-	wrong []int
-	memo  Memo[float64]
+	wrong    []int
+	memo     Memo[float64]
+	predicts int // calls of its fits' Predict
 }
 
 func (m *fixedMethod) Spec() Spec { return Spec{Candidates: 2} }
@@ -135,6 +136,7 @@ func (m *fixedMethod) Load(context.Context, *State, *Train) (Fitted, error) { re
 type fixedFit struct{ m *fixedMethod }
 
 func (f fixedFit) Predict(_ context.Context, q *Query) (*Outcome, error) {
+	f.m.predicts++
 	pred := Pick(q.Data.Labels, q.Items)
 	for i, it := range q.Items {
 		if slices.Contains(f.m.wrong, it) {

@@ -168,8 +168,21 @@ type Split struct {
 	Ranks int
 	// Costs asks methods that declare Spec.Costs for Outcome.Costs.
 	Costs bool
+	// Share lists the methods whose outcome on the split Run keeps for
+	// the split's later methods: the candidates of a Best, whose chosen
+	// one then answers the split's test items with the outcome it gave
+	// when it ran on the split itself, rather than predicting them again
+	// (a method answers a split the same whenever it runs: the
+	// reproducibility the contract asks of it). Nil keeps none.
+	Share []Method
+	// Scratch, when set, lends the kernel blocks of all the split's
+	// methods (Train.Scratch, Query.Scratch), so that the methods of a
+	// run hold one set of block buffers rather than a set each; nil: each
+	// method its own.
+	Scratch *Scratch
 
-	pairs pairsCache // Pairs in use by the split's methods
+	pairs pairsCache  // Pairs in use by the split's methods
+	ran   ranOutcomes // the outcomes of the methods of Share
 	// within, when not nil, is a split over the same Data whose training
 	// set holds this one's (the training set of which this one is a
 	// cross-validation fold): Pairs are views of its (pairsWithin).
@@ -194,12 +207,12 @@ func allVariants(d *Data, variants []*Data) []*Data {
 // are the split's.
 func (s *Split) Fitting() *Train {
 	return &Train{Data: s.Data, Variants: s.Variants, Items: s.Train, Dictionary: s.Dictionary,
-		Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, FoldsBy: s.FoldsBy, pairs: &s.pairs, within: s.within}
+		Workers: s.Workers, Seed: s.Seed, Folds: s.Folds, FoldsBy: s.FoldsBy, Scratch: s.Scratch, pairs: &s.pairs, ran: &s.ran, within: s.within}
 }
 
 // Query returns the split's test part, what Predict answers.
 func (s *Split) Query() *Query {
-	return &Query{Data: s.Data, Variants: s.Variants, Items: s.Test, Ranks: s.Ranks, Costs: s.Costs, Workers: s.Workers}
+	return &Query{Data: s.Data, Variants: s.Variants, Items: s.Test, Ranks: s.Ranks, Costs: s.Costs, Workers: s.Workers, Scratch: s.Scratch, ran: &s.ran}
 }
 
 // Train is what a method's Fit sees: the training items of a Data, never
@@ -228,10 +241,14 @@ type Train struct {
 	// cross-validation makes in this fit (Choose, Best, Fused), not those
 	// of the fits inside its folds: what a model records of its fit.
 	CV *CVLog
+	// Scratch is Split.Scratch: the block buffers the methods share; nil:
+	// each method its own.
+	Scratch *Scratch
 
 	init   sync.Once
-	pairs  *pairsCache // shared with a Split's; made on first use otherwise
-	within *Split      // the Split's within
+	pairs  *pairsCache  // shared with a Split's; made on first use otherwise
+	ran    *ranOutcomes // a Split's, when t is its Fitting; nil otherwise
+	within *Split       // the Split's within
 }
 
 // AllVariants returns the ridge variants: Variants, or Data alone.
@@ -297,6 +314,11 @@ type Query struct {
 	Probabilities bool
 	// Workers bounds the method's parallelism.
 	Workers int
+	// Scratch is Split.Scratch: the block buffers the methods share; nil:
+	// each method its own.
+	Scratch *Scratch
+
+	ran *ranOutcomes // a Split's, when q is its Query (its test items as asked); nil otherwise
 }
 
 // Variant returns the query's items of ridge variant v, the one a

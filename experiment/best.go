@@ -127,6 +127,23 @@ func (e *engine) classifyMethod(m plannedMethod, s *classify.Split) (*classify.O
 	return classify.Run(e.ctx, e.methodOf(m, s.Data.Parts != nil), s)
 }
 
+// shared returns the methods whose outcomes on a split its best methods'
+// chosen candidates answer with (classify.Split.Share): every candidate
+// of a best method, as the engine runs it on items of several regions
+// (parts) or not.
+func (e *engine) shared(parts bool) []classify.Method {
+	var out []classify.Method
+	for _, m := range e.plan.methods {
+		if m.best == nil {
+			continue
+		}
+		for _, c := range m.best.cands {
+			out = append(out, e.methodOf(c, parts))
+		}
+	}
+	return out
+}
+
 // methodKey names the method the engine runs for a planned method, on
 // items of several regions (parts) or not.
 type methodKey struct {

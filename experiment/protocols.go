@@ -150,6 +150,9 @@ type drawer struct {
 type instance struct {
 	split *classify.Split
 	notes []string
+	// truth is the test items' labels, made once for the repeat's
+	// methods, whose records share it (results.ItemScores.Truth).
+	truth []int
 }
 
 // protocolType is an entry of the protocol table.

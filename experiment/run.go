@@ -52,6 +52,7 @@ type Options struct {
 // engine carries a run's shared state.
 type engine struct {
 	ctx     context.Context
+	scratch classify.Scratch // the block buffers of every method and split of the run
 	plan    *Plan
 	cfg     *config.Config
 	opts    Options
@@ -253,9 +254,12 @@ func (e *engine) repeat(ti int, task string, dr *drawer) error {
 	evs := make([]*evaluation, len(methods))
 	namesFrom := -1
 	err := e.classifyRepeats(ti, task, dr, func(r, mi int, in *instance, out *classify.Outcome, secs float64) error {
-		truth := classify.Pick(in.split.Data.Labels, in.split.Test)
 		e.mu.Lock()
 		defer e.mu.Unlock()
+		if in.truth == nil {
+			in.truth = classify.Pick(in.split.Data.Labels, in.split.Test)
+		}
+		truth := in.truth
 		if evs[mi] == nil {
 			evs[mi] = newEvaluation(dr.classes, e.cfg.CMC)
 		}
@@ -352,6 +356,8 @@ func (e *engine) classifyRepeats(ti int, task string, dr *drawer, each func(r, m
 		// only, so tasks sharing a training set share the selection.
 		in.split.Seed = FoldSeed(e.cfg.Seed, in.split.Train)
 		in.split.Ranks = e.cfg.CMC
+		in.split.Share = e.shared(in.split.Data.Parts != nil)
+		in.split.Scratch = &e.scratch
 		if err := e.prepareSplit(in.split); err != nil {
 			return fmt.Errorf("repeat %d: %w", r, err)
 		}

@@ -153,13 +153,19 @@ func FitEpitome(ctx context.Context, p *Patches, o EpitomeOptions) (*Epitome, er
 
 // epitomeWork holds FitEpitome's buffers, reused from call to call.
 type epitomeWork struct {
-	idx      []int     // epitome pixel under patch pixel i at position t: idx[t*K*K+i]
-	idxKey   [3]int    // W, H, K of idx
-	ell      []float64 // log-likelihood terms of one patch, per position
-	inv, lv  []float64 // 1/φ per pixel and channel; Σ log φ under each position
-	acc      []float64 // M-step sums: A per pixel, then B, C per pixel and channel
-	position []float64
+	idx       []int     // epitome pixel under patch pixel i at position t: idx[t*K*K+i]
+	idxKey    [3]int    // W, H, K of idx
+	ell       []float64 // log-likelihood terms of one patch, per position
+	inv, logv []float64 // 1/φ and log φ per pixel and channel
+	under     lanes     // μ, 1/φ and Σ log φ under each position, four positions a block
+	ones      []float64 // the patches' pixels as (1, z0, z1, z2), for scatter
+	acc       []float64 // M-step sums of pixel j at accStride·j
+	position  []float64
 }
+
+// accStride is the M-step sums' stride per pixel: A, B of each channel,
+// a spare, C of each channel (see scatter).
+const accStride = 8
 
 // checkEvery is the number of patches between looks at the context.
 const checkEvery = 64
@@ -186,6 +192,7 @@ func (ws *epitomeWork) fit(ctx context.Context, p *Patches, o EpitomeOptions) (*
 	n := w * h
 	e := &Epitome{W: w, H: h, K: k, Mean: make([]float64, 3*n), Var: make([]float64, 3*n), Usage: make([]float64, n), Position: make([]float64, n)}
 	ws.prepare(w, h, k)
+	ws.ones = withOnes(ws.ones, p.Values)
 	e.init(p, o.MinVariance)
 	for it := 0; ; it++ {
 		ll, err := ws.step(ctx, e, p, it < o.Iterations, o.MinVariance)
@@ -213,10 +220,11 @@ func (ws *epitomeWork) prepare(w, h, k int) {
 		}
 		ws.idxKey = [3]int{w, h, k}
 	}
-	ws.ell = appearance.Grow(ws.ell, n)
 	ws.inv = appearance.Grow(ws.inv, 3*n)
-	ws.lv = appearance.Grow(ws.lv, n)
-	ws.acc = appearance.Grow(ws.acc, 7*n)
+	ws.logv = appearance.Grow(ws.logv, 3*n)
+	ws.under.prepare(n, kk)
+	ws.ell = appearance.Grow(ws.ell, ws.under.blocks*laneCount)
+	ws.acc = appearance.Grow(ws.acc, accStride*n)
 	ws.position = appearance.Grow(ws.position, n)
 }
 
@@ -263,17 +271,18 @@ func (ws *epitomeWork) step(ctx context.Context, e *Epitome, p *Patches, update 
 	n, kk := e.W*e.H, e.K*e.K
 	for j := range 3 * n {
 		ws.inv[j] = 1 / e.Var[j]
+		ws.logv[j] = math.Log(e.Var[j])
 	}
 	for t := range n {
 		var lv float64
 		for _, j := range ws.idx[t*kk : (t+1)*kk] {
-			lv += math.Log(e.Var[3*j]) + math.Log(e.Var[3*j+1]) + math.Log(e.Var[3*j+2])
+			lv += ws.logv[3*j] + ws.logv[3*j+1] + ws.logv[3*j+2]
 		}
-		ws.lv[t] = lv
+		ws.under.lv[t] = lv
 	}
+	ws.under.gather(e.Mean, ws.inv, ws.idx, n, kk)
 	clear(ws.acc)
 	clear(ws.position)
-	a, b, cc := ws.acc[:n], ws.acc[n:4*n], ws.acc[4*n:]
 	constant := -0.5*float64(3*kk)*math.Log(2*math.Pi) - math.Log(float64(n))
 	var ll float64
 	for s, wt := range p.Weights {
@@ -286,18 +295,7 @@ func (ws *epitomeWork) step(ctx context.Context, e *Epitome, p *Patches, update 
 			continue
 		}
 		z := p.Values[s*kk*3 : (s+1)*kk*3]
-		best := math.Inf(-1)
-		for t := range n {
-			idx := ws.idx[t*kk : (t+1)*kk]
-			var q float64
-			for i, j := range idx {
-				m, inv, zi := e.Mean[3*j:3*j+3], ws.inv[3*j:3*j+3], z[3*i:3*i+3]
-				d0, d1, d2 := zi[0]-m[0], zi[1]-m[1], zi[2]-m[2]
-				q += d0*d0*inv[0] + d1*d1*inv[1] + d2*d2*inv[2]
-			}
-			ws.ell[t] = -0.5 * (q + ws.lv[t])
-			best = max(best, ws.ell[t])
-		}
+		best := ws.under.terms(ws.ell, z)
 		var sum float64
 		for t := range n {
 			ws.ell[t] = math.Exp(ws.ell[t] - best)
@@ -310,30 +308,25 @@ func (ws *epitomeWork) step(ctx context.Context, e *Epitome, p *Patches, update 
 			}
 			r := wt * ws.ell[t] / sum
 			ws.position[t] += r
-			idx := ws.idx[t*kk : (t+1)*kk]
-			for i, j := range idx {
-				a[j] += r
-				bj, cj, zi := b[3*j:3*j+3], cc[3*j:3*j+3], z[3*i:3*i+3]
-				for c, v := range zi {
-					bj[c] += r * v
-					cj[c] += r * v * v
-				}
-			}
+			scatter(ws.acc, ws.idx[t*kk:(t+1)*kk], ws.ones[s*kk*4:(s+1)*kk*4], r)
 		}
 	}
 	if !update {
-		copy(e.Usage, a)
+		for j := range n {
+			e.Usage[j] = ws.acc[accStride*j]
+		}
 		copy(e.Position, ws.position)
 		return ll, nil
 	}
 	for j := range n {
-		if a[j] <= 0 {
+		sj := ws.acc[accStride*j : accStride*j+accStride]
+		if sj[0] <= 0 {
 			continue
 		}
 		for c := range 3 {
-			m := b[3*j+c] / a[j]
+			m := sj[1+c] / sj[0]
 			e.Mean[3*j+c] = m
-			e.Var[3*j+c] = max(floor, cc[3*j+c]/a[j]-m*m)
+			e.Var[3*j+c] = max(floor, sj[5+c]/sj[0]-m*m)
 		}
 	}
 	return ll, nil

@@ -2,6 +2,7 @@ package method
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -55,6 +56,17 @@ type answer struct {
 	costs   bool
 	probs   bool
 	workers int
+	scratch *classify.Scratch // the query's shared block buffers, nil for none
+}
+
+// blocks returns the block buffers a prediction takes: the query's
+// shared ones, else the method's own.
+func (a answer) blocks(own *classify.Scratch) *classify.Scratch { return cmp.Or(a.scratch, own) }
+
+// trainBlocks returns the block buffers a fit on t takes: t's shared
+// ones, else the method's own.
+func trainBlocks(t *classify.Train, own *classify.Scratch) *classify.Scratch {
+	return cmp.Or(t.Scratch, own)
 }
 
 // fitted is the classify.Fitted of a method: the predictor of the
@@ -67,7 +79,7 @@ type fitted struct {
 }
 
 func (f *fitted) Predict(ctx context.Context, q *classify.Query) (*classify.Outcome, error) {
-	return f.p.predict(ctx, q.Variant(f.variant), q.Items, answer{ranks: q.Ranks, costs: q.Costs, probs: q.Probabilities, workers: q.Workers})
+	return f.p.predict(ctx, q.Variant(f.variant), q.Items, answer{ranks: q.Ranks, costs: q.Costs, probs: q.Probabilities, workers: q.Workers, scratch: q.Scratch})
 }
 
 func (f *fitted) Chosen() map[string]float64 { return maps.Clone(f.chosen) }
@@ -81,7 +93,7 @@ func folds[C comparable](ctx context.Context, t *classify.Train, fit func(d *cla
 		if err != nil {
 			return nil, err
 		}
-		return p.predict(ctx, d, test, answer{workers: t.Workers})
+		return p.predict(ctx, d, test, answer{workers: t.Workers, scratch: t.Scratch})
 	}
 }
 

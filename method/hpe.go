@@ -158,7 +158,9 @@ func (f *hpeFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 
 // describe returns n signatures, signature k of the images whose planes
 // are the rows items(k) of x. It keeps what the distance reads: the
-// generic epitome itself goes, its histogram and local epitomes stay.
+// generic epitome itself and the histograms go, the histograms' square
+// roots (which hpe.Distance reads in their place) and the local
+// epitomes stay.
 func (m *hpeMethod) describe(ctx context.Context, x *mat.Dense, workers, n int, items func(k int) []int) ([]*hpe.Signature, error) {
 	return describeImages(ctx, n, workers, func(ws *hpe.Workspace, k int) (*hpe.Signature, error) {
 		rows := items(k)
@@ -176,7 +178,7 @@ func (m *hpeMethod) describe(ctx context.Context, x *mat.Dense, workers, n int, 
 			}
 			return nil, fmt.Errorf("identity of items %d, …: %w", rows[0], err)
 		}
-		sig.Generic = nil
+		sig.Generic, sig.Torso, sig.Legs, sig.GenericHist = nil, nil, nil, nil
 		return sig, nil
 	})
 }

@@ -41,7 +41,7 @@ func (m *logESR) Spec() classify.Spec {
 
 func (m *logESR) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
 	fit := func(d *classify.Data, train []int, w weight) (predictor, error) {
-		return fitSRC(ctx, t, d, classify.LogCosine{}, classify.Identity, train, w.set(m.opts), &m.blocks)
+		return fitSRC(ctx, t, d, classify.LogCosine{}, classify.Identity, train, w.set(m.opts), trainBlocks(t, &m.blocks))
 	}
 	c, d, err := classify.Choose(ctx, t, m.cands, &m.memo, folds(ctx, t, fit))
 	if err != nil {
@@ -61,6 +61,6 @@ func (m *logESR) Load(ctx context.Context, st *classify.State, t *classify.Train
 		if err != nil {
 			return nil, err
 		}
-		return loadSRC(st, t, func(d *classify.Data) (classify.Pairs, error) { return t.Pairs(d, classify.LogCosine{}) }, classify.Identity, w.set(m.opts), &m.blocks, r)
+		return loadSRC(st, t, func(d *classify.Data) (classify.Pairs, error) { return t.Pairs(d, classify.LogCosine{}) }, classify.Identity, w.set(m.opts), trainBlocks(t, &m.blocks), r)
 	})
 }

@@ -138,17 +138,32 @@ const mdmFits = 4
 // mdmFit is the class means of a fitted MDM: means holds the mean of
 // class classes[c] at index c, and for the log-Euclidean metric logs its
 // logarithm's vector (spd.LogVecTo), so that a query's distances need one
-// logarithm, its own.
+// logarithm, its own; for the AIRM targets holds the means factorised
+// (spd.NewTarget), so that a query's distances factorise it once (its
+// spd.Anchor) and no mean again.
 type mdmFit struct {
 	m       *mdm
 	classes []int
 	means   *spd.Set
 	logs    [][]float64
+	targets []*spd.Target
 }
 
 // withLogs returns f with the log-vectors of its means when its metric is
-// the log-Euclidean one.
+// the log-Euclidean one, and with its means as AIRM targets when it is
+// the AIRM (none when a mean is refused as one: predict then takes
+// spd.Workspace.Distance, which says why).
 func (f *mdmFit) withLogs() (*mdmFit, error) {
+	if f.m.metric == spd.AIRMMetric {
+		targets := make([]*spd.Target, f.means.Len())
+		for c := range targets {
+			var err error
+			if targets[c], err = spd.NewTarget(f.means.View(c)); err != nil {
+				return f, nil
+			}
+		}
+		f.targets = targets
+	}
 	if f.m.metric != spd.LogEuclideanMetric {
 		return f, nil
 	}
@@ -272,6 +287,7 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 		out.Probabilities, out.CostClasses = classify.Rows(len(test), k), slices.Clone(f.classes)
 	}
 	ws := make([]*spd.Workspace, pool.Workers(a.workers))
+	anchors := make([]*spd.Anchor, len(ws))
 	vecs, tmps := make([][]float64, len(ws)), make([]*mat.SymDense, len(ws))
 	sqs, probs := make([][]float64, len(ws)), make([][]float64, len(ws)) // per worker, reused item after item
 	dim := d.Set.Dim()
@@ -281,6 +297,17 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 			sqs[w], probs[w] = make([]float64, k), make([]float64, k)
 		}
 		x := d.Set.View(test[q])
+		// The query's factor, once for all the means; a query the anchor
+		// refuses takes Distance, which names what is wrong with it.
+		var anchor *spd.Anchor
+		if f.targets != nil {
+			if anchors[w] == nil {
+				anchors[w], _ = spd.NewAnchor(x)
+			}
+			if anchors[w] != nil && anchors[w].Reset(x) {
+				anchor = anchors[w]
+			}
+		}
 		if f.logs != nil {
 			if err := ws[w].LogVecTo(vecs[w], x, tmps[w]); err != nil {
 				return fmt.Errorf("mdm: item %d: %w", test[q], err)
@@ -305,7 +332,14 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 				}
 				continue
 			}
-			v, err := ws[w].Distance(f.m.metric, x, f.means.View(c))
+			var v float64
+			var err error
+			if anchor != nil {
+				v, err = anchor.AIRMTarget(f.targets[c]) // bit for bit Distance's
+			}
+			if anchor == nil || err != nil {
+				v, err = ws[w].Distance(f.m.metric, x, f.means.View(c))
+			}
 			if err != nil {
 				return fmt.Errorf("mdm: item %d, class %d: %w", test[q], f.classes[c], err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"sort"
@@ -617,6 +618,36 @@ func TestContract(t *testing.T) {
 			Dictionary: &classify.Dictionary{Learn: train[:10], Atoms: 4}}
 		if out, err := classify.Run(ctx, m, split); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s on a cancelled context: %v, %v; want context.Canceled", typ, out, err)
+		}
+	}
+}
+
+// TestSharedScratch runs each method that takes kernel blocks (rsr,
+// logE-SR, nn under both metrics, stein-svm) on one split twice, with
+// its own block buffers and with a Scratch the split lends to them all
+// (dirtied by the earlier runs), and wants the same outcomes.
+func TestSharedScratch(t *testing.T) {
+	data, train, test := syntheticData(t, 3, 3, 60, 0.2, 23)
+	var shared classify.Scratch
+	for _, c := range []struct{ typ, params string }{
+		{"rsr", "{sigma: [0.5, 1], lambda: 0.05}"}, {"logE-SR", "{lambda: 0.05}"},
+		{"nn", "{metric: airm}"}, {"nn", "{metric: stein}"}, {"stein-svm", "{sigma: 1, c: [1, 10]}"},
+	} {
+		var outs [2]*classify.Outcome
+		for k, scratch := range []*classify.Scratch{nil, &shared} {
+			m := newMethod(t, c.typ, c.params)
+			s := &classify.Split{Data: data, Train: train, Test: test, Workers: 2, Folds: 2, Seed: 1, Scratch: scratch}
+			prepare(t, m, s)
+			out, err := classify.Run(context.Background(), m, s)
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.typ, c.params, err)
+			}
+			outs[k] = out
+		}
+		// %v rather than reflect.DeepEqual: the scores' SCI is NaN for
+		// methods without codes.
+		if fmt.Sprintf("%+v", *outs[0]) != fmt.Sprintf("%+v", *outs[1]) {
+			t.Errorf("%s %s: outcome with the shared scratch differs from its own's", c.typ, c.params)
 		}
 	}
 }

@@ -102,7 +102,7 @@ func (f *nnFit) predict(ctx context.Context, d *classify.Data, test []int, a ans
 		if err != nil {
 			return nil, err
 		}
-		return airmRanking(ctx, d, p, train, test, a.ranks, a.workers, &m.blocks)
+		return airmRanking(ctx, d, p, train, test, a.ranks, a.workers, a.blocks(&m.blocks))
 	case spd.SteinMetric:
 		p, err := f.t.Pairs(d, classify.Stein{})
 		if err != nil {
@@ -116,7 +116,7 @@ func (f *nnFit) predict(ctx context.Context, d *classify.Data, test []int, a ans
 		if a.probs {
 			out.Probabilities, out.CostClasses = make([][]float64, len(test)), classes
 		}
-		err = classify.ForBlocks(ctx, p, test, train, classify.Identity, &m.blocks, func(off int, k *mat.Dense) error {
+		err = classify.ForBlocks(ctx, p, test, train, classify.Identity, a.blocks(&m.blocks), func(off int, k *mat.Dense) error {
 			n, _ := k.Dims()
 			o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, a.costs, m.squares(a), func(_, q, a int) (float64, error) { return k.At(q, a), nil })
 			if err != nil {

@@ -155,7 +155,7 @@ func (m *pcaSRC) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, e
 		if err != nil {
 			return nil, err
 		}
-		return fitSRCOn(ctx, func(*classify.Data) (classify.Pairs, error) { return fit.g, nil }, d, classify.Identity, train, w.set(m.opts), t.Workers, &m.blocks)
+		return fitSRCOn(ctx, func(*classify.Data) (classify.Pairs, error) { return fit.g, nil }, d, classify.Identity, train, w.set(m.opts), t.Workers, trainBlocks(t, &m.blocks))
 	}
 	c, d, err := classify.Choose(ctx, t, m.cands, &m.memo, folds(ctx, t, fold))
 	if err != nil {
@@ -165,7 +165,7 @@ func (m *pcaSRC) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, e
 	if err != nil {
 		return nil, err
 	}
-	p, err := fitSRCOn(ctx, m.projections(ctx, t), d, classify.Identity, t.Items, c.Params.set(m.opts), t.Workers, &m.blocks)
+	p, err := fitSRCOn(ctx, m.projections(ctx, t), d, classify.Identity, t.Items, c.Params.set(m.opts), t.Workers, trainBlocks(t, &m.blocks))
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (m *pcaSRC) Load(ctx context.Context, st *classify.State, t *classify.Train
 		if err != nil {
 			return nil, err
 		}
-		return loadSRC(st, t, m.projections(ctx, t), classify.Identity, w.set(m.opts), &m.blocks, r)
+		return loadSRC(st, t, m.projections(ctx, t), classify.Identity, w.set(m.opts), trainBlocks(t, &m.blocks), r)
 	})
 }
 

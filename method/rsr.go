@@ -83,7 +83,7 @@ func (m *rsrMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted
 		if err != nil {
 			return nil, err
 		}
-		return fitSRC(ctx, t, d, m.kernel.kernel.Quantity, f, train, p.weight.set(m.opts), &m.blocks)
+		return fitSRC(ctx, t, d, m.kernel.kernel.Quantity, f, train, p.weight.set(m.opts), trainBlocks(t, &m.blocks))
 	}
 	c, d, err := m.choose(ctx, t, fit)
 	if err != nil {
@@ -114,6 +114,6 @@ func (m *rsrMethod) Load(ctx context.Context, st *classify.State, t *classify.Tr
 			return nil, err
 		}
 		q := m.kernel.kernel.Quantity
-		return loadSRC(st, t, func(d *classify.Data) (classify.Pairs, error) { return t.Pairs(d, q) }, f, w.set(m.opts), &m.blocks, r)
+		return loadSRC(st, t, func(d *classify.Data) (classify.Pairs, error) { return t.Pairs(d, q) }, f, w.set(m.opts), trainBlocks(t, &m.blocks), r)
 	})
 }

@@ -181,7 +181,7 @@ func (f *svmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 			out.Probabilities, out.CostClasses = classify.Rows(len(test), len(model.Classes)), model.Classes
 		}
 	}
-	err = classify.ForBlocks(ctx, div, test, f.train, f.f, &f.m.blocks, func(off int, kb *mat.Dense) error {
+	err = classify.ForBlocks(ctx, div, test, f.train, f.f, a.blocks(&f.m.blocks), func(off int, kb *mat.Dense) error {
 		ds, err := model.PredictBatch(ctx, kb)
 		if err != nil {
 			return err

@@ -67,7 +67,8 @@ type Signature struct {
 	// foreground (MSCR), the head's excluded.
 	Blobs []Blob
 
-	root []float64 // element-wise √WHSV, for Distance
+	root   []float64    // element-wise √WHSV, for Distance
+	byRise []heightBlob // Blobs by increasing height, for Distance
 }
 
 // Describe returns the SDALF signature of the pedestrian image img with
@@ -143,5 +144,6 @@ func (ws *Workspace) Describe(img *appearance.Image, o Options) (*Signature, err
 	if s.Blobs, err = ws.MSCR(nil, img, mask, o.MSCR); err != nil {
 		return nil, err
 	}
+	s.byRise = byHeight(s.Blobs, h)
 	return s, nil
 }

@@ -1,9 +1,11 @@
 package sdalf
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/covpipe/covpipe/appearance"
 )
@@ -105,7 +107,82 @@ func distance(a, b *Signature, w Weights) (float64, error) {
 			return 0, fmt.Errorf("wHSV: %w", err)
 		}
 	}
-	return w.WHSV*dh + w.MSCR*MSCRDistance(a.Blobs, b.Blobs, a.H, b.H, w.Gamma), nil
+	var dm float64
+	if len(b.byRise) == len(b.Blobs) {
+		dm = mscrByHeight(a.Blobs, a.H, b.byRise, w.Gamma)
+	} else {
+		dm = MSCRDistance(a.Blobs, b.Blobs, a.H, b.H, w.Gamma)
+	}
+	return w.WHSV*dh + w.MSCR*dm, nil
+}
+
+// heightBlob is a blob's height as a fraction of its image's rows, y/h
+// as BlobDistance computes it, and its colour.
+type heightBlob struct {
+	h, l, a, b float64
+}
+
+// byHeight returns the blobs of an image of rows rows by increasing
+// height, ties in their order.
+func byHeight(blobs []Blob, rows int) []heightBlob {
+	out := make([]heightBlob, len(blobs))
+	for i, b := range blobs {
+		out[i] = heightBlob{b.Y / float64(rows), b.L, b.A, b.B}
+	}
+	slices.SortStableFunc(out, func(x, y heightBlob) int { return cmp.Compare(x.h, y.h) })
+	return out
+}
+
+// mscrByHeight is MSCRDistance of the probe blobs a of an image of ha
+// rows and the gallery blobs b sorted by height (byHeight), to the last
+// bit: each probe blob's nearest gallery blob is searched from
+// the gallery's nearest height outwards, and a side stops at the first
+// blob whose height term γ·|Δh| alone reaches the nearest distance so far.
+// That skips no nearer blob: the colour term only adds, a sum rounds to
+// no less than either of its non-negative terms, and the rounded height
+// term grows away from the probe's height on each side; and the minimum
+// does not depend on the order it is taken in.
+func mscrByHeight(a []Blob, ha int, b []heightBlob, gamma float64) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 1
+	}
+	c := 1 - gamma
+	var sum float64
+	for _, p := range a {
+		h := p.Y / float64(ha)
+		best := math.Inf(1)
+		// near returns whether q's height term alone stays below best, and
+		// takes q's distance into best when so.
+		near := func(q *heightBlob) bool {
+			pos := gamma * math.Abs(h-q.h)
+			if pos >= best {
+				return false
+			}
+			dl, da, db := p.L-q.l, p.A-q.a, p.B-q.b
+			best = min(best, pos+c*math.Sqrt(dl*dl+da*da+db*db)/labScale)
+			return true
+		}
+		lo, hi := 0, len(b) // the first blob at or above h, by bisection
+		for lo < hi {
+			if m := int(uint(lo+hi) >> 1); b[m].h < h {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		for j := lo; j < len(b); j++ {
+			if !near(&b[j]) {
+				break
+			}
+		}
+		for j := lo - 1; j >= 0; j-- {
+			if !near(&b[j]) {
+				break
+			}
+		}
+		sum += best
+	}
+	return sum / float64(len(a))
 }
 
 // MultiShot returns the multiple-shot distance of the probe identity

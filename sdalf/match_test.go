@@ -291,3 +291,35 @@ func TestMalformedImages(t *testing.T) {
 		t.Error("FindAxes of an HSV image with a short plane: no error")
 	}
 }
+
+// TestMSCRByHeightEqualsPlain compares the pruned search of the gallery's
+// blobs by height with MSCRDistance's every pair, bit for bit: random
+// blobs (heights drawn from a few rows, so that many tie), images of
+// different heights, γ at both ends and between, and empty sets.
+func TestMSCRByHeightEqualsPlain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	blobs := func(n, rows int) []Blob {
+		out := make([]Blob, n)
+		for i := range out {
+			out[i] = Blob{L: 100 * rng.Float64(), A: 60*rng.Float64() - 30, B: 60*rng.Float64() - 30, X: rng.Float64() * 16, Y: float64(rng.IntN(rows))}
+		}
+		return out
+	}
+	for trial := range 300 {
+		ha, hb := 32+rng.IntN(33), 32+rng.IntN(33)
+		a, b := blobs(rng.IntN(12), ha), blobs(rng.IntN(12), hb)
+		gamma := []float64{0, 0.4, 1, rng.Float64()}[trial%4]
+		want := MSCRDistance(a, b, ha, hb, gamma)
+		if got := mscrByHeight(a, ha, byHeight(b, hb), gamma); got != want {
+			t.Errorf("trial %d (%d and %d blobs, γ = %v): %v, want %v", trial, len(a), len(b), gamma, got, want)
+		}
+	}
+	p := people(t)
+	for _, a := range p[0] {
+		for _, b := range p[1] {
+			if got, want := mscrByHeight(a.Blobs, a.H, b.byRise, 0.4), MSCRDistance(a.Blobs, b.Blobs, a.H, b.H, 0.4); got != want {
+				t.Errorf("real signatures: %v, want %v", got, want)
+			}
+		}
+	}
+}

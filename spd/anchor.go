@@ -87,3 +87,70 @@ func (a *Anchor) AIRM(y mat.Symmetric) (float64, error) {
 	}
 	return w.sumLog2(), nil
 }
+
+// Target holds an SPD matrix Y with the factor Y = MMᵀ that the AIRM
+// distance takes of its second argument, so that the distances from
+// many anchors to a few fixed matrices (an MDM's class means) factorise
+// each of them once. A Target is read only by Anchor.AIRMTarget and may
+// be shared between goroutines.
+type Target struct {
+	y mat.Symmetric
+	m []float64 // M's buffer as Workspace.AIRM leaves it, d×d
+}
+
+// NewTarget factorises y as Workspace.AIRM factorises its Y. It returns
+// the errors Workspace.AIRM returns for such a Y: ErrEmpty or
+// ErrNotSquare for a nil or non-square y, ErrNotFinite for NaN or Inf
+// entries and ErrNotSPD when y is not SPD enough.
+func NewTarget(y mat.Symmetric) (*Target, error) {
+	d, err := sizeOf("Y", y)
+	if err != nil {
+		return nil, err
+	}
+	m := make([]float64, d*d)
+	loadUpperTo(m, d, y)
+	var ok bool
+	if d <= dense.PlainMaxD {
+		_, ok = dense.CholLower(m, m, nil, d)
+	} else {
+		_, ok = dense.CholLogDet(m, d)
+	}
+	if !ok {
+		if !finite(y) {
+			return nil, fmt.Errorf("Y: %w", ErrNotFinite)
+		}
+		return nil, fmt.Errorf("Y: %w: %s", ErrNotSPD, notSPDEnough(d))
+	}
+	return &Target{y: y, m: m}, nil
+}
+
+// AIRMTarget returns d_g(X, Y) for the anchor X and the target's Y, bit
+// for bit Workspace.AIRM(X, Y) and Anchor.AIRM(Y), without factorising
+// Y again. It returns an error wrapping ErrParameter for a nil or zero
+// anchor or target, ErrDimension when their sizes differ, and the errors
+// of Anchor.AIRM.
+func (a *Anchor) AIRMTarget(t *Target) (float64, error) {
+	if err := a.ready(); err != nil {
+		return 0, err
+	}
+	if t == nil || len(t.m) == 0 {
+		return 0, fmt.Errorf("%w: nil or zero Target (use NewTarget)", ErrParameter)
+	}
+	w := a.w
+	d := w.d
+	if len(t.m) != d*d {
+		return 0, fmt.Errorf("%w: anchor is %d×%d, target is %d×%d", ErrDimension, d, d, t.y.SymmetricDim(), t.y.SymmetricDim())
+	}
+	// Workspace.AIRM's route: the fast one on Y's factor, else the
+	// general one, which factorises again.
+	if d <= dense.PlainMaxD {
+		copy(w.b, t.m)
+		if w.fastEigen(a.u, t.y, true) {
+			return w.sumLog2(), nil
+		}
+	}
+	if err := w.whitenedEigen(a.u, t.y); err != nil {
+		return 0, err
+	}
+	return w.sumLog2(), nil
+}

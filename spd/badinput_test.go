@@ -659,6 +659,29 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			return a.AIRM(diag(1, 1))
 		}),
 		"Anchor.AIRM": anchorAIRMCases(anchor),
+		"NewTarget": matCases("Y", needSPD, func(y mat.Symmetric) (any, error) {
+			tg, err := NewTarget(y)
+			if err != nil {
+				return nil, err
+			}
+			return anchor().AIRMTarget(tg)
+		}),
+		"Anchor.AIRMTarget": {
+			{"nil Anchor", func() error { tg, _ := NewTarget(good); return errOf((*Anchor)(nil).AIRMTarget(tg)) }, ErrParameter, ""},
+			{"zero Anchor", func() error { tg, _ := NewTarget(good); return errOf((&Anchor{}).AIRMTarget(tg)) }, ErrParameter, ""},
+			{"nil Target", func() error { return errOf(anchor().AIRMTarget(nil)) }, ErrParameter, ""},
+			{"zero Target", func() error { return errOf(anchor().AIRMTarget(&Target{})) }, ErrParameter, ""},
+			{"Target of another size", func() error { tg, _ := NewTarget(good3); return errOf(anchor().AIRMTarget(tg)) }, ErrDimension, ""},
+			{"as Anchor.AIRM", func() error {
+				tg, _ := NewTarget(diag(3, 0.5))
+				got, err := anchor().AIRMTarget(tg)
+				want, _ := anchor().AIRM(diag(3, 0.5))
+				if err != nil || got != want {
+					return fmt.Errorf("%v, %v, want %v", got, err, want)
+				}
+				return nil
+			}, nil, ""},
+		},
 		"Anchor.Reset": {
 			{"nil Anchor", func() error { return check(!(*Anchor)(nil).Reset(good), "true") }, nil, ""},
 			{"zero Anchor", func() error { return check(!(&Anchor{}).Reset(good), "true") }, nil, ""},
