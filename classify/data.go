@@ -397,12 +397,15 @@ type Outcome struct {
 
 // Fusion is how an outcome over items of several regions came about: the
 // layout and the fusion rule chosen, the layout's regions (as
-// "WxH+X+Y", in part order), each part's weight and each part's test
-// accuracy (%) on its own.
+// "WxH+X+Y", in part order), each part's weight, each part's test
+// accuracy (%) on its own and the parameters each part's method used
+// (chosen per part where the method chooses by cross-validation, as
+// RSR's σ and λ are; Outcome.Params holds the first part's).
 type Fusion struct {
-	Layout       string    `json:"layout"`
-	Rule         string    `json:"rule"`
-	Regions      []string  `json:"regions"`
-	Weights      []float64 `json:"weights"`
-	PartAccuracy []float64 `json:"part_accuracy"`
+	Layout       string               `json:"layout"`
+	Rule         string               `json:"rule"`
+	Regions      []string             `json:"regions"`
+	Weights      []float64            `json:"weights"`
+	PartAccuracy []float64            `json:"part_accuracy"`
+	PartParams   []map[string]float64 `json:"part_params,omitempty"`
 }
