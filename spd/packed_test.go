@@ -124,3 +124,42 @@ func TestResidency(t *testing.T) {
 		}
 	}
 }
+
+// TestResidencyConcurrent reads two packed Sets from several goroutines
+// at once within a budget of one, so that each read may drop the other
+// Set's storage while it is read, and checks every matrix bit for bit
+// (run with -race).
+func TestResidencyConcurrent(t *testing.T) {
+	a, b := randomSet(t, 6, 4, 1), randomSet(t, 6, 4, 2)
+	var r Residency
+	pa, err := Pack(a, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := Pack(b, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			var bad error
+			for k := range 200 {
+				s, p := a, pa
+				if (g+k)%2 == 1 {
+					s, p = b, pb
+				}
+				i := k % s.Len()
+				if !sameBits(p.View(i).RawSymmetric().Data, s.View(i).RawSymmetric().Data) {
+					bad = errors.New("a matrix read concurrently differs")
+				}
+			}
+			errs <- bad
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
