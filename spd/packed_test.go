@@ -103,14 +103,7 @@ func TestResidency(t *testing.T) {
 		want int64
 	}{{0, 6}, {1, 6}, {2, 2}, {3, 2}} {
 		r := Residency{Max: tc.max}
-		pa, err := Pack(a, &r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pb, err := Pack(b, &r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pa, pb := packTwo(t, a, b, &r)
 		v := pa.View(1)
 		for range 3 {
 			pa.View(0)
@@ -131,15 +124,7 @@ func TestResidency(t *testing.T) {
 // (run with -race).
 func TestResidencyConcurrent(t *testing.T) {
 	a, b := randomSet(t, 6, 4, 1), randomSet(t, 6, 4, 2)
-	var r Residency
-	pa, err := Pack(a, &r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pb, err := Pack(b, &r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pa, pb := packTwo(t, a, b, new(Residency))
 	errs := make(chan error, 4)
 	for g := range 4 {
 		go func() {
@@ -162,4 +147,17 @@ func TestResidencyConcurrent(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// packTwo packs a and b within r.
+func packTwo(t *testing.T, a, b *Set, r *Residency) (pa, pb *Set) {
+	t.Helper()
+	var err error
+	if pa, err = Pack(a, r); err == nil {
+		pb, err = Pack(b, r)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pa, pb
 }
