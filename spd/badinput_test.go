@@ -520,6 +520,27 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			{"no groups", func() error { _, err := Regroup(set.Subset(seq(set.Len())), 0); return err }, ErrDimension, ""},
 			{"not whole groups", func() error { _, err := Regroup(set.Subset(seq(set.Len())), set.Len()+1); return err }, ErrDimension, ""},
 		},
+		"Pack": {
+			{"nil set", func() error { _, err := Pack(nil, new(Residency)); return err }, ErrEmpty, ""},
+			{"empty set", func() error { _, err := Pack(&Set{}, new(Residency)); return err }, ErrEmpty, ""},
+			{"nil Residency", func() error {
+				p, err := Pack(set, nil)
+				if err != nil {
+					return err
+				}
+				return check(Equal(p, set), "not Equal")
+			}, nil, ""},
+			{"regrouping a packed set", func() error {
+				p, err := Pack(set, nil)
+				if err != nil {
+					return err
+				}
+				_, err = Regroup(p, 1)
+				return err
+			}, errPacked, ""},
+		},
+		"Residency.Unpacked": {{"nil Residency", func() error { return check((*Residency)(nil).Unpacked() == 0, "not 0") }, nil, ""}},
+		"Set.Packed":         {{"nil Set", func() error { return check(!(*Set)(nil).Packed(), "packed") }, nil, ""}},
 		"Equal": {
 			{"two nil sets", func() error { return check(Equal(nil, nil), "not Equal") }, nil, ""},
 			{"a nil set", func() error { return check(!Equal(set, nil) && !Equal(nil, set), "Equal") }, nil, ""},
