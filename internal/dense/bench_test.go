@@ -90,6 +90,22 @@ func BenchmarkAIRMStages(b *testing.B) {
 		}
 		roofline.Report(b, 4*n3/3)
 	})
+	b.Run(fmt.Sprintf("d=%d/tridiagonalize8", d), func(b *testing.B) {
+		var gs [8][]float64
+		for p := range gs {
+			gs[p] = airmGram(uint64(200+p), d, 1.5)
+		}
+		h0 := pack8(gs, d)
+		h := make([]float64, len(h0))
+		diag, off := make([]float64, 8*d), make([]float64, 8*d)
+		p, q := make([]float64, 8*d), make([]float64, 8*d)
+		for b.Loop() {
+			copy(h, h0)
+			Tridiagonalize8(h, d, diag, off, p, q)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(8*b.N), "ns/matrix")
+		roofline.Report(b, 8*4*n3/3)
+	})
 	b.Run(fmt.Sprintf("d=%d/eigenvalues", d), func(b *testing.B) {
 		for b.Loop() {
 			copy(diag, d0)

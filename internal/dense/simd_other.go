@@ -48,3 +48,19 @@ func rotRowsAVX(x, y *float64, n int, c, s float64) {
 func reflRowsAVX(a *float64, stride, m, n int, v *float64, tau float64) {
 	panic("dense: reflRowsAVX without amd64 assembly")
 }
+
+func tridiagPairs8AVX512(a *float64, n, m int, v, w, nv, q *float64, qv *[8]float64) {
+	panic("dense: tridiagPairs8AVX512 without amd64 assembly")
+}
+
+func tridiagRow8AVX512(a *float64, m int, v, w *float64, tau, kk, xn *[8]float64) {
+	panic("dense: tridiagRow8AVX512 without amd64 assembly")
+}
+
+func scale8AVX512(v *float64, m int, scal *[8]float64, mask uint64) {
+	panic("dense: scale8AVX512 without amd64 assembly")
+}
+
+func tridiagProd8AVX512(a *float64, n, m int, v, p *float64, qv *[8]float64) {
+	panic("dense: tridiagProd8AVX512 without amd64 assembly")
+}
