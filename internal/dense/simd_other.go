@@ -64,3 +64,7 @@ func scale8AVX512(v *float64, m int, scal *[8]float64, mask uint64) {
 func tridiagProd8AVX512(a *float64, n, m int, v, p *float64, qv *[8]float64) {
 	panic("dense: tridiagProd8AVX512 without amd64 assembly")
 }
+
+func pwk8AVX512(d, e *float64, st *pwk8State) (fin uint64) {
+	panic("dense: pwk8AVX512 without amd64 assembly")
+}
