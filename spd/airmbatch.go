@@ -15,13 +15,17 @@ type airmLanes struct {
 	p, q      []float64 // Tridiagonalize8's scratch, 8d each
 	shift     [8]int    // each lane's exponent s of whitenedGram
 	ok        [8]bool   // whether the lane's Gram matrix was formed
+	conv      [8]bool   // whether its eigenvalues converged
+	work      []float64 // dense.TridiagEigen8's, 16d
 }
 
 // AIRMTargets sets dst[i] = d_g(X, Y_i) for the anchor X and the
 // targets' Y_i, each bit for bit Anchor.AIRMTarget's. Where
 // dense.TridiagLanes holds it takes eight targets at once: their Gram
 // matrices G_i (see Workspace.fastEigen) reduced to tridiagonal form by
-// dense.Tridiagonalize8, whose lanes are Tridiagonalize's bit for bit. A
+// dense.Tridiagonalize8 and their eigenvalues found by
+// dense.TridiagEigen8, whose lanes are Tridiagonalize's and
+// TridiagEigen's bit for bit. A
 // target whose distance leaves fastEigen's route, and every target
 // elsewhere, takes AIRMTarget. It returns AIRMTarget's first error, with
 // dst then in part unset, and ErrDimension when len(dst) != len(ts).
@@ -63,11 +67,15 @@ func (a *Anchor) AIRMTargets(dst []float64, ts []*Target) error {
 			}
 		}
 		dense.Tridiagonalize8(b.h, d, b.diag, b.off, b.p, b.q)
+		dense.TridiagEigen8(b.diag, b.off, d, b.work, &b.conv)
 		for p := range n {
 			i := i0 + p
-			if b.ok[p] && w.tridiagEigen(b.diag[p*d:p*d+d], b.off[p*d:p*d+d], b.shift[p]) {
-				dst[i] = w.sumLog2()
-				continue
+			if b.ok[p] && b.conv[p] {
+				copy(w.vals, b.diag[p*d:p*d+d])
+				if w.positiveEigen(b.shift[p]) {
+					dst[i] = w.sumLog2()
+					continue
+				}
 			}
 			v, err := a.AIRMTarget(ts[i])
 			if err != nil {
@@ -88,6 +96,7 @@ func (a *Anchor) lanes() *airmLanes {
 			h:    make([]float64, 8*d*d),
 			diag: make([]float64, 8*d), off: make([]float64, 8*d),
 			p: make([]float64, 8*d), q: make([]float64, 8*d),
+			work: make([]float64, 16*d),
 		}
 	}
 	return a.batch

@@ -278,20 +278,19 @@ func whitenedGram(g, u, m, z, work []float64, d int) (s int, ok bool) {
 }
 
 // tridiagEigen finishes fastEigen from G's tridiagonal form diag, off
-// (diag is w.vals, or is copied there) and the scaling exponent s of
+// (diag is w.vals) and the scaling exponent s of
 // whitenedGram: the eigenvalues into w.vals, w.logShift set; false when
 // the iteration does not converge or an eigenvalue is not positive or
 // overflows.
 func (w *Workspace) tridiagEigen(diag, off []float64, s int) bool {
-	d := w.d
-	if &diag[0] != &w.vals[0] {
-		copy(w.vals, diag)
-		diag = w.vals
-	}
-	if !dense.TridiagEigen(diag, off[:d-1], w.work[d:]) {
-		return false
-	}
-	if !(diag[0] > 0) || math.IsInf(diag[d-1], 1) {
+	return dense.TridiagEigen(diag, off[:w.d-1], w.work[w.d:]) && w.positiveEigen(s)
+}
+
+// positiveEigen finishes fastEigen from the eigenvalues in w.vals of G
+// scaled by 2^−2s: it sets w.logShift, or reports false when an
+// eigenvalue is not positive or overflows.
+func (w *Workspace) positiveEigen(s int) bool {
+	if !(w.vals[0] > 0) || math.IsInf(w.vals[w.d-1], 1) {
 		return false
 	}
 	w.logShift = float64(2*s) * math.Ln2
