@@ -241,37 +241,23 @@ func (w *Workspace) fastEigen(u []float64, y mat.Symmetric, haveM bool) bool {
 // matrix G' = Z'ᵀZ' of fastEigen for X's factor in u (L = Uᵀ in its lower
 // triangle) and Y's factor M in m's lower triangle: Z = L⁻¹M, scaled to
 // Z' = 2^−s·Z, exactly, so that G's entries are at most d: no overflow in
-// G or in the Householder norms, and λ = 2^2s·λ(G'). z is scratch of d×d
-// apart from m (g may be m), work of d. It reports false when an entry of Z is not
-// finite or s is out of range.
+// G or in the Householder norms, and λ = 2^2s·λ(G'). z is scratch of
+// d×d apart from m (g may be m), work of d. It reports false when an
+// entry of Z is not finite or s is out of range.
 func whitenedGram(g, u, m, z, work []float64, d int) (s int, ok bool) {
 	dense.SolveLowerT(z, u, m, work, d)
-	// The scan for Z's largest entry, over Zᵀ's upper triangle (the rest
-	// is zero), also rejects entries that are not finite.
-	var zmax float64
-	for j := range d {
-		for _, v := range z[j*d+j : j*d+d] {
-			v = math.Abs(v)
-			if !(v <= math.MaxFloat64) { // NaN or ±Inf
-				return 0, false
-			}
-			if v > zmax {
-				zmax = v
-			}
-		}
+	// Z's largest entry, over Zᵀ's upper triangle (the rest is zero); the
+	// scan also rejects entries that are not finite.
+	zmax, ok := dense.MaxAbsUpper(z, d)
+	if !ok {
+		return 0, false
 	}
 	_, s = math.Frexp(zmax) // zmax in [2^(s−1), 2^s)
 	if s < -1000 || s > 1000 {
 		return 0, false
 	}
 	if s != 0 {
-		f := math.Ldexp(1, -s)
-		for j := range d {
-			r := z[j*d+j : j*d+d]
-			for i := range r {
-				r[i] *= f
-			}
-		}
+		dense.ScaleUpper(z, d, math.Ldexp(1, -s))
 	}
 	dense.GramUpperT(g, z, d)
 	return s, true

@@ -122,3 +122,16 @@ func tridiagProd8AVX512(a *float64, n, m int, v, p *float64, qv *[8]float64)
 //
 //go:noescape
 func pwk8AVX512(d, e *float64, st *pwk8State) (fin uint64)
+
+// maxAbsUpperAVX returns the largest magnitude over the upper triangle
+// of the row-major d×d z and whether an entry there is NaN or ±Inf, in
+// AVX2. Only called when haveFMA.
+//
+//go:noescape
+func maxAbsUpperAVX(z *float64, d int) (m float64, bad bool)
+
+// scaleUpperAVX multiplies the upper triangle of the row-major d×d z by
+// f, in AVX2. Only called when haveFMA.
+//
+//go:noescape
+func scaleUpperAVX(z *float64, d int, f float64)

@@ -68,3 +68,11 @@ func tridiagProd8AVX512(a *float64, n, m int, v, p *float64, qv *[8]float64) {
 func pwk8AVX512(d, e *float64, st *pwk8State) (fin uint64) {
 	panic("dense: pwk8AVX512 without amd64 assembly")
 }
+
+func maxAbsUpperAVX(z *float64, d int) (m float64, bad bool) {
+	panic("dense: maxAbsUpperAVX without amd64 assembly")
+}
+
+func scaleUpperAVX(z *float64, d int, f float64) {
+	panic("dense: scaleUpperAVX without amd64 assembly")
+}
