@@ -135,3 +135,14 @@ func maxAbsUpperAVX(z *float64, d int) (m float64, bad bool)
 //
 //go:noescape
 func scaleUpperAVX(z *float64, d int, f float64)
+
+// deflQL8AVX512 and deflQR8AVX512 are the scans of pwkQL and pwkQR for a
+// negligible off-diagonal entry, eight entries a vector (see
+// tridiageig8_amd64.s): the same tests, so the same m. Only called when
+// have512.
+//
+//go:noescape
+func deflQL8AVX512(d, e *float64, l, lend int) int
+
+//go:noescape
+func deflQR8AVX512(d, e *float64, l, lend int) int

@@ -76,3 +76,11 @@ func maxAbsUpperAVX(z *float64, d int) (m float64, bad bool) {
 func scaleUpperAVX(z *float64, d int, f float64) {
 	panic("dense: scaleUpperAVX without amd64 assembly")
 }
+
+func deflQL8AVX512(d, e *float64, l, lend int) int {
+	panic("dense: deflQL8AVX512 without amd64 assembly")
+}
+
+func deflQR8AVX512(d, e *float64, l, lend int) int {
+	panic("dense: deflQR8AVX512 without amd64 assembly")
+}

@@ -86,6 +86,9 @@ func pwkLockstep(runs []pwkRun) {
 // sweeps' steps eight at a time in pwk8AVX512.
 func pwkLanes(runs *[8]pwkRun, diag, off []float64, n int) {
 	var st pwk8State
+	for p := range runs {
+		runs[p].vec = true
+	}
 	for {
 		for p := range runs {
 			r := &runs[p]
@@ -177,6 +180,7 @@ type pwkRun struct {
 	d, e, d0, e0 []float64
 	its          int
 	state        int
+	vec          bool // the deflation tests in deflQL8AVX512, deflQR8AVX512
 
 	l1        int  // pwk's next block start
 	inBlock   bool // a block l..lend is being reduced
@@ -261,9 +265,14 @@ func (r *pwkRun) nextQL() bool {
 	for {
 		l, lend := r.l, r.lend
 		m := l
-		for ; m < lend; m++ {
-			if math.Abs(e[m]) <= pwkEps2*math.Abs(d[m]*d[m+1]) {
-				break
+		if r.vec {
+			_, _ = d[lend], e[lend-1]
+			m = deflQL8AVX512(&d[0], &e[0], l, lend)
+		} else {
+			for ; m < lend; m++ {
+				if math.Abs(e[m]) <= pwkEps2*math.Abs(d[m]*d[m+1]) {
+					break
+				}
 			}
 		}
 		if m < lend {
@@ -309,9 +318,14 @@ func (r *pwkRun) nextQR() bool {
 	for {
 		l, lend := r.l, r.lend
 		m := l
-		for ; m > lend; m-- {
-			if math.Abs(e[m-1]) <= pwkEps2*math.Abs(d[m]*d[m-1]) {
-				break
+		if r.vec {
+			_ = d[l]
+			m = deflQR8AVX512(&d[0], &e[0], l, lend)
+		} else {
+			for ; m > lend; m-- {
+				if math.Abs(e[m-1]) <= pwkEps2*math.Abs(d[m]*d[m-1]) {
+					break
+				}
 			}
 		}
 		if m > lend {

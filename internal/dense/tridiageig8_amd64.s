@@ -227,3 +227,116 @@ next8:
 	MOVQ AX, fin+24(FP)
 	VZEROUPPER
 	RET
+
+// DEFL8 sets K2 to the lanes of K1 where |e_k| <= 2⁻¹⁰⁶·|d_k·d_{k+1}|
+// for the entries at EO(SI), DO(DI) and D1(DI) from index R8 (pwkQL's
+// and pwkQR's test of a negligible off-diagonal entry, on eight k at
+// once). Z3 holds 2⁻¹⁰⁶, Z4 the mask of the magnitude bits.
+#define DEFL8(EO, DO, D1) \
+	VMOVUPD EO(SI)(R8*8), K1, Z0; \
+	VMOVUPD DO(DI)(R8*8), K1, Z1; \
+	VMOVUPD D1(DI)(R8*8), K1, Z2; \
+	VMULPD Z2, Z1, Z1; \
+	VPANDQ Z4, Z1, Z1; \
+	VMULPD Z1, Z3, Z1; \
+	VPANDQ Z4, Z0, Z0; \
+	VCMPPD $2, Z1, Z0, K1, K2
+
+// DEFLCONST loads DEFL8's constants.
+#define DEFLCONST \
+	MOVQ $0x3950000000000000, AX; \
+	VPBROADCASTQ AX, Z3; \
+	MOVQ $0x7fffffffffffffff, AX; \
+	VPBROADCASTQ AX, Z4
+
+// func deflQL8AVX512(d, e *float64, l, lend int) int
+//
+// The least m in [l, lend) with |e_m| <= 2⁻¹⁰⁶·|d_m·d_{m+1}|, else
+// lend: pwkQL's scan, eight m at a time, the last by masked loads.
+TEXT ·deflQL8AVX512(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ e+8(FP), SI
+	MOVQ l+16(FP), R8
+	MOVQ lend+24(FP), R9
+	DEFLCONST
+
+qlscan:
+	CMPQ R8, R9
+	JGE  qlnone
+	MOVQ R9, CX
+	SUBQ R8, CX
+	CMPQ CX, $8
+	JLE  qlmask
+	MOVQ $8, CX
+
+qlmask:
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	DEFL8(0, 0, 8)
+	KMOVW K2, AX
+	TESTQ AX, AX
+	JNE  qlfound
+	ADDQ $8, R8
+	JMP  qlscan
+
+qlfound:
+	BSFQ AX, AX
+	ADDQ R8, AX
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+qlnone:
+	MOVQ R9, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func deflQR8AVX512(d, e *float64, l, lend int) int
+//
+// The greatest m in (lend, l] with |e_{m−1}| <= 2⁻¹⁰⁶·|d_m·d_{m−1}|,
+// else lend: pwkQR's scan, eight m at a time from l down. R10 is the
+// top of a group, R8 its bottom.
+TEXT ·deflQR8AVX512(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ e+8(FP), SI
+	MOVQ l+16(FP), R10
+	MOVQ lend+24(FP), R9
+	DEFLCONST
+
+qrscan:
+	CMPQ R10, R9
+	JLE  qrnone
+	LEAQ -7(R10), R8
+	LEAQ 1(R9), AX
+	CMPQ R8, AX
+	JGE  qrgroup
+	MOVQ AX, R8
+
+qrgroup:
+	MOVQ R10, CX
+	SUBQ R8, CX
+	INCQ CX
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	DEFL8(-8, 0, -8)
+	KMOVW K2, AX
+	TESTQ AX, AX
+	JNE  qrfound
+	LEAQ -1(R8), R10
+	JMP  qrscan
+
+qrfound:
+	BSRQ AX, AX
+	ADDQ R8, AX
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+qrnone:
+	MOVQ R9, ret+32(FP)
+	VZEROUPPER
+	RET
