@@ -319,7 +319,7 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 		if a.costs {
 			dist = make([]float64, k)
 		}
-		// The distances to all the means at once, eight a time, bit for
+		// The distances to all the means at once, eight at a time, bit for
 		// bit AIRMTarget's; on an error the loop below takes each in turn
 		// and names what is wrong.
 		var batch []float64
