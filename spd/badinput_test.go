@@ -703,6 +703,22 @@ func badInputTable(t *testing.T) map[string][]badCase {
 				return nil
 			}, nil, ""},
 		},
+		"Anchor.AIRMTargets": {
+			{"nil Anchor", func() error {
+				tg, _ := NewTarget(good)
+				return (*Anchor)(nil).AIRMTargets(make([]float64, 1), []*Target{tg})
+			}, ErrParameter, ""},
+			{"zero Anchor", func() error {
+				tg, _ := NewTarget(good)
+				return (&Anchor{}).AIRMTargets(make([]float64, 1), []*Target{tg})
+			}, ErrParameter, ""},
+			{"nil Target", func() error { return anchor().AIRMTargets(make([]float64, 1), []*Target{nil}) }, ErrParameter, ""},
+			{"Target of another size", func() error {
+				tg, _ := NewTarget(good3)
+				return anchor().AIRMTargets(make([]float64, 1), []*Target{tg})
+			}, ErrDimension, ""},
+			{"dst of another length", func() error { tg, _ := NewTarget(good); return anchor().AIRMTargets(nil, []*Target{tg}) }, ErrDimension, ""},
+		},
 		"Anchor.Reset": {
 			{"nil Anchor", func() error { return check(!(*Anchor)(nil).Reset(good), "true") }, nil, ""},
 			{"zero Anchor", func() error { return check(!(&Anchor{}).Reset(good), "true") }, nil, ""},
