@@ -7,8 +7,8 @@ import "github.com/covpipe/covpipe/spd"
 // spd.LogEuclideanMetric squared), the exponent of the log-Euclidean
 // Gaussian kernel exp(−σ ‖log X − log Y‖²_F) (spd.LogEuclideanKernel).
 // Its blocks are computed when asked for, each by one matrix product of
-// the items' log-vectors, which the Data computes once (n·d(d+1)/2
-// values).
+// the items' log-vectors, which the Data computes once per item, when a
+// block first reads the item (d(d+1)/2 values each).
 type LogEuclideanSq struct{}
 
 func (LogEuclideanSq) String() string { return "squared log-Euclidean distance" }
@@ -66,6 +66,6 @@ func (d *Data) logVecs() (*itemVectors, error) {
 	return dataState(d, logVecsKey{}, func() (*itemVectors, error) {
 		n := d.Set.Len()
 		return &itemVectors{n: n, m: spd.VecLen(d.Set.Dim()), rows: make([][]float64, n), sq: make([]float64, n), inv: make([]float64, n),
-			set: d.Set, workers: d.Workers}, nil
+			data: d}, nil
 	})
 }

@@ -26,13 +26,15 @@ type itemVectors struct {
 	sq   []float64   // squared Euclidean norm of each row
 	inv  []float64   // reciprocal Euclidean norm of each row
 
-	// set, when not nil, holds the matrices whose log-vectors rows are,
-	// computed on workers; nil when every row is given (LinearPairs).
-	set     *spd.Set
-	workers int
-	mu      sync.Mutex // held while rows are computed
-	ws      []*spd.Workspace
-	tmps    []*mat.SymDense
+	// data, when not nil, is the Data whose matrices' log-vectors rows
+	// are, computed on its workers from its Set as it is then (a packed
+	// one, PackParts, unpacks when read); nil when every row is given
+	// (LinearPairs).
+	data *Data
+	mu   sync.Mutex // held while rows are computed
+	// ws and tmps are the workers' buffers, made on first use.
+	ws   []*spd.Workspace
+	tmps []*mat.SymDense
 }
 
 func (lv *itemVectors) row(i int) []float64 { return lv.rows[i] }
@@ -43,7 +45,7 @@ func (lv *itemVectors) row(i int) []float64 { return lv.rows[i] }
 // again. Rows, once computed, never change:
 // a caller reads those of its lists after ensure returns.
 func (lv *itemVectors) ensure(lists ...[]int) error {
-	if lv.set == nil {
+	if lv.data == nil {
 		return nil
 	}
 	lv.mu.Lock()
@@ -64,18 +66,19 @@ func (lv *itemVectors) ensure(lists ...[]int) error {
 	}
 	slices.Sort(missing)
 	missing = slices.Compact(missing)
-	m, dim := lv.m, lv.set.Dim()
+	set, workers := lv.data.Set, lv.data.Workers
+	m, dim := lv.m, set.Dim()
 	if lv.ws == nil {
-		lv.ws = make([]*spd.Workspace, pool.Workers(lv.workers))
+		lv.ws = make([]*spd.Workspace, pool.Workers(workers))
 		lv.tmps = make([]*mat.SymDense, len(lv.ws))
 	}
 	vecs := make([]float64, len(missing)*m)
-	err := pool.ForErr(len(missing), lv.workers, func(w, k int) error {
+	err := pool.ForErr(len(missing), workers, func(w, k int) error {
 		if lv.ws[w] == nil {
 			lv.ws[w], lv.tmps[w] = spd.NewWorkspace(dim), mat.NewSymDense(dim, nil)
 		}
 		i, v := missing[k], vecs[k*m:(k+1)*m]
-		if err := lv.ws[w].LogVecTo(v, lv.set.View(i), lv.tmps[w]); err != nil {
+		if err := lv.ws[w].LogVecTo(v, set.View(i), lv.tmps[w]); err != nil {
 			return fmt.Errorf("log of matrix %d: %w", i, err)
 		}
 		// Squared norms as a dot product, the diagonal of the vectors'
