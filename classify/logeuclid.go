@@ -1,22 +1,14 @@
 package classify
 
-import (
-	"fmt"
-	"math"
-
-	"github.com/covpipe/covpipe/internal/pool"
-	"github.com/covpipe/covpipe/spd"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/mat"
-)
+import "github.com/covpipe/covpipe/spd"
 
 // LogEuclideanSq is the squared log-Euclidean distance
 // ‖log X_i − log X_j‖²_F (Arsigny et al. 2007; the metric
 // spd.LogEuclideanMetric squared), the exponent of the log-Euclidean
 // Gaussian kernel exp(−σ ‖log X − log Y‖²_F) (spd.LogEuclideanKernel).
 // Its blocks are computed when asked for, each by one matrix product of
-// the items' log-vectors, which the Data computes once (n·d(d+1)/2
-// values).
+// the items' log-vectors, which the Data computes once per item, when a
+// block first reads the item (d(d+1)/2 values each).
 type LogEuclideanSq struct{}
 
 func (LogEuclideanSq) String() string { return "squared log-Euclidean distance" }
@@ -68,37 +60,12 @@ func logEuclideanKernel() Kernel {
 // logVecsKey keys a Data's log-vectors.
 type logVecsKey struct{}
 
-// logVecs returns the items' log-vectors, computing them on first use on
-// the Data's workers.
+// logVecs returns the items' log-vectors, each computed on the Data's
+// workers when a block first reads it (itemVectors.ensure).
 func (d *Data) logVecs() (*itemVectors, error) {
 	return dataState(d, logVecsKey{}, func() (*itemVectors, error) {
-		n, dim := d.Set.Len(), d.Set.Dim()
-		m := spd.VecLen(dim)
-		lv := &itemVectors{n: n, m: m, vecs: make([]float64, n*m), stride: m, sq: make([]float64, n), inv: make([]float64, n)}
-		ws := make([]*spd.Workspace, pool.Workers(d.Workers))
-		tmps := make([]*mat.SymDense, len(ws))
-		err := pool.ForErr(n, d.Workers, func(w, i int) error {
-			if ws[w] == nil {
-				ws[w], tmps[w] = spd.NewWorkspace(dim), mat.NewSymDense(dim, nil)
-			}
-			v := lv.vecs[i*m : (i+1)*m]
-			if err := ws[w].LogVecTo(v, d.Set.View(i), tmps[w]); err != nil {
-				return fmt.Errorf("log of matrix %d: %w", i, err)
-			}
-			// Squared norms as a dot product, the diagonal of the vectors'
-			// Gram matrix that the distances are made from.
-			x := blas64.Vector{N: m, Inc: 1, Data: v}
-			lv.sq[i] = blas64.Dot(x, x)
-			var ss float64
-			for _, e := range v {
-				ss += e * e
-			}
-			lv.inv[i] = 1 / math.Sqrt(ss)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		return lv, nil
+		n := d.Set.Len()
+		return &itemVectors{n: n, m: spd.VecLen(d.Set.Dim()), rows: make([][]float64, n), sq: make([]float64, n), inv: make([]float64, n),
+			data: d}, nil
 	})
 }

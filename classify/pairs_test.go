@@ -3,6 +3,7 @@ package classify
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 
@@ -321,5 +322,74 @@ func TestSteinKernelBlocks(t *testing.T) {
 	}
 	if n := p.(*steinPairs).kernels.Len(); n != keptKernels {
 		t.Errorf("%d kernel matrices kept, want %d", n, keptKernels)
+	}
+}
+
+// TestSteinTrainTriangle checks the training set's divergences, which a
+// steinPairs keeps as one triangle, against the symmetric block that
+// spd.SteinSymBlock computes of them, bit for bit: unmapped blocks of
+// training rows (every column in place, columns out of place, rows
+// outside the training set among them), TrainKernel's matrix, and kernel
+// blocks, which map those same values.
+func TestSteinTrainTriangle(t *testing.T) {
+	ctx := context.Background()
+	data := pairsData(t, 90)
+	train := Seq(3, 75)
+	m := len(train)
+	ref, err := spd.SteinSymBlock(ctx, data.Set, train, &spd.GramOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(i, j int) float64 {
+		a, b := i-3, j-3
+		return ref.At(min(a, b), max(a, b))
+	}
+	p, err := data.Pairs(Stein{}, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []struct{ rows, cols []int }{
+		{train, train},
+		{[]int{40, 3, 74}, train},
+		{[]int{74, 10, 3}, []int{50, 3, 74, 12}},
+		{[]int{0, 20, 80, 21}, train},
+	} {
+		for _, f := range []Map{Identity, Exp(0.7)} {
+			got, err := p.Block(ctx, b.rows, b.cols, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r, i := range b.rows {
+				if i < 3 || i >= 75 {
+					continue
+				}
+				for c, j := range b.cols {
+					w := want(i, j)
+					if f != Identity {
+						w = math.Exp(-0.7 * w)
+					}
+					if g := got.At(r, c); math.Float64bits(g) != math.Float64bits(w) {
+						t.Fatalf("%v: entry (%d, %d) = %v, want %v", f, i, j, g, w)
+					}
+				}
+			}
+		}
+	}
+	if n := len(p.(*steinPairs).tt); n != m*(m+1)/2 {
+		t.Errorf("%d divergences kept for %d training items, want the triangle's %d", n, m, m*(m+1)/2)
+	}
+	k, pos, err := TrainKernel(ctx, p, []int{9, 4}, Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(pos, []int{6, 1}) {
+		t.Errorf("positions %v, want [6 1]", pos)
+	}
+	for a, i := range train {
+		for b, j := range train {
+			if g, w := k.RawSymmetric().Data[a*m+b], want(i, j); math.Float64bits(g) != math.Float64bits(w) {
+				t.Fatalf("TrainKernel entry (%d, %d) = %v, want %v", i, j, g, w)
+			}
+		}
 	}
 }

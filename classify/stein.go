@@ -96,7 +96,7 @@ type steinPairs struct {
 	entries *atomic.Int64 // the Data's count of divergences computed
 
 	ttMu sync.Mutex // held while tt is computed
-	tt   []float64  // divergences of T×T, row-major, both triangles; nil until computed
+	tt   []float64  // divergences of T×T, the upper triangle row after row (triIndex); nil until computed
 
 	kernels once.Cache[Map, []float64] // f of tt, row-major, per Map
 
@@ -128,10 +128,12 @@ func newSteinPairs(d *Data, train []int, entries *atomic.Int64) (*steinPairs, er
 	return p, nil
 }
 
-// trainBlock returns the divergences of the training set to itself, both
-// triangles, so that a row of them is contiguous. Concurrent callers wait
-// for the first one's computation; a failed one (a cancelled ctx) is not
-// kept, so that a later call computes them again.
+// trainBlock returns the divergences of the training set to itself, its
+// upper triangle row after row (triIndex), which is half the matrix and
+// holds each of a row's values from the diagonal on contiguous.
+// Concurrent callers wait for the first one's computation; a failed one
+// (a cancelled ctx) is not kept, so that a later call computes them
+// again.
 func (p *steinPairs) trainBlock(ctx context.Context) ([]float64, error) {
 	p.ttMu.Lock()
 	defer p.ttMu.Unlock()
@@ -145,32 +147,42 @@ func (p *steinPairs) trainBlock(ctx context.Context) ([]float64, error) {
 	m := len(p.train)
 	p.entries.Add(int64(m * (m - 1) / 2))
 	raw := s.RawSymmetric()
-	tt := raw.Data
-	if raw.Stride != m {
-		tt = make([]float64, m*m)
-	}
+	tt := make([]float64, m*(m+1)/2)
 	for i := range m {
-		copy(tt[i*m+i:(i+1)*m], raw.Data[i*raw.Stride+i:i*raw.Stride+m])
+		copy(tt[triIndex(m, i, i):], raw.Data[i*raw.Stride+i:i*raw.Stride+m])
 	}
-	symm.Mirror(tt, m, m)
 	p.tt = tt
 	return tt, nil
 }
 
+// trainRow writes row r of the training set's divergences to itself into
+// dst (len(train) values): the packed triangle's column r up to the
+// diagonal, then its row r.
+func trainRow(dst, tt []float64, r int) {
+	m := len(dst)
+	for b := range r {
+		dst[b] = tt[triIndex(m, b, r)]
+	}
+	copy(dst[r:], tt[triIndex(m, r, r):triIndex(m, r, r)+m-r])
+}
+
 // trainKernel returns f of the training set's divergences to itself, both
-// triangles, mapping each pair once.
+// triangles, mapping each pair once; f == Identity gives them unmapped,
+// a copy that it keeps as it keeps the kernels.
 func (p *steinPairs) trainKernel(ctx context.Context, f Map) ([]float64, error) {
 	tt, err := p.trainBlock(ctx)
-	if err != nil || f == Identity {
-		return tt, err
+	if err != nil {
+		return nil, err
 	}
 	return p.kernels.Do(f, func() ([]float64, error) {
 		m := len(p.train)
 		k := make([]float64, m*m)
 		for i := range m {
 			row := k[i*m+i : (i+1)*m]
-			copy(row, tt[i*m+i:(i+1)*m])
-			f.applyTo(row)
+			copy(row, tt[triIndex(m, i, i):triIndex(m, i, i)+m-i])
+			if f != Identity {
+				f.applyTo(row)
+			}
 		}
 		symm.Mirror(k, m, m)
 		return k, nil
@@ -292,13 +304,6 @@ func (p *steinPairs) BlockTo(ctx context.Context, dst *mat.Dense, rows, cols []i
 		}
 	}
 	p.mu.Unlock()
-	var kt []float64
-	if inTrain {
-		var err error
-		if kt, err = p.trainKernel(ctx, f); err != nil {
-			return err
-		}
-	}
 	m := len(p.train)
 	// The columns are train itself (gather copies whole rows) unless some
 	// column is out of its place.
@@ -309,11 +314,35 @@ func (p *steinPairs) BlockTo(ctx context.Context, dst *mat.Dense, rows, cols []i
 			break
 		}
 	}
+	// Training rows come from the kernel matrix of f, or, unmapped, from
+	// the divergences' triangle itself (trainRow), which keeps no second
+	// copy of them.
+	var kt, tt, row []float64
+	if inTrain {
+		var err error
+		if f == Identity {
+			if tt, err = p.trainBlock(ctx); err != nil {
+				return err
+			}
+			if !whole {
+				row = make([]float64, m)
+			}
+		} else if kt, err = p.trainKernel(ctx, f); err != nil {
+			return err
+		}
+	}
 	raw := dst.RawMatrix()
 	for a, i := range rows {
 		out := raw.Data[a*raw.Stride : a*raw.Stride+len(cols)]
 		var src []float64
-		if r := int(p.pos[i]); r >= 0 {
+		if r := int(p.pos[i]); r >= 0 && tt != nil {
+			if whole {
+				trainRow(out, tt, r)
+				continue
+			}
+			trainRow(row, tt, r)
+			src = row
+		} else if r >= 0 {
 			src = kt[r*m : (r+1)*m]
 		} else {
 			p.mu.Lock()

@@ -93,6 +93,9 @@ func (g *trainGram) products(ctx context.Context, p *vectorPairs, workers int) (
 	if g.tri != nil {
 		return g.tri, nil
 	}
+	if err := p.lv.ensure(g.train); err != nil {
+		return nil, err
+	}
 	m := len(g.train)
 	v := p.gather(g.train)
 	tri := make([]float64, m*(m+1)/2)

@@ -4,6 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
+
+	"github.com/covpipe/covpipe/internal/pool"
+	"github.com/covpipe/covpipe/spd"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -12,22 +17,99 @@ import (
 
 // itemVectors holds one vector per item: the isometric log-vectors of a
 // Data's items and their norms, or the rows of LinearPairs (no norms).
+// Log-vectors are computed per item when a block first reads the item
+// (ensure), so that items no quantity asks for (the test items of tasks
+// yet to run, those of a layout not chosen) hold none.
 type itemVectors struct {
-	n, m   int       // items, values per vector (d(d+1)/2 for log-vectors)
-	vecs   []float64 // one row of m values per item
-	stride int       // row stride of vecs
-	sq     []float64 // squared Euclidean norm of each row
-	inv    []float64 // reciprocal Euclidean norm of each row
+	n, m int         // items, values per vector (d(d+1)/2 for log-vectors)
+	rows [][]float64 // row i: item i's vector, nil until computed
+	sq   []float64   // squared Euclidean norm of each row
+	inv  []float64   // reciprocal Euclidean norm of each row
+
+	// data, when not nil, is the Data whose matrices' log-vectors rows
+	// are, computed on its workers from its Set as it is then (a packed
+	// one, PackParts, unpacks when read); nil when every row is given
+	// (LinearPairs).
+	data *Data
+	mu   sync.Mutex // held while rows are computed
+	// ws and tmps are the workers' buffers, made on first use.
+	ws   []*spd.Workspace
+	tmps []*mat.SymDense
 }
 
-func (lv *itemVectors) row(i int) []float64 { return lv.vecs[i*lv.stride : i*lv.stride+lv.m] }
+func (lv *itemVectors) row(i int) []float64 { return lv.rows[i] }
+
+// ensure computes the log-vectors of the items of lists that lv lacks,
+// each with its norms, on lv's workers; a failed computation (a matrix
+// without a logarithm) keeps none of them, so that a later call tries
+// again. Rows, once computed, never change:
+// a caller reads those of its lists after ensure returns.
+func (lv *itemVectors) ensure(lists ...[]int) error {
+	if lv.data == nil {
+		return nil
+	}
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	var missing []int
+	for _, items := range lists {
+		for _, i := range items {
+			if i < 0 || i >= lv.n {
+				return fmt.Errorf("item %d out of range [0, %d)", i, lv.n)
+			}
+			if lv.rows[i] == nil {
+				missing = append(missing, i)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.Sort(missing)
+	missing = slices.Compact(missing)
+	set, workers := lv.data.Set, lv.data.Workers
+	m, dim := lv.m, set.Dim()
+	if lv.ws == nil {
+		lv.ws = make([]*spd.Workspace, pool.Workers(workers))
+		lv.tmps = make([]*mat.SymDense, len(lv.ws))
+	}
+	vecs := make([]float64, len(missing)*m)
+	err := pool.ForErr(len(missing), workers, func(w, k int) error {
+		if lv.ws[w] == nil {
+			lv.ws[w], lv.tmps[w] = spd.NewWorkspace(dim), mat.NewSymDense(dim, nil)
+		}
+		i, v := missing[k], vecs[k*m:(k+1)*m]
+		if err := lv.ws[w].LogVecTo(v, set.View(i), lv.tmps[w]); err != nil {
+			return fmt.Errorf("log of matrix %d: %w", i, err)
+		}
+		// Squared norms as a dot product, the diagonal of the vectors'
+		// Gram matrix that the distances are made from.
+		x := blas64.Vector{N: m, Inc: 1, Data: v}
+		lv.sq[i] = blas64.Dot(x, x)
+		var ss float64
+		for _, e := range v {
+			ss += e * e
+		}
+		lv.inv[i] = 1 / math.Sqrt(ss)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for k, i := range missing {
+		lv.rows[i] = vecs[k*m : (k+1)*m : (k+1)*m]
+	}
+	return nil
+}
 
 // LinearPairs returns the linear kernel P_ij = y_iᵀy_j of the rows of y
 // (row i: item i), computed per block by one matrix product, for methods
 // that map items to vectors of their own (PCA projections). It keeps y.
 func LinearPairs(y *mat.Dense) Pairs {
 	raw := y.RawMatrix()
-	lv := &itemVectors{n: raw.Rows, m: raw.Cols, vecs: raw.Data, stride: raw.Stride}
+	lv := &itemVectors{n: raw.Rows, m: raw.Cols, rows: make([][]float64, raw.Rows)}
+	for i := range lv.rows {
+		lv.rows[i] = raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+	}
 	return &vectorPairs{lv: lv, name: "linear kernel"}
 }
 
@@ -74,8 +156,17 @@ func (p *vectorPairs) BlockTo(ctx context.Context, dst *mat.Dense, rows, cols []
 			if i < 0 || i >= n {
 				return fmt.Errorf("%s: item %d out of range [0, %d)", p.name, i, n)
 			}
-			if p.unit && !(lv.sq[i] > 0) {
-				return fmt.Errorf("log of matrix %d is zero: cannot normalise", i)
+		}
+	}
+	if err := lv.ensure(rows, cols); err != nil {
+		return err
+	}
+	if p.unit {
+		for _, items := range [][]int{rows, cols} {
+			for _, i := range items {
+				if !(lv.sq[i] > 0) {
+					return fmt.Errorf("log of matrix %d is zero: cannot normalise", i)
+				}
 			}
 		}
 	}

@@ -97,8 +97,9 @@ func (e *engine) listData() ([]*classify.Data, error) {
 // unpacked at once (classify.Data.PackParts) for each repeat that runs
 // at once. A repeat's methods go through the parts one after another and
 // compute a part's pairwise quantities together, so that one suffices:
-// configs/feret-regions.yaml unpacks its 22 distinct parts 82 times in
-// all with a budget of one, as with four.
+// configs/feret-regions.yaml unpacks its 22 distinct parts 123 times in
+// all with a budget of one, as with four (logE-SR computes a test item's
+// log-vector when it first codes it, its part unpacked again).
 const residentParts = 1
 
 // partsOf regroups d, whose rows are each image's regions in layout order
