@@ -151,7 +151,7 @@ func (f *hpeFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 	if err != nil {
 		return nil, err
 	}
-	return nearest(ctx, d.Labels, f.reps, test, a.workers, false, nil, func(_, q, c int) (float64, error) {
+	return nearest(ctx, d.Labels, f.reps, test, a.workers, false, nil, func(_, q, c int, _ float64) (float64, error) {
 		return hpe.Distance(probes[test[q]], f.gallery[c], m.weights)
 	})
 }

@@ -138,8 +138,8 @@ func (f *sdalfFit) predict(ctx context.Context, d *classify.Data, test []int, a 
 	if err != nil {
 		return nil, err
 	}
-	return nearest(ctx, d.Labels, f.train, test, a.workers, false, nil, func(_, q, j int) (float64, error) {
-		return sdalf.Distance(sigs[test[q]], f.gallery[j], f.m.weights)
+	return nearest(ctx, d.Labels, f.train, test, a.workers, false, nil, func(_, q, j int, bound float64) (float64, error) {
+		return sdalf.DistanceBelow(sigs[test[q]], f.gallery[j], f.m.weights, bound)
 	})
 }
 
