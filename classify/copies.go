@@ -35,3 +35,20 @@ func MislabelledCopies(data []float64, d int, labels []int, max int) (pairs [][2
 	}
 	return pairs, count
 }
+
+// DistinctPairs returns the pairs of pairs whose items' names differ from
+// those of every earlier pair, in order: with several descriptors per
+// image (regions), named by their image, the image pairs of
+// MislabelledCopies' descriptor pairs, each once.
+func DistinctPairs(pairs [][2]int, name func(i int) string) [][2]int {
+	seen := make(map[[2]string]bool, len(pairs))
+	var out [][2]int
+	for _, p := range pairs {
+		k := [2]string{name(p[0]), name(p[1])}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -40,3 +40,22 @@ func TestMislabelledCopies(t *testing.T) {
 		t.Errorf("at most 1: %v, %d", got, n)
 	}
 }
+
+// TestDistinctPairs: pairs whose items share names with an earlier
+// pair's, as the regions of one image pair do, are left out, order kept.
+func TestDistinctPairs(t *testing.T) {
+	image := []string{"a", "a", "b", "b", "c", "c"} // two regions per image
+	name := func(i int) string { return image[i] }
+	for _, tc := range []struct {
+		pairs, want [][2]int
+	}{
+		{nil, nil},
+		{[][2]int{{0, 2}, {1, 3}}, [][2]int{{0, 2}}},
+		{[][2]int{{1, 3}, {0, 4}, {0, 2}, {1, 5}}, [][2]int{{1, 3}, {0, 4}}},
+		{[][2]int{{0, 2}, {2, 0}}, [][2]int{{0, 2}, {2, 0}}}, // (a, b) and (b, a) are named apart
+	} {
+		if got := DistinctPairs(tc.pairs, name); !slices.Equal(got, tc.want) {
+			t.Errorf("DistinctPairs(%v) = %v, want %v", tc.pairs, got, tc.want)
+		}
+	}
+}

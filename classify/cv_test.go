@@ -2,6 +2,7 @@ package classify
 
 import (
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"testing"
@@ -220,6 +221,26 @@ func TestFusionTable(t *testing.T) {
 		{Name: "rule sum", Folds: []float64{0, 0}, Mean: 0},
 		{Name: "rule normalized", Folds: []float64{100, 100}, Mean: 100},
 	})
+}
+
+// TestFusionRecordsPartParams: a fused outcome records the parameters of
+// each part's fit, in the layout's part order, not the first part's alone.
+func TestFusionRecordsPartParams(t *testing.T) {
+	d, f := sumWrongParts()
+	fu := &Fused{Method: f, Fusing: Fusing{Sets: [][]int{{0}, {2, 1}}, Layouts: []string{"a", "b"}, Rules: []FusionRule{FuseNormalized}, Regions: []string{"r0", "r1", "r2"}}}
+	out, err := Run(context.Background(), fu, &Split{Data: d, Train: Seq(0, 8), Test: Seq(0, 8), Folds: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]float64{{"part": 2}, {"part": 1}}
+	if out.Fusion == nil || !slices.Equal(out.Fusion.Regions, []string{"r2", "r1"}) || len(out.Fusion.PartParams) != len(want) {
+		t.Fatalf("fusion %+v, want layout b's regions r2, r1 with their parameters", out.Fusion)
+	}
+	for k, p := range out.Fusion.PartParams {
+		if !maps.Equal(p, want[k]) {
+			t.Errorf("part %d (region %s): params %v, want %v", k, out.Fusion.Regions[k], p, want[k])
+		}
+	}
 }
 
 // TestEstimate: the estimate is the chosen row's mean of the fit's own

@@ -109,6 +109,34 @@ func (d *Data) SetParts(set *spd.Set, regions int) error {
 	return nil
 }
 
+// PackParts keeps the descriptors of each of d's parts packed
+// (spd.Pack: the upper triangles, about half the dense size), unpacked
+// within r's budget when a quantity or method reads them, so that items
+// of many regions hold one part's dense descriptors at a time rather
+// than all of them; every value read is bit for bit the dense one. Call
+// it after SetParts and before anything is computed on d: it replaces
+// the parts' Sets (and d.Set, Parts[0]'s). It returns an error when d
+// has no parts.
+func (d *Data) PackParts(r *spd.Residency) error {
+	if d.Parts == nil {
+		return fmt.Errorf("packing the parts of %d items without parts", d.Set.Len())
+	}
+	done := map[*Data]bool{}
+	for _, p := range d.Parts {
+		if done[p] {
+			continue
+		}
+		done[p] = true
+		s, err := spd.Pack(p.Set, r)
+		if err != nil {
+			return err
+		}
+		p.Set = s
+	}
+	d.Set = d.Parts[0].Set
+	return nil
+}
+
 // dataState returns the state that d keeps under key, made by f on first
 // use; concurrent first uses wait for one f.
 func dataState[T any](d *Data, key any, f func() (T, error)) (T, error) {
@@ -397,12 +425,15 @@ type Outcome struct {
 
 // Fusion is how an outcome over items of several regions came about: the
 // layout and the fusion rule chosen, the layout's regions (as
-// "WxH+X+Y", in part order), each part's weight and each part's test
-// accuracy (%) on its own.
+// "WxH+X+Y", in part order), each part's weight, each part's test
+// accuracy (%) on its own and the parameters each part's method used
+// (chosen per part where the method chooses by cross-validation, as
+// RSR's σ and λ are; Outcome.Params holds the first part's).
 type Fusion struct {
-	Layout       string    `json:"layout"`
-	Rule         string    `json:"rule"`
-	Regions      []string  `json:"regions"`
-	Weights      []float64 `json:"weights"`
-	PartAccuracy []float64 `json:"part_accuracy"`
+	Layout       string               `json:"layout"`
+	Rule         string               `json:"rule"`
+	Regions      []string             `json:"regions"`
+	Weights      []float64            `json:"weights"`
+	PartAccuracy []float64            `json:"part_accuracy"`
+	PartParams   []map[string]float64 `json:"part_params,omitempty"`
 }

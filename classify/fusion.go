@@ -227,6 +227,7 @@ func fuseParts(outs []*Outcome, d *Data, items []int, f Fusing, choice FusionCho
 			acc = Accuracy(o.Pred, truth)
 		}
 		rec.PartAccuracy = append(rec.PartAccuracy, acc)
+		rec.PartParams = append(rec.PartParams, o.Params)
 	}
 	fused, votes := make([]float64, len(classes)), make([]int, len(classes))
 	per := make([][]float64, len(parts))

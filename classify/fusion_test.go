@@ -73,15 +73,22 @@ type fakeCosts struct {
 
 func (f *fakeCosts) Spec() Spec { return Spec{Costs: true, Probabilities: f.probs != nil} }
 
-func (f *fakeCosts) Fit(context.Context, *Train) (Fitted, error) { return fakeCostsFit{f}, nil }
-
-func (f *fakeCosts) Load(context.Context, *State, *Train) (Fitted, error) {
-	return fakeCostsFit{f}, nil
+func (f *fakeCosts) Fit(_ context.Context, t *Train) (Fitted, error) {
+	return fakeCostsFit{f, slices.Index(f.parts, t.Data)}, nil
 }
 
-type fakeCostsFit struct{ f *fakeCosts }
+func (f *fakeCosts) Load(_ context.Context, _ *State, t *Train) (Fitted, error) {
+	return fakeCostsFit{f, slices.Index(f.parts, t.Data)}, nil
+}
 
-func (fakeCostsFit) Chosen() map[string]float64 { return nil }
+// fakeCostsFit is fakeCosts fitted on its part p, which it reports as its
+// parameter "part", as a method choosing its parameters per region would.
+type fakeCostsFit struct {
+	f *fakeCosts
+	p int
+}
+
+func (ff fakeCostsFit) Chosen() map[string]float64 { return map[string]float64{"part": float64(ff.p)} }
 
 func (fakeCostsFit) Save(context.Context) (*State, error) { return &State{}, nil }
 

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"context"
+	"math"
 	"slices"
 	"testing"
 
@@ -163,5 +164,65 @@ func TestChooseFusionSharesParts(t *testing.T) {
 		if !slices.Equal(t0.Candidates[i].Folds, t1.Candidates[i].Folds) {
 			t.Errorf("candidate %d: folds %v with a shared part, want %v", i, t1.Candidates[i].Folds, t0.Candidates[i].Folds)
 		}
+	}
+}
+
+// TestPackParts checks that packed parts (PackParts) give every pairwise
+// quantity bit for bit as the dense parts they were made from, the
+// training set's blocks and test rows, on each part and on the items'
+// Data; that identical regions stay one part; that parts used one after
+// another unpack once each within a budget of one; and the error for a
+// Data without parts.
+func TestPackParts(t *testing.T) {
+	data := pairsData(t, 14)
+	n := data.Set.Len()
+	dense := &Data{Labels: data.Labels, Workers: 2}
+	packed := &Data{Labels: data.Labels, Workers: 2}
+	for _, d := range []*Data{dense, packed} {
+		if err := d.SetParts(interleaved(data), 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var r spd.Residency
+	if err := packed.PackParts(&r); err != nil {
+		t.Fatal(err)
+	}
+	if !packed.Set.Packed() || packed.Set != packed.Parts[0].Set || packed.Parts[0] != packed.Parts[2] || !packed.Parts[1].Set.Packed() {
+		t.Fatal("the parts are not packed, or no longer shared")
+	}
+	train, test := Seq(0, 8), Seq(8, n)
+	ctx := context.Background()
+	for k := range 2 {
+		for _, q := range []Quantity{Stein{}, LogCosine{}, LogEuclideanSq{}} {
+			pd, err := dense.Parts[k].Pairs(q, train)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pp, err := packed.Parts[k].Pairs(q, train)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rows := range [][]int{train, test, {9, 2, n - 1}} {
+				want, err := pd.Block(ctx, rows, train, Exp(0.3))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := pp.Block(ctx, rows, train, Exp(0.3))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.EqualFunc(got.RawMatrix().Data, want.RawMatrix().Data, func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }) {
+					t.Errorf("%v, part %d, rows %v: packed block differs", q, k, rows)
+				}
+			}
+		}
+	}
+	// Three quantities on part 0 then three on part 1, each unpacked
+	// when first read: two unpackings, not one per quantity.
+	if got := r.Unpacked(); got != 2 {
+		t.Errorf("%d unpackings, want 2", got)
+	}
+	if err := (&Data{Set: data.Set}).PackParts(&r); err == nil {
+		t.Error("packing a Data without parts: no error")
 	}
 }

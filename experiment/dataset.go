@@ -79,11 +79,27 @@ func (e *engine) listData() ([]*classify.Data, error) {
 			if data, e.partRegions, err = partsOf(data, dp.layout.Count()); err != nil {
 				return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
 			}
+			// Each repeat running at once goes through the parts on
+			// its own: a budget below their number would unpack a part
+			// at every read.
+			outer, _ := e.parallelism()
+			e.resident.Max = residentParts * outer
+			if err := data.PackParts(&e.resident); err != nil {
+				return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
+			}
 		}
 		variants = append(variants, data)
 	}
 	return variants, nil
 }
+
+// residentParts is how many parts of data.parts hold their descriptors
+// unpacked at once (classify.Data.PackParts) for each repeat that runs
+// at once. A repeat's methods go through the parts one after another and
+// compute a part's pairwise quantities together, so that one suffices:
+// configs/feret-regions.yaml unpacks its 22 distinct parts 82 times in
+// all with a budget of one, as with four.
+const residentParts = 1
 
 // partsOf regroups d, whose rows are each image's regions in layout order
 // (n per image, image after image), into one item per image with a Data

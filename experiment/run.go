@@ -19,6 +19,7 @@ import (
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/internal/version"
 	"github.com/covpipe/covpipe/progress"
+	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
 )
 
@@ -53,14 +54,17 @@ type Options struct {
 type engine struct {
 	ctx     context.Context
 	scratch classify.Scratch // the block buffers of every method and split of the run
-	plan    *Plan
-	cfg     *config.Config
-	opts    Options
-	workers int
-	log     *slog.Logger
-	rep     progress.Reporter
-	timings map[string]float64
-	mu      sync.Mutex
+	// resident bounds the parts of data.parts whose descriptors are
+	// unpacked at once (classify.Data.PackParts).
+	resident spd.Residency
+	plan     *Plan
+	cfg      *config.Config
+	opts     Options
+	workers  int
+	log      *slog.Logger
+	rep      progress.Reporter
+	timings  map[string]float64
+	mu       sync.Mutex
 
 	// The data section's dataset, one Data per ridge candidate, loaded on
 	// first use (images).

@@ -288,6 +288,7 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 	}
 	ws := make([]*spd.Workspace, pool.Workers(a.workers))
 	anchors := make([]*spd.Anchor, len(ws))
+	batches := make([][]float64, len(ws)) // per worker, AIRMTargets' distances
 	vecs, tmps := make([][]float64, len(ws)), make([]*mat.SymDense, len(ws))
 	sqs, probs := make([][]float64, len(ws)), make([][]float64, len(ws)) // per worker, reused item after item
 	dim := d.Set.Dim()
@@ -318,6 +319,18 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 		if a.costs {
 			dist = make([]float64, k)
 		}
+		// The distances to all the means at once, eight at a time, bit for
+		// bit AIRMTarget's; on an error the loop below takes each in turn
+		// and names what is wrong.
+		var batch []float64
+		if anchor != nil && f.logs == nil {
+			if batches[w] == nil {
+				batches[w] = make([]float64, k)
+			}
+			if anchor.AIRMTargets(batches[w], f.targets) == nil {
+				batch = batches[w]
+			}
+		}
 		for c := range k {
 			if f.logs != nil {
 				// ‖log X − log M_c‖_F, the Euclidean distance of the
@@ -334,7 +347,9 @@ func (f *mdmFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 			}
 			var v float64
 			var err error
-			if anchor != nil {
+			if batch != nil {
+				v = batch[c]
+			} else if anchor != nil {
 				v, err = anchor.AIRMTarget(f.targets[c]) // bit for bit Distance's
 			}
 			if anchor == nil || err != nil {

@@ -95,7 +95,7 @@ func (r *record) foldGroups() classify.FoldGroups {
 
 // copiesNotes returns a note on the descriptors of out that are bit for
 // bit the same under different labels (classify.MislabelledCopies), none
-// when there are none.
+// when there are none. The regions of one image pair count as one pair.
 func copiesNotes(out *store.Output) []string {
 	index := map[string]int{}
 	labels := make([]int, len(out.Rows))
@@ -107,15 +107,18 @@ func copiesNotes(out *store.Output) []string {
 		}
 		labels[i] = l
 	}
-	pairs, n := classify.MislabelledCopies(out.Data, out.Meta.Dim, labels, 1)
-	if n == 0 {
-		return nil
-	}
+	pairs, _ := classify.MislabelledCopies(out.Data, out.Meta.Dim, labels, -1)
 	name := func(i int) string {
 		if r := out.Rows[i]; r.Path != "" {
 			return fmt.Sprintf("%s (%s)", r.Path, r.Label)
 		}
 		return fmt.Sprintf("descriptor %d (%s)", i, out.Rows[i].Label)
+	}
+	// An image's regions are one image: count its pairs once.
+	pairs = classify.DistinctPairs(pairs, name)
+	n := len(pairs)
+	if n == 0 {
+		return nil
 	}
 	p := pairs[0]
 	return []string{fmt.Sprintf("%s of the training descriptors are bit for bit the same under different labels (e.g. %s and %s): the same image under two classes, which no method can tell apart",

@@ -14,8 +14,9 @@ import (
 // revalidating matrices taken from a Set. An Anchor is not safe for
 // concurrent use.
 type Anchor struct {
-	w *Workspace
-	u []float64 // X = UᵀU, upper triangle
+	w     *Workspace
+	u     []float64  // X = UᵀU, upper triangle
+	batch *airmLanes // AIRMTargets' buffers, made when first needed
 }
 
 // NewAnchor validates x (see Validate) and factorises it.

@@ -520,6 +520,27 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			{"no groups", func() error { _, err := Regroup(set.Subset(seq(set.Len())), 0); return err }, ErrDimension, ""},
 			{"not whole groups", func() error { _, err := Regroup(set.Subset(seq(set.Len())), set.Len()+1); return err }, ErrDimension, ""},
 		},
+		"Pack": {
+			{"nil set", func() error { _, err := Pack(nil, new(Residency)); return err }, ErrEmpty, ""},
+			{"empty set", func() error { _, err := Pack(&Set{}, new(Residency)); return err }, ErrEmpty, ""},
+			{"nil Residency", func() error {
+				p, err := Pack(set, nil)
+				if err != nil {
+					return err
+				}
+				return check(Equal(p, set), "not Equal")
+			}, nil, ""},
+			{"regrouping a packed set", func() error {
+				p, err := Pack(set, nil)
+				if err != nil {
+					return err
+				}
+				_, err = Regroup(p, 1)
+				return err
+			}, errPacked, ""},
+		},
+		"Residency.Unpacked": {{"nil Residency", func() error { return check((*Residency)(nil).Unpacked() == 0, "not 0") }, nil, ""}},
+		"Set.Packed":         {{"nil Set", func() error { return check(!(*Set)(nil).Packed(), "packed") }, nil, ""}},
 		"Equal": {
 			{"two nil sets", func() error { return check(Equal(nil, nil), "not Equal") }, nil, ""},
 			{"a nil set", func() error { return check(!Equal(set, nil) && !Equal(nil, set), "Equal") }, nil, ""},
@@ -681,6 +702,22 @@ func badInputTable(t *testing.T) map[string][]badCase {
 				}
 				return nil
 			}, nil, ""},
+		},
+		"Anchor.AIRMTargets": {
+			{"nil Anchor", func() error {
+				tg, _ := NewTarget(good)
+				return (*Anchor)(nil).AIRMTargets(make([]float64, 1), []*Target{tg})
+			}, ErrParameter, ""},
+			{"zero Anchor", func() error {
+				tg, _ := NewTarget(good)
+				return (&Anchor{}).AIRMTargets(make([]float64, 1), []*Target{tg})
+			}, ErrParameter, ""},
+			{"nil Target", func() error { return anchor().AIRMTargets(make([]float64, 1), []*Target{nil}) }, ErrParameter, ""},
+			{"Target of another size", func() error {
+				tg, _ := NewTarget(good3)
+				return anchor().AIRMTargets(make([]float64, 1), []*Target{tg})
+			}, ErrDimension, ""},
+			{"dst of another length", func() error { tg, _ := NewTarget(good); return anchor().AIRMTargets(nil, []*Target{tg}) }, ErrDimension, ""},
 		},
 		"Anchor.Reset": {
 			{"nil Anchor", func() error { return check(!(*Anchor)(nil).Reset(good), "true") }, nil, ""},

@@ -228,44 +228,55 @@ func (w *Workspace) fastEigen(u []float64, y mat.Symmetric, haveM bool) bool {
 			return false
 		}
 	}
-	z, g := w.c, w.b
-	dense.SolveLowerT(z, u, w.b, w.work[:d], d)
-	// Scale Z by 2^−s, exactly, so that G's entries are at most d: no
-	// overflow in G or in the Householder norms, and λ = 2^2s·λ(G'). The
-	// scan for Z's largest entry, over Zᵀ's upper triangle (the rest is
-	// zero), also rejects entries that are not finite.
-	var zmax float64
-	for j := range d {
-		for _, v := range z[j*d+j : j*d+d] {
-			v = math.Abs(v)
-			if !(v <= math.MaxFloat64) { // NaN or ±Inf
-				return false
-			}
-			if v > zmax {
-				zmax = v
-			}
-		}
-	}
-	_, s := math.Frexp(zmax) // zmax in [2^(s−1), 2^s)
-	if s < -1000 || s > 1000 {
+	s, ok := whitenedGram(w.b, u, w.b, w.c, w.work[:d], d)
+	if !ok {
 		return false
+	}
+	diag, off := w.vals, w.fv
+	dense.Tridiagonalize(w.b, d, diag, off, w.work[:d], w.work[d:2*d])
+	return w.tridiagEigen(diag, off, s)
+}
+
+// whitenedGram puts into g (row-major d×d, upper triangle) the Gram
+// matrix G' = Z'ᵀZ' of fastEigen for X's factor in u (L = Uᵀ in its lower
+// triangle) and Y's factor M in m's lower triangle: Z = L⁻¹M, scaled to
+// Z' = 2^−s·Z, exactly, so that G's entries are at most d: no overflow in
+// G or in the Householder norms, and λ = 2^2s·λ(G'). z is scratch of
+// d×d apart from m (g may be m), work of d. It reports false when an
+// entry of Z is not finite or s is out of range.
+func whitenedGram(g, u, m, z, work []float64, d int) (s int, ok bool) {
+	dense.SolveLowerT(z, u, m, work, d)
+	// Z's largest entry, over Zᵀ's upper triangle (the rest is zero); the
+	// scan also rejects entries that are not finite.
+	zmax, ok := dense.MaxAbsUpper(z, d)
+	if !ok {
+		return 0, false
+	}
+	_, s = math.Frexp(zmax) // zmax in [2^(s−1), 2^s)
+	if s < -1000 || s > 1000 {
+		return 0, false
 	}
 	if s != 0 {
-		f := math.Ldexp(1, -s)
-		for j := range d {
-			r := z[j*d+j : j*d+d]
-			for i := range r {
-				r[i] *= f
-			}
-		}
+		dense.ScaleUpper(z, d, math.Ldexp(1, -s))
 	}
 	dense.GramUpperT(g, z, d)
-	diag, off := w.vals, w.fv
-	dense.Tridiagonalize(g, d, diag, off, w.work[:d], w.work[d:2*d])
-	if !dense.TridiagEigen(diag, off[:d-1], w.work[d:]) {
-		return false
-	}
-	if !(diag[0] > 0) || math.IsInf(diag[d-1], 1) {
+	return s, true
+}
+
+// tridiagEigen finishes fastEigen from G's tridiagonal form diag, off
+// (diag is w.vals) and the scaling exponent s of
+// whitenedGram: the eigenvalues into w.vals, w.logShift set; false when
+// the iteration does not converge or an eigenvalue is not positive or
+// overflows.
+func (w *Workspace) tridiagEigen(diag, off []float64, s int) bool {
+	return dense.TridiagEigen(diag, off[:w.d-1], w.work[w.d:]) && w.positiveEigen(s)
+}
+
+// positiveEigen finishes fastEigen from the eigenvalues in w.vals of G
+// scaled by 2^−2s: it sets w.logShift, or reports false when an
+// eigenvalue is not positive or overflows.
+func (w *Workspace) positiveEigen(s int) bool {
+	if !(w.vals[0] > 0) || math.IsInf(w.vals[w.d-1], 1) {
 		return false
 	}
 	w.logShift = float64(2*s) * math.Ln2

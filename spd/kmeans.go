@@ -433,7 +433,7 @@ func (s *kmeansState) update(ctx context.Context, assign []int, members [][]int)
 				s.means[w] = newSteinMeanWork(s.d)
 			}
 			m := s.means[w]
-			if _, err := m.mean(ctx, s.set.data, idx, nil, def.Tol, def.MaxIter, 1); errors.Is(err, ErrNoConvergence) {
+			if _, err := m.mean(ctx, s.set.Data(), idx, nil, def.Tol, def.MaxIter, 1); errors.Is(err, ErrNoConvergence) {
 				s.unconverged.Add(1)
 			} else if err != nil {
 				return fmt.Errorf("Stein mean of cluster %d: %w", c, err)

@@ -2,29 +2,13 @@ package spd
 
 import (
 	"errors"
-	"math/rand/v2"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // wishartSet returns n random 3×3 SPD matrices.
 func wishartSet(t *testing.T, n int) *Set {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(7, uint64(n)))
-	ms := make([]*mat.SymDense, n)
-	for i := range ms {
-		m, err := Wishart(3, 5, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms[i] = m
-	}
-	s, err := NewSet(ms)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return randomSet(t, n, 3, 7)
 }
 
 // TestRegroup checks Regroup against Subset's copies of the same

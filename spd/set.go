@@ -18,6 +18,8 @@ type Set struct {
 	d, n   int
 	data   []float64
 	logdet []float64
+	// packed, when not nil, holds the matrices instead of data (Pack).
+	packed *packedStore
 }
 
 // NewSet validates the matrices (see Validate) and copies them into a Set.
@@ -151,6 +153,14 @@ func (s *Set) Data() []float64 {
 	if s == nil {
 		return nil
 	}
+	return s.storage()
+}
+
+// storage returns the dense matrices: data, or a packed Set's unpacked.
+func (s *Set) storage() []float64 {
+	if s.packed != nil {
+		return s.packed.storage(s.d)
+	}
 	return s.data
 }
 
@@ -167,8 +177,9 @@ func (s *Set) Subset(idx []int) *Set {
 	}
 	dd := s.d * s.d
 	out := &Set{d: s.d, n: len(idx), data: make([]float64, len(idx)*dd), logdet: make([]float64, len(idx))}
+	data := s.Data()
 	for k, i := range idx {
-		copy(out.data[k*dd:(k+1)*dd], s.block(i))
+		copy(out.data[k*dd:(k+1)*dd], data[i*dd:(i+1)*dd])
 		out.logdet[k] = s.logdet[i]
 	}
 	return out
@@ -187,7 +198,7 @@ func Concat(a, b *Set) (*Set, error) {
 	case a.d != b.d:
 		return nil, fmt.Errorf("spd: concatenating sets of %d×%d and %d×%d matrices: %w", a.d, a.d, b.d, b.d, ErrDimension)
 	}
-	return &Set{d: a.d, n: a.n + b.n, data: slices.Concat(a.data, b.data), logdet: slices.Concat(a.logdet, b.logdet)}, nil
+	return &Set{d: a.d, n: a.n + b.n, data: slices.Concat(a.Data(), b.Data()), logdet: slices.Concat(a.logdet, b.logdet)}, nil
 }
 
 // index panics with a message naming i when it is out of range
@@ -201,7 +212,7 @@ func (s *Set) index(i int) {
 func (s *Set) block(i int) []float64 {
 	s.index(i)
 	dd := s.d * s.d
-	return s.data[i*dd : (i+1)*dd]
+	return s.storage()[i*dd : (i+1)*dd]
 }
 
 // Regroup returns the matrices of s, groups of k consecutive matrices
@@ -212,11 +223,14 @@ func (s *Set) block(i int) []float64 {
 // one matrix of scratch) and the k Sets share it, so that regrouping
 // needs no second copy of the matrices: s itself must not be used
 // afterwards. It returns an error wrapping ErrDimension when s's length
-// is not a positive multiple of k.
+// is not a positive multiple of k, and one when s is packed (Pack).
 func Regroup(s *Set, k int) ([]*Set, error) {
 	n := s.Len()
 	if k < 1 || n == 0 || n%k != 0 {
 		return nil, fmt.Errorf("%w: %d matrices are not groups of %d", ErrDimension, n, k)
+	}
+	if s.Packed() {
+		return nil, fmt.Errorf("%w: %d matrices", errPacked, n)
 	}
 	groups, dd := n/k, s.d*s.d
 	// The matrix at position p = g·k + r goes to r·groups + g.
@@ -257,8 +271,9 @@ func Equal(s, t *Set) bool {
 	if s.Len() != t.Len() || s.Dim() != t.Dim() {
 		return false
 	}
+	td := t.Data()
 	for i, v := range s.Data() {
-		if math.Float64bits(v) != math.Float64bits(t.data[i]) {
+		if math.Float64bits(v) != math.Float64bits(td[i]) {
 			return false
 		}
 	}

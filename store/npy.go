@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -339,10 +338,12 @@ func ReadNPY(path string) (shape []int, data []float64, err error) {
 	return info.shape, data, err
 }
 
-// readNPY reads the .npy file at path, an array of the shape want, with
-// npyio: its shape and values in C order. When check is not nil, it is
-// given the digest of the whole file once it is read, and its error
-// returned.
+// readNPY reads the .npy file at path, an array of the shape want, its
+// header parsed with npyio: its shape and values in C order. When check
+// is not nil, it is given the digest of the whole file once it is read,
+// and its error returned. The values are decoded a chunk of
+// npyReadChunk bytes at a time, straight into the array, so that reading
+// holds the array and one chunk.
 func readNPY(path string, want npyShape, check func(*digest) error) (npyInfo, []float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -353,31 +354,33 @@ func readNPY(path string, want npyShape, check func(*digest) error) (npyInfo, []
 	if err != nil {
 		return npyInfo{}, nil, err
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return npyInfo{}, nil, err
-	}
-	// npyio reads 8 bytes at a time and ignores short reads; fullReader
-	// makes every read complete (the size was checked above).
-	d := newDigest()
-	br := bufio.NewReaderSize(io.TeeReader(f, d), 1<<16)
-	r, err := npyio.NewReader(fullReader{br})
-	if err != nil {
-		return npyInfo{}, nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
-	}
 	count := 1
 	for _, s := range info.shape {
 		count *= s
 	}
-	data := make([]float64, count)
-	if len(data) > 0 {
-		if err := r.Read(&data); err != nil {
-			return npyInfo{}, nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
-		}
-	}
+	// readNPYHeader checked that the file is the header and count values.
+	d := newDigest()
 	if check != nil {
-		if _, err := io.Copy(io.Discard, br); err != nil {
+		if _, err := io.Copy(d, io.NewSectionReader(f, 0, info.offset)); err != nil {
 			return npyInfo{}, nil, err
 		}
+	}
+	data := make([]float64, count)
+	buf := make([]byte, min(npyReadChunk, 8*count))
+	for done := 0; done < count; {
+		b := buf[:8*min(len(buf)/8, count-done)]
+		if _, err := io.ReadFull(f, b); err != nil {
+			return npyInfo{}, nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		}
+		if check != nil {
+			d.Write(b)
+		}
+		for k := range data[done : done+len(b)/8] {
+			data[done+k] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*k:]))
+		}
+		done += len(b) / 8
+	}
+	if check != nil {
 		if err := check(d); err != nil {
 			return npyInfo{}, nil, err
 		}
@@ -385,7 +388,5 @@ func readNPY(path string, want npyShape, check func(*digest) error) (npyInfo, []
 	return info, data, nil
 }
 
-// fullReader reads len(p) bytes on every call, short only at the end.
-type fullReader struct{ r io.Reader }
-
-func (f fullReader) Read(p []byte) (int, error) { return io.ReadFull(f.r, p) }
+// npyReadChunk is the size of the chunks in which readNPY reads values.
+const npyReadChunk = 1 << 20

@@ -177,3 +177,45 @@ func FuzzNPYHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestReadNPYChunks reads arrays whose values end before, at and after
+// the boundaries of readNPY's chunks and checks every value's bits
+// against those of the file, NaN payloads and −0 included, and the
+// digest's check against the file's SHA-256.
+func TestReadNPYChunks(t *testing.T) {
+	per := npyReadChunk / 8
+	for _, n := range []int{0, 1, per - 1, per, per + 1, 2*per + 3} {
+		data := make([]float64, n)
+		for i := range data {
+			data[i] = math.Float64frombits(uint64(i)*0x9e3779b97f4a7c15 + 1)
+		}
+		if n > 2 {
+			data[0], data[1] = math.Copysign(0, -1), math.Float64frombits(0x7ff8000000000123)
+		}
+		path := filepath.Join(t.TempDir(), "a.npy")
+		if err := WriteNPY(path, []int{n}, data); err != nil {
+			t.Fatal(err)
+		}
+		want, err := fileDigest(path, "a.npy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, got, err := readNPY(path, anyShape, func(d *digest) error {
+			if f := d.file("a.npy"); f != want {
+				t.Errorf("n = %d: digest %+v, want %+v", n, f, want)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("n = %d: %v", n, err)
+		}
+		if !slices.Equal(info.shape, []int{n}) || len(got) != n {
+			t.Fatalf("n = %d: shape %v, %d values", n, info.shape, len(got))
+		}
+		for i, v := range got {
+			if math.Float64bits(v) != math.Float64bits(data[i]) {
+				t.Fatalf("n = %d: value %d is %x, want %x", n, i, math.Float64bits(v), math.Float64bits(data[i]))
+			}
+		}
+	}
+}

@@ -43,7 +43,8 @@ type Row struct {
 
 // Read reads the descriptor folder dir written by describe.Describe or
 // Merge (a commit cut short completed first, as ReadMeta does): meta.json, the manifest (its paths and labels unescaped),
-// descriptors.npy and vectors.npy (with github.com/sbinet/npyio), and
+// descriptors.npy and vectors.npy (their headers parsed with
+// github.com/sbinet/npyio), and
 // checks every file, failures.csv too, against the size and SHA-256 that
 // meta.json records. It returns an error wrapping ErrTorn for files that
 // are not the set meta.json records, and one wrapping ErrInvalid for a

@@ -31,7 +31,9 @@ func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go handleSignals(sigs, cancel, store.RemoveTempFiles, os.Exit, os.Stderr)
 	setGCPercent(os.Getenv)
+	stopPeak := startPeakProfile(os.Getenv, os.Stderr)
 	err := run(ctx, os.Args, os.Stdout, os.Stderr)
+	stopPeak()
 	os.Exit(exitCode(ctx, err, os.Stderr))
 }
 

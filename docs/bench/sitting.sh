@@ -154,7 +154,7 @@ for g in "${groups[@]}"; do
   : > "$f"
   case "$g" in
     spd)
-      bench "$f" -bench 'SteinEntry|^BenchmarkAIRM$|AnchorAIRM|LogDet43|SteinBlockSmall|^BenchmarkSteinBlock$|^BenchmarkDistance$' -cpu 1 ./spd
+      bench "$f" -bench 'SteinEntry|^BenchmarkAIRM$|AnchorAIRM|AIRMTargets|LogDet43|SteinBlockSmall|^BenchmarkSteinBlock$|^BenchmarkDistance$' -cpu 1 ./spd
       bench "$f" -bench 'GramSym600|SteinSymBlock|KMeans|SteinMean' -cpu 2 ./spd ;;
     kernels)
       # Both sides' test binaries, built once; then count rounds of one
@@ -164,7 +164,7 @@ for g in "${groups[@]}"; do
       mkdir -p "$tmp/before" "$tmp/bin"
       git archive "$rev" | tar -x -C "$tmp/before"
       pkgs=(spd internal/dense internal/roofline)
-      res=('SteinEntry|SteinBlockSmall|^BenchmarkSteinBlock$|^BenchmarkAIRM$|AnchorAIRM|LogDet43' 'AIRMStages' 'PeakFMA')
+      res=('SteinEntry|SteinBlockSmall|^BenchmarkSteinBlock$|^BenchmarkAIRM$|AnchorAIRM|AIRMTargets|LogDet43' 'AIRMStages' 'PeakFMA')
       for side in before after; do
         dir=.
         [ "$side" = before ] && dir=$tmp/before

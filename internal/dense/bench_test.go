@@ -90,6 +90,42 @@ func BenchmarkAIRMStages(b *testing.B) {
 		}
 		roofline.Report(b, 4*n3/3)
 	})
+	b.Run(fmt.Sprintf("d=%d/tridiagonalize8", d), func(b *testing.B) {
+		var gs [8][]float64
+		for p := range gs {
+			gs[p] = airmGram(uint64(200+p), d, 1.5)
+		}
+		h0 := pack8(gs, d)
+		h := make([]float64, len(h0))
+		diag, off := make([]float64, 8*d), make([]float64, 8*d)
+		p, q := make([]float64, 8*d), make([]float64, 8*d)
+		for b.Loop() {
+			copy(h, h0)
+			Tridiagonalize8(h, d, diag, off, p, q)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(8*b.N), "ns/matrix")
+		roofline.Report(b, 8*4*n3/3)
+	})
+	b.Run(fmt.Sprintf("d=%d/eigenvalues8", d), func(b *testing.B) {
+		// Eight problems of eight pairs (the distances of a batch), not
+		// one problem eight times: their iterations deflate apart.
+		h := make([]float64, 8*d*d)
+		var gs [8][]float64
+		for p := range gs {
+			gs[p] = airmGram(uint64(300+p), d, 1.5)
+		}
+		copy(h, pack8(gs, d))
+		d0, e0 := make([]float64, 8*d), make([]float64, 8*d)
+		Tridiagonalize8(h, d, d0, e0, make([]float64, 8*d), make([]float64, 8*d))
+		diag, off, w := make([]float64, 8*d), make([]float64, 8*d), make([]float64, 16*d)
+		var ok [8]bool
+		for b.Loop() {
+			copy(diag, d0)
+			copy(off, e0)
+			TridiagEigen8(diag, off, d, w, &ok)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(8*b.N), "ns/matrix")
+	})
 	b.Run(fmt.Sprintf("d=%d/eigenvalues", d), func(b *testing.B) {
 		for b.Loop() {
 			copy(diag, d0)

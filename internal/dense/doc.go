@@ -39,7 +39,11 @@
 // iteration. SymEigen adds the eigenvectors (Qᵀ accumulated from the
 // reduction's reflections, the implicit QL iteration's rotations applied
 // to its rows), and AddOuter rebuilds a matrix function V diag(c) Vᵀ from
-// them, summed into an accumulator.
+// them, summed into an accumulator. Tridiagonalize8 and TridiagEigen8
+// do the reduction and the eigenvalues of eight matrices at once, lanes
+// across matrices (AVX-512 where TridiagLanes holds), each lane bit for
+// bit Tridiagonalize's and TridiagEigen's; MaxAbsUpper and ScaleUpper
+// scan and scale Z between the solve and the Gram matrix.
 //
 // # Paths and bits
 //

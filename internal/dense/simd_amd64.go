@@ -85,3 +85,64 @@ func rotRowsAVX(x, y *float64, n int, c, s float64)
 //
 //go:noescape
 func reflRowsAVX(a *float64, stride, m, n int, v *float64, tau float64)
+
+// tridiagPairs8AVX512 is tridiagPairsLanesGo's vec path, eight lanes of
+// AVX-512 registers (see tridiag8_amd64.s): the loop over row pairs of a
+// step of Tridiagonalize8, each lane's operations tridiagPairsAVX's. It
+// adds the pairs' part of q'ᵀv' to qv. Only called when have512.
+//
+//go:noescape
+func tridiagPairs8AVX512(a *float64, n, m int, v, w, nv, q *float64, qv *[8]float64)
+
+// tridiagRow8AVX512 is the update of row 0 of a step's block, eight
+// lanes (see tridiag8_amd64.s), each lane's operations those of
+// tridiagonalizeOn's plain loop; it leaves each lane's ‖x‖² of the next
+// reflection in xn. Only called when have512.
+//
+//go:noescape
+func tridiagRow8AVX512(a *float64, m int, v, w *float64, tau, kk, xn *[8]float64)
+
+// scale8AVX512 multiplies the m lane-interleaved entries at v by scal in
+// the lanes set in mask, leaving the others untouched. Only called when
+// have512.
+//
+//go:noescape
+func scale8AVX512(v *float64, m int, scal *[8]float64, mask uint64)
+
+// tridiagProd8AVX512 is step 0's product of Tridiagonalize8, eight lanes
+// (see tridiag8_amd64.s), each lane's operations those of
+// tridiagonalizeOn's plain loop. Only called when have512.
+//
+//go:noescape
+func tridiagProd8AVX512(a *float64, n, m int, v, p *float64, qv *[8]float64)
+
+// pwk8AVX512 runs the lanes' sweeps of st in lockstep, eight lanes of
+// AVX-512 registers (see tridiageig8_amd64.s), until one or more lanes
+// finish their sweep, and returns those lanes. Only called when have512.
+//
+//go:noescape
+func pwk8AVX512(d, e *float64, st *pwk8State) (fin uint64)
+
+// maxAbsUpperAVX returns the largest magnitude over the upper triangle
+// of the row-major d×d z and whether an entry there is NaN or ±Inf, in
+// AVX2. Only called when haveFMA.
+//
+//go:noescape
+func maxAbsUpperAVX(z *float64, d int) (m float64, bad bool)
+
+// scaleUpperAVX multiplies the upper triangle of the row-major d×d z by
+// f, in AVX2. Only called when haveFMA.
+//
+//go:noescape
+func scaleUpperAVX(z *float64, d int, f float64)
+
+// deflQL8AVX512 and deflQR8AVX512 are the scans of pwkQL and pwkQR for a
+// negligible off-diagonal entry, eight entries a vector (see
+// tridiageig8_amd64.s): the same tests, so the same m. Only called when
+// have512.
+//
+//go:noescape
+func deflQL8AVX512(d, e *float64, l, lend int) int
+
+//go:noescape
+func deflQR8AVX512(d, e *float64, l, lend int) int

@@ -413,3 +413,117 @@ rnext:
 rdone:
 	VZEROUPPER
 	RET
+
+// func maxAbsUpperAVX(z *float64, d int) (m float64, bad bool)
+//
+// The largest |z_ij| over the upper triangle of the row-major d×d z,
+// four a vector (the last d−j mod 4 of row j by masked loads, whose
+// zeros change no maximum), and whether an entry is NaN or ±Inf:
+// !(|z_ij| <= MaxFloat64).
+TEXT ·maxAbsUpperAVX(SB), NOSPLIT, $0-25
+	MOVQ z+0(FP), DI
+	MOVQ d+8(FP), DX
+	MOVQ DX, BX
+	SHLQ $3, BX
+	LEAQ tailmask<>(SB), R15
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	MOVQ $0x7fffffffffffffff, AX
+	MOVQ AX, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ $0x7fefffffffffffff, AX
+	MOVQ AX, X3
+	VPBROADCASTQ X3, Y3
+
+marows:
+	TESTQ DX, DX
+	JLE  madone
+	MOVQ DX, SI
+	MOVQ DI, R8
+
+machunks:
+	CMPQ SI, $4
+	JLT  matail
+	VMOVUPD (R8), Y4
+	VANDPD Y2, Y4, Y4
+	VMAXPD Y4, Y0, Y0
+	VCMPPD $0x16, Y3, Y4, Y5
+	VORPD Y5, Y1, Y1
+	ADDQ $32, R8
+	SUBQ $4, SI
+	JMP  machunks
+
+matail:
+	TESTQ SI, SI
+	JEQ  manext
+	MOVQ SI, AX
+	SHLQ $5, AX
+	VMOVDQU (R15)(AX*1), Y6
+	VMASKMOVPD (R8), Y6, Y4
+	VANDPD Y2, Y4, Y4
+	VMAXPD Y4, Y0, Y0
+	VCMPPD $0x16, Y3, Y4, Y5
+	VORPD Y5, Y1, Y1
+
+manext:
+	LEAQ 8(DI)(BX*1), DI
+	DECQ DX
+	JMP  marows
+
+madone:
+	VEXTRACTF128 $1, Y0, X4
+	VMAXPD X4, X0, X0
+	VPERMILPD $1, X0, X4
+	VMAXPD X4, X0, X0
+	VMOVSD X0, m+16(FP)
+	VMOVMSKPD Y1, AX
+	TESTL AX, AX
+	SETNE bad+24(FP)
+	VZEROUPPER
+	RET
+
+// func scaleUpperAVX(z *float64, d int, f float64)
+//
+// z_ij *= f over the upper triangle of the row-major d×d z, four a
+// vector, the last d−j mod 4 of row j by masked loads and stores.
+TEXT ·scaleUpperAVX(SB), NOSPLIT, $0-24
+	MOVQ z+0(FP), DI
+	MOVQ d+8(FP), DX
+	MOVQ DX, BX
+	SHLQ $3, BX
+	LEAQ tailmask<>(SB), R15
+	VBROADCASTSD f+16(FP), Y2
+
+scrows:
+	TESTQ DX, DX
+	JLE  scdone
+	MOVQ DX, SI
+	MOVQ DI, R8
+
+scchunks:
+	CMPQ SI, $4
+	JLT  sctail
+	VMULPD (R8), Y2, Y4
+	VMOVUPD Y4, (R8)
+	ADDQ $32, R8
+	SUBQ $4, SI
+	JMP  scchunks
+
+sctail:
+	TESTQ SI, SI
+	JEQ  scnext
+	MOVQ SI, AX
+	SHLQ $5, AX
+	VMOVDQU (R15)(AX*1), Y6
+	VMASKMOVPD (R8), Y6, Y4
+	VMULPD Y4, Y2, Y4
+	VMASKMOVPD Y4, Y6, (R8)
+
+scnext:
+	LEAQ 8(DI)(BX*1), DI
+	DECQ DX
+	JMP  scrows
+
+scdone:
+	VZEROUPPER
+	RET

@@ -48,3 +48,39 @@ func rotRowsAVX(x, y *float64, n int, c, s float64) {
 func reflRowsAVX(a *float64, stride, m, n int, v *float64, tau float64) {
 	panic("dense: reflRowsAVX without amd64 assembly")
 }
+
+func tridiagPairs8AVX512(a *float64, n, m int, v, w, nv, q *float64, qv *[8]float64) {
+	panic("dense: tridiagPairs8AVX512 without amd64 assembly")
+}
+
+func tridiagRow8AVX512(a *float64, m int, v, w *float64, tau, kk, xn *[8]float64) {
+	panic("dense: tridiagRow8AVX512 without amd64 assembly")
+}
+
+func scale8AVX512(v *float64, m int, scal *[8]float64, mask uint64) {
+	panic("dense: scale8AVX512 without amd64 assembly")
+}
+
+func tridiagProd8AVX512(a *float64, n, m int, v, p *float64, qv *[8]float64) {
+	panic("dense: tridiagProd8AVX512 without amd64 assembly")
+}
+
+func pwk8AVX512(d, e *float64, st *pwk8State) (fin uint64) {
+	panic("dense: pwk8AVX512 without amd64 assembly")
+}
+
+func maxAbsUpperAVX(z *float64, d int) (m float64, bad bool) {
+	panic("dense: maxAbsUpperAVX without amd64 assembly")
+}
+
+func scaleUpperAVX(z *float64, d int, f float64) {
+	panic("dense: scaleUpperAVX without amd64 assembly")
+}
+
+func deflQL8AVX512(d, e *float64, l, lend int) int {
+	panic("dense: deflQL8AVX512 without amd64 assembly")
+}
+
+func deflQR8AVX512(d, e *float64, l, lend int) int {
+	panic("dense: deflQR8AVX512 without amd64 assembly")
+}

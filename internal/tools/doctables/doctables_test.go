@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -329,7 +330,10 @@ func TestImportChecksConfig(t *testing.T) {
 		"results": []map[string]any{
 			{"task": "easy", "method": "rsr", "accuracy_mean": 75.5, "accuracy_std": 1.5, "runs": []float64{74, 77},
 				"classes": []string{"secret-a", "secret-b"}, "confusion": [][]int{{1, 0}, {0, 1}},
-				"params": []map[string]float64{{"sigma": 1, "lambda": 0.05}, {"sigma": 1, "lambda": 0.05}}},
+				"params": []map[string]float64{{"sigma": 1, "lambda": 0.05}, {"sigma": 1, "lambda": 0.05}},
+				"parts": []map[string]any{
+					{"layout": "secret-layout", "part_params": []map[string]float64{{"sigma": 1}, {"sigma": 0.1}}},
+					{"layout": "secret-layout", "part_params": []map[string]float64{{"sigma": 0.1}, {"sigma": 0.1}}}}},
 			{"task": "fig7", "method": "learned", "accuracy_mean": 61.2, "energy_mean": []float64{70, 61.2}, "energy_std": []float64{2, 1}},
 		}}
 	b, err := json.Marshal(res)
@@ -356,6 +360,9 @@ func TestImportChecksConfig(t *testing.T) {
 	}
 	if r := e.Result("easy", "rsr"); r == nil || len(r.Params["sigma"]) != 1 || r.Params["sigma"][0].Repeats != 2 {
 		t.Errorf("params of easy/rsr: %+v", r)
+	}
+	if r := e.Result("easy", "rsr"); r == nil || !reflect.DeepEqual(r.PartParams, map[string][]ParamCount{"sigma": {{0.1, 3}, {1, 1}}}) {
+		t.Errorf("region parameters of easy/rsr: %+v, want σ 0.1 in 3 regions and 1 in 1, over both repeats", r.PartParams)
 	}
 	variant, _ := m.Run("tiny-sigma")
 	if _, err := NewExtract(root, variant, path); err == nil || !strings.Contains(err.Error(), "config as run differs: config.methods") {
@@ -525,6 +532,11 @@ func TestResultCells(t *testing.T) {
       - {header: bias, value: bias}`,
 			"| rsr | 75.00 ± 7.1 | 69.00 ± 12.7 | -6.00 ± 5.7 |\n",
 			"run tiny: rsr on easy records 0 cross-validated estimates"},
+		{"regions", ExtractResult{Mean: f64(69), Runs: []float64{69}, PartParams: map[string][]ParamCount{"sigma": {{0.05, 7}, {0.5, 3}}}},
+			`
+      - {header: σ per region, value: part-param, param: sigma}`,
+			"| rsr | 0.05 (7×), 0.5 (3×) |\n",
+			`run tiny: rsr on easy records no region's parameter "sigma"`},
 		{"vs", ExtractResult{Mean: f64(69), Std: f64(12.73), Runs: []float64{60, 78}},
 			`
       - {header: rsr − svm, value: vs, against: svm}`,

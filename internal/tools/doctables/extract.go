@@ -54,6 +54,10 @@ type ExtractResult struct {
 	Curves
 	// Params counts, per parameter, how many repeats used each value.
 	Params map[string][]ParamCount `json:"params,omitempty"`
+	// PartParams counts, for a method fused over regions, per parameter,
+	// how many regions used each value, over all repeats (a region is
+	// counted once per repeat): the choices made region by region.
+	PartParams map[string][]ParamCount `json:"part_params,omitempty"`
 	// BestOf is the task a "best" task took this method's result from.
 	BestOf string `json:"best_of,omitempty"`
 	// Chosen counts, for a best method, the repeats that chose each
@@ -142,6 +146,9 @@ type results struct {
 		Notes        []string             `json:"notes"`
 		Chosen       []string             `json:"chosen"`
 		CVEstimate   []float64            `json:"cv_estimate"`
+		Parts        []struct {
+			PartParams []map[string]float64 `json:"part_params"`
+		} `json:"parts"`
 		Curves
 	} `json:"results"`
 }
@@ -176,6 +183,11 @@ func NewExtract(root string, r *Run, resultsPath string) (*Extract, error) {
 		out := ExtractResult{Task: x.Task, Method: x.Method, Seconds: x.Seconds, Curves: x.Curves,
 			Unconverged: sum(x.Unconverged), Degenerate: sum(x.Degenerate),
 			Params: paramCounts(x.Params), Chosen: choiceCounts(x.Chosen), CVEstimate: x.CVEstimate}
+		var parts []map[string]float64
+		for _, p := range x.Parts {
+			parts = append(parts, p.PartParams...)
+		}
+		out.PartParams = paramCounts(parts)
 		if len(x.Energy) == 0 {
 			// Energy curves hold J, not an accuracy, in accuracy_mean.
 			out.Mean, out.Std, out.Runs = x.AccuracyMean, x.AccuracyStd, x.Runs

@@ -59,6 +59,9 @@ type Row struct {
 //   - energy: J after Iter iterations (mean ± std);
 //   - mean: the mean over the tasks MeanOf of the accuracy means;
 //   - param: the values of Param that the repeats chose;
+//   - part-param (with Param): the values of Param that a method fused
+//     over regions chose region by region, each with the count of
+//     regions (over all repeats) that chose it;
 //   - best: the task a "best" task took Method's result from;
 //   - seconds: the method's time summed over repeats (not for accuracy
 //     tables: timings change from run to run);
@@ -101,7 +104,7 @@ type Cell struct {
 	Bold   *bool `yaml:"bold"`
 }
 
-var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "best", "chosen", "cv", "bias", "vs", "seconds", "unconverged", "degenerate", "auc", "tar", "identified", "bench"}
+var valueKinds = []string{"text", "accuracy", "cmc", "energy", "mean", "param", "part-param", "best", "chosen", "cv", "bias", "vs", "seconds", "unconverged", "degenerate", "auc", "tar", "identified", "bench"}
 
 // kind returns what c shows.
 func (c *Cell) kind() (string, error) {
@@ -129,7 +132,9 @@ func (c *Cell) kind() (string, error) {
 		return inferred, nil
 	case !slices.Contains(valueKinds, c.Value):
 		return "", fmt.Errorf("value %q: want one of %s", c.Value, strings.Join(valueKinds, ", "))
-	case len(set) == 1 && c.Value != inferred:
+	case c.Value == "part-param" && inferred != "param":
+		return "", errors.New("value part-param needs param")
+	case len(set) == 1 && c.Value != inferred && (c.Value != "part-param" || inferred != "param"):
 		return "", fmt.Errorf("value %s, but the cell sets the fields of %s", c.Value, inferred)
 	}
 	return c.Value, nil
@@ -413,10 +418,13 @@ func (st *store) cellValue(c Cell, missing string, src *sources) (string, error)
 			std = &r.EnergyStd[*c.Iter]
 		}
 		return meanStd(c, r.Energy[*c.Iter], std, e.Repeats), nil
-	case "param":
-		counts := r.Params[c.Param]
+	case "param", "part-param":
+		counts, what := r.Params[c.Param], "parameter"
+		if k == "part-param" {
+			counts, what = r.PartParams[c.Param], "region's parameter"
+		}
 		if len(counts) == 0 {
-			return "", fmt.Errorf("run %s: %s on %s records no parameter %q", c.Run, c.Method, c.Task, c.Param)
+			return "", fmt.Errorf("run %s: %s on %s records no %s %q", c.Run, c.Method, c.Task, what, c.Param)
 		}
 		var parts []string
 		for _, p := range counts {

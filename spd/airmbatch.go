@@ -1,0 +1,115 @@
+package spd
+
+import (
+	"fmt"
+
+	"github.com/covpipe/covpipe/internal/dense"
+)
+
+// airmLanes holds an Anchor's buffers for AIRMTargets: eight Gram
+// matrices, lane-interleaved for dense.Tridiagonalize8, and their
+// tridiagonal forms.
+type airmLanes struct {
+	h         []float64 // 8 interleaved d×d
+	diag, off []float64 // 8 lanes of d
+	p, q      []float64 // Tridiagonalize8's scratch, 8d each
+	shift     [8]int    // each lane's exponent s of whitenedGram
+	ok        [8]bool   // whether the lane's Gram matrix was formed
+	conv      [8]bool   // whether its eigenvalues converged
+	work      []float64 // dense.TridiagEigen8's, 16d
+}
+
+// AIRMTargets sets dst[i] = d_g(X, Y_i) for the anchor X and the
+// targets' Y_i, each bit for bit Anchor.AIRMTarget's. Where
+// dense.TridiagLanes holds it takes eight targets at once: their Gram
+// matrices G_i (see Workspace.fastEigen) reduced to tridiagonal form by
+// dense.Tridiagonalize8 and their eigenvalues found by
+// dense.TridiagEigen8, whose lanes are Tridiagonalize's and
+// TridiagEigen's bit for bit. A
+// target whose distance leaves fastEigen's route, and every target
+// elsewhere, takes AIRMTarget. It returns AIRMTarget's first error, with
+// dst then in part unset, and ErrDimension when len(dst) != len(ts).
+func (a *Anchor) AIRMTargets(dst []float64, ts []*Target) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	if len(dst) != len(ts) {
+		return fmt.Errorf("%w: %d distances for %d targets", ErrDimension, len(dst), len(ts))
+	}
+	w := a.w
+	d := w.d
+	lanes := d <= dense.PlainMaxD && dense.TridiagLanes(d)
+	for i0 := 0; i0 < len(ts); i0 += 8 {
+		n := min(8, len(ts)-i0)
+		if !lanes || n < 2 {
+			for i := i0; i < i0+n; i++ {
+				v, err := a.AIRMTarget(ts[i])
+				if err != nil {
+					return err
+				}
+				dst[i] = v
+			}
+			continue
+		}
+		b := a.lanes()
+		for p := range 8 {
+			b.ok[p] = false
+			if p >= n {
+				continue
+			}
+			t := ts[i0+p]
+			if t == nil || len(t.m) != d*d {
+				continue // AIRMTarget reports it
+			}
+			b.shift[p], b.ok[p] = whitenedGram(w.b, a.u, t.m, w.c, w.work[:d], d)
+			if b.ok[p] {
+				packLane(b.h, w.b, d, p)
+			}
+		}
+		dense.Tridiagonalize8(b.h, d, b.diag, b.off, b.p, b.q)
+		dense.TridiagEigen8(b.diag, b.off, d, b.work, &b.conv)
+		for p := range n {
+			i := i0 + p
+			if b.ok[p] && b.conv[p] {
+				copy(w.vals, b.diag[p*d:p*d+d])
+				if w.positiveEigen(b.shift[p]) {
+					dst[i] = w.sumLog2()
+					continue
+				}
+			}
+			v, err := a.AIRMTarget(ts[i])
+			if err != nil {
+				return err
+			}
+			dst[i] = v
+		}
+	}
+	return nil
+}
+
+// lanes returns the anchor's buffers for AIRMTargets, made when first
+// needed.
+func (a *Anchor) lanes() *airmLanes {
+	if a.batch == nil {
+		d := a.w.d
+		a.batch = &airmLanes{
+			h:    make([]float64, 8*d*d),
+			diag: make([]float64, 8*d), off: make([]float64, 8*d),
+			p: make([]float64, 8*d), q: make([]float64, 8*d),
+			work: make([]float64, 16*d),
+		}
+	}
+	return a.batch
+}
+
+// packLane copies the upper triangle of the row-major d×d matrix g into
+// lane p of the eight interleaved matrices of h.
+func packLane(h, g []float64, d, p int) {
+	for i := range d {
+		r := g[i*d+i : i*d+d]
+		o := (i*d+i)*8 + p
+		for j, v := range r {
+			h[o+j*8] = v
+		}
+	}
+}
