@@ -74,7 +74,8 @@ func PatchDistance(a, b []float64) float64 {
 // m(A, B) = (1/|A|) Σ_{a∈A} min_{b∈B} PatchDistance(a, b): each local
 // epitome is matched to its nearest on the other side, both ways. It is
 // 1 when either signature has none, and an error when their patch sizes
-// differ.
+// differ. PatchDistance is symmetric to the last bit (its differences
+// only change sign), so each pair is measured once for both ways.
 func LocalDistance(a, b *Signature) (float64, error) {
 	if len(a.Locals) == 0 || len(b.Locals) == 0 {
 		return 1, nil
@@ -82,18 +83,30 @@ func LocalDistance(a, b *Signature) (float64, error) {
 	if len(a.Locals[0].Mean) != len(b.Locals[0].Mean) {
 		return 0, fmt.Errorf("local epitomes of %d and %d values", len(a.Locals[0].Mean), len(b.Locals[0].Mean))
 	}
-	oneWay := func(p, q []Local) float64 {
-		var sum float64
-		for _, x := range p {
-			best := math.Inf(1)
-			for _, y := range q {
-				best = min(best, PatchDistance(x.Mean, y.Mean))
-			}
-			sum += best
-		}
-		return sum / float64(len(p))
+	// nearA[j] is the distance of b's j-th epitome to its nearest of a's.
+	var buf [2 * DefaultLocal]float64
+	nearA := buf[:0]
+	if len(b.Locals) > len(buf) {
+		nearA = make([]float64, 0, len(b.Locals))
 	}
-	return (oneWay(a.Locals, b.Locals) + oneWay(b.Locals, a.Locals)) / 2, nil
+	for range b.Locals {
+		nearA = append(nearA, math.Inf(1))
+	}
+	var sumA float64
+	for _, x := range a.Locals {
+		best := math.Inf(1)
+		for j, y := range b.Locals {
+			d := PatchDistance(x.Mean, y.Mean)
+			best = min(best, d)
+			nearA[j] = min(nearA[j], d)
+		}
+		sumA += best
+	}
+	var sumB float64
+	for _, d := range nearA {
+		sumB += d
+	}
+	return (sumA/float64(len(a.Locals)) + sumB/float64(len(b.Locals))) / 2, nil
 }
 
 // Distance returns the HPE distance of two signatures,

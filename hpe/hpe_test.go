@@ -384,3 +384,39 @@ func TestDistanceCachedRoots(t *testing.T) {
 		t.Errorf("Distance with cached roots %v, without %v", got, want)
 	}
 }
+
+// TestLocalDistanceBothWays compares LocalDistance, which measures each
+// pair of local epitomes once, with the definition's two one-way means
+// (kept here), bit for bit: random epitomes, counts on both sides from 1
+// to beyond the stack buffer's.
+func TestLocalDistanceBothWays(t *testing.T) {
+	oneWay := func(p, q []Local) float64 {
+		var sum float64
+		for _, x := range p {
+			best := math.Inf(1)
+			for _, y := range q {
+				best = min(best, PatchDistance(x.Mean, y.Mean))
+			}
+			sum += best
+		}
+		return sum / float64(len(p))
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	locals := func(n int) []Local {
+		out := make([]Local, n)
+		for i := range out {
+			out[i].Mean = make([]float64, 48)
+			for k := range out[i].Mean {
+				out[i].Mean[k] = rng.Float64()
+			}
+		}
+		return out
+	}
+	for trial := range 200 {
+		a, b := &Signature{Locals: locals(1 + rng.IntN(12))}, &Signature{Locals: locals(1 + rng.IntN(12))}
+		want := (oneWay(a.Locals, b.Locals) + oneWay(b.Locals, a.Locals)) / 2
+		if got, err := LocalDistance(a, b); err != nil || got != want {
+			t.Errorf("trial %d (%d and %d epitomes): %v, %v; want %v", trial, len(a.Locals), len(b.Locals), got, err, want)
+		}
+	}
+}

@@ -266,7 +266,7 @@ func (f *codesFit) predict(ctx context.Context, d *classify.Data, test []int, a 
 		return nil, err
 	}
 	n, _ := probes.Dims()
-	out, err := nearest(ctx, f.labels, classify.Seq(0, len(f.labels)), classify.Seq(0, n), a.workers, false, identitySquares(a), func(_, q, j int) (float64, error) {
+	out, err := nearest(ctx, f.labels, classify.Seq(0, len(f.labels)), classify.Seq(0, n), a.workers, false, identitySquares(a), func(_, q, j int, _ float64) (float64, error) {
 		p, g := probes.RawRowView(q), f.gallery.RawRowView(j)
 		var dist float64
 		for i, x := range p {

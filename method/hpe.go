@@ -143,15 +143,16 @@ func (f *hpeFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 		return nil, err
 	}
 	// A single image's signature depends on the image only: the splits of
-	// a dataset share them.
+	// a dataset share them, made with the Data's parallelism, as its
+	// pairwise quantities are (other repeats' predictions wait for them).
 	probes, err := m.probes.Do(x, func() ([]*hpe.Signature, error) {
 		n, _ := x.Dims()
-		return m.describe(ctx, x, a.workers, n, func(i int) []int { return []int{i} })
+		return m.describe(ctx, x, d.Workers, n, func(i int) []int { return []int{i} })
 	})
 	if err != nil {
 		return nil, err
 	}
-	return nearest(ctx, d.Labels, f.reps, test, a.workers, false, nil, func(_, q, c int) (float64, error) {
+	return nearest(ctx, d.Labels, f.reps, test, a.workers, false, nil, func(_, q, c int, _ float64) (float64, error) {
 		return hpe.Distance(probes[test[q]], f.gallery[c], m.weights)
 	})
 }

@@ -118,7 +118,7 @@ func (f *nnFit) predict(ctx context.Context, d *classify.Data, test []int, a ans
 		}
 		err = classify.ForBlocks(ctx, p, test, train, classify.Identity, a.blocks(&m.blocks), func(off int, k *mat.Dense) error {
 			n, _ := k.Dims()
-			o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, a.costs, m.squares(a), func(_, q, a int) (float64, error) { return k.At(q, a), nil })
+			o, err := nearest(ctx, d.Labels, train, test[off:off+n], 1, a.costs, m.squares(a), func(_, q, a int, _ float64) (float64, error) { return k.At(q, a), nil })
 			if err != nil {
 				return err
 			}
@@ -136,7 +136,7 @@ func (f *nnFit) predict(ctx context.Context, d *classify.Data, test []int, a ans
 		return out, err
 	}
 	ws := make([]*spd.Workspace, pool.Workers(a.workers))
-	return nearest(ctx, d.Labels, train, test, a.workers, a.costs, m.squares(a), func(w, q, a int) (float64, error) {
+	return nearest(ctx, d.Labels, train, test, a.workers, a.costs, m.squares(a), func(w, q, a int, _ float64) (float64, error) {
 		if ws[w] == nil {
 			ws[w] = spd.NewWorkspace(d.Set.Dim())
 		}
@@ -173,9 +173,13 @@ func identitySquares(a answer) func(v float64) float64 {
 // nearest classes (classify.NearestScores); with costs, each class's cost
 // is its nearest member's distance; with square, the squared distance d²
 // of a value of dist, the class probabilities are the softmax of −d² of
-// the classes' nearest members, exp(−d_c²) / Σ_k exp(−d_k²). Once ctx is
-// cancelled it starts no more test items and returns ctx.Err().
-func nearest(ctx context.Context, labels, train, test []int, workers int, costs bool, square func(v float64) float64, dist func(w, i, j int) (float64, error)) (*classify.Outcome, error) {
+// the classes' nearest members, exp(−d_c²) / Σ_k exp(−d_k²). Only the
+// nearest member of each class counts: dist's bound is the distance of
+// train[a]'s class's nearest member so far, and dist may return, for a
+// distance not below it, any value not below it (a distance cut short).
+// Once ctx is cancelled it starts no more test items and returns
+// ctx.Err().
+func nearest(ctx context.Context, labels, train, test []int, workers int, costs bool, square func(v float64) float64, dist func(w, q, a int, bound float64) (float64, error)) (*classify.Outcome, error) {
 	classes := classify.SortedKeys(classify.ByClass(labels, train))
 	class := make([]int, len(train)) // position in classes of each training item
 	for a, j := range train {
@@ -199,7 +203,7 @@ func nearest(ctx context.Context, labels, train, test []int, workers int, costs 
 			best[k] = math.Inf(1)
 		}
 		for a := range train {
-			v, err := dist(w, q, a)
+			v, err := dist(w, q, a, best[class[a]])
 			if err != nil {
 				return err
 			}

@@ -227,7 +227,7 @@ func (r *rlppFit) predict(ctx context.Context, d *classify.Data, test []int, a a
 	if err != nil {
 		return nil, err
 	}
-	return nearest(ctx, d.Labels, r.train, test, a.workers, false, identitySquares(a), func(_, q, j int) (float64, error) {
+	return nearest(ctx, d.Labels, r.train, test, a.workers, false, identitySquares(a), func(_, q, j int, _ float64) (float64, error) {
 		u, v := yte.RawRowView(q), r.ytr.RawRowView(j)
 		var s float64
 		for k := range u {

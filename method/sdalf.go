@@ -93,7 +93,7 @@ func (m *sdalfMethod) Spec() classify.Spec {
 }
 
 func (m *sdalfMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitted, error) {
-	sigs, err := m.signatures(ctx, t.Data, t.Workers)
+	sigs, err := m.signatures(ctx, t.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -106,13 +106,14 @@ func (m *sdalfMethod) Fit(ctx context.Context, t *classify.Train) (classify.Fitt
 
 // signatures returns the signature of every image of d. A single image's
 // signature depends on the image only: the splits of a dataset share
-// them.
-func (m *sdalfMethod) signatures(ctx context.Context, d *classify.Data, workers int) ([]*sdalf.Signature, error) {
+// them, made with the Data's parallelism, as its pairwise quantities are
+// (other repeats' fits wait for them).
+func (m *sdalfMethod) signatures(ctx context.Context, d *classify.Data) ([]*sdalf.Signature, error) {
 	x, err := imageVectors(ctx, d, m.vectors)
 	if err != nil {
 		return nil, err
 	}
-	return m.sigs.Do(x, func() ([]*sdalf.Signature, error) { return m.describe(ctx, x, workers) })
+	return m.sigs.Do(x, func() ([]*sdalf.Signature, error) { return m.describe(ctx, x, d.Workers) })
 }
 
 // sdalfFit is SDALF's gallery: the training images' signatures.
@@ -134,12 +135,12 @@ func (m *sdalfMethod) Load(ctx context.Context, st *classify.State, t *classify.
 }
 
 func (f *sdalfFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
-	sigs, err := f.m.signatures(ctx, d, a.workers)
+	sigs, err := f.m.signatures(ctx, d)
 	if err != nil {
 		return nil, err
 	}
-	return nearest(ctx, d.Labels, f.train, test, a.workers, false, nil, func(_, q, j int) (float64, error) {
-		return sdalf.Distance(sigs[test[q]], f.gallery[j], f.m.weights)
+	return nearest(ctx, d.Labels, f.train, test, a.workers, false, nil, func(_, q, j int, bound float64) (float64, error) {
+		return sdalf.DistanceBelow(sigs[test[q]], f.gallery[j], f.m.weights, bound)
 	})
 }
 

@@ -90,8 +90,28 @@ func Distance(a, b *Signature, w Weights) (float64, error) {
 	return distance(a, b, w)
 }
 
+// DistanceBelow returns Distance(a, b, w) when it is below bound, and
+// otherwise a value at least bound that need not be the distance: a
+// search for the nearest of many gallery images passes the nearest
+// distance so far and learns all it needs. The blob distance's terms are
+// non-negative, so the distance is no less than any partial sum of it
+// (a rounded sum is no less than a non-negative term of it, and rounding
+// keeps order): the sum stops once a part of it reaches bound. Below
+// bound, the value is Distance's to the last bit. Errors are Distance's.
+func DistanceBelow(a, b *Signature, w Weights, bound float64) (float64, error) {
+	if err := w.Validate(); err != nil {
+		return 0, err
+	}
+	return distanceBelow(a, b, w, bound)
+}
+
 // distance is Distance without the weights' check.
 func distance(a, b *Signature, w Weights) (float64, error) {
+	return distanceBelow(a, b, w, math.Inf(1))
+}
+
+// distanceBelow is DistanceBelow without the weights' check.
+func distanceBelow(a, b *Signature, w Weights, bound float64) (float64, error) {
 	if a == nil || b == nil {
 		return 0, fmt.Errorf("distance of a nil signature")
 	}
@@ -107,13 +127,17 @@ func distance(a, b *Signature, w Weights) (float64, error) {
 			return 0, fmt.Errorf("wHSV: %w", err)
 		}
 	}
-	var dm float64
-	if len(b.byRise) == len(b.Blobs) {
-		dm = mscrByHeight(a.Blobs, a.H, b.byRise, w.Gamma)
-	} else {
-		dm = MSCRDistance(a.Blobs, b.Blobs, a.H, b.H, w.Gamma)
+	hist := w.WHSV * dh
+	if hist >= bound {
+		return hist, nil
 	}
-	return w.WHSV*dh + w.MSCR*dm, nil
+	if len(b.byRise) == len(b.Blobs) {
+		// total is the distance once the blob distance dm is known, and no
+		// more than it for a partial sum of dm's terms.
+		total := func(dm float64) float64 { return hist + w.MSCR*dm }
+		return mscrByHeight(a.Blobs, a.H, b.byRise, w.Gamma, total, bound), nil
+	}
+	return hist + w.MSCR*MSCRDistance(a.Blobs, b.Blobs, a.H, b.H, w.Gamma), nil
 }
 
 // heightBlob is a blob's height as a fraction of its image's rows, y/h
@@ -133,22 +157,25 @@ func byHeight(blobs []Blob, rows int) []heightBlob {
 	return out
 }
 
-// mscrByHeight is MSCRDistance of the probe blobs a of an image of ha
-// rows and the gallery blobs b sorted by height (byHeight), to the last
-// bit: each probe blob's nearest gallery blob is searched from
+// mscrByHeight returns total(MSCRDistance) of the probe blobs a of an
+// image of ha rows and the gallery blobs b sorted by height (byHeight),
+// MSCRDistance to the last bit, or total of the mean's partial sum once
+// that reaches bound (total must not decrease). Each probe blob's
+// nearest gallery blob is searched from
 // the gallery's nearest height outwards, and a side stops at the first
 // blob whose height term γ·|Δh| alone reaches the nearest distance so far.
 // That skips no nearer blob: the colour term only adds, a sum rounds to
 // no less than either of its non-negative terms, and the rounded height
 // term grows away from the probe's height on each side; and the minimum
 // does not depend on the order it is taken in.
-func mscrByHeight(a []Blob, ha int, b []heightBlob, gamma float64) float64 {
+func mscrByHeight(a []Blob, ha int, b []heightBlob, gamma float64, total func(float64) float64, bound float64) float64 {
 	if len(a) == 0 || len(b) == 0 {
-		return 1
+		return total(1)
 	}
 	c := 1 - gamma
+	n := float64(len(a))
 	var sum float64
-	for _, p := range a {
+	for k, p := range a {
 		h := p.Y / float64(ha)
 		best := math.Inf(1)
 		// near returns whether q's height term alone stays below best, and
@@ -181,8 +208,15 @@ func mscrByHeight(a []Blob, ha int, b []heightBlob, gamma float64) float64 {
 			}
 		}
 		sum += best
+		// The terms left are non-negative: a partial sum at bound already
+		// decides (the last blob's check would be the total itself).
+		if k < len(a)-1 {
+			if t := total(sum / n); t >= bound {
+				return t
+			}
+		}
 	}
-	return sum / float64(len(a))
+	return total(sum / n)
 }
 
 // MultiShot returns the multiple-shot distance of the probe identity

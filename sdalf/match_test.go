@@ -310,16 +310,66 @@ func TestMSCRByHeightEqualsPlain(t *testing.T) {
 		a, b := blobs(rng.IntN(12), ha), blobs(rng.IntN(12), hb)
 		gamma := []float64{0, 0.4, 1, rng.Float64()}[trial%4]
 		want := MSCRDistance(a, b, ha, hb, gamma)
-		if got := mscrByHeight(a, ha, byHeight(b, hb), gamma); got != want {
+		if got := mscrByHeight(a, ha, byHeight(b, hb), gamma, same, math.Inf(1)); got != want {
 			t.Errorf("trial %d (%d and %d blobs, γ = %v): %v, want %v", trial, len(a), len(b), gamma, got, want)
 		}
 	}
 	p := people(t)
 	for _, a := range p[0] {
 		for _, b := range p[1] {
-			if got, want := mscrByHeight(a.Blobs, a.H, b.byRise, 0.4), MSCRDistance(a.Blobs, b.Blobs, a.H, b.H, 0.4); got != want {
+			if got, want := mscrByHeight(a.Blobs, a.H, b.byRise, 0.4, same, math.Inf(1)), MSCRDistance(a.Blobs, b.Blobs, a.H, b.H, 0.4); got != want {
 				t.Errorf("real signatures: %v, want %v", got, want)
 			}
 		}
+	}
+}
+
+// same is the identity, the total of mscrByHeight for the blob distance
+// itself.
+func same(v float64) float64 { return v }
+
+// TestDistanceBelowDecides checks DistanceBelow against Distance on real
+// signatures, for bounds below, at and above the distance: below the
+// bound it is the distance to the last bit, otherwise at least the
+// bound, so that the nearest of a gallery under it is the nearest under
+// Distance. The bounds cut in the histogram part, in the blob sum and
+// after it.
+func TestDistanceBelowDecides(t *testing.T) {
+	w := DefaultWeights()
+	p := people(t)
+	var cut, kept int
+	for _, as := range p {
+		for _, a := range as {
+			for _, bs := range p {
+				for _, b := range bs {
+					want, err := Distance(a, b, w)
+					if err != nil {
+						t.Fatal(err)
+					}
+					hist := w.WHSV * appearance.SqrtBhattacharyya(a.root, b.root)
+					for _, bound := range []float64{0, hist / 2, hist, math.Nextafter(hist, 2), (hist + want) / 2, want, math.Nextafter(want, 2), 2 * want, math.Inf(1)} {
+						got, err := DistanceBelow(a, b, w, bound)
+						switch {
+						case err != nil:
+							t.Fatal(err)
+						case want < bound && got != want:
+							t.Errorf("bound %v above the distance %v: %v, want the distance", bound, want, got)
+						case want >= bound && got < bound:
+							t.Errorf("bound %v at most the distance %v: %v, want at least the bound", bound, want, got)
+						case got != want:
+							cut++
+						default:
+							kept++
+						}
+					}
+				}
+			}
+		}
+	}
+	if cut == 0 || kept == 0 {
+		t.Errorf("%d values cut short and %d distances: want both", cut, kept)
+	}
+	if _, err := DistanceBelow(p[0][0], p[1][0], Weights{WHSV: -1}, 1); err == nil {
+		t.Error("negative weight: no error")
 	}
 }
