@@ -23,7 +23,10 @@ import (
 // unvisited member), and a class is emitted once its exact minimum is no
 // larger than every other bound. The first ranks classes (at least two,
 // whose distances score the answer: classify.NearestScores) come out in
-// exact order; the rest follow by their bounds.
+// exact order; the rest follow by their bounds. A worker searches
+// airmLanes queries in lockstep and computes the distances they ask for
+// together (spd.AIRMPairs), bit for bit one at a time, so that each
+// query's search and answer are those it has alone.
 func airmRanking(ctx context.Context, d *classify.Data, p classify.Pairs, train, test []int, ranks, workers int, scratch *classify.Scratch) (*classify.Outcome, error) {
 	// Members of each class by their position in train.
 	groups := map[int][]int{}
