@@ -157,7 +157,7 @@ func (f *fgmdmFit) filter(ctx context.Context, vectors *mat.Dense, workers int) 
 // predict filters the items test of d and labels each by its nearest
 // class mean (mdm's predict on the filtered items).
 func (f *fgmdmFit) predict(ctx context.Context, d *classify.Data, test []int, a answer) (*classify.Outcome, error) {
-	vectors, err := spd.TangentVectors(ctx, d.Set, test, f.ref, a.workers)
+	vectors, err := tangentVectorsAt(ctx, d, test, f.ref, a.workers)
 	if err != nil {
 		return nil, fmt.Errorf("fgmdm: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"math"
+	"slices"
 
 	"github.com/covpipe/covpipe/classify"
 	"github.com/covpipe/covpipe/internal/pool"
@@ -22,7 +23,10 @@ import (
 // unvisited member), and a class is emitted once its exact minimum is no
 // larger than every other bound. The first ranks classes (at least two,
 // whose distances score the answer: classify.NearestScores) come out in
-// exact order; the rest follow by their bounds.
+// exact order; the rest follow by their bounds. A worker searches
+// airmLanes queries in lockstep and computes the distances they ask for
+// together (spd.AIRMPairs), bit for bit one at a time, so that each
+// query's search and answer are those it has alone.
 func airmRanking(ctx context.Context, d *classify.Data, p classify.Pairs, train, test []int, ranks, workers int, scratch *classify.Scratch) (*classify.Outcome, error) {
 	// Members of each class by their position in train.
 	groups := map[int][]int{}
@@ -31,79 +35,91 @@ func airmRanking(ctx context.Context, d *classify.Data, p classify.Pairs, train,
 	}
 	labels := classify.SortedKeys(groups)
 	dim := d.Set.Dim()
+	// Each training item factorised once for all the queries (a
+	// spd.Target); one that NewTarget refuses leaves the search to
+	// Anchor.AIRM, which names what is wrong with it.
+	targets := make([]*spd.Target, len(train))
+	all := true
+	for a, j := range train {
+		var err error
+		if targets[a], err = spd.NewTarget(d.Set.View(j)); err != nil {
+			targets[a], all = nil, false
+		}
+	}
 	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
-	// Each worker keeps its classes, their members (one buffer over all
-	// of train) and its queue from query to query.
+	// Each worker keeps airmLanes searches, one query each, from chunk to
+	// chunk; they run in lockstep, each asking for one distance at a
+	// time, so that the distances are computed airmLanes pairs at once
+	// (spd.AIRMPairs), bit for bit one at a time: each query's search,
+	// and so its answer, is the same as alone.
 	type state struct {
-		anchor  *spd.Anchor
-		classes []classState
-		q       classQueue
+		lanes []*airmSearch
+		wait  []*airmSearch // the lanes of the pairs below
+		as    []*spd.Anchor
+		ts    []*spd.Target
+		dist  []float64
 	}
 	states := make([]*state, pool.Workers(workers))
 	ranks = max(2, ranks)
 	err := classify.ForBlocks(ctx, p, test, train, classify.Identity, scratch, func(off int, div *mat.Dense) error {
 		n, _ := div.Dims()
-		return pool.ForCtx(ctx, n, workers, func(w, qb int) error {
-			qi := off + qb
-			i := test[qi]
+		chunks := (n + airmChunk - 1) / airmChunk
+		return pool.ForCtx(ctx, chunks, workers, func(w, ch int) error {
 			st := states[w]
 			if st == nil {
-				a, err := spd.NewAnchor(d.Set.View(i))
-				if err != nil {
-					return err
-				}
-				st = &state{anchor: a, classes: make([]classState, len(labels)), q: make(classQueue, 0, len(labels))}
-				buf := make([]member, len(train))
-				for k, l := range labels {
-					n := len(groups[l])
-					st.classes[k] = classState{label: l, all: buf[:n:n], dim: dim}
-					buf = buf[n:]
+				st = &state{lanes: make([]*airmSearch, airmLanes)}
+				for k := range st.lanes {
+					st.lanes[k] = newAIRMSearch(groups, labels, len(train), dim)
 				}
 				states[w] = st
 			}
-			st.anchor.Reset(d.Set.View(i))
-			st.q = st.q[:0]
-			row := div.RawRowView(qb)
-			for k, l := range labels {
-				c := &st.classes[k]
-				for m, a := range groups[l] {
-					c.all[m] = member{s: row[a], j: train[a]}
-				}
-				c.reset()
-				st.q = append(st.q, c)
-			}
-			heap.Init(&st.q)
-			ranking := make([]int, 0, len(labels))
-			nearest := [2]float64{math.Inf(1), math.Inf(1)}
-			for st.q.Len() > 0 && len(ranking) < ranks {
-				c := st.q[0]
-				if c.resolved() {
-					heap.Pop(&st.q)
-					if len(ranking) < 2 {
-						nearest[len(ranking)] = c.best
+			next, end := ch*airmChunk, min(n, (ch+1)*airmChunk)
+			for {
+				st.wait, st.as, st.ts = st.wait[:0], st.as[:0], st.ts[:0]
+				for _, l := range st.lanes {
+					for !l.waiting {
+						if !l.active {
+							if next == end {
+								break
+							}
+							if err := l.begin(d, train, test, off, next, div.RawRowView(next), ranks); err != nil {
+								return err
+							}
+							next++
+						}
+						if !l.step() {
+							l.finish(out, off)
+						}
 					}
-					ranking = append(ranking, c.label)
-					continue
+					if l.waiting {
+						st.wait, st.as, st.ts = append(st.wait, l), append(st.as, l.anchor), append(st.ts, targets[l.a])
+					}
 				}
-				dist, err := st.anchor.AIRM(d.Set.View(c.pop()))
-				if err != nil {
-					return err
+				if len(st.wait) == 0 {
+					return nil
 				}
-				c.best = math.Min(c.best, dist)
-				c.bound = c.key()
-				heap.Fix(&st.q, 0)
+				st.dist = slices.Grow(st.dist[:0], len(st.wait))[:len(st.wait)]
+				if all {
+					if err := spd.AIRMPairs(st.dist, st.as, st.ts); err != nil {
+						return err
+					}
+				} else {
+					for i, l := range st.wait {
+						var err error
+						if st.ts[i] != nil {
+							st.dist[i], err = l.anchor.AIRMTarget(st.ts[i])
+						} else {
+							st.dist[i], err = l.anchor.AIRM(d.Set.View(train[l.a]))
+						}
+						if err != nil {
+							return err
+						}
+					}
+				}
+				for i, l := range st.wait {
+					l.feed(st.dist[i])
+				}
 			}
-			for st.q.Len() > 0 {
-				ranking = append(ranking, heap.Pop(&st.q).(*classState).label)
-			}
-			out.Ranking[qi] = ranking
-			out.Pred[qi] = ranking[0]
-			out.Scores[qi] = classify.ItemScore{Label: ranking[0], Second: -1, SCI: math.NaN()}
-			if len(ranking) > 1 {
-				out.Scores[qi].Second = ranking[1]
-			}
-			out.Scores[qi].Score, out.Scores[qi].SecondScore = classify.NearestScores(nearest[0], nearest[1])
-			return nil
 		})
 	})
 	if err != nil {
@@ -112,10 +128,126 @@ func airmRanking(ctx context.Context, d *classify.Data, p classify.Pairs, train,
 	return out, nil
 }
 
-// member is a training item and its Stein divergence to the query.
+// airmLanes is the number of queries that a worker of airmRanking
+// searches in lockstep: the eight lanes of spd.AIRMPairs.
+const airmLanes = 8
+
+// airmChunk is the number of queries a worker of airmRanking takes at a
+// time, many times airmLanes, so that few batches run with lanes idle at
+// a chunk's end.
+const airmChunk = 128
+
+// airmSearch is one query's search of airmRanking: the classes, their
+// members (one buffer over all of train) and the queue, reused from
+// query to query, and where the search stands.
+type airmSearch struct {
+	anchor  *spd.Anchor
+	classes []classState
+	q       classQueue
+	// qb is the query's position in its block, ranks the classes to
+	// emit in exact order.
+	qb, ranks int
+	ranking   []int
+	nearest   [2]float64
+	// active: a query is under way; waiting: it asks for the distance
+	// to the member at position a of train, of class c.
+	active, waiting bool
+	c               *classState
+	a               int
+}
+
+func newAIRMSearch(groups map[int][]int, labels []int, n, dim int) *airmSearch {
+	l := &airmSearch{classes: make([]classState, len(labels)), q: make(classQueue, 0, len(labels))}
+	buf := make([]member, n)
+	for k, lb := range labels {
+		m := len(groups[lb])
+		l.classes[k] = classState{label: lb, all: buf[:m:m], dim: dim, group: groups[lb]}
+		buf = buf[m:]
+	}
+	return l
+}
+
+// begin starts the search of the query at position qb of the block at
+// offset off of test, whose Stein divergences to train are row.
+func (l *airmSearch) begin(d *classify.Data, train, test []int, off, qb int, row []float64, ranks int) error {
+	x := d.Set.View(test[off+qb])
+	if l.anchor == nil {
+		a, err := spd.NewAnchor(x)
+		if err != nil {
+			return err
+		}
+		l.anchor = a
+	}
+	l.anchor.Reset(x)
+	l.q = l.q[:0]
+	for k := range l.classes {
+		c := &l.classes[k]
+		for m, a := range c.group {
+			c.all[m] = member{s: row[a], j: train[a], a: a}
+		}
+		c.reset()
+		l.q = append(l.q, c)
+	}
+	heap.Init(&l.q)
+	l.qb, l.ranks, l.active = qb, ranks, true
+	l.ranking = make([]int, 0, len(l.classes))
+	l.nearest = [2]float64{math.Inf(1), math.Inf(1)}
+	return nil
+}
+
+// step advances the search: it emits the classes that are resolved and
+// reports true, waiting, when it needs the distance to the next member
+// of the class at the queue's head, false when the first ranks classes
+// are out.
+func (l *airmSearch) step() bool {
+	for l.q.Len() > 0 && len(l.ranking) < l.ranks {
+		c := l.q[0]
+		if c.resolved() {
+			heap.Pop(&l.q)
+			if len(l.ranking) < 2 {
+				l.nearest[len(l.ranking)] = c.best
+			}
+			l.ranking = append(l.ranking, c.label)
+			continue
+		}
+		l.c, l.a, l.waiting = c, c.pop(), true
+		return true
+	}
+	return false
+}
+
+// feed gives the search the distance it waits for.
+func (l *airmSearch) feed(dist float64) {
+	c := l.c
+	c.best = math.Min(c.best, dist)
+	c.bound = c.key()
+	heap.Fix(&l.q, 0)
+	l.waiting = false
+}
+
+// finish ranks the classes left by their bounds and writes the query's
+// answer into out (the block at offset off).
+func (l *airmSearch) finish(out *classify.Outcome, off int) {
+	ranking := l.ranking
+	for l.q.Len() > 0 {
+		ranking = append(ranking, heap.Pop(&l.q).(*classState).label)
+	}
+	qi := off + l.qb
+	out.Ranking[qi] = ranking
+	out.Pred[qi] = ranking[0]
+	out.Scores[qi] = classify.ItemScore{Label: ranking[0], Second: -1, SCI: math.NaN()}
+	if len(ranking) > 1 {
+		out.Scores[qi].Second = ranking[1]
+	}
+	out.Scores[qi].Score, out.Scores[qi].SecondScore = classify.NearestScores(l.nearest[0], l.nearest[1])
+	l.active, l.ranking = false, nil
+}
+
+// member is a training item, j, at position a of train, and its Stein
+// divergence to the query.
 type member struct {
-	s float64
-	j int
+	s    float64
+	j, a int
 }
 
 // less orders members by divergence, ties by index.
@@ -128,6 +260,7 @@ func (a member) less(b member) bool { return a.s < b.s || (a.s == b.s && a.j < b
 // then only the least member, which the bound needs, is found.
 type classState struct {
 	label   int
+	group   []int    // the positions in train of the class's members
 	all     []member // the class's members, filled in for each query
 	members []member // the unvisited members of all, least first; a min-heap once heaped
 	heaped  bool
@@ -153,7 +286,7 @@ func (c *classState) reset() {
 }
 
 // pop removes the unvisited member of least divergence and returns its
-// index.
+// position in train.
 func (c *classState) pop() int {
 	if !c.heaped {
 		for i := len(c.members)/2 - 1; i >= 0; i-- {
@@ -162,12 +295,12 @@ func (c *classState) pop() int {
 		c.heaped = true
 	}
 	h := c.members
-	j := h[0].j
+	a := h[0].a
 	last := len(h) - 1
 	h[0] = h[last]
 	c.members = h[:last]
 	c.down(0)
-	return j
+	return a
 }
 
 func (c *classState) down(i int) {

@@ -112,16 +112,15 @@ type tangentSpace struct {
 	p    tangentParams
 }
 
-// tangentBases remembers the reference point and the training vectors of
-// recent training sets, which the candidates of a fold, and the tasks
-// that share a training set, share.
+// tangentBases gives the reference point and the training vectors of
+// training sets (basis), which the candidates of a fold, the tasks that
+// share a training set and the methods that share a reference share.
 type tangentBases struct {
-	ref   TangentReference
-	bases once.Cache[trainKey, *tangentBasis]
+	ref TangentReference
 }
 
 func newTangentBases(ref TangentReference) tangentBases {
-	return tangentBases{ref: ref, bases: once.Cache[trainKey, *tangentBasis]{Max: tangentCacheSize}}
+	return tangentBases{ref: ref}
 }
 
 // tangentFitKey identifies a fit: its training set and C.
@@ -174,22 +173,6 @@ func (m *tangentSpace) Fit(ctx context.Context, t *classify.Train) (classify.Fit
 type tangentBasis struct {
 	ref     *mat.SymDense
 	vectors *mat.Dense
-}
-
-// basis returns the reference point and tangent vectors of the items
-// train of d, computed once per training set.
-func (m *tangentBases) basis(ctx context.Context, d *classify.Data, train []int, workers int) (*tangentBasis, error) {
-	return m.bases.Do(newTrainKey(d, train), func() (*tangentBasis, error) {
-		ref, err := TangentReferencePoint(ctx, m.ref, d.Set, train)
-		if err != nil {
-			return nil, fmt.Errorf("reference: %w", err)
-		}
-		v, err := spd.TangentVectors(ctx, d.Set, train, ref, workers)
-		if err != nil {
-			return nil, err
-		}
-		return &tangentBasis{ref, v}, nil
-	})
 }
 
 // tangentFit is a logistic regression fitted on the tangent vectors at
@@ -270,9 +253,9 @@ func (f *tangentFit) predict(ctx context.Context, d *classify.Data, test []int, 
 }
 
 // transform gives the items' tangent vectors at the reference point, the
-// features the regression classifies.
+// features the regression classifies (shared: tangentVectorsAt).
 func (f *tangentFit) transform(ctx context.Context, d *classify.Data, items []int, workers int) (*mat.Dense, error) {
-	v, err := spd.TangentVectors(ctx, d.Set, items, f.ref, workers)
+	v, err := tangentVectorsAt(ctx, d, items, f.ref, workers)
 	if err != nil {
 		return nil, fmt.Errorf("tangent-space: %w", err)
 	}

@@ -719,6 +719,31 @@ func badInputTable(t *testing.T) map[string][]badCase {
 			}, ErrDimension, ""},
 			{"dst of another length", func() error { tg, _ := NewTarget(good); return anchor().AIRMTargets(nil, []*Target{tg}) }, ErrDimension, ""},
 		},
+		"AIRMPairs": {
+			{"nil Anchor", func() error {
+				tg, _ := NewTarget(good)
+				return AIRMPairs(make([]float64, 1), []*Anchor{nil}, []*Target{tg})
+			}, ErrParameter, ""},
+			{"zero Anchor", func() error {
+				tg, _ := NewTarget(good)
+				return AIRMPairs(make([]float64, 1), []*Anchor{{}}, []*Target{tg})
+			}, ErrParameter, ""},
+			{"nil Target", func() error { return AIRMPairs(make([]float64, 1), []*Anchor{anchor()}, []*Target{nil}) }, ErrParameter, ""},
+			{"Target of another size", func() error {
+				tg, _ := NewTarget(good3)
+				return AIRMPairs(make([]float64, 1), []*Anchor{anchor()}, []*Target{tg})
+			}, ErrDimension, ""},
+			{"anchors of two sizes", func() error {
+				tg, _ := NewTarget(good)
+				a3, _ := NewAnchor(good3)
+				return AIRMPairs(make([]float64, 2), []*Anchor{anchor(), a3}, []*Target{tg, tg})
+			}, ErrDimension, ""},
+			{"dst of another length", func() error {
+				tg, _ := NewTarget(good)
+				return AIRMPairs(nil, []*Anchor{anchor()}, []*Target{tg})
+			}, ErrDimension, ""},
+			{"targets of another length", func() error { return AIRMPairs(make([]float64, 1), []*Anchor{anchor()}, nil) }, ErrDimension, ""},
+		},
 		"Anchor.Reset": {
 			{"nil Anchor", func() error { return check(!(*Anchor)(nil).Reset(good), "true") }, nil, ""},
 			{"zero Anchor", func() error { return check(!(&Anchor{}).Reset(good), "true") }, nil, ""},
