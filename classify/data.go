@@ -137,6 +137,18 @@ func (d *Data) PackParts(r *spd.Residency) error {
 	return nil
 }
 
+// Shared returns the value that d keeps under key, made by f on first
+// use (concurrent first uses wait for one f; an error of f is returned
+// and not kept), so that a method shares what it computes from d's
+// descriptors with the other methods of a run for as long as d lives, as
+// the pairwise quantities are shared. key must be comparable and of a
+// type of the caller's package, so that keys never collide; the value
+// must not be modified once returned, and one that grows with the run
+// (a cache of sets) must bound itself.
+func Shared[T any](d *Data, key any, f func() (T, error)) (T, error) {
+	return dataState(d, key, f)
+}
+
 // dataState returns the state that d keeps under key, made by f on first
 // use; concurrent first uses wait for one f.
 func dataState[T any](d *Data, key any, f func() (T, error)) (T, error) {
