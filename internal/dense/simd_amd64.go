@@ -146,3 +146,27 @@ func deflQL8AVX512(d, e *float64, l, lend int) int
 
 //go:noescape
 func deflQR8AVX512(d, e *float64, l, lend int) int
+
+// solveRows8AVX512 is the O(d³) part of SolveLowerT8 for a pair of rows
+// of Z (see gram8_amd64.s). Only called when have512.
+//
+//go:noescape
+func solveRows8AVX512(z *float64, d, i int, l0, l1, m0, m1 *float64, c *[3]float64)
+
+// gramRows8AVX512 is GramUpperT8's pair of columns (see gram8_amd64.s).
+// Only called when have512.
+//
+//go:noescape
+func gramRows8AVX512(h, z *float64, d, b int)
+
+// maxAbsUpper8AVX512 is MaxAbsUpper on eight lanes (see gram8_amd64.s).
+// Only called when have512.
+//
+//go:noescape
+func maxAbsUpper8AVX512(z *float64, d int, mx *[8]float64) (bad uint64)
+
+// packLower8AVX512 packs the lanes' lower triangles for WhitenedGram8
+// (see gram8_amd64.s). Only called when have512.
+//
+//go:noescape
+func packLower8AVX512(mz *float64, m *[8]*float64, d int)
