@@ -117,8 +117,9 @@ func scale8AVX512(v *float64, m int, scal *[8]float64, mask uint64)
 func tridiagProd8AVX512(a *float64, n, m int, v, p *float64, qv *[8]float64)
 
 // pwk8AVX512 runs the lanes' sweeps of st in lockstep, eight lanes of
-// AVX-512 registers (see tridiageig8_amd64.s), until one or more lanes
-// finish their sweep, and returns those lanes. Only called when have512.
+// AVX-512 registers (see tridiageig8_amd64.s), until every active lane
+// has finished its sweep, and returns those lanes. Only called when
+// have512.
 //
 //go:noescape
 func pwk8AVX512(d, e *float64, st *pwk8State) (fin uint64)
