@@ -268,8 +268,12 @@ func (r *pwkRun) nextQL() bool {
 		l, lend := r.l, r.lend
 		m := l
 		if r.vec {
-			_, _ = d[lend], e[lend-1]
-			m = deflQL8AVX512(&d[0], &e[0], l, lend)
+			// The scan's first test here, where a block most often
+			// deflates: the assembly's call costs more.
+			if l < lend && !(math.Abs(e[l]) <= pwkEps2*math.Abs(d[l]*d[l+1])) {
+				_, _ = d[lend], e[lend-1]
+				m = deflQL8AVX512(&d[0], &e[0], l+1, lend)
+			}
 		} else {
 			for ; m < lend; m++ {
 				if math.Abs(e[m]) <= pwkEps2*math.Abs(d[m]*d[m+1]) {
@@ -321,8 +325,10 @@ func (r *pwkRun) nextQR() bool {
 		l, lend := r.l, r.lend
 		m := l
 		if r.vec {
-			_ = d[l]
-			m = deflQR8AVX512(&d[0], &e[0], l, lend)
+			if l > lend && !(math.Abs(e[l-1]) <= pwkEps2*math.Abs(d[l]*d[l-1])) {
+				_ = d[l]
+				m = deflQR8AVX512(&d[0], &e[0], l-1, lend)
+			}
 		} else {
 			for ; m > lend; m-- {
 				if math.Abs(e[m-1]) <= pwkEps2*math.Abs(d[m]*d[m-1]) {
