@@ -428,6 +428,9 @@ TEXT ·maxAbsUpper8AVX512(SB), NOSPLIT, $0-32
 	MOVQ $0x7fefffffffffffff, DX
 	VPBROADCASTQ DX, Z31
 	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
 	KXORW K1, K1, K1
 	MOVQ BX, R9
 	SHLQ $6, R9
@@ -440,19 +443,51 @@ urow:
 	MOVQ DI, SI
 	MOVQ CX, DX
 
+uent4:
+	// Four entries at a time into four maxima (a maximum is exact in
+	// any order): one would wait on VMAXPD's latency.
+	CMPQ DX, $4
+	JLT  uent
+	VPANDQ (SI), Z30, Z2
+	VPANDQ 64(SI), Z30, Z3
+	VPANDQ 128(SI), Z30, Z4
+	VPANDQ 192(SI), Z30, Z5
+	VMAXPD Z2, Z0, Z0
+	VMAXPD Z3, Z1, Z1
+	VMAXPD Z4, Z6, Z6
+	VMAXPD Z5, Z7, Z7
+	VCMPPD $6, Z31, Z2, K2
+	VCMPPD $6, Z31, Z3, K3
+	VCMPPD $6, Z31, Z4, K4
+	VCMPPD $6, Z31, Z5, K5
+	KORW K2, K3, K2
+	KORW K4, K5, K4
+	KORW K2, K1, K1
+	KORW K4, K1, K1
+	ADDQ $256, SI
+	SUBQ $4, DX
+	JMP  uent4
+
 uent:
+	TESTQ DX, DX
+	JLE  unext
 	VPANDQ (SI), Z30, Z2
 	VMAXPD Z2, Z0, Z0
 	VCMPPD $6, Z31, Z2, K2
 	KORW K2, K1, K1
 	ADDQ $64, SI
 	DECQ DX
-	JNE  uent
+	JMP  uent
+
+unext:
 	ADDQ R9, DI
 	DECQ CX
 	JMP  urow
 
 udone:
+	VMAXPD Z1, Z0, Z0
+	VMAXPD Z7, Z6, Z6
+	VMAXPD Z6, Z0, Z0
 	VMOVUPD Z0, (AX)
 	KMOVW K1, AX
 	MOVQ AX, bad+24(FP)
