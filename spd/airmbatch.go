@@ -10,22 +10,25 @@ import (
 // matrices, lane-interleaved for dense.Tridiagonalize8, and their
 // tridiagonal forms.
 type airmLanes struct {
-	h         []float64 // 8 interleaved d×d
-	diag, off []float64 // 8 lanes of d
-	p, q      []float64 // Tridiagonalize8's scratch, 8d each
-	shift     [8]int    // each lane's exponent s of whitenedGram
-	ok        [8]bool   // whether the lane's Gram matrix was formed
-	conv      [8]bool   // whether its eigenvalues converged
-	work      []float64 // dense.TridiagEigen8's, 16d
+	h         []float64    // 8 interleaved d×d
+	mz        []float64    // dense.WhitenedGram8's scratch, 8 interleaved d×d
+	m         [8][]float64 // the targets' factors M, nil where not wanted
+	diag, off []float64    // 8 lanes of d
+	p, q      []float64    // Tridiagonalize8's scratch, 8d each
+	shift     [8]int       // each lane's exponent s of whitenedGram
+	ok        [8]bool      // whether the lane's Gram matrix was formed
+	conv      [8]bool      // whether its eigenvalues converged
+	work      []float64    // dense.TridiagEigen8's, 16d
 }
 
 // AIRMTargets sets dst[i] = d_g(X, Y_i) for the anchor X and the
 // targets' Y_i, each bit for bit Anchor.AIRMTarget's. Where
-// dense.TridiagLanes holds it takes eight targets at once: their Gram
-// matrices G_i (see Workspace.fastEigen) reduced to tridiagonal form by
+// dense.Lanes8 and dense.TridiagLanes hold it takes eight targets at
+// once: their Gram matrices G_i (see Workspace.fastEigen) formed by
+// dense.WhitenedGram8, reduced to tridiagonal form by
 // dense.Tridiagonalize8 and their eigenvalues found by
-// dense.TridiagEigen8, whose lanes are Tridiagonalize's and
-// TridiagEigen's bit for bit. A
+// dense.TridiagEigen8, whose lanes are whitenedGram's, Tridiagonalize's
+// and TridiagEigen's bit for bit. A
 // target whose distance leaves fastEigen's route, and every target
 // elsewhere, takes AIRMTarget. It returns AIRMTarget's first error, with
 // dst then in part unset, and ErrDimension when len(dst) != len(ts).
@@ -38,7 +41,7 @@ func (a *Anchor) AIRMTargets(dst []float64, ts []*Target) error {
 	}
 	w := a.w
 	d := w.d
-	lanes := d <= dense.PlainMaxD && dense.TridiagLanes(d)
+	lanes := dense.Lanes8(d) && dense.TridiagLanes(d)
 	for i0 := 0; i0 < len(ts); i0 += 8 {
 		n := min(8, len(ts)-i0)
 		if !lanes || n < 2 {
@@ -53,19 +56,16 @@ func (a *Anchor) AIRMTargets(dst []float64, ts []*Target) error {
 		}
 		b := a.lanes()
 		for p := range 8 {
-			b.ok[p] = false
+			b.m[p] = nil
 			if p >= n {
 				continue
 			}
-			t := ts[i0+p]
-			if t == nil || len(t.m) != d*d {
-				continue // AIRMTarget reports it
-			}
-			b.shift[p], b.ok[p] = whitenedGram(w.b, a.u, t.m, w.c, w.work[:d], d)
-			if b.ok[p] {
-				packLane(b.h, w.b, d, p)
+			if t := ts[i0+p]; t != nil && len(t.m) == d*d {
+				b.m[p] = t.m // else AIRMTarget reports it
 			}
 		}
+		dense.WhitenedGram8(b.h, b.mz, a.u, &b.m, d, &b.shift, &b.ok)
+		b.m = [8][]float64{} // keep no target alive
 		dense.Tridiagonalize8(b.h, d, b.diag, b.off, b.p, b.q)
 		dense.TridiagEigen8(b.diag, b.off, d, b.work, &b.conv)
 		for p := range n {
@@ -94,22 +94,11 @@ func (a *Anchor) lanes() *airmLanes {
 		d := a.w.d
 		a.batch = &airmLanes{
 			h:    make([]float64, 8*d*d),
+			mz:   make([]float64, 8*d*d),
 			diag: make([]float64, 8*d), off: make([]float64, 8*d),
 			p: make([]float64, 8*d), q: make([]float64, 8*d),
 			work: make([]float64, 16*d),
 		}
 	}
 	return a.batch
-}
-
-// packLane copies the upper triangle of the row-major d×d matrix g into
-// lane p of the eight interleaved matrices of h.
-func packLane(h, g []float64, d, p int) {
-	for i := range d {
-		r := g[i*d+i : i*d+d]
-		o := (i*d+i)*8 + p
-		for j, v := range r {
-			h[o+j*8] = v
-		}
-	}
 }

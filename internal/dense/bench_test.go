@@ -82,6 +82,26 @@ func BenchmarkAIRMStages(b *testing.B) {
 		}
 		roofline.Report(b, n3/3)
 	})
+	b.Run(fmt.Sprintf("d=%d/whitenedgram8", d), func(b *testing.B) {
+		if !Lanes8(d) {
+			b.Skip("no AVX-512")
+		}
+		// Eight targets' Z = L⁻¹M, scaled, and G = ZᵀZ: the solve and
+		// Gram stages of eight distances.
+		var ms [8][]float64
+		for p := range ms {
+			ms[p] = make([]float64, d*d)
+			CholLower(ms[p], spdOf(r, d, 1.5), nil, d)
+		}
+		h, mz := make([]float64, 8*d*d), make([]float64, 8*d*d)
+		var s [8]int
+		var ok [8]bool
+		for b.Loop() {
+			WhitenedGram8(h, mz, l, &ms, d, &s, &ok)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(8*b.N), "ns/matrix")
+		roofline.Report(b, 8*2*n3/3)
+	})
 	b.Run(fmt.Sprintf("d=%d/tridiagonalize", d), func(b *testing.B) {
 		p, q := make([]float64, d), make([]float64, d)
 		for b.Loop() {

@@ -43,7 +43,9 @@
 // do the reduction and the eigenvalues of eight matrices at once, lanes
 // across matrices (AVX-512 where TridiagLanes holds), each lane bit for
 // bit Tridiagonalize's and TridiagEigen's; MaxAbsUpper and ScaleUpper
-// scan and scale Z between the solve and the Gram matrix.
+// scan and scale Z between the solve and the Gram matrix, and
+// WhitenedGram8 does the solve, the scaling and G of eight matrices at
+// once (AVX-512 where Lanes8 holds), each lane bit for bit those of one.
 //
 // # Paths and bits
 //

@@ -117,8 +117,9 @@ func scale8AVX512(v *float64, m int, scal *[8]float64, mask uint64)
 func tridiagProd8AVX512(a *float64, n, m int, v, p *float64, qv *[8]float64)
 
 // pwk8AVX512 runs the lanes' sweeps of st in lockstep, eight lanes of
-// AVX-512 registers (see tridiageig8_amd64.s), until one or more lanes
-// finish their sweep, and returns those lanes. Only called when have512.
+// AVX-512 registers (see tridiageig8_amd64.s), until every active lane
+// has finished its sweep, and returns those lanes. Only called when
+// have512.
 //
 //go:noescape
 func pwk8AVX512(d, e *float64, st *pwk8State) (fin uint64)
@@ -146,3 +147,27 @@ func deflQL8AVX512(d, e *float64, l, lend int) int
 
 //go:noescape
 func deflQR8AVX512(d, e *float64, l, lend int) int
+
+// solveRows8AVX512 is the O(d³) part of SolveLowerT8 for a pair of rows
+// of Z (see gram8_amd64.s). Only called when have512.
+//
+//go:noescape
+func solveRows8AVX512(z *float64, d, i int, l0, l1, m0, m1 *float64, c *[3]float64)
+
+// gramRows8AVX512 is GramUpperT8's pair of columns (see gram8_amd64.s).
+// Only called when have512.
+//
+//go:noescape
+func gramRows8AVX512(h, z *float64, d, b int)
+
+// maxAbsUpper8AVX512 is MaxAbsUpper on eight lanes (see gram8_amd64.s).
+// Only called when have512.
+//
+//go:noescape
+func maxAbsUpper8AVX512(z *float64, d int, mx *[8]float64) (bad uint64)
+
+// packLower8AVX512 packs the lanes' lower triangles for WhitenedGram8
+// (see gram8_amd64.s). Only called when have512.
+//
+//go:noescape
+func packLower8AVX512(mz *float64, m *[8]*float64, d int)

@@ -84,3 +84,19 @@ func deflQL8AVX512(d, e *float64, l, lend int) int {
 func deflQR8AVX512(d, e *float64, l, lend int) int {
 	panic("dense: deflQR8AVX512 without amd64 assembly")
 }
+
+func solveRows8AVX512(z *float64, d, i int, l0, l1, m0, m1 *float64, c *[3]float64) {
+	panic("dense: solveRows8AVX512 without amd64 assembly")
+}
+
+func gramRows8AVX512(h, z *float64, d, b int) {
+	panic("dense: gramRows8AVX512 without amd64 assembly")
+}
+
+func maxAbsUpper8AVX512(z *float64, d int, mx *[8]float64) (bad uint64) {
+	panic("dense: maxAbsUpper8AVX512 without amd64 assembly")
+}
+
+func packLower8AVX512(mz *float64, m *[8]*float64, d int) {
+	panic("dense: packLower8AVX512 without amd64 assembly")
+}

@@ -19,7 +19,8 @@ import (
 // own schedule (its splits, deflations and shifts decided per lane, by
 // pwkRun.advance, between its sweeps): on AVX-512 (TridiagLanes) one
 // step of the eight is a vector step in pwk8AVX512, lanes out of a sweep
-// masked, else the plain steps of the Go model, pwkRun.step, in turn.
+// masked, the lanes' next sweeps set up once all have ended theirs; else
+// the plain steps of the Go model, pwkRun.step, in turn.
 func TridiagEigen8(diag, off []float64, n int, work []float64, ok *[8]bool) {
 	tridiagEigen8On(diag, off, n, work, ok, have512)
 }
@@ -83,7 +84,8 @@ func pwkLockstep(runs []pwkRun) {
 }
 
 // pwkLanes runs the eight problems' iterations to their end, their
-// sweeps' steps eight at a time in pwk8AVX512.
+// sweeps' steps eight at a time in pwk8AVX512, which returns when all
+// its lanes have ended their sweeps.
 func pwkLanes(runs *[8]pwkRun, diag, off []float64, n int) {
 	var st pwk8State
 	for p := range runs {
@@ -266,8 +268,12 @@ func (r *pwkRun) nextQL() bool {
 		l, lend := r.l, r.lend
 		m := l
 		if r.vec {
-			_, _ = d[lend], e[lend-1]
-			m = deflQL8AVX512(&d[0], &e[0], l, lend)
+			// The scan's first test here, where a block most often
+			// deflates: the assembly's call costs more.
+			if l < lend && !(math.Abs(e[l]) <= pwkEps2*math.Abs(d[l]*d[l+1])) {
+				_, _ = d[lend], e[lend-1]
+				m = deflQL8AVX512(&d[0], &e[0], l+1, lend)
+			}
 		} else {
 			for ; m < lend; m++ {
 				if math.Abs(e[m]) <= pwkEps2*math.Abs(d[m]*d[m+1]) {
@@ -319,8 +325,10 @@ func (r *pwkRun) nextQR() bool {
 		l, lend := r.l, r.lend
 		m := l
 		if r.vec {
-			_ = d[l]
-			m = deflQR8AVX512(&d[0], &e[0], l, lend)
+			if l > lend && !(math.Abs(e[l-1]) <= pwkEps2*math.Abs(d[l]*d[l-1])) {
+				_ = d[l]
+				m = deflQR8AVX512(&d[0], &e[0], l-1, lend)
+			}
 		} else {
 			for ; m > lend; m-- {
 				if math.Abs(e[m-1]) <= pwkEps2*math.Abs(d[m]*d[m-1]) {

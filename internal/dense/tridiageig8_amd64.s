@@ -90,9 +90,12 @@
 
 // func pwk8AVX512(d, e *float64, st *pwk8State) (fin uint64)
 //
-// The lanes' sweeps in lockstep (see TridiagEigen8) until one or more
-// lanes take their sweep's last step: it returns those lanes, taken out
-// of st.active. A lane of two sweeps takes the second's α and bb from
+// The lanes' sweeps in lockstep (see TridiagEigen8) until every active
+// lane has taken its sweep's last step: it returns those lanes, taken
+// out of st.active. A lane done early idles till the others are: a
+// return after each lane's sweep costs more (the Go control between
+// calls, and the branches on when lanes start and end, mispredicted
+// when the lanes' sweeps start at different steps). A lane of two sweeps takes the second's α and bb from
 // what the first left the step before (Z30, Z31: the entries it reads
 // are those), and only the second sweep's entries are stored, since it
 // overwrites every entry that the first writes; the second runs first in
@@ -132,6 +135,7 @@ TEXT ·pwk8AVX512(SB), NOSPLIT, $0-32
 	KMOVW AX, K6
 	MOVQ ST_ACTIVE(R15), AX
 	KMOVW AX, K7
+	MOVQ AX, R9 // the lanes that will have finished
 
 loop8:
 	// The second sweep, on the lanes of two: its start where t = 1, a
@@ -205,8 +209,8 @@ next8:
 	VPADDQ Z29, Z0, Z0
 	VPADDQ Z29, Z1, Z1
 	KANDNW K7, K0, K7
-	KORTESTW K0, K0
-	JEQ  loop8
+	KORTESTW K7, K7
+	JNE  loop8
 
 	VMOVDQU64 Z0, ST_X1(R15)
 	VMOVDQU64 Z1, ST_X2(R15)
@@ -223,8 +227,7 @@ next8:
 	VMOVUPD Z31, ST_PE(R15)
 	KMOVW K7, AX
 	MOVQ AX, ST_ACTIVE(R15)
-	KMOVW K0, AX
-	MOVQ AX, fin+24(FP)
+	MOVQ R9, fin+24(FP)
 	VZEROUPPER
 	RET
 
