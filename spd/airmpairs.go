@@ -99,3 +99,14 @@ func (a *Anchor) pairsInLanes(dst []float64, pair func(i int) (*Anchor, *Target)
 	}
 	return nil
 }
+// packLane copies the upper triangle of the row-major d×d matrix g into
+// lane p of the eight interleaved matrices of h.
+func packLane(h, g []float64, d, p int) {
+	for i := range d {
+		r := g[i*d+i : i*d+d]
+		o := (i*d+i)*8 + p
+		for j, v := range r {
+			h[o+j*8] = v
+		}
+	}
+}
