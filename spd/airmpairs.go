@@ -99,6 +99,7 @@ func (a *Anchor) pairsInLanes(dst []float64, pair func(i int) (*Anchor, *Target)
 	}
 	return nil
 }
+
 // packLane copies the upper triangle of the row-major d×d matrix g into
 // lane p of the eight interleaved matrices of h.
 func packLane(h, g []float64, d, p int) {
