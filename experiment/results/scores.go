@@ -1,0 +1,112 @@
+package results
+
+import (
+	"encoding/json"
+	"math"
+)
+
+// scoreScale is 10^ScoreDecimals, the scale of a score's fixed-point
+// form.
+const scoreScale = 1e4
+
+// negZero stands for the rounded score −0 in a fixed-point column, whose
+// integer 0 would come back as +0 (JSON writes −0 as "-0").
+const negZero = math.MinInt32
+
+// Scores is a column of scores rounded to ScoreDecimals decimals, as
+// results.json records them: in memory as fixed-point integers k, 4 bytes
+// a score instead of 8, each score the float64 k / 10^ScoreDecimals
+// to the last bit, or as the float64s themselves when one of them is
+// not such a quotient of an int32 (NaN, ±Inf, a magnitude past
+// 2³¹/10^ScoreDecimals ≈ 214748, a value not rounded so). A run keeps every repeat's item scores
+// of every method until it writes results.json, where the column is
+// encoded as the []float64 of the same values would be. The zero value is
+// the nil column (JSON null).
+type Scores struct {
+	fixed []int32   // k with score k / scoreScale, negZero for −0; nil when float is used
+	float []float64 // the scores, when they are not all fixed-point
+}
+
+// NewScores returns the column of the scores v, each as it is (no
+// rounding is done here); nil v gives the nil column.
+func NewScores(v []float64) Scores {
+	if v == nil {
+		return Scores{}
+	}
+	fixed := make([]int32, len(v))
+	for i, x := range v {
+		k, ok := fixedPoint(x)
+		if !ok {
+			return Scores{float: v}
+		}
+		fixed[i] = k
+	}
+	return Scores{fixed: fixed}
+}
+
+// fixedPoint returns k with float64(k) / scoreScale the value x bit for
+// bit (negZero for −0), and whether there is one.
+func fixedPoint(x float64) (int32, bool) {
+	if x == 0 && math.Signbit(x) {
+		return negZero, true
+	}
+	r := math.Round(x * scoreScale)
+	if !(r > math.MinInt32 && r <= math.MaxInt32) {
+		return 0, false
+	}
+	k := int32(r)
+	if math.Float64bits(float64(k)/scoreScale) != math.Float64bits(x) {
+		return 0, false
+	}
+	return k, true
+}
+
+// Len returns the number of scores.
+func (s Scores) Len() int {
+	if s.fixed != nil {
+		return len(s.fixed)
+	}
+	return len(s.float)
+}
+
+// At returns score i.
+func (s Scores) At(i int) float64 {
+	if s.fixed == nil {
+		return s.float[i]
+	}
+	if k := s.fixed[i]; k != negZero {
+		return float64(k) / scoreScale
+	}
+	return math.Copysign(0, -1)
+}
+
+// Float64s returns the scores as a new slice; nil for the nil column.
+func (s Scores) Float64s() []float64 {
+	if s.fixed == nil && s.float == nil {
+		return nil
+	}
+	out := make([]float64, s.Len())
+	for i := range out {
+		out[i] = s.At(i)
+	}
+	return out
+}
+
+// IsZero reports whether s holds no score, the column that a field
+// tagged omitzero leaves out as omitempty leaves out an empty slice.
+func (s Scores) IsZero() bool { return s.Len() == 0 }
+
+// MarshalJSON writes the scores as encoding/json writes their []float64.
+func (s Scores) MarshalJSON() ([]byte, error) {
+	return json.Marshal(s.Float64s())
+}
+
+// UnmarshalJSON reads a []float64 (null: the nil column).
+func (s *Scores) UnmarshalJSON(b []byte) error {
+	var v []float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = NewScores(v)
+	return nil
+}
