@@ -129,13 +129,14 @@ type Result struct {
 // the code's sparsity concentration index. Classes are indices into
 // Result.Classes; scores are rounded to ScoreDecimals decimals, which
 // keeps results.json small (about 30 bytes an item). A run holds them
-// all until it writes results.json: the classes are int32s and the
-// scores fixed-point (Scores), 20 bytes an item instead of 40.
+// all until it writes results.json: the classes in the narrowest
+// integer type that holds them (Classes), the scores in fixed point
+// (Scores), 6 to 20 bytes an item instead of 40.
 type ItemScores struct {
 	Truth       []int   `json:"truth"`
-	Label       []int32 `json:"label"`
+	Label       Classes `json:"label"`
 	Score       Scores  `json:"score"`
-	Second      []int32 `json:"second_label"`
+	Second      Classes `json:"second_label"`
 	SecondScore Scores  `json:"second_score"`
 	SCI         Scores  `json:"sci,omitzero"`
 }
@@ -151,14 +152,15 @@ func NewItemScores(truth []int, s []classify.ItemScore) *ItemScores {
 		return nil
 	}
 	n := len(s)
-	x := &ItemScores{Truth: truth, Label: make([]int32, n), Second: make([]int32, n)}
+	x := &ItemScores{Truth: truth}
+	label, secondLabel := make([]int32, n), make([]int32, n)
 	score, second := make([]float64, n), make([]float64, n)
 	var sci []float64
 	round := func(v float64) float64 {
 		return math.Round(v*scoreScale) / scoreScale
 	}
 	for i, v := range s {
-		x.Label[i], score[i], x.Second[i], second[i] = int32(v.Label), round(v.Score), int32(v.Second), round(v.SecondScore)
+		label[i], score[i], secondLabel[i], second[i] = int32(v.Label), round(v.Score), int32(v.Second), round(v.SecondScore)
 		if !math.IsNaN(v.SCI) {
 			if sci == nil {
 				sci = make([]float64, n)
@@ -166,6 +168,7 @@ func NewItemScores(truth []int, s []classify.ItemScore) *ItemScores {
 			sci[i] = round(v.SCI)
 		}
 	}
+	x.Label, x.Second = NewClasses(label), NewClasses(secondLabel)
 	x.Score, x.SecondScore, x.SCI = NewScores(score), NewScores(second), NewScores(sci)
 	return x
 }

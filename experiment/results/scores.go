@@ -14,8 +14,8 @@ const scoreScale = 1e4
 const negZero = math.MinInt32
 
 // Scores is a column of scores rounded to ScoreDecimals decimals, as
-// results.json records them: in memory as fixed-point integers k, 4 bytes
-// a score instead of 8, each score the float64 k / 10^ScoreDecimals
+// results.json records them: in memory as fixed-point integers k, 2 or 4
+// bytes a score (ints) instead of 8, each score the float64 k / 10^ScoreDecimals
 // to the last bit, or as the float64s themselves when one of them is
 // not such a quotient of an int32 (NaN, ±Inf, a magnitude past
 // 2³¹/10^ScoreDecimals ≈ 214748, a value not rounded so). A run keeps every repeat's item scores
@@ -23,7 +23,7 @@ const negZero = math.MinInt32
 // encoded as the []float64 of the same values would be. The zero value is
 // the nil column (JSON null).
 type Scores struct {
-	fixed []int32   // k with score k / scoreScale, negZero for −0; nil when float is used
+	fixed ints      // k with score k / scoreScale, negZero for −0; nil when float is used
 	float []float64 // the scores, when they are not all fixed-point
 }
 
@@ -41,7 +41,7 @@ func NewScores(v []float64) Scores {
 		}
 		fixed[i] = k
 	}
-	return Scores{fixed: fixed}
+	return Scores{fixed: newInts(fixed)}
 }
 
 // fixedPoint returns k with float64(k) / scoreScale the value x bit for
@@ -63,18 +63,18 @@ func fixedPoint(x float64) (int32, bool) {
 
 // Len returns the number of scores.
 func (s Scores) Len() int {
-	if s.fixed != nil {
-		return len(s.fixed)
+	if !s.fixed.isNil() {
+		return s.fixed.len()
 	}
 	return len(s.float)
 }
 
 // At returns score i.
 func (s Scores) At(i int) float64 {
-	if s.fixed == nil {
+	if s.fixed.isNil() {
 		return s.float[i]
 	}
-	if k := s.fixed[i]; k != negZero {
+	if k := s.fixed.at(i); k != negZero {
 		return float64(k) / scoreScale
 	}
 	return math.Copysign(0, -1)
@@ -82,7 +82,7 @@ func (s Scores) At(i int) float64 {
 
 // Float64s returns the scores as a new slice; nil for the nil column.
 func (s Scores) Float64s() []float64 {
-	if s.fixed == nil && s.float == nil {
+	if s.fixed.isNil() && s.float == nil {
 		return nil
 	}
 	out := make([]float64, s.Len())
@@ -108,5 +108,92 @@ func (s *Scores) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*s = NewScores(v)
+	return nil
+}
+
+// ints is a column of int32s held in the narrowest of int8, int16 and
+// int32 that holds every one of them; the zero value is the nil column.
+type ints struct {
+	i8  []int8
+	i16 []int16
+	i32 []int32
+}
+
+// newInts returns the column of v (nil: the nil column), keeping v
+// itself when no narrower type holds it.
+func newInts(v []int32) ints {
+	if v == nil {
+		return ints{}
+	}
+	lo, hi := int32(0), int32(0)
+	for _, k := range v {
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	switch {
+	case lo >= math.MinInt8 && hi <= math.MaxInt8:
+		c := make([]int8, len(v))
+		for i, k := range v {
+			c[i] = int8(k)
+		}
+		return ints{i8: c}
+	case lo >= math.MinInt16 && hi <= math.MaxInt16:
+		c := make([]int16, len(v))
+		for i, k := range v {
+			c[i] = int16(k)
+		}
+		return ints{i16: c}
+	}
+	return ints{i32: v}
+}
+
+func (c ints) isNil() bool { return c.i8 == nil && c.i16 == nil && c.i32 == nil }
+
+func (c ints) len() int { return len(c.i8) + len(c.i16) + len(c.i32) }
+
+func (c ints) at(i int) int32 {
+	switch {
+	case c.i8 != nil:
+		return int32(c.i8[i])
+	case c.i16 != nil:
+		return int32(c.i16[i])
+	}
+	return c.i32[i]
+}
+
+// Classes is a column of class indices (−1: none) as results.json
+// records them, held in the narrowest integer type that holds them all
+// (a byte each for up to 128 classes). The zero value is the nil column
+// (JSON null).
+type Classes struct{ c ints }
+
+// NewClasses returns the column of the classes v, each in the range of
+// an int32 (a class index); nil v gives the nil column.
+func NewClasses(v []int32) Classes { return Classes{newInts(v)} }
+
+// Len returns the number of classes.
+func (c Classes) Len() int { return c.c.len() }
+
+// At returns class i.
+func (c Classes) At(i int) int { return int(c.c.at(i)) }
+
+// MarshalJSON writes the classes as encoding/json writes their []int32.
+func (c Classes) MarshalJSON() ([]byte, error) {
+	if c.c.isNil() {
+		return []byte("null"), nil
+	}
+	v := make([]int32, c.Len())
+	for i := range v {
+		v[i] = c.c.at(i)
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads a []int32 (null: the nil column).
+func (c *Classes) UnmarshalJSON(b []byte) error {
+	var v []int32
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = NewClasses(v)
 	return nil
 }

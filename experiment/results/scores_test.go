@@ -34,6 +34,8 @@ func TestScoresJSON(t *testing.T) {
 		{"empty", []float64{}, true},
 		{"rounded", many, true},
 		{"signed zeros and edges", []float64{0, math.Copysign(0, -1), 1e-4, -1e-4, 214748.3647, -214748.3647, 0.5, 1}, true},
+		{"bytes", []float64{0, -0.0128, 0.0127}, true},
+		{"int16s", []float64{0, -3.2768, 3.2767, 0.0128}, true},
 		{"too large", []float64{1, 214748.3648}, false},
 		{"most negative int32", []float64{-214748.3648}, false},
 		{"not rounded", []float64{0.25, 1.0 / 3}, false},
@@ -41,7 +43,7 @@ func TestScoresJSON(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := NewScores(c.v)
-		if got := s.fixed != nil; got != c.compact {
+		if got := !s.fixed.isNil(); got != c.compact {
 			t.Errorf("%s: compact %v, want %v", c.name, got, c.compact)
 		}
 		if s.Len() != len(c.v) {
@@ -140,6 +142,49 @@ func TestItemScoresJSON(t *testing.T) {
 	}
 	if NewItemScores(nil, nil) != nil {
 		t.Error("NewItemScores of no scores is not nil")
+	}
+}
+
+// TestClasses checks that a Classes column reads back every class and
+// encodes and decodes as the plain []int32 does, in each of its widths.
+func TestClasses(t *testing.T) {
+	for _, c := range []struct {
+		v     []int32
+		width int // bytes a class
+	}{
+		{nil, 0}, {[]int32{}, 1}, {[]int32{-1, 0, 127, -128}, 1}, {[]int32{-1, 128}, 2},
+		{[]int32{-32768, 32767}, 2}, {[]int32{-1, 32768}, 4}, {[]int32{math.MinInt32, math.MaxInt32}, 4},
+	} {
+		cl := NewClasses(c.v)
+		width := 0
+		switch {
+		case cl.c.i8 != nil:
+			width = 1
+		case cl.c.i16 != nil:
+			width = 2
+		case cl.c.i32 != nil:
+			width = 4
+		}
+		if width != c.width || cl.Len() != len(c.v) {
+			t.Errorf("%v: %d bytes a class, %d classes; want %d and %d", c.v, width, cl.Len(), c.width, len(c.v))
+		}
+		for i, k := range c.v {
+			if cl.At(i) != int(k) {
+				t.Fatalf("%v: At(%d) = %d", c.v, i, cl.At(i))
+			}
+		}
+		got, _ := json.Marshal(cl)
+		want, _ := json.Marshal(c.v)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%v: JSON %s, want %s", c.v, got, want)
+		}
+		var back Classes
+		if err := json.Unmarshal(want, &back); err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := json.Marshal(back); !bytes.Equal(again, want) {
+			t.Errorf("%v: decoded and encoded again %s", c.v, again)
+		}
 	}
 }
 
