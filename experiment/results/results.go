@@ -122,57 +122,6 @@ type Result struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// ItemScores are a method's answers on the test items of one repeat,
-// with their scores (classify.ItemScore), as columns in the order of the
-// repeat's test items: the true class, the predicted class and its score,
-// the class ranked second (−1: none) and its score, and, for SRC methods,
-// the code's sparsity concentration index. Classes are indices into
-// Result.Classes; scores are rounded to ScoreDecimals decimals, which
-// keeps results.json small (about 30 bytes an item). A run holds them
-// all until it writes results.json: the classes in the narrowest
-// integer type that holds them (Classes), the scores in fixed point
-// (Scores), 6 to 20 bytes an item instead of 40.
-type ItemScores struct {
-	Truth       []int   `json:"truth"`
-	Label       Classes `json:"label"`
-	Score       Scores  `json:"score"`
-	Second      Classes `json:"second_label"`
-	SecondScore Scores  `json:"second_score"`
-	SCI         Scores  `json:"sci,omitzero"`
-}
-
-// ScoreDecimals is the number of decimals of the scores of ItemScores.
-const ScoreDecimals = 4
-
-// NewItemScores returns the columns of the scores s of test items whose
-// true classes are truth, scores rounded to ScoreDecimals decimals; nil
-// without scores. The ItemScores hold truth itself, not a copy.
-func NewItemScores(truth []int, s []classify.ItemScore) *ItemScores {
-	if s == nil {
-		return nil
-	}
-	n := len(s)
-	x := &ItemScores{Truth: truth}
-	label, secondLabel := make([]int32, n), make([]int32, n)
-	score, second := make([]float64, n), make([]float64, n)
-	var sci []float64
-	round := func(v float64) float64 {
-		return math.Round(v*scoreScale) / scoreScale
-	}
-	for i, v := range s {
-		label[i], score[i], secondLabel[i], second[i] = int32(v.Label), round(v.Score), int32(v.Second), round(v.SecondScore)
-		if !math.IsNaN(v.SCI) {
-			if sci == nil {
-				sci = make([]float64, n)
-			}
-			sci[i] = round(v.SCI)
-		}
-	}
-	x.Label, x.Second = NewClasses(label), NewClasses(secondLabel)
-	x.Score, x.SecondScore, x.SCI = NewScores(score), NewScores(second), NewScores(sci)
-	return x
-}
-
 // OpenSet is what an open-set result measures: the ROC of known against
 // unknown test items, its area, and the accept and identification rates
 // at one false accept rate (package experiment's open_set tasks define
