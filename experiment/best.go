@@ -124,7 +124,41 @@ func (p *Plan) allSpecs() []classify.Spec {
 // classifyMethod runs m on s as the engine runs every method
 // (classify.Run of methodOf's method).
 func (e *engine) classifyMethod(m plannedMethod, s *classify.Split) (*classify.Outcome, error) {
-	return classify.Run(e.ctx, e.methodOf(m, s.Data.Parts != nil), s)
+	out, err := classify.Run(e.ctx, e.methodOf(m, s.Data.Parts != nil), s)
+	if err != nil {
+		return nil, err
+	}
+	trimRankings(out, s.Ranks)
+	return out, nil
+}
+
+// trimRankings cuts each ranking of out to its first ranks classes (at
+// least two, the class ranked second being an item score's), in one
+// array for all of them, in place: a run scores a ranking's first ranks
+// classes only (the CMC), and it keeps the outcomes of a best method's
+// candidates, whose chosen one answers with its own, until the best
+// method has run, so that whole rankings of many classes would be most
+// of their memory. With ranks 0 (no CMC), or rankings that short
+// already, it changes nothing.
+func trimRankings(out *classify.Outcome, ranks int) {
+	if ranks <= 0 || out == nil {
+		return
+	}
+	keep := max(ranks, 2)
+	total, long := 0, false
+	for _, r := range out.Ranking {
+		total += min(len(r), keep)
+		long = long || len(r) > keep
+	}
+	if !long {
+		return
+	}
+	all := make([]int, 0, total)
+	for q, r := range out.Ranking {
+		start := len(all)
+		all = append(all, r[:min(len(r), keep)]...)
+		out.Ranking[q] = all[start:len(all):len(all)]
+	}
 }
 
 // shared returns the methods whose outcomes on a split its best methods'

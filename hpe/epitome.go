@@ -156,6 +156,7 @@ type epitomeWork struct {
 	idx       []int     // epitome pixel under patch pixel i at position t: idx[t*K*K+i]
 	idxKey    [3]int    // W, H, K of idx
 	ell       []float64 // log-likelihood terms of one patch, per position
+	post      []float64 // e^(ell − max ell), the patch's unnormalised posterior
 	inv, logv []float64 // 1/φ and log φ per pixel and channel
 	under     lanes     // μ, 1/φ and Σ log φ under each position, four positions a block
 	ones      []float64 // the patches' pixels as (1, z0, z1, z2), for scatter
@@ -224,6 +225,7 @@ func (ws *epitomeWork) prepare(w, h, k int) {
 	ws.logv = appearance.Grow(ws.logv, 3*n)
 	ws.under.prepare(n, kk)
 	ws.ell = appearance.Grow(ws.ell, ws.under.blocks*laneCount)
+	ws.post = appearance.Grow(ws.post, n)
 	ws.acc = appearance.Grow(ws.acc, accStride*n)
 	ws.position = appearance.Grow(ws.position, n)
 }
@@ -296,17 +298,18 @@ func (ws *epitomeWork) step(ctx context.Context, e *Epitome, p *Patches, update 
 		}
 		z := p.Values[s*kk*3 : (s+1)*kk*3]
 		best := ws.under.terms(ws.ell, z)
+		post := ws.post[:n]
+		expShifted(post, ws.ell[:n], best)
 		var sum float64
-		for t := range n {
-			ws.ell[t] = math.Exp(ws.ell[t] - best)
-			sum += ws.ell[t]
+		for _, v := range post {
+			sum += v
 		}
 		ll += wt * (best + math.Log(sum) + constant)
-		for t := range n {
-			if ws.ell[t] < negligible*sum {
+		for t, v := range post {
+			if v < negligible*sum {
 				continue
 			}
-			r := wt * ws.ell[t] / sum
+			r := wt * v / sum
 			ws.position[t] += r
 			scatter(ws.acc, ws.idx[t*kk:(t+1)*kk], ws.ones[s*kk*4:(s+1)*kk*4], r)
 		}

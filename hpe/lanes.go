@@ -120,3 +120,12 @@ func scatterGo(acc []float64, idx []int, ones []float64, r float64) {
 		}
 	}
 }
+
+// expLow and expHigh bound the arguments x whose e^x math.Exp's amd64
+// path computes without its denormal and overflow branches: there
+// k = round(x·log₂e) lies in [−1021, 1023], so that 2^k is a normal
+// number (−708·log₂e ≈ −1021.4, 709·log₂e ≈ 1022.9).
+const (
+	expLow  = -708
+	expHigh = 709
+)

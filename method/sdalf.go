@@ -3,6 +3,7 @@ package method
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/covpipe/covpipe/appearance"
 	"github.com/covpipe/covpipe/classify"
@@ -139,9 +140,40 @@ func (f *sdalfFit) predict(ctx context.Context, d *classify.Data, test []int, a 
 	if err != nil {
 		return nil, err
 	}
-	return nearest(ctx, d.Labels, f.train, test, a.workers, false, nil, func(_, q, j int, bound float64) (float64, error) {
-		return sdalf.DistanceBelow(sigs[test[q]], f.gallery[j], f.m.weights, bound)
+	// nearest's ranking, with the gallery searched class by class
+	// (sdalf.Gallery.NearestTo), which gives each class's nearest
+	// distance to the last bit with fewer blob comparisons.
+	classes := classify.SortedKeys(classify.ByClass(d.Labels, f.train))
+	class := make([]int, len(f.train))
+	for a, j := range f.train {
+		class[a], _ = slices.BinarySearch(classes, d.Labels[j])
+	}
+	g, err := sdalf.NewGallery(f.gallery, class, len(classes))
+	if err != nil {
+		return nil, err
+	}
+	out := &classify.Outcome{Pred: make([]int, len(test)), Ranking: make([][]int, len(test)), Scores: make([]classify.ItemScore, len(test))}
+	type work struct {
+		best []float64
+		ws   sdalf.NearestWork
+	}
+	ws := make([]work, pool.Workers(a.workers))
+	err = pool.ForCtx(ctx, len(test), a.workers, func(w, q int) error {
+		wk := &ws[w]
+		if wk.best == nil {
+			wk.best = make([]float64, len(classes))
+		}
+		if err := g.NearestTo(wk.best, sigs[test[q]], f.m.weights, &wk.ws); err != nil {
+			return err
+		}
+		r, score := classify.RankCosts(classes, wk.best)
+		out.Scores[q], out.Ranking[q], out.Pred[q] = score, r, r[0]
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // imageVectors returns the vectors r of d that a method on images reads,

@@ -115,6 +115,17 @@ func distanceBelow(a, b *Signature, w Weights, bound float64) (float64, error) {
 	if a == nil || b == nil {
 		return 0, fmt.Errorf("distance of a nil signature")
 	}
+	hist, err := histTerm(a, b, w)
+	if err != nil {
+		return 0, err
+	}
+	return blobsBelow(a, b, w, hist, bound), nil
+}
+
+// histTerm returns the histogram term w.WHSV·d_WH(a, b) of the distance
+// of the non-nil signatures a and b, or an error when their histograms'
+// lengths differ or hold invalid values.
+func histTerm(a, b *Signature, w Weights) (float64, error) {
 	if len(a.WHSV) != len(b.WHSV) {
 		return 0, fmt.Errorf("wHSV histograms of %d and %d values", len(a.WHSV), len(b.WHSV))
 	}
@@ -127,17 +138,22 @@ func distanceBelow(a, b *Signature, w Weights, bound float64) (float64, error) {
 			return 0, fmt.Errorf("wHSV: %w", err)
 		}
 	}
-	hist := w.WHSV * dh
+	return w.WHSV * dh, nil
+}
+
+// blobsBelow is distanceBelow once the histogram term hist (histTerm) is
+// known: the distance when below bound, else a value at least bound.
+func blobsBelow(a, b *Signature, w Weights, hist, bound float64) float64 {
 	if hist >= bound {
-		return hist, nil
+		return hist
 	}
 	if len(b.byRise) == len(b.Blobs) {
 		// total is the distance once the blob distance dm is known, and no
 		// more than it for a partial sum of dm's terms.
 		total := func(dm float64) float64 { return hist + w.MSCR*dm }
-		return mscrByHeight(a.Blobs, a.H, b.byRise, w.Gamma, total, bound), nil
+		return mscrByHeight(a.Blobs, a.H, b.byRise, w.Gamma, total, bound)
 	}
-	return hist + w.MSCR*MSCRDistance(a.Blobs, b.Blobs, a.H, b.H, w.Gamma), nil
+	return hist + w.MSCR*MSCRDistance(a.Blobs, b.Blobs, a.H, b.H, w.Gamma)
 }
 
 // heightBlob is a blob's height as a fraction of its image's rows, y/h

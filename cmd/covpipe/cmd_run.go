@@ -210,14 +210,20 @@ func printRun(c *cli.Context, res *results.Results, out string) error {
 // (resultsJSON, else res encoded), summary.md, the figures and, as o
 // asks, report.html.
 func writeRun(f *store.Folder, res *results.Results, resultsJSON []byte, o report.Options) error {
-	if resultsJSON == nil {
-		var err error
-		if resultsJSON, err = res.Encode(); err != nil {
+	if resultsJSON != nil {
+		if err := f.WriteFile(results.FileName, resultsJSON); err != nil {
 			return err
 		}
-	}
-	if err := f.WriteFile(results.FileName, resultsJSON); err != nil {
-		return err
+	} else {
+		// Written as encoded: the document of a run with per-item scores
+		// is tens of megabytes, which the run need not hold at its end.
+		p, err := f.Create(results.FileName)
+		if err != nil {
+			return err
+		}
+		if err := res.EncodeTo(p); err != nil {
+			return err
+		}
 	}
 	if err := report.Write(f, res, o); err != nil {
 		return err

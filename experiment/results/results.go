@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"time"
@@ -119,50 +120,6 @@ type Result struct {
 	// Notes records what the protocol had to adapt (dropped classes or
 	// regions, short classes).
 	Notes []string `json:"notes,omitempty"`
-}
-
-// ItemScores are a method's answers on the test items of one repeat,
-// with their scores (classify.ItemScore), as columns in the order of the
-// repeat's test items: the true class, the predicted class and its score,
-// the class ranked second (−1: none) and its score, and, for SRC methods,
-// the code's sparsity concentration index. Classes are indices into
-// Result.Classes; scores are rounded to ScoreDecimals decimals, which
-// keeps results.json small (about 30 bytes an item).
-type ItemScores struct {
-	Truth       []int     `json:"truth"`
-	Label       []int     `json:"label"`
-	Score       []float64 `json:"score"`
-	Second      []int     `json:"second_label"`
-	SecondScore []float64 `json:"second_score"`
-	SCI         []float64 `json:"sci,omitempty"`
-}
-
-// ScoreDecimals is the number of decimals of the scores of ItemScores.
-const ScoreDecimals = 4
-
-// NewItemScores returns the columns of the scores s of test items whose
-// true classes are truth, scores rounded to ScoreDecimals decimals; nil
-// without scores. The ItemScores hold truth itself, not a copy.
-func NewItemScores(truth []int, s []classify.ItemScore) *ItemScores {
-	if s == nil {
-		return nil
-	}
-	n := len(s)
-	x := &ItemScores{Truth: truth, Label: make([]int, n), Score: make([]float64, n), Second: make([]int, n), SecondScore: make([]float64, n)}
-	round := func(v float64) float64 {
-		const scale = 1e4 // 10^ScoreDecimals
-		return math.Round(v*scale) / scale
-	}
-	for i, v := range s {
-		x.Label[i], x.Score[i], x.Second[i], x.SecondScore[i] = v.Label, round(v.Score), v.Second, round(v.SecondScore)
-		if !math.IsNaN(v.SCI) {
-			if x.SCI == nil {
-				x.SCI = make([]float64, n)
-			}
-			x.SCI[i] = round(v.SCI)
-		}
-	}
-	return x
 }
 
 // OpenSet is what an open-set result measures: the ROC of known against
@@ -421,9 +378,20 @@ const FileName = "results.json"
 // spaces a level, each array of numbers or strings on one line
 // (appendLayout), and a final newline. Package experiment/report writes
 // them into a run's folder with summary.md and the figures, as one output
-// set. The results are encoded one at a time, so that a run with per-item
-// scores does not hold its whole document twice over while encoding.
+// set. EncodeTo writes the same bytes to a writer without holding them.
 func (r *Results) Encode() ([]byte, error) {
+	var b bytes.Buffer
+	if err := r.EncodeTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// EncodeTo writes Encode's bytes to w. The results are encoded and
+// written one at a time, so that a run with per-item scores holds one
+// result's encoding at a time rather than its whole document. It returns
+// the first error of the encoding or of w.
+func (r *Results) EncodeTo(w io.Writer) error {
 	head := *r
 	head.Results = nil
 	b, err := json.Marshal(&head)
@@ -432,7 +400,7 @@ func (r *Results) Encode() ([]byte, error) {
 		err = errors.New("the results are not the last member")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("encode results: %w", err)
+		return fmt.Errorf("encode results: %w", err)
 	}
 	out := appendLayout(nil, b[:len(b)-len(last)], 0)
 	switch {
@@ -445,16 +413,21 @@ func (r *Results) Encode() ([]byte, error) {
 		for i := range r.Results {
 			x, err := json.Marshal(&r.Results[i])
 			if err != nil {
-				return nil, fmt.Errorf("encode results: %w", err)
+				return fmt.Errorf("encode results: %w", err)
 			}
 			if i > 0 {
 				out = append(out, ',')
 			}
 			out = appendLayout(appendIndent(out, 2), x, 2)
+			if _, err := w.Write(out); err != nil {
+				return err
+			}
+			out = out[:0]
 		}
 		out = append(appendIndent(out, 1), ']')
 	}
-	return append(out, "\n}\n"...), nil
+	_, err = w.Write(append(out, "\n}\n"...))
+	return err
 }
 
 // appendIndent appends a newline and depth levels of indentation.

@@ -89,7 +89,7 @@ func TestLayout(t *testing.T) {
 		"names":  []string{`a[b]`, `"q"`, `back\slash`, "x,\n y", "k: {v}"},
 		"obj":    []map[string]any{{"k": []int{4, 5}, "s": "]{"}, {}},
 		"deep":   map[string]any{"a": map[string]any{"b": []any{1, "two", nil, true}}},
-		"items":  []*ItemScores{{Truth: []int{0, 1}, Label: []int{1, 1}, Score: []float64{0.5, 1}, Second: []int{-1, 0}, SecondScore: []float64{0, 0.25}}},
+		"items":  []*ItemScores{{Truth: []int{0, 1}, Label: NewClasses([]int32{1, 1}), Score: NewScores([]float64{0.5, 1}), Second: NewClasses([]int32{-1, 0}), SecondScore: NewScores([]float64{0, 0.25})}},
 	}
 	compact, err := json.Marshal(v)
 	if err != nil {
