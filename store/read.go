@@ -56,14 +56,39 @@ func Read(dir string) (*Output, error) {
 	var out *Output
 	err := readView(dir, func(v *view) error {
 		var err error
-		out, err = readOutput(v)
+		out, err = readOutput(v, nil, nil)
 		return err
 	})
 	return out, err
 }
 
-// readOutput reads the descriptor folder of the view v, as Read does.
-func readOutput(v *view) (*Output, error) {
+// ReadEach reads the descriptor folder dir as Read does, but gives its
+// descriptors to each one at a time rather than holding them all: start
+// is given the Output with its Meta and Rows, read and checked, but no
+// Data, then each(i, m) gets descriptor i's d·d values (row-major), in
+// order, in a buffer that each may modify and that the next call
+// reuses. Vectors, when the folder has them, are read into the Output
+// after the descriptors. Reading holds one descriptor and one chunk of
+// the file besides the Output. Files are checked as Read checks them,
+// descriptors.npy's SHA-256 once its last descriptor is given: when
+// ReadEach returns an error wrapping ErrTorn, each has seen values that
+// are not the folder's, which the caller must drop. An error of start or
+// each ends the read and is returned as it is, unless the file is torn
+// (ErrTorn then). A read that a writer's commit disturbs is read again,
+// as Read does, start then called again.
+func ReadEach(dir string, start func(*Output) error, each func(i int, m []float64) error) (*Output, error) {
+	var out *Output
+	err := readView(dir, func(v *view) error {
+		var err error
+		out, err = readOutput(v, start, each)
+		return err
+	})
+	return out, err
+}
+
+// readOutput reads the descriptor folder of the view v, as Read does
+// when each is nil and as ReadEach does otherwise.
+func readOutput(v *view, start func(*Output) error, each func(i int, m []float64) error) (*Output, error) {
 	meta, rec, err := metaOf(v)
 	if err != nil {
 		return nil, err
@@ -92,7 +117,12 @@ func readOutput(v *view) (*Output, error) {
 	}
 	out := &Output{Dir: dir, Meta: *meta, Rows: rows}
 	var info npyInfo
-	info, out.Data, err = readNPY(rec.path(DescriptorsFile), matrixShape, func(d *digest) error { return rec.check(DescriptorsFile, d) })
+	check := func(d *digest) error { return rec.check(DescriptorsFile, d) }
+	if each == nil {
+		info, out.Data, err = readNPY(rec.path(DescriptorsFile), matrixShape, check)
+	} else {
+		info, err = readEach(rec.path(DescriptorsFile), out, check, start, each)
+	}
 	if err != nil {
 		return nil, rec.tornOr(DescriptorsFile, err)
 	}
@@ -112,6 +142,26 @@ func readOutput(v *view) (*Output, error) {
 	}
 	out.VectorLen = info.shape[1]
 	return out, nil
+}
+
+// readEach reads the descriptors of the file path into start's and
+// each's hands (ReadEach), out holding the folder's Meta and Rows.
+func readEach(path string, out *Output, check func(*digest) error, start func(*Output) error, each func(i int, m []float64) error) (npyInfo, error) {
+	i := 0
+	return readNPYEach(path, matrixShape, check, func(info npyInfo) ([]float64, error) {
+		if n, d := info.shape[0], info.shape[1]; n != len(out.Rows) || d != out.Meta.Dim {
+			return nil, fmt.Errorf("%w: %s: shape (%d, %d, %d), want (%d, %d, %d) from %s", ErrInvalid, path,
+				n, d, d, len(out.Rows), out.Meta.Dim, out.Meta.Dim, MetaFile)
+		}
+		if err := start(out); err != nil {
+			return nil, err
+		}
+		return make([]float64, out.Meta.Dim*out.Meta.Dim), nil
+	}, func(m []float64) error {
+		err := each(i, m)
+		i++
+		return err
+	})
 }
 
 // parseRow parses the fields of a manifest row, as written (escaped), of
