@@ -1,8 +1,9 @@
 package classify
 
 import (
-	"math"
 	"slices"
+
+	"github.com/covpipe/covpipe/spd"
 )
 
 // MislabelledCopies returns the pairs of rows (i < j) whose descriptors
@@ -12,30 +13,20 @@ import (
 // 00045–00050 as 00051–00056), whose copies no method can tell apart, so
 // that they cap every method's accuracy. Each of the n = len(labels)
 // d×d descriptors of data (row-major, one after another) is hashed once
-// (FNV-1a over its entries' bits); rows whose hashes collide are compared
-// in full.
+// (spd.MatrixHash: FNV-1a over its entries' bits); rows whose hashes
+// collide are compared in full.
 func MislabelledCopies(data []float64, d int, labels []int, max int) (pairs [][2]int, count int) {
 	size := d * d
 	row := func(i int) []float64 { return data[i*size : (i+1)*size] }
 	hashes := make([]uint64, len(labels))
 	for i := range hashes {
-		hashes[i] = DescriptorHash(row(i))
+		hashes[i] = spd.MatrixHash(row(i))
 	}
 	return MislabelledCopiesOf(hashes, labels, func(i, j int) bool { return slices.Equal(row(i), row(j)) }, max)
 }
 
-// DescriptorHash is the hash by which MislabelledCopies tells which
-// descriptors to compare: FNV-1a over the bits of m's entries.
-func DescriptorHash(m []float64) uint64 {
-	h := uint64(14695981039346656037)
-	for _, x := range m {
-		h = (h ^ math.Float64bits(x)) * 1099511628211
-	}
-	return h
-}
-
 // MislabelledCopiesOf is MislabelledCopies of descriptors held elsewhere
-// (packed, say): hashes[i] is descriptor i's DescriptorHash and equal(i,
+// (packed, say): hashes[i] is descriptor i's spd.MatrixHash and equal(i,
 // j) reports whether descriptors i and j hold equal entries, as
 // slices.Equal compares them; it is called for rows whose hashes
 // collide only.

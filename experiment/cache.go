@@ -128,15 +128,16 @@ const cachePoll = 100 * time.Millisecond
 // that want describes, whole and finite; nil and no error when dir holds
 // no folder, and the reason when it holds an unusable one. With a
 // partReader pr, the descriptors go to pr as they are read
-// (store.ReadEach), and the Output has no Data.
+// (store.OpenEach), which keeps the entry's file to read them again
+// from, and the Output has no Data.
 func readCache(dir string, want *store.Meta, pr *partReader) (*store.Output, error) {
 	var out *store.Output
 	var err error
 	if pr == nil {
 		out, err = store.Read(dir)
 	} else {
-		pr.checkFinite = true
-		out, err = store.ReadEach(dir, func(o *store.Output) error {
+		pr.checkFinite, pr.src = true, &fileSource{}
+		out, pr.src.d, err = store.OpenEach(dir, func(o *store.Output) error {
 			if d := o.Meta.Diff(want); d != "" || o.Meta.Shard != nil {
 				return fmt.Errorf("it holds another extraction: %s", d)
 			}
@@ -154,6 +155,7 @@ func readCache(dir string, want *store.Meta, pr *partReader) (*store.Output, err
 		return nil, fmt.Errorf("it holds another extraction: %s", d)
 	}
 	if pr != nil && pr.nonFinite != nil {
+		pr.src.d.Close()
 		return nil, pr.nonFinite
 	}
 	if err := finite(out); err != nil {

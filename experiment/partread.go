@@ -13,8 +13,10 @@ import (
 // image, image after image, one at a time into the packed Sets of its
 // regions (spd.Packer), so that the descriptors of data.parts are never
 // all held dense: the Sets that spd.NewSetFromData, spd.Regroup and
-// spd.Pack would make of them, bit for bit. It checks them as finite and
-// NewSetFromData do, and keeps each descriptor's hash for noteCopies.
+// spd.Pack would make of them, bit for bit. Read from the cache, the
+// Sets hold none of them but read them again from the cache entry's
+// file when they are unpacked (src); made afresh, they hold their upper
+// triangles. It checks them as finite and NewSetFromData do.
 type partReader struct {
 	k   int
 	res *spd.Residency
@@ -22,20 +24,30 @@ type partReader struct {
 	// finite finds it (a cache entry holding one is a miss), rather than
 	// the Packer's error, as NewSetFromData finds it.
 	checkFinite bool
+	// src, when not nil, is where the Sets read the descriptors again.
+	src *fileSource
 
-	p      *spd.Packer
-	hashes []uint64 // each descriptor's classify.DescriptorHash
+	p *spd.Packer
 	// nonFinite is the first descriptor's that is not finite, when
 	// checkFinite; bad is the first error of the Packer.
 	nonFinite, bad error
 }
 
+// fileSource is the spd.MatrixSource of a cache entry's descriptors,
+// its file opened once they are read (store.OpenEach).
+type fileSource struct{ d *store.Descriptors }
+
+func (s *fileSource) ReadMatrices(idx []int, dst []float64) error { return s.d.ReadMatrices(idx, dst) }
+
 // start readies pr for the descriptors of out, forgetting any it took.
 func (pr *partReader) start(out *store.Output) {
 	n := len(out.Rows)
 	pr.p, pr.nonFinite, pr.bad = nil, nil, nil
-	pr.hashes = make([]uint64, n)
-	pr.p, pr.bad = spd.NewPacker(out.Meta.Dim, n, pr.k, pr.res)
+	var src spd.MatrixSource
+	if pr.src != nil {
+		src = pr.src
+	}
+	pr.p, pr.bad = spd.NewPacker(out.Meta.Dim, n, pr.k, pr.res, src)
 	if n == 0 {
 		pr.bad = fmt.Errorf("%w: no matrices", spd.ErrEmpty)
 	}
@@ -57,9 +69,7 @@ func (pr *partReader) add(i int, m []float64) error {
 	}
 	if err := pr.p.Add(m); err != nil {
 		pr.bad = err
-		return nil
 	}
-	pr.hashes[i] = classify.DescriptorHash(m)
 	return nil
 }
 
@@ -70,7 +80,7 @@ func (pr *partReader) take(out *store.Output, err error, checkFinite bool) (*sto
 	if pr == nil || err != nil {
 		return out, err
 	}
-	pr.checkFinite = checkFinite
+	pr.checkFinite, pr.src = checkFinite, nil
 	pr.start(out)
 	dd := out.Meta.Dim * out.Meta.Dim
 	for i := range out.Rows {
@@ -93,7 +103,7 @@ func (pr *partReader) sets() ([]*spd.Set, error) {
 // took into sets, their labels labels.
 func (pr *partReader) copies(sets []*spd.Set, labels []int) [][2]int {
 	k := pr.k
-	pairs, _ := classify.MislabelledCopiesOf(pr.hashes, labels, func(i, j int) bool {
+	pairs, _ := classify.MislabelledCopiesOf(pr.p.Hashes(), labels, func(i, j int) bool {
 		return spd.SameMatrix(sets[i%k], i/k, sets[j%k], j/k)
 	}, -1)
 	return pairs

@@ -542,10 +542,10 @@ func badInputTable(t *testing.T) map[string][]badCase {
 		"Residency.Unpacked": {{"nil Residency", func() error { return check((*Residency)(nil).Unpacked() == 0, "not 0") }, nil, ""}},
 		"Set.Packed":         {{"nil Set", func() error { return check(!(*Set)(nil).Packed(), "packed") }, nil, ""}},
 		"NewPacker": {
-			{"zero size", func() error { _, err := NewPacker(0, 2, 1, nil); return err }, ErrDimension, ""},
-			{"no matrices", func() error { _, err := NewPacker(2, 0, 1, nil); return err }, ErrDimension, ""},
-			{"not whole groups", func() error { _, err := NewPacker(2, 3, 2, nil); return err }, ErrDimension, ""},
-			{"no groups", func() error { _, err := NewPacker(2, 3, 0, nil); return err }, ErrDimension, ""},
+			{"zero size", func() error { _, err := NewPacker(0, 2, 1, nil, nil); return err }, ErrDimension, ""},
+			{"no matrices", func() error { _, err := NewPacker(2, 0, 1, nil, nil); return err }, ErrDimension, ""},
+			{"not whole groups", func() error { _, err := NewPacker(2, 3, 2, nil, nil); return err }, ErrDimension, ""},
+			{"no groups", func() error { _, err := NewPacker(2, 3, 0, nil, nil); return err }, ErrDimension, ""},
 		},
 		"Packer.Add": {
 			{"nil Packer", func() error { return (*Packer)(nil).Add([]float64{1, 0, 0, 1}) }, ErrEmpty, ""},
@@ -568,6 +568,16 @@ func badInputTable(t *testing.T) map[string][]badCase {
 				_, err := p.Sets()
 				return err
 			}, ErrNotSPD, ""},
+		},
+		"Packer.Hashes": {
+			{"nil Packer", func() error { return check((*Packer)(nil).Hashes() == nil, "not nil") }, nil, ""},
+			{"none added", func() error { return check(len(newPacker(t).Hashes()) == 0, "not empty") }, nil, ""},
+		},
+		"MatrixHash": {
+			{"no values", func() error { return check(MatrixHash(nil) == MatrixHash([]float64{}), "nil and empty differ") }, nil, ""},
+			{"-0 and 0", func() error {
+				return check(MatrixHash([]float64{math.Copysign(0, -1)}) != MatrixHash([]float64{0}), "same")
+			}, nil, ""},
 		},
 		"SameMatrix": {
 			{"out of range", func() error { SameMatrix(set, 2, set, 0); return nil }, nil, "out of range"},
@@ -1059,7 +1069,7 @@ func nilMean(m Metric) error {
 // newPacker returns a Packer of one 2×2 matrix.
 func newPacker(t *testing.T) *Packer {
 	t.Helper()
-	p, err := NewPacker(2, 1, 1, nil)
+	p, err := NewPacker(2, 1, 1, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,13 @@ type packedStore struct {
 	upper []float64 // row i's entries j ≥ i, matrix after matrix
 	r     *Residency
 	dense atomic.Pointer[[]float64] // nil while dropped
+	// hashes, when not nil, holds each matrix's MatrixHash (a Packer's
+	// Sets), by which Sets are told apart without unpacking them.
+	hashes []uint64
+	// src, when not nil, holds the matrices instead of upper: matrix k
+	// is matrix idx[k] of src, made symmetric.
+	src MatrixSource
+	idx []int
 }
 
 // Pack returns a Set of the matrices of s that keeps only their upper
@@ -88,17 +95,23 @@ func (p *packedStore) storage(d int) []float64 {
 	if m := p.dense.Load(); m != nil {
 		return *m
 	}
-	tri := d * (d + 1) / 2
-	n := len(p.upper) / tri
-	m := make([]float64, n*d*d)
-	for k := range n {
-		u, a := p.upper[k*tri:(k+1)*tri], m[k*d*d:(k+1)*d*d]
-		for i := range d {
-			copy(a[i*d+i:(i+1)*d], u[:d-i])
-			for j := i + 1; j < d; j++ {
-				a[j*d+i] = u[j-i]
+	var m []float64
+	if p.src != nil {
+		m = make([]float64, len(p.idx)*d*d)
+		p.read(0, m, d)
+	} else {
+		tri := d * (d + 1) / 2
+		n := len(p.upper) / tri
+		m = make([]float64, n*d*d)
+		for k := range n {
+			u, a := p.upper[k*tri:(k+1)*tri], m[k*d*d:(k+1)*d*d]
+			for i := range d {
+				copy(a[i*d+i:(i+1)*d], u[:d-i])
+				for j := i + 1; j < d; j++ {
+					a[j*d+i] = u[j-i]
+				}
+				u = u[d-i:]
 			}
-			u = u[d-i:]
 		}
 	}
 	p.dense.Store(&m)
@@ -109,6 +122,82 @@ func (p *packedStore) storage(d int) []float64 {
 		r.resident = slices.Delete(r.resident, 0, 1)
 	}
 	return m
+}
+
+// read reads matrices from, from+1, ... of the source-backed p into m
+// (as many as m holds), made symmetric as the Packer made them. It
+// panics when the source fails or gives another matrix than the Packer
+// was given (its hash differs): the Set's matrices are then lost, which
+// no caller can mend.
+func (p *packedStore) read(from int, m []float64, d int) {
+	idx := p.idx[from : from+len(m)/(d*d)]
+	if err := p.src.ReadMatrices(idx, m); err != nil {
+		panic(fmt.Sprintf("spd: reading a packed Set's matrices again: %v", err))
+	}
+	for k, i := range idx {
+		a := m[k*d*d : (k+1)*d*d]
+		// The values as symmetrize leaves them: the hash tells whether
+		// they are those it checked.
+		for r := range d {
+			for c := r + 1; c < d; c++ {
+				avg := mean2(a[r*d+c], a[c*d+r])
+				a[r*d+c], a[c*d+r] = avg, avg
+			}
+		}
+		if MatrixHash(a) != p.hashes[from+k] {
+			panic(fmt.Sprintf("spd: matrix %d read again is not the one packed (its source changed)", i))
+		}
+	}
+}
+
+// len returns the number of p's matrices of size d.
+func (p *packedStore) len(d int) int {
+	if p.src != nil {
+		return len(p.idx)
+	}
+	return len(p.upper) / (d * (d + 1) / 2)
+}
+
+// same reports whether p and q hold the same matrices bit for bit,
+// without unpacking either: by their hashes when both have them, then
+// by their upper triangles or their matrices read one at a time.
+func (p *packedStore) same(q *packedStore, d int) bool {
+	if p.hashes != nil && q.hashes != nil && !slices.Equal(p.hashes, q.hashes) {
+		return false
+	}
+	if p.src == nil && q.src == nil {
+		return sameBits(p.upper, q.upper)
+	}
+	n := p.len(d)
+	if q.len(d) != n {
+		return false
+	}
+	a, b := make([]float64, d*d), make([]float64, d*d)
+	for k := range n {
+		p.matrix(k, a, d)
+		q.matrix(k, b, d)
+		if !sameBits(a, b) {
+			return false
+		}
+	}
+	return true
+}
+
+// matrix writes matrix k of p, whole, into a.
+func (p *packedStore) matrix(k int, a []float64, d int) {
+	if p.src != nil {
+		p.read(k, a, d)
+		return
+	}
+	tri := d * (d + 1) / 2
+	u := p.upper[k*tri : (k+1)*tri]
+	for i := range d {
+		copy(a[i*d+i:(i+1)*d], u[:d-i])
+		for j := i + 1; j < d; j++ {
+			a[j*d+i] = u[j-i]
+		}
+		u = u[d-i:]
+	}
 }
 
 // Packed reports whether s keeps its matrices packed (Pack).
@@ -125,152 +214,6 @@ func sameBits(a, b []float64) bool {
 		}
 	}
 	return true
-}
-
-// A Packer makes, from matrices given one at a time, the packed Sets
-// (Pack) of what Regroup gives of NewSetFromData's Set of them: n d×d
-// matrices, groups of k consecutive ones (the k regions of each image,
-// image after image), as k Sets of n/k matrices, without ever holding
-// the n matrices dense. Groups' positions whose matrices are all the same
-// bit for bit (the whole image, which several layouts may each start
-// with) share one Set and its storage. A Packer is not safe for
-// concurrent use.
-type Packer struct {
-	d, k, groups, tri int
-	r                 *Residency
-	next              int // the index of the next matrix
-	// upper and logdet hold each position's matrices (upper triangles)
-	// and log-determinants, nil while the position shares those of
-	// alias[r], a position before it whose matrices have all been its
-	// own so far.
-	upper, logdet [][]float64
-	alias         []int
-	buf           []float64
-	failed        error // the first matrix's that is not SPD
-}
-
-// NewPacker returns a Packer of n d×d matrices in groups of k, their
-// Sets unpacked within r's budget (a nil r is a Residency of its own).
-// It returns an error wrapping ErrDimension unless n is a positive
-// multiple of k and d is in [1, 46340], as NewSetFromData and Regroup
-// would.
-func NewPacker(d, n, k int, r *Residency) (*Packer, error) {
-	if d < 1 || d > maxSetDim {
-		return nil, fmt.Errorf("%w: matrix size %d must be in [1, %d]", ErrDimension, d, maxSetDim)
-	}
-	if k < 1 || n < 1 || n%k != 0 {
-		return nil, fmt.Errorf("%w: %d matrices are not groups of %d", ErrDimension, n, k)
-	}
-	if r == nil {
-		r = new(Residency)
-	}
-	return &Packer{d: d, k: k, groups: n / k, tri: d * (d + 1) / 2, r: r,
-		upper: make([][]float64, k), logdet: make([][]float64, k), alias: make([]int, k), buf: make([]float64, d*d)}, nil
-}
-
-// Add takes the next matrix, m (d·d values, row-major), checking it and
-// making it exactly symmetric in place as NewSetFromData does: an error
-// wrapping ErrNotFinite or ErrNotSymmetric names the matrix, and Add
-// must not be called again. It returns an error wrapping ErrDimension
-// for m of another size or a matrix beyond the n of NewPacker, and one
-// wrapping ErrEmpty for a nil Packer. A matrix that is not positive definite is
-// the error of Sets, after every matrix has been checked, as
-// NewSetFromData checks every matrix's symmetry before any is factorised.
-func (p *Packer) Add(m []float64) error {
-	if p == nil {
-		return fmt.Errorf("%w: adding to a nil Packer", ErrEmpty)
-	}
-	i, d, tri := p.next, p.d, p.tri
-	if i == p.groups*p.k || len(m) != d*d {
-		return fmt.Errorf("%w: matrix %d of %d values, packing %d of %d", ErrDimension, i, len(m), p.groups*p.k, d*d)
-	}
-	if err := symmetrize(i, d, m); err != nil {
-		return err
-	}
-	p.next++
-	g, r := i/p.k, i%p.k
-	if g == 0 {
-		p.alias[r] = r
-		for q := range r {
-			if p.alias[q] == q && sameUpper(p.upper[q][:tri], m, d) {
-				p.alias[r] = q
-				return nil
-			}
-		}
-		p.upper[r], p.logdet[r] = make([]float64, p.groups*tri), make([]float64, p.groups)
-	} else if q := p.alias[r]; q != r {
-		if sameUpper(p.upper[q][g*tri:(g+1)*tri], m, d) {
-			return nil
-		}
-		// Position r parts from q at group g: it takes q's matrices so
-		// far as its own.
-		p.upper[r] = append(make([]float64, 0, p.groups*tri), p.upper[q][:g*tri]...)[:p.groups*tri]
-		p.logdet[r] = append(make([]float64, 0, p.groups), p.logdet[q][:g]...)[:p.groups]
-		p.alias[r] = r
-	}
-	u := p.upper[r][g*tri : (g+1)*tri]
-	for j := range d {
-		u = u[copy(u, m[j*d+j:(j+1)*d]):]
-	}
-	ld, err := logDet(i, d, m, p.buf)
-	if err != nil && p.failed == nil {
-		p.failed = err
-	}
-	p.logdet[r][g] = ld
-	return nil
-}
-
-// sameUpper reports whether u, a packed upper triangle, holds the upper
-// triangle of the symmetric d×d matrix m bit for bit.
-func sameUpper(u, m []float64, d int) bool {
-	for j := range d {
-		row := m[j*d+j : (j+1)*d]
-		if !sameBits(u[:len(row)], row) {
-			return false
-		}
-		u = u[len(row):]
-	}
-	return true
-}
-
-// Sets returns the k packed Sets once every matrix has been added: Sets[r]
-// holds matrix r of every group, with its log-determinant, and positions
-// whose matrices are all the same bit for bit are one Set, that of the
-// first of them. It returns an error naming the first matrix that is not
-// positive definite, as NewSetFromData would, one wrapping
-// ErrDimension before every matrix has been added, and one wrapping
-// ErrEmpty for a nil Packer.
-func (p *Packer) Sets() ([]*Set, error) {
-	if p == nil {
-		return nil, fmt.Errorf("%w: the Sets of a nil Packer", ErrEmpty)
-	}
-	if n := p.groups * p.k; p.next != n {
-		return nil, fmt.Errorf("%w: %d of %d matrices added", ErrDimension, p.next, n)
-	}
-	if p.failed != nil {
-		return nil, p.failed
-	}
-	sets := make([]*Set, p.k)
-	for r := range sets {
-		q := p.alias[r]
-		if q == r {
-			// Positions that parted at a later group may still match an
-			// earlier one whole.
-			for o := range r {
-				if sets[o] != nil && p.alias[o] == o && sameBits(p.upper[o], p.upper[r]) {
-					q = o
-					break
-				}
-			}
-		}
-		if q != r {
-			p.alias[r], p.upper[r], p.logdet[r] = q, nil, nil
-			sets[r] = sets[q]
-			continue
-		}
-		sets[r] = &Set{d: p.d, n: p.groups, logdet: p.logdet[r], packed: &packedStore{upper: p.upper[r], r: p.r}}
-	}
-	return sets, nil
 }
 
 // SameMatrix reports whether matrix i of s and matrix j of t, of the same
@@ -303,10 +246,16 @@ func SameMatrix(s *Set, i int, t *Set, j int) bool {
 }
 
 // entries returns the entries of matrix i that determine it: the packed
-// upper triangle of a packed Set, the whole matrix of a dense one.
+// upper triangle of a packed Set, the whole matrix of a dense one or of
+// one whose source holds it.
 func (s *Set) entries(i int) []float64 {
-	if s.packed == nil {
+	switch p := s.packed; {
+	case p == nil:
 		return s.block(i)
+	case p.src != nil:
+		a := make([]float64, s.d*s.d)
+		p.matrix(i, a, s.d)
+		return a
 	}
 	tri := s.d * (s.d + 1) / 2
 	return s.packed.upper[i*tri : (i+1)*tri]

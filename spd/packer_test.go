@@ -50,6 +50,57 @@ func packerInput(t *testing.T, groups, d int) (data []float64, k int) {
 func TestPackerIsPackOfRegroup(t *testing.T) {
 	const groups, d = 5, 4
 	data, k := packerInput(t, groups, d)
+	t.Run("packed", func(t *testing.T) { checkPacker(t, data, groups, d, k, nil) })
+	src := &sliceSource{data: data, d: d}
+	t.Run("from a source", func(t *testing.T) { checkPacker(t, data, groups, d, k, src) })
+	if src.reads == 0 {
+		t.Error("the source was never read")
+	}
+	// A source that no longer gives the matrices packed: unpacking a
+	// Set panics rather than give other values.
+	p, err := NewPacker(d, groups*k, k, nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range groups * k {
+		if err := p.Add(append([]float64(nil), data[i*d*d:(i+1)*d*d]...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sets, err := p.Sets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := &sliceSource{data: append([]float64(nil), data...), d: d}
+	changed.data[(3*k+1)*d*d] *= 1 + 1e-12 // matrix 1 of group 3
+	sets[1].packed.src = changed
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "is not the one packed") {
+			t.Errorf("unpacking from a changed source: %v, want a panic saying so", r)
+		}
+	}()
+	sets[1].Data()
+}
+
+// sliceSource is a MatrixSource of matrices held in data.
+type sliceSource struct {
+	data  []float64
+	d     int
+	reads int
+}
+
+func (s *sliceSource) ReadMatrices(idx []int, dst []float64) error {
+	dd := s.d * s.d
+	for k, i := range idx {
+		copy(dst[k*dd:(k+1)*dd], s.data[i*dd:(i+1)*dd])
+	}
+	s.reads++
+	return nil
+}
+
+// checkPacker checks a Packer of data, with src, against Pack of
+// Regroup of NewSetFromData.
+func checkPacker(t *testing.T, data []float64, groups, d, k int, src MatrixSource) {
 	dense, err := NewSetFromData(d, append([]float64(nil), data...))
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +110,7 @@ func TestPackerIsPackOfRegroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r Residency
-	p, err := NewPacker(d, groups*k, k, &r)
+	p, err := NewPacker(d, groups*k, k, &r, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +160,11 @@ func TestPackerIsPackOfRegroup(t *testing.T) {
 	if !SameMatrix(got[0], 1, want[0], 1) || SameMatrix(got[0], 1, want[1], 1) {
 		t.Error("SameMatrix of a packed and a dense Set")
 	}
+	for i, h := range p.Hashes() {
+		if h != MatrixHash(want[i%k].View(i/k).RawSymmetric().Data) {
+			t.Fatalf("hash of matrix %d differs from that of the dense one", i)
+		}
+	}
 }
 
 // TestPackerErrors checks that a Packer refuses what NewSetFromData and
@@ -118,7 +174,7 @@ func TestPackerIsPackOfRegroup(t *testing.T) {
 func TestPackerErrors(t *testing.T) {
 	const groups, d = 3, 3
 	data, k := packerInput(t, groups, d)
-	if _, err := NewPacker(d, 7, 3, nil); !errors.Is(err, ErrDimension) {
+	if _, err := NewPacker(d, 7, 3, nil, nil); !errors.Is(err, ErrDimension) {
 		t.Errorf("7 matrices in groups of 3: %v", err)
 	}
 	for _, tc := range []struct {
@@ -135,7 +191,7 @@ func TestPackerErrors(t *testing.T) {
 			in := append([]float64(nil), data...)
 			tc.spoil(in[tc.at*d*d : (tc.at+1)*d*d])
 			_, want := NewSetFromData(d, append([]float64(nil), in...))
-			p, err := NewPacker(d, groups*k, k, nil)
+			p, err := NewPacker(d, groups*k, k, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

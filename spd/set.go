@@ -291,7 +291,7 @@ func Equal(s, t *Set) bool {
 		return false
 	}
 	if s.Packed() && t.Packed() {
-		return sameBits(s.packed.upper, t.packed.upper)
+		return s.packed.same(t.packed, s.d)
 	}
 	td := t.Data()
 	for i, v := range s.Data() {

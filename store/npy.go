@@ -367,36 +367,50 @@ func readNPY(path string, want npyShape, check func(*digest) error) (npyInfo, []
 // that each may have seen values of a file that check then rejects. An
 // error of start, each or check ends the read and is returned as it is.
 func readNPYEach(path string, want npyShape, check func(*digest) error, start func(npyInfo) ([]float64, error), each func([]float64) error) (npyInfo, error) {
+	info, f, err := openNPYEach(path, want, check, start, each)
+	if f != nil {
+		f.Close()
+	}
+	return info, err
+}
+
+// openNPYEach is readNPYEach, but returns the file, open, when it reads
+// it whole.
+func openNPYEach(path string, want npyShape, check func(*digest) error, start func(npyInfo) ([]float64, error), each func([]float64) error) (_ npyInfo, _ *os.File, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return npyInfo{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+		return npyInfo{}, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	defer f.Close()
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
 	info, err := readNPYHeader(f, want)
 	if err != nil {
-		return npyInfo{}, err
+		return npyInfo{}, nil, err
 	}
 	// readNPYHeader checked that the file is the header and n values.
 	n, _ := npyCount(info.shape)
 	d := newDigest()
 	if check != nil {
 		if _, err := io.Copy(d, io.NewSectionReader(f, 0, info.offset)); err != nil {
-			return npyInfo{}, err
+			return npyInfo{}, nil, err
 		}
 	}
 	unit, err := start(info)
 	if err != nil {
-		return npyInfo{}, err
+		return npyInfo{}, nil, err
 	}
 	if n > 0 && (len(unit) == 0 || n%len(unit) != 0) {
-		return npyInfo{}, fmt.Errorf("store: %s: %d values are not a whole number of %d", path, n, len(unit))
+		return npyInfo{}, nil, fmt.Errorf("store: %s: %d values are not a whole number of %d", path, n, len(unit))
 	}
 	buf := make([]byte, min(npyReadChunk, 8*n))
 	at := 0 // values of unit filled
 	for done := 0; done < n; {
 		b := buf[:8*min(len(buf)/8, n-done)]
 		if _, err := io.ReadFull(f, b); err != nil {
-			return npyInfo{}, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+			return npyInfo{}, nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
 		}
 		if check != nil {
 			d.Write(b)
@@ -410,7 +424,7 @@ func readNPYEach(path string, want npyShape, check func(*digest) error, start fu
 			b, at = b[8*len(u):], at+len(u)
 			if at == len(unit) {
 				if err := each(unit); err != nil {
-					return npyInfo{}, err
+					return npyInfo{}, nil, err
 				}
 				at = 0
 			}
@@ -418,10 +432,10 @@ func readNPYEach(path string, want npyShape, check func(*digest) error, start fu
 	}
 	if check != nil {
 		if err := check(d); err != nil {
-			return npyInfo{}, err
+			return npyInfo{}, nil, err
 		}
 	}
-	return info, nil
+	return info, f, nil
 }
 
 // npyReadChunk is the size of the chunks in which readNPY reads values,

@@ -1,7 +1,10 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -56,7 +59,7 @@ func Read(dir string) (*Output, error) {
 	var out *Output
 	err := readView(dir, func(v *view) error {
 		var err error
-		out, err = readOutput(v, nil, nil)
+		out, _, err = readOutput(v, nil, nil)
 		return err
 	})
 	return out, err
@@ -77,18 +80,85 @@ func Read(dir string) (*Output, error) {
 // (ErrTorn then). A read that a writer's commit disturbs is read again,
 // as Read does, start then called again.
 func ReadEach(dir string, start func(*Output) error, each func(i int, m []float64) error) (*Output, error) {
-	var out *Output
-	err := readView(dir, func(v *view) error {
-		var err error
-		out, err = readOutput(v, start, each)
-		return err
-	})
+	out, desc, err := OpenEach(dir, start, each)
+	if desc != nil {
+		desc.Close()
+	}
 	return out, err
 }
 
+// OpenEach is ReadEach, but keeps the descriptors' file open when it has
+// read it whole and checked it, so that the Descriptors it returns read
+// descriptors again, by index, from the file that was checked, whatever
+// becomes of the folder (a writer replaces files, never rewrites them).
+// The caller closes it; it closes itself when unreachable.
+func OpenEach(dir string, start func(*Output) error, each func(i int, m []float64) error) (*Output, *Descriptors, error) {
+	var out *Output
+	var desc *Descriptors
+	err := readView(dir, func(v *view) error {
+		if desc != nil {
+			desc.Close()
+		}
+		var err error
+		out, desc, err = readOutput(v, start, each)
+		return err
+	})
+	if err != nil && desc != nil {
+		desc.Close()
+		desc = nil
+	}
+	return out, desc, err
+}
+
+// Descriptors reads the descriptors of a folder's descriptors.npy by
+// index (OpenEach). It is safe for concurrent use.
+type Descriptors struct {
+	f      *os.File
+	offset int64 // of descriptor 0
+	d, n   int
+}
+
+// ReadMatrices writes descriptors idx[0], idx[1], ... (d·d values each,
+// row-major) into dst, one after another. It returns an error for an
+// index out of range, a dst of another length and the file's read
+// errors.
+func (r *Descriptors) ReadMatrices(idx []int, dst []float64) error {
+	dd := r.d * r.d
+	if len(dst) != len(idx)*dd {
+		return fmt.Errorf("store: %d values for %d descriptors of %d×%d", len(dst), len(idx), r.d, r.d)
+	}
+	buf := make([]byte, 8*dd)
+	for k, i := range idx {
+		if i < 0 || i >= r.n {
+			return fmt.Errorf("store: descriptor %d out of range [0, %d)", i, r.n)
+		}
+		if _, err := r.f.ReadAt(buf, r.offset+int64(i)*int64(len(buf))); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		m := dst[k*dd : (k+1)*dd]
+		for j := range m {
+			m[j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+		}
+	}
+	return nil
+}
+
+// Close closes r's file.
+func (r *Descriptors) Close() error { return r.f.Close() }
+
 // readOutput reads the descriptor folder of the view v, as Read does
 // when each is nil and as ReadEach does otherwise.
-func readOutput(v *view, start func(*Output) error, each func(i int, m []float64) error) (*Output, error) {
+func readOutput(v *view, start func(*Output) error, each func(i int, m []float64) error) (_ *Output, desc *Descriptors, err error) {
+	out, err := readOutputOf(v, start, each, &desc)
+	if err != nil && desc != nil {
+		desc.Close()
+		desc = nil
+	}
+	return out, desc, err
+}
+
+// readOutputOf is readOutput, setting *desc when each is not nil.
+func readOutputOf(v *view, start func(*Output) error, each func(i int, m []float64) error, desc **Descriptors) (*Output, error) {
 	meta, rec, err := metaOf(v)
 	if err != nil {
 		return nil, err
@@ -121,7 +191,7 @@ func readOutput(v *view, start func(*Output) error, each func(i int, m []float64
 	if each == nil {
 		info, out.Data, err = readNPY(rec.path(DescriptorsFile), matrixShape, check)
 	} else {
-		info, err = readEach(rec.path(DescriptorsFile), out, check, start, each)
+		info, *desc, err = readEach(rec.path(DescriptorsFile), out, check, start, each)
 	}
 	if err != nil {
 		return nil, rec.tornOr(DescriptorsFile, err)
@@ -146,9 +216,9 @@ func readOutput(v *view, start func(*Output) error, each func(i int, m []float64
 
 // readEach reads the descriptors of the file path into start's and
 // each's hands (ReadEach), out holding the folder's Meta and Rows.
-func readEach(path string, out *Output, check func(*digest) error, start func(*Output) error, each func(i int, m []float64) error) (npyInfo, error) {
+func readEach(path string, out *Output, check func(*digest) error, start func(*Output) error, each func(i int, m []float64) error) (npyInfo, *Descriptors, error) {
 	i := 0
-	return readNPYEach(path, matrixShape, check, func(info npyInfo) ([]float64, error) {
+	info, f, err := openNPYEach(path, matrixShape, check, func(info npyInfo) ([]float64, error) {
 		if n, d := info.shape[0], info.shape[1]; n != len(out.Rows) || d != out.Meta.Dim {
 			return nil, fmt.Errorf("%w: %s: shape (%d, %d, %d), want (%d, %d, %d) from %s", ErrInvalid, path,
 				n, d, d, len(out.Rows), out.Meta.Dim, out.Meta.Dim, MetaFile)
@@ -162,6 +232,10 @@ func readEach(path string, out *Output, check func(*digest) error, start func(*O
 		i++
 		return err
 	})
+	if err != nil {
+		return npyInfo{}, nil, err
+	}
+	return info, &Descriptors{f: f, offset: info.offset, d: out.Meta.Dim, n: len(out.Rows)}, nil
 }
 
 // parseRow parses the fields of a manifest row, as written (escaped), of

@@ -89,3 +89,55 @@ func TestReadEach(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenEachDescriptors checks that the Descriptors of OpenEach read
+// any descriptor again, bit for bit as Read reads it, from the file that
+// was checked even after the folder's file is replaced, and refuse
+// indices out of range and a buffer of another size.
+func TestOpenEachDescriptors(t *testing.T) {
+	r := testRun()
+	dir := r.writeTo(t)
+	want, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, desc, err := OpenEach(dir, func(*Output) error { return nil }, func(int, []float64) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer desc.Close()
+	// Another run's descriptors put in place of the folder's, as a
+	// writer replaces a file.
+	other := r
+	other.salt = 1
+	npy := filepath.Join(dir, DescriptorsFile)
+	b, err := os.ReadFile(filepath.Join(other.writeTo(t), DescriptorsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(npy+".new", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(npy+".new", npy); err != nil {
+		t.Fatal(err)
+	}
+	n := len(want.Rows)
+	idx := []int{n - 1, 0, 3, 3, 1}
+	got := make([]float64, len(idx)*9)
+	if err := desc.ReadMatrices(idx, got); err != nil {
+		t.Fatal(err)
+	}
+	for k, i := range idx {
+		for j := range 9 {
+			if math.Float64bits(got[k*9+j]) != math.Float64bits(want.Data[i*9+j]) {
+				t.Fatalf("descriptor %d, value %d: %v, want %v", i, j, got[k*9+j], want.Data[i*9+j])
+			}
+		}
+	}
+	if err := desc.ReadMatrices([]int{n}, make([]float64, 9)); err == nil {
+		t.Error("descriptor out of range read")
+	}
+	if err := desc.ReadMatrices([]int{0}, make([]float64, 8)); err == nil {
+		t.Error("descriptor read into 8 values")
+	}
+}
