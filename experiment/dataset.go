@@ -69,6 +69,9 @@ func (e *engine) listData() ([]*classify.Data, error) {
 		var sets []*spd.Set
 		if pr != nil {
 			sets, err = pr.sets()
+			if pr.src != nil {
+				e.sources = append(e.sources, pr.src.d)
+			}
 		} else {
 			set, err = spd.NewSetFromData(out.Meta.Dim, out.Data)
 		}

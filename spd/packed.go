@@ -9,14 +9,15 @@ import (
 	"sync/atomic"
 )
 
-// Residency bounds how many packed Sets (Pack) hold their matrices
-// unpacked at once: unpacking one more Set than Max drops the storage of
-// the Set unpacked longest ago, which unpacks again when next used. A
-// packed Set holds its matrices' upper triangles, d(d+1)/2 of the d²
-// values, so that the regions of many images (classify.Data.Parts) cost
-// about half their dense size and only the Sets in use cost it whole. A
-// Residency is safe for concurrent use; its zero value keeps one Set
-// unpacked.
+// Residency bounds how many packed Sets (Pack, Packer) hold their
+// matrices unpacked at once: unpacking one more Set than Max drops the
+// storage of the Set unpacked longest ago, which unpacks again when next
+// used. A packed Set holds its matrices' upper triangles, d(d+1)/2 of
+// the d² values, or, made by a Packer with a MatrixSource, none of them,
+// so that the regions of many images (classify.Data.Parts) cost about
+// half their dense size, or nothing, and only the Sets in use cost it
+// whole. A Residency is safe for concurrent use; its zero value keeps
+// one Set unpacked.
 type Residency struct {
 	// Max is the number of Sets kept unpacked; below 1, one.
 	Max int
@@ -39,8 +40,8 @@ func (r *Residency) Unpacked() int64 {
 // cannot reorder in place.
 var errPacked = errors.New("spd: a packed Set cannot be regrouped in place")
 
-// packedStore is the storage of a packed Set: its upper triangles, and
-// the dense matrices while r keeps them.
+// packedStore is the storage of a packed Set: its upper triangles or
+// where to read its matrices, and the dense matrices while r keeps them.
 type packedStore struct {
 	upper []float64 // row i's entries j ≥ i, matrix after matrix
 	r     *Residency
@@ -95,23 +96,12 @@ func (p *packedStore) storage(d int) []float64 {
 	if m := p.dense.Load(); m != nil {
 		return *m
 	}
-	var m []float64
+	m := make([]float64, p.len(d)*d*d)
 	if p.src != nil {
-		m = make([]float64, len(p.idx)*d*d)
 		p.read(0, m, d)
 	} else {
-		tri := d * (d + 1) / 2
-		n := len(p.upper) / tri
-		m = make([]float64, n*d*d)
-		for k := range n {
-			u, a := p.upper[k*tri:(k+1)*tri], m[k*d*d:(k+1)*d*d]
-			for i := range d {
-				copy(a[i*d+i:(i+1)*d], u[:d-i])
-				for j := i + 1; j < d; j++ {
-					a[j*d+i] = u[j-i]
-				}
-				u = u[d-i:]
-			}
+		for k := range p.len(d) {
+			p.matrix(k, m[k*d*d:(k+1)*d*d], d)
 		}
 	}
 	p.dense.Store(&m)
