@@ -1,8 +1,9 @@
 package classify
 
 import (
-	"math"
 	"slices"
+
+	"github.com/covpipe/covpipe/spd"
 )
 
 // MislabelledCopies returns the pairs of rows (i < j) whose descriptors
@@ -12,19 +13,29 @@ import (
 // 00045–00050 as 00051–00056), whose copies no method can tell apart, so
 // that they cap every method's accuracy. Each of the n = len(labels)
 // d×d descriptors of data (row-major, one after another) is hashed once
-// (FNV-1a over its entries' bits); rows whose hashes collide are compared
-// in full.
+// (spd.MatrixHash: FNV-1a over its entries' bits); rows whose hashes
+// collide are compared in full.
 func MislabelledCopies(data []float64, d int, labels []int, max int) (pairs [][2]int, count int) {
 	size := d * d
+	row := func(i int) []float64 { return data[i*size : (i+1)*size] }
+	hashes := make([]uint64, len(labels))
+	for i := range hashes {
+		hashes[i] = spd.MatrixHash(row(i))
+	}
+	return MislabelledCopiesOf(hashes, labels, func(i, j int) bool { return slices.Equal(row(i), row(j)) }, max)
+}
+
+// MislabelledCopiesOf is MislabelledCopies of descriptors held elsewhere
+// (packed, say): hashes[i] is descriptor i's spd.MatrixHash and equal(i,
+// j) reports whether descriptors i and j hold equal entries, as
+// slices.Equal compares them; it is called for rows whose hashes
+// collide only.
+func MislabelledCopiesOf(hashes []uint64, labels []int, equal func(i, j int) bool, max int) (pairs [][2]int, count int) {
 	first := make(map[uint64][]int, len(labels))
 	for i := range labels {
-		row := data[i*size : (i+1)*size]
-		h := uint64(14695981039346656037) // FNV-1a over the entries' bits
-		for _, x := range row {
-			h = (h ^ math.Float64bits(x)) * 1099511628211
-		}
+		h := hashes[i]
 		for _, j := range first[h] {
-			if labels[j] != labels[i] && slices.Equal(data[j*size:(j+1)*size], row) {
+			if labels[j] != labels[i] && equal(j, i) {
 				count++
 				if max < 0 || len(pairs) < max {
 					pairs = append(pairs, [2]int{j, i})

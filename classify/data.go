@@ -93,10 +93,19 @@ func (d *Data) SetParts(set *spd.Set, regions int) error {
 	if err != nil {
 		return fmt.Errorf("%d descriptors are not %d regions per item: %w", set.Len(), regions, err)
 	}
+	d.SetPartSets(sets)
+	return nil
+}
+
+// SetPartSets makes d's items items of several regions (Parts) as
+// SetParts does, from the Sets of each region: sets[r] holds every
+// item's region r (spd.Regroup's Sets, or spd.Packer's, packed). Regions
+// whose Sets are one or identical bit for bit share one part Data.
+func (d *Data) SetPartSets(sets []*spd.Set) {
 	d.Parts = make([]*Data, len(sets))
 	for r, s := range sets {
 		for q := range r {
-			if spd.Equal(s, sets[q]) {
+			if s == sets[q] || spd.Equal(s, sets[q]) {
 				d.Parts[r] = d.Parts[q]
 				break
 			}
@@ -106,7 +115,6 @@ func (d *Data) SetParts(set *spd.Set, regions int) error {
 		}
 	}
 	d.Set, d.same = d.Parts[0].Set, d.Parts[0]
-	return nil
 }
 
 // PackParts keeps the descriptors of each of d's parts packed
@@ -127,6 +135,9 @@ func (d *Data) PackParts(r *spd.Residency) error {
 			continue
 		}
 		done[p] = true
+		if p.Set.Packed() {
+			continue
+		}
 		s, err := spd.Pack(p.Set, r)
 		if err != nil {
 			return err

@@ -66,39 +66,65 @@ func (lv *itemVectors) ensure(lists ...[]int) error {
 	}
 	slices.Sort(missing)
 	missing = slices.Compact(missing)
+	vecs := make([]float64, len(missing)*lv.m)
+	sq, inv := make([]float64, len(missing)), make([]float64, len(missing))
+	if err := lv.logVectors(missing, vecs, sq, inv); err != nil {
+		return err
+	}
+	for k, i := range missing {
+		lv.rows[i] = vecs[k*lv.m : (k+1)*lv.m : (k+1)*lv.m]
+		lv.sq[i], lv.inv[i] = sq[k], inv[k]
+	}
+	return nil
+}
+
+// logVectors computes the log-vectors of items into vecs, lv.m values
+// each, with their squared Euclidean norms into sq and the reciprocals
+// of their norms into inv, on lv's workers; lv.mu must be held.
+func (lv *itemVectors) logVectors(items []int, vecs, sq, inv []float64) error {
 	set, workers := lv.data.Set, lv.data.Workers
 	m, dim := lv.m, set.Dim()
 	if lv.ws == nil {
 		lv.ws = make([]*spd.Workspace, pool.Workers(workers))
 		lv.tmps = make([]*mat.SymDense, len(lv.ws))
 	}
-	vecs := make([]float64, len(missing)*m)
-	err := pool.ForErr(len(missing), workers, func(w, k int) error {
+	return pool.ForErr(len(items), workers, func(w, k int) error {
 		if lv.ws[w] == nil {
 			lv.ws[w], lv.tmps[w] = spd.NewWorkspace(dim), mat.NewSymDense(dim, nil)
 		}
-		i, v := missing[k], vecs[k*m:(k+1)*m]
+		i, v := items[k], vecs[k*m:(k+1)*m]
 		if err := lv.ws[w].LogVecTo(v, set.View(i), lv.tmps[w]); err != nil {
 			return fmt.Errorf("log of matrix %d: %w", i, err)
 		}
 		// Squared norms as a dot product, the diagonal of the vectors'
 		// Gram matrix that the distances are made from.
 		x := blas64.Vector{N: m, Inc: 1, Data: v}
-		lv.sq[i] = blas64.Dot(x, x)
+		sq[k] = blas64.Dot(x, x)
 		var ss float64
 		for _, e := range v {
 			ss += e * e
 		}
-		lv.inv[i] = 1 / math.Sqrt(ss)
+		inv[k] = 1 / math.Sqrt(ss)
 		return nil
 	})
-	if err != nil {
-		return err
+}
+
+// transient returns what ensure would keep of items, computed for the
+// caller alone: their vectors (lv.m values each, item after item), their
+// squared norms and the reciprocals of their norms.
+func (lv *itemVectors) transient(items []int) (vecs, sq, inv []float64, err error) {
+	for _, i := range items {
+		if i < 0 || i >= lv.n {
+			return nil, nil, nil, fmt.Errorf("item %d out of range [0, %d)", i, lv.n)
+		}
 	}
-	for k, i := range missing {
-		lv.rows[i] = vecs[k*m : (k+1)*m : (k+1)*m]
+	vecs, sq, inv = make([]float64, len(items)*lv.m), make([]float64, len(items)), make([]float64, len(items))
+	if len(items) == 0 {
+		return vecs, sq, inv, nil
 	}
-	return nil
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	return vecs, sq, inv, lv.logVectors(items, vecs, sq, inv)
 }
 
 // LinearPairs returns the linear kernel P_ij = y_iᵀy_j of the rows of y
@@ -158,20 +184,15 @@ func (p *vectorPairs) BlockTo(ctx context.Context, dst *mat.Dense, rows, cols []
 			}
 		}
 	}
-	if err := lv.ensure(rows, cols); err != nil {
-		return err
-	}
-	if p.unit {
-		for _, items := range [][]int{rows, cols} {
-			for _, i := range items {
-				if !(lv.sq[i] > 0) {
-					return fmt.Errorf("log of matrix %d is zero: cannot normalise", i)
-				}
-			}
-		}
-	}
 	raw := dst.RawMatrix()
+	var sqRows, sqCols []float64 // the items' squared norms, for distances
 	if g := p.gram; g != nil && gemmBlocked(len(rows), len(cols)) && g.within(rows, cols) {
+		if err := lv.ensure(rows, cols); err != nil {
+			return err
+		}
+		if err := p.checkUnit(rows, cols); err != nil {
+			return err
+		}
 		tri, err := g.products(ctx, p, p.workers)
 		if err != nil {
 			return err
@@ -185,20 +206,118 @@ func (p *vectorPairs) BlockTo(ctx context.Context, dst *mat.Dense, rows, cols []
 				out[c] = tri[triIndex(m, min(a, b), max(a, b))]
 			}
 		}
+		if p.distance {
+			sqRows, sqCols = p.sqOf(rows), p.sqOf(cols)
+		}
 	} else {
-		a, b := p.gather(rows), p.gather(cols)
+		a, sa, err := p.vectorsOf(rows)
+		if err != nil {
+			return err
+		}
+		b, sb, err := p.vectorsOf(cols)
+		if err != nil {
+			return err
+		}
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, raw)
+		sqRows, sqCols = sa, sb
 	}
-	for r, i := range rows {
+	for r := range rows {
 		out := raw.Data[r*raw.Stride : r*raw.Stride+len(cols)]
 		if p.distance {
-			for c, j := range cols {
-				out[c] = math.Max(0, lv.sq[i]+lv.sq[j]-2*out[c])
+			for c := range cols {
+				out[c] = math.Max(0, sqRows[r]+sqCols[c]-2*out[c])
 			}
 		}
 		f.applyTo(out)
 	}
 	return nil
+}
+
+// checkUnit returns an error, when p normalises vectors, naming the
+// first item of lists whose vector is zero; their vectors are computed.
+func (p *vectorPairs) checkUnit(lists ...[]int) error {
+	if !p.unit {
+		return nil
+	}
+	for _, items := range lists {
+		for _, i := range items {
+			if !(p.lv.sq[i] > 0) {
+				return fmt.Errorf("log of matrix %d is zero: cannot normalise", i)
+			}
+		}
+	}
+	return nil
+}
+
+// sqOf returns the squared norms of the computed vectors of items.
+func (p *vectorPairs) sqOf(items []int) []float64 {
+	sq := make([]float64, len(items))
+	for r, i := range items {
+		sq[r] = p.lv.sq[i]
+	}
+	return sq
+}
+
+// vectorsOf returns the vectors of items as the rows of a matrix, each
+// unit normalised if p.unit (gather), and, when p gives distances, their
+// squared norms. The vectors of items in the training set of p.gram are
+// those lv keeps (computed when missing); those of other items, the test
+// items of a split, are computed for this block alone and not kept: a
+// test item meets the training set in one block per quantity, and
+// keeping every split's would keep the log-vectors of every item of a
+// run's tasks.
+func (p *vectorPairs) vectorsOf(items []int) (blas64.General, []float64, error) {
+	lv := p.lv
+	var kept, other []int
+	for _, i := range items {
+		if p.gram == nil || i < 0 || i >= len(p.gram.pos) || p.gram.pos[i] >= 0 {
+			kept = append(kept, i)
+		} else {
+			other = append(other, i)
+		}
+	}
+	if err := lv.ensure(kept); err != nil {
+		return blas64.General{}, nil, err
+	}
+	if err := p.checkUnit(kept); err != nil {
+		return blas64.General{}, nil, err
+	}
+	if len(other) == 0 {
+		var sq []float64
+		if p.distance {
+			sq = p.sqOf(items)
+		}
+		return p.gather(items), sq, nil
+	}
+	vecs, osq, oinv, err := lv.transient(other)
+	if err != nil {
+		return blas64.General{}, nil, err
+	}
+	m := lv.m
+	g := blas64.General{Rows: len(items), Cols: m, Stride: m, Data: make([]float64, len(items)*m)}
+	sq := make([]float64, len(items))
+	k := 0
+	for r, i := range items {
+		dst := g.Data[r*m : (r+1)*m]
+		var inv float64
+		if p.gram == nil || i < 0 || i >= len(p.gram.pos) || p.gram.pos[i] >= 0 {
+			copy(dst, lv.row(i))
+			sq[r], inv = lv.sq[i], lv.inv[i]
+		} else {
+			copy(dst, vecs[k*m:(k+1)*m])
+			sq[r], inv = osq[k], oinv[k]
+			k++
+			if p.unit && !(sq[r] > 0) {
+				return blas64.General{}, nil, fmt.Errorf("log of matrix %d is zero: cannot normalise", i)
+			}
+		}
+		if p.unit {
+			for c := range dst {
+				dst[c] *= inv
+			}
+		}
+	}
+	return g, sq, nil
 }
 
 // gather copies the vectors of items into a matrix, each unit normalised

@@ -32,9 +32,11 @@ import (
 // cannot be written (a read-only or full disk, a folder removed while it
 // is written) is logged as a warning naming the folder, and the run goes
 // on with the descriptors in memory. An image that fails without
-// o.SkipBad is an error suggesting data.skip_bad.
-func (e *engine) extract(list *datasets.List, o describe.Options) (*store.Output, error) {
-	out, err := e.extractOrCached(list, o)
+// o.SkipBad is an error suggesting data.skip_bad. With a partReader pr,
+// the descriptors go to pr one at a time, read from the cache without
+// ever being held all at once, and the Output has no Data.
+func (e *engine) extract(list *datasets.List, o describe.Options, pr *partReader) (*store.Output, error) {
+	out, err := e.extractOrCached(list, o, pr)
 	if ie := (*describe.ImageError)(nil); errors.As(err, &ie) && !o.SkipBad {
 		return nil, fmt.Errorf("%w (data.skip_bad: true leaves out the images that fail)", err)
 	}
@@ -42,12 +44,13 @@ func (e *engine) extract(list *datasets.List, o describe.Options) (*store.Output
 }
 
 // extractOrCached is extract but for its hint.
-func (e *engine) extractOrCached(list *datasets.List, o describe.Options) (*store.Output, error) {
+func (e *engine) extractOrCached(list *datasets.List, o describe.Options, pr *partReader) (*store.Output, error) {
 	t0 := time.Now()
 	defer e.addTime("extraction", t0)
 	lists := []*datasets.List{list}
 	if e.opts.CacheDir == "" {
-		return describe.Collect(e.ctx, lists, o)
+		out, err := describe.Collect(e.ctx, lists, o)
+		return pr.take(out, err, false)
 	}
 	ex, err := describe.NewExtractor(o)
 	if err != nil {
@@ -66,7 +69,7 @@ func (e *engine) extractOrCached(list *datasets.List, o describe.Options) (*stor
 	if want.Vectors != nil {
 		what = "vector"
 	}
-	if out, err := readCache(dir, &want); out != nil {
+	if out, err := readCache(dir, &want, pr); out != nil {
 		e.log.Info(what+"s read from cache", "dir", dir, "count", len(out.Rows))
 		return out, nil
 	} else if errors.Is(err, store.ErrTorn) {
@@ -84,9 +87,10 @@ func (e *engine) extractOrCached(list *datasets.List, o describe.Options) (*stor
 			return nil, cerr
 		}
 		e.log.Warn(what+" cache not writable, going on without it (no cache folder: covpipe run --no-cache)", "dir", dir, "err", err)
-		return describe.Collect(e.ctx, lists, o)
+		out, err := describe.Collect(e.ctx, lists, o)
+		return pr.take(out, err, false)
 	}
-	if out, _ := readCache(dir, &want); out != nil {
+	if out, _ := readCache(dir, &want, pr); out != nil {
 		f.Abort()
 		e.log.Info(what+"s read from cache", "dir", dir, "count", len(out.Rows))
 		return out, nil
@@ -100,7 +104,17 @@ func (e *engine) extractOrCached(list *datasets.List, o describe.Options) (*stor
 	if err != nil {
 		return nil, err
 	}
-	if err := finite(out); err != nil {
+	if pr != nil {
+		// As read from the cache, a descriptor that is not finite is
+		// finite's error, not the Packer's.
+		if out, err = pr.take(out, nil, true); err == nil {
+			err = pr.nonFinite
+		}
+	}
+	if err == nil {
+		err = finite(out)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s of %s: %w", what+"s", list.Root, err)
 	}
 	return out, nil
@@ -112,9 +126,25 @@ const cachePoll = 100 * time.Millisecond
 
 // readCache returns the store folder dir when it holds the extraction
 // that want describes, whole and finite; nil and no error when dir holds
-// no folder, and the reason when it holds an unusable one.
-func readCache(dir string, want *store.Meta) (*store.Output, error) {
-	out, err := store.Read(dir)
+// no folder, and the reason when it holds an unusable one. With a
+// partReader pr, the descriptors go to pr as they are read
+// (store.OpenEach), which keeps the entry's file to read them again
+// from, and the Output has no Data.
+func readCache(dir string, want *store.Meta, pr *partReader) (*store.Output, error) {
+	var out *store.Output
+	var err error
+	if pr == nil {
+		out, err = store.Read(dir)
+	} else {
+		pr.checkFinite, pr.src = true, &fileSource{}
+		out, pr.src.d, err = store.OpenEach(dir, func(o *store.Output) error {
+			if d := o.Meta.Diff(want); d != "" || o.Meta.Shard != nil {
+				return fmt.Errorf("it holds another extraction: %s", d)
+			}
+			pr.start(o)
+			return nil
+		}, pr.add)
+	}
 	if errors.Is(err, store.ErrNoSet) {
 		return nil, nil
 	}
@@ -123,6 +153,10 @@ func readCache(dir string, want *store.Meta) (*store.Output, error) {
 	}
 	if d := out.Meta.Diff(want); d != "" || out.Meta.Shard != nil {
 		return nil, fmt.Errorf("it holds another extraction: %s", d)
+	}
+	if pr != nil && pr.nonFinite != nil {
+		pr.src.d.Close()
+		return nil, pr.nonFinite
 	}
 	if err := finite(out); err != nil {
 		return nil, err

@@ -46,16 +46,35 @@ func (e *engine) listData() ([]*classify.Data, error) {
 	for i, n := range names {
 		index[n] = i
 	}
+	var pr *partReader
+	if dp.fusion != nil {
+		// Each repeat running at once goes through the parts on its own:
+		// a budget below their number would unpack a part at every read.
+		outer, _ := e.parallelism()
+		e.resident.Max = residentParts * outer
+		pr = &partReader{k: dp.layout.Count(), res: &e.resident}
+	}
 	var variants []*classify.Data
 	for k, reg := range dp.regs {
-		out, err := e.extract(list, e.describeOptions(reg))
+		out, err := e.extract(list, e.describeOptions(reg), pr)
 		if err != nil {
 			return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
 		}
 		if k == 0 {
 			e.countLeftOut(out.Meta.Counts)
 		}
-		set, err := spd.NewSetFromData(out.Meta.Dim, out.Data)
+		// The regions of data.parts come packed (partReader); other
+		// descriptors dense.
+		var set *spd.Set
+		var sets []*spd.Set
+		if pr != nil {
+			sets, err = pr.sets()
+			if pr.src != nil {
+				e.sources = append(e.sources, pr.src.d)
+			}
+		} else {
+			set, err = spd.NewSetFromData(out.Meta.Dim, out.Data)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
 		}
@@ -73,18 +92,16 @@ func (e *engine) listData() ([]*classify.Data, error) {
 			data.Meta[i] = m
 		}
 		if k == 0 {
-			e.noteCopies(out.Data, out.Meta.Dim, data.Labels, func(i int) string { return out.Rows[i].Path })
-		}
-		if dp.fusion != nil {
-			if data, e.partRegions, err = partsOf(data, dp.layout.Count()); err != nil {
-				return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
+			var pairs [][2]int
+			if pr != nil {
+				pairs = pr.copies(sets, data.Labels)
+			} else {
+				pairs, _ = classify.MislabelledCopies(out.Data, out.Meta.Dim, data.Labels, -1)
 			}
-			// Each repeat running at once goes through the parts on
-			// its own: a budget below their number would unpack a part
-			// at every read.
-			outer, _ := e.parallelism()
-			e.resident.Max = residentParts * outer
-			if err := data.PackParts(&e.resident); err != nil {
+			e.noteCopies(pairs, func(i int) string { return out.Rows[i].Path })
+		}
+		if pr != nil {
+			if data, e.partRegions, err = partsOf(data, pr.k, sets); err != nil {
 				return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
 			}
 		}
@@ -106,11 +123,12 @@ const residentParts = 1
 // (n per image, image after image), into one item per image with a Data
 // per region (classify.Data.Parts): the items' labels and metadata are
 // their first region's, less the region, and Set is the first region's
-// descriptors (classify.Data.SetParts, which takes d's descriptors over,
-// reordered in place). It also returns the first image's regions, in
-// part order.
-func partsOf(d *classify.Data, n int) (*classify.Data, []string, error) {
-	rows := d.Set.Len()
+// descriptors. The parts' Sets are sets, when not nil (a partReader's),
+// and otherwise d's descriptors regrouped (classify.Data.SetParts, which
+// takes them over, reordered in place). It also returns the first
+// image's regions, in part order.
+func partsOf(d *classify.Data, n int, sets []*spd.Set) (*classify.Data, []string, error) {
+	rows := len(d.Labels)
 	if rows%n != 0 {
 		return nil, nil, fmt.Errorf("%d descriptors are not %d regions per image", rows, n)
 	}
@@ -132,7 +150,9 @@ func partsOf(d *classify.Data, n int) (*classify.Data, []string, error) {
 		delete(meta, "region")
 		out.Meta[i] = meta
 	}
-	if err := out.SetParts(d.Set, n); err != nil {
+	if sets != nil {
+		out.SetPartSets(sets)
+	} else if err := out.SetParts(d.Set, n); err != nil {
 		return nil, nil, err
 	}
 	return out, regions, nil
@@ -176,7 +196,7 @@ func (e *engine) vectors(variants []*classify.Data) error {
 		for i, m := range variants[0].Meta {
 			paths[i] = m["path"]
 		}
-		out, err := e.extract(list, o)
+		out, err := e.extract(list, o, nil)
 		if err == nil {
 			err = sameRows(out, paths)
 		}

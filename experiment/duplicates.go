@@ -8,11 +8,10 @@ import (
 
 // noteCopies warns of, and notes for every task's results, the images of
 // the dataset that are the same image under two labels (classify.MislabelledCopies
-// of their descriptors). path(i) names the image of descriptor i: with
+// of their descriptors: pairs). path(i) names the image of descriptor i: with
 // several regions per image, an image pair counts once however many of
 // its regions' descriptors are the same.
-func (e *engine) noteCopies(data []float64, d int, labels []int, path func(i int) string) {
-	pairs, _ := classify.MislabelledCopies(data, d, labels, -1)
+func (e *engine) noteCopies(pairs [][2]int, path func(i int) string) {
 	pairs = classify.DistinctPairs(pairs, path)
 	if len(pairs) == 0 {
 		return

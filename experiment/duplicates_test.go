@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/covpipe/covpipe/classify"
 )
 
 // TestNoteCopiesCountsImages: with several regions per image, an image
@@ -28,7 +30,8 @@ func TestNoteCopiesCountsImages(t *testing.T) {
 		{"none", []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}, ""},
 	} {
 		e := &engine{plan: &Plan{data: &dataPlan{dataset: "ds"}}, log: slog.New(slog.DiscardHandler)}
-		e.noteCopies(tc.data, d, labels, func(i int) string { return images[i] })
+		pairs, _ := classify.MislabelledCopies(tc.data, d, labels, -1)
+		e.noteCopies(pairs, func(i int) string { return images[i] })
 		var got string
 		if len(e.imageNotes) > 0 {
 			got = e.imageNotes[0]

@@ -76,6 +76,9 @@ type engine struct {
 	imageNotes []string
 	// partRegions names the regions of data.parts, in part order.
 	partRegions []string
+	// sources are the cache entries' files that the parts read their
+	// descriptors from (partReader), closed when the run ends.
+	sources []*store.Descriptors
 	// methods holds the methods run (methodOf), which remember the
 	// choices they make by cross-validation (fusions, best methods').
 	methods once.Cache[methodKey, classify.Method]
@@ -142,6 +145,11 @@ func RunPartial(ctx context.Context, plan *Plan, src Source, opts Options) (*Par
 		return nil, err
 	}
 	e := &engine{ctx: ctx, plan: plan, cfg: cfg, opts: opts, timings: map[string]float64{}, owned: plan.ownedUnits(opts.Shard)}
+	defer func() {
+		for _, d := range e.sources {
+			d.Close()
+		}
+	}()
 	e.workers = pool.Workers(cfg.Workers)
 	e.log = opts.Logger
 	if e.log == nil {

@@ -541,6 +541,49 @@ func badInputTable(t *testing.T) map[string][]badCase {
 		},
 		"Residency.Unpacked": {{"nil Residency", func() error { return check((*Residency)(nil).Unpacked() == 0, "not 0") }, nil, ""}},
 		"Set.Packed":         {{"nil Set", func() error { return check(!(*Set)(nil).Packed(), "packed") }, nil, ""}},
+		"NewPacker": {
+			{"zero size", func() error { _, err := NewPacker(0, 2, 1, nil, nil); return err }, ErrDimension, ""},
+			{"no matrices", func() error { _, err := NewPacker(2, 0, 1, nil, nil); return err }, ErrDimension, ""},
+			{"not whole groups", func() error { _, err := NewPacker(2, 3, 2, nil, nil); return err }, ErrDimension, ""},
+			{"no groups", func() error { _, err := NewPacker(2, 3, 0, nil, nil); return err }, ErrDimension, ""},
+		},
+		"Packer.Add": {
+			{"nil Packer", func() error { return (*Packer)(nil).Add([]float64{1, 0, 0, 1}) }, ErrEmpty, ""},
+			{"short matrix", func() error { return newPacker(t).Add([]float64{1, 0, 0}) }, ErrDimension, ""},
+			{"one too many", func() error {
+				p := newPacker(t)
+				return errors.Join(p.Add([]float64{1, 0, 0, 1}), p.Add([]float64{1, 0, 0, 1}))
+			}, ErrDimension, ""},
+			{"NaN", func() error { return newPacker(t).Add([]float64{1, 0, 0, math.NaN()}) }, ErrNotFinite, ""},
+			{"asymmetric", func() error { return newPacker(t).Add([]float64{1, 0.5, 0, 1}) }, ErrNotSymmetric, ""},
+		},
+		"Packer.Sets": {
+			{"nil Packer", func() error { _, err := (*Packer)(nil).Sets(); return err }, ErrEmpty, ""},
+			{"before the last matrix", func() error { _, err := newPacker(t).Sets(); return err }, ErrDimension, ""},
+			{"not positive definite", func() error {
+				p := newPacker(t)
+				if err := p.Add([]float64{-1, 0, 0, 1}); err != nil {
+					return err
+				}
+				_, err := p.Sets()
+				return err
+			}, ErrNotSPD, ""},
+		},
+		"Packer.Hashes": {
+			{"nil Packer", func() error { return check((*Packer)(nil).Hashes() == nil, "not nil") }, nil, ""},
+			{"none added", func() error { return check(len(newPacker(t).Hashes()) == 0, "not empty") }, nil, ""},
+		},
+		"MatrixHash": {
+			{"no values", func() error { return check(MatrixHash(nil) == MatrixHash([]float64{}), "nil and empty differ") }, nil, ""},
+			{"-0 and 0", func() error {
+				return check(MatrixHash([]float64{math.Copysign(0, -1)}) != MatrixHash([]float64{0}), "same")
+			}, nil, ""},
+		},
+		"SameMatrix": {
+			{"out of range", func() error { SameMatrix(set, 2, set, 0); return nil }, nil, "out of range"},
+			{"different sizes", func() error { return check(!SameMatrix(set, 0, set3, 0), "same") }, nil, ""},
+			{"nil set", func() error { SameMatrix(nil, 0, set, 0); return nil }, nil, "out of range"},
+		},
 		"Equal": {
 			{"two nil sets", func() error { return check(Equal(nil, nil), "not Equal") }, nil, ""},
 			{"a nil set", func() error { return check(!Equal(set, nil) && !Equal(nil, set), "Equal") }, nil, ""},
@@ -1046,6 +1089,16 @@ func nilMean(m Metric) error {
 		return fmt.Errorf("MeanOf(%v) is not nil", m)
 	}
 	return nil
+}
+
+// newPacker returns a Packer of one 2×2 matrix.
+func newPacker(t *testing.T) *Packer {
+	t.Helper()
+	p, err := NewPacker(2, 1, 1, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // hasCase reports whether one of cases has a name containing sub.

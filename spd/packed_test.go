@@ -30,19 +30,6 @@ func randomSet(t *testing.T, n, d int, seed uint64) *Set {
 	return s
 }
 
-// sameBits reports whether a and b hold the same values bit for bit.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i, v := range a {
-		if math.Float64bits(v) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // TestPack checks a packed Set against the dense one it packs, bit for
 // bit: every matrix (View, At, Data), its log-determinant, a Subset and
 // the Stein divergences of a block over it, for matrix sizes of one, a

@@ -66,28 +66,37 @@ func NewSetFromData(d int, data []float64) (*Set, error) {
 	}
 	n := len(data) / (d * d)
 	for k := range n {
-		m := data[k*d*d : (k+1)*d*d]
-		var scale float64
-		for i, v := range m {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("matrix %d: %w: a[%d][%d] = %v", k, ErrNotFinite, i/d, i%d, v)
-			}
-			scale = math.Max(scale, math.Abs(v))
-		}
-		for i := range d {
-			for j := i + 1; j < d; j++ {
-				u, v := m[i*d+j], m[j*d+i]
-				if math.Abs(u-v) > DefaultSymmetryTol*scale {
-					return nil, fmt.Errorf("matrix %d: %w: a[%d][%d] = %v but a[%d][%d] = %v", k, ErrNotSymmetric, i, j, u, j, i, v)
-				}
-				// Make the matrix exactly symmetric: the lower triangle is
-				// read by some routines and the upper by others.
-				avg := mean2(u, v)
-				m[i*d+j], m[j*d+i] = avg, avg
-			}
+		if err := symmetrize(k, d, data[k*d*d:(k+1)*d*d]); err != nil {
+			return nil, err
 		}
 	}
 	return newSet(d, data)
+}
+
+// symmetrize checks that the d×d matrix k, m, is finite and symmetric
+// within DefaultSymmetryTol relative to its largest entry, and makes it
+// exactly symmetric in place, as NewSetFromData does; the error names k.
+func symmetrize(k, d int, m []float64) error {
+	var scale float64
+	for i, v := range m {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("matrix %d: %w: a[%d][%d] = %v", k, ErrNotFinite, i/d, i%d, v)
+		}
+		scale = math.Max(scale, math.Abs(v))
+	}
+	for i := range d {
+		for j := i + 1; j < d; j++ {
+			u, v := m[i*d+j], m[j*d+i]
+			if math.Abs(u-v) > DefaultSymmetryTol*scale {
+				return fmt.Errorf("matrix %d: %w: a[%d][%d] = %v but a[%d][%d] = %v", k, ErrNotSymmetric, i, j, u, j, i, v)
+			}
+			// Make the matrix exactly symmetric: the lower triangle is
+			// read by some routines and the upper by others.
+			avg := mean2(u, v)
+			m[i*d+j], m[j*d+i] = avg, avg
+		}
+	}
+	return nil
 }
 
 // maxSetDim bounds the matrix size d of NewSetFromData so that d·d cannot
@@ -99,17 +108,27 @@ func newSet(d int, data []float64) (*Set, error) {
 	s := &Set{d: d, n: n, data: data, logdet: make([]float64, n)}
 	buf := make([]float64, d*d)
 	for i := range n {
-		copy(buf, s.block(i))
-		ld, ok := dense.CholLogDet(buf, d)
-		if !ok {
-			if !finite(s.View(i)) {
-				return nil, fmt.Errorf("matrix %d: %w", i, ErrNotFinite)
-			}
-			return nil, fmt.Errorf("matrix %d: %w: %s", i, ErrNotSPD, notSPDEnough(d))
+		ld, err := logDet(i, d, s.block(i), buf)
+		if err != nil {
+			return nil, err
 		}
 		s.logdet[i] = ld
 	}
 	return s, nil
+}
+
+// logDet returns the log-determinant of the d×d matrix i, m, factorised
+// in buf; the error names i.
+func logDet(i, d int, m, buf []float64) (float64, error) {
+	copy(buf, m)
+	ld, ok := dense.CholLogDet(buf, d)
+	if !ok {
+		if !finite(mat.NewSymDense(d, m)) {
+			return 0, fmt.Errorf("matrix %d: %w", i, ErrNotFinite)
+		}
+		return 0, fmt.Errorf("matrix %d: %w: %s", i, ErrNotSPD, notSPDEnough(d))
+	}
+	return ld, nil
 }
 
 // Len returns the number of matrices, 0 for a nil Set.
@@ -270,6 +289,9 @@ func Regroup(s *Set, k int) ([]*Set, error) {
 func Equal(s, t *Set) bool {
 	if s.Len() != t.Len() || s.Dim() != t.Dim() {
 		return false
+	}
+	if s.Packed() && t.Packed() {
+		return s.packed.same(t.packed, s.d)
 	}
 	td := t.Data()
 	for i, v := range s.Data() {

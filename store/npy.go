@@ -345,48 +345,100 @@ func ReadNPY(path string) (shape []int, data []float64, err error) {
 // npyReadChunk bytes at a time, straight into the array, so that reading
 // holds the array and one chunk.
 func readNPY(path string, want npyShape, check func(*digest) error) (npyInfo, []float64, error) {
+	var data []float64
+	info, err := readNPYEach(path, want, check, func(info npyInfo) ([]float64, error) {
+		n, _ := npyCount(info.shape) // readNPYHeader checked the shape
+		data = make([]float64, n)
+		return data, nil
+	}, func([]float64) error { return nil })
+	if err != nil {
+		return npyInfo{}, nil, err
+	}
+	return info, data, nil
+}
+
+// readNPYEach reads the .npy file at path as readNPY does, but into the
+// buffer that start returns for the array's header, a whole number of
+// which the array's values must fill: each is called with the buffer
+// every time it is full, values in C order, and may modify it. The
+// values are decoded a chunk of npyReadChunk bytes at a time, whatever
+// the buffer's length, so that reading holds the buffer and one chunk.
+// check sees the digest only after the last values are given to each, so
+// that each may have seen values of a file that check then rejects. An
+// error of start, each or check ends the read and is returned as it is.
+func readNPYEach(path string, want npyShape, check func(*digest) error, start func(npyInfo) ([]float64, error), each func([]float64) error) (npyInfo, error) {
+	info, f, err := openNPYEach(path, want, check, start, each)
+	if f != nil {
+		f.Close()
+	}
+	return info, err
+}
+
+// openNPYEach is readNPYEach, but returns the file, open, when it reads
+// it whole.
+func openNPYEach(path string, want npyShape, check func(*digest) error, start func(npyInfo) ([]float64, error), each func([]float64) error) (_ npyInfo, _ *os.File, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return npyInfo{}, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	defer f.Close()
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
 	info, err := readNPYHeader(f, want)
 	if err != nil {
 		return npyInfo{}, nil, err
 	}
-	count := 1
-	for _, s := range info.shape {
-		count *= s
-	}
-	// readNPYHeader checked that the file is the header and count values.
+	// readNPYHeader checked that the file is the header and n values.
+	n, _ := npyCount(info.shape)
 	d := newDigest()
 	if check != nil {
 		if _, err := io.Copy(d, io.NewSectionReader(f, 0, info.offset)); err != nil {
 			return npyInfo{}, nil, err
 		}
 	}
-	data := make([]float64, count)
-	buf := make([]byte, min(npyReadChunk, 8*count))
-	for done := 0; done < count; {
-		b := buf[:8*min(len(buf)/8, count-done)]
+	unit, err := start(info)
+	if err != nil {
+		return npyInfo{}, nil, err
+	}
+	if n > 0 && (len(unit) == 0 || n%len(unit) != 0) {
+		return npyInfo{}, nil, fmt.Errorf("store: %s: %d values are not a whole number of %d", path, n, len(unit))
+	}
+	buf := make([]byte, min(npyReadChunk, 8*n))
+	at := 0 // values of unit filled
+	for done := 0; done < n; {
+		b := buf[:8*min(len(buf)/8, n-done)]
 		if _, err := io.ReadFull(f, b); err != nil {
 			return npyInfo{}, nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
 		}
 		if check != nil {
 			d.Write(b)
 		}
-		for k := range data[done : done+len(b)/8] {
-			data[done+k] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*k:]))
-		}
 		done += len(b) / 8
+		for len(b) > 0 {
+			u := unit[at:min(len(unit), at+len(b)/8)]
+			for k := range u {
+				u[k] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*k:]))
+			}
+			b, at = b[8*len(u):], at+len(u)
+			if at == len(unit) {
+				if err := each(unit); err != nil {
+					return npyInfo{}, nil, err
+				}
+				at = 0
+			}
+		}
 	}
 	if check != nil {
 		if err := check(d); err != nil {
 			return npyInfo{}, nil, err
 		}
 	}
-	return info, data, nil
+	return info, f, nil
 }
 
-// npyReadChunk is the size of the chunks in which readNPY reads values.
-const npyReadChunk = 1 << 20
+// npyReadChunk is the size of the chunks in which readNPY reads values,
+// a multiple of 8 (a variable so that tests can cut values' buffers at
+// odd places).
+var npyReadChunk = 1 << 20

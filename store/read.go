@@ -1,7 +1,10 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -56,14 +59,106 @@ func Read(dir string) (*Output, error) {
 	var out *Output
 	err := readView(dir, func(v *view) error {
 		var err error
-		out, err = readOutput(v)
+		out, _, err = readOutput(v, nil, nil)
 		return err
 	})
 	return out, err
 }
 
-// readOutput reads the descriptor folder of the view v, as Read does.
-func readOutput(v *view) (*Output, error) {
+// ReadEach reads the descriptor folder dir as Read does, but gives its
+// descriptors to each one at a time rather than holding them all: start
+// is given the Output with its Meta and Rows, read and checked, but no
+// Data, then each(i, m) gets descriptor i's d·d values (row-major), in
+// order, in a buffer that each may modify and that the next call
+// reuses. Vectors, when the folder has them, are read into the Output
+// after the descriptors. Reading holds one descriptor and one chunk of
+// the file besides the Output. Files are checked as Read checks them,
+// descriptors.npy's SHA-256 once its last descriptor is given: when
+// ReadEach returns an error wrapping ErrTorn, each has seen values that
+// are not the folder's, which the caller must drop. An error of start or
+// each ends the read and is returned as it is, unless the file is torn
+// (ErrTorn then). A read that a writer's commit disturbs is read again,
+// as Read does, start then called again.
+func ReadEach(dir string, start func(*Output) error, each func(i int, m []float64) error) (*Output, error) {
+	out, desc, err := OpenEach(dir, start, each)
+	if desc != nil {
+		desc.Close()
+	}
+	return out, err
+}
+
+// OpenEach is ReadEach, but keeps the descriptors' file open when it has
+// read it whole and checked it, so that the Descriptors it returns read
+// descriptors again, by index, from the file that was checked, whatever
+// becomes of the folder (a writer replaces files, never rewrites them).
+// The caller closes it; it closes itself when unreachable.
+func OpenEach(dir string, start func(*Output) error, each func(i int, m []float64) error) (*Output, *Descriptors, error) {
+	var out *Output
+	var desc *Descriptors
+	err := readView(dir, func(v *view) error {
+		if desc != nil {
+			desc.Close()
+		}
+		var err error
+		out, desc, err = readOutput(v, start, each)
+		return err
+	})
+	if err != nil && desc != nil {
+		desc.Close()
+		desc = nil
+	}
+	return out, desc, err
+}
+
+// Descriptors reads the descriptors of a folder's descriptors.npy by
+// index (OpenEach). It is safe for concurrent use.
+type Descriptors struct {
+	f      *os.File
+	offset int64 // of descriptor 0
+	d, n   int
+}
+
+// ReadMatrices writes descriptors idx[0], idx[1], ... (d·d values each,
+// row-major) into dst, one after another. It returns an error for an
+// index out of range, a dst of another length and the file's read
+// errors.
+func (r *Descriptors) ReadMatrices(idx []int, dst []float64) error {
+	dd := r.d * r.d
+	if len(dst) != len(idx)*dd {
+		return fmt.Errorf("store: %d values for %d descriptors of %d×%d", len(dst), len(idx), r.d, r.d)
+	}
+	buf := make([]byte, 8*dd)
+	for k, i := range idx {
+		if i < 0 || i >= r.n {
+			return fmt.Errorf("store: descriptor %d out of range [0, %d)", i, r.n)
+		}
+		if _, err := r.f.ReadAt(buf, r.offset+int64(i)*int64(len(buf))); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		m := dst[k*dd : (k+1)*dd]
+		for j := range m {
+			m[j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+		}
+	}
+	return nil
+}
+
+// Close closes r's file.
+func (r *Descriptors) Close() error { return r.f.Close() }
+
+// readOutput reads the descriptor folder of the view v, as Read does
+// when each is nil and as ReadEach does otherwise.
+func readOutput(v *view, start func(*Output) error, each func(i int, m []float64) error) (_ *Output, desc *Descriptors, err error) {
+	out, err := readOutputOf(v, start, each, &desc)
+	if err != nil && desc != nil {
+		desc.Close()
+		desc = nil
+	}
+	return out, desc, err
+}
+
+// readOutputOf is readOutput, setting *desc when each is not nil.
+func readOutputOf(v *view, start func(*Output) error, each func(i int, m []float64) error, desc **Descriptors) (*Output, error) {
 	meta, rec, err := metaOf(v)
 	if err != nil {
 		return nil, err
@@ -92,7 +187,12 @@ func readOutput(v *view) (*Output, error) {
 	}
 	out := &Output{Dir: dir, Meta: *meta, Rows: rows}
 	var info npyInfo
-	info, out.Data, err = readNPY(rec.path(DescriptorsFile), matrixShape, func(d *digest) error { return rec.check(DescriptorsFile, d) })
+	check := func(d *digest) error { return rec.check(DescriptorsFile, d) }
+	if each == nil {
+		info, out.Data, err = readNPY(rec.path(DescriptorsFile), matrixShape, check)
+	} else {
+		info, *desc, err = readEach(rec.path(DescriptorsFile), out, check, start, each)
+	}
 	if err != nil {
 		return nil, rec.tornOr(DescriptorsFile, err)
 	}
@@ -112,6 +212,30 @@ func readOutput(v *view) (*Output, error) {
 	}
 	out.VectorLen = info.shape[1]
 	return out, nil
+}
+
+// readEach reads the descriptors of the file path into start's and
+// each's hands (ReadEach), out holding the folder's Meta and Rows.
+func readEach(path string, out *Output, check func(*digest) error, start func(*Output) error, each func(i int, m []float64) error) (npyInfo, *Descriptors, error) {
+	i := 0
+	info, f, err := openNPYEach(path, matrixShape, check, func(info npyInfo) ([]float64, error) {
+		if n, d := info.shape[0], info.shape[1]; n != len(out.Rows) || d != out.Meta.Dim {
+			return nil, fmt.Errorf("%w: %s: shape (%d, %d, %d), want (%d, %d, %d) from %s", ErrInvalid, path,
+				n, d, d, len(out.Rows), out.Meta.Dim, out.Meta.Dim, MetaFile)
+		}
+		if err := start(out); err != nil {
+			return nil, err
+		}
+		return make([]float64, out.Meta.Dim*out.Meta.Dim), nil
+	}, func(m []float64) error {
+		err := each(i, m)
+		i++
+		return err
+	})
+	if err != nil {
+		return npyInfo{}, nil, err
+	}
+	return info, &Descriptors{f: f, offset: info.offset, d: out.Meta.Dim, n: len(out.Rows)}, nil
 }
 
 // parseRow parses the fields of a manifest row, as written (escaped), of
