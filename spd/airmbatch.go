@@ -39,22 +39,13 @@ func (a *Anchor) AIRMTargets(dst []float64, ts []*Target) error {
 	if len(dst) != len(ts) {
 		return fmt.Errorf("%w: %d distances for %d targets", ErrDimension, len(dst), len(ts))
 	}
-	w := a.w
-	d := w.d
-	lanes := dense.Lanes8(d) && dense.TridiagLanes(d)
-	for i0 := 0; i0 < len(ts); i0 += 8 {
-		n := min(8, len(ts)-i0)
-		if !lanes || n < 2 {
-			for i := i0; i < i0+n; i++ {
-				v, err := a.AIRMTarget(ts[i])
-				if err != nil {
-					return err
-				}
-				dst[i] = v
-			}
-			continue
-		}
-		b := a.lanes()
+	d := a.w.d
+	one := func(i int) error {
+		v, err := a.AIRMTarget(ts[i])
+		dst[i] = v
+		return err
+	}
+	fill := func(b *airmLanes, i0, n int) {
 		for p := range 8 {
 			b.m[p] = nil
 			if p >= n {
@@ -66,6 +57,31 @@ func (a *Anchor) AIRMTargets(dst []float64, ts []*Target) error {
 		}
 		dense.WhitenedGram8(b.h, b.mz, a.u, &b.m, d, &b.shift, &b.ok)
 		b.m = [8][]float64{} // keep no target alive
+	}
+	return a.inLanes(dst, dense.Lanes8(d) && dense.TridiagLanes(d), fill, one)
+}
+
+// inLanes sets dst[i] for every i of dst, eight at a time with a's
+// buffers where lanes holds: fill(b, i0, n) forms the Gram matrices of
+// items i0 to i0+n-1 in b's lanes (b.h, b.shift, b.ok), which are reduced
+// by dense.Tridiagonalize8 and solved by dense.TridiagEigen8; an item
+// whose lane failed, every item where lanes does not hold, and a group of
+// one, take one(i), which sets dst[i]. It returns one's first error.
+func (a *Anchor) inLanes(dst []float64, lanes bool, fill func(b *airmLanes, i0, n int), one func(i int) error) error {
+	w := a.w
+	d := w.d
+	for i0 := 0; i0 < len(dst); i0 += 8 {
+		n := min(8, len(dst)-i0)
+		if !lanes || n < 2 {
+			for i := i0; i < i0+n; i++ {
+				if err := one(i); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		b := a.lanes()
+		fill(b, i0, n)
 		dense.Tridiagonalize8(b.h, d, b.diag, b.off, b.p, b.q)
 		dense.TridiagEigen8(b.diag, b.off, d, b.work, &b.conv)
 		for p := range n {
@@ -77,11 +93,9 @@ func (a *Anchor) AIRMTargets(dst []float64, ts []*Target) error {
 					continue
 				}
 			}
-			v, err := a.AIRMTarget(ts[i])
-			if err != nil {
+			if err := one(i); err != nil {
 				return err
 			}
-			dst[i] = v
 		}
 	}
 	return nil

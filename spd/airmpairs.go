@@ -49,24 +49,13 @@ func AIRMPairs(dst []float64, as []*Anchor, ts []*Target) error {
 func (a *Anchor) pairsInLanes(dst []float64, pair func(i int) (*Anchor, *Target)) error {
 	w := a.w
 	d := w.d
-	lanes := d <= dense.PlainMaxD && dense.TridiagLanes(d)
 	one := func(i int) error {
 		x, t := pair(i)
 		v, err := x.AIRMTarget(t)
 		dst[i] = v
 		return err
 	}
-	for i0 := 0; i0 < len(dst); i0 += 8 {
-		n := min(8, len(dst)-i0)
-		if !lanes || n < 2 {
-			for i := i0; i < i0+n; i++ {
-				if err := one(i); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		b := a.lanes()
+	fill := func(b *airmLanes, i0, n int) {
 		for p := range 8 {
 			b.ok[p] = false
 			if p >= n {
@@ -81,23 +70,8 @@ func (a *Anchor) pairsInLanes(dst []float64, pair func(i int) (*Anchor, *Target)
 				packLane(b.h, w.b, d, p)
 			}
 		}
-		dense.Tridiagonalize8(b.h, d, b.diag, b.off, b.p, b.q)
-		dense.TridiagEigen8(b.diag, b.off, d, b.work, &b.conv)
-		for p := range n {
-			i := i0 + p
-			if b.ok[p] && b.conv[p] {
-				copy(w.vals, b.diag[p*d:p*d+d])
-				if w.positiveEigen(b.shift[p]) {
-					dst[i] = w.sumLog2()
-					continue
-				}
-			}
-			if err := one(i); err != nil {
-				return err
-			}
-		}
 	}
-	return nil
+	return a.inLanes(dst, d <= dense.PlainMaxD && dense.TridiagLanes(d), fill, one)
 }
 
 // packLane copies the upper triangle of the row-major d×d matrix g into

@@ -11,9 +11,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 
+	"github.com/covpipe/covpipe/internal/gctune"
 	"github.com/covpipe/covpipe/store"
 	"github.com/urfave/cli/v2"
 )
@@ -30,28 +30,31 @@ func main() {
 	signal.Notify(sigs, stopSignals...)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go handleSignals(sigs, cancel, store.RemoveTempFiles, os.Exit, os.Stderr)
-	setGCPercent(os.Getenv)
+	tuneGC(os.Getenv)
 	stopPeak := startPeakProfile(os.Getenv, os.Stderr)
 	err := run(ctx, os.Args, os.Stdout, os.Stderr)
 	stopPeak()
 	os.Exit(exitCode(ctx, err, os.Stderr))
 }
 
-// gcPercent is the collector's heap growth (GOGC) that covpipe runs with
-// unless GOGC is set. covpipe's heap is mostly long-lived arrays of
-// floats (descriptors, image planes, kernel blocks), which hold no
-// pointers and cost the collector almost nothing to mark, so collecting
-// at 25% growth rather than Go's 100% costs no measurable time and bounds
-// the peak at about 1.25× the live data instead of 2× (reid.yaml: about 370 MB
-// against 558 MB resident, the same wall time; docs/benchmarks.md).
-const gcPercent = 25
+// gcPolicy is the collector's heap growth that covpipe runs with unless
+// GOGC is set: 25% of the live heap, but at least 32 MiB. covpipe's large
+// heaps are mostly long-lived arrays of floats (descriptors, image
+// planes, kernel blocks) that hold no pointers and cost the collector
+// little to mark, so 25% growth bounds their peak at about 1.25× the live
+// data instead of Go's 2× (reid.yaml: about 350 MB against 560 MB) at no
+// measurable cost in time; the floor spares small runs a collection every
+// megabyte or two (the synthetic protocol: 13% of its wall time at a
+// fixed GOGC=25). docs/benchmarks.md, "The collector".
+var gcPolicy = gctune.Policy{Percent: 25, Floor: 32 << 20}
 
-// setGCPercent sets the collector's heap growth to gcPercent unless the
-// environment getenv names one (GOGC).
-func setGCPercent(getenv func(string) string) {
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
+// tuneGC runs gcPolicy for the process unless the environment getenv
+// names a growth (GOGC); it returns the function that stops it.
+func tuneGC(getenv func(string) string) (stop func()) {
+	if getenv("GOGC") != "" {
+		return func() {}
 	}
+	return gctune.Start(gcPolicy)
 }
 
 // handleSignals cancels the command's context on the first signal of

@@ -383,17 +383,21 @@ func TestFlagDefaults(t *testing.T) {
 	}
 }
 
-// TestGCPercent checks that covpipe sets the collector's growth to
-// gcPercent, unless GOGC names one.
-func TestGCPercent(t *testing.T) {
+// TestTuneGC checks that covpipe runs gcPolicy, unless GOGC names a
+// growth.
+func TestTuneGC(t *testing.T) {
 	prev := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(prev)
-	setGCPercent(func(string) string { return "" })
-	if got := debug.SetGCPercent(100); got != gcPercent {
-		t.Errorf("GOGC unset: the collector runs at %d%%, want %d%%", got, gcPercent)
+	stop := tuneGC(func(string) string { return "" })
+	got := debug.SetGCPercent(100)
+	stop()
+	if got < gcPolicy.Percent || got > gcPolicy.GOGC(0) {
+		t.Errorf("GOGC unset: the collector runs at %d%%, want gcPolicy's, %d%% to %d%%", got, gcPolicy.Percent, gcPolicy.GOGC(0))
 	}
-	setGCPercent(func(k string) string { return map[string]string{"GOGC": "100"}[k] })
+	debug.SetGCPercent(100)
+	stop = tuneGC(func(k string) string { return map[string]string{"GOGC": "70"}[k] })
+	defer stop()
 	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("GOGC=100: the collector runs at %d%%, want 100%% (GOGC's)", got)
+		t.Errorf("GOGC=70: covpipe set the collector to %d%%, want it left alone", got)
 	}
 }
