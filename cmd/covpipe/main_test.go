@@ -391,8 +391,8 @@ func TestTuneGC(t *testing.T) {
 	stop := tuneGC(func(string) string { return "" })
 	got := debug.SetGCPercent(100)
 	stop()
-	if got < gcPolicy.Percent || got > gcPolicy.GOGC(0) {
-		t.Errorf("GOGC unset: the collector runs at %d%%, want gcPolicy's, %d%% to %d%%", got, gcPolicy.Percent, gcPolicy.GOGC(0))
+	if p := gcPolicy(); got < p.Percent || got > p.GOGC(0) {
+		t.Errorf("GOGC unset: the collector runs at %d%%, want gcPolicy's, %d%% to %d%%", got, p.Percent, p.GOGC(0))
 	}
 	debug.SetGCPercent(100)
 	stop = tuneGC(func(k string) string { return map[string]string{"GOGC": "70"}[k] })

@@ -42,13 +42,10 @@ type Policy struct {
 // 100·Floor/4 MiB, where the runtime's minimum heap goal reaches Floor.
 func (p Policy) GOGC(live uint64) int {
 	most := int(100 * p.Floor / minHeap)
-	if most < p.Percent {
-		return p.Percent
+	if live == 0 {
+		return max(p.Percent, most)
 	}
-	if live == 0 || 100*p.Floor/live > uint64(most) {
-		return most
-	}
-	return max(p.Percent, int(100*p.Floor/live))
+	return max(p.Percent, min(most, int(100*p.Floor/live)))
 }
 
 // Start sets the collector's growth to p.GOGC of the live heap now and
@@ -94,6 +91,9 @@ func (t *tuner) live() uint64 {
 
 // sentinel is an object that nothing references: the collector finds it
 // unreachable in the cycle after its allocation, and its cleanup runs.
+// Its pointer field, never set, keeps it out of the tiny allocator, which
+// packs small pointer-free objects into one block that is freed (and its
+// cleanups run) only when all of them are.
 type sentinel struct{ _ *tuner }
 
 // arm allocates a sentinel whose cleanup sets the policy's growth for the
