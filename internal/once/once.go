@@ -1,11 +1,18 @@
 package once
 
-import "sync"
+import (
+	"context"
+	"errors"
+	"sync"
+)
 
 // Cache computes a value once per key and remembers it: concurrent callers
 // with the same key wait for the first one's computation instead of
 // repeating it. A failed computation is forgotten, so a later call tries
-// again. With Max > 0 it keeps the Max most recent keys. The zero value
+// again. A caller that waited for a computation that was cancelled (its
+// error wraps context.Canceled or context.DeadlineExceeded) computes the
+// value itself rather than return that error: the cancellation was the
+// first caller's, whose f read its own context. With Max > 0 it keeps the Max most recent keys. The zero value
 // is ready and unbounded; it is safe for concurrent use.
 type Cache[K comparable, V any] struct {
 	Max int
@@ -25,10 +32,17 @@ type onceCall[V any] struct {
 // remembered or under way.
 func (o *Cache[K, V]) Do(k K, f func() (V, error)) (V, error) {
 	o.mu.Lock()
-	if call, ok := o.calls[k]; ok {
+	for {
+		call, ok := o.calls[k]
+		if !ok {
+			break
+		}
 		o.mu.Unlock()
 		<-call.done
-		return call.v, call.err
+		if !cancelled(call.err) {
+			return call.v, call.err
+		}
+		o.mu.Lock()
 	}
 	if o.calls == nil {
 		o.calls = map[K]*onceCall[V]{}
@@ -52,6 +66,11 @@ func (o *Cache[K, V]) Do(k K, f func() (V, error)) (V, error) {
 	}
 	close(call.done)
 	return call.v, call.err
+}
+
+// cancelled reports whether err says that a computation was cancelled.
+func cancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // Len returns the number of keys remembered or under way.
