@@ -6,7 +6,6 @@ import (
 
 	"github.com/covpipe/covpipe/internal/once"
 	"github.com/covpipe/covpipe/spd"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Data is a labelled set of SPD matrices with lazily computed, shared
@@ -35,7 +34,7 @@ type Data struct {
 	// Vectors holds the feature vectors that the data stage made for the
 	// methods' requests (Spec.Vectors), one row per item (row i: item i);
 	// nil when no method asked for any.
-	Vectors map[VectorRequest]*mat.Dense
+	Vectors map[VectorRequest]*Vectors
 	// Workers bounds the parallelism of the pairwise computations.
 	Workers int
 

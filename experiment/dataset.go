@@ -203,10 +203,10 @@ func (e *engine) vectors(variants []*classify.Data) error {
 		if err != nil {
 			return fmt.Errorf("vectors (%v) of %s: %w", r, dp.dataset, err)
 		}
-		vecs := mat.NewDense(n, out.VectorLen, out.Vectors)
+		vecs := classify.NewVectors(mat.NewDense(n, out.VectorLen, out.Vectors))
 		for _, d := range variants {
 			if d.Vectors == nil {
-				d.Vectors = map[classify.VectorRequest]*mat.Dense{}
+				d.Vectors = map[classify.VectorRequest]*classify.Vectors{}
 			}
 			d.Vectors[r] = vecs
 		}

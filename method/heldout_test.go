@@ -28,13 +28,16 @@ func itemsOf(d *classify.Data, idx []int) *classify.Data {
 	}
 	for r, x := range d.Vectors {
 		if out.Vectors == nil {
-			out.Vectors = map[classify.VectorRequest]*mat.Dense{}
+			out.Vectors = map[classify.VectorRequest]*classify.Vectors{}
 		}
-		y := mat.NewDense(len(idx), x.RawMatrix().Cols, nil)
+		_, cols := x.Dims()
+		y := mat.NewDense(len(idx), cols, nil)
 		for k, i := range idx {
-			y.SetRow(k, x.RawRowView(i))
+			if err := x.RowTo(y.RawRowView(k), i); err != nil {
+				panic(err)
+			}
 		}
-		out.Vectors[r] = y
+		out.Vectors[r] = classify.NewVectors(y)
 	}
 	for _, p := range d.Parts {
 		q := itemsOf(p, idx)

@@ -9,7 +9,6 @@ import (
 	"github.com/covpipe/covpipe/hpe"
 	"github.com/covpipe/covpipe/internal/once"
 	"go.yaml.in/yaml/v3"
-	"gonum.org/v1/gonum/mat"
 )
 
 // hpeParams are the parameters of method type hpe.
@@ -48,7 +47,7 @@ type hpeMethod struct {
 	vectors classify.VectorRequest
 	opts    hpe.Options
 	weights hpe.Weights
-	probes  once.Cache[*mat.Dense, []*hpe.Signature]
+	probes  once.Cache[*classify.Vectors, []*hpe.Signature]
 }
 
 func newHPE(n *yaml.Node) (classify.Method, error) {
@@ -162,7 +161,7 @@ func (f *hpeFit) predict(ctx context.Context, d *classify.Data, test []int, a an
 // generic epitome itself and the histograms go, the histograms' square
 // roots (which hpe.Distance reads in their place) and the local
 // epitomes stay.
-func (m *hpeMethod) describe(ctx context.Context, x *mat.Dense, workers, n int, items func(k int) []int) ([]*hpe.Signature, error) {
+func (m *hpeMethod) describe(ctx context.Context, x *classify.Vectors, workers, n int, items func(k int) []int) ([]*hpe.Signature, error) {
 	return describeImages(ctx, n, workers, func(ws *hpe.Workspace, k int) (*hpe.Signature, error) {
 		rows := items(k)
 		imgs := make([]*appearance.Image, len(rows))

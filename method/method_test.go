@@ -439,7 +439,7 @@ func TestPCASRC(t *testing.T) {
 	if _, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1}); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
 		t.Errorf("without vectors: %v", err)
 	}
-	data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: "I", Step: 1}: x}
+	data.Vectors = map[classify.VectorRequest]*classify.Vectors{{Features: "I", Step: 1}: classify.NewVectors(x)}
 	out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -593,9 +593,9 @@ func prepare(t testing.TB, m classify.Method, s *classify.Split) {
 // context returns its error rather than a result.
 func TestContract(t *testing.T) {
 	data, train, test := syntheticData(t, 3, 3, 60, 0.2, 21)
-	data.Vectors = map[classify.VectorRequest]*mat.Dense{}
+	data.Vectors = map[classify.VectorRequest]*classify.Vectors{}
 	for _, r := range []classify.VectorRequest{{Features: "I", Step: 1}, {Features: "gabor", Step: 4}} {
-		data.Vectors[r] = mat.NewDense(data.Set.Len(), 12, nil)
+		data.Vectors[r] = classify.NewVectors(mat.NewDense(data.Set.Len(), 12, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -278,10 +278,12 @@ func (m *pcaSRC) base(ctx context.Context, d *classify.Data, train []int, worker
 		if x == nil {
 			return nil, fmt.Errorf("no feature vectors (%v): the protocol's data stage does not make them (an image dataset with regions: whole is needed)", m.vectors)
 		}
-		v := x
+		v, err := x.Dense()
+		if err != nil {
+			return nil, err
+		}
 		if m.p.Normalise == "plane" {
-			var err error
-			if v, err = normalisePlanes(x, m.planes); err != nil {
+			if v, err = normalisePlanes(v, m.planes); err != nil {
 				return nil, err
 			}
 		}

@@ -21,7 +21,7 @@ func TestPCASRCWorkers(t *testing.T) {
 	for _, workers := range []int{1, 2, 5} {
 		data, train, test := syntheticData(t, 3, 3, 90, 0.2, 18)
 		x := classVectors(data.Labels, 30, 1)
-		data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: "I", Step: 1}: x}
+		data.Vectors = map[classify.VectorRequest]*classify.Vectors{{Features: "I", Step: 1}: classify.NewVectors(x)}
 		m := newMethod(t, "pca-src", "{dims: 8, lambda_ratio: [0.02, 0.1, 0.3, 0.6]}")
 		out, err := classify.Run(context.Background(), m, &classify.Split{Data: data, Train: train, Test: test, Folds: 3, Seed: 1, Workers: workers})
 		if err != nil {

@@ -46,7 +46,7 @@ func spreadData(t *testing.T, m classify.Method, variance float64) (d *classify.
 		for k, i := range order {
 			y.SetRow(k, x.RawRowView(i))
 		}
-		d = &classify.Data{Labels: classify.Pick(labels, order), Vectors: map[classify.VectorRequest]*mat.Dense{r: y}, Workers: 2}
+		d = &classify.Data{Labels: classify.Pick(labels, order), Vectors: map[classify.VectorRequest]*classify.Vectors{r: classify.NewVectors(y)}, Workers: 2}
 		return d, n, nil, classify.Seq(n, len(order))
 	}
 	all, train, rest := syntheticData(t, 3, 3, 90, variance, 5)
@@ -60,7 +60,7 @@ func spreadData(t *testing.T, m classify.Method, variance float64) (d *classify.
 				x.Set(i, j, float64(all.Labels[i]*(j%3))+rng.NormFloat64())
 			}
 		}
-		all.Vectors = map[classify.VectorRequest]*mat.Dense{r: x}
+		all.Vectors = map[classify.VectorRequest]*classify.Vectors{r: classify.NewVectors(x)}
 	}
 	return all, n, learn, test
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/covpipe/covpipe/internal/pool"
 	"github.com/covpipe/covpipe/sdalf"
 	"go.yaml.in/yaml/v3"
-	"gonum.org/v1/gonum/mat"
 )
 
 // sdalfParams are the parameters of method type sdalf.
@@ -57,7 +56,7 @@ type sdalfMethod struct {
 	vectors classify.VectorRequest
 	opts    sdalf.Options
 	weights sdalf.Weights
-	sigs    once.Cache[*mat.Dense, []*sdalf.Signature]
+	sigs    once.Cache[*classify.Vectors, []*sdalf.Signature]
 }
 
 // sdalfCacheSize is the number of vector matrices whose signatures are
@@ -178,7 +177,7 @@ func (f *sdalfFit) predict(ctx context.Context, d *classify.Data, test []int, a 
 
 // imageVectors returns the vectors r of d that a method on images reads,
 // or an error when ctx is cancelled or the data stage did not make them.
-func imageVectors(ctx context.Context, d *classify.Data, r classify.VectorRequest) (*mat.Dense, error) {
+func imageVectors(ctx context.Context, d *classify.Data, r classify.VectorRequest) (*classify.Vectors, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -244,7 +243,7 @@ func imageSpec(p any, r classify.VectorRequest) classify.Spec {
 
 // describe returns the signatures of the images whose planes are the
 // rows of x.
-func (m *sdalfMethod) describe(ctx context.Context, x *mat.Dense, workers int) ([]*sdalf.Signature, error) {
+func (m *sdalfMethod) describe(ctx context.Context, x *classify.Vectors, workers int) ([]*sdalf.Signature, error) {
 	n, _ := x.Dims()
 	return describeImages(ctx, n, workers, func(ws *sdalf.Workspace, i int) (*sdalf.Signature, error) {
 		img, err := sdalfImage(x, i)
@@ -277,8 +276,12 @@ func describeImages[S, W any](ctx context.Context, n, workers int, describe func
 // sdalfImage returns item i's image from its vector of planes y, R, G
 // and B: the width is the length of the first run of y = 0. Colours are
 // clipped to [0, 1], which resampling can overshoot.
-func sdalfImage(x *mat.Dense, i int) (*appearance.Image, error) {
-	v := x.RawRowView(i)
+func sdalfImage(x *classify.Vectors, i int) (*appearance.Image, error) {
+	_, cols := x.Dims()
+	v := make([]float64, cols)
+	if err := x.RowTo(v, i); err != nil {
+		return nil, err
+	}
 	size := len(v) / 4
 	w := 0
 	for w < size && v[w] == 0 {
@@ -287,8 +290,8 @@ func sdalfImage(x *mat.Dense, i int) (*appearance.Image, error) {
 	if len(v)%4 != 0 || w == 0 || size%w != 0 {
 		return nil, fmt.Errorf("a vector of %d values is not the planes y, R, G, B of an image", len(v))
 	}
-	planes := make([]float64, 3*size)
-	for k, c := range v[size:] {
+	planes := v[size:]
+	for k, c := range planes {
 		planes[k] = min(1, max(0, c))
 	}
 	return appearance.NewImage(w, size/w, planes[:size], planes[size:2*size], planes[2*size:])

@@ -47,7 +47,7 @@ func drawnImage(t *testing.T, x *mat.Dense, i int) *appearance.Image {
 func classifyDrawn(t *testing.T, typ, params string) (out *classify.Outcome, x *mat.Dense, labels, train, test []int) {
 	t.Helper()
 	x, labels = drawnPeople()
-	data := &classify.Data{Labels: labels, Vectors: map[classify.VectorRequest]*mat.Dense{{Features: sdalfFeatures, Step: 1}: x}}
+	data := &classify.Data{Labels: labels, Vectors: map[classify.VectorRequest]*classify.Vectors{{Features: sdalfFeatures, Step: 1}: classify.NewVectors(x)}}
 	for i := range labels {
 		if i%4 < 2 {
 			train = append(train, i)
@@ -157,7 +157,7 @@ func TestImageMethodVectors(t *testing.T) {
 		if _, err := classify.Run(context.Background(), m, split); err == nil || !strings.Contains(err.Error(), "no feature vectors") {
 			t.Errorf("%s without vectors: %v", typ, err)
 		}
-		split.Data.Vectors = map[classify.VectorRequest]*mat.Dense{{Features: sdalfFeatures, Step: 1}: mat.NewDense(2, 6, []float64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0})}
+		split.Data.Vectors = map[classify.VectorRequest]*classify.Vectors{{Features: sdalfFeatures, Step: 1}: classify.NewVectors(mat.NewDense(2, 6, []float64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0}))}
 		if _, err := classify.Run(context.Background(), m, split); err == nil || !strings.Contains(err.Error(), "item 0") {
 			t.Errorf("%s on vectors of no image: %v", typ, err)
 		}

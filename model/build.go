@@ -152,9 +152,9 @@ func vectors(typ string, spec classify.Spec, data *classify.Data, out *store.Out
 	}
 	if v := out.Meta.Vectors; v != nil && sameVectors(req, *v) && out.VectorLen > 0 && len(out.Vectors) == len(data.Labels)*out.VectorLen {
 		if data.Vectors == nil {
-			data.Vectors = map[classify.VectorRequest]*mat.Dense{}
+			data.Vectors = map[classify.VectorRequest]*classify.Vectors{}
 		}
-		data.Vectors[req] = mat.NewDense(len(data.Labels), out.VectorLen, out.Vectors)
+		data.Vectors[req] = classify.NewVectors(mat.NewDense(len(data.Labels), out.VectorLen, out.Vectors))
 		return nil
 	}
 	return fmt.Errorf("model: method %s reads vectors of the images (%v), which the training descriptors lack: describe them with --vectors-features %s --vectors-step %d, or give the images", typ, req, req.Features, req.Step)

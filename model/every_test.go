@@ -142,7 +142,7 @@ func TestEveryMethodAsRun(t *testing.T) {
 				split.Dictionary = &classify.Dictionary{Learn: split.Train, Atoms: o.Atoms}
 			}
 			if !req.IsZero() {
-				split.Data.Vectors = map[classify.VectorRequest]*mat.Dense{req: mat.NewDense(split.Data.Set.Len(), train.VectorLen, slices.Concat(train.Vectors, test.Vectors))}
+				split.Data.Vectors = map[classify.VectorRequest]*classify.Vectors{req: classify.NewVectors(mat.NewDense(split.Data.Set.Len(), train.VectorLen, slices.Concat(train.Vectors, test.Vectors)))}
 			}
 			out, err := classify.Run(ctx, meth, split)
 			if err != nil {

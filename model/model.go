@@ -15,7 +15,6 @@ import (
 	"github.com/covpipe/covpipe/method"
 	"github.com/covpipe/covpipe/spd"
 	"github.com/covpipe/covpipe/store"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Format is the format of a model's folder, the "format" of its
@@ -400,7 +399,7 @@ func (m *Model) keepVectors(specs []typeSpec) {
 	if req.IsZero() || x == nil {
 		return
 	}
-	m.train.Vectors = map[classify.VectorRequest]*mat.Dense{req: x}
+	m.train.Vectors = map[classify.VectorRequest]*classify.Vectors{req: x}
 	m.rec.Vectors = &store.Vectors{FeatureSpec: req.Features, Step: req.Step}
 }
 

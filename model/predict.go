@@ -517,15 +517,19 @@ func (m *Model) queries(set *spd.Set, vecs []float64, items, workers int) (*clas
 		}
 		d.Set = d.Parts[0].Set
 	}
-	for req, x := range tr.Vectors {
+	for req, v := range tr.Vectors {
+		x, err := v.Dense()
+		if err != nil {
+			return nil, err
+		}
 		rows, cols := x.Dims()
 		if len(vecs) != items*cols {
 			return nil, fmt.Errorf("%d vector values for %d queries of %d values each", len(vecs), items, cols)
 		}
 		if d.Vectors == nil {
-			d.Vectors = map[classify.VectorRequest]*mat.Dense{}
+			d.Vectors = map[classify.VectorRequest]*classify.Vectors{}
 		}
-		d.Vectors[req] = mat.NewDense(rows+items, cols, slices.Concat(x.RawMatrix().Data[:rows*cols], vecs))
+		d.Vectors[req] = classify.NewVectors(mat.NewDense(rows+items, cols, slices.Concat(x.RawMatrix().Data[:rows*cols], vecs)))
 	}
 	return d, nil
 }

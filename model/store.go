@@ -77,7 +77,11 @@ func (m *Model) Write(f *store.Folder) error {
 	if err := f.WriteNPY(descriptorsFile, []int{n, d, d}, data); err != nil {
 		return err
 	}
-	for _, x := range m.train.Vectors {
+	for _, v := range m.train.Vectors {
+		x, err := v.Dense()
+		if err != nil {
+			return err
+		}
 		r, c := x.Dims()
 		if err := f.WriteNPY(vectorsFile, []int{r, c}, x.RawMatrix().Data[:r*c]); err != nil {
 			return err
@@ -171,7 +175,7 @@ func Load(dir string) (*Model, error) {
 		if len(shape) != 2 || shape[0] != r.Trained || shape[1] < 1 {
 			return nil, invalid(dir, "%s has shape %v, want (%d, the vector length)", vectorsFile, shape, r.Trained)
 		}
-		m.train.Vectors = map[classify.VectorRequest]*mat.Dense{r.vectorRequest(): mat.NewDense(shape[0], shape[1], x)}
+		m.train.Vectors = map[classify.VectorRequest]*classify.Vectors{r.vectorRequest(): classify.NewVectors(mat.NewDense(shape[0], shape[1], x))}
 	}
 	var specs []typeSpec
 	if m.method, _, specs, err = r.newMethods(m.train); err != nil {
