@@ -34,9 +34,12 @@ import (
 // on with the descriptors in memory. An image that fails without
 // o.SkipBad is an error suggesting data.skip_bad. With a partReader pr,
 // the descriptors go to pr one at a time, read from the cache without
-// ever being held all at once, and the Output has no Data.
-func (e *engine) extract(list *datasets.List, o describe.Options, pr *partReader) (*store.Output, error) {
-	out, err := e.extractOrCached(list, o, pr)
+// ever being held all at once, and the Output has no Data. With a
+// vectorFile vf, vectors read from the cache are read again from the
+// entry's file (vf.rows) and the Output has no Vectors; vectors just
+// extracted are the Output's.
+func (e *engine) extract(list *datasets.List, o describe.Options, pr *partReader, vf *vectorFile) (*store.Output, error) {
+	out, err := e.extractOrCached(list, o, pr, vf)
 	if ie := (*describe.ImageError)(nil); errors.As(err, &ie) && !o.SkipBad {
 		return nil, fmt.Errorf("%w (data.skip_bad: true leaves out the images that fail)", err)
 	}
@@ -44,7 +47,7 @@ func (e *engine) extract(list *datasets.List, o describe.Options, pr *partReader
 }
 
 // extractOrCached is extract but for its hint.
-func (e *engine) extractOrCached(list *datasets.List, o describe.Options, pr *partReader) (*store.Output, error) {
+func (e *engine) extractOrCached(list *datasets.List, o describe.Options, pr *partReader, vf *vectorFile) (*store.Output, error) {
 	t0 := time.Now()
 	defer e.addTime("extraction", t0)
 	lists := []*datasets.List{list}
@@ -69,7 +72,7 @@ func (e *engine) extractOrCached(list *datasets.List, o describe.Options, pr *pa
 	if want.Vectors != nil {
 		what = "vector"
 	}
-	if out, err := readCache(dir, &want, pr); out != nil {
+	if out, err := readCache(dir, &want, pr, vf); out != nil {
 		e.log.Info(what+"s read from cache", "dir", dir, "count", len(out.Rows))
 		return out, nil
 	} else if errors.Is(err, store.ErrTorn) {
@@ -90,7 +93,7 @@ func (e *engine) extractOrCached(list *datasets.List, o describe.Options, pr *pa
 		out, err := describe.Collect(e.ctx, lists, o)
 		return pr.take(out, err, false)
 	}
-	if out, _ := readCache(dir, &want, pr); out != nil {
+	if out, _ := readCache(dir, &want, pr, vf); out != nil {
 		f.Abort()
 		e.log.Info(what+"s read from cache", "dir", dir, "count", len(out.Rows))
 		return out, nil
@@ -129,13 +132,29 @@ const cachePoll = 100 * time.Millisecond
 // no folder, and the reason when it holds an unusable one. With a
 // partReader pr, the descriptors go to pr as they are read
 // (store.OpenEach), which keeps the entry's file to read them again
-// from, and the Output has no Data.
-func readCache(dir string, want *store.Meta, pr *partReader) (*store.Output, error) {
+// from, and the Output has no Data; with a vectorFile vf, the vectors go
+// to vf (store.OpenVectors) and the Output has no Vectors.
+func readCache(dir string, want *store.Meta, pr *partReader, vf *vectorFile) (*store.Output, error) {
+	out, err := readCacheOf(dir, want, pr, vf)
+	if out == nil && vf != nil && vf.rows != nil {
+		vf.rows.Close()
+		vf.rows = nil
+	}
+	return out, err
+}
+
+// readCacheOf is readCache but for closing vf's file when it returns no
+// Output.
+func readCacheOf(dir string, want *store.Meta, pr *partReader, vf *vectorFile) (*store.Output, error) {
 	var out *store.Output
 	var err error
-	if pr == nil {
+	switch {
+	case vf != nil && want.Vectors != nil:
+		vf.nonFinite = nil
+		out, vf.rows, err = store.OpenVectors(dir, vf.check)
+	case pr == nil:
 		out, err = store.Read(dir)
-	} else {
+	default:
 		pr.checkFinite, pr.src = true, &fileSource{}
 		out, pr.src.d, err = store.OpenEach(dir, func(o *store.Output) error {
 			if d := o.Meta.Diff(want); d != "" || o.Meta.Shard != nil {
@@ -157,6 +176,9 @@ func readCache(dir string, want *store.Meta, pr *partReader) (*store.Output, err
 	if pr != nil && pr.nonFinite != nil {
 		pr.src.d.Close()
 		return nil, pr.nonFinite
+	}
+	if vf != nil && vf.nonFinite != nil {
+		return nil, vf.nonFinite
 	}
 	if err := finite(out); err != nil {
 		return nil, err

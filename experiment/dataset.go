@@ -56,7 +56,7 @@ func (e *engine) listData() ([]*classify.Data, error) {
 	}
 	var variants []*classify.Data
 	for k, reg := range dp.regs {
-		out, err := e.extract(list, e.describeOptions(reg), pr)
+		out, err := e.extract(list, e.describeOptions(reg), pr, nil)
 		if err != nil {
 			return nil, fmt.Errorf("descriptors of %s: %w", dp.dataset, err)
 		}
@@ -196,14 +196,27 @@ func (e *engine) vectors(variants []*classify.Data) error {
 		for i, m := range variants[0].Meta {
 			paths[i] = m["path"]
 		}
-		out, err := e.extract(list, o, nil)
+		// Read from the cache, the vectors are read again by row from the
+		// entry's file: SDALF and HPE go through them once each, and each
+		// repeat's fits read their training images only.
+		vf := &vectorFile{}
+		out, err := e.extract(list, o, nil, vf)
 		if err == nil {
 			err = sameRows(out, paths)
 		}
 		if err != nil {
+			if vf.rows != nil {
+				vf.rows.Close()
+			}
 			return fmt.Errorf("vectors (%v) of %s: %w", r, dp.dataset, err)
 		}
-		vecs := classify.NewVectors(mat.NewDense(n, out.VectorLen, out.Vectors))
+		var vecs *classify.Vectors
+		if vf.rows != nil {
+			e.vectorFiles = append(e.vectorFiles, vf.rows)
+			vecs = classify.NewVectorsFrom(n, out.VectorLen, vf.rows)
+		} else {
+			vecs = classify.NewVectors(mat.NewDense(n, out.VectorLen, out.Vectors))
+		}
 		for _, d := range variants {
 			if d.Vectors == nil {
 				d.Vectors = map[classify.VectorRequest]*classify.Vectors{}

@@ -39,6 +39,28 @@ type fileSource struct{ d *store.Descriptors }
 
 func (s *fileSource) ReadMatrices(idx []int, dst []float64) error { return s.d.ReadMatrices(idx, dst) }
 
+// vectorFile is where a cache entry's vectors are read again from
+// (store.OpenVectors): rows, once they are read whole, checked and found
+// finite, else nonFinite, the first vector that is not, as finite finds
+// it (a cache entry holding one is a miss).
+type vectorFile struct {
+	rows      *store.Rows
+	nonFinite error
+}
+
+// check records the first vector i, v, that is not finite.
+func (vf *vectorFile) check(i int, v []float64) error {
+	if vf.nonFinite == nil {
+		for _, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				vf.nonFinite = fmt.Errorf("vector %d holds %v", i, x)
+				break
+			}
+		}
+	}
+	return nil
+}
+
 // start readies pr for the descriptors of out, forgetting any it took.
 func (pr *partReader) start(out *store.Output) {
 	n := len(out.Rows)

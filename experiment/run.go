@@ -79,6 +79,9 @@ type engine struct {
 	// sources are the cache entries' files that the parts read their
 	// descriptors from (partReader), closed when the run ends.
 	sources []*store.Descriptors
+	// vectorFiles are the cache entries' files that the methods read the
+	// items' vectors from (vectorFile), closed when the run ends.
+	vectorFiles []*store.Rows
 	// methods holds the methods run (methodOf), which remember the
 	// choices they make by cross-validation (fusions, best methods').
 	methods once.Cache[methodKey, classify.Method]
@@ -148,6 +151,9 @@ func RunPartial(ctx context.Context, plan *Plan, src Source, opts Options) (*Par
 	defer func() {
 		for _, d := range e.sources {
 			d.Close()
+		}
+		for _, f := range e.vectorFiles {
+			f.Close()
 		}
 	}()
 	e.workers = pool.Workers(cfg.Workers)

@@ -59,7 +59,7 @@ func Read(dir string) (*Output, error) {
 	var out *Output
 	err := readView(dir, func(v *view) error {
 		var err error
-		out, _, err = readOutput(v, nil, nil)
+		out, _, err = readOutput(v, nil, nil, nil)
 		return err
 	})
 	return out, err
@@ -100,7 +100,7 @@ func OpenEach(dir string, start func(*Output) error, each func(i int, m []float6
 			desc.Close()
 		}
 		var err error
-		out, desc, err = readOutput(v, start, each)
+		out, desc, err = readOutput(v, start, each, nil)
 		return err
 	})
 	if err != nil && desc != nil {
@@ -148,8 +148,8 @@ func (r *Descriptors) Close() error { return r.f.Close() }
 
 // readOutput reads the descriptor folder of the view v, as Read does
 // when each is nil and as ReadEach does otherwise.
-func readOutput(v *view, start func(*Output) error, each func(i int, m []float64) error) (_ *Output, desc *Descriptors, err error) {
-	out, err := readOutputOf(v, start, each, &desc)
+func readOutput(v *view, start func(*Output) error, each func(i int, m []float64) error, vr *vectorRead) (_ *Output, desc *Descriptors, err error) {
+	out, err := readOutputOf(v, start, each, &desc, vr)
 	if err != nil && desc != nil {
 		desc.Close()
 		desc = nil
@@ -157,8 +157,9 @@ func readOutput(v *view, start func(*Output) error, each func(i int, m []float64
 	return out, desc, err
 }
 
-// readOutputOf is readOutput, setting *desc when each is not nil.
-func readOutputOf(v *view, start func(*Output) error, each func(i int, m []float64) error, desc **Descriptors) (*Output, error) {
+// readOutputOf is readOutput, setting *desc when each is not nil; with
+// vr, the vectors go to vr (OpenVectors) rather than into the Output.
+func readOutputOf(v *view, start func(*Output) error, each func(i int, m []float64) error, desc **Descriptors, vr *vectorRead) (*Output, error) {
 	meta, rec, err := metaOf(v)
 	if err != nil {
 		return nil, err
@@ -201,6 +202,12 @@ func readOutputOf(v *view, start func(*Output) error, each func(i int, m []float
 			n, d, d, len(rows), meta.Dim, meta.Dim, MetaFile)
 	}
 	if meta.Vectors == nil {
+		return out, nil
+	}
+	if vr != nil {
+		if err := vr.read(rec.path(VectorsFile), out, func(d *digest) error { return rec.check(VectorsFile, d) }); err != nil {
+			return nil, rec.tornOr(VectorsFile, err)
+		}
 		return out, nil
 	}
 	info, out.Vectors, err = readNPY(rec.path(VectorsFile), rowShape, func(d *digest) error { return rec.check(VectorsFile, d) })
