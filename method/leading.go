@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/covpipe/covpipe/internal/dense"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack/gonum"
 )
@@ -61,7 +62,7 @@ func leadingEigen(a []float64, n, k int) (vals, vecs []float64, ok bool) {
 	}
 	starts = append(starts, n)
 
-	// Every block's eigenvalues (Dsterf), then the k largest overall.
+	// Every block's eigenvalues (dense.Sterf), then the k largest overall.
 	type pair struct {
 		val   float64
 		block int
@@ -74,7 +75,7 @@ func leadingEigen(a []float64, n, k int) (vals, vecs []float64, ok bool) {
 		m := hi - lo
 		copy(bd, d[lo:hi])
 		copy(be, e[lo:lo+m-1])
-		if !impl.Dsterf(m, bd, be) {
+		if !dense.Sterf(bd[:m], be[:max(m-1, 0)]) {
 			return nil, nil, false
 		}
 		for _, v := range bd[:m] {

@@ -144,3 +144,21 @@ func BenchmarkSteinSymBlock(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(256*255/2), "ns/entry")
 }
+
+// BenchmarkLog measures the matrix logarithm (Workspace.LogTo, one
+// eigendecomposition and V diag(log λ) Vᵀ), as the log-Euclidean metric,
+// logE-SR and the tangent space compute it for every item.
+func BenchmarkLog(b *testing.B) {
+	for _, d := range []int{5, 17, 43} {
+		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
+			_, ms := randSet(b, 35, 1, d)
+			w := NewWorkspace(d)
+			dst := mat.NewSymDense(d, nil)
+			for b.Loop() {
+				if err := w.LogTo(dst, ms[0]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

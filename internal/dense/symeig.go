@@ -61,6 +61,42 @@ func symEigenOn(a []float64, n int, vals, zt, work []float64, vec bool) bool {
 // SymEigenWork returns the length of SymEigen's work for n×n matrices.
 func SymEigenWork(n int) int { return 7 * n }
 
+// SymEigenSorted is SymEigen in the layout of LAPACK's dsyev and gonum's
+// mat.EigenSym: vals in ascending order, and the unit eigenvector of
+// vals[j] in column j of the row-major n×n matrix u. zt, also n×n, is
+// scratch for SymEigen's rows; a is overwritten, and its entries must be
+// scaled as for SymEigen. u may be a itself, which SymEigen no longer
+// needs once the values are found. Equal eigenvalues keep SymEigen's order, so the
+// result depends on nothing but a. It reports what SymEigen reports, and
+// then leaves vals and u undefined.
+//
+// The ordering is a selection over the n values, O(n²), nothing beside
+// the O(n³) decomposition; it allocates nothing.
+func SymEigenSorted(a []float64, n int, vals, u, zt, work []float64) bool {
+	unsorted := work[:n]
+	if !SymEigen(a, n, unsorted, zt, work[n:]) {
+		return false
+	}
+	for k := range n {
+		j := 0
+		for i := 1; i < n; i++ {
+			if unsorted[i] < unsorted[j] {
+				j = i
+			}
+		}
+		vals[k] = unsorted[j]
+		unsorted[j] = math.Inf(1) // SymEigen's values are finite
+		for i, v := range zt[j*n : j*n+n] {
+			u[i*n+k] = v
+		}
+	}
+	return true
+}
+
+// SymEigenSortedWork returns the length of SymEigenSorted's work for n×n
+// matrices.
+func SymEigenSortedWork(n int) int { return SymEigenWork(n) + n }
+
 // accumulateQT writes Qᵀ = H_{n−3} ⋯ H_1 H_0 into zt from the reflections
 // that tridiagonalizeOn left in a and taus. Built from the last
 // reflection, (⋯(I·H_{n−3})⋯)H_0, the product before H_k is the identity

@@ -1,6 +1,7 @@
 package dense
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -77,7 +78,7 @@ func symTestMatrix(r *rand.Rand, n, kind int) []float64 {
 }
 
 // TestSymEigen checks SymEigen against gonum's Dsyev on the same matrices
-// (symTestMatrix's kinds, n = 1..50), in plain Go and, on a CPU with AVX2
+// (symTestMatrix's kinds, n = 1..50, 97, 200, 320), in plain Go and, on a CPU with AVX2
 // and FMA, with the assembly kernels: the eigenvalues agree within
 // 8nε‖A‖, each pair has a residual ‖Av − λv‖ within 8nε‖A‖, and the
 // vectors are orthonormal within 8nε.
@@ -87,9 +88,16 @@ func TestSymEigen(t *testing.T) {
 	if haveFMA {
 		paths = append(paths, true)
 	}
+	// Small sizes all, and the Gram sizes of kernel methods (RLPP's
+	// whitening at a few hundred training items).
+	var sizes []int
+	for n := 1; n <= 50; n++ {
+		sizes = append(sizes, n)
+	}
+	sizes = append(sizes, 97, 200, 320)
 	for _, vec := range paths {
 		for kind := range 6 {
-			for n := 1; n <= 50; n++ {
+			for _, n := range sizes {
 				a := symTestMatrix(r, n, kind)
 				var norm float64
 				for _, v := range a {
@@ -140,6 +148,43 @@ func TestSymEigen(t *testing.T) {
 	}
 }
 
+// TestSymEigenSorted checks SymEigenSorted's layout against SymEigen on
+// the same matrix, ordered by a stable sort of SymEigen's indices by
+// value: vals[k] and column k of u are SymEigen's k-th pair in that
+// order, bit for bit, so that ties keep SymEigen's order (the two-valued
+// kind has repeated eigenvalues).
+func TestSymEigenSorted(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, n := range []int{1, 2, 5, 17, 43, 120} {
+		for kind := range 6 {
+			a := symTestMatrix(r, n, kind)
+			vals, zt := make([]float64, n), make([]float64, n*n)
+			if !SymEigen(slices.Clone(a), n, vals, zt, make([]float64, SymEigenWork(n))) {
+				t.Fatalf("kind=%d n=%d: SymEigen failed", kind, n)
+			}
+			order := make([]int, n)
+			for j := range order {
+				order[j] = j
+			}
+			slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(vals[i], vals[j]) })
+			sorted, u := make([]float64, n), make([]float64, n*n)
+			if !SymEigenSorted(slices.Clone(a), n, sorted, u, make([]float64, n*n), make([]float64, SymEigenSortedWork(n))) {
+				t.Fatalf("kind=%d n=%d: SymEigenSorted failed", kind, n)
+			}
+			for k, j := range order {
+				if sorted[k] != vals[j] {
+					t.Fatalf("kind=%d n=%d: vals[%d] = %g, want SymEigen's %d-th smallest %g", kind, n, k, sorted[k], k, vals[j])
+				}
+				for i := range n {
+					if u[i*n+k] != zt[j*n+i] {
+						t.Fatalf("kind=%d n=%d: column %d is not SymEigen's vector %d (λ = %g)", kind, n, k, j, vals[j])
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestAddOuter checks AddOuter against the plain triple sum
 // Σ_j c_j v_j[a] v_j[b] on the upper triangle, added to what acc holds,
 // in both paths; the lower triangle is left alone.
@@ -172,30 +217,41 @@ func TestAddOuter(t *testing.T) {
 }
 
 // BenchmarkSymEigen measures the eigendecomposition with vectors of a
-// random symmetric 43×43 matrix (FERET's descriptor size), SymEigen
-// against gonum's Dsyev.
+// random symmetric matrix, SymEigen (and SymEigenSorted, dsyev's layout)
+// against gonum's Dsyev: at descriptor sizes (reid's 17, FERET's 43) and
+// at the Gram matrix of 320 training items (RLPP's whitening).
 func BenchmarkSymEigen(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
-	const n = 43
-	a := symTestMatrix(r, n, 0)
-	buf := make([]float64, n*n)
-	vals, zt := make([]float64, n), make([]float64, n*n)
-	b.Run(fmt.Sprintf("SymEigen/n=%d", n), func(b *testing.B) {
-		work := make([]float64, SymEigenWork(n))
-		for b.Loop() {
-			copy(buf, a)
-			if !SymEigen(buf, n, vals, zt, work) {
-				b.Fatal("failed")
+	for _, n := range []int{17, 43, 320} {
+		a := symTestMatrix(r, n, 0)
+		buf := make([]float64, n*n)
+		vals, zt, u := make([]float64, n), make([]float64, n*n), make([]float64, n*n)
+		b.Run(fmt.Sprintf("SymEigen/n=%d", n), func(b *testing.B) {
+			work := make([]float64, SymEigenWork(n))
+			for b.Loop() {
+				copy(buf, a)
+				if !SymEigen(buf, n, vals, zt, work) {
+					b.Fatal("failed")
+				}
 			}
-		}
-	})
-	b.Run(fmt.Sprintf("Dsyev/n=%d", n), func(b *testing.B) {
-		lw := make([]float64, 1)
-		lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: n, Stride: n, Data: buf, Uplo: blas.Upper}, vals, lw, -1)
-		lw = make([]float64, int(lw[0]))
-		for b.Loop() {
-			copy(buf, a)
-			lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: n, Stride: n, Data: buf, Uplo: blas.Upper}, vals, lw, len(lw))
-		}
-	})
+		})
+		b.Run(fmt.Sprintf("SymEigenSorted/n=%d", n), func(b *testing.B) {
+			work := make([]float64, SymEigenSortedWork(n))
+			for b.Loop() {
+				copy(buf, a)
+				if !SymEigenSorted(buf, n, vals, u, zt, work) {
+					b.Fatal("failed")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("Dsyev/n=%d", n), func(b *testing.B) {
+			lw := make([]float64, 1)
+			lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: n, Stride: n, Data: buf, Uplo: blas.Upper}, vals, lw, -1)
+			lw = make([]float64, int(lw[0]))
+			for b.Loop() {
+				copy(buf, a)
+				lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: n, Stride: n, Data: buf, Uplo: blas.Upper}, vals, lw, len(lw))
+			}
+		})
+	}
 }

@@ -111,3 +111,77 @@ func TestPWKMatchesDsterf(t *testing.T) {
 		}
 	}
 }
+
+// TestSterf checks Sterf against gonum's Dsterf, bit for bit, on
+// tridiagonal matrices of norm about 1, where Dsterf does not rescale;
+// and at norms 2^±300..2^±1000, where Dsterf would rescale (and panics,
+// see Sterf), that Sterf's values are exactly 2^k times those at norm 1:
+// power-of-two scalings are exact, so nothing else is the truth. Two
+// blocks of norms 1 and 2^−600 give each block's own values, and a
+// non-finite entry gives false.
+func TestSterf(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 19))
+	for _, n := range []int{1, 2, 3, 5, 17, 43} {
+		d0, e0 := make([]float64, n), make([]float64, max(n-1, 0))
+		for i := range d0 {
+			d0[i] = 2*r.Float64() - 1
+		}
+		for i := range e0 {
+			e0[i] = 2*r.Float64() - 1
+		}
+		want := slices.Clone(d0)
+		if n > 1 && !gonumLapack.Dsterf(n, want, slices.Clone(e0)) {
+			t.Fatalf("n=%d: Dsterf failed", n)
+		}
+		for _, k := range []int{0, 300, -300, 500, -500, 1000, -1000} {
+			d, e := slices.Clone(d0), slices.Clone(e0)
+			for i := range d {
+				d[i] = math.Ldexp(d[i], k)
+			}
+			for i := range e {
+				e[i] = math.Ldexp(e[i], k)
+			}
+			if !Sterf(d, e) {
+				t.Fatalf("n=%d k=%d: Sterf failed", n, k)
+			}
+			for i := range d {
+				if got := math.Ldexp(d[i], -k); got != want[i] {
+					t.Fatalf("n=%d k=%d: value %d is 2^k·%v, want 2^k·%v (Dsterf at norm 1)", n, k, i, got, want[i])
+				}
+			}
+		}
+	}
+
+	// diag(A, 2^−600·B) with A, B 3×3: the union of the blocks' values.
+	a, b := []float64{0.5, -0.25, 0.75}, []float64{0.3, 0.9, -0.6}
+	ea, eb := []float64{0.4, 0.1}, []float64{-0.2, 0.7}
+	d := append(slices.Clone(a), b...)
+	e := append(append(slices.Clone(ea), 0), eb...)
+	for i := 3; i < 6; i++ {
+		d[i] = math.Ldexp(d[i], -600)
+	}
+	for i := 3; i < 5; i++ {
+		e[i] = math.Ldexp(e[i], -600)
+	}
+	if !Sterf(d, e) {
+		t.Fatal("two blocks: Sterf failed")
+	}
+	va, vb := slices.Clone(a), slices.Clone(b)
+	if !gonumLapack.Dsterf(3, va, slices.Clone(ea)) || !gonumLapack.Dsterf(3, vb, slices.Clone(eb)) {
+		t.Fatal("two blocks: Dsterf failed")
+	}
+	for i := range vb {
+		vb[i] = math.Ldexp(vb[i], -600)
+	}
+	want := append(va, vb...)
+	slices.Sort(want)
+	if !slices.Equal(d, want) {
+		t.Errorf("two blocks: %v, want %v", d, want)
+	}
+
+	for _, bad := range []float64{math.NaN(), math.Inf(1)} {
+		if Sterf([]float64{1, bad, 2}, []float64{0.5, 0.5}) {
+			t.Errorf("diagonal entry %v: Sterf reported success", bad)
+		}
+	}
+}

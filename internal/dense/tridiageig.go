@@ -14,10 +14,11 @@ import (
 // Symmetric Eigenvalue Problem, Chapter 8) without the per-block scaling,
 // for entries of moderate size (a block whose norm falls outside
 // [1e-60, 1e60], where the products of a step might underflow, is left to
-// gonum's Dsterf, as is a result that is not finite), and with each step
-// rearranged so that its two divisions depend only on the previous step's
-// p: the serial chain of a sweep is one division and a few
-// multiplications per step instead of two divisions (rootFree.step); two
+// Sterf, gonum's Dsterf on blocks scaled by powers of two, as is a result
+// that is not finite), and with each step rearranged so that its two
+// divisions depend only on the previous step's p: the serial chain of a
+// sweep is one division and a few multiplications per step instead of
+// two divisions (rootFree.step); two
 // sweeps run at once (see pwkQL). work, of length at least 2n, keeps a
 // copy of the input for that fallback. It reports false when the
 // iteration does not converge.
@@ -32,11 +33,65 @@ func TridiagEigen(diag, off, work []float64) bool {
 	if !pwk(diag, off) {
 		copy(diag, d0)
 		copy(off, e0)
-		if !gonumLapack.Dsterf(n, diag, off) {
+		if !Sterf(diag, off) {
 			return false
 		}
 	}
 	slices.Sort(diag)
+	return true
+}
+
+// Sterf replaces d by the eigenvalues, ascending, of the symmetric
+// tridiagonal matrix with diagonal d and off-diagonal e (len(d)−1,
+// destroyed), by gonum's Dsterf (LAPACK's dsterf) on each unreduced block
+// after scaling the block by a power of two to a norm in [0.5, 1). The
+// blocks are dsterf's own (split where |e_m| <= ε·√|d_m|·√|d_{m+1}|), and
+// power-of-two scalings are exact, so each block's values are what Dsterf
+// computes on it, scaled back. The scaling keeps Dsterf from rescaling a
+// block whose norm is beyond about 1e−122 or 1e153 itself, which gonum
+// (v0.17.0) does through Dlascl with a row stride of n instead of 1: a
+// panic for any block longer than one entry. It reports false when a
+// value is not finite or the iteration does not converge (30n steps).
+func Sterf(d, e []float64) bool {
+	const eps = 0x1p-53 // dlamchE, as Dsterf splits
+	n := len(d)
+	for l := 0; l < n; {
+		m := l
+		for ; m < n-1; m++ {
+			if math.Abs(e[m]) <= math.Sqrt(math.Abs(d[m]))*math.Sqrt(math.Abs(d[m+1]))*eps {
+				e[m] = 0
+				break
+			}
+		}
+		var big float64
+		for _, v := range d[l : m+1] {
+			big = max(big, math.Abs(v))
+		}
+		for _, v := range e[l:m] {
+			big = max(big, math.Abs(v))
+		}
+		if math.IsNaN(big) || math.IsInf(big, 0) {
+			return false
+		}
+		if m > l && big > 0 {
+			_, s := math.Frexp(big)
+			bd, be := d[l:m+1], e[l:m]
+			for i := range bd {
+				bd[i] = math.Ldexp(bd[i], -s)
+			}
+			for i := range be {
+				be[i] = math.Ldexp(be[i], -s)
+			}
+			if !gonumLapack.Dsterf(len(bd), bd, be) {
+				return false
+			}
+			for i := range bd {
+				bd[i] = math.Ldexp(bd[i], s)
+			}
+		}
+		l = m + 1
+	}
+	slices.Sort(d)
 	return true
 }
 

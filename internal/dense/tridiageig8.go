@@ -10,7 +10,7 @@ import (
 // p in diag[p·n : p·n+n], off-diagonal p in off[p·n : p·n+n−1]
 // (destroyed); ok[p] is TridiagEigen's result for lane p, and work, of
 // length at least 16n, keeps the copies for the fallback. Each lane's
-// values are bit for bit TridiagEigen's, fallback to gonum's Dsterf
+// values are bit for bit TridiagEigen's, fallback to Sterf
 // included: the lanes run the same steps in the same order.
 //
 // A sweep of the root-free iteration is a serial chain of divisions (see
@@ -55,7 +55,7 @@ func tridiagEigen8On(diag, off []float64, n int, work []float64, ok *[8]bool, as
 		if r.state == pwkFailed || !allFinite(r.d) {
 			copy(r.d, r.d0)
 			copy(r.e, r.e0)
-			if !gonumLapack.Dsterf(n, r.d, r.e) {
+			if !Sterf(r.d, r.e) {
 				ok[p] = false
 				continue
 			}
