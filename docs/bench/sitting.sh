@@ -214,6 +214,7 @@ for g in "${groups[@]}"; do
       proc "$f" brodatz-mosaics "$bin" run configs/brodatz-mosaics.yaml --data "$data" --out "$tmp/out" --cache "$cache"
       proc "$f" reid "$bin" run configs/reid.yaml --data "$data" --out "$tmp/out" --cache "$cache"
       proc "$f" reid-cold "$bin" run configs/reid.yaml --data "$data" --out "$tmp/out" --no-cache
+      proc "$f" reid-paper "$bin" run configs/reid.yaml --methods rsr,hpe,sdalf,rlpp,logE-SR,nn-airm,nn-stein,stein-svm,best --data "$data" --out "$tmp/out" --cache "$cache"
       proc "$f" reid-cross-camera "$bin" run configs/reid-cross-camera.yaml --data "$data" --out "$tmp/out" --cache "$cache"
       for m in rsr sdalf hpe; do
         proc "$f" "reid-$m" "$bin" run configs/reid.yaml --methods "$m" --data "$data" --out "$tmp/out" --cache "$cache"
